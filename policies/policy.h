@@ -1,0 +1,124 @@
+/* policies/policy: the types every drafting, pruning and mapping policy shares.
+ *
+ * A cycle's token tree (ls_tree) is built by a draft policy from an ls_draft_view (draft
+ * probabilities only) and an ls_cost_model (device cost queries), pruned at the target's
+ * exit layer by a prune policy from predictor scores, and executed on CPU/NPU as a map policy
+ * says. Policies never see ground truth: nothing here reaches workloads/oracle.h.
+ *
+ * Tree conventions (DESIGN.md section 5): node 0 is the root, the last accepted token, which
+ * the target also processes; a tree of n nodes is verified as n tokens. "Budget" counts all
+ * verified tokens including the root. Nodes are stored parents-before-children.
+ *
+ * Draft cost accounting: every draft forward pass is recorded as a step (ls_tree_expand),
+ * with the number of nodes it evaluated, whether or not those nodes stay in the final tree.
+ * The runner charges draft time per step as the map policy decides (single-node calls,
+ * batched calls, CPU or NPU). */
+#ifndef LS_POLICIES_POLICY_H
+#define LS_POLICIES_POLICY_H
+#include <stdint.h>
+#include "sim/error.h"
+#include "sim/kv.h"
+#include "workloads/view.h"
+
+#define LS_TREE_MAX 1024  /* nodes in one tree, root included */
+#define LS_STEPS_MAX 1024 /* draft forward steps in one cycle */
+
+typedef struct ls_tree {
+  int n;                          /* nodes, root included */
+  int parent[LS_TREE_MAX];        /* -1 for the root */
+  int depth[LS_TREE_MAX];         /* root 0 */
+  int rank[LS_TREE_MAX];          /* candidate rank within the parent's draft top-k; root -1 */
+  double prob[LS_TREE_MAX];       /* draft probability given the parent; root 1 */
+  double path_prob[LS_TREE_MAX];  /* product of prob from the root */
+  uint64_t key[LS_TREE_MAX];      /* view node key */
+  int n_steps;                    /* draft forward passes made while building */
+  int step_nodes[LS_STEPS_MAX];   /* nodes evaluated by each pass */
+  int step_depth[LS_STEPS_MAX];   /* depth of the nodes evaluated (max, for mixed steps) */
+} ls_tree;
+
+/* Device cost queries a policy may use, filled by the runner (or `leversim tree`) from the
+ * device profile, the target and draft models and the map policy. Seconds. */
+typedef struct ls_cost_model {
+  const void *ctx; /* borrowed */
+  /* Wall time of one verification pass over n tree tokens: flash streaming of the
+   * non-resident target layers (paid once per pass, overlapped with compute by prefetch),
+   * NPU compute at the padded token count, output projection as mapped. */
+  double (*verify_s)(const void *ctx, int n_tokens);
+  /* Wall time of one draft forward pass evaluating n_nodes nodes at a depth, on the unit
+   * and with the batching the map policy picks. */
+  double (*draft_step_s)(const void *ctx, int n_nodes, int depth);
+} ls_cost_model;
+
+/* ---- tree helpers (policies/tree.c) ---- */
+void ls_tree_init(ls_tree *t, const ls_draft_view *v);
+/* Adds a child of parent with the given rank and draft probability; returns its index or
+ * -1 when the tree is full. */
+int ls_tree_add(ls_tree *t, const ls_draft_view *v, int parent, int rank, double prob);
+/* One draft forward pass over nodes[0..n-1]: writes each node's top-k candidate
+ * probabilities to probs[i*k .. i*k+k-1] (zero-filled past what the view returned) and
+ * records the step. Returns LS_OK or LS_ERANGE when the step log is full. */
+int ls_tree_expand(ls_tree *t, const ls_draft_view *v, const int *nodes, int n, int k, double *probs);
+
+/* ---- ops tables ---- */
+
+typedef struct ls_draft_ops {
+  const char *name;
+  const char *summary;
+  /* Reads its settings ("draft.*") from kv; *state owned by the caller, freed by destroy. */
+  int (*create)(void **state, ls_kv *kv, ls_error *err);
+  void (*destroy)(void *state);
+  /* Builds this cycle's tree into t (t is initialised by build itself). */
+  int (*build)(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *cost,
+               ls_error *err);
+  /* What was accepted: accepted[0..n-1] are node indices of t on the accepted path in depth
+   * order (root excluded). Online statistics only; may be NULL. */
+  void (*feedback)(void *state, const ls_tree *t, const int *accepted, int n);
+} ls_draft_ops;
+
+typedef struct ls_prune_ops {
+  const char *name;
+  const char *summary;
+  int (*create)(void **state, ls_kv *kv, ls_error *err); /* reads "prune.*" */
+  void (*destroy)(void *state);
+  /* Exit layer of a target with n_layers layers (0 = never prunes). */
+  int (*exit_layer)(const void *state, int n_layers);
+  /* score[i]: the early-exit predictor's score of node i (higher = more likely accepted).
+   * Sets keep[i] to 1 for surviving nodes (the root always survives); returns the count. */
+  int (*prune)(void *state, const ls_tree *t, const double *score, unsigned char *keep);
+} ls_prune_ops;
+
+typedef enum { LS_UNIT_CPU = 0, LS_UNIT_NPU = 1 } ls_unit;
+typedef enum {
+  LS_LMHEAD_EAGER_NPU = 0,  /* output projection for every tree node, in the NPU graph */
+  LS_LMHEAD_DEMAND_NPU = 1, /* only along the accepted path, on the NPU */
+  LS_LMHEAD_DEMAND_CPU = 2  /* only along the accepted path, on the CPU */
+} ls_lmhead;
+
+/* How one draft step runs: on which unit, in how many separate forward calls, each over how
+ * many tokens (calls * tokens_per_call >= the step's nodes; padding is the device's job). */
+typedef struct ls_draft_exec {
+  ls_unit unit;
+  int calls;
+  int tokens_per_call;
+} ls_draft_exec;
+
+typedef struct ls_map_ops {
+  const char *name;
+  const char *summary;
+  int (*create)(void **state, ls_kv *kv, ls_error *err); /* reads "map.*" */
+  void (*destroy)(void *state);
+  ls_draft_exec (*draft_step)(const void *state, int n_nodes, int depth);
+  ls_lmhead (*lmhead)(const void *state);
+  ls_unit (*target_unit)(const void *state); /* where target layers run */
+} ls_map_ops;
+
+/* ---- registry (policies/registry.c) ---- */
+const ls_draft_ops *ls_draft_find(const char *name);
+const ls_prune_ops *ls_prune_find(const char *name);
+const ls_map_ops *ls_map_find(const char *name);
+/* NULL-terminated name lists, for "valid choices" messages. */
+const char *const *ls_draft_names(void);
+const char *const *ls_prune_names(void);
+const char *const *ls_map_names(void);
+
+#endif

@@ -1,0 +1,61 @@
+/* leversim: command-line entry point. Dispatches git-style subcommands (runner/commands.h). */
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "ls_version.h"
+#include "runner/commands.h"
+
+typedef struct {
+  const char *name;
+  int (*fn)(int, char **);
+  const char *summary;
+} command;
+
+static const command COMMANDS[] = {
+    {"run", ls_cmd_run, "simulate one device/model/dataset/system configuration"},
+    {"sweep", ls_cmd_sweep, "run an experiment file (matrix x sweep axes) into SQLite"},
+    {"reproduce", ls_cmd_reproduce, "replay the paper (runner/experiments/paper.yaml), figures, summary"},
+    {"figures", ls_cmd_figures, "redraw the paper's figures from a results database"},
+    {"tree", ls_cmd_tree, "build and print one draft tree with a policy"},
+    {"check", ls_cmd_check, "compare speedup ratios against a committed baseline (exit 2 on regression)"},
+    {"export", ls_cmd_export, "export a results view to CSV or JSON"},
+    {"merge", ls_cmd_merge, "merge sharded result databases"},
+    {"profiles", ls_cmd_profiles, "list, show or validate device profiles"},
+    {"devices", ls_cmd_devices, "device-model queries (verification latency curve)"},
+    {"trace", ls_cmd_trace, "record or inspect draft/target traces"},
+    {"bench", ls_cmd_bench, "micro-benchmarks: engine, policies"},
+};
+
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: leversim <command> [options]\n       leversim --help | --version\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+    fprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+  fprintf(f, "\n'leversim <command> --help' describes a command.\n"
+             "exit status: 0 ok, 1 a run failed, 2 regression found, 64 usage error,\n"
+             "65 bad input data, 66 input not found, 70 internal error, 74 I/O or database error\n");
+}
+
+int main(int argc, char **argv)
+{
+  /* GSL must report errors through return codes, never abort the process. */
+  gsl_set_error_handler_off();
+  if (argc < 2) {
+    usage(stderr);
+    return 64;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("leversim %s (git %s)\n", LS_VERSION, LS_GIT_SHA);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+    if (strcmp(argv[1], COMMANDS[i].name) == 0)
+      return COMMANDS[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "leversim: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 64;
+}

@@ -1,0 +1,520 @@
+/* sim/yaml: see yaml.h.
+ * Invariants: a loaded ls_ydoc holds one libyaml document whose mappings have no duplicate
+ * keys; `asked` lists (mapping id, key) pairs looked up so far, without repeats. */
+#include "sim/yaml.h"
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+typedef struct {
+  int map_id;
+  char key[64];
+} asked_key;
+
+struct ls_ydoc {
+  yaml_document_t doc;
+  char name[LS_ERR_FILE];
+  asked_key *asked;
+  int n_asked, cap_asked;
+};
+
+static yaml_node_t *node_of(const ls_ynode *n)
+{
+  return yaml_document_get_node(&n->doc->doc, n->id);
+}
+
+const char *ls_ydoc_name(const ls_ydoc *d) { return d->name; }
+
+ls_ynode ls_ydoc_root(ls_ydoc *d)
+{
+  ls_ynode r = {d, 1, ""};
+  return r;
+}
+
+ls_ykind ls_ynode_kind(const ls_ynode *n)
+{
+  yaml_node_t *y = node_of(n);
+  if (!y)
+    return LS_Y_NONE;
+  switch (y->type) {
+  case YAML_SCALAR_NODE: return LS_Y_SCALAR;
+  case YAML_MAPPING_NODE: return LS_Y_MAP;
+  case YAML_SEQUENCE_NODE: return LS_Y_SEQ;
+  default: return LS_Y_NONE;
+  }
+}
+
+int ls_ynode_line(const ls_ynode *n)
+{
+  yaml_node_t *y = node_of(n);
+  return y ? (int)y->start_mark.line + 1 : 0;
+}
+
+int ls_ynode_col(const ls_ynode *n)
+{
+  yaml_node_t *y = node_of(n);
+  return y ? (int)y->start_mark.column + 1 : 0;
+}
+
+const char *ls_ynode_text(const ls_ynode *n)
+{
+  yaml_node_t *y = node_of(n);
+  return (y && y->type == YAML_SCALAR_NODE) ? (const char *)y->data.scalar.value : NULL;
+}
+
+static int vnode_error(const ls_ynode *n, ls_error *err, int code, const char *fmt, va_list ap)
+{
+  char body[LS_ERR_MSG];
+  vsnprintf(body, sizeof body, fmt, ap);
+  return ls_error_at(err, code, n->doc->name, ls_ynode_line(n), ls_ynode_col(n), "%s: %s",
+                     n->path[0] ? n->path : "(document)", body);
+}
+
+int ls_ynode_error(const ls_ynode *n, ls_error *err, int code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vnode_error(n, err, code, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+static const char *kind_name(ls_ykind k)
+{
+  static const char *const N[] = {"nothing", "a scalar", "a mapping", "a sequence"};
+  return N[k];
+}
+
+int ls_ynode_expect(const ls_ynode *n, ls_ykind k, ls_error *err)
+{
+  ls_ykind have = ls_ynode_kind(n);
+  if (have == k)
+    return LS_OK;
+  const char *t = ls_ynode_text(n);
+  return ls_ynode_error(n, err, LS_ESCHEMA, "wrong type: expected %s, found %s%s%s%s", kind_name(k),
+                        kind_name(have), t ? " '" : "", t ? t : "", t ? "'" : "");
+}
+
+/* ---- loading ---- */
+
+static int check_duplicates(ls_ydoc *d, ls_error *err)
+{
+  for (yaml_node_t *y = d->doc.nodes.start; y < d->doc.nodes.top; y++) {
+    if (y->type != YAML_MAPPING_NODE)
+      continue;
+    for (yaml_node_pair_t *a = y->data.mapping.pairs.start; a < y->data.mapping.pairs.top; a++) {
+      yaml_node_t *ka = yaml_document_get_node(&d->doc, a->key);
+      for (yaml_node_pair_t *b = a + 1; b < y->data.mapping.pairs.top; b++) {
+        yaml_node_t *kb = yaml_document_get_node(&d->doc, b->key);
+        if (ka->type == YAML_SCALAR_NODE && kb->type == YAML_SCALAR_NODE &&
+            strcmp((char *)ka->data.scalar.value, (char *)kb->data.scalar.value) == 0)
+          return ls_error_at(err, LS_ESCHEMA, d->name, (int)kb->start_mark.line + 1,
+                             (int)kb->start_mark.column + 1,
+                             "%s: duplicate key (first at line %d)", (char *)kb->data.scalar.value,
+                             (int)ka->start_mark.line + 1);
+        if (kb->type != YAML_SCALAR_NODE)
+          return ls_error_at(err, LS_ESCHEMA, d->name, (int)kb->start_mark.line + 1,
+                             (int)kb->start_mark.column + 1, "mapping keys must be plain scalars");
+      }
+    }
+  }
+  return LS_OK;
+}
+
+static int parse_error(yaml_parser_t *p, const char *name, ls_error *err)
+{
+  const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->context_mark;
+  return ls_error_at(err, LS_EPARSE, name, (int)m->line + 1, (int)m->column + 1,
+                     "malformed YAML: %s%s%s", p->problem ? p->problem : "parse error",
+                     p->context ? " " : "", p->context ? p->context : "");
+}
+
+static int load(ls_ydoc **out, const char *name, FILE *f, const char *text, ls_error *err)
+{
+  *out = NULL;
+  ls_ydoc *d = calloc(1, sizeof *d);
+  if (!d)
+    return ls_error_set(err, LS_ENOMEM, "%s: out of memory", name);
+  snprintf(d->name, sizeof d->name, "%s", name);
+  yaml_parser_t p;
+  yaml_parser_initialize(&p);
+  if (f)
+    yaml_parser_set_input_file(&p, f);
+  else
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+  int rc = LS_OK;
+  if (!yaml_parser_load(&p, &d->doc)) {
+    rc = parse_error(&p, name, err);
+    yaml_parser_delete(&p);
+    free(d);
+    return rc;
+  }
+  if (!yaml_document_get_root_node(&d->doc)) {
+    rc = ls_error_at(err, LS_ESCHEMA, name, 1, 1, "empty document");
+  } else {
+    yaml_document_t extra;
+    if (!yaml_parser_load(&p, &extra)) {
+      rc = parse_error(&p, name, err);
+    } else {
+      yaml_node_t *r = yaml_document_get_root_node(&extra);
+      if (r)
+        rc = ls_error_at(err, LS_ESCHEMA, name, (int)r->start_mark.line + 1,
+                         (int)r->start_mark.column + 1, "only one YAML document is allowed");
+      yaml_document_delete(&extra);
+    }
+  }
+  yaml_parser_delete(&p);
+  if (rc == LS_OK)
+    rc = check_duplicates(d, err);
+  if (rc != LS_OK) {
+    ls_ydoc_free(d);
+    return rc;
+  }
+  *out = d;
+  return LS_OK;
+}
+
+int ls_ydoc_load_file(ls_ydoc **out, const char *path, ls_error *err)
+{
+  *out = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return ls_error_at(err, LS_ENOTFOUND, path, 0, 0, "cannot open: %s", strerror(errno));
+  int rc = load(out, path, f, NULL, err);
+  fclose(f);
+  return rc;
+}
+
+int ls_ydoc_load_string(ls_ydoc **out, const char *name, const char *text, ls_error *err)
+{
+  return load(out, name, NULL, text, err);
+}
+
+void ls_ydoc_free(ls_ydoc *d)
+{
+  if (!d)
+    return;
+  yaml_document_delete(&d->doc);
+  free(d->asked);
+  free(d);
+}
+
+/* ---- mappings ---- */
+
+static void mark_asked(ls_ydoc *d, int map_id, const char *key)
+{
+  for (int i = 0; i < d->n_asked; i++)
+    if (d->asked[i].map_id == map_id && strcmp(d->asked[i].key, key) == 0)
+      return;
+  if (d->n_asked == d->cap_asked) {
+    int cap = d->cap_asked ? 2 * d->cap_asked : 64;
+    asked_key *a = realloc(d->asked, (size_t)cap * sizeof *a);
+    if (!a)
+      return; /* only weakens the unknown-key message; never unsafe */
+    d->asked = a;
+    d->cap_asked = cap;
+  }
+  d->asked[d->n_asked].map_id = map_id;
+  snprintf(d->asked[d->n_asked].key, sizeof d->asked[0].key, "%s", key);
+  d->n_asked++;
+}
+
+static int was_asked(const ls_ydoc *d, int map_id, const char *key)
+{
+  for (int i = 0; i < d->n_asked; i++)
+    if (d->asked[i].map_id == map_id && strcmp(d->asked[i].key, key) == 0)
+      return 1;
+  return 0;
+}
+
+static void child(const ls_ynode *parent, int id, const char *key, int index, ls_ynode *out)
+{
+  out->doc = parent->doc;
+  out->id = id;
+  if (key)
+    snprintf(out->path, sizeof out->path, "%s%s%s", parent->path, parent->path[0] ? "." : "", key);
+  else
+    snprintf(out->path, sizeof out->path, "%s[%d]", parent->path, index);
+}
+
+int ls_ymap_find(const ls_ynode *map, const char *key, ls_ynode *out)
+{
+  yaml_node_t *y = node_of(map);
+  if (!y || y->type != YAML_MAPPING_NODE)
+    return 0;
+  mark_asked(map->doc, map->id, key);
+  for (yaml_node_pair_t *p = y->data.mapping.pairs.start; p < y->data.mapping.pairs.top; p++) {
+    yaml_node_t *k = yaml_document_get_node(&map->doc->doc, p->key);
+    if (k->type == YAML_SCALAR_NODE && strcmp((char *)k->data.scalar.value, key) == 0) {
+      child(map, p->value, key, 0, out);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int ls_ymap_require(const ls_ynode *map, const char *key, ls_ynode *out, ls_error *err)
+{
+  int rc = ls_ynode_expect(map, LS_Y_MAP, err);
+  if (rc)
+    return rc;
+  if (ls_ymap_find(map, key, out))
+    return LS_OK;
+  return ls_ynode_error(map, err, LS_ESCHEMA, "missing required key '%s'", key);
+}
+
+int ls_ymap_finish(const ls_ynode *map, ls_error *err)
+{
+  yaml_node_t *y = node_of(map);
+  if (!y || y->type != YAML_MAPPING_NODE)
+    return ls_ynode_expect(map, LS_Y_MAP, err);
+  for (yaml_node_pair_t *p = y->data.mapping.pairs.start; p < y->data.mapping.pairs.top; p++) {
+    yaml_node_t *k = yaml_document_get_node(&map->doc->doc, p->key);
+    const char *ks = (const char *)k->data.scalar.value;
+    if (was_asked(map->doc, map->id, ks))
+      continue;
+    char expected[LS_ERR_MSG / 2] = "";
+    size_t len = 0;
+    for (int i = 0; i < map->doc->n_asked && len + 2 < sizeof expected; i++)
+      if (map->doc->asked[i].map_id == map->id)
+        len += (size_t)snprintf(expected + len, sizeof expected - len, "%s%s", len ? ", " : "",
+                                map->doc->asked[i].key);
+    ls_ynode kn;
+    child(map, p->key, ks, 0, &kn);
+    return ls_ynode_error(&kn, err, LS_ESCHEMA, "unknown key (expected one of: %s)",
+                          expected[0] ? expected : "nothing");
+  }
+  return LS_OK;
+}
+
+int ls_ymap_size(const ls_ynode *map)
+{
+  yaml_node_t *y = node_of(map);
+  if (!y || y->type != YAML_MAPPING_NODE)
+    return 0;
+  return (int)(y->data.mapping.pairs.top - y->data.mapping.pairs.start);
+}
+
+int ls_ymap_at(const ls_ynode *map, int i, const char **key, ls_ynode *value)
+{
+  if (i < 0 || i >= ls_ymap_size(map))
+    return LS_ERANGE;
+  yaml_node_pair_t *p = node_of(map)->data.mapping.pairs.start + i;
+  yaml_node_t *k = yaml_document_get_node(&map->doc->doc, p->key);
+  *key = (const char *)k->data.scalar.value;
+  mark_asked(map->doc, map->id, *key);
+  child(map, p->value, *key, 0, value);
+  return LS_OK;
+}
+
+/* ---- sequences ---- */
+
+int ls_yseq_len(const ls_ynode *seq)
+{
+  yaml_node_t *y = node_of(seq);
+  if (!y || y->type != YAML_SEQUENCE_NODE)
+    return 0;
+  return (int)(y->data.sequence.items.top - y->data.sequence.items.start);
+}
+
+ls_ynode ls_yseq_at(const ls_ynode *seq, int i)
+{
+  ls_ynode out;
+  child(seq, node_of(seq)->data.sequence.items.start[i], NULL, i, &out);
+  return out;
+}
+
+/* ---- typed leaves ---- */
+
+static int scalar(const ls_ynode *n, const char **text, ls_error *err)
+{
+  int rc = ls_ynode_expect(n, LS_Y_SCALAR, err);
+  if (rc)
+    return rc;
+  *text = ls_ynode_text(n);
+  return LS_OK;
+}
+
+static int range_error(const ls_ynode *n, ls_error *err, const char *text, double lo, double hi)
+{
+  if (lo == LS_Y_POS && hi >= DBL_MAX)
+    return ls_ynode_error(n, err, LS_ERANGE, "value '%s' out of range (must be > 0)", text);
+  if (lo == LS_Y_POS)
+    return ls_ynode_error(n, err, LS_ERANGE, "value '%s' out of range (must be > 0 and <= %g)",
+                          text, hi);
+  if (hi >= DBL_MAX)
+    return ls_ynode_error(n, err, LS_ERANGE, "value '%s' out of range (must be >= %g)", text, lo);
+  return ls_ynode_error(n, err, LS_ERANGE, "value '%s' out of range (must be in [%g, %g])", text,
+                        lo, hi);
+}
+
+int ls_yas_double(const ls_ynode *n, double lo, double hi, double *out, ls_error *err)
+{
+  const char *t;
+  int rc = scalar(n, &t, err);
+  if (rc)
+    return rc;
+  char *end;
+  errno = 0;
+  double v = strtod(t, &end);
+  if (end == t || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+    const char *why = NULL;
+    double dummy;
+    /* A value with a unit where a plain number is wanted gets a precise message. */
+    if (end != t && *end && ls_units_parse(t, LS_U_RATIO, &dummy, &why) != LS_OK)
+      return ls_ynode_error(n, err, LS_EUNIT, "bad value '%s': expected a plain number, without a unit", t);
+    return ls_ynode_error(n, err, LS_ESCHEMA, "wrong type: expected a number, found '%s'", t);
+  }
+  if (v < lo || v > hi)
+    return range_error(n, err, t, lo, hi);
+  *out = v;
+  return LS_OK;
+}
+
+int ls_yas_int(const ls_ynode *n, long lo, long hi, long *out, ls_error *err)
+{
+  const char *t;
+  int rc = scalar(n, &t, err);
+  if (rc)
+    return rc;
+  char *end;
+  errno = 0;
+  long v = strtol(t, &end, 10);
+  if (end == t || *end != '\0' || errno == ERANGE)
+    return ls_ynode_error(n, err, LS_ESCHEMA, "wrong type: expected an integer, found '%s'", t);
+  if (v < lo || v > hi)
+    return ls_ynode_error(n, err, LS_ERANGE, "value '%s' out of range (must be in [%ld, %ld])", t,
+                          lo, hi);
+  *out = v;
+  return LS_OK;
+}
+
+int ls_yas_bool(const ls_ynode *n, int *out, ls_error *err)
+{
+  const char *t;
+  int rc = scalar(n, &t, err);
+  if (rc)
+    return rc;
+  if (strcmp(t, "true") == 0)
+    *out = 1;
+  else if (strcmp(t, "false") == 0)
+    *out = 0;
+  else
+    return ls_ynode_error(n, err, LS_ESCHEMA, "wrong type: expected true or false, found '%s'", t);
+  return LS_OK;
+}
+
+int ls_yas_string(const ls_ynode *n, const char **out, ls_error *err)
+{
+  return scalar(n, out, err);
+}
+
+int ls_yas_enum(const ls_ynode *n, const char *const *choices, int *out, ls_error *err)
+{
+  const char *t;
+  int rc = scalar(n, &t, err);
+  if (rc)
+    return rc;
+  char list[LS_ERR_MSG / 2] = "";
+  size_t len = 0;
+  for (int i = 0; choices[i]; i++) {
+    if (strcmp(t, choices[i]) == 0) {
+      *out = i;
+      return LS_OK;
+    }
+    if (len + 2 < sizeof list)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
+  }
+  return ls_ynode_error(n, err, LS_ESCHEMA, "bad value '%s' (expected one of: %s)", t, list);
+}
+
+int ls_yas_unit(const ls_ynode *n, ls_unit_kind k, double lo, double hi, double *out, ls_error *err)
+{
+  const char *t;
+  int rc = scalar(n, &t, err);
+  if (rc)
+    return rc;
+  const char *why;
+  double v;
+  if (ls_units_parse(t, k, &v, &why) != LS_OK)
+    return ls_ynode_error(n, err, LS_EUNIT, "bad value '%s': %s (a %s, e.g. %s)", t, why,
+                          ls_units_kind_name(k), ls_units_examples(k));
+  if (v < lo || v > hi) {
+    char a[64], b[64];
+    if (lo == LS_Y_POS)
+      return ls_ynode_error(n, err, LS_ERANGE, "value '%s' out of range (must be > 0%s%s)", t,
+                            hi < DBL_MAX ? " and <= " : "",
+                            hi < DBL_MAX ? ls_units_format(hi, k, b, sizeof b) : "");
+    return ls_ynode_error(n, err, LS_ERANGE, "value '%s' out of range (must be in [%s, %s])", t,
+                          ls_units_format(lo, k, a, sizeof a),
+                          hi < DBL_MAX ? ls_units_format(hi, k, b, sizeof b) : "inf");
+  }
+  *out = v;
+  return LS_OK;
+}
+
+int ls_yas_doubles(const ls_ynode *n, double lo, double hi, double *out, int max, int *count,
+                   ls_error *err)
+{
+  int rc = ls_ynode_expect(n, LS_Y_SEQ, err);
+  if (rc)
+    return rc;
+  int len = ls_yseq_len(n);
+  if (len > max)
+    return ls_ynode_error(n, err, LS_ERANGE, "too many values (%d, at most %d)", len, max);
+  for (int i = 0; i < len; i++) {
+    ls_ynode it = ls_yseq_at(n, i);
+    if ((rc = ls_yas_double(&it, lo, hi, &out[i], err)))
+      return rc;
+  }
+  *count = len;
+  return LS_OK;
+}
+
+/* ---- keyed shorthands ---- */
+
+#define LS_KEYED_REQ(fn, call)                          \
+  do {                                                  \
+    ls_ynode v;                                         \
+    int rc_ = ls_ymap_require(m, key, &v, err);         \
+    return rc_ ? rc_ : (call);                          \
+  } while (0)
+
+#define LS_KEYED_OPT(fn, call, assign_default)          \
+  do {                                                  \
+    ls_ynode v;                                         \
+    int rc_ = ls_ynode_expect(m, LS_Y_MAP, err);        \
+    if (rc_)                                            \
+      return rc_;                                       \
+    if (!ls_ymap_find(m, key, &v)) {                    \
+      assign_default;                                   \
+      return LS_OK;                                     \
+    }                                                   \
+    return (call);                                      \
+  } while (0)
+
+int ls_yreq_double(const ls_ynode *m, const char *key, double lo, double hi, double *out, ls_error *err)
+{ LS_KEYED_REQ(double, ls_yas_double(&v, lo, hi, out, err)); }
+int ls_yopt_double(const ls_ynode *m, const char *key, double lo, double hi, double dflt, double *out, ls_error *err)
+{ LS_KEYED_OPT(double, ls_yas_double(&v, lo, hi, out, err), *out = dflt); }
+int ls_yreq_int(const ls_ynode *m, const char *key, long lo, long hi, long *out, ls_error *err)
+{ LS_KEYED_REQ(int, ls_yas_int(&v, lo, hi, out, err)); }
+int ls_yopt_int(const ls_ynode *m, const char *key, long lo, long hi, long dflt, long *out, ls_error *err)
+{ LS_KEYED_OPT(int, ls_yas_int(&v, lo, hi, out, err), *out = dflt); }
+int ls_yreq_unit(const ls_ynode *m, const char *key, ls_unit_kind k, double lo, double hi, double *out, ls_error *err)
+{ LS_KEYED_REQ(unit, ls_yas_unit(&v, k, lo, hi, out, err)); }
+int ls_yopt_unit(const ls_ynode *m, const char *key, ls_unit_kind k, double lo, double hi, double dflt, double *out, ls_error *err)
+{ LS_KEYED_OPT(unit, ls_yas_unit(&v, k, lo, hi, out, err), *out = dflt); }
+int ls_yreq_string(const ls_ynode *m, const char *key, const char **out, ls_error *err)
+{ LS_KEYED_REQ(string, ls_yas_string(&v, out, err)); }
+int ls_yopt_string(const ls_ynode *m, const char *key, const char *dflt, const char **out, ls_error *err)
+{ LS_KEYED_OPT(string, ls_yas_string(&v, out, err), *out = dflt); }
+int ls_yreq_enum(const ls_ynode *m, const char *key, const char *const *choices, int *out, ls_error *err)
+{ LS_KEYED_REQ(enum, ls_yas_enum(&v, choices, out, err)); }
+int ls_yopt_enum(const ls_ynode *m, const char *key, const char *const *choices, int dflt, int *out, ls_error *err)
+{ LS_KEYED_OPT(enum, ls_yas_enum(&v, choices, out, err), *out = dflt); }
+int ls_yopt_bool(const ls_ynode *m, const char *key, int dflt, int *out, ls_error *err)
+{ LS_KEYED_OPT(bool, ls_yas_bool(&v, out, err), *out = dflt); }

@@ -1,0 +1,64 @@
+/* ls_test: see ls_test.h. */
+#include "ls_test.h"
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+const char *ls_test_path(char *buf, unsigned size, const char *rel)
+{
+  snprintf(buf, size, "%s/%s", LS_TEST_DIR, rel);
+  return buf;
+}
+
+int ls_test_cli(const char *args, char *out, unsigned size)
+{
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", LS_BINARY, args);
+  FILE *p = popen(cmd, "r");
+  if (!p)
+    return -1;
+  size_t n = size ? fread(out, 1, size - 1, p) : 0;
+  if (size)
+    out[n] = '\0';
+  char sink[4096]; /* drain what did not fit so the child never blocks on a full pipe */
+  while (fread(sink, 1, sizeof sink, p) > 0) {
+  }
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int ls_test_main(int argc, char **argv, CU_SuiteInfo *suites)
+{
+  if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+    for (CU_SuiteInfo *s = suites; s->pName; s++)
+      puts(s->pName);
+    return 0;
+  }
+  if (CU_initialize_registry() != CUE_SUCCESS || CU_register_suites(suites) != CUE_SUCCESS) {
+    fprintf(stderr, "CUnit set-up failed: %s\n", CU_get_error_msg());
+    return 2;
+  }
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  int rc = 0;
+  if (argc > 1) {
+    CU_pSuite s = CU_get_suite(argv[1]);
+    if (!s) {
+      fprintf(stderr, "no suite named '%s'\n", argv[1]);
+      rc = 2;
+    } else {
+      CU_basic_run_suite(s);
+    }
+  } else {
+    CU_basic_run_tests();
+  }
+  unsigned failed = CU_get_number_of_tests_failed();
+  unsigned ran = CU_get_number_of_tests_run();
+  CU_cleanup_registry();
+  if (rc == 0 && ran == 0) {
+    fprintf(stderr, "no test ran\n");
+    rc = 2;
+  }
+  return rc ? rc : (failed ? 1 : 0);
+}

@@ -1,0 +1,22 @@
+/* ls_test: the shared CUnit driver. Each tests/<folder> runner lists its suites in one
+ * CU_SuiteInfo array and calls ls_test_main; ctest runs one process per suite
+ * (`test_<folder> SUITE`, names from tests/<folder>/SUITES) and the runner exits non-zero
+ * when any test failed, read before CU_cleanup_registry(). */
+#ifndef LS_TEST_H
+#define LS_TEST_H
+#include <CUnit/CUnit.h>
+
+/* Runs the suite named argv[1] (all suites when absent; `--list` prints their names).
+ * Returns the process exit status: 0 when every test passed. */
+int ls_test_main(int argc, char **argv, CU_SuiteInfo *suites);
+
+/* Path of a fixture under tests/ (static buffer per call site is the caller's). */
+const char *ls_test_path(char *buf, unsigned size, const char *rel);
+
+/* Runs the leversim binary with args (a shell-quoted string); captures stdout+stderr into
+ * out (truncated to size) and returns the exit status, or -1 if it did not exit normally. */
+int ls_test_cli(const char *args, char *out, unsigned size);
+
+#define LS_ASSERT_CLOSE(a, b, rel) \
+  CU_ASSERT(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
+#endif
