@@ -20,3 +20,42 @@ int ls_usage_error(const char *cmd, const char *fmt, ...)
   va_end(ap);
   return 64;
 }
+
+#include <errno.h>
+#include <string.h>
+#include "runner/cli_opts.h"
+
+int ls_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val)
+{
+  if (strcmp(argv[*i], name) != 0)
+    return 0;
+  if (*i + 1 >= argc) {
+    ls_usage_error(cmd, "%s needs a value", name);
+    return -1;
+  }
+  *val = argv[++*i];
+  return 1;
+}
+
+int ls_opt_long(const char *cmd, const char *name, const char *text, long lo, long hi, long *out)
+{
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (end == text || *end || errno == ERANGE || v < lo || v > hi) {
+    ls_usage_error(cmd, "%s: bad value '%s' (expected a whole number in [%ld, %ld])", name, text, lo, hi);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int ls_opt_set(const char *cmd, ls_kv *kv, const char *assignment)
+{
+  ls_error err;
+  ls_error_clear(&err);
+  if (ls_kv_assign(kv, assignment, "--set", &err) == LS_OK)
+    return 0;
+  ls_usage_error(cmd, "%s", err.msg);
+  return -1;
+}

@@ -1,0 +1,14 @@
+/* runner/cli_opts: small option-parsing helpers shared by the subcommands. */
+#ifndef LS_RUNNER_CLI_OPTS_H
+#define LS_RUNNER_CLI_OPTS_H
+#include "sim/kv.h"
+
+/* If argv[*i] is `name`, stores the next argument in *val, advances *i and returns 1;
+ * returns -1 when the value is missing (after printing a usage error), else 0. */
+int ls_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
+/* Parses a whole number in [lo, hi]; returns 0 or prints a usage error and returns -1. */
+int ls_opt_long(const char *cmd, const char *name, const char *text, long lo, long hi, long *out);
+/* Adds "--set key=value" to kv; 0 or -1 after printing the error. */
+int ls_opt_set(const char *cmd, ls_kv *kv, const char *assignment);
+
+#endif

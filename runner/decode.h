@@ -1,0 +1,39 @@
+/* runner/decode: one run's decode simulation (DESIGN.md section 2) and its metrics.
+ *
+ * For each prompt: prefill (time to first token), then decode cycles until the output length:
+ * DRAFT (the draft policy builds a tree; each draft forward step is a job on the CPU or NPU as
+ * the map policy says), VERIFY (target layers streamed from flash unless resident, the next
+ * layer prefetched while the current one computes, NPU compute at the surviving token count,
+ * pruning at the exit layer, output projection as mapped), ACCEPT (the oracle's ground truth
+ * walks the kept tree: accepted tokens + 1 bonus), FEEDBACK (policies' online statistics, the
+ * KV cache grows). Everything runs on one sim/engine with resources for NPU, CPU and flash. */
+#ifndef LS_RUNNER_DECODE_H
+#define LS_RUNNER_DECODE_H
+#include "results/db.h"
+#include "runner/experiment.h"
+
+#define LS_DECODE_MAX_METRICS 48
+
+typedef struct ls_decode_result {
+  int valid;                  /* 0: the configuration cannot run (message says why) */
+  char message[256];
+  ls_db_metric metrics[LS_DECODE_MAX_METRICS];
+  int n_metrics;
+  ls_db_step *steps;          /* owned; per-cycle series (NULL unless requested) */
+  int n_steps, cap_steps;
+  char config_json[4096];     /* resolved configuration */
+} ls_decode_result;
+
+/* Loaded devices/models/datasets shared by the runs of one process. */
+typedef struct ls_decode_cache ls_decode_cache;
+int ls_decode_cache_create(ls_decode_cache **out, const char *data_root, ls_error *err);
+void ls_decode_cache_free(ls_decode_cache *c);
+
+/* Simulates spec (its settings are consumed; unknown settings are an error). keep_steps: fill
+ * the per-cycle series. A configuration that cannot run (ar-mem whose target does not fit)
+ * returns LS_OK with valid = 0. */
+int ls_decode_run(ls_decode_cache *c, ls_run_spec *spec, int keep_steps, ls_decode_result *out,
+                  ls_error *err);
+void ls_decode_result_free(ls_decode_result *r);
+
+#endif

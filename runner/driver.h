@@ -1,0 +1,35 @@
+/* runner/driver: runs an experiment's run specs into a results database.
+ *
+ * --jobs N forks N worker processes; worker k simulates the runs whose position is k modulo N
+ * and writes each finished run in its own transaction (results/db.h: WAL, busy timeout), so
+ * results are identical for any N and a killed sweep loses only runs in flight. --resume skips
+ * runs already finished in the database. SIGINT lets every worker finish its current run,
+ * then stops and prints how to resume. Progress (done/total, rate, time left) goes to stderr
+ * only when stderr is a terminal. */
+#ifndef LS_RUNNER_DRIVER_H
+#define LS_RUNNER_DRIVER_H
+#include "runner/decode.h"
+#include "runner/experiment.h"
+
+typedef struct ls_driver_opts {
+  const char *db_path;    /* borrowed */
+  const char *data_root;  /* borrowed */
+  const char *resume_hint;/* command to print after an interruption (borrowed; may be NULL) */
+  int jobs;               /* >= 1 */
+  int resume;
+  int keep_steps;         /* write per-cycle series */
+} ls_driver_opts;
+
+typedef struct ls_driver_summary {
+  int total, skipped, ok, invalid, failed;
+  int interrupted;
+  double wall_s;
+} ls_driver_summary;
+
+int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err);
+
+/* Runs one spec and writes it to db (shared by the driver and `leversim run`). */
+int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int keep_steps,
+                      ls_decode_result *res, int *status_out, ls_error *err);
+
+#endif

@@ -1,0 +1,45 @@
+/* runner/experiment: experiment files (runner/experiments/*.yaml) expanded into run specs.
+ *
+ * An experiment has global settings, optional --quick settings, and parts; each part is a
+ * matrix devices x models x datasets x systems with sweep axes (setting -> list of values),
+ * expanded in that order (sweep axes last, in key order), so run i is the same run on every
+ * machine: --shard i/N keeps the runs whose index is congruent to i-1 modulo N.
+ * Settings precedence (later wins): experiment settings, quick settings (with --quick), part
+ * settings, the sweep point, command-line --set. */
+#ifndef LS_RUNNER_EXPERIMENT_H
+#define LS_RUNNER_EXPERIMENT_H
+#include <stdint.h>
+#include "sim/error.h"
+#include "sim/kv.h"
+
+#define LS_NAME_MAX 64
+
+typedef struct ls_run_spec {
+  char part[LS_NAME_MAX];
+  char device[LS_NAME_MAX], model[LS_NAME_MAX], dataset[LS_NAME_MAX], system[LS_NAME_MAX];
+  ls_kv *settings;     /* owned by the experiment: merged settings of this run */
+  char axes_json[512]; /* the sweep point, e.g. {"draft.budget":"16"} */
+  uint64_t seed;
+  int index;           /* position in the full expansion (before sharding) */
+} ls_run_spec;
+
+typedef struct ls_experiment ls_experiment;
+
+/* Loads path; names are checked against the data folders under data_root; `overrides` (may be
+ * NULL, borrowed) are applied to every run. shard_i in 1..shard_n (1/1 = everything).
+ * *out owned by caller: ls_experiment_free. */
+int ls_experiment_load(ls_experiment **out, const char *path, const char *data_root, int quick,
+                       const ls_kv *overrides, int shard_i, int shard_n, ls_error *err);
+void ls_experiment_free(ls_experiment *x);
+const char *ls_experiment_name(const ls_experiment *x);
+int ls_experiment_count(const ls_experiment *x);      /* runs in this shard */
+int ls_experiment_total(const ls_experiment *x);      /* runs in all shards */
+ls_run_spec *ls_experiment_run(ls_experiment *x, int i); /* borrowed */
+
+/* A one-run experiment from names and settings (for `leversim run`); settings copied; names
+ * checked against the data folders (unknown -> LS_ENOTFOUND listing the valid choices). */
+int ls_experiment_single(ls_experiment **out, const char *device, const char *model,
+                         const char *dataset, const char *system, const ls_kv *settings,
+                         uint64_t seed, const char *data_root, ls_error *err);
+
+#endif

@@ -1,0 +1,41 @@
+/* runner/system: see system.h. The conventional execution the ablations fall back to is
+ * specinfer's: SpecInfer-style fixed tree, no pruning, everything on the NPU with single-node
+ * draft steps and an eager output projection. */
+#include "runner/system.h"
+#include <stdio.h>
+#include <string.h>
+
+static const ls_system SYSTEMS[] = {
+    {"ar-mem", "ar", "none", "npu", 1, "", "autoregressive, whole target resident in DRAM (reference)"},
+    {"ar-flash", "ar", "none", "npu", 0, "", "autoregressive, target streamed from flash (paper baseline)"},
+    {"sd-chain", "chain", "none", "npu", 0, "", "chain speculative decoding"},
+    {"specinfer", "specinfer", "none", "npu", 0, "", "conventional tree SD: SpecInfer tree, NPU only, eager LM head"},
+    {"sequoia", "sequoia", "none", "npu", 0, "", "Sequoia tree, conventional execution"},
+    {"eagle2", "eagle2", "none", "npu", 0, "", "EAGLE-2 dynamic tree, conventional execution"},
+    {"opt-tree", "opt-tree", "none", "npu", 0, "", "OPT-Tree adaptive tree, conventional execution"},
+    {"lever", "lever", "early-exit", "lever", 0, "", "Lever: gain/cost tree + early-exit pruning + CPU/NPU mapping"},
+    {"lever-conv-draft", "specinfer", "early-exit", "lever", 0, "", "Lever with SpecInfer drafting (ablation)"},
+    {"lever-no-prune", "lever", "none", "lever", 0, "", "Lever without early-exit pruning (ablation)"},
+    {"lever-npu-map", "lever", "early-exit", "npu", 0, "", "Lever with conventional all-NPU mapping (ablation)"},
+    {"lever-draft-only", "lever", "none", "npu", 0, "", "Lever's drafting alone, conventional execution (Fig. 11)"},
+    {NULL, NULL, NULL, NULL, 0, NULL, NULL},
+};
+
+const ls_system *ls_system_find(const char *name)
+{
+  for (const ls_system *s = SYSTEMS; s->name; s++)
+    if (strcmp(s->name, name) == 0)
+      return s;
+  return NULL;
+}
+
+const ls_system *ls_system_all(void) { return SYSTEMS; }
+
+const char *ls_system_names(char *buf, unsigned size)
+{
+  size_t len = 0;
+  buf[0] = '\0';
+  for (const ls_system *s = SYSTEMS; s->name && len + 2 < size; s++)
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s->name);
+  return buf;
+}

@@ -1,0 +1,26 @@
+/* runner/system: the named systems compared in the paper, in one table (DESIGN.md "runner/").
+ *
+ * A system bundles a draft, a prune and a map policy (chosen from policies/registry.c by
+ * name) with execution settings. Every Lever ablation switches exactly one of Lever's three
+ * parts back to what conventional tree SD (`specinfer`) uses. */
+#ifndef LS_RUNNER_SYSTEM_H
+#define LS_RUNNER_SYSTEM_H
+
+typedef struct ls_system {
+  const char *name;
+  const char *draft;    /* policies/registry.c names */
+  const char *prune;
+  const char *map;
+  int target_in_dram;   /* 1: the whole target is resident (ar-mem); valid only if it fits */
+  const char *settings; /* extra defaults, "key=value;key=value" (empty: none) */
+  const char *summary;
+} ls_system;
+
+/* The system called name, or NULL. */
+const ls_system *ls_system_find(const char *name);
+/* All systems, NULL-name terminated (borrowed, static). */
+const ls_system *ls_system_all(void);
+/* Comma-separated list of valid names into buf (for messages); returns buf. */
+const char *ls_system_names(char *buf, unsigned size);
+
+#endif
