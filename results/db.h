@@ -1,0 +1,106 @@
+/* results/db: the SQLite results store of leversim — schema, writer, export, merge, check.
+ *
+ * One database file holds many runs. A run is one simulated configuration (device x model x
+ * dataset x system x swept settings x seed); it is written in ONE transaction together with
+ * its metrics and optional per-cycle steps, so a killed process never leaves half a run.
+ * WAL journal + busy timeout: several processes may write the same file at once.
+ * Tables (STRICT) and views are documented at the top of results/schema.c; `leversim export
+ * --view NAME` prints a view as CSV/JSON, `leversim check` compares speedup ratios against a
+ * committed baseline (format in results/check.c), `leversim merge` combines shard databases.
+ * results/ depends only on sim/ and SQLite. Every function returns an LS_* status. */
+#ifndef LS_RESULTS_DB_H
+#define LS_RESULTS_DB_H
+#include <stdint.h>
+#include <stdio.h>
+#include "sim/error.h"
+
+#define LS_DB_SCHEMA_VERSION 1
+#define LS_DB_RUN_ID_LEN 32  /* hex digits of a run id from ls_db_hash_run (plus NUL: 33) */
+
+typedef struct ls_db ls_db;
+
+/* Opens (creating if absent) the database at path: tables, views, meta.schema_version.
+ * An existing file with another schema_version is LS_EDB naming both versions.
+ * *out is owned by the caller; free with ls_db_close. */
+int ls_db_open(ls_db **out, const char *path, ls_error *err);
+void ls_db_close(ls_db *db);  /* NULL allowed */
+
+/* A 128-bit content hash (two independent 64-bit chains) of part, the resolved config JSON
+ * and the seed, as 32 lowercase hex digits into out (33 bytes). Include part so that the same
+ * configuration swept in two parts of an experiment gets two rows. */
+void ls_db_hash_run(const char *part, const char *config_json, uint64_t seed,
+                    char out[LS_DB_RUN_ID_LEN + 1]);
+
+/* *done = 1 when a run with this id is stored (any status), else 0. For --resume. */
+int ls_db_run_done(ls_db *db, const char *run_id, int *done, ls_error *err);
+
+/* All strings borrowed for the call. NULL text fields are stored as NULL (message, git_sha,
+ * version may be NULL; run_id, part, device, model, dataset, system, status may not).
+ * axes_json: the swept settings as a JSON object of strings, e.g. {"draft.budget":"16"}
+ * ("{}" when none). status: "ok" | "failed" | "invalid". seed is stored as INTEGER (the
+ * 64 bits reinterpreted as signed). */
+typedef struct ls_db_run {
+  const char *run_id, *part, *device, *model, *dataset, *system, *axes_json, *config_json,
+      *git_sha, *version, *status, *message;
+  uint64_t seed;
+  double wall_s;
+} ls_db_run;
+typedef struct ls_db_metric {
+  const char *name;  /* see ls_db_metric_name; other names are stored but not pivoted */
+  double value;      /* NaN/inf stored as NULL */
+  const char *unit;  /* may be NULL */
+} ls_db_metric;
+typedef struct ls_db_step {
+  int cycle, tree_size, verified_tokens, accepted;
+  double draft_s, verify_s, lmhead_s;
+} ls_db_step;
+
+/* One transaction (BEGIN IMMEDIATE): replaces any previous row of run->run_id with the run,
+ * its n_metrics metrics and n_steps steps (steps may be NULL when n_steps is 0). Any failure
+ * rolls back and leaves the database as it was. Prepared statements are reused. */
+int ls_db_write_run(ls_db *db, const ls_db_run *run, const ls_db_metric *m, int n_metrics,
+                    const ls_db_step *steps, int n_steps, ls_error *err);
+
+/* Reads one stored metric of a run: LS_ENOTFOUND when absent (or NULL). */
+int ls_db_get_metric(ls_db *db, const char *run_id, const char *name, double *value,
+                     ls_error *err);
+
+/* Inserts or replaces meta(key, value). */
+int ls_db_set_meta(ls_db *db, const char *key, const char *value, ls_error *err);
+
+/* The pivoted metric names (v_runs columns), in column order; NULL past the end. */
+const char *ls_db_metric_name(int i);
+
+/* The exportable views: name and one-line description; NULL past the end. */
+const char *ls_db_view_name(int i);
+const char *ls_db_view_about(int i);
+/* Prints "name  description" lines of every view to out. */
+int ls_db_list_views(FILE *out);
+
+/* Writes view (one of ls_db_view_name; anything else is LS_ENOTFOUND) to out.
+ * format: "csv" (RFC 4180, header row, NULL as empty field), "json" (array of objects, NULL
+ * as null) or "table" (aligned text for people). Reals are printed with %.17g so they read
+ * back bit-identical. */
+int ls_db_export(ls_db *db, const char *view, const char *format, FILE *out, ls_error *err);
+
+/* Merges the input databases into out_path (created if absent). Idempotent: a run already in
+ * the output with the same content (everything but wall_s, git_sha and version, including
+ * metrics and steps) is skipped. The same run_id with different content is LS_EDB naming the
+ * run and the input file; in that case the output is left unchanged. *added (may be NULL)
+ * receives the number of runs copied. */
+int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *added,
+                ls_error *err);
+
+/* Regression check of v_speedup (lever throughput / system throughput per configuration)
+ * against a baseline file (YAML; format documented in results/check.c). tolerance < 0 uses
+ * the file's tolerance. Prints a table to report (may be NULL); *regressions = number of
+ * entries whose ratio is below baseline * (1 - tol) or that are missing from the database.
+ * Returns LS_OK when the comparison ran (even with regressions), an input error otherwise
+ * (missing file, malformed baseline with file:line:col). */
+int ls_db_check(ls_db *db, const char *baseline_path, double tolerance, FILE *report,
+                int *regressions, ls_error *err);
+
+/* Writes a baseline file (every non-lever row of v_speedup) with the given tolerance. */
+int ls_db_write_baseline(ls_db *db, double tolerance, FILE *out, ls_error *err);
+
+#endif
