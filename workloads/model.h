@@ -49,8 +49,12 @@ typedef struct ls_model_costs {
 } ls_model_costs;
 
 /* Costs at quant (NULL = the model's default). Unknown quant -> LS_EINVALID listing the
- * valid ones. */
-int ls_model_costs(const ls_model *m, const char *quant, ls_model_costs *out, ls_error *err);
+ * valid ones. (Named _get: C forbids a function and a typedef both called ls_model_costs.) */
+int ls_model_costs_get(const ls_model *m, const char *quant, ls_model_costs *out, ls_error *err);
+/* Parameters implied by the architecture, and as declared in the file (params_b * 1e9);
+ * the tests check they agree within 1 %. */
+double ls_model_params(const ls_model *m);
+double ls_model_params_declared(const ls_model *m);
 /* Bits per weight of a quantisation name, or -1 when unknown. */
 double ls_model_quant_bits(const char *quant);
 
