@@ -1,0 +1,180 @@
+/* workloads/dataset: loading workloads/datasets/<id>.yaml (see dataset.h; the meaning of the
+ * acceptance parameters is at the top of oracle.c).
+ *
+ * Schema (every key checked, unknown keys are errors):
+ *   id, kind: synthetic | iid | positional, default_prompts,
+ *   prompt_len / output_len: {median, sigma, min, max}   (lognormal, clamped)
+ *   early_exit: {auc, confidence_weight}
+ *   iid: {alpha}                  (kind iid only)
+ *   positional: {p: [p1, p2, ...]} (kind positional only; sum <= 1)
+ *   processes: {llama3: P, qwen3-think: P, qwen3-nothink: P}   (kind synthetic only)
+ *     P = {regime: {easy_to_hard, hard_to_easy}, easy: R, hard: R, calibration, output_scale}
+ *     R = {top1_logit_mean, top1_logit_sd, tail, agree} */
+#include "workloads/dataset_int.h"
+#include <stdlib.h>
+#include <string.h>
+#include "sim/yaml.h"
+#include "workloads/workloads_int.h"
+
+const char *const ls_wl_process_names[LS_PROC_COUNT + 1] = {"llama3", "qwen3-think", "qwen3-nothink", NULL};
+static const char *const KINDS[] = {"synthetic", "iid", "positional", NULL};
+
+static int read_len(const ls_ynode *root, const char *key, ls_wl_lendist *d, ls_error *err)
+{
+  ls_ynode m;
+  long lo = 0, hi = 0;
+  int rc = ls_ymap_require(root, key, &m, err);
+  if (!rc) rc = ls_ynode_expect(&m, LS_Y_MAP, err);
+  if (!rc) rc = ls_yreq_double(&m, "median", 1.0, 1e6, &d->median, err);
+  if (!rc) rc = ls_yreq_double(&m, "sigma", 0.0, 5.0, &d->sigma, err);
+  if (!rc) rc = ls_yreq_int(&m, "min", 1, 1000000, &lo, err);
+  if (!rc) rc = ls_yreq_int(&m, "max", 1, 1000000, &hi, err);
+  if (!rc && lo > hi)
+    rc = ls_ynode_error(&m, err, LS_ERANGE, "min (%ld) exceeds max (%ld)", lo, hi);
+  if (!rc) rc = ls_ymap_finish(&m, err);
+  d->min = (int)lo;
+  d->max = (int)hi;
+  return rc;
+}
+
+static int read_regime(const ls_ynode *p, const char *key, ls_wl_regime *r, ls_error *err)
+{
+  ls_ynode m;
+  int rc = ls_ymap_require(p, key, &m, err);
+  if (!rc) rc = ls_ynode_expect(&m, LS_Y_MAP, err);
+  if (!rc) rc = ls_yreq_double(&m, "top1_logit_mean", -20.0, 20.0, &r->logit_mean, err);
+  if (!rc) rc = ls_yreq_double(&m, "top1_logit_sd", 0.0, 10.0, &r->logit_sd, err);
+  if (!rc) rc = ls_yreq_double(&m, "tail", LS_Y_POS, 1000.0, &r->tail, err);
+  if (!rc) rc = ls_yreq_double(&m, "agree", 0.0, 1.0, &r->agree, err);
+  if (!rc) rc = ls_ymap_finish(&m, err);
+  return rc;
+}
+
+static int read_process(const ls_ynode *m, ls_wl_process *p, ls_error *err)
+{
+  ls_ynode reg;
+  int rc = ls_ynode_expect(m, LS_Y_MAP, err);
+  if (!rc) rc = ls_ymap_require(m, "regime", &reg, err);
+  if (!rc) rc = ls_ynode_expect(&reg, LS_Y_MAP, err);
+  if (!rc) rc = ls_yreq_double(&reg, "easy_to_hard", 0.0, 1.0, &p->easy_to_hard, err);
+  if (!rc) rc = ls_yreq_double(&reg, "hard_to_easy", 0.0, 1.0, &p->hard_to_easy, err);
+  if (!rc && p->easy_to_hard + p->hard_to_easy <= 0.0)
+    rc = ls_ynode_error(&reg, err, LS_ERANGE, "easy_to_hard + hard_to_easy must be > 0");
+  if (!rc) rc = ls_ymap_finish(&reg, err);
+  if (!rc) rc = read_regime(m, "easy", &p->regime[0], err);
+  if (!rc) rc = read_regime(m, "hard", &p->regime[1], err);
+  if (!rc) rc = ls_yreq_double(m, "calibration", 0.05, 20.0, &p->calibration, err);
+  if (!rc) rc = ls_yopt_double(m, "output_scale", LS_Y_POS, 100.0, 1.0, &p->output_scale, err);
+  if (!rc) rc = ls_ymap_finish(m, err);
+  p->present = rc == LS_OK;
+  return rc;
+}
+
+static int read_processes(const ls_ynode *root, ls_dataset *d, ls_error *err)
+{
+  ls_ynode ps, p;
+  int rc = ls_ymap_require(root, "processes", &ps, err);
+  if (!rc) rc = ls_ynode_expect(&ps, LS_Y_MAP, err);
+  for (int i = 0; !rc && i < LS_PROC_COUNT; i++)
+    if (ls_ymap_find(&ps, ls_wl_process_names[i], &p))
+      rc = read_process(&p, &d->proc[i], err);
+  if (!rc) rc = ls_ymap_finish(&ps, err);
+  return rc;
+}
+
+static int read_kind_params(const ls_ynode *root, ls_dataset *d, ls_error *err)
+{
+  ls_ynode m;
+  int rc = LS_OK;
+  if (d->kind == LS_DATASET_SYNTH)
+    return read_processes(root, d, err);
+  if (d->kind == LS_DATASET_IID) {
+    rc = ls_ymap_require(root, "iid", &m, err);
+    if (!rc) rc = ls_ynode_expect(&m, LS_Y_MAP, err);
+    if (!rc) rc = ls_yreq_double(&m, "alpha", 0.0, 1.0, &d->alpha, err);
+    return rc ? rc : ls_ymap_finish(&m, err);
+  }
+  ls_ynode pn;
+  rc = ls_ymap_require(root, "positional", &m, err);
+  if (!rc) rc = ls_ynode_expect(&m, LS_Y_MAP, err);
+  if (!rc) rc = ls_ymap_require(&m, "p", &pn, err);
+  if (!rc) rc = ls_yas_doubles(&pn, 0.0, 1.0, d->p, LS_VIEW_TOPK_MAX, &d->np, err);
+  double s = 0.0;
+  for (int i = 0; !rc && i < d->np; i++)
+    s += d->p[i];
+  if (!rc && (d->np < 1 || s > 1.0 + 1e-12))
+    rc = ls_ynode_error(&pn, err, LS_ERANGE, "needs 1..%d probabilities summing to <= 1 (sum %g)",
+                        LS_VIEW_TOPK_MAX, s);
+  return rc ? rc : ls_ymap_finish(&m, err);
+}
+
+static int read_dataset(ls_ydoc *doc, ls_dataset *d, ls_error *err)
+{
+  ls_ynode root = ls_ydoc_root(doc), ee;
+  const char *id = NULL;
+  int kind = 0;
+  long np = 0;
+  int rc = ls_ynode_expect(&root, LS_Y_MAP, err);
+  if (!rc) rc = ls_yreq_string(&root, "id", &id, err);
+  if (!rc) snprintf(d->id, sizeof d->id, "%s", id);
+  if (!rc) rc = ls_yreq_enum(&root, "kind", KINDS, &kind, err);
+  if (!rc) rc = ls_yreq_int(&root, "default_prompts", 1, 100000, &np, err);
+  if (!rc) rc = read_len(&root, "prompt_len", &d->prompt_len, err);
+  if (!rc) rc = read_len(&root, "output_len", &d->output_len, err);
+  if (!rc) rc = ls_ymap_require(&root, "early_exit", &ee, err);
+  if (!rc) rc = ls_ynode_expect(&ee, LS_Y_MAP, err);
+  if (!rc) rc = ls_yreq_double(&ee, "auc", 0.5, 0.9999, &d->auc, err);
+  if (!rc) rc = ls_yreq_double(&ee, "confidence_weight", 0.0, 10.0, &d->conf_weight, err);
+  if (!rc) rc = ls_ymap_finish(&ee, err);
+  d->kind = (ls_dataset_kind)kind;
+  d->default_prompts = (int)np;
+  if (!rc) rc = read_kind_params(&root, d, err);
+  if (!rc) rc = ls_ymap_finish(&root, err);
+  return rc;
+}
+
+int ls_dataset_load(ls_dataset **out, const char *path, ls_error *err)
+{
+  *out = NULL;
+  ls_ydoc *doc = NULL;
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  if (rc)
+    return rc;
+  ls_dataset *d = calloc(1, sizeof *d);
+  if (!d) {
+    ls_ydoc_free(doc);
+    return ls_error_set(err, LS_ENOMEM, "out of memory loading %s", path);
+  }
+  rc = read_dataset(doc, d, err);
+  char want[64];
+  ls_wl_file_id(path, want, sizeof want);
+  if (!rc && strcmp(want, d->id) != 0) {
+    ls_ynode root = ls_ydoc_root(doc), idn;
+    ls_ymap_find(&root, "id", &idn);
+    rc = ls_ynode_error(&idn, err, LS_EINVALID, "id '%s' does not match the file name '%s'", d->id, want);
+  }
+  ls_ydoc_free(doc);
+  if (rc) {
+    free(d);
+    return rc;
+  }
+  *out = d;
+  return LS_OK;
+}
+
+int ls_dataset_load_id(ls_dataset **out, const char *data_root, const char *id, ls_error *err)
+{
+  char path[LS_WL_PATH];
+  *out = NULL;
+  int rc = ls_wl_resolve(data_root, "workloads/datasets", "dataset", id, path, sizeof path, err);
+  return rc ? rc : ls_dataset_load(out, path, err);
+}
+
+int ls_dataset_list(const char *data_root, char (*ids)[64], int max)
+{
+  return ls_wl_list(data_root, "workloads/datasets", ids, max);
+}
+
+void ls_dataset_free(ls_dataset *d) { free(d); }
+const char *ls_dataset_id(const ls_dataset *d) { return d->id; }
+ls_dataset_kind ls_dataset_kind_of(const ls_dataset *d) { return d->kind; }

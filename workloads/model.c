@@ -1,0 +1,217 @@
+/* workloads/model: architecture files and derived costs.
+ *
+ * Equations (per transformer layer; H hidden, F FFN, nh heads, nkv KV heads, d head dim,
+ * V vocabulary, b bits per weight of the quantisation):
+ *   attention weights  W_att = H*(nh*d) [q] + 2*H*(nkv*d) [k, v] + (nh*d)*H [o]
+ *   MLP weights        W_mlp = 3*H*F           (SwiGLU: gate, up, down)
+ *   layer bytes        (W_att + W_mlp) * b/8 + norms*2   (norms fp16: 2 RMSNorm of H, plus
+ *                      Qwen3's per-head q/k norms of d each)
+ *   layer FLOPs/token  2 * (W_att + W_mlp)     (2 FLOPs per multiply-accumulate)
+ *   attention FLOPs    4 * nh * d per token per context position (QK^T and AV)
+ *   KV bytes/token     2 * nkv * d * 2         (K and V in fp16, one layer)
+ *   LM head            V*H weights, 2*V*H FLOPs/token; embedding V*H weights
+ *   total bytes        L*layer + final norm + embedding + (tied ? 0 : LM head)
+ * Simplifications: no biases (none of these models has any), softmax/RoPE/norm FLOPs are
+ * ignored (< 0.1 % of the matmuls), the embedding is stored in the same format as the
+ * layers. Quantisation bits per weight: q4_0 4.5 (4-bit + fp16 scale per 32, ggml), q8_0 8.5
+ * (ggml), w4a16 4.25 (assumed: 4-bit weights + fp16 scale per group of 64, as in QNN
+ * block quantisation), fp16 16. Sizes are checked against REFERENCE.md section 4 in
+ * tests/workloads. */
+#include "workloads/model.h"
+#include <stdlib.h>
+#include <string.h>
+#include "sim/yaml.h"
+#include "workloads/workloads_int.h"
+
+struct ls_model {
+  char id[64];
+  char family[32];
+  char draft[64];
+  char quant[16];
+  int is_target;
+  int qk_norm; /* Qwen3: RMSNorm on each head's q and k */
+  double params_b;
+  ls_model_arch a;
+};
+
+typedef struct quant_info {
+  const char *name;
+  double bits;
+} quant_info;
+
+static const quant_info QUANTS[] = {
+    {"q4_0", 4.5}, {"w4a16", 4.25}, {"q8_0", 8.5}, {"fp16", 16.0},
+};
+static const char *const QUANT_NAMES[] = {"q4_0", "w4a16", "q8_0", "fp16", NULL};
+static const char *const FAMILIES[] = {"llama3", "qwen3", NULL};
+static const char *const ROLES[] = {"draft", "target", NULL};
+
+double ls_model_quant_bits(const char *quant)
+{
+  for (size_t i = 0; i < sizeof QUANTS / sizeof QUANTS[0]; i++)
+    if (quant && strcmp(quant, QUANTS[i].name) == 0)
+      return QUANTS[i].bits;
+  return -1.0;
+}
+
+static int read_int(const ls_ynode *m, const char *key, long lo, long hi, int *out, ls_error *err)
+{
+  long v;
+  int rc = ls_yreq_int(m, key, lo, hi, &v, err);
+  *out = (int)v;
+  return rc;
+}
+
+static int read_arch(const ls_ynode *root, ls_model *m, ls_error *err)
+{
+  ls_ynode a;
+  int rc = ls_ymap_require(root, "arch", &a, err);
+  if (!rc) rc = ls_ynode_expect(&a, LS_Y_MAP, err);
+  if (!rc) rc = read_int(&a, "n_layers", 1, 1000, &m->a.n_layers, err);
+  if (!rc) rc = read_int(&a, "hidden", 1, 1 << 20, &m->a.hidden, err);
+  if (!rc) rc = read_int(&a, "ffn", 1, 1 << 22, &m->a.ffn, err);
+  if (!rc) rc = read_int(&a, "n_heads", 1, 4096, &m->a.n_heads, err);
+  if (!rc) rc = read_int(&a, "n_kv_heads", 1, 4096, &m->a.n_kv_heads, err);
+  if (!rc) rc = read_int(&a, "head_dim", 1, 4096, &m->a.head_dim, err);
+  if (!rc) rc = read_int(&a, "vocab", 1, 1 << 24, &m->a.vocab, err);
+  if (!rc) rc = ls_yopt_bool(&a, "tied_embeddings", 0, &m->a.tied_embeddings, err);
+  if (!rc) rc = ls_yopt_bool(&a, "qk_norm", 0, &m->qk_norm, err);
+  if (!rc && m->a.n_heads % m->a.n_kv_heads != 0)
+    rc = ls_ynode_error(&a, err, LS_EINVALID, "n_heads (%d) must be a multiple of n_kv_heads (%d)",
+                        m->a.n_heads, m->a.n_kv_heads);
+  if (!rc) rc = ls_ymap_finish(&a, err);
+  return rc;
+}
+
+static int copy_str(const ls_ynode *root, const char *key, int required, char *dst, size_t size,
+                    ls_error *err)
+{
+  const char *s = NULL;
+  int rc = required ? ls_yreq_string(root, key, &s, err) : ls_yopt_string(root, key, "", &s, err);
+  if (rc)
+    return rc;
+  if (strlen(s) >= size) {
+    ls_ynode n;
+    ls_ymap_find(root, key, &n);
+    return ls_ynode_error(&n, err, LS_ERANGE, "'%s' is too long (max %zu characters)", s, size - 1);
+  }
+  memcpy(dst, s, strlen(s) + 1);
+  return LS_OK;
+}
+
+static int read_model(ls_ydoc *doc, ls_model *m, ls_error *err)
+{
+  ls_ynode root = ls_ydoc_root(doc), n;
+  int rc = ls_ynode_expect(&root, LS_Y_MAP, err);
+  int fam = 0, role = 0, q = 0;
+  if (!rc) rc = copy_str(&root, "id", 1, m->id, sizeof m->id, err);
+  if (!rc) rc = ls_yreq_enum(&root, "family", FAMILIES, &fam, err);
+  if (!rc) rc = ls_yreq_enum(&root, "role", ROLES, &role, err);
+  if (!rc) rc = copy_str(&root, "default_draft", 0, m->draft, sizeof m->draft, err);
+  if (!rc) rc = ls_yreq_enum(&root, "default_quant", QUANT_NAMES, &q, err);
+  if (!rc) rc = ls_yreq_double(&root, "params_b", LS_Y_POS, 1e4, &m->params_b, err);
+  if (!rc) rc = read_arch(&root, m, err);
+  if (rc)
+    return rc;
+  snprintf(m->family, sizeof m->family, "%s", FAMILIES[fam]);
+  snprintf(m->quant, sizeof m->quant, "%s", QUANT_NAMES[q]);
+  m->is_target = role == 1;
+  if (m->is_target && m->draft[0] == '\0')
+    return ls_ynode_error(&root, err, LS_ESCHEMA, "a target needs default_draft");
+  if (!m->is_target && m->draft[0] != '\0') {
+    ls_ymap_find(&root, "default_draft", &n);
+    return ls_ynode_error(&n, err, LS_ESCHEMA, "a draft model has no default_draft");
+  }
+  return ls_ymap_finish(&root, err);
+}
+
+int ls_model_load(ls_model **out, const char *path, ls_error *err)
+{
+  *out = NULL;
+  ls_ydoc *doc = NULL;
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  if (rc)
+    return rc;
+  ls_model *m = calloc(1, sizeof *m);
+  if (!m) {
+    ls_ydoc_free(doc);
+    return ls_error_set(err, LS_ENOMEM, "out of memory loading %s", path);
+  }
+  rc = read_model(doc, m, err);
+  char want[64];
+  ls_wl_file_id(path, want, sizeof want);
+  if (!rc && strcmp(want, m->id) != 0) {
+    ls_ynode root = ls_ydoc_root(doc), idn;
+    ls_ymap_find(&root, "id", &idn);
+    rc = ls_ynode_error(&idn, err, LS_EINVALID, "id '%s' does not match the file name '%s'", m->id, want);
+  }
+  ls_ydoc_free(doc);
+  if (rc) {
+    free(m);
+    return rc;
+  }
+  *out = m;
+  return LS_OK;
+}
+
+int ls_model_load_id(ls_model **out, const char *data_root, const char *id, ls_error *err)
+{
+  char path[LS_WL_PATH];
+  *out = NULL;
+  int rc = ls_wl_resolve(data_root, "workloads/models", "model", id, path, sizeof path, err);
+  return rc ? rc : ls_model_load(out, path, err);
+}
+
+int ls_model_list(const char *data_root, char (*ids)[64], int max)
+{
+  return ls_wl_list(data_root, "workloads/models", ids, max);
+}
+
+void ls_model_free(ls_model *m) { free(m); }
+const char *ls_model_id(const ls_model *m) { return m->id; }
+const char *ls_model_family(const ls_model *m) { return m->family; }
+int ls_model_is_target(const ls_model *m) { return m->is_target; }
+const char *ls_model_default_draft(const ls_model *m) { return m->is_target ? m->draft : NULL; }
+const char *ls_model_default_quant(const ls_model *m) { return m->quant; }
+void ls_model_arch_get(const ls_model *m, ls_model_arch *out) { *out = m->a; }
+
+int ls_model_costs_get(const ls_model *m, const char *quant, ls_model_costs *out, ls_error *err)
+{
+  const char *qn = quant ? quant : m->quant;
+  double bits = ls_model_quant_bits(qn);
+  if (bits < 0)
+    return ls_error_set(err, LS_EINVALID, "model %s: unknown quantisation '%s' (valid: q4_0, w4a16, q8_0, fp16)",
+                        m->id, qn);
+  const ls_model_arch *a = &m->a;
+  double H = a->hidden, q_dim = (double)a->n_heads * a->head_dim, kv_dim = (double)a->n_kv_heads * a->head_dim;
+  double w_att = H * q_dim + 2.0 * H * kv_dim + q_dim * H;
+  double w_mlp = 3.0 * H * a->ffn;
+  double norm_w = 2.0 * H + (m->qk_norm ? 2.0 * a->head_dim : 0.0);
+  double head_w = (double)a->vocab * H;
+  memset(out, 0, sizeof *out);
+  out->n_layers = a->n_layers;
+  out->hidden = a->hidden;
+  out->vocab = a->vocab;
+  out->layer_bytes = (w_att + w_mlp) * bits / 8.0 + norm_w * 2.0;
+  out->layer_flops_per_token = 2.0 * (w_att + w_mlp);
+  out->attn_flops_per_token_per_ctx = 4.0 * q_dim;
+  out->kv_bytes_per_token = 2.0 * kv_dim * 2.0;
+  out->lmhead_bytes = head_w * bits / 8.0;
+  out->lmhead_flops_per_token = 2.0 * head_w;
+  out->embed_bytes = head_w * bits / 8.0;
+  out->total_bytes = a->n_layers * out->layer_bytes + H * 2.0 + out->embed_bytes +
+                     (a->tied_embeddings ? 0.0 : out->lmhead_bytes);
+  return LS_OK;
+}
+
+double ls_model_params(const ls_model *m)
+{
+  const ls_model_arch *a = &m->a;
+  double H = a->hidden, q_dim = (double)a->n_heads * a->head_dim, kv_dim = (double)a->n_kv_heads * a->head_dim;
+  double layer = 2.0 * H * q_dim + 2.0 * H * kv_dim + 3.0 * H * a->ffn + 2.0 * H +
+                 (m->qk_norm ? 2.0 * a->head_dim : 0.0);
+  double emb = (double)a->vocab * H;
+  return a->n_layers * layer + H + emb * (a->tied_embeddings ? 1.0 : 2.0);
+}
+
+double ls_model_params_declared(const ls_model *m) { return m->params_b * 1e9; }

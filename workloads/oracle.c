@@ -1,0 +1,352 @@
+/* workloads/oracle: the synthetic token oracle (DESIGN.md section 4).
+ *
+ * Text and keys. For prompt p the true text has canonical node keys
+ *   K(t) = key2(B_p, t),  B_p = LS_KEY(seed, TEXT, p),   t = text position,
+ * where t = 0 is the prompt's last token and t = 1.. are generated tokens. A cycle rooted at
+ * position pos has root key K(pos); a node at depth d of its tree stands for position pos+d.
+ * The child of rank r of node (k, d) is K(pos+d+1) when k = K(pos+d) and r is the true rank
+ * there (the target's token), and key2(key2(k, CHILD), r) otherwise (off the true path).
+ * So true-path nodes get identical draws whatever position a cycle starts at (all systems
+ * decode the same text), and every draw is a pure function of (seed, p, t, path).
+ *
+ * Latent regime. Per prompt, a two-state Markov chain s_t in {easy, hard} along the text:
+ * P(easy->hard) = a, P(hard->easy) = b, s_0 from the stationary law (P(hard) = a/(a+b)), each
+ * step one counter-based uniform. Precomputed once per prompt up to output_len + MARGIN
+ * positions (deeper positions reuse the last state). Mean run lengths 1/a and 1/b make
+ * acceptance bursty, as observed in real decoding (easy boilerplate vs hard content).
+ *
+ * Draft probabilities at a node (key k, position t, regime s), K = LS_VIEW_TOPK_MAX:
+ *   q_1 = logistic(mu_s + sd_s * z),  z = Phi^-1(u(k, TOP1))  (a logit-normal, a Beta look-alike
+ *         that needs one normal draw instead of a Gamma rejection loop);
+ *   ranks 2..K: stick-breaking of the remaining mass 1 - q_1 with v_j ~ Beta(1, c_s) drawn by
+ *         inverse CDF v = 1 - (1-u)^(1/c_s); the pieces are sorted descending and capped by
+ *         their predecessor so the list is descending (its sum stays <= 1).
+ * Always all K values are computed, so a request for k < K returns a prefix of the same list.
+ *
+ * True rank (true-path nodes only): the target picks rank i with probability
+ *   P_i = kappa_s * q_i^gamma   (scaled down to sum 1 if needed),  none with 1 - sum P_i,
+ * a calibration curve: the more confident the draft, the likelier its top candidates match;
+ * gamma < 1 means an under-confident draft, kappa_s < 1 leaves room for misses. One uniform
+ * u(K(t), TRUE) walks the cumulative P. Cached per prompt for t < output_len + MARGIN.
+ *
+ * Validation modes. iid: one candidate with draft probability alpha, true rank 0 w.p. alpha,
+ * else none (chain SD then gives (1-alpha^(g+1))/(1-alpha) tokens per cycle). positional:
+ * candidates q_i = p_i and true rank i w.p. p_i (Sequoia's assumption), none w.p. 1 - sum p.
+ *
+ * Early-exit predictor score of a node:
+ *   score = mu * [on true path] + w * logit(draft_prob) + z,  z ~ N(0,1) from u(k, EXIT),
+ *   mu = sqrt(2) * Phi^-1(AUC),
+ * so at equal draft confidence the on-path vs off-path AUC is exactly AUC (equal-variance
+ * binormal model); w adds the dependence on the draft's confidence.
+ *
+ * Prompt and output lengths: lognormal (median, sigma) clamped to [min, max], one normal draw
+ * per (seed, p); output lengths are multiplied by the process's output_scale (thinking). */
+#include "workloads/oracle.h"
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/rng.h"
+#include "workloads/dataset_int.h"
+
+#define NCAND LS_VIEW_TOPK_MAX
+#define MARGIN 1088 /* cached positions past output_len: the deepest tree plus slack */
+#define GOLDEN 0x9E3779B97F4A7C15ULL
+
+enum { TAG_TEXT = 0x5458, TAG_CHILD, TAG_TOP1, TAG_STICK, TAG_TRUE, TAG_EXIT, TAG_REGIME, TAG_PLEN, TAG_OLEN };
+
+typedef struct prompt_state {
+  int prompt_len, output_len, horizon;
+  uint64_t base;   /* B_p */
+  uint8_t *regime; /* [horizon] */
+  int8_t *rank;    /* [horizon] true rank at K(t) */
+} prompt_state;
+
+struct ls_oracle {
+  uint64_t seed;
+  ls_dataset_kind kind;
+  int n;
+  ls_wl_process proc;
+  double alpha;
+  double p[NCAND];
+  int np;
+  double auc, exit_mu, exit_w;
+  prompt_state *ps;
+};
+
+static uint64_t true_key(const prompt_state *ps, int t) { return ls_key2(ps->base, (uint64_t)t); }
+
+static int regime_at(const prompt_state *ps, int t) { return ps->regime[t < ps->horizon ? t : ps->horizon - 1]; }
+
+static void sort_desc(double *x, int n)
+{
+  for (int i = 1; i < n; i++) {
+    double v = x[i];
+    int j = i - 1;
+    while (j >= 0 && x[j] < v) {
+      x[j + 1] = x[j];
+      j--;
+    }
+    x[j + 1] = v;
+  }
+}
+
+static int synth_probs(const ls_wl_process *pr, int s, uint64_t key, double *q)
+{
+  const ls_wl_regime *r = &pr->regime[s];
+  double z = ls_normal(ls_key2(key, TAG_TOP1));
+  q[0] = 1.0 / (1.0 + exp(-(r->logit_mean + r->logit_sd * z)));
+  double rem = 1.0 - q[0], inv = 1.0 / r->tail;
+  uint64_t h = ls_key2(key, TAG_STICK);
+  for (int j = 1; j < NCAND; j++) {
+    double u = ls_uniform(h + (uint64_t)j * GOLDEN);
+    double piece = rem * (1.0 - pow(1.0 - u, inv));
+    q[j] = piece;
+    rem -= piece;
+  }
+  sort_desc(q + 1, NCAND - 1);
+  for (int j = 1; j < NCAND; j++)
+    if (q[j] > q[j - 1])
+      q[j] = q[j - 1];
+  return NCAND;
+}
+
+/* Draft top-K at node key, position t: fills q, returns the count. */
+static int node_probs(const ls_oracle *o, const prompt_state *ps, uint64_t key, int t, double *q)
+{
+  switch (o->kind) {
+  case LS_DATASET_IID:
+    q[0] = o->alpha;
+    return 1;
+  case LS_DATASET_POSITIONAL:
+    memcpy(q, o->p, (size_t)o->np * sizeof *q);
+    return o->np;
+  default:
+    return synth_probs(&o->proc, regime_at(ps, t), key, q);
+  }
+}
+
+static int rank_draw(const ls_oracle *o, const prompt_state *ps, uint64_t key, int t)
+{
+  double u = ls_uniform(ls_key2(key, TAG_TRUE));
+  if (o->kind == LS_DATASET_IID)
+    return u < o->alpha ? 0 : -1;
+  double q[NCAND], P[NCAND], sum = 0.0;
+  int n = node_probs(o, ps, key, t, q);
+  if (o->kind == LS_DATASET_POSITIONAL) {
+    memcpy(P, q, (size_t)n * sizeof *P);
+  } else {
+    const ls_wl_regime *r = &o->proc.regime[regime_at(ps, t)];
+    for (int i = 0; i < n; i++)
+      P[i] = r->agree * pow(q[i], o->proc.calibration);
+  }
+  for (int i = 0; i < n; i++)
+    sum += P[i];
+  double scale = sum > 1.0 ? 1.0 / sum : 1.0, cum = 0.0;
+  for (int i = 0; i < n; i++) {
+    cum += P[i] * scale;
+    if (u < cum)
+      return i;
+  }
+  return -1;
+}
+
+static int rank_at(const ls_oracle *o, const prompt_state *ps, int t)
+{
+  return t < ps->horizon ? ps->rank[t] : rank_draw(o, ps, true_key(ps, t), t);
+}
+
+/* ---- the view (ctx = the cycle) ---- */
+
+static int view_candidates(const void *ctx, uint64_t key, int depth, double *probs, int k)
+{
+  const ls_oracle_cycle *c = ctx;
+  const prompt_state *ps = &c->o->ps[c->prompt];
+  double q[NCAND];
+  int n = node_probs(c->o, ps, key, c->pos + depth, q);
+  if (k > n)
+    k = n;
+  if (k < 0)
+    k = 0;
+  memcpy(probs, q, (size_t)k * sizeof *probs);
+  return k;
+}
+
+static uint64_t view_child_key(const void *ctx, uint64_t key, int depth, int rank)
+{
+  const ls_oracle_cycle *c = ctx;
+  const prompt_state *ps = &c->o->ps[c->prompt];
+  int t = c->pos + depth;
+  if (key == true_key(ps, t) && rank == rank_at(c->o, ps, t))
+    return true_key(ps, t + 1);
+  return ls_key2(ls_key2(key, TAG_CHILD), (uint64_t)rank);
+}
+
+void ls_oracle_begin(const ls_oracle *o, int prompt, int pos, ls_oracle_cycle *cyc, ls_draft_view *view)
+{
+  cyc->o = o;
+  cyc->prompt = prompt;
+  cyc->pos = pos;
+  cyc->root_key = true_key(&o->ps[prompt], pos);
+  view->ctx = cyc;
+  view->root_key = cyc->root_key;
+  view->candidates = view_candidates;
+  view->child_key = view_child_key;
+}
+
+int ls_oracle_true_rank(const ls_oracle_cycle *cyc, uint64_t key, int depth)
+{
+  const prompt_state *ps = &cyc->o->ps[cyc->prompt];
+  int t = cyc->pos + depth;
+  return key == true_key(ps, t) ? rank_at(cyc->o, ps, t) : LS_ORACLE_OFF_PATH;
+}
+
+double ls_oracle_exit_score(const ls_oracle_cycle *cyc, uint64_t key, int depth, double draft_prob)
+{
+  const ls_oracle *o = cyc->o;
+  int on = key == true_key(&o->ps[cyc->prompt], cyc->pos + depth);
+  double p = draft_prob < 1e-9 ? 1e-9 : (draft_prob > 1.0 - 1e-9 ? 1.0 - 1e-9 : draft_prob);
+  return o->exit_mu * on + o->exit_w * log(p / (1.0 - p)) + ls_normal(ls_key2(key, TAG_EXIT));
+}
+
+/* ---- creation ---- */
+
+static int draw_len(const ls_wl_lendist *d, double scale, uint64_t key)
+{
+  double x = scale * exp(log(d->median) + d->sigma * ls_normal(key));
+  double hi = ceil(scale * d->max);
+  x = x < d->min ? d->min : (x > hi ? hi : x);
+  return (int)lround(x);
+}
+
+static int init_prompt(ls_oracle *o, const ls_dataset *ds, int p, ls_error *err)
+{
+  prompt_state *ps = &o->ps[p];
+  double scale = o->kind == LS_DATASET_SYNTH ? o->proc.output_scale : 1.0;
+  ps->prompt_len = draw_len(&ds->prompt_len, 1.0, LS_KEY(o->seed, TAG_PLEN, (uint64_t)p));
+  ps->output_len = draw_len(&ds->output_len, scale, LS_KEY(o->seed, TAG_OLEN, (uint64_t)p));
+  ps->horizon = ps->output_len + MARGIN;
+  ps->base = LS_KEY(o->seed, TAG_TEXT, (uint64_t)p);
+  ps->regime = calloc((size_t)ps->horizon, 1);
+  ps->rank = calloc((size_t)ps->horizon, 1);
+  if (!ps->regime || !ps->rank)
+    return ls_error_set(err, LS_ENOMEM, "oracle: out of memory for prompt %d", p);
+  if (o->kind == LS_DATASET_SYNTH) {
+    double a = o->proc.easy_to_hard, b = o->proc.hard_to_easy;
+    uint64_t rk = LS_KEY(o->seed, TAG_REGIME, (uint64_t)p);
+    int s = ls_uniform(rk) < a / (a + b);
+    for (int t = 0; t < ps->horizon; t++) {
+      if (t > 0) {
+        double u = ls_uniform(ls_key2(rk, (uint64_t)t));
+        s = s ? (u < b ? 0 : 1) : (u < a ? 1 : 0);
+      }
+      ps->regime[t] = (uint8_t)s;
+    }
+  }
+  for (int t = 0; t < ps->horizon; t++)
+    ps->rank[t] = (int8_t)rank_draw(o, ps, true_key(ps, t), t);
+  return LS_OK;
+}
+
+static int pick_process(ls_oracle *o, const ls_dataset *ds, const ls_model *target, const ls_model *draft,
+                        ls_kv *kv, ls_error *err)
+{
+  static const char *const BOOLS[] = {"false", "true", NULL};
+  int thinking = 0, rc = ls_kv_enum(kv, "workload.thinking", BOOLS, 0, &thinking, err);
+  if (rc)
+    return rc;
+  if (draft && strcmp(ls_model_family(draft), ls_model_family(target)) != 0)
+    return ls_error_set(err, LS_EINVALID, "draft %s (%s) does not match target %s (%s): families differ",
+                        ls_model_id(draft), ls_model_family(draft), ls_model_id(target), ls_model_family(target));
+  if (o->kind != LS_DATASET_SYNTH)
+    return LS_OK;
+  /* workload.thinking only changes Qwen3 (Llama-3.1 is "Instruct" only, REFERENCE.md 1). */
+  int pi = strcmp(ls_model_family(target), "qwen3") == 0
+               ? (thinking ? LS_PROC_QWEN3_THINK : LS_PROC_QWEN3_NOTHINK)
+               : LS_PROC_LLAMA3;
+  if (!ds->proc[pi].present)
+    return ls_error_set(err, LS_EINVALID, "dataset %s has no acceptance process '%s' (for target %s)",
+                        ds->id, ls_wl_process_names[pi], ls_model_id(target));
+  o->proc = ds->proc[pi];
+  return LS_OK;
+}
+
+static int read_settings(ls_oracle *o, const ls_dataset *ds, ls_kv *kv, ls_error *err)
+{
+  long n = ds->default_prompts;
+  int rc = ls_kv_int(kv, "workload.prompts", 1, 100000, ds->default_prompts, &n, err);
+  o->n = (int)n;
+  if (!rc) rc = ls_kv_double(kv, "workload.auc", 0.5, 0.9999, ds->auc, &o->auc, err);
+  o->alpha = ds->alpha;
+  o->np = ds->np;
+  memcpy(o->p, ds->p, sizeof o->p);
+  if (!rc && o->kind == LS_DATASET_IID)
+    rc = ls_kv_double(kv, "workload.alpha", 0.0, 1.0, ds->alpha, &o->alpha, err);
+  if (!rc && o->kind == LS_DATASET_POSITIONAL) {
+    rc = ls_kv_doubles(kv, "workload.p", 0.0, 1.0, o->p, NCAND, &o->np, err);
+    double s = 0.0;
+    for (int i = 0; i < o->np; i++)
+      s += o->p[i];
+    if (!rc && (o->np < 1 || s > 1.0 + 1e-12))
+      rc = ls_error_set(err, LS_ERANGE, "workload.p: needs 1..%d probabilities summing to <= 1 (sum %g)", NCAND, s);
+    for (int i = 1; !rc && i < o->np; i++)
+      if (o->p[i] > o->p[i - 1])
+        rc = ls_error_set(err, LS_ERANGE, "workload.p: must be non-increasing (p%d = %g > p%d = %g)",
+                          i + 1, o->p[i], i, o->p[i - 1]);
+  }
+  return rc;
+}
+
+int ls_oracle_create(ls_oracle **out, const ls_dataset *ds, const ls_model *target, const ls_model *draft,
+                     uint64_t seed, ls_kv *kv, ls_error *err)
+{
+  *out = NULL;
+  ls_kv *own = NULL;
+  int rc = LS_OK;
+  if (!kv && (rc = ls_kv_create(&own, err)) != LS_OK)
+    return rc;
+  if (!target || !ls_model_is_target(target))
+    rc = ls_error_set(err, LS_EINVALID, "oracle: %s is not a target model", target ? ls_model_id(target) : "(none)");
+  ls_oracle *o = calloc(1, sizeof *o);
+  if (!rc && !o)
+    rc = ls_error_set(err, LS_ENOMEM, "oracle: out of memory");
+  if (!rc) {
+    o->seed = seed;
+    o->kind = ds->kind;
+    o->exit_w = ds->conf_weight;
+    rc = pick_process(o, ds, target, draft, kv ? kv : own, err);
+  }
+  if (!rc) rc = read_settings(o, ds, kv ? kv : own, err);
+  if (!rc) {
+    o->exit_mu = sqrt(2.0) * gsl_cdf_ugaussian_Pinv(o->auc);
+    o->ps = calloc((size_t)o->n, sizeof *o->ps);
+    if (!o->ps)
+      rc = ls_error_set(err, LS_ENOMEM, "oracle: out of memory");
+  }
+  for (int p = 0; !rc && p < o->n; p++)
+    rc = init_prompt(o, ds, p, err);
+  ls_kv_free(own);
+  if (rc) {
+    ls_oracle_free(o);
+    return rc;
+  }
+  *out = o;
+  return LS_OK;
+}
+
+void ls_oracle_free(ls_oracle *o)
+{
+  if (!o)
+    return;
+  for (int p = 0; o->ps && p < o->n; p++) {
+    free(o->ps[p].regime);
+    free(o->ps[p].rank);
+  }
+  free(o->ps);
+  free(o);
+}
+
+int ls_oracle_prompts(const ls_oracle *o) { return o->n; }
+int ls_oracle_prompt_len(const ls_oracle *o, int prompt) { return o->ps[prompt].prompt_len; }
+int ls_oracle_output_len(const ls_oracle *o, int prompt) { return o->ps[prompt].output_len; }
+double ls_oracle_auc(const ls_oracle *o) { return o->auc; }
