@@ -1,0 +1,41 @@
+/* devices/cpu: a big.LITTLE CPU as clusters of identical cores.
+ *
+ * `threads` threads take the fastest cores first (clusters in profile order, fastest first).
+ * A matmul over weights W bytes for n tokens is a roofline of two throughputs:
+ *   GEMV (bandwidth-bound): W / min(sum of per-core gemv bandwidth, max_bw)
+ *   GEMM (compute-bound):   n * flops_per_token / sum(freq * flops_per_cycle)
+ *   t = max(both) + per-call overhead. See cpu.c for sources. */
+#ifndef LS_DEVICES_CPU_H
+#define LS_DEVICES_CPU_H
+#include <stdint.h>
+#include "devices/work.h"
+#include "sim/error.h"
+
+#define LS_CPU_MAX_CLUSTERS 4
+
+typedef struct ls_cpu_cluster {
+  char name[32];          /* "Cortex-X4" */
+  int cores;
+  double freq_hz;
+  double gemv_bw_per_core; /* B/s of quantised weights one core streams in GEMV */
+  double flops_per_cycle;  /* effective GEMM FLOPs per cycle per core */
+  double core_w;           /* power of one active core */
+} ls_cpu_cluster;
+
+typedef struct ls_cpu_params {
+  int n_clusters;
+  ls_cpu_cluster cluster[LS_CPU_MAX_CLUSTERS];
+  double max_bw;           /* B/s, DRAM bandwidth the CPU side can draw */
+  double call_s;           /* per-call overhead (thread wake-up, sync) */
+  int default_threads;
+  double idle_w;           /* whole CPU complex idle */
+} ls_cpu_params;
+
+int ls_cpu_total_cores(const ls_cpu_params *c);
+/* Active cores per cluster for `threads` threads (fastest first); returns threads used. */
+int ls_cpu_assign(const ls_cpu_params *c, int threads, int *per_cluster);
+int64_t ls_cpu_layer_ns(const ls_cpu_params *c, const ls_layer_work *w, int tokens, int ctx_len, int threads);
+int64_t ls_cpu_lmhead_ns(const ls_cpu_params *c, double lmhead_bytes, double flops_per_token, int tokens,
+                         int threads);
+
+#endif

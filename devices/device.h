@@ -1,0 +1,54 @@
+/* devices/device: one phone (or the desktop GPU reference) as loaded from
+ * devices/profiles/<id>.yaml: flash, dram, npu, cpu and power parts.
+ *
+ * Every number of a profile carries a YAML comment with its source or says `calibrated:` /
+ * `assumed:` (checked by the tests). Loading validates everything: missing required keys,
+ * unknown keys, zero/negative rates, wrong unit kinds, non-monotone batch curves are errors
+ * located at file:line:col. A loaded device is immutable except through ls_device_apply. */
+#ifndef LS_DEVICES_DEVICE_H
+#define LS_DEVICES_DEVICE_H
+#include "devices/cpu.h"
+#include "devices/dram.h"
+#include "devices/flash.h"
+#include "devices/npu.h"
+#include "devices/power.h"
+#include "sim/error.h"
+#include "sim/kv.h"
+
+typedef struct ls_device ls_device;
+
+/* Loads and validates one profile file. *out owned by caller (ls_device_free). */
+int ls_device_load(ls_device **out, const char *path, ls_error *err);
+/* data_root/devices/profiles/<id>.yaml; unknown id -> LS_ENOTFOUND listing valid ids. */
+int ls_device_load_id(ls_device **out, const char *data_root, const char *id, ls_error *err);
+/* Writes up to max profile ids (sorted) into ids; returns how many exist (may exceed max), or
+ * a negative status when the folder cannot be read. */
+int ls_device_list(const char *data_root, char (*ids)[64], int max);
+/* Overrides from "device.*" settings (marks them used):
+ *   device.flash.bandwidth (effective sequential read, e.g. "3 GB/s"; the path is kept and
+ *   the link rate rescaled), device.flash.path (direct|page_cache), device.flash.chunk,
+ *   device.flash.queue_depth, device.dram.budget (resident target bytes),
+ *   device.npu.dispatch (time), device.cpu.threads. */
+int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err);
+void ls_device_free(ls_device *d);
+/* Deep copy (for per-run overrides). *out owned by caller. */
+int ls_device_clone(ls_device **out, const ls_device *d, ls_error *err);
+
+const char *ls_device_id(const ls_device *d);    /* borrowed: "oneplus-12" */
+const char *ls_device_name(const ls_device *d);  /* borrowed: "OnePlus 12" */
+const char *ls_device_soc(const ls_device *d);   /* borrowed: "Snapdragon 8 Gen 3" */
+const char *ls_device_path(const ls_device *d);  /* borrowed: file it came from */
+/* 1 when the "npu" section describes a GPU (desktop reference). */
+int ls_device_is_gpu(const ls_device *d);
+
+/* Parts (borrowed; valid until ls_device_free; changed only by ls_device_apply). */
+const ls_flash_params *ls_device_flash(const ls_device *d);
+const ls_dram_params *ls_device_dram(const ls_device *d);
+const ls_npu_params *ls_device_npu(const ls_device *d);
+const ls_cpu_params *ls_device_cpu(const ls_device *d);
+const ls_power_params *ls_device_power(const ls_device *d);
+
+/* Prints the resolved values with units (for `leversim profiles show`). */
+void ls_device_print(const ls_device *d, FILE *f);
+
+#endif

@@ -1,0 +1,62 @@
+/* devices/flash: a UFS (or NVMe) flash device: parameters, pure cost query, event model.
+ *
+ * A read of B bytes is split into requests of `chunk` bytes (the last one shorter); at most
+ * `queue_depth` requests are outstanding on the device. Each request first waits its command
+ * latency (drawn from the latency distribution; NAND read + controller, served in parallel
+ * across queue slots), then moves its data over the link, a single server whose rate is the
+ * effective bandwidth: link_bandwidth x path efficiency (UFS stripes one transfer over all
+ * lanes). Throughput vs request size and queue depth, and the IOPS limit of small reads,
+ * emerge from these events. See flash.c for the equations and sources. */
+#ifndef LS_DEVICES_FLASH_H
+#define LS_DEVICES_FLASH_H
+#include <stdint.h>
+#include "devices/latency.h"
+#include "sim/engine.h"
+#include "sim/resource.h"
+
+typedef enum { LS_PATH_DIRECT = 0, LS_PATH_PAGE_CACHE = 1 } ls_flash_path;
+
+typedef struct ls_flash_params {
+  char interface[32];         /* "UFS 4.0" */
+  int lanes;                  /* informative (link rate already aggregates lanes) */
+  double link_bandwidth;      /* B/s, sequential read capability of the device */
+  double efficiency[2];       /* fraction of link_bandwidth the read path sustains, by ls_flash_path */
+  ls_flash_path path;         /* read path the app uses */
+  double chunk_bytes;         /* request size of a layer read */
+  int queue_depth;            /* outstanding requests */
+  ls_latency_dist latency;    /* per-request command latency */
+  double read_j_per_byte;     /* read energy */
+  double idle_w;              /* idle power of the device */
+} ls_flash_params;
+
+/* Effective data rate of the configured path, B/s. */
+double ls_flash_effective_bw(const ls_flash_params *f);
+/* Sets link_bandwidth so that the configured path's effective rate becomes bw (B/s). */
+void ls_flash_set_effective_bw(ls_flash_params *f, double bw);
+/* Expected time (ns) of one read of `bytes` on an idle device at the profile's chunk size and
+ * queue depth. ls_flash_read_ns_at takes explicit chunk and queue depth. 0 for bytes <= 0. */
+int64_t ls_flash_read_ns(const ls_flash_params *f, double bytes);
+int64_t ls_flash_read_ns_at(const ls_flash_params *f, double bytes, double chunk, int qd);
+
+/* ---- event model ---- */
+typedef struct ls_flash_dev ls_flash_dev;
+/* Done callback of a whole read: ctx as given to ls_flash_dev_read. */
+typedef void (*ls_flash_done_fn)(ls_engine *e, void *ctx);
+
+/* p is copied; e is borrowed and must outlive the device. Latencies come from the named
+ * stream ("flash", stream_id) of seed. *out owned by caller. */
+int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params *p, uint64_t seed,
+                        uint64_t stream_id, ls_error *err);
+void ls_flash_dev_free(ls_flash_dev *d);
+/* Starts a read of `bytes` now; reads are served in FIFO order (a later read's requests are
+ * issued once every request of earlier reads has been issued). done fires when its last
+ * byte has arrived. chunk <= 0 / qd <= 0 mean the profile's values. */
+int ls_flash_dev_read(ls_flash_dev *d, double bytes, ls_flash_done_fn done, void *ctx, ls_error *err);
+int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
+                         void *ctx, ls_error *err);
+double ls_flash_dev_bytes_read(const ls_flash_dev *d);   /* bytes delivered so far */
+uint64_t ls_flash_dev_requests(const ls_flash_dev *d);   /* requests completed */
+int64_t ls_flash_dev_link_busy_ns(const ls_flash_dev *d); /* link transfer time so far */
+int ls_flash_dev_pending(const ls_flash_dev *d);         /* reads not yet done */
+
+#endif
