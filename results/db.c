@@ -1,0 +1,298 @@
+/* results/db: opening a results database and writing runs into it.
+ *
+ * Invariants:
+ *  - a run is written in one BEGIN IMMEDIATE transaction (delete previous row of the id, insert
+ *    run, metrics, steps, commit); on any error the transaction is rolled back, so readers and
+ *    a later --resume see either the whole run or nothing;
+ *  - WAL journal + busy timeout: concurrent writers (shards, two sweeps on one file) queue on
+ *    the write lock instead of failing; BEGIN IMMEDIATE takes the lock up front, so two
+ *    writers never deadlock upgrading a read transaction;
+ *  - synchronous=NORMAL in WAL mode: a killed process loses nothing committed; a power cut may
+ *    lose the last commits but never corrupts the file (SQLite's documented WAL guarantee);
+ *  - statements are prepared once per connection and reset after each use.
+ * The run id hash: two 64-bit chains over the bytes of part, NUL, config JSON, NUL and the seed's
+ * 8 bytes — FNV-1a 64 and a SplitMix64-finalised multiply-xorshift chain with another seed.
+ * Not cryptographic: it only has to make accidental collisions between configurations
+ * vanishingly unlikely (2^-128 per pair). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "results/db_int.h"
+
+#define LS_DB_BUSY_MS 60000  /* a writer waits up to a minute for another's commit */
+
+int ls_db_fail(ls_db *db, ls_error *err, const char *what)
+{
+  return ls_error_set(err, LS_EDB, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+}
+
+int ls_db_exec(ls_db *db, const char *sql, ls_error *err)
+{
+  char *msg = NULL;
+  if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) == SQLITE_OK) return LS_OK;
+  int rc = ls_error_set(err, LS_EDB, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+  sqlite3_free(msg);
+  return rc;
+}
+
+static const char *const stmt_sql[] = {
+    "DELETE FROM runs WHERE run_id = ?1",
+    "INSERT INTO runs(run_id, part, device, model, dataset, system, axes_json, config_json,"
+    " seed, git_sha, version, status, message, wall_s)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    "INSERT INTO metrics(run_id, name, value, unit) VALUES(?1, ?2, ?3, ?4)",
+    "INSERT INTO steps(run_id, cycle, tree_size, verified_tokens, accepted, draft_s, verify_s,"
+    " lmhead_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    "SELECT 1 FROM runs WHERE run_id = ?1",
+    "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
+    "SELECT value FROM metrics WHERE run_id = ?1 AND name = ?2",
+};
+
+static sqlite3_stmt **stmt_slot(ls_db *db, int i)
+{
+  sqlite3_stmt **slots[] = {&db->st_del, &db->st_run, &db->st_metric, &db->st_step,
+                            &db->st_done, &db->st_meta, &db->st_get};
+  return slots[i];
+}
+#define N_STMT ((int)(sizeof stmt_sql / sizeof *stmt_sql))
+
+/* Schema and schema_version, once, under the write lock (two processes may create at once). */
+static int init_schema(ls_db *db, ls_error *err)
+{
+  int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err);
+  if (rc != LS_OK) return rc;
+  rc = ls_db_schema_create(db, err);
+  sqlite3_stmt *st = NULL;
+  if (rc == LS_OK &&
+      sqlite3_prepare_v2(db->h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
+                         NULL) != SQLITE_OK)
+    rc = ls_db_fail(db, err, "reading schema_version");
+  if (rc == LS_OK) {
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+      int v = atoi((const char *)sqlite3_column_text(st, 0));
+      if (v != LS_DB_SCHEMA_VERSION)
+        rc = ls_error_set(err, LS_EDB, "%s: schema_version %d, this leversim reads %d",
+                          db->path, v, LS_DB_SCHEMA_VERSION);
+    } else if (s == SQLITE_DONE) {
+      char sql[128];
+      snprintf(sql, sizeof sql, "INSERT INTO meta VALUES('schema_version', '%d')",
+               LS_DB_SCHEMA_VERSION);
+      rc = ls_db_exec(db, sql, err);
+    } else {
+      rc = ls_db_fail(db, err, "reading schema_version");
+    }
+  }
+  sqlite3_finalize(st);
+  if (rc == LS_OK) return ls_db_exec(db, "COMMIT", err);
+  sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
+}
+
+static int configure(ls_db *db, ls_error *err)
+{
+  if (sqlite3_busy_timeout(db->h, LS_DB_BUSY_MS) != SQLITE_OK ||
+      ls_db_register_math(db->h) != SQLITE_OK)
+    return ls_db_fail(db, err, "configuring the connection");
+  int rc = ls_db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                          " PRAGMA foreign_keys=ON;", err);
+  if (rc == LS_OK) rc = init_schema(db, err);
+  for (int i = 0; rc == LS_OK && i < N_STMT; i++)
+    if (sqlite3_prepare_v3(db->h, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(db, i),
+                           NULL) != SQLITE_OK)
+      rc = ls_db_fail(db, err, "preparing statements");
+  return rc;
+}
+
+int ls_db_open(ls_db **out, const char *path, ls_error *err)
+{
+  *out = NULL;
+  ls_db *db = calloc(1, sizeof *db);
+  if (!db) return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
+  snprintf(db->path, sizeof db->path, "%s", path);
+  if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+      SQLITE_OK) {
+    int rc = ls_error_set(err, LS_EIO, "%s: cannot open database: %s", path,
+                          db->h ? sqlite3_errmsg(db->h) : "out of memory");
+    ls_db_close(db);
+    return rc;
+  }
+  int rc = configure(db, err);
+  if (rc != LS_OK) {
+    ls_db_close(db);
+    return rc;
+  }
+  *out = db;
+  return LS_OK;
+}
+
+void ls_db_close(ls_db *db)
+{
+  if (!db) return;
+  for (int i = 0; i < N_STMT; i++) sqlite3_finalize(*stmt_slot(db, i));
+  sqlite3_close(db->h);
+  free(db);
+}
+
+/* --- run ids ---------------------------------------------------------------------------- */
+
+typedef struct hash2 { uint64_t a, b; } hash2;
+
+static void hash_bytes(hash2 *h, const void *p, size_t n)
+{
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) {
+    h->a = (h->a ^ s[i]) * 0x100000001b3ULL;                 /* FNV-1a 64 */
+    h->b = (h->b + s[i] + 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
+    h->b ^= h->b >> 31;
+  }
+}
+
+static uint64_t mix64(uint64_t z)  /* SplitMix64 finaliser */
+{
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+void ls_db_hash_run(const char *part, const char *config_json, uint64_t seed,
+                    char out[LS_DB_RUN_ID_LEN + 1])
+{
+  hash2 h = {0xcbf29ce484222325ULL, 0x6a09e667f3bcc909ULL};
+  hash_bytes(&h, part, strlen(part) + 1);
+  hash_bytes(&h, config_json, strlen(config_json) + 1);
+  unsigned char sb[8];
+  for (int i = 0; i < 8; i++) sb[i] = (unsigned char)(seed >> (8 * i));
+  hash_bytes(&h, sb, sizeof sb);
+  snprintf(out, LS_DB_RUN_ID_LEN + 1, "%016llx%016llx", (unsigned long long)mix64(h.a),
+           (unsigned long long)mix64(h.b));
+}
+
+/* --- queries and writes ----------------------------------------------------------------- */
+
+int ls_db_run_done(ls_db *db, const char *run_id, int *done, ls_error *err)
+{
+  sqlite3_stmt *st = db->st_done;
+  sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+  int s = sqlite3_step(st);
+  *done = s == SQLITE_ROW;
+  int rc = (s == SQLITE_ROW || s == SQLITE_DONE) ? LS_OK : ls_db_fail(db, err, "resume lookup");
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  return rc;
+}
+
+int ls_db_get_metric(ls_db *db, const char *run_id, const char *name, double *value,
+                     ls_error *err)
+{
+  sqlite3_stmt *st = db->st_get;
+  sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+  int s = sqlite3_step(st), rc;
+  if (s == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+    *value = sqlite3_column_double(st, 0);
+    rc = LS_OK;
+  } else if (s == SQLITE_ROW || s == SQLITE_DONE) {
+    rc = ls_error_set(err, LS_ENOTFOUND, "%s: run %s has no metric %s", db->path, run_id, name);
+  } else {
+    rc = ls_db_fail(db, err, "reading a metric");
+  }
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  return rc;
+}
+
+/* Steps a bound statement once and resets it; LS_OK or the SQLite error. */
+static int step_reset(ls_db *db, sqlite3_stmt *st, ls_error *err, const char *what)
+{
+  int s = sqlite3_step(st);
+  int rc = (s == SQLITE_DONE) ? LS_OK : ls_db_fail(db, err, what);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  return rc;
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+  if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+  else sqlite3_bind_null(st, i);
+}
+
+static int insert_run(ls_db *db, const ls_db_run *r, ls_error *err)
+{
+  sqlite3_stmt *st = db->st_run;
+  const char *text[] = {r->run_id, r->part, r->device, r->model, r->dataset, r->system,
+                        r->axes_json ? r->axes_json : "{}", r->config_json ? r->config_json : "{}"};
+  for (int i = 0; i < 8; i++) bind_text_or_null(st, i + 1, text[i]);
+  sqlite3_bind_int64(st, 9, (sqlite3_int64)r->seed);
+  bind_text_or_null(st, 10, r->git_sha);
+  bind_text_or_null(st, 11, r->version);
+  bind_text_or_null(st, 12, r->status);
+  bind_text_or_null(st, 13, r->message);
+  sqlite3_bind_double(st, 14, r->wall_s);
+  char what[160];
+  snprintf(what, sizeof what, "writing run %s (%s/%s/%s/%s)", r->run_id ? r->run_id : "(null)",
+           r->device ? r->device : "?", r->model ? r->model : "?",
+           r->dataset ? r->dataset : "?", r->system ? r->system : "?");
+  return step_reset(db, st, err, what);
+}
+
+static int insert_metrics(ls_db *db, const char *id, const ls_db_metric *m, int n, ls_error *err)
+{
+  sqlite3_stmt *st = db->st_metric;
+  for (int i = 0; i < n; i++) {
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    bind_text_or_null(st, 2, m[i].name);
+    if (isfinite(m[i].value)) sqlite3_bind_double(st, 3, m[i].value);
+    else sqlite3_bind_null(st, 3);
+    bind_text_or_null(st, 4, m[i].unit);
+    char what[128];
+    snprintf(what, sizeof what, "run %s: metric %s", id, m[i].name ? m[i].name : "(null)");
+    int rc = step_reset(db, st, err, what);
+    if (rc != LS_OK) return rc;
+  }
+  return LS_OK;
+}
+
+static int insert_steps(ls_db *db, const char *id, const ls_db_step *s, int n, ls_error *err)
+{
+  sqlite3_stmt *st = db->st_step;
+  for (int i = 0; i < n; i++) {
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, s[i].cycle);
+    sqlite3_bind_int(st, 3, s[i].tree_size);
+    sqlite3_bind_int(st, 4, s[i].verified_tokens);
+    sqlite3_bind_int(st, 5, s[i].accepted);
+    sqlite3_bind_double(st, 6, s[i].draft_s);
+    sqlite3_bind_double(st, 7, s[i].verify_s);
+    sqlite3_bind_double(st, 8, s[i].lmhead_s);
+    int rc = step_reset(db, st, err, "writing steps");
+    if (rc != LS_OK) return rc;
+  }
+  return LS_OK;
+}
+
+int ls_db_write_run(ls_db *db, const ls_db_run *run, const ls_db_metric *m, int n_metrics,
+                    const ls_db_step *steps, int n_steps, ls_error *err)
+{
+  if (!run->run_id || n_metrics < 0 || n_steps < 0 || (n_metrics > 0 && !m) ||
+      (n_steps > 0 && !steps))
+    return ls_error_set(err, LS_EUSAGE, "%s: ls_db_write_run: bad arguments", db->path);
+  int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err);
+  if (rc != LS_OK) return rc;
+  sqlite3_bind_text(db->st_del, 1, run->run_id, -1, SQLITE_STATIC);
+  rc = step_reset(db, db->st_del, err, "replacing a previous run");
+  if (rc == LS_OK) rc = insert_run(db, run, err);
+  if (rc == LS_OK) rc = insert_metrics(db, run->run_id, m, n_metrics, err);
+  if (rc == LS_OK) rc = insert_steps(db, run->run_id, steps, n_steps, err);
+  if (rc == LS_OK) rc = ls_db_exec(db, "COMMIT", err);
+  if (rc != LS_OK) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
+}
+
+int ls_db_set_meta(ls_db *db, const char *key, const char *value, ls_error *err)
+{
+  sqlite3_bind_text(db->st_meta, 1, key, -1, SQLITE_STATIC);
+  sqlite3_bind_text(db->st_meta, 2, value, -1, SQLITE_STATIC);
+  return step_reset(db, db->st_meta, err, "writing meta");
+}

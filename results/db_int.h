@@ -1,0 +1,24 @@
+/* results/db_int: internals shared by the results/ sources and tests/results (not public). */
+#ifndef LS_RESULTS_DB_INT_H
+#define LS_RESULTS_DB_INT_H
+#include <sqlite3.h>
+#include "results/db.h"
+
+struct ls_db {
+  sqlite3 *h;               /* owned */
+  char path[512];
+  sqlite3_stmt *st_del, *st_run, *st_metric, *st_step, *st_done, *st_meta, *st_get; /* owned */
+};
+
+/* Records the connection's last SQLite error as LS_EDB: "<path>: <what>: <sqlite msg>". */
+int ls_db_fail(ls_db *db, ls_error *err, const char *what);
+/* Runs SQL text without results (several statements allowed). */
+int ls_db_exec(ls_db *db, const char *sql, ls_error *err);
+/* Creates tables, indexes and views if absent (inside the caller's transaction). */
+int ls_db_schema_create(ls_db *db, ls_error *err);
+/* Shortest %g text of x that reads back to the same double (export, check). */
+void ls_db_format_real(double x, char *buf, size_t size);
+/* Registers ln() and exp() on the connection (views use them for geometric means). */
+int ls_db_register_math(sqlite3 *h);
+
+#endif

@@ -1,0 +1,168 @@
+/* results/export: a view of the results database as CSV, JSON or an aligned text table.
+ *
+ * Only the views named in results/schema.c can be exported (the name is checked against that
+ * list before it reaches SQL). Reals are printed in the shortest of %.15g/%.16g/%.17g that
+ * reads back to the same double, so exported numbers are exact and still readable
+ * (2.93, not 2.9300000000000002). CSV follows RFC 4180: a header row, fields with a comma,
+ * quote or line break are quoted with quotes doubled, NULL is an empty field. JSON is an array
+ * of objects keyed by column name, NULL and non-finite numbers as null. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "results/db_int.h"
+
+/* Shortest round-tripping %g text of x. */
+void ls_db_format_real(double x, char *buf, size_t size)
+{
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, size, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x) return;
+  }
+}
+
+/* Text of column i (NULL -> ""), reals in round-trip form; buf is used for numbers. */
+static const char *cell_text(sqlite3_stmt *st, int i, char *buf, size_t size)
+{
+  switch (sqlite3_column_type(st, i)) {
+  case SQLITE_NULL: return "";
+  case SQLITE_FLOAT: ls_db_format_real(sqlite3_column_double(st, i), buf, size); return buf;
+  case SQLITE_INTEGER:
+    snprintf(buf, size, "%lld", (long long)sqlite3_column_int64(st, i));
+    return buf;
+  default: return (const char *)sqlite3_column_text(st, i);
+  }
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, out);
+    return;
+  }
+  fputc('"', out);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', out);
+    fputc(*s, out);
+  }
+  fputc('"', out);
+}
+
+static void json_string(FILE *out, const char *s)
+{
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
+    else if (*p == '\n') fputs("\\n", out);
+    else if (*p == '\t') fputs("\\t", out);
+    else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
+    else fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+static void json_value(FILE *out, sqlite3_stmt *st, int i)
+{
+  char buf[64];
+  int t = sqlite3_column_type(st, i);
+  if (t == SQLITE_NULL || (t == SQLITE_FLOAT && !isfinite(sqlite3_column_double(st, i))))
+    fputs("null", out);
+  else if (t == SQLITE_FLOAT || t == SQLITE_INTEGER) fputs(cell_text(st, i, buf, sizeof buf), out);
+  else json_string(out, (const char *)sqlite3_column_text(st, i));
+}
+
+
+/* Column widths for the text table: a first pass over the rows. */
+static int table_widths(ls_db *db, sqlite3_stmt *st, int *w, ls_error *err)
+{
+  int nc = sqlite3_column_count(st), s;
+  char buf[64];
+  for (int i = 0; i < nc; i++) w[i] = (int)strlen(sqlite3_column_name(st, i));
+  while ((s = sqlite3_step(st)) == SQLITE_ROW)
+    for (int i = 0; i < nc; i++) {
+      int n = (int)strlen(cell_text(st, i, buf, sizeof buf));
+      if (n > w[i]) w[i] = n;
+    }
+  sqlite3_reset(st);
+  return s == SQLITE_DONE ? LS_OK : ls_db_fail(db, err, "reading the view");
+}
+
+enum { FMT_CSV, FMT_JSON, FMT_TABLE };
+
+static void header(sqlite3_stmt *st, int fmt, const int *w, FILE *out)
+{
+  int nc = sqlite3_column_count(st);
+  if (fmt == FMT_JSON) {
+    fputc('[', out);
+    return;
+  }
+  for (int i = 0; i < nc; i++) {
+    if (fmt == FMT_CSV) {
+      if (i) fputc(',', out);
+      csv_field(out, sqlite3_column_name(st, i));
+    } else {
+      fprintf(out, "%s%-*s", i ? "  " : "", w[i], sqlite3_column_name(st, i));
+    }
+  }
+  fputc('\n', out);
+}
+
+static void row(sqlite3_stmt *st, int fmt, const int *w, long k, FILE *out)
+{
+  int nc = sqlite3_column_count(st);
+  char buf[64];
+  if (fmt == FMT_JSON) fputs(k ? ",\n {" : "\n {", out);
+  for (int i = 0; i < nc; i++) {
+    if (fmt == FMT_CSV) {
+      if (i) fputc(',', out);
+      csv_field(out, cell_text(st, i, buf, sizeof buf));
+    } else if (fmt == FMT_JSON) {
+      if (i) fputs(", ", out);
+      json_string(out, sqlite3_column_name(st, i));
+      fputs(": ", out);
+      json_value(out, st, i);
+    } else {
+      int num = sqlite3_column_type(st, i) == SQLITE_FLOAT ||
+                sqlite3_column_type(st, i) == SQLITE_INTEGER;
+      fprintf(out, num ? "%s%*s" : "%s%-*s", i ? "  " : "", w[i], cell_text(st, i, buf, sizeof buf));
+    }
+  }
+  fputs(fmt == FMT_JSON ? "}" : "\n", out);
+}
+
+static int step_rows(ls_db *db, sqlite3_stmt *st, int fmt, FILE *out, ls_error *err)
+{
+  int nc = sqlite3_column_count(st), s, rc = LS_OK;
+  int *w = calloc((size_t)nc + 1, sizeof *w);
+  if (!w) return ls_error_set(err, LS_ENOMEM, "export: out of memory");
+  if (fmt == FMT_TABLE) rc = table_widths(db, st, w, err);
+  if (rc == LS_OK) {
+    header(st, fmt, w, out);
+    long k = 0;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) row(st, fmt, w, k++, out);
+    if (s != SQLITE_DONE) rc = ls_db_fail(db, err, "reading the view");
+    else if (fmt == FMT_JSON) fputs(k ? "\n]\n" : "]\n", out);
+  }
+  free(w);
+  if (rc == LS_OK && ferror(out)) rc = ls_error_set(err, LS_EIO, "export: write error");
+  return rc;
+}
+
+int ls_db_export(ls_db *db, const char *view, const char *format, FILE *out, ls_error *err)
+{
+  int known = 0;
+  for (int i = 0; ls_db_view_name(i); i++) known |= strcmp(view, ls_db_view_name(i)) == 0;
+  if (!known) return ls_error_set(err, LS_ENOTFOUND, "unknown view '%s'", view);
+  int fmt;
+  if (strcmp(format, "csv") == 0) fmt = FMT_CSV;
+  else if (strcmp(format, "json") == 0) fmt = FMT_JSON;
+  else if (strcmp(format, "table") == 0) fmt = FMT_TABLE;
+  else return ls_error_set(err, LS_EUSAGE, "unknown format '%s' (expected csv, json, table)", format);
+  char sql[128];
+  snprintf(sql, sizeof sql, "SELECT * FROM %s", view);
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, view);
+  int rc = step_rows(db, st, fmt, out, err);
+  sqlite3_finalize(st);
+  return rc;
+}

@@ -1,0 +1,153 @@
+/* results/merge: combining shard databases into one.
+ *
+ * Each input is first opened read-only on its own (so a missing input is an error, never an
+ * empty file created by ATTACH) and its schema_version checked; then it is ATTACHed to the
+ * output connection and merged in one transaction:
+ *   1. conflicts: a run id present in both whose content differs — any of part, device, model,
+ *      dataset, system, axes_json, config_json, seed, status, message, or its set of metrics
+ *      (name, value, unit) or steps — is an error naming the run; the transaction rolls back;
+ *   2. runs absent from the output are copied with their metrics and steps.
+ * wall_s, git_sha and version are provenance, not content: shards run on different hosts at
+ * different speeds, so they are not compared. Idempotence follows: a second merge of the same
+ * inputs finds every run present and equal, and copies nothing.
+ * All inputs are checked against the output before any is copied; a conflict between two
+ * inputs is found when the second is merged, after the first has been committed (re-running
+ * after the fix is safe, since merging is idempotent). */
+#include <string.h>
+#include <sys/stat.h>
+#include "results/db_int.h"
+
+static const char conflict_sql[] =
+    "SELECT run_id, s.part, s.device, s.model, s.dataset, s.system, s.axes_json"
+    " FROM src.runs s JOIN main.runs m USING(run_id) WHERE"
+    " s.part IS NOT m.part OR s.device IS NOT m.device OR s.model IS NOT m.model"
+    " OR s.dataset IS NOT m.dataset OR s.system IS NOT m.system"
+    " OR s.axes_json IS NOT m.axes_json OR s.config_json IS NOT m.config_json"
+    " OR s.seed IS NOT m.seed OR s.status IS NOT m.status OR s.message IS NOT m.message"
+    " OR EXISTS (SELECT name, value, unit FROM src.metrics WHERE run_id = s.run_id"
+    "   EXCEPT SELECT name, value, unit FROM main.metrics WHERE run_id = s.run_id)"
+    " OR EXISTS (SELECT name, value, unit FROM main.metrics WHERE run_id = s.run_id"
+    "   EXCEPT SELECT name, value, unit FROM src.metrics WHERE run_id = s.run_id)"
+    " OR EXISTS (SELECT cycle, tree_size, verified_tokens, accepted, draft_s, verify_s, lmhead_s"
+    "   FROM src.steps WHERE run_id = s.run_id EXCEPT SELECT cycle, tree_size,"
+    "   verified_tokens, accepted, draft_s, verify_s, lmhead_s FROM main.steps"
+    "   WHERE run_id = s.run_id)"
+    " OR EXISTS (SELECT cycle, tree_size, verified_tokens, accepted, draft_s, verify_s, lmhead_s"
+    "   FROM main.steps WHERE run_id = s.run_id EXCEPT SELECT cycle, tree_size,"
+    "   verified_tokens, accepted, draft_s, verify_s, lmhead_s FROM src.steps"
+    "   WHERE run_id = s.run_id)"
+    " ORDER BY run_id LIMIT 1";
+
+static const char copy_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS merge_new(run_id TEXT PRIMARY KEY);"
+    "DELETE FROM temp.merge_new;"
+    "INSERT INTO temp.merge_new SELECT run_id FROM src.runs"
+    " WHERE run_id NOT IN (SELECT run_id FROM main.runs);"
+    "INSERT INTO main.runs SELECT * FROM src.runs WHERE run_id IN temp.merge_new;"
+    "INSERT INTO main.metrics SELECT * FROM src.metrics WHERE run_id IN temp.merge_new;"
+    "INSERT INTO main.steps SELECT * FROM src.steps WHERE run_id IN temp.merge_new;";
+
+/* The input exists, is a leversim database and has our schema version. */
+static int check_input(const char *path, ls_error *err)
+{
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  int rc = LS_OK;
+  if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    rc = ls_error_set(err, LS_ENOTFOUND, "%s: cannot open: %s", path,
+                      h ? sqlite3_errmsg(h) : "out of memory");
+  } else if (sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE key = 'schema_version'", -1,
+                                &st, NULL) != SQLITE_OK) {
+    rc = ls_error_set(err, LS_EDB, "%s: not a leversim results database (%s)", path,
+                      sqlite3_errmsg(h));
+  } else if (sqlite3_step(st) != SQLITE_ROW ||
+             sqlite3_column_int(st, 0) != LS_DB_SCHEMA_VERSION) {
+    rc = ls_error_set(err, LS_EDB, "%s: schema_version is not %d", path, LS_DB_SCHEMA_VERSION);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return rc;
+}
+
+static int attach(ls_db *db, const char *path, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = LS_OK;
+  if (sqlite3_prepare_v2(db->h, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, "attaching an input");
+  sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+  if (sqlite3_step(st) != SQLITE_DONE)
+    rc = ls_error_set(err, LS_EDB, "%s: cannot attach: %s", path, sqlite3_errmsg(db->h));
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* LS_EDB naming the first run of src whose content differs from the output's. */
+static int find_conflict(ls_db *db, const char *input, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->h, conflict_sql, -1, &st, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, "comparing runs");
+  int s = sqlite3_step(st), rc = LS_OK;
+  if (s == SQLITE_ROW) {
+    const char *c[7];
+    for (int i = 0; i < 7; i++) c[i] = (const char *)sqlite3_column_text(st, i);
+    rc = ls_error_set(err, LS_EDB,
+                      "%s: run %s (part %s, %s/%s/%s, system %s, axes %s) differs from the "
+                      "run of the same id in %s (metrics, steps or configuration)",
+                      input, c[0], c[1], c[2], c[3], c[4], c[5], c[6], db->path);
+  } else if (s != SQLITE_DONE) {
+    rc = ls_db_fail(db, err, "comparing runs");
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* Attach, optionally copy, detach. */
+static int merge_one(ls_db *db, const char *input, int copy, int *added, ls_error *err)
+{
+  int rc = attach(db, input, err);
+  if (rc != LS_OK) return rc;
+  rc = ls_db_exec(db, "BEGIN IMMEDIATE", err);
+  if (rc == LS_OK) {
+    rc = find_conflict(db, input, err);
+    if (rc == LS_OK && copy) {
+      rc = ls_db_exec(db, copy_sql, err);
+      if (rc == LS_OK && added) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM temp.merge_new", -1, &st, NULL) ==
+                SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+          *added += sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+      }
+    }
+    if (rc == LS_OK) rc = ls_db_exec(db, copy ? "COMMIT" : "ROLLBACK", err);
+    else sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  }
+  sqlite3_exec(db->h, "DETACH DATABASE src", NULL, NULL, NULL);
+  return rc;
+}
+
+static int same_file(const char *a, const char *b)
+{
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *added,
+                ls_error *err)
+{
+  if (added) *added = 0;
+  for (int i = 0; i < n; i++) {
+    int rc = check_input(inputs[i], err);
+    if (rc != LS_OK) return rc;
+  }
+  ls_db *db = NULL;
+  int rc = ls_db_open(&db, out_path, err);
+  for (int pass = 0; rc == LS_OK && pass < 2; pass++)
+    for (int i = 0; rc == LS_OK && i < n; i++)
+      if (!same_file(inputs[i], out_path)) rc = merge_one(db, inputs[i], pass, added, err);
+  ls_db_close(db);
+  return rc;
+}

@@ -1,0 +1,252 @@
+/* results/schema: the tables and views of a leversim results database.
+ *
+ * Tables (all STRICT):
+ *   meta(key TEXT PK, value TEXT)            schema_version, created_by, ...
+ *   runs(run_id TEXT PK, part, device, model, dataset, system, axes_json, config_json,
+ *        seed INTEGER, git_sha, version, status ('ok'|'failed'|'invalid'), message, wall_s REAL)
+ *   metrics(run_id -> runs ON DELETE CASCADE, name, value REAL (NULL = not a number), unit)
+ *        primary key (run_id, name)
+ *   steps(run_id -> runs ON DELETE CASCADE, cycle, tree_size, verified_tokens, accepted,
+ *        draft_s, verify_s, lmhead_s)  primary key (run_id, cycle)
+ *
+ * A "configuration" is (part, device, model, dataset, axes_json, seed): the runs of one
+ * configuration differ only by system, so ratios between systems are taken within it.
+ *
+ * Views (columns):
+ *   v_runs       one row per ok run: run_id, part, device, model, dataset, system, axes_json,
+ *                seed, then one column per metric of LS_DB_METRICS (NULL when not written).
+ *   v_failed     runs that are not ok: part, device, model, dataset, system, axes_json, status,
+ *                message.
+ *   v_vs_lever   every ok run of every part beside the lever and ar-flash runs of its
+ *                configuration: part, device, model, dataset, axes_json, seed, system,
+ *                throughput_tps, lever_tps, ar_flash_tps, lever_speedup (= lever_tps /
+ *                throughput_tps), vs_lever (= throughput_tps / lever_tps), vs_ar_flash.
+ *   v_speedup    v_vs_lever restricted to part 'main' (the 48 configurations of Fig. 10).
+ *   v_summary    per system over v_speedup (lever itself excluded): system, configs,
+ *                speedup_mean (arithmetic mean of lever_speedup, the paper's "average"),
+ *                speedup_geomean (exp(avg(ln x))), speedup_min, speedup_max.
+ *   fig05        part 'budget': device, model, dataset, system, budget (axis draft.budget),
+ *                throughput_tps, tau, verify_s_mean, target_calls_per_token, decode_s,
+ *                tree_size_mean.
+ *   fig10        part 'main': device, model, dataset, system, throughput_tps, vs_lever,
+ *                vs_ar_flash.
+ *   fig11        parts 'main'/'draft-policies', speculative systems: device, model, dataset,
+ *                system, throughput_tps, tau, tps_vs_specinfer, tau_vs_specinfer.
+ *   fig12        parts 'main'/'pruning', systems lever and lever-no-prune: device, model,
+ *                dataset, system, throughput_tps, tau, wasted_verify, verify_s_mean,
+ *                verify_tokens_mean, tps_vs_no_prune.
+ *   fig13        part 'mapping': device, model, dataset, system, map (axis policy.map),
+ *                draft_s_mean, throughput_tps, util_npu, util_cpu.
+ *   fig14        part 'lmhead': device, model, dataset, system, lmhead (axis map.lmhead),
+ *                lmhead_s_mean, share_lmhead, throughput_tps.
+ *   table1       specinfer on oneplus-12, parts 'table1'/'main': part, model, datasets,
+ *                io_share (mean over datasets), io_share_min, io_share_max.
+ *   energy       part 'main': device, system, configs, energy_per_token_j (mean), throughput_tps
+ *                (mean).
+ *   sensitivity  part 'sensitivity': device, model, dataset, bandwidth (axis
+ *                device.flash.bandwidth as written), bandwidth_gbps (its number), system,
+ *                throughput_tps, lever_speedup.
+ * Geometric means use ln()/exp(), registered on every connection by ls_db_open (SQLite 3.40
+ * may be built without SQLITE_ENABLE_MATH_FUNCTIONS); the sqlite3 shell may lack them. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "results/db_int.h"
+
+/* The metrics the runner writes and v_runs pivots, in column order. */
+static const char *const metric_names[] = {
+    "throughput_tps", "tau", "ttft_s", "token_latency_p50_s", "token_latency_p99_s",
+    "io_share", "wasted_verify", "util_npu", "util_cpu", "util_flash", "energy_per_token_j",
+    "share_draft", "share_verify", "share_lmhead", "verify_s_mean", "draft_s_mean",
+    "lmhead_s_mean", "tree_size_mean", "verify_tokens_mean", "cycles", "tokens",
+    "target_calls_per_token", "decode_s", NULL};
+
+const char *ls_db_metric_name(int i)
+{
+  if (i < 0 || i >= (int)(sizeof metric_names / sizeof *metric_names) - 1) return NULL;
+  return metric_names[i];
+}
+
+static const char tables_sql[] =
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;"
+    "CREATE TABLE IF NOT EXISTS runs("
+    " run_id TEXT PRIMARY KEY, part TEXT NOT NULL, device TEXT NOT NULL, model TEXT NOT NULL,"
+    " dataset TEXT NOT NULL, system TEXT NOT NULL,"
+    " axes_json TEXT NOT NULL CHECK(json_valid(axes_json) AND json_type(axes_json)='object'),"
+    " config_json TEXT NOT NULL CHECK(json_valid(config_json)),"
+    " seed INTEGER NOT NULL, git_sha TEXT, version TEXT,"
+    " status TEXT NOT NULL CHECK(status IN ('ok','failed','invalid')), message TEXT,"
+    " wall_s REAL NOT NULL) STRICT;"
+    "CREATE INDEX IF NOT EXISTS runs_config ON runs(part, device, model, dataset, system);"
+    "CREATE TABLE IF NOT EXISTS metrics("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, name TEXT NOT NULL,"
+    " value REAL, unit TEXT, PRIMARY KEY(run_id, name)) STRICT, WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS steps("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, cycle INTEGER NOT NULL,"
+    " tree_size INTEGER NOT NULL, verified_tokens INTEGER NOT NULL, accepted INTEGER NOT NULL,"
+    " draft_s REAL NOT NULL, verify_s REAL NOT NULL, lmhead_s REAL NOT NULL,"
+    " PRIMARY KEY(run_id, cycle)) STRICT, WITHOUT ROWID;";
+
+/* Same configuration as run s: the join condition used by every ratio. */
+#define SAME_CONFIG(a, s)                                                                  \
+  "(" a ".part, " a ".device, " a ".model, " a ".dataset, " a ".axes_json, " a ".seed) = (" s \
+  ".part, " s ".device, " s ".model, " s ".dataset, " s ".axes_json, " s ".seed)"
+/* Same configuration apart from the swept axes (for parts whose axes name the variant). */
+#define SAME_CELL(a, s)                                                                    \
+  "(" a ".part, " a ".device, " a ".model, " a ".dataset, " a ".seed) = (" s ".part, " s   \
+  ".device, " s ".model, " s ".dataset, " s ".seed)"
+
+static const char views_sql[] =
+    "CREATE VIEW IF NOT EXISTS v_failed AS SELECT part, device, model, dataset, system,"
+    " axes_json, status, message FROM runs WHERE status <> 'ok'"
+    " ORDER BY part, device, model, dataset, system, axes_json;"
+    "CREATE VIEW IF NOT EXISTS v_vs_lever AS SELECT s.part, s.device, s.model, s.dataset,"
+    " s.axes_json, s.seed, s.system, s.throughput_tps, l.throughput_tps AS lever_tps,"
+    " a.throughput_tps AS ar_flash_tps,"
+    " l.throughput_tps / s.throughput_tps AS lever_speedup,"
+    " s.throughput_tps / l.throughput_tps AS vs_lever,"
+    " s.throughput_tps / a.throughput_tps AS vs_ar_flash"
+    " FROM v_runs s"
+    " LEFT JOIN v_runs l ON l.system = 'lever' AND " SAME_CONFIG("l", "s")
+    " LEFT JOIN v_runs a ON a.system = 'ar-flash' AND " SAME_CONFIG("a", "s")
+    " ORDER BY s.part, s.device, s.model, s.dataset, s.axes_json, s.seed, s.system;"
+    "CREATE VIEW IF NOT EXISTS v_speedup AS SELECT * FROM v_vs_lever WHERE part = 'main';"
+    "CREATE VIEW IF NOT EXISTS v_summary AS SELECT system, count(*) AS configs,"
+    " avg(lever_speedup) AS speedup_mean, exp(avg(ln(lever_speedup))) AS speedup_geomean,"
+    " min(lever_speedup) AS speedup_min, max(lever_speedup) AS speedup_max"
+    " FROM v_speedup WHERE system <> 'lever' AND lever_speedup > 0"
+    " GROUP BY system ORDER BY system;"
+    "CREATE VIEW IF NOT EXISTS fig05 AS SELECT device, model, dataset, system,"
+    " CAST(json_extract(axes_json, '$.\"draft.budget\"') AS REAL) AS budget, throughput_tps,"
+    " tau, verify_s_mean, target_calls_per_token, decode_s, tree_size_mean"
+    " FROM v_runs WHERE part = 'budget' ORDER BY device, model, dataset, system, budget;"
+    "CREATE VIEW IF NOT EXISTS fig10 AS SELECT device, model, dataset, system, throughput_tps,"
+    " vs_lever, vs_ar_flash FROM v_speedup;"
+    "CREATE VIEW IF NOT EXISTS fig11 AS SELECT s.device, s.model, s.dataset, s.system,"
+    " s.throughput_tps, s.tau, s.throughput_tps / r.throughput_tps AS tps_vs_specinfer,"
+    " s.tau / r.tau AS tau_vs_specinfer FROM v_runs s"
+    " LEFT JOIN v_runs r ON r.system = 'specinfer' AND " SAME_CONFIG("r", "s")
+    " WHERE s.part IN ('main', 'draft-policies') AND s.system NOT LIKE 'ar-%'"
+    " ORDER BY s.device, s.model, s.dataset, s.system;"
+    "CREATE VIEW IF NOT EXISTS fig12 AS SELECT s.device, s.model, s.dataset, s.system,"
+    " s.throughput_tps, s.tau, s.wasted_verify, s.verify_s_mean, s.verify_tokens_mean,"
+    " s.throughput_tps / r.throughput_tps AS tps_vs_no_prune FROM v_runs s"
+    " LEFT JOIN v_runs r ON r.system = 'lever-no-prune' AND " SAME_CONFIG("r", "s")
+    " WHERE s.part IN ('main', 'pruning') AND s.system IN ('lever', 'lever-no-prune')"
+    " ORDER BY s.device, s.model, s.dataset, s.system;"
+    "CREATE VIEW IF NOT EXISTS fig13 AS SELECT device, model, dataset, system,"
+    " json_extract(axes_json, '$.\"policy.map\"') AS map, draft_s_mean, throughput_tps,"
+    " util_npu, util_cpu FROM v_runs WHERE part = 'mapping'"
+    " ORDER BY device, model, dataset, system, map;"
+    "CREATE VIEW IF NOT EXISTS fig14 AS SELECT device, model, dataset, system,"
+    " json_extract(axes_json, '$.\"map.lmhead\"') AS lmhead, lmhead_s_mean, share_lmhead,"
+    " throughput_tps FROM v_runs WHERE part = 'lmhead'"
+    " ORDER BY device, model, dataset, system, lmhead;"
+    "CREATE VIEW IF NOT EXISTS table1 AS SELECT part, model, count(*) AS datasets,"
+    " avg(io_share) AS io_share, min(io_share) AS io_share_min, max(io_share) AS io_share_max"
+    " FROM v_runs WHERE part IN ('table1', 'main') AND system = 'specinfer'"
+    " AND device = 'oneplus-12' GROUP BY part, model ORDER BY part, io_share;"
+    "CREATE VIEW IF NOT EXISTS energy AS SELECT device, system, count(*) AS configs,"
+    " avg(energy_per_token_j) AS energy_per_token_j, avg(throughput_tps) AS throughput_tps"
+    " FROM v_runs WHERE part = 'main' GROUP BY device, system ORDER BY device, system;"
+    "CREATE VIEW IF NOT EXISTS sensitivity AS SELECT device, model, dataset,"
+    " json_extract(axes_json, '$.\"device.flash.bandwidth\"') AS bandwidth,"
+    " CAST(json_extract(axes_json, '$.\"device.flash.bandwidth\"') AS REAL) AS bandwidth_gbps,"
+    " system, throughput_tps, lever_speedup FROM v_vs_lever WHERE part = 'sensitivity'"
+    " ORDER BY device, model, dataset, bandwidth_gbps, system;";
+
+typedef struct view_doc { const char *name, *about; } view_doc;
+static const view_doc views[] = {
+    {"v_runs", "one row per ok run, every metric as a column"},
+    {"v_failed", "runs that are failed or invalid, with the reason"},
+    {"v_vs_lever", "every ok run beside lever and ar-flash of its configuration (all parts)"},
+    {"v_speedup", "part main: each system's throughput vs lever and ar-flash"},
+    {"v_summary", "per system: arithmetic and geometric mean speedup of lever over it"},
+    {"fig05", "budget sweep: throughput, tau, verify time vs draft budget"},
+    {"fig10", "main: throughput normalised to lever and ar-flash"},
+    {"fig11", "draft policies: throughput and tau normalised to specinfer"},
+    {"fig12", "pruning: lever vs lever-no-prune, wasted verification"},
+    {"fig13", "mapping: draft time per draft-stage mapping"},
+    {"fig14", "lmhead: output-projection time per placement"},
+    {"table1", "specinfer on oneplus-12: verification I/O share per model"},
+    {"energy", "energy per token by device and system (main)"},
+    {"sensitivity", "lever speedup vs flash bandwidth"},
+    {NULL, NULL}};
+
+const char *ls_db_view_name(int i)
+{
+  if (i < 0 || i >= (int)(sizeof views / sizeof *views) - 1) return NULL;
+  return views[i].name;
+}
+const char *ls_db_view_about(int i)
+{
+  if (i < 0 || i >= (int)(sizeof views / sizeof *views) - 1) return NULL;
+  return views[i].about;
+}
+
+int ls_db_list_views(FILE *out)
+{
+  for (int i = 0; views[i].name; i++) fprintf(out, "  %-12s %s\n", views[i].name, views[i].about);
+  return LS_OK;
+}
+
+/* v_runs is generated from metric_names so the pivot and the list never disagree. */
+static int create_v_runs(ls_db *db, ls_error *err)
+{
+  char sql[8192];
+  size_t n = (size_t)snprintf(sql, sizeof sql,
+                              "CREATE VIEW IF NOT EXISTS v_runs AS SELECT r.run_id, r.part, "
+                              "r.device, r.model, r.dataset, r.system, r.axes_json, r.seed");
+  for (int i = 0; metric_names[i]; i++)
+    n += (size_t)snprintf(sql + n, sizeof sql - n,
+                          ", max(CASE WHEN m.name = '%s' THEN m.value END) AS %s",
+                          metric_names[i], metric_names[i]);
+  n += (size_t)snprintf(sql + n, sizeof sql - n,
+                        " FROM runs r LEFT JOIN metrics m ON m.run_id = r.run_id"
+                        " WHERE r.status = 'ok' GROUP BY r.run_id"
+                        " ORDER BY r.part, r.device, r.model, r.dataset, r.system,"
+                        " r.axes_json, r.seed;");
+  if (n >= sizeof sql) return ls_error_set(err, LS_ESTATE, "v_runs: SQL buffer too small");
+  return ls_db_exec(db, sql, err);
+}
+
+int ls_db_schema_create(ls_db *db, ls_error *err)
+{
+  int rc = ls_db_exec(db, tables_sql, err);
+  if (rc == LS_OK) rc = create_v_runs(db, err);
+  if (rc == LS_OK) rc = ls_db_exec(db, views_sql, err);
+  return rc;
+}
+
+/* ln(x): NULL for x <= 0 or NULL input, like SQLite's own math functions. */
+static void fn_ln(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+  (void)argc;
+  if (sqlite3_value_type(v[0]) == SQLITE_NULL) {
+    sqlite3_result_null(c);
+    return;
+  }
+  double x = sqlite3_value_double(v[0]);
+  if (!(x > 0)) {
+    sqlite3_result_null(c);
+    return;
+  }
+  sqlite3_result_double(c, log(x));
+}
+static void fn_exp(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+  (void)argc;
+  if (sqlite3_value_type(v[0]) == SQLITE_NULL) {
+    sqlite3_result_null(c);
+    return;
+  }
+  sqlite3_result_double(c, exp(sqlite3_value_double(v[0])));
+}
+
+int ls_db_register_math(sqlite3 *h)
+{
+  int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+  int rc = sqlite3_create_function(h, "ln", 1, flags, NULL, fn_ln, NULL, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(h, "exp", 1, flags, NULL, fn_exp, NULL, NULL);
+  return rc;
+}
