@@ -1,12 +1,170 @@
-/* runner/cmd_results: 'leversim check', 'export', 'merge' (placeholders until results/ lands). */
+/* runner/cmd_results: 'leversim check', 'export', 'merge' — thin command-line shells over
+ * results/db.h. A database given to check/export must exist (opening would create an empty
+ * one); errors print "leversim: <message>" and exit via ls_status_exit (64+ for bad input,
+ * 2 for a regression). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "results/db.h"
+#include "runner/cli_opts.h"
 #include "runner/commands.h"
 
-static int todo(const char *name)
+static int fail(const ls_error *e)
 {
-  fprintf(stderr, "leversim %s: not implemented yet\n", name);
-  return 70;
+  ls_error_print(e, stderr);
+  return ls_status_exit(e->code);
 }
-int ls_cmd_check(int argc, char **argv) { (void)argc; (void)argv; return todo("check"); }
-int ls_cmd_export(int argc, char **argv) { (void)argc; (void)argv; return todo("export"); }
-int ls_cmd_merge(int argc, char **argv) { (void)argc; (void)argv; return todo("merge"); }
+
+static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
+
+/* Opens an existing database (never creates one). */
+static int open_existing(const char *cmd, const char *path, ls_db **db, ls_error *e)
+{
+  struct stat st;
+  (void)cmd;
+  if (stat(path, &st) != 0)
+    return ls_error_set(e, LS_ENOTFOUND, "%s: %s", path, strerror(errno));
+  return ls_db_open(db, path, e);
+}
+
+static int parse_tolerance(const char *text, double *tol)
+{
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end == text || *end || errno || !(v >= 0 && v < 1))
+    return ls_usage_error("check", "--tolerance: bad value '%s' (expected a number in [0, 1))",
+                          text);
+  *tol = v;
+  return 0;
+}
+
+static const char check_help[] =
+    "usage: leversim check --db FILE --baseline FILE [--tolerance X]\n"
+    "       leversim check --db FILE --write-baseline OUT [--tolerance X]\n"
+    "Compares lever's speedup over every system per configuration (view v_speedup) with a\n"
+    "baseline file; prints ratio, baseline, delta. A ratio below baseline*(1-X) or a missing\n"
+    "configuration is a regression. X defaults to the baseline file's tolerance (0.05 when\n"
+    "writing). Exit: 0 ok, 2 regression, 64+ bad input.\n";
+
+/* --write-baseline: into OUT.tmp, then renamed, so a failed write never leaves half a file. */
+static int write_baseline(ls_db *db, const char *out, double tol, ls_error *e)
+{
+  if (!strcmp(out, "-")) return ls_db_write_baseline(db, tol, stdout, e);
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s.tmp", out);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return ls_error_set(e, LS_EIO, "%s: %s", tmp, strerror(errno));
+  int rc = ls_db_write_baseline(db, tol, f, e);
+  if (fclose(f) != 0 && rc == LS_OK) rc = ls_error_set(e, LS_EIO, "%s: write failed", tmp);
+  if (rc == LS_OK && rename(tmp, out) != 0)
+    rc = ls_error_set(e, LS_EIO, "%s: %s", out, strerror(errno));
+  if (rc != LS_OK) remove(tmp);
+  return rc;
+}
+
+int ls_cmd_check(int argc, char **argv)
+{
+  const char *dbp = NULL, *base = NULL, *wbase = NULL, *tol_s = NULL;
+  for (int i = 1; i < argc; i++) {
+    int r = 0;
+    if (is_help(argv[i])) {
+      fputs(check_help, stdout);
+      return 0;
+    }
+    if ((r = ls_opt_value("check", argc, argv, &i, "--db", &dbp)) ||
+        (r = ls_opt_value("check", argc, argv, &i, "--baseline", &base)) ||
+        (r = ls_opt_value("check", argc, argv, &i, "--write-baseline", &wbase)) ||
+        (r = ls_opt_value("check", argc, argv, &i, "--tolerance", &tol_s))) {
+      if (r < 0) return 64;
+      continue;
+    }
+    return ls_usage_error("check", "unknown argument '%s'", argv[i]);
+  }
+  if (!base == !wbase) return ls_usage_error("check", "give one of --baseline or --write-baseline");
+  double tol = -1;
+  if (tol_s && parse_tolerance(tol_s, &tol)) return 64;
+  ls_error e;
+  ls_error_clear(&e);
+  ls_db *db = NULL;
+  if (!dbp) return ls_usage_error("check", "--db FILE is required");
+  int rc = open_existing("check", dbp, &db, &e), regress = 0;
+  if (rc == LS_OK && wbase) rc = write_baseline(db, wbase, tol < 0 ? 0.05 : tol, &e);
+  else if (rc == LS_OK) rc = ls_db_check(db, base, tol, stdout, &regress, &e);
+  ls_db_close(db);
+  if (rc != LS_OK) return fail(&e);
+  if (wbase && strcmp(wbase, "-")) fprintf(stderr, "leversim check: wrote %s\n", wbase);
+  return regress ? ls_status_exit(LS_EREGRESS) : 0;
+}
+
+static const char export_help[] =
+    "usage: leversim export --db FILE [--view NAME] [--format csv|json|table] [--out FILE]\n"
+    "Writes a view of a results database (default view v_runs, format csv, to stdout).\n"
+    "Views:\n";
+
+int ls_cmd_export(int argc, char **argv)
+{
+  const char *dbp = NULL, *view = "v_runs", *fmt = "csv", *out = NULL;
+  for (int i = 1; i < argc; i++) {
+    int r = 0;
+    if (is_help(argv[i])) {
+      fputs(export_help, stdout);
+      return ls_db_list_views(stdout);
+    }
+    if ((r = ls_opt_value("export", argc, argv, &i, "--db", &dbp)) ||
+        (r = ls_opt_value("export", argc, argv, &i, "--view", &view)) ||
+        (r = ls_opt_value("export", argc, argv, &i, "--format", &fmt)) ||
+        (r = ls_opt_value("export", argc, argv, &i, "--out", &out))) {
+      if (r < 0) return 64;
+      continue;
+    }
+    return ls_usage_error("export", "unknown argument '%s'", argv[i]);
+  }
+  if (!dbp) return ls_usage_error("export", "--db FILE is required");
+  int known = 0;
+  for (int i = 0; ls_db_view_name(i); i++) known |= !strcmp(view, ls_db_view_name(i));
+  if (!known) {
+    fprintf(stderr, "leversim export: unknown view '%s'; the views are:\n", view);
+    ls_db_list_views(stderr);
+    return 64;
+  }
+  if (strcmp(fmt, "csv") && strcmp(fmt, "json") && strcmp(fmt, "table"))
+    return ls_usage_error("export", "--format: unknown format '%s' (expected csv, json, table)",
+                          fmt);
+  ls_error e;
+  ls_error_clear(&e);
+  ls_db *db = NULL;
+  int rc = open_existing("export", dbp, &db, &e);
+  FILE *f = stdout;
+  if (rc == LS_OK && out && !(f = fopen(out, "w")))
+    rc = ls_error_set(&e, LS_EIO, "%s: %s", out, strerror(errno));
+  if (rc == LS_OK) rc = ls_db_export(db, view, fmt, f, &e);
+  if (f && f != stdout && fclose(f) != 0 && rc == LS_OK)
+    rc = ls_error_set(&e, LS_EIO, "%s: write failed", out);
+  ls_db_close(db);
+  return rc == LS_OK ? 0 : fail(&e);
+}
+
+int ls_cmd_merge(int argc, char **argv)
+{
+  if (argc >= 2 && is_help(argv[1])) {
+    fputs("usage: leversim merge OUT.db IN.db...\n"
+          "Copies every run of the inputs into OUT.db (created if absent). Idempotent: runs\n"
+          "already present with the same content are skipped; the same run id with different\n"
+          "metrics or configuration is an error naming the run.\n", stdout);
+    return 0;
+  }
+  if (argc < 3) return ls_usage_error("merge", "expected OUT.db and at least one IN.db");
+  for (int i = 1; i < argc; i++)
+    if (argv[i][0] == '-') return ls_usage_error("merge", "unknown option '%s'", argv[i]);
+  ls_error e;
+  ls_error_clear(&e);
+  int added = 0;
+  int rc = ls_db_merge(argv[1], (const char *const *)(argv + 2), argc - 2, &added, &e);
+  if (rc != LS_OK) return fail(&e);
+  printf("merged %d input%s into %s: %d run%s added\n", argc - 2, argc == 3 ? "" : "s", argv[1],
+         added, added == 1 ? "" : "s");
+  return 0;
+}
