@@ -1,0 +1,39 @@
+/* policies/costmodel: device cost queries for policies, built from a device profile, the
+ * target and draft model costs and a map policy. (Interface fixed by the lead: the runner
+ * uses the same functions to time its draft calls and output projections, so what policies
+ * predict and what the simulation charges come from one place.)
+ *
+ * verify_s(n): one verification pass over n tree tokens =
+ *   layers with prefetch: sum over layers of max(flash read of the layer if streamed,
+ *   NPU compute of the layer at n tokens (padded)), plus the first streamed layer's read,
+ *   plus the LM head's read if streamed, plus the output projection as the map policy says
+ *   (eager NPU over n tokens, or on demand: expected accepted tokens x single-token calls).
+ * draft_step_s(n, depth): the draft forward calls the map policy makes for a step of n
+ *   nodes (ls_draft_exec: unit, calls, tokens per call) x ls_costmodel_draft_call_ns. */
+#ifndef LS_POLICIES_COSTMODEL_H
+#define LS_POLICIES_COSTMODEL_H
+#include <stdint.h>
+#include "devices/device.h"
+#include "policies/policy.h"
+#include "workloads/model.h"
+
+typedef struct ls_costmodel ls_costmodel;
+
+/* dev, map and map_state are borrowed and must outlive the cost model; target and draft are
+ * copied. resident_layers: target layers kept in DRAM (not streamed). threads: CPU threads
+ * for CPU work. *out owned by caller (ls_costmodel_free). */
+int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model_costs *target,
+                        const ls_model_costs *draft, const ls_map_ops *map, const void *map_state,
+                        int resident_layers, int threads, ls_error *err);
+void ls_costmodel_free(ls_costmodel *cm);
+/* Current context length (prompt + generated), for attention costs. */
+void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len);
+/* Fills the policy-facing view (ctx = cm). */
+void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out);
+/* One draft forward call over `tokens` tokens on unit (all draft layers + the draft's LM
+ * head, one NPU dispatch per call; on the CPU with the configured threads). */
+int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tokens, int ctx_len);
+/* One target output-projection call over `tokens` tokens on unit. */
+int64_t ls_costmodel_lmhead_ns(const ls_costmodel *cm, ls_unit unit, int tokens);
+
+#endif
