@@ -1,0 +1,73 @@
+/* devices/cpu: see cpu.h.
+ *
+ * Equations. Threads take cores fastest cluster first: k_c active cores in cluster c.
+ *   BW(threads)    = min(sum_c k_c * gemv_bw_per_core_c, max_bw)           (bytes/s)
+ *   F(threads)     = sum_c k_c * freq_c * flops_per_cycle_c                (FLOP/s)
+ *   t_matmul(n)    = max(W / BW, n * f / F)                 roofline: GEMV vs GEMM
+ *   t_layer(n,ctx) = call_s + t_matmul(n) + n * ctx * a / F
+ * Simplifications: a thread is a whole core at its nominal clock (no DVFS, no thermal limit);
+ * threads split work evenly by throughput; the LM head is one matmul.
+ * Sources: profile comments (REFERENCE.md section 2: MNN GEMV 42 GB/s on two 8 Elite big
+ * cores; ExecuTorch 4-bit decode rates on OnePlus 12). */
+#include "devices/cpu.h"
+#include <math.h>
+
+int ls_cpu_total_cores(const ls_cpu_params *c)
+{
+  int n = 0;
+  for (int i = 0; i < c->n_clusters; i++)
+    n += c->cluster[i].cores;
+  return n;
+}
+
+int ls_cpu_assign(const ls_cpu_params *c, int threads, int *per_cluster)
+{
+  int used = 0;
+  for (int i = 0; i < c->n_clusters; i++) {
+    int k = threads - used;
+    if (k > c->cluster[i].cores)
+      k = c->cluster[i].cores;
+    if (k < 0)
+      k = 0;
+    per_cluster[i] = k;
+    used += k;
+  }
+  return used;
+}
+
+static void rates(const ls_cpu_params *c, int threads, double *bw, double *flops)
+{
+  int k[LS_CPU_MAX_CLUSTERS];
+  if (threads < 1)
+    threads = 1;
+  ls_cpu_assign(c, threads, k);
+  double b = 0, f = 0;
+  for (int i = 0; i < c->n_clusters; i++) {
+    b += k[i] * c->cluster[i].gemv_bw_per_core;
+    f += k[i] * c->cluster[i].freq_hz * c->cluster[i].flops_per_cycle;
+  }
+  *bw = b < c->max_bw ? b : c->max_bw;
+  *flops = f;
+}
+
+static double matmul_s(const ls_cpu_params *c, double bytes, double flops_tok, double attn_ctx, int tokens,
+                       int threads)
+{
+  if (tokens <= 0)
+    return 0.0;
+  double bw, f;
+  rates(c, threads, &bw, &f);
+  return c->call_s + fmax(bytes / bw, tokens * flops_tok / f) + tokens * attn_ctx / f;
+}
+
+int64_t ls_cpu_layer_ns(const ls_cpu_params *c, const ls_layer_work *w, int tokens, int ctx_len, int threads)
+{
+  double attn = w->attn_flops_per_token_per_ctx * (ctx_len < 0 ? 0 : ctx_len);
+  return (int64_t)llround(matmul_s(c, w->weight_bytes, w->flops_per_token, attn, tokens, threads) * 1e9);
+}
+
+int64_t ls_cpu_lmhead_ns(const ls_cpu_params *c, double lmhead_bytes, double flops_per_token, int tokens,
+                         int threads)
+{
+  return (int64_t)llround(matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads) * 1e9);
+}

@@ -1,0 +1,427 @@
+/* devices/device: see device.h.
+ *
+ * Profile schema (every key required unless noted; units are checked by kind):
+ *   id, name, soc, kind (phone|gpu)
+ *   flash: interface, lanes, link_bandwidth, efficiency {direct, page_cache}, path, chunk,
+ *          queue_depth, latency {model: lognormal_pareto|empirical, ...}, read_energy, idle_power
+ *   dram:  type, capacity, app_budget, bandwidth, resident_target, background_power
+ *   npu:   name, weight_bandwidth, flops, attn_flops, dispatch, batch_curve [[tokens, rel]...],
+ *          shapes [...], idle_power, busy_power
+ *   cpu:   threads, max_bandwidth, call_overhead, idle_power,
+ *          clusters [{name, cores, freq, gemv_bandwidth, flops_per_cycle, core_power}...]
+ *   power: base
+ * Invariants after loading: every rate > 0; batch curve tokens rising, rel non-decreasing;
+ * shapes rising and covered by the curve; resident_target <= app_budget <= capacity. */
+#include "devices/device.h"
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/yaml.h"
+
+struct ls_device {
+  char id[64], name[64], soc[64], path[LS_ERR_FILE];
+  int is_gpu;
+  ls_flash_params flash;
+  ls_dram_params dram;
+  ls_npu_params npu;
+  ls_cpu_params cpu;
+  ls_power_params power;
+};
+
+static const char *const kinds[] = {"phone", "gpu", NULL};
+static const char *const paths[] = {"direct", "page_cache", NULL};
+
+static int copy_str(const ls_ynode *m, const char *key, char *dst, size_t size, ls_error *err)
+{
+  const char *s;
+  int rc = ls_yreq_string(m, key, &s, err);
+  if (rc)
+    return rc;
+  if (strlen(s) >= size || !s[0]) {
+    ls_ynode v;
+    ls_ymap_find(m, key, &v);
+    return ls_ynode_error(&v, err, LS_ERANGE, "must be 1..%zu characters", size - 1);
+  }
+  memcpy(dst, s, strlen(s) + 1);
+  return LS_OK;
+}
+
+static int section(const ls_ynode *root, const char *key, ls_ynode *out, ls_error *err)
+{
+  int rc = ls_ymap_require(root, key, out, err);
+  return rc ? rc : ls_ynode_expect(out, LS_Y_MAP, err);
+}
+
+static int read_flash(const ls_ynode *root, ls_flash_params *f, ls_error *err)
+{
+  ls_ynode m, eff, lat;
+  long lanes, qd;
+  int path, rc = section(root, "flash", &m, err);
+  if (rc || (rc = copy_str(&m, "interface", f->interface, sizeof f->interface, err)) ||
+      (rc = ls_yreq_int(&m, "lanes", 1, 16, &lanes, err)) ||
+      (rc = ls_yreq_unit(&m, "link_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, &f->link_bandwidth, err)) ||
+      (rc = section(&m, "efficiency", &eff, err)) ||
+      (rc = ls_yreq_double(&eff, "direct", LS_Y_POS, 1.0, &f->efficiency[LS_PATH_DIRECT], err)) ||
+      (rc = ls_yreq_double(&eff, "page_cache", LS_Y_POS, 1.0, &f->efficiency[LS_PATH_PAGE_CACHE], err)) ||
+      (rc = ls_ymap_finish(&eff, err)) || (rc = ls_yreq_enum(&m, "path", paths, &path, err)) ||
+      (rc = ls_yreq_unit(&m, "chunk", LS_U_BYTES, 512, 1 << 30, &f->chunk_bytes, err)) ||
+      (rc = ls_yreq_int(&m, "queue_depth", 1, 1024, &qd, err)) ||
+      (rc = ls_ymap_require(&m, "latency", &lat, err)) || (rc = ls_latency_read(&lat, &f->latency, err)) ||
+      (rc = ls_yreq_unit(&m, "read_energy", LS_U_ENERGY_PER_BYTE, 0, 1e-6, &f->read_j_per_byte, err)) ||
+      (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 100, &f->idle_w, err)))
+    return rc;
+  f->lanes = (int)lanes;
+  f->queue_depth = (int)qd;
+  f->path = (ls_flash_path)path;
+  return ls_ymap_finish(&m, err);
+}
+
+static int read_dram(const ls_ynode *root, ls_dram_params *d, ls_error *err)
+{
+  ls_ynode m, v;
+  int rc = section(root, "dram", &m, err);
+  if (rc || (rc = copy_str(&m, "type", d->type, sizeof d->type, err)) ||
+      (rc = ls_yreq_unit(&m, "capacity", LS_U_BYTES, LS_Y_POS, 1e13, &d->capacity, err)) ||
+      (rc = ls_yreq_unit(&m, "app_budget", LS_U_BYTES, LS_Y_POS, d->capacity, &d->app_budget, err)) ||
+      (rc = ls_yreq_unit(&m, "bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &d->bandwidth, err)) ||
+      (rc = ls_yreq_unit(&m, "resident_target", LS_U_BYTES, 0, 1e13, &d->resident_target, err)) ||
+      (rc = ls_yreq_unit(&m, "background_power", LS_U_POWER, 0, 100, &d->background_w, err)))
+    return rc;
+  if (d->resident_target > d->app_budget) {
+    ls_ymap_find(&m, "resident_target", &v);
+    return ls_ynode_error(&v, err, LS_ERANGE, "resident_target exceeds app_budget");
+  }
+  return ls_ymap_finish(&m, err);
+}
+
+static int read_curve(const ls_ynode *m, ls_npu_params *n, ls_error *err)
+{
+  ls_ynode c;
+  int rc = ls_ymap_require(m, "batch_curve", &c, err);
+  if (rc || (rc = ls_ynode_expect(&c, LS_Y_SEQ, err)))
+    return rc;
+  int k = ls_yseq_len(&c);
+  if (k < 2 || k > LS_NPU_CURVE_MAX)
+    return ls_ynode_error(&c, err, LS_ERANGE, "needs 2..%d points, found %d", LS_NPU_CURVE_MAX, k);
+  for (int i = 0; i < k; i++) {
+    ls_ynode pt = ls_yseq_at(&c, i);
+    double two[2];
+    int cnt = 0;
+    if ((rc = ls_yas_doubles(&pt, LS_Y_POS, 1e6, two, 2, &cnt, err)))
+      return rc;
+    if (cnt != 2)
+      return ls_ynode_error(&pt, err, LS_ESCHEMA, "expected [tokens, relative latency]");
+    if (i == 0 && two[1] != 1.0)
+      return ls_ynode_error(&pt, err, LS_EINVALID, "the first point is the reference: relative latency 1");
+    if (i > 0 && two[0] <= n->curve_tokens[i - 1])
+      return ls_ynode_error(&pt, err, LS_EINVALID, "tokens must rise strictly (%g after %g)", two[0],
+                            n->curve_tokens[i - 1]);
+    if (i > 0 && two[1] < n->curve_rel[i - 1])
+      return ls_ynode_error(&pt, err, LS_EINVALID,
+                            "batch curve must be non-decreasing (%g after %g): more tokens cannot be faster",
+                            two[1], n->curve_rel[i - 1]);
+    n->curve_tokens[i] = two[0];
+    n->curve_rel[i] = two[1];
+  }
+  n->n_curve = k;
+  return LS_OK;
+}
+
+static int read_shapes(const ls_ynode *m, ls_npu_params *n, ls_error *err)
+{
+  ls_ynode s;
+  double v[LS_NPU_SHAPES_MAX];
+  int k = 0, rc = ls_ymap_require(m, "shapes", &s, err);
+  if (rc || (rc = ls_yas_doubles(&s, 1, 1e6, v, LS_NPU_SHAPES_MAX, &k, err)))
+    return rc;
+  if (k < 1)
+    return ls_ynode_error(&s, err, LS_ERANGE, "needs at least one compiled shape");
+  for (int i = 0; i < k; i++) {
+    n->shapes[i] = (int)v[i];
+    if ((double)n->shapes[i] != v[i] || (i > 0 && n->shapes[i] <= n->shapes[i - 1]))
+      return ls_ynode_error(&s, err, LS_EINVALID, "shapes must be whole numbers rising strictly");
+  }
+  n->n_shapes = k;
+  return LS_OK;
+}
+
+static int read_npu(const ls_ynode *root, ls_npu_params *n, ls_error *err)
+{
+  ls_ynode m;
+  int rc = section(root, "npu", &m, err);
+  if (rc || (rc = copy_str(&m, "name", n->name, sizeof n->name, err)) ||
+      (rc = ls_yreq_unit(&m, "weight_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &n->weight_bw, err)) ||
+      (rc = ls_yreq_unit(&m, "flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &n->flops, err)) ||
+      (rc = ls_yreq_unit(&m, "attn_flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &n->attn_flops, err)) ||
+      (rc = ls_yreq_unit(&m, "dispatch", LS_U_TIME, 0, 1, &n->dispatch_s, err)) ||
+      (rc = read_curve(&m, n, err)) || (rc = read_shapes(&m, n, err)) ||
+      (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &n->idle_w, err)) ||
+      (rc = ls_yreq_unit(&m, "busy_power", LS_U_POWER, LS_Y_POS, 1000, &n->busy_w, err)))
+    return rc;
+  if ((rc = ls_npu_prepare(n, err))) {
+    ls_ynode s;
+    ls_ymap_find(&m, "shapes", &s);
+    return ls_ynode_error(&s, err, rc, "%s", err ? err->msg : "invalid npu");
+  }
+  return ls_ymap_finish(&m, err);
+}
+
+static int read_cluster(const ls_ynode *c, ls_cpu_cluster *k, ls_error *err)
+{
+  long cores;
+  int rc = ls_ynode_expect(c, LS_Y_MAP, err);
+  if (rc || (rc = copy_str(c, "name", k->name, sizeof k->name, err)) ||
+      (rc = ls_yreq_int(c, "cores", 1, 64, &cores, err)) ||
+      (rc = ls_yreq_unit(c, "freq", LS_U_FREQ, LS_Y_POS, 1e10, &k->freq_hz, err)) ||
+      (rc = ls_yreq_unit(c, "gemv_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, &k->gemv_bw_per_core, err)) ||
+      (rc = ls_yreq_double(c, "flops_per_cycle", LS_Y_POS, 4096, &k->flops_per_cycle, err)) ||
+      (rc = ls_yreq_unit(c, "core_power", LS_U_POWER, 0, 100, &k->core_w, err)))
+    return rc;
+  k->cores = (int)cores;
+  return ls_ymap_finish(c, err);
+}
+
+static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
+{
+  ls_ynode m, cl;
+  long threads;
+  int rc = section(root, "cpu", &m, err);
+  if (rc || (rc = ls_yreq_int(&m, "threads", 1, 256, &threads, err)) ||
+      (rc = ls_yreq_unit(&m, "max_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &c->max_bw, err)) ||
+      (rc = ls_yreq_unit(&m, "call_overhead", LS_U_TIME, 0, 1, &c->call_s, err)) ||
+      (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &c->idle_w, err)) ||
+      (rc = ls_ymap_require(&m, "clusters", &cl, err)) || (rc = ls_ynode_expect(&cl, LS_Y_SEQ, err)))
+    return rc;
+  int k = ls_yseq_len(&cl);
+  if (k < 1 || k > LS_CPU_MAX_CLUSTERS)
+    return ls_ynode_error(&cl, err, LS_ERANGE, "needs 1..%d clusters, found %d", LS_CPU_MAX_CLUSTERS, k);
+  for (int i = 0; i < k; i++) {
+    ls_ynode it = ls_yseq_at(&cl, i);
+    if ((rc = read_cluster(&it, &c->cluster[i], err)))
+      return rc;
+  }
+  c->n_clusters = k;
+  c->default_threads = (int)threads;
+  if (threads > ls_cpu_total_cores(c)) {
+    ls_ynode t;
+    ls_ymap_find(&m, "threads", &t);
+    return ls_ynode_error(&t, err, LS_ERANGE, "threads (%ld) exceed the cores (%d)", threads,
+                          ls_cpu_total_cores(c));
+  }
+  return ls_ymap_finish(&m, err);
+}
+
+static void fill_power(ls_device *d)
+{
+  ls_power_params *p = &d->power;
+  p->npu_idle_w = d->npu.idle_w;
+  p->npu_busy_w = d->npu.busy_w;
+  p->cpu_idle_w = d->cpu.idle_w;
+  p->n_clusters = d->cpu.n_clusters;
+  for (int i = 0; i < d->cpu.n_clusters; i++)
+    p->core_w[i] = d->cpu.cluster[i].core_w;
+  p->flash_idle_w = d->flash.idle_w;
+  p->flash_read_j_per_byte = d->flash.read_j_per_byte;
+  p->dram_background_w = d->dram.background_w;
+}
+
+static int read_device(ls_ydoc *doc, ls_device *d, ls_error *err)
+{
+  ls_ynode root = ls_ydoc_root(doc), pw;
+  int kind, rc = ls_ynode_expect(&root, LS_Y_MAP, err);
+  if (rc || (rc = copy_str(&root, "id", d->id, sizeof d->id, err)) ||
+      (rc = copy_str(&root, "name", d->name, sizeof d->name, err)) ||
+      (rc = copy_str(&root, "soc", d->soc, sizeof d->soc, err)) ||
+      (rc = ls_yreq_enum(&root, "kind", kinds, &kind, err)) || (rc = read_flash(&root, &d->flash, err)) ||
+      (rc = read_dram(&root, &d->dram, err)) || (rc = read_npu(&root, &d->npu, err)) ||
+      (rc = read_cpu(&root, &d->cpu, err)) || (rc = section(&root, "power", &pw, err)) ||
+      (rc = ls_yreq_unit(&pw, "base", LS_U_POWER, 0, 1000, &d->power.base_w, err)) ||
+      (rc = ls_ymap_finish(&pw, err)))
+    return rc;
+  d->is_gpu = kind == 1;
+  fill_power(d);
+  return ls_ymap_finish(&root, err);
+}
+
+int ls_device_load(ls_device **out, const char *path, ls_error *err)
+{
+  *out = NULL;
+  ls_ydoc *doc;
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  if (rc)
+    return rc;
+  ls_device *d = calloc(1, sizeof *d);
+  if (!d) {
+    ls_ydoc_free(doc);
+    return ls_error_set(err, LS_ENOMEM, "device: out of memory");
+  }
+  snprintf(d->path, sizeof d->path, "%s", path);
+  rc = read_device(doc, d, err);
+  ls_ydoc_free(doc);
+  if (rc) {
+    free(d);
+    return rc;
+  }
+  *out = d;
+  return LS_OK;
+}
+
+static int cmp_ids(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
+int ls_device_list(const char *data_root, char (*ids)[64], int max)
+{
+  char dir[LS_ERR_FILE];
+  snprintf(dir, sizeof dir, "%s/devices/profiles", data_root);
+  DIR *dp = opendir(dir);
+  if (!dp)
+    return LS_EIO;
+  /* Collect all names first so the sorted prefix is the same whatever max is. */
+  char(*all)[64] = NULL;
+  int n = 0, cap = 0;
+  for (struct dirent *e; (e = readdir(dp));) {
+    size_t len = strlen(e->d_name);
+    if (len <= 5 || len - 5 >= 64 || strcmp(e->d_name + len - 5, ".yaml") != 0)
+      continue;
+    if (n == cap) {
+      int nc = cap ? 2 * cap : 16;
+      char(*na)[64] = realloc(all, (size_t)nc * sizeof *all);
+      if (!na) {
+        free(all);
+        closedir(dp);
+        return LS_ENOMEM;
+      }
+      all = na;
+      cap = nc;
+    }
+    memcpy(all[n], e->d_name, len - 5);
+    all[n][len - 5] = 0;
+    n++;
+  }
+  closedir(dp);
+  if (n > 1)
+    qsort(all, (size_t)n, sizeof *all, cmp_ids);
+  for (int i = 0; i < n && i < max; i++)
+    memcpy(ids[i], all[i], 64);
+  free(all);
+  return n;
+}
+
+int ls_device_load_id(ls_device **out, const char *data_root, const char *id, ls_error *err)
+{
+  *out = NULL;
+  char ids[64][64];
+  int n = ls_device_list(data_root, ids, 64);
+  for (int i = 0; i < n && i < 64; i++)
+    if (strcmp(ids[i], id) == 0) {
+      char path[LS_ERR_FILE];
+      snprintf(path, sizeof path, "%s/devices/profiles/%s.yaml", data_root, id);
+      return ls_device_load(out, path, err);
+    }
+  char list[LS_ERR_MSG / 2] = "";
+  size_t len = 0;
+  for (int i = 0; i < n && i < 64 && len + 2 < sizeof list; i++)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", ids[i]);
+  return ls_error_set(err, LS_ENOTFOUND, "unknown device '%s' (valid: %s)", id, n > 0 ? list : "none found");
+}
+
+void ls_device_free(ls_device *d) { free(d); }
+
+int ls_device_clone(ls_device **out, const ls_device *d, ls_error *err)
+{
+  *out = malloc(sizeof **out);
+  if (!*out)
+    return ls_error_set(err, LS_ENOMEM, "device: out of memory");
+  **out = *d;
+  return LS_OK;
+}
+
+int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
+{
+  double v;
+  long l;
+  int path = d->flash.path, rc;
+  if ((rc = ls_kv_enum(kv, "device.flash.path", paths, path, &path, err)))
+    return rc;
+  double eff = ls_flash_effective_bw(&d->flash);
+  d->flash.path = (ls_flash_path)path;
+  /* Changing the path alone keeps the hardware and changes the rate; an explicit bandwidth
+   * sets the effective rate of the (possibly new) path. */
+  if (ls_kv_find(kv, "device.flash.bandwidth")) {
+    if ((rc = ls_kv_unit(kv, "device.flash.bandwidth", LS_U_BANDWIDTH, 1e6, 1e12, eff, &v, err)))
+      return rc;
+    ls_flash_set_effective_bw(&d->flash, v);
+  }
+  if ((rc = ls_kv_unit(kv, "device.flash.chunk", LS_U_BYTES, 512, 1 << 30, d->flash.chunk_bytes,
+                       &d->flash.chunk_bytes, err)) ||
+      (rc = ls_kv_int(kv, "device.flash.queue_depth", 1, 1024, d->flash.queue_depth, &l, err)))
+    return rc;
+  d->flash.queue_depth = (int)l;
+  if ((rc = ls_kv_unit(kv, "device.dram.budget", LS_U_BYTES, 0, d->dram.app_budget, d->dram.resident_target,
+                       &d->dram.resident_target, err)) ||
+      (rc = ls_kv_unit(kv, "device.npu.dispatch", LS_U_TIME, 0, 1, d->npu.dispatch_s, &d->npu.dispatch_s, err)) ||
+      (rc = ls_kv_int(kv, "device.cpu.threads", 1, ls_cpu_total_cores(&d->cpu), d->cpu.default_threads, &l,
+                      err)))
+    return rc;
+  d->cpu.default_threads = (int)l;
+  return ls_kv_check_used(kv, "device.", err);
+}
+
+const char *ls_device_id(const ls_device *d) { return d->id; }
+const char *ls_device_name(const ls_device *d) { return d->name; }
+const char *ls_device_soc(const ls_device *d) { return d->soc; }
+const char *ls_device_path(const ls_device *d) { return d->path; }
+int ls_device_is_gpu(const ls_device *d) { return d->is_gpu; }
+const ls_flash_params *ls_device_flash(const ls_device *d) { return &d->flash; }
+const ls_dram_params *ls_device_dram(const ls_device *d) { return &d->dram; }
+const ls_npu_params *ls_device_npu(const ls_device *d) { return &d->npu; }
+const ls_cpu_params *ls_device_cpu(const ls_device *d) { return &d->cpu; }
+const ls_power_params *ls_device_power(const ls_device *d) { return &d->power; }
+
+static const char *fmt(double v, ls_unit_kind k, char *buf) { return ls_units_format(v, k, buf, 32); }
+
+static void print_flash(const ls_flash_params *f, FILE *o)
+{
+  char a[32], b[32], c[32];
+  const ls_latency_dist *l = &f->latency;
+  fprintf(o, "flash:\n  interface: %s (%d lanes)\n  link bandwidth: %s\n", f->interface, f->lanes,
+          fmt(f->link_bandwidth, LS_U_BANDWIDTH, a));
+  fprintf(o, "  path: %s (efficiency direct %.3f, page_cache %.3f)\n  effective bandwidth: %s\n",
+          paths[f->path], f->efficiency[0], f->efficiency[1], fmt(ls_flash_effective_bw(f), LS_U_BANDWIDTH, a));
+  fprintf(o, "  chunk: %s, queue depth %d\n", fmt(f->chunk_bytes, LS_U_BYTES, a), f->queue_depth);
+  fprintf(o, "  request latency: %s, mean %s, p50 %s, ", l->kind == LS_LAT_PARAMETRIC ? "lognormal+pareto" : "empirical",
+          fmt(ls_latency_mean(l), LS_U_TIME, a), fmt(ls_latency_quantile(l, 0.5), LS_U_TIME, b));
+  fprintf(o, "p99 %s\n", fmt(ls_latency_quantile(l, 0.99), LS_U_TIME, c));
+  fprintf(o, "  read 1 GiB: %s; 4 KiB at QD1: %s\n", fmt(ls_flash_read_ns(f, 1073741824.0) * 1e-9, LS_U_TIME, a),
+          fmt(ls_flash_read_ns_at(f, 4096, 4096, 1) * 1e-9, LS_U_TIME, b));
+  fprintf(o, "  read energy: %s, idle %s\n", fmt(f->read_j_per_byte, LS_U_ENERGY_PER_BYTE, a),
+          fmt(f->idle_w, LS_U_POWER, b));
+}
+
+void ls_device_print(const ls_device *d, FILE *o)
+{
+  char a[32], b[32], c[32];
+  fprintf(o, "id: %s\nname: %s\nsoc: %s\nkind: %s\nfile: %s\n", d->id, d->name, d->soc, kinds[d->is_gpu], d->path);
+  print_flash(&d->flash, o);
+  const ls_dram_params *m = &d->dram;
+  fprintf(o, "dram:\n  %s %s, app budget %s, bandwidth %s\n", m->type, fmt(m->capacity, LS_U_BYTES, a),
+          fmt(m->app_budget, LS_U_BYTES, b), fmt(m->bandwidth, LS_U_BANDWIDTH, c));
+  fprintf(o, "  resident target budget: %s, background %s\n", fmt(ls_dram_resident_budget(m), LS_U_BYTES, a),
+          fmt(m->background_w, LS_U_POWER, b));
+  const ls_npu_params *n = &d->npu;
+  fprintf(o, "npu:\n  %s: weights %s, %s, attention %s\n", n->name, fmt(n->weight_bw, LS_U_BANDWIDTH, a),
+          fmt(n->flops, LS_U_COMPUTE, b), fmt(n->attn_flops, LS_U_COMPUTE, c));
+  fprintf(o, "  dispatch %s, power idle %s busy ", fmt(n->dispatch_s, LS_U_TIME, a), fmt(n->idle_w, LS_U_POWER, b));
+  fprintf(o, "%s\n  batch curve (shape: relative latency):", fmt(n->busy_w, LS_U_POWER, c));
+  for (int i = 0; i < n->n_shapes; i++)
+    fprintf(o, " %d:%.3f", n->shapes[i], n->shape_rel[i]);
+  const ls_cpu_params *p = &d->cpu;
+  fprintf(o, "\ncpu:\n  threads %d, max bandwidth %s, call overhead %s, idle %s\n", p->default_threads,
+          fmt(p->max_bw, LS_U_BANDWIDTH, a), fmt(p->call_s, LS_U_TIME, b), fmt(p->idle_w, LS_U_POWER, c));
+  for (int i = 0; i < p->n_clusters; i++) {
+    const ls_cpu_cluster *k = &p->cluster[i];
+    fprintf(o, "  %d x %s @ %s: gemv %s/core, %.0f FLOP/cycle, ", k->cores, k->name, fmt(k->freq_hz, LS_U_FREQ, a),
+            fmt(k->gemv_bw_per_core, LS_U_BANDWIDTH, b), k->flops_per_cycle);
+    fprintf(o, "%s/core\n", fmt(k->core_w, LS_U_POWER, c));
+  }
+  fprintf(o, "power:\n  base %s\n", fmt(d->power.base_w, LS_U_POWER, a));
+}

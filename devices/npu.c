@@ -1,0 +1,117 @@
+/* devices/npu: see npu.h.
+ *
+ * Equations. One call of an operation with weights W bytes and f FLOPs per token, run at a
+ * compiled shape s >= tokens (static graphs: a pass pads up to the next shape):
+ *   t_call(s) = dispatch + rel(s) * (W / weight_bw + f / flops) + s * ctx * a / attn_flops
+ * where a is the attention FLOPs per token per context position. rel() is the batch curve:
+ * relative latency of a pass over s tokens vs one token, from a table interpolated with
+ * GSL's Steffen spline (monotone between points, exact at them; linear for 2 points).
+ * Token counts above the largest shape are split into calls of the largest shape plus one
+ * padded remainder call. The LM head is one such call with its own W and f.
+ * Invariants (checked by ls_npu_prepare): curve tokens strictly rising, rel non-decreasing
+ * and > 0, shapes strictly rising and inside the curve's range.
+ * Simplifications: one batch curve per device for every model (REFERENCE.md section 2: the
+ * 128-token/1-token ratio is 1.8-2.1x for 1B-8B models on 8 Gen 3 / 8 Elite); the curve
+ * multiplies the whole one-token cost, so bandwidth- and compute-bound parts scale alike;
+ * KV-cache reads are folded into the attention term.
+ * Sources: profile comments (AI Hub Llama-3-8B 72.86 ms/token for the one-token cost; AI Hub
+ * Phi-3.5 146.9 vs 76.9 ms and Llama-3.1-8B 2.02x for the curve's end point). */
+#include "devices/npu.h"
+#include <math.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_interp.h>
+
+int ls_npu_prepare(ls_npu_params *n, ls_error *err)
+{
+  if (n->n_curve < 2 || n->n_curve > LS_NPU_CURVE_MAX)
+    return ls_error_set(err, LS_EINVALID, "npu: batch curve needs 2..%d points", LS_NPU_CURVE_MAX);
+  for (int i = 0; i < n->n_curve; i++) {
+    if (!(n->curve_rel[i] > 0) || !(n->curve_tokens[i] >= 1))
+      return ls_error_set(err, LS_EINVALID, "npu: batch curve point %d must have tokens >= 1 and rel > 0", i);
+    if (i > 0 && n->curve_tokens[i] <= n->curve_tokens[i - 1])
+      return ls_error_set(err, LS_EINVALID, "npu: batch curve tokens must rise strictly (point %d)", i);
+    if (i > 0 && n->curve_rel[i] < n->curve_rel[i - 1])
+      return ls_error_set(err, LS_EINVALID, "npu: batch curve must be non-decreasing (point %d: %g after %g)",
+                          i, n->curve_rel[i], n->curve_rel[i - 1]);
+  }
+  if (n->n_shapes < 1 || n->n_shapes > LS_NPU_SHAPES_MAX)
+    return ls_error_set(err, LS_EINVALID, "npu: needs 1..%d compiled shapes", LS_NPU_SHAPES_MAX);
+  for (int i = 0; i < n->n_shapes; i++) {
+    if (i > 0 && n->shapes[i] <= n->shapes[i - 1])
+      return ls_error_set(err, LS_EINVALID, "npu: compiled shapes must rise strictly (%d after %d)",
+                          n->shapes[i], n->shapes[i - 1]);
+    if (n->shapes[i] < n->curve_tokens[0] || n->shapes[i] > n->curve_tokens[n->n_curve - 1])
+      return ls_error_set(err, LS_EINVALID, "npu: compiled shape %d lies outside the batch curve [%g, %g]",
+                          n->shapes[i], n->curve_tokens[0], n->curve_tokens[n->n_curve - 1]);
+  }
+  if (!(n->weight_bw > 0 && n->flops > 0 && n->attn_flops > 0 && n->dispatch_s >= 0))
+    return ls_error_set(err, LS_EINVALID, "npu: weight bandwidth and FLOP rates must be > 0");
+  for (int i = 0; i < n->n_shapes; i++)
+    n->shape_rel[i] = ls_npu_relative(n, n->shapes[i]);
+  return LS_OK;
+}
+
+double ls_npu_relative(const ls_npu_params *n, double tokens)
+{
+  int k = n->n_curve;
+  if (tokens <= n->curve_tokens[0])
+    return n->curve_rel[0];
+  if (tokens >= n->curve_tokens[k - 1])
+    return n->curve_rel[k - 1];
+  const gsl_interp_type *type = k >= 3 ? gsl_interp_steffen : gsl_interp_linear;
+  gsl_interp *it = gsl_interp_alloc(type, (size_t)k);
+  if (!it)
+    return NAN;
+  gsl_interp_init(it, n->curve_tokens, n->curve_rel, (size_t)k);
+  double y = gsl_interp_eval(it, n->curve_tokens, n->curve_rel, tokens, NULL);
+  gsl_interp_free(it);
+  return y;
+}
+
+/* Index of the smallest shape >= tokens (tokens <= largest shape). */
+static int shape_index(const ls_npu_params *n, int tokens)
+{
+  for (int i = 0; i < n->n_shapes; i++)
+    if (n->shapes[i] >= tokens)
+      return i;
+  return n->n_shapes - 1;
+}
+
+int ls_npu_padded_tokens(const ls_npu_params *n, int tokens)
+{
+  if (tokens <= 0)
+    return 0;
+  int big = n->shapes[n->n_shapes - 1];
+  int full = (tokens - 1) / big, rest = tokens - full * big;
+  return full * big + n->shapes[shape_index(n, rest)];
+}
+
+int64_t ls_npu_dispatch_ns(const ls_npu_params *n) { return (int64_t)llround(n->dispatch_s * 1e9); }
+
+/* Seconds of calls covering `tokens` tokens of an op (bytes, flops/token, attention). */
+static double op_seconds(const ls_npu_params *n, double bytes, double flops, double attn_per_ctx,
+                         int tokens, int ctx_len)
+{
+  if (tokens <= 0)
+    return 0.0;
+  double one = bytes / n->weight_bw + flops / n->flops;
+  int big = n->shapes[n->n_shapes - 1];
+  int full = (tokens - 1) / big, rest = tokens - full * big;
+  int si = shape_index(n, rest);
+  double attn = attn_per_ctx * (double)ctx_len / n->attn_flops;
+  double t = full * (n->dispatch_s + n->shape_rel[n->n_shapes - 1] * one + big * attn);
+  t += n->dispatch_s + n->shape_rel[si] * one + n->shapes[si] * attn;
+  return t;
+}
+
+int64_t ls_npu_layer_ns(const ls_npu_params *n, const ls_layer_work *w, int tokens, int ctx_len)
+{
+  double t = op_seconds(n, w->weight_bytes, w->flops_per_token, w->attn_flops_per_token_per_ctx, tokens,
+                        ctx_len < 0 ? 0 : ctx_len);
+  return (int64_t)llround(t * 1e9);
+}
+
+int64_t ls_npu_lmhead_ns(const ls_npu_params *n, double lmhead_bytes, double flops_per_token, int tokens)
+{
+  return (int64_t)llround(op_seconds(n, lmhead_bytes, flops_per_token, 0.0, tokens, 0) * 1e9);
+}
