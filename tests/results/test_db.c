@@ -1,0 +1,181 @@
+/* tests/results: schema creation, the writer (round trip, resume lookup, atomicity), run ids. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fixture.h"
+
+static void test_schema_created(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "schema.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
+                  LS_DB_SCHEMA_VERSION);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+                               "name IN ('meta', 'runs', 'metrics', 'steps') AND sql LIKE '%STRICT%'"), 4);
+  for (int i = 0; ls_db_view_name(i); i++) {
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name = '%s'",
+             ls_db_view_name(i));
+    CU_ASSERT_EQUAL(fx_query(db, sql), 1);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", ls_db_view_name(i));
+    CU_ASSERT_EQUAL(fx_query(db, sql), 0);  /* every view compiles and is empty */
+  }
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+  ls_db_close(db);
+  /* Re-opening keeps the data and the version; a foreign version is refused. */
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_set_meta(db, "schema_version", "99", &e), LS_OK);
+  ls_db_close(db);
+  CU_ASSERT_EQUAL(ls_db_open(&db, p, &e), LS_EDB);
+  CU_ASSERT_PTR_NULL(db);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "schema_version 99"));
+}
+
+static void test_open_errors(void)
+{
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_NOT_EQUAL(ls_db_open(&db, "/nonexistent-dir/x.db", &e), LS_OK);
+  CU_ASSERT_PTR_NULL(db);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "/nonexistent-dir/x.db"));
+}
+
+static void test_hash(void)
+{
+  char a[LS_DB_RUN_ID_LEN + 1], b[LS_DB_RUN_ID_LEN + 1], c[LS_DB_RUN_ID_LEN + 1],
+      d[LS_DB_RUN_ID_LEN + 1];
+  ls_db_hash_run("main", "{\"x\":1}", 1, a);
+  ls_db_hash_run("main", "{\"x\":1}", 1, b);
+  CU_ASSERT_STRING_EQUAL(a, b);  /* deterministic */
+  CU_ASSERT_EQUAL(strlen(a), LS_DB_RUN_ID_LEN);
+  CU_ASSERT_EQUAL(strspn(a, "0123456789abcdef"), LS_DB_RUN_ID_LEN);
+  ls_db_hash_run("main", "{\"x\":1}", 2, c);
+  ls_db_hash_run("budget", "{\"x\":1}", 1, d);
+  CU_ASSERT_STRING_NOT_EQUAL(a, c);  /* seed matters */
+  CU_ASSERT_STRING_NOT_EQUAL(a, d);  /* part matters */
+  /* "ab"+"c" vs "a"+"bc": the separator keeps fields apart. */
+  ls_db_hash_run("ab", "c", 1, c);
+  ls_db_hash_run("a", "bc", 1, d);
+  CU_ASSERT_STRING_NOT_EQUAL(c, d);
+  /* No collisions over 10^5 configurations, in either 64-bit half. */
+  enum { N = 100000 };
+  static char ids[N][LS_DB_RUN_ID_LEN + 1];
+  for (int i = 0; i < N; i++) {
+    char cfg[32];
+    snprintf(cfg, sizeof cfg, "{\"i\":%d}", i);
+    ls_db_hash_run("main", cfg, 0, ids[i]);
+  }
+  qsort(ids, N, sizeof ids[0], (int (*)(const void *, const void *))strcmp);
+  int dup = 0;
+  for (int i = 1; i < N; i++) dup += strncmp(ids[i - 1], ids[i], 16) == 0;
+  CU_ASSERT_EQUAL(dup, 0);
+}
+
+static void test_round_trip(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "rt.db"), &e), LS_OK);
+  ls_db_run r = {"run1", "main", "oneplus-12", "qwen3-8b", "gsm8k", "lever",
+                 "{\"draft.budget\":\"16\"}", "{\"a\":[1,2]}", "deadbeef", "0.1.0", "ok", NULL,
+                 UINT64_C(0xfedcba9876543210), 1.25};
+  ls_db_metric m[] = {{"throughput_tps", 1.0 / 3.0, "tok/s"}, {"tau", 3.25, NULL},
+                      {"custom_metric", -0.0, "x"}, {"ttft_s", NAN, "s"}};
+  ls_db_step st[] = {{0, 16, 12, 3, 0.02, 0.5, 0.004}};
+  CU_ASSERT_EQUAL_FATAL(ls_db_write_run(db, &r, m, 4, st, 1, &e), LS_OK);
+  double v;
+  CU_ASSERT_EQUAL(ls_db_get_metric(db, "run1", "throughput_tps", &v, &e), LS_OK);
+  CU_ASSERT(v == 1.0 / 3.0);  /* bit-identical */
+  CU_ASSERT_EQUAL(ls_db_get_metric(db, "run1", "ttft_s", &v, &e), LS_ENOTFOUND); /* NaN -> NULL */
+  CU_ASSERT_EQUAL(ls_db_get_metric(db, "run1", "nope", &v, &e), LS_ENOTFOUND);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT tau FROM v_runs WHERE run_id = 'run1'"), 3.25);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT seed FROM runs"), (double)(int64_t)UINT64_C(0xfedcba9876543210));
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT verify_s FROM steps WHERE run_id = 'run1' AND cycle = 0"), 0.5);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT wall_s FROM runs"), 1.25);
+  /* Rewriting the same id replaces the run, its metrics and its steps. */
+  ls_db_metric m2[] = {{"throughput_tps", 7.0, "tok/s"}};
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &r, m2, 1, NULL, 0, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metrics"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM steps"), 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT throughput_tps FROM v_runs"), 7.0);
+  ls_db_close(db);
+}
+
+static void test_resume_lookup(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "resume.db"), &e), LS_OK);
+  int done = -1;
+  CU_ASSERT_EQUAL(ls_db_run_done(db, "x", &done, &e), LS_OK);
+  CU_ASSERT_EQUAL(done, 0);
+  ls_db_run r = {"x", "main", "d", "m", "s", "ar-mem", "{}", "{}", NULL, NULL, "invalid",
+                 "ar-mem: target does not fit the DRAM budget", 1, 0};
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &r, NULL, 0, NULL, 0, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_run_done(db, "x", &done, &e), LS_OK);
+  CU_ASSERT_EQUAL(done, 1);  /* invalid runs are finished too: resume must not redo them */
+  CU_ASSERT_EQUAL(ls_db_run_done(db, "y", &done, &e), LS_OK);
+  CU_ASSERT_EQUAL(done, 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_runs"), 0);  /* not ok: not pivoted */
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_failed WHERE message LIKE 'ar-mem:%'"), 1);
+  ls_db_close(db);
+  /* A second connection sees the committed run. */
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_run_done(db, "x", &done, &e), LS_OK);
+  CU_ASSERT_EQUAL(done, 1);
+  ls_db_close(db);
+}
+
+static void test_atomicity(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "atomic.db"), &e), LS_OK);
+  ls_db_run r = {"a", "main", "d", "m", "s", "lever", "{}", "{}", NULL, NULL, "ok", NULL, 1, 0};
+  ls_db_metric good[] = {{"throughput_tps", 5, NULL}, {"tau", 2, NULL}};
+  ls_db_metric dup[] = {{"throughput_tps", 9, NULL}, {"tau", 3, NULL}, {"tau", 4, NULL}};
+  ls_db_step steps[] = {{0, 1, 1, 1, 0, 0, 0}, {0, 2, 2, 2, 0, 0, 0}};  /* duplicate cycle */
+  /* A failing write of a new run leaves nothing. */
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &r, dup, 3, NULL, 0, &e), LS_EDB);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "tau"));
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM runs"), 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metrics"), 0);
+  /* A failing rewrite of a stored run keeps the old one whole. */
+  CU_ASSERT_EQUAL_FATAL(ls_db_write_run(db, &r, good, 2, NULL, 0, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &r, good, 2, steps, 2, &e), LS_EDB);
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &r, dup, 3, NULL, 0, &e), LS_EDB);
+  ls_db_run bad = r;
+  bad.status = "maybe";  /* CHECK constraint */
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &bad, good, 2, NULL, 0, &e), LS_EDB);
+  bad = r;
+  bad.axes_json = "not json";
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &bad, good, 2, NULL, 0, &e), LS_EDB);
+  bad = r;
+  bad.device = NULL;
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &bad, good, 2, NULL, 0, &e), LS_EDB);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM runs"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT throughput_tps FROM v_runs WHERE run_id = 'a'"), 5);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metrics"), 2);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM steps"), 0);
+  /* The connection is usable after the rollbacks. */
+  r.run_id = "b";
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &r, good, 2, NULL, 0, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM runs"), 2);
+  ls_db_close(db);
+}
+
+CU_TestInfo fx_schema_tests[] = {
+    {"tables, views, WAL, schema_version", test_schema_created},
+    {"open errors name the path", test_open_errors},
+    {"run id hash", test_hash},
+    CU_TEST_INFO_NULL};
+CU_TestInfo fx_write_tests[] = {
+    {"round trip and replace", test_round_trip},
+    {"resume lookup", test_resume_lookup},
+    {"a failing write leaves nothing", test_atomicity},
+    CU_TEST_INFO_NULL};

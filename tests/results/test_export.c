@@ -1,0 +1,213 @@
+/* tests/results: export exactness (CSV, JSON) and the views' numbers against hand-computed
+ * values. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ls_test.h"
+#include "fixture.h"
+
+/* Exports view to a memory buffer (caller frees). */
+static char *export_text(ls_db *db, const char *view, const char *fmt, int *rc)
+{
+  FILE *f = tmpfile();
+  ls_error e;
+  *rc = ls_db_export(db, view, fmt, f, &e);
+  long n = ftell(f);
+  char *buf = calloc((size_t)n + 1, 1);
+  rewind(f);
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) buf[0] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static ls_db *export_db(char *p)
+{
+  ls_db *db = NULL;
+  ls_error e;
+  if (ls_db_open(&db, fx_path(p, "export.db"), &e) != LS_OK) return NULL;
+  ls_db_run r = {"r1", "main", "dev,ice", "mo\"del", "data\nset", "lever", "{}", "{}", NULL,
+                 NULL, "ok", NULL, 3, 0};
+  ls_db_metric m[] = {{"throughput_tps", 0.1 + 0.2, NULL}, {"tau", 1.0 / 3.0, NULL},
+                      {"ttft_s", 1e-300, NULL}, {"cycles", 12, NULL}, {"decode_s", 2.93, NULL}};
+  if (ls_db_write_run(db, &r, m, 5, NULL, 0, &e) != LS_OK) {
+    ls_db_close(db);
+    return NULL;
+  }
+  return db;
+}
+
+static void test_csv_exact(void)
+{
+  char p[512];
+  ls_db *db = export_db(p);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  int rc;
+  char *t = export_text(db, "v_runs", "csv", &rc);
+  CU_ASSERT_EQUAL(rc, LS_OK);
+  /* Header: fixed columns then every metric in ls_db_metric_name order. */
+  CU_ASSERT_EQUAL(strncmp(t, "run_id,part,device,model,dataset,system,axes_json,seed,throughput_tps,tau,", 74), 0);
+  /* Quoting of comma, quote and newline; shortest exact reals; NULL as empty. */
+  const char *row = strchr(t, '\n') + 1;
+  const char *want = "r1,main,\"dev,ice\",\"mo\"\"del\",\"data\nset\",lever,{},3,"
+                     "0.30000000000000004,0.3333333333333333,1e-300,";
+  CU_ASSERT_EQUAL(strncmp(row, want, strlen(want)), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(row, ",2.93\n"));  /* shortest form, not 2.9300000000000002 */
+  CU_ASSERT(strtod("0.3333333333333333", NULL) == 1.0 / 3.0);
+  CU_ASSERT(strtod("0.30000000000000004", NULL) == 0.1 + 0.2);
+  /* Column count: 8 fixed + metrics; row fields (with empties) match the header. */
+  int nmet = 0;
+  while (ls_db_metric_name(nmet)) nmet++;
+  int commas = 0;
+  for (const char *c = t; *c != '\n'; c++) commas += *c == ',';
+  CU_ASSERT_EQUAL(commas + 1, 8 + nmet);
+  free(t);
+  ls_db_close(db);
+}
+
+static void test_json_exact(void)
+{
+  char p[512];
+  ls_db *db = export_db(p);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  int rc;
+  char *t = export_text(db, "v_runs", "json", &rc);
+  CU_ASSERT_EQUAL(rc, LS_OK);
+  CU_ASSERT_EQUAL(t[0], '[');
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"device\": \"dev,ice\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"model\": \"mo\\\"del\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"dataset\": \"data\\nset\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"seed\": 3,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"throughput_tps\": 0.30000000000000004,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"cycles\": 12,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"io_share\": null"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "}\n]\n"));
+  free(t);
+  /* An empty view is an empty array; table format prints a header. */
+  t = export_text(db, "fig05", "json", &rc);
+  CU_ASSERT_STRING_EQUAL(t, "[]\n");
+  free(t);
+  t = export_text(db, "fig05", "table", &rc);
+  CU_ASSERT_EQUAL(rc, LS_OK);
+  CU_ASSERT_EQUAL(strncmp(t, "device", 6), 0);
+  free(t);
+  ls_db_close(db);
+}
+
+static void test_export_errors(void)
+{
+  char p[512];
+  ls_db *db = export_db(p);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  int rc;
+  free(export_text(db, "runs; DROP TABLE runs", "csv", &rc));
+  CU_ASSERT_EQUAL(rc, LS_ENOTFOUND);
+  free(export_text(db, "v_runs", "xml", &rc));
+  CU_ASSERT_EQUAL(rc, LS_EUSAGE);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM runs"), 1);
+  ls_db_close(db);
+}
+
+/* v_speedup / v_summary against the closed forms of the fixture matrix. */
+static void test_summary_means(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "views.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(fx_fill_main(db), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_speedup"), 12);
+  const char *sys[] = {"ar-flash", "specinfer"};
+  for (int s = 0; s < 2; s++) {
+    double am = 0, lg = 0, mn = INFINITY, mx = 0;
+    for (int k = 0; k < 4; k++) {
+      double x = fx_main_ratio(sys[s], k);
+      am += x / 4;
+      lg += log(x) / 4;
+      mn = fmin(mn, x);
+      mx = fmax(mx, x);
+    }
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT speedup_mean FROM v_summary WHERE system = '%s'", sys[s]);
+    LS_ASSERT_CLOSE(fx_query(db, sql), am, 1e-12);
+    snprintf(sql, sizeof sql, "SELECT speedup_geomean FROM v_summary WHERE system = '%s'", sys[s]);
+    LS_ASSERT_CLOSE(fx_query(db, sql), exp(lg), 1e-12);
+    CU_ASSERT(exp(lg) < am - 1e-6);  /* AM-GM: the two means are really different here */
+    snprintf(sql, sizeof sql, "SELECT speedup_min FROM v_summary WHERE system = '%s'", sys[s]);
+    LS_ASSERT_CLOSE(fx_query(db, sql), mn, 1e-12);
+    snprintf(sql, sizeof sql, "SELECT speedup_max FROM v_summary WHERE system = '%s'", sys[s]);
+    LS_ASSERT_CLOSE(fx_query(db, sql), mx, 1e-12);
+    snprintf(sql, sizeof sql, "SELECT configs FROM v_summary WHERE system = '%s'", sys[s]);
+    CU_ASSERT_EQUAL(fx_query(db, sql), 4);
+  }
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_summary WHERE system = 'lever'"), 0);
+  /* fig10: normalised to lever and to ar-flash. */
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT vs_lever FROM fig10 WHERE device = 'd1' AND model = 'm1'"
+                               " AND system = 'ar-flash'"), 1 / fx_main_ratio("ar-flash", 3), 1e-12);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT vs_ar_flash FROM fig10 WHERE device = 'd0' AND model = 'm1'"
+                               " AND system = 'specinfer'"),
+                  fx_main_ratio("ar-flash", 1) / fx_main_ratio("specinfer", 1), 1e-12);
+  /* fig11: normalised to specinfer (tau of the fixture: lever 2, specinfer 4). */
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT tau_vs_specinfer FROM fig11 WHERE device = 'd0' AND "
+                               "model = 'm0' AND system = 'lever'"), 0.5, 1e-12);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT tps_vs_specinfer FROM fig11 WHERE device = 'd0' AND "
+                               "model = 'm0' AND system = 'lever'"), 1.2, 1e-12);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM fig11 WHERE system = 'ar-flash'"), 0);
+  /* energy: mean of 1/tps over the two configurations of a device. */
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT energy_per_token_j FROM energy WHERE device = 'd1' AND "
+                               "system = 'lever'"), (1.0 / 12 + 1.0 / 13) / 2, 1e-12);
+  ls_db_close(db);
+}
+
+static void test_figure_views(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "figs.db"), &e), LS_OK);
+  /* fig05: budgets written as strings sort numerically. */
+  const char *budgets[] = {"16", "4", "64", "8"};
+  for (int i = 0; i < 4; i++) {
+    char axes[64];
+    snprintf(axes, sizeof axes, "{\"draft.budget\":\"%s\"}", budgets[i]);
+    CU_ASSERT_EQUAL(fx_add(db, "budget", "oneplus-12", "m", "s", "lever", axes, 1,
+                           100.0 / atof(budgets[i]), atof(budgets[i])), LS_OK);
+  }
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT budget FROM fig05 LIMIT 1"), 4);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT group_concat(budget, ',') = '4.0,8.0,16.0,64.0' FROM fig05"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT throughput_tps FROM fig05 WHERE budget = 8"), 12.5);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_speedup"), 0);  /* not part main */
+  /* sensitivity: the axis value with a unit gives its number. */
+  const char *bw[] = {"0.5 GB/s", "4 GB/s"};
+  for (int i = 0; i < 2; i++) {
+    char axes[64];
+    snprintf(axes, sizeof axes, "{\"device.flash.bandwidth\":\"%s\"}", bw[i]);
+    CU_ASSERT_EQUAL(fx_add(db, "sensitivity", "o", "m", "s", "lever", axes, 1, 30 + i, 3), LS_OK);
+    CU_ASSERT_EQUAL(fx_add(db, "sensitivity", "o", "m", "s", "ar-flash", axes, 1, 10, 1), LS_OK);
+  }
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT lever_speedup FROM sensitivity WHERE bandwidth_gbps = 4"
+                               " AND system = 'ar-flash'"), 3.1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT bandwidth_gbps FROM sensitivity LIMIT 1"), 0.5);
+  /* table1: mean I/O share of specinfer on oneplus-12 over datasets, per model. */
+  CU_ASSERT_EQUAL(fx_add(db, "main", "oneplus-12", "qwen3-14b", "a", "specinfer", "{}", 1, 5, 2), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "main", "oneplus-12", "qwen3-14b", "b", "specinfer", "{}", 1, 5, 4), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "main", "oneplus-12", "qwen3-14b", "b", "lever", "{}", 1, 5, 9), LS_OK);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT io_share FROM table1 WHERE model = 'qwen3-14b'"),
+                  ((0.9 - 0.02) + (0.9 - 0.04)) / 2, 1e-12);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT datasets FROM table1 WHERE model = 'qwen3-14b'"), 2);
+  /* fig13/fig14 expose their axis. */
+  CU_ASSERT_EQUAL(fx_add(db, "mapping", "o", "m", "s", "lever", "{\"policy.map\":\"npu\"}", 1, 5, 2), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM fig13 WHERE map = 'npu'"), 1);
+  CU_ASSERT_EQUAL(fx_add(db, "lmhead", "o", "m", "s", "lever", "{\"map.lmhead\":\"demand-cpu\"}", 1, 5, 2), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM fig14 WHERE lmhead = 'demand-cpu'"), 1);
+  ls_db_close(db);
+}
+
+CU_TestInfo fx_export_tests[] = {
+    {"CSV quoting and exact reals", test_csv_exact},
+    {"JSON escaping, numbers, null", test_json_exact},
+    {"unknown view and format", test_export_errors},
+    CU_TEST_INFO_NULL};
+CU_TestInfo fx_views_tests[] = {
+    {"speedup, arithmetic vs geometric mean", test_summary_means},
+    {"figure views", test_figure_views},
+    CU_TEST_INFO_NULL};
