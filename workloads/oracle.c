@@ -22,6 +22,9 @@
  *         inverse CDF v = 1 - (1-u)^(1/c_s); the pieces are sorted descending and capped by
  *         their predecessor so the list is descending (its sum stays <= 1).
  * Always all K values are computed, so a request for k < K returns a prefix of the same list.
+ * Speed: both inverse CDFs are tabulated per regime at creation (QTAB quantiles at the
+ * midpoints (i + 1/2)/QTAB, linear interpolation between them), so a node costs K counter
+ * hashes and no transcendental calls; the table error is far below the sampling noise.
  *
  * True rank (true-path nodes only): the target picks rank i with probability
  *   P_i = kappa_s * q_i^gamma   (scaled down to sum 1 if needed),  none with 1 - sum P_i,
@@ -52,6 +55,7 @@
 #define NCAND LS_VIEW_TOPK_MAX
 #define MARGIN 1088 /* cached positions past output_len: the deepest tree plus slack */
 #define GOLDEN 0x9E3779B97F4A7C15ULL
+#define QTAB 4096 /* quantile table points per regime */
 
 enum { TAG_TEXT = 0x5458, TAG_CHILD, TAG_TOP1, TAG_STICK, TAG_TRUE, TAG_EXIT, TAG_REGIME, TAG_PLEN, TAG_OLEN };
 
@@ -71,8 +75,35 @@ struct ls_oracle {
   double p[NCAND];
   int np;
   double auc, exit_mu, exit_w;
+  double top1_q[2][QTAB];  /* quantiles of the top-1 probability, per regime */
+  double stick_q[2][QTAB]; /* quantiles of Beta(1, tail), per regime */
   prompt_state *ps;
 };
+
+/* Quantile u of a tabulated distribution (table at midpoints, linear in between). */
+static double qtab(const double *tab, double u)
+{
+  double x = u * QTAB - 0.5;
+  if (x <= 0.0)
+    return tab[0];
+  int i = (int)x;
+  if (i >= QTAB - 1)
+    return tab[QTAB - 1];
+  double f = x - i;
+  return tab[i] + f * (tab[i + 1] - tab[i]);
+}
+
+static void build_tables(ls_oracle *o)
+{
+  for (int s = 0; s < 2; s++) {
+    const ls_wl_regime *r = &o->proc.regime[s];
+    for (int i = 0; i < QTAB; i++) {
+      double u = (i + 0.5) / QTAB;
+      o->top1_q[s][i] = 1.0 / (1.0 + exp(-(r->logit_mean + r->logit_sd * gsl_cdf_ugaussian_Pinv(u))));
+      o->stick_q[s][i] = 1.0 - pow(1.0 - u, 1.0 / r->tail);
+    }
+  }
+}
 
 static uint64_t true_key(const prompt_state *ps, int t) { return ls_key2(ps->base, (uint64_t)t); }
 
@@ -91,16 +122,14 @@ static void sort_desc(double *x, int n)
   }
 }
 
-static int synth_probs(const ls_wl_process *pr, int s, uint64_t key, double *q)
+static int synth_probs(const ls_oracle *o, int s, uint64_t key, double *q)
 {
-  const ls_wl_regime *r = &pr->regime[s];
-  double z = ls_normal(ls_key2(key, TAG_TOP1));
-  q[0] = 1.0 / (1.0 + exp(-(r->logit_mean + r->logit_sd * z)));
-  double rem = 1.0 - q[0], inv = 1.0 / r->tail;
+  q[0] = qtab(o->top1_q[s], ls_uniform(ls_key2(key, TAG_TOP1)));
+  double rem = 1.0 - q[0];
   uint64_t h = ls_key2(key, TAG_STICK);
   for (int j = 1; j < NCAND; j++) {
     double u = ls_uniform(h + (uint64_t)j * GOLDEN);
-    double piece = rem * (1.0 - pow(1.0 - u, inv));
+    double piece = rem * qtab(o->stick_q[s], u);
     q[j] = piece;
     rem -= piece;
   }
@@ -122,7 +151,7 @@ static int node_probs(const ls_oracle *o, const prompt_state *ps, uint64_t key, 
     memcpy(q, o->p, (size_t)o->np * sizeof *q);
     return o->np;
   default:
-    return synth_probs(&o->proc, regime_at(ps, t), key, q);
+    return synth_probs(o, regime_at(ps, t), key, q);
   }
 }
 
@@ -319,6 +348,8 @@ int ls_oracle_create(ls_oracle **out, const ls_dataset *ds, const ls_model *targ
   if (!rc) rc = read_settings(o, ds, kv ? kv : own, err);
   if (!rc) {
     o->exit_mu = sqrt(2.0) * gsl_cdf_ugaussian_Pinv(o->auc);
+    if (o->kind == LS_DATASET_SYNTH)
+      build_tables(o);
     o->ps = calloc((size_t)o->n, sizeof *o->ps);
     if (!o->ps)
       rc = ls_error_set(err, LS_ENOMEM, "oracle: out of memory");
