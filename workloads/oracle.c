@@ -45,6 +45,7 @@
  * Prompt and output lengths: lognormal (median, sigma) clamped to [min, max], one normal draw
  * per (seed, p); output lengths are multiplied by the process's output_scale (thinking). */
 #include "workloads/oracle.h"
+#include <assert.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
@@ -213,6 +214,7 @@ static uint64_t view_child_key(const void *ctx, uint64_t key, int depth, int ran
 
 void ls_oracle_begin(const ls_oracle *o, int prompt, int pos, ls_oracle_cycle *cyc, ls_draft_view *view)
 {
+  assert(prompt >= 0 && prompt < o->n && pos >= 0);
   cyc->o = o;
   cyc->prompt = prompt;
   cyc->pos = pos;
