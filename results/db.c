@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "results/db_int.h"
 
 #define LS_DB_BUSY_MS 60000  /* a writer waits up to a minute for another's commit */
@@ -89,13 +90,33 @@ static int init_schema(ls_db *db, ls_error *err)
   return rc;
 }
 
+/* Switching a fresh file to WAL needs an exclusive lock, and SQLite returns SQLITE_BUSY at
+ * once (no busy handler: it would deadlock) when another process holds a shared lock while
+ * doing the same. So retry with a growing pause until LS_DB_BUSY_MS has passed. */
+static int set_wal(ls_db *db, ls_error *err)
+{
+  long waited_ms = 0;
+  for (int attempt = 1;; attempt++) {
+    int rc = ls_db_exec(db, "PRAGMA journal_mode=WAL", err);
+    int code = sqlite3_errcode(db->h) & 0xff;
+    if (rc == LS_OK || (code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
+        waited_ms >= LS_DB_BUSY_MS)
+      return rc;
+    long ms = attempt < 50 ? attempt : 50;
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+    waited_ms += ms;
+  }
+}
+
 static int configure(ls_db *db, ls_error *err)
 {
   if (sqlite3_busy_timeout(db->h, LS_DB_BUSY_MS) != SQLITE_OK ||
       ls_db_register_math(db->h) != SQLITE_OK)
     return ls_db_fail(db, err, "configuring the connection");
-  int rc = ls_db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                          " PRAGMA foreign_keys=ON;", err);
+  int rc = set_wal(db, err);
+  if (rc == LS_OK)
+    rc = ls_db_exec(db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err);
   if (rc == LS_OK) rc = init_schema(db, err);
   for (int i = 0; rc == LS_OK && i < N_STMT; i++)
     if (sqlite3_prepare_v3(db->h, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(db, i),

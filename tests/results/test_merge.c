@@ -2,6 +2,8 @@
  * one database at once. */
 #include <math.h>
 #include <string.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "fixture.h"
@@ -163,15 +165,23 @@ static void test_two_writers(void)
 {
   char p[512];
   fx_path(p, "concurrent.db");  /* both processes create it: the schema race is covered too */
-  enum { N = 300, OVERLAP = 50 };
+  enum { N = 1000, OVERLAP = 100 };
   pid_t pid[2];
+  int gate[2];
+  CU_ASSERT_FATAL(pipe(gate) == 0);
   for (int c = 0; c < 2; c++) {
     fflush(NULL);
     pid[c] = fork();
     CU_ASSERT_FATAL(pid[c] >= 0);
-    if (pid[c] == 0)
+    if (pid[c] == 0) {  /* wait at the gate so both start together */
+      char x;
+      close(gate[1]);
+      if (read(gate[0], &x, 1) < 0) _exit(3);
       _exit(child_writes(p, c == 0 ? 0 : N - OVERLAP, c == 0 ? N : 2 * N - OVERLAP));
+    }
   }
+  close(gate[0]);
+  close(gate[1]);  /* opens the gate: both reads return 0 */
   for (int c = 0; c < 2; c++) {
     int status = 0;
     waitpid(pid[c], &status, 0);
@@ -190,10 +200,39 @@ static void test_two_writers(void)
   ls_db_close(db);
 }
 
+/* A writer killed with SIGKILL mid-sweep: every stored run is whole (6 metrics, 2 steps). */
+static void test_killed_writer(void)
+{
+  char p[512];
+  fx_path(p, "killed.db");
+  for (int attempt = 0; attempt < 3; attempt++) {
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) _exit(child_writes(p, attempt * 100000, attempt * 100000 + 1000000));
+    struct timespec ts = {0, 40000000L + 30000000L * attempt};
+    nanosleep(&ts, NULL);
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CU_ASSERT(WIFSIGNALED(status));
+  }
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'"), 1);
+  CU_ASSERT(fx_query(db, "SELECT count(*) FROM runs") > 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM metrics m"
+                               " WHERE m.run_id = r.run_id) <> 6 OR (SELECT count(*) FROM steps s"
+                               " WHERE s.run_id = r.run_id) <> 2"), 0);
+  ls_db_close(db);
+}
+
 CU_TestInfo fx_merge_tests[] = {
     {"3 shards merge to the unsharded db, idempotently", test_merge_idempotent},
     {"conflicts name the run, output unchanged", test_merge_conflict},
     CU_TEST_INFO_NULL};
 CU_TestInfo fx_concurrency_tests[] = {
     {"two processes write one database", test_two_writers},
+    {"SIGKILL mid-write leaves only whole runs", test_killed_writer},
     CU_TEST_INFO_NULL};
