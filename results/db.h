@@ -86,8 +86,11 @@ int ls_db_export(ls_db *db, const char *view, const char *format, FILE *out, ls_
 /* Merges the input databases into out_path (created if absent). Idempotent: a run already in
  * the output with the same content (everything but wall_s, git_sha and version, including
  * metrics and steps) is skipped. The same run_id with different content is LS_EDB naming the
- * run and the input file; in that case the output is left unchanged. *added (may be NULL)
- * receives the number of runs copied. */
+ * run and the input file. Every input is compared with the output before any is copied, so
+ * a conflict with the output's runs leaves it unchanged; a conflict between two inputs is
+ * found after the first of them was merged (re-running after the fix is safe). Missing or
+ * foreign inputs are refused before anything is written. *added (may be NULL) receives the
+ * number of runs copied. */
 int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *added,
                 ls_error *err);
 
