@@ -5,7 +5,9 @@
  * reads back to the same double, so exported numbers are exact and still readable
  * (2.93, not 2.9300000000000002). CSV follows RFC 4180: a header row, fields with a comma,
  * quote or line break are quoted with quotes doubled, NULL is an empty field. JSON is an array
- * of objects keyed by column name, NULL and non-finite numbers as null. */
+ * of objects keyed by column name, NULL and non-finite numbers as null. The text table (for
+ * people, e.g. the reproduce summary) prints reals with 6 significant digits, numbers right-
+ * aligned. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +22,26 @@ void ls_db_format_real(double x, char *buf, size_t size)
   }
 }
 
-/* Text of column i (NULL -> ""), reals in round-trip form; buf is used for numbers. */
-static const char *cell_text(sqlite3_stmt *st, int i, char *buf, size_t size)
+/* Text of column i (NULL -> ""), reals in round-trip form (6 significant digits when
+ * human, for the text table); buf is used for numbers. */
+static const char *cell_text_h(sqlite3_stmt *st, int i, char *buf, size_t size, int human)
 {
   switch (sqlite3_column_type(st, i)) {
   case SQLITE_NULL: return "";
-  case SQLITE_FLOAT: ls_db_format_real(sqlite3_column_double(st, i), buf, size); return buf;
+  case SQLITE_FLOAT:
+    if (human) snprintf(buf, size, "%.6g", sqlite3_column_double(st, i));
+    else ls_db_format_real(sqlite3_column_double(st, i), buf, size);
+    return buf;
   case SQLITE_INTEGER:
     snprintf(buf, size, "%lld", (long long)sqlite3_column_int64(st, i));
     return buf;
   default: return (const char *)sqlite3_column_text(st, i);
   }
+}
+
+static const char *cell_text(sqlite3_stmt *st, int i, char *buf, size_t size)
+{
+  return cell_text_h(st, i, buf, size, 0);
 }
 
 static void csv_field(FILE *out, const char *s)
@@ -71,7 +82,8 @@ static void json_value(FILE *out, sqlite3_stmt *st, int i)
 }
 
 
-/* Column widths for the text table: a first pass over the rows. */
+/* Column widths (w[0..nc-1]) and numeric flags (w[nc..2nc-1], right-aligned) for the text
+ * table: a first pass over the rows. */
 static int table_widths(ls_db *db, sqlite3_stmt *st, int *w, ls_error *err)
 {
   int nc = sqlite3_column_count(st), s;
@@ -79,8 +91,9 @@ static int table_widths(ls_db *db, sqlite3_stmt *st, int *w, ls_error *err)
   for (int i = 0; i < nc; i++) w[i] = (int)strlen(sqlite3_column_name(st, i));
   while ((s = sqlite3_step(st)) == SQLITE_ROW)
     for (int i = 0; i < nc; i++) {
-      int n = (int)strlen(cell_text(st, i, buf, sizeof buf));
+      int n = (int)strlen(cell_text_h(st, i, buf, sizeof buf, 1)), t = sqlite3_column_type(st, i);
       if (n > w[i]) w[i] = n;
+      if (t != SQLITE_NULL) w[nc + i] = t == SQLITE_FLOAT || t == SQLITE_INTEGER; /* numeric */
     }
   sqlite3_reset(st);
   return s == SQLITE_DONE ? LS_OK : ls_db_fail(db, err, "reading the view");
@@ -100,7 +113,8 @@ static void header(sqlite3_stmt *st, int fmt, const int *w, FILE *out)
       if (i) fputc(',', out);
       csv_field(out, sqlite3_column_name(st, i));
     } else {
-      fprintf(out, "%s%-*s", i ? "  " : "", w[i], sqlite3_column_name(st, i));
+      fprintf(out, w[nc + i] ? "%s%*s" : "%s%-*s", i ? "  " : "", w[i],
+              sqlite3_column_name(st, i));
     }
   }
   fputc('\n', out);
@@ -121,9 +135,8 @@ static void row(sqlite3_stmt *st, int fmt, const int *w, long k, FILE *out)
       fputs(": ", out);
       json_value(out, st, i);
     } else {
-      int num = sqlite3_column_type(st, i) == SQLITE_FLOAT ||
-                sqlite3_column_type(st, i) == SQLITE_INTEGER;
-      fprintf(out, num ? "%s%*s" : "%s%-*s", i ? "  " : "", w[i], cell_text(st, i, buf, sizeof buf));
+      fprintf(out, w[nc + i] ? "%s%*s" : "%s%-*s", i ? "  " : "", w[i],
+              cell_text_h(st, i, buf, sizeof buf, 1));
     }
   }
   fputs(fmt == FMT_JSON ? "}" : "\n", out);
@@ -132,7 +145,7 @@ static void row(sqlite3_stmt *st, int fmt, const int *w, long k, FILE *out)
 static int step_rows(ls_db *db, sqlite3_stmt *st, int fmt, FILE *out, ls_error *err)
 {
   int nc = sqlite3_column_count(st), s, rc = LS_OK;
-  int *w = calloc((size_t)nc + 1, sizeof *w);
+  int *w = calloc(2 * (size_t)nc + 1, sizeof *w);
   if (!w) return ls_error_set(err, LS_ENOMEM, "export: out of memory");
   if (fmt == FMT_TABLE) rc = table_widths(db, st, w, err);
   if (rc == LS_OK) {

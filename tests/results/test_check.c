@@ -186,6 +186,9 @@ static void test_cli_export(void)
   out[n] = '\0';
   fclose(f);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"vs_lever\": 1,"));
+  snprintf(args, sizeof args, "export --db '%s' --view energy --format table", dbp);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_EQUAL(strncmp(out, "device  system     configs  energy_per_token_j", 46), 0);
   snprintf(args, sizeof args, "export --db '%s' --view nope", dbp);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "v_summary"));  /* lists the views */

@@ -142,6 +142,27 @@ static void test_merge_conflict(void)
   CU_ASSERT(digest(out) == before);
 }
 
+/* Two inputs disagreeing on one run: found when the second is merged, named. */
+static void test_merge_inputs_conflict(void)
+{
+  char a[512], b[512], out[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(a, "ia.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "main", "d", "m", "s", "lever", "{}", 1, 10, 2), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "main", "d", "m", "s", "specinfer", "{}", 1, 7, 2), LS_OK);
+  ls_db_close(db);
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(b, "ib.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "main", "d", "m", "s", "lever", "{}", 1, 10, 2.5), LS_OK);
+  ls_db_close(db);
+  const char *in[] = {a, b};
+  int added = -1;
+  CU_ASSERT_EQUAL(ls_db_merge(fx_path(out, "iout.db"), in, 2, &added, &e), LS_EDB);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, b));
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "system lever"));
+  CU_ASSERT_EQUAL(count_runs(out), 2);  /* the first input went in whole, nothing of the second */
+}
+
 /* Child: writes runs [lo, hi) (ids shared with the other child in the overlap). */
 static int child_writes(const char *path, int lo, int hi)
 {
@@ -231,6 +252,7 @@ static void test_killed_writer(void)
 CU_TestInfo fx_merge_tests[] = {
     {"3 shards merge to the unsharded db, idempotently", test_merge_idempotent},
     {"conflicts name the run, output unchanged", test_merge_conflict},
+    {"conflict between two inputs", test_merge_inputs_conflict},
     CU_TEST_INFO_NULL};
 CU_TestInfo fx_concurrency_tests[] = {
     {"two processes write one database", test_two_writers},
