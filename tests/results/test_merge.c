@@ -221,6 +221,25 @@ static void test_two_writers(void)
   ls_db_close(db);
 }
 
+/* Polls (up to ~20 s) until the database holds at least n runs. */
+static void wait_for_runs(const char *path, int n)
+{
+  for (int i = 0; i < 4000; i++) {
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    int have = 0;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, "SELECT count(*) FROM runs", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      have = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    if (have >= n) return;
+    struct timespec ts = {0, 5000000L};
+    nanosleep(&ts, NULL);
+  }
+}
+
 /* A writer killed with SIGKILL mid-sweep: every stored run is whole (6 metrics, 2 steps). */
 static void test_killed_writer(void)
 {
@@ -231,7 +250,8 @@ static void test_killed_writer(void)
     pid_t pid = fork();
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) _exit(child_writes(p, attempt * 100000, attempt * 100000 + 1000000));
-    struct timespec ts = {0, 40000000L + 30000000L * attempt};
+    wait_for_runs(p, 20 * (attempt + 1));  /* the child is mid-sweep, then a little more */
+    struct timespec ts = {0, 3000000L * (attempt + 1)};
     nanosleep(&ts, NULL);
     kill(pid, SIGKILL);
     int status = 0;
