@@ -14,7 +14,8 @@ struct ls_db {
 int ls_db_fail(ls_db *db, ls_error *err, const char *what);
 /* Runs SQL text without results (several statements allowed). */
 int ls_db_exec(ls_db *db, const char *sql, ls_error *err);
-/* Creates tables, indexes and views if absent (inside the caller's transaction). */
+/* Creates tables and indexes if absent and (re)creates the views (in the caller's
+ * transaction). */
 int ls_db_schema_create(ls_db *db, ls_error *err);
 /* Shortest %g text of x that reads back to the same double (export, check). */
 void ls_db_format_real(double x, char *buf, size_t size);

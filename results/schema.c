@@ -97,10 +97,10 @@ static const char tables_sql[] =
   ".device, " s ".model, " s ".dataset, " s ".seed)"
 
 static const char views_sql[] =
-    "CREATE VIEW IF NOT EXISTS v_failed AS SELECT part, device, model, dataset, system,"
+    "CREATE VIEW v_failed AS SELECT part, device, model, dataset, system,"
     " axes_json, status, message FROM runs WHERE status <> 'ok'"
     " ORDER BY part, device, model, dataset, system, axes_json;"
-    "CREATE VIEW IF NOT EXISTS v_vs_lever AS SELECT s.part, s.device, s.model, s.dataset,"
+    "CREATE VIEW v_vs_lever AS SELECT s.part, s.device, s.model, s.dataset,"
     " s.axes_json, s.seed, s.system, s.throughput_tps, l.throughput_tps AS lever_tps,"
     " a.throughput_tps AS ar_flash_tps,"
     " l.throughput_tps / s.throughput_tps AS lever_speedup,"
@@ -110,46 +110,46 @@ static const char views_sql[] =
     " LEFT JOIN v_runs l ON l.system = 'lever' AND " SAME_CONFIG("l", "s")
     " LEFT JOIN v_runs a ON a.system = 'ar-flash' AND " SAME_CONFIG("a", "s")
     " ORDER BY s.part, s.device, s.model, s.dataset, s.axes_json, s.seed, s.system;"
-    "CREATE VIEW IF NOT EXISTS v_speedup AS SELECT * FROM v_vs_lever WHERE part = 'main';"
-    "CREATE VIEW IF NOT EXISTS v_summary AS SELECT system, count(*) AS configs,"
+    "CREATE VIEW v_speedup AS SELECT * FROM v_vs_lever WHERE part = 'main';"
+    "CREATE VIEW v_summary AS SELECT system, count(*) AS configs,"
     " avg(lever_speedup) AS speedup_mean, exp(avg(ln(lever_speedup))) AS speedup_geomean,"
     " min(lever_speedup) AS speedup_min, max(lever_speedup) AS speedup_max"
     " FROM v_speedup WHERE system <> 'lever' AND lever_speedup > 0"
     " GROUP BY system ORDER BY system;"
-    "CREATE VIEW IF NOT EXISTS fig05 AS SELECT device, model, dataset, system,"
+    "CREATE VIEW fig05 AS SELECT device, model, dataset, system,"
     " CAST(json_extract(axes_json, '$.\"draft.budget\"') AS REAL) AS budget, throughput_tps,"
     " tau, verify_s_mean, target_calls_per_token, decode_s, tree_size_mean"
     " FROM v_runs WHERE part = 'budget' ORDER BY device, model, dataset, system, budget;"
-    "CREATE VIEW IF NOT EXISTS fig10 AS SELECT device, model, dataset, system, throughput_tps,"
+    "CREATE VIEW fig10 AS SELECT device, model, dataset, system, throughput_tps,"
     " vs_lever, vs_ar_flash FROM v_speedup;"
-    "CREATE VIEW IF NOT EXISTS fig11 AS SELECT s.device, s.model, s.dataset, s.system,"
+    "CREATE VIEW fig11 AS SELECT s.device, s.model, s.dataset, s.system,"
     " s.throughput_tps, s.tau, s.throughput_tps / r.throughput_tps AS tps_vs_specinfer,"
     " s.tau / r.tau AS tau_vs_specinfer FROM v_runs s"
     " LEFT JOIN v_runs r ON r.system = 'specinfer' AND " SAME_CONFIG("r", "s")
     " WHERE s.part IN ('main', 'draft-policies') AND s.system NOT LIKE 'ar-%'"
     " ORDER BY s.device, s.model, s.dataset, s.system;"
-    "CREATE VIEW IF NOT EXISTS fig12 AS SELECT s.device, s.model, s.dataset, s.system,"
+    "CREATE VIEW fig12 AS SELECT s.device, s.model, s.dataset, s.system,"
     " s.throughput_tps, s.tau, s.wasted_verify, s.verify_s_mean, s.verify_tokens_mean,"
     " s.throughput_tps / r.throughput_tps AS tps_vs_no_prune FROM v_runs s"
     " LEFT JOIN v_runs r ON r.system = 'lever-no-prune' AND " SAME_CONFIG("r", "s")
     " WHERE s.part IN ('main', 'pruning') AND s.system IN ('lever', 'lever-no-prune')"
     " ORDER BY s.device, s.model, s.dataset, s.system;"
-    "CREATE VIEW IF NOT EXISTS fig13 AS SELECT device, model, dataset, system,"
+    "CREATE VIEW fig13 AS SELECT device, model, dataset, system,"
     " json_extract(axes_json, '$.\"policy.map\"') AS map, draft_s_mean, throughput_tps,"
     " util_npu, util_cpu FROM v_runs WHERE part = 'mapping'"
     " ORDER BY device, model, dataset, system, map;"
-    "CREATE VIEW IF NOT EXISTS fig14 AS SELECT device, model, dataset, system,"
+    "CREATE VIEW fig14 AS SELECT device, model, dataset, system,"
     " json_extract(axes_json, '$.\"map.lmhead\"') AS lmhead, lmhead_s_mean, share_lmhead,"
     " throughput_tps FROM v_runs WHERE part = 'lmhead'"
     " ORDER BY device, model, dataset, system, lmhead;"
-    "CREATE VIEW IF NOT EXISTS table1 AS SELECT part, model, count(*) AS datasets,"
+    "CREATE VIEW table1 AS SELECT part, model, count(*) AS datasets,"
     " avg(io_share) AS io_share, min(io_share) AS io_share_min, max(io_share) AS io_share_max"
     " FROM v_runs WHERE part IN ('table1', 'main') AND system = 'specinfer'"
     " AND device = 'oneplus-12' GROUP BY part, model ORDER BY part, io_share;"
-    "CREATE VIEW IF NOT EXISTS energy AS SELECT device, system, count(*) AS configs,"
+    "CREATE VIEW energy AS SELECT device, system, count(*) AS configs,"
     " avg(energy_per_token_j) AS energy_per_token_j, avg(throughput_tps) AS throughput_tps"
     " FROM v_runs WHERE part = 'main' GROUP BY device, system ORDER BY device, system;"
-    "CREATE VIEW IF NOT EXISTS sensitivity AS SELECT device, model, dataset,"
+    "CREATE VIEW sensitivity AS SELECT device, model, dataset,"
     " json_extract(axes_json, '$.\"device.flash.bandwidth\"') AS bandwidth,"
     " CAST(json_extract(axes_json, '$.\"device.flash.bandwidth\"') AS REAL) AS bandwidth_gbps,"
     " system, throughput_tps, lever_speedup FROM v_vs_lever WHERE part = 'sensitivity'"
@@ -195,7 +195,7 @@ static int create_v_runs(ls_db *db, ls_error *err)
 {
   char sql[8192];
   size_t n = (size_t)snprintf(sql, sizeof sql,
-                              "CREATE VIEW IF NOT EXISTS v_runs AS SELECT r.run_id, r.part, "
+                              "CREATE VIEW v_runs AS SELECT r.run_id, r.part, "
                               "r.device, r.model, r.dataset, r.system, r.axes_json, r.seed");
   for (int i = 0; metric_names[i]; i++)
     n += (size_t)snprintf(sql + n, sizeof sql - n,
@@ -210,9 +210,23 @@ static int create_v_runs(ls_db *db, ls_error *err)
   return ls_db_exec(db, sql, err);
 }
 
+/* Views are derived, not data: they are dropped and recreated on every open, so a database
+ * written by an older leversim gets the current definitions. */
+static int drop_views(ls_db *db, ls_error *err)
+{
+  int rc = LS_OK;
+  for (int i = 0; rc == LS_OK && views[i].name; i++) {
+    char sql[96];
+    snprintf(sql, sizeof sql, "DROP VIEW IF EXISTS %s;", views[i].name);
+    rc = ls_db_exec(db, sql, err);
+  }
+  return rc;
+}
+
 int ls_db_schema_create(ls_db *db, ls_error *err)
 {
   int rc = ls_db_exec(db, tables_sql, err);
+  if (rc == LS_OK) rc = drop_views(db, err);
   if (rc == LS_OK) rc = create_v_runs(db, err);
   if (rc == LS_OK) rc = ls_db_exec(db, views_sql, err);
   return rc;
