@@ -1,0 +1,171 @@
+/* tests/devices: shipped profiles (validate, every number sourced), broken fixtures with
+ * exact locations, and the `profiles` / `devices curve` commands through the binary. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "devtest.h"
+#include "ls_test.h"
+
+static const char *const shipped[] = {"galaxy-s23", "honor-500-pro", "honor-magic-v5", "oneplus-12",
+                                      "pixel-9", "rtx-3090", "vivo-x100-pro"};
+#define N_SHIPPED 7
+
+static void test_shipped_validate(void)
+{
+  char ids[64][64];
+  int n = ls_device_list(LS_DATA_ROOT, ids, 64);
+  CU_ASSERT_FATAL(n >= N_SHIPPED);
+  for (int i = 0; i < N_SHIPPED; i++) {
+    int found = 0;
+    for (int j = 0; j < n; j++)
+      found |= strcmp(ids[j], shipped[i]) == 0;
+    CU_ASSERT(found);
+  }
+  for (int j = 1; j < n; j++)
+    CU_ASSERT(strcmp(ids[j - 1], ids[j]) < 0);
+  for (int j = 0; j < n; j++) {
+    ls_device *d = devtest_load(ids[j]);
+    if (!d)
+      continue;
+    CU_ASSERT_STRING_EQUAL(ls_device_id(d), ids[j]); /* id matches the file name */
+    CU_ASSERT(ls_flash_effective_bw(ls_device_flash(d)) > 0);
+    CU_ASSERT(ls_device_is_gpu(d) == (strcmp(ids[j], "rtx-3090") == 0));
+    ls_device_free(d);
+  }
+}
+
+/* Honesty rule: every line whose value is a number (or a list of numbers) carries a comment. */
+static void test_every_number_commented(void)
+{
+  for (int i = 0; i < N_SHIPPED; i++) {
+    char path[512], line[512];
+    snprintf(path, sizeof path, "%s/devices/profiles/%s.yaml", LS_DATA_ROOT, shipped[i]);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    for (int ln = 1; fgets(line, sizeof line, f); ln++) {
+      char *hash = strchr(line, '#');
+      if (hash)
+        *hash = 0;
+      char *v = strchr(line, ':');
+      v = v ? v + 1 : line;
+      while (*v == ' ' || *v == '-' || *v == '[')
+        v++;
+      int numeric = isdigit((unsigned char)*v) || (*v == '.' && isdigit((unsigned char)v[1]));
+      if (numeric && !hash) {
+        fprintf(stderr, "%s:%d: number without a source comment\n", path, ln);
+        CU_FAIL("number without a source comment");
+      }
+    }
+    fclose(f);
+  }
+}
+
+static void expect_error(const char *fixture, int code, int line, int col, const char *what)
+{
+  char path[512], want[640], got[2048];
+  snprintf(path, sizeof path, "%s/devices/fixtures/%s", LS_TEST_DIR, fixture);
+  ls_device *d = NULL;
+  ls_error err;
+  CU_ASSERT_EQUAL(ls_device_load(&d, path, &err), code);
+  CU_ASSERT_PTR_NULL(d);
+  snprintf(want, sizeof want, "%s:%d:%d: %s", path, line, col, what);
+  ls_error_format(&err, got, sizeof got);
+  if (strncmp(got, want, strlen(want)) != 0)
+    fprintf(stderr, "want: %s\ngot:  %s\n", want, got);
+  CU_ASSERT(strncmp(got, want, strlen(want)) == 0);
+}
+
+static void test_broken_fixtures(void)
+{
+  expect_error("bad_missing.yaml", LS_ESCHEMA, 10, 3, "flash: missing required key 'queue_depth'");
+  expect_error("bad_zero_bw.yaml", LS_ERANGE, 12, 19, "flash.link_bandwidth: value '0 GB/s' out of range");
+  expect_error("bad_negative_bw.yaml", LS_ERANGE, 37, 21, "npu.weight_bandwidth: value '-5 GB/s' out of range");
+  expect_error("bad_unknown_key.yaml", LS_ESCHEMA, 28, 3, "flash.read_bandwith: unknown key");
+  expect_error("bad_curve.yaml", LS_EINVALID, 48, 7, "npu.batch_curve[6]: batch curve must be non-decreasing");
+  expect_error("bad_unit.yaml", LS_EUNIT, 17, 10, "flash.chunk: bad value '512 MB/s': unit of the wrong kind");
+}
+
+static void test_unknown_id(void)
+{
+  ls_device *d = NULL;
+  ls_error err;
+  CU_ASSERT_EQUAL(ls_device_load_id(&d, LS_DATA_ROOT, "nokia-3310", &err), LS_ENOTFOUND);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown device 'nokia-3310'"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "oneplus-12"));
+  CU_ASSERT_EQUAL(ls_device_load_id(&d, LS_DATA_ROOT, "../profiles/oneplus-12", &err), LS_ENOTFOUND);
+}
+
+CU_TestInfo profiles_tests[] = {{"every shipped profile validates", test_shipped_validate},
+                                {"every number has a source comment", test_every_number_commented},
+                                {"broken profiles rejected at file:line:col", test_broken_fixtures},
+                                {"unknown id lists the valid ones", test_unknown_id},
+                                CU_TEST_INFO_NULL};
+
+/* ---- commands ---- */
+
+static char out[65536];
+
+static void test_cli_profiles(void)
+{
+  CU_ASSERT_EQUAL(ls_test_cli("profiles list", out, sizeof out), 0);
+  for (int i = 0; i < N_SHIPPED; i++)
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, shipped[i]));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "Snapdragon 8 Elite"));
+  CU_ASSERT_EQUAL(ls_test_cli("profiles show oneplus-12", out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "link bandwidth: 4.2 GB/s"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "Cortex-X4"));
+  CU_ASSERT_EQUAL(ls_test_cli("profiles show nokia-3310", out, sizeof out), 66);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "valid: galaxy-s23"));
+  char args[1024];
+  snprintf(args, sizeof args, "profiles validate '%s/devices/fixtures/bad_unit.yaml'", LS_TEST_DIR);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "bad_unit.yaml:17:10: flash.chunk"));
+  snprintf(args, sizeof args, "profiles validate '%s/devices/profiles/rtx-3090.yaml'", LS_DATA_ROOT);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_EQUAL(ls_test_cli("profiles frobnicate", out, sizeof out), 64);
+}
+
+/* Reads the CSV of `devices curve` into latency (ms) per row; returns the row count. */
+static int curve(const char *device, double *lat, double *speedup)
+{
+  char args[256];
+  snprintf(args, sizeof args, "devices curve --device %s --model llama-3.1-8b --tokens 1,2,4,8,16,32,64 --csv",
+           device);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  int n = 0;
+  char *line = strchr(out, '\n');
+  while (line && n < 16) {
+    int tok, pad;
+    double l, r, s;
+    if (sscanf(line + 1, "%*[^,],%*[^,],%d,%d,%lf,%lf,%lf", &tok, &pad, &l, &r, &s) == 5) {
+      lat[n] = l;
+      speedup[n] = s;
+      n++;
+    }
+    line = strchr(line + 1, '\n');
+  }
+  return n;
+}
+
+static void test_cli_curve(void)
+{
+  double npu[16], gpu[16], snpu[16], sgpu[16];
+  CU_ASSERT_EQUAL_FATAL(curve("oneplus-12", npu, snpu), 7);
+  CU_ASSERT_EQUAL_FATAL(curve("rtx-3090", gpu, sgpu), 7);
+  for (int i = 1; i < 7; i++) {
+    CU_ASSERT(npu[i] > npu[i - 1]);  /* grows with tokens on the phone NPU */
+    CU_ASSERT(gpu[i] >= gpu[i - 1]);
+  }
+  CU_ASSERT(npu[6] / npu[0] > 1.4);  /* clearly */
+  CU_ASSERT(gpu[6] / gpu[0] < 1.1);  /* nearly flat up to 64 */
+  CU_ASSERT(sgpu[6] > snpu[6] * 1.3);
+  CU_ASSERT_EQUAL(ls_test_cli("devices curve --device oneplus-12", out, sizeof out), 64);
+  CU_ASSERT_EQUAL(ls_test_cli("devices curve --device oneplus-12 --model llama-3.1-8b --tokens 1,x", out, sizeof out), 64);
+  CU_ASSERT_EQUAL(ls_test_cli("devices curve --device nope --model llama-3.1-8b", out, sizeof out), 66);
+}
+
+CU_TestInfo cli_tests[] = {{"profiles list/show/validate", test_cli_profiles},
+                           {"devices curve: NPU grows, GPU flat", test_cli_curve},
+                           CU_TEST_INFO_NULL};
