@@ -100,28 +100,64 @@ int ls_ynode_expect(const ls_ynode *n, ls_ykind k, ls_error *err)
 
 /* ---- loading ---- */
 
-static int check_duplicates(ls_ydoc *d, ls_error *err)
+/* Walks the node graph from the root with the key path in hand, so a duplicate key is
+ * reported as "flash.queue_depth", like every other error. seen[] visits a node shared
+ * through an alias once (and stops alias cycles such as `&a [*a]`). */
+#define LS_YMAX_DEPTH 256
+static int dup_walk(ls_ydoc *d, int id, const char *path, char *seen, int depth, ls_error *err)
 {
-  for (yaml_node_t *y = d->doc.nodes.start; y < d->doc.nodes.top; y++) {
-    if (y->type != YAML_MAPPING_NODE)
-      continue;
-    for (yaml_node_pair_t *a = y->data.mapping.pairs.start; a < y->data.mapping.pairs.top; a++) {
-      yaml_node_t *ka = yaml_document_get_node(&d->doc, a->key);
-      for (yaml_node_pair_t *b = a + 1; b < y->data.mapping.pairs.top; b++) {
-        yaml_node_t *kb = yaml_document_get_node(&d->doc, b->key);
-        if (ka->type == YAML_SCALAR_NODE && kb->type == YAML_SCALAR_NODE &&
-            strcmp((char *)ka->data.scalar.value, (char *)kb->data.scalar.value) == 0)
-          return ls_error_at(err, LS_ESCHEMA, d->name, (int)kb->start_mark.line + 1,
-                             (int)kb->start_mark.column + 1,
-                             "%s: duplicate key (first at line %d)", (char *)kb->data.scalar.value,
-                             (int)ka->start_mark.line + 1);
-        if (kb->type != YAML_SCALAR_NODE)
-          return ls_error_at(err, LS_ESCHEMA, d->name, (int)kb->start_mark.line + 1,
-                             (int)kb->start_mark.column + 1, "mapping keys must be plain scalars");
-      }
+  yaml_node_t *y = yaml_document_get_node(&d->doc, id);
+  if (!y || seen[id])
+    return LS_OK;
+  seen[id] = 1;
+  if (depth > LS_YMAX_DEPTH)
+    return ls_error_at(err, LS_ESCHEMA, d->name, (int)y->start_mark.line + 1,
+                       (int)y->start_mark.column + 1, "%s: nesting deeper than %d levels",
+                       path[0] ? path : "(document)", LS_YMAX_DEPTH);
+  char sub[LS_YPATH];
+  if (y->type == YAML_SEQUENCE_NODE) {
+    int i = 0;
+    for (yaml_node_item_t *it = y->data.sequence.items.start; it < y->data.sequence.items.top; it++, i++) {
+      snprintf(sub, sizeof sub, "%s[%d]", path, i);
+      int rc = dup_walk(d, *it, sub, seen, depth + 1, err);
+      if (rc)
+        return rc;
     }
+    return LS_OK;
+  }
+  if (y->type != YAML_MAPPING_NODE)
+    return LS_OK;
+  for (yaml_node_pair_t *a = y->data.mapping.pairs.start; a < y->data.mapping.pairs.top; a++) {
+    yaml_node_t *ka = yaml_document_get_node(&d->doc, a->key);
+    if (ka->type != YAML_SCALAR_NODE)
+      return ls_error_at(err, LS_ESCHEMA, d->name, (int)ka->start_mark.line + 1,
+                         (int)ka->start_mark.column + 1, "%s: mapping keys must be plain scalars",
+                         path[0] ? path : "(document)");
+    const char *key = (const char *)ka->data.scalar.value;
+    snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", key);
+    for (yaml_node_pair_t *b = y->data.mapping.pairs.start; b < a; b++) {
+      yaml_node_t *kb = yaml_document_get_node(&d->doc, b->key);
+      if (strcmp((char *)kb->data.scalar.value, key) == 0)
+        return ls_error_at(err, LS_ESCHEMA, d->name, (int)ka->start_mark.line + 1,
+                           (int)ka->start_mark.column + 1, "%s: duplicate key (first at line %d)",
+                           sub, (int)kb->start_mark.line + 1);
+    }
+    int rc = dup_walk(d, a->value, sub, seen, depth + 1, err);
+    if (rc)
+      return rc;
   }
   return LS_OK;
+}
+
+static int check_duplicates(ls_ydoc *d, ls_error *err)
+{
+  size_t n = (size_t)(d->doc.nodes.top - d->doc.nodes.start);
+  char *seen = calloc(n + 2, 1); /* node ids are 1-based */
+  if (!seen)
+    return ls_error_set(err, LS_ENOMEM, "%s: out of memory", d->name);
+  int rc = dup_walk(d, 1, "", seen, 0, err);
+  free(seen);
+  return rc;
 }
 
 static int parse_error(yaml_parser_t *p, const char *name, ls_error *err)

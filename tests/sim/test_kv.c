@@ -1,0 +1,129 @@
+/* tests/sim/test_kv: --set key=value settings (sim/kv). */
+#include <float.h>
+#include <string.h>
+#include "ls_test.h"
+#include "sim/kv.h"
+#include "sim_suites.h"
+
+static ls_kv *make(const char *const *assign)
+{
+  ls_kv *kv = NULL;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  for (int i = 0; assign[i]; i++)
+    CU_ASSERT_EQUAL(ls_kv_assign(kv, assign[i], "--set", &err), LS_OK);
+  return kv;
+}
+
+static void test_typed(void)
+{
+  static const char *const A[] = {"draft.budget=32", "flash.bw=4.2 GB/s", "draft.alpha=0.75",
+                                  "map.kind=lever", "workload.p=0.6,0.2,0.1", "name=x=y", NULL};
+  ls_kv *kv = make(A);
+  ls_error err;
+  ls_error_clear(&err);
+  long budget = 0;
+  CU_ASSERT_EQUAL(ls_kv_int(kv, "draft.budget", 1, 1024, 8, &budget, &err), LS_OK);
+  CU_ASSERT_EQUAL(budget, 32);
+  long dflt = 0;
+  CU_ASSERT_EQUAL(ls_kv_int(kv, "draft.depth", 1, 64, 6, &dflt, &err), LS_OK); /* absent */
+  CU_ASSERT_EQUAL(dflt, 6);
+  double bw = 0, alpha = 0;
+  CU_ASSERT_EQUAL(ls_kv_unit(kv, "flash.bw", LS_U_BANDWIDTH, DBL_MIN, DBL_MAX, 1.0, &bw, &err), LS_OK);
+  LS_ASSERT_CLOSE(bw, 4.2e9, 1e-12);
+  CU_ASSERT_EQUAL(ls_kv_double(kv, "draft.alpha", 0, 1, 0.5, &alpha, &err), LS_OK);
+  CU_ASSERT_EQUAL(alpha, 0.75);
+  static const char *const kinds[] = {"npu", "cpu", "lever", NULL};
+  int k = -1;
+  CU_ASSERT_EQUAL(ls_kv_enum(kv, "map.kind", kinds, 0, &k, &err), LS_OK);
+  CU_ASSERT_EQUAL(k, 2);
+  double p[4] = {0};
+  int n = -1;
+  CU_ASSERT_EQUAL(ls_kv_doubles(kv, "workload.p", 0, 1, p, 4, &n, &err), LS_OK);
+  CU_ASSERT_EQUAL(n, 3);
+  CU_ASSERT_EQUAL(p[0], 0.6);
+  CU_ASSERT_EQUAL(p[2], 0.1);
+  int untouched = 99;
+  CU_ASSERT_EQUAL(ls_kv_doubles(kv, "workload.q", 0, 1, p, 4, &untouched, &err), LS_OK);
+  CU_ASSERT_EQUAL(untouched, 99);
+  const char *s = NULL;
+  CU_ASSERT_EQUAL(ls_kv_string(kv, "name", "none", &s), LS_OK);
+  CU_ASSERT_STRING_EQUAL(s, "x=y"); /* split at the first '=' */
+  CU_ASSERT_EQUAL(ls_kv_check_used(kv, "", &err), LS_OK);
+  /* Keys stay sorted; setting a key again replaces its value. */
+  CU_ASSERT_EQUAL(ls_kv_count(kv), 6);
+  for (int i = 1; i < ls_kv_count(kv); i++)
+    CU_ASSERT(strcmp(ls_kv_key(kv, i - 1), ls_kv_key(kv, i)) < 0);
+  CU_ASSERT_EQUAL(ls_kv_set(kv, "draft.budget", "64", "paper.yaml:3:5", &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_count(kv), 6);
+  CU_ASSERT_STRING_EQUAL(ls_kv_find(kv, "draft.budget"), "64");
+  CU_ASSERT_PTR_NULL(ls_kv_find(kv, "nope"));
+  ls_kv_free(kv);
+}
+
+static void test_bad_values(void)
+{
+  static const char *const A[] = {"a.int=3.5", "a.big=2000", "a.unit=4.2", "a.kind=gpu",
+                                  "a.list=0.6,,0.1", "a.long=1,2,3,4,5", "a.prob=1.5",
+                                  "a.wrongunit=3 GHz", NULL};
+  ls_kv *kv = make(A);
+  ls_error err;
+  ls_error_clear(&err);
+  long l;
+  double d, arr[4];
+  int k, n;
+  CU_ASSERT_EQUAL(ls_kv_int(kv, "a.int", 0, 10, 0, &l, &err), LS_EUSAGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--set: a.int=3.5: expected an integer"));
+  CU_ASSERT_EQUAL(ls_kv_int(kv, "a.big", 0, 1024, 0, &l, &err), LS_ERANGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a.big=2000"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "[0, 1024]"));
+  CU_ASSERT_EQUAL(ls_kv_unit(kv, "a.unit", LS_U_TIME, 0, 1, 0, &d, &err), LS_EUNIT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unit is required"));
+  CU_ASSERT_EQUAL(ls_kv_unit(kv, "a.wrongunit", LS_U_TIME, 0, 1, 0, &d, &err), LS_EUNIT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "wrong kind"));
+  static const char *const kinds[] = {"npu", "cpu", NULL};
+  CU_ASSERT_EQUAL(ls_kv_enum(kv, "a.kind", kinds, 0, &k, &err), LS_EUSAGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "npu, cpu"));
+  CU_ASSERT_EQUAL(ls_kv_doubles(kv, "a.list", 0, 1, arr, 4, &n, &err), LS_EUSAGE);
+  CU_ASSERT_EQUAL(ls_kv_doubles(kv, "a.long", 0, 10, arr, 4, &n, &err), LS_ERANGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "too many"));
+  CU_ASSERT_EQUAL(ls_kv_double(kv, "a.prob", 0, 1, 0, &d, &err), LS_ERANGE);
+  /* assignments without '=' or with an empty name */
+  CU_ASSERT_EQUAL(ls_kv_assign(kv, "novalue", "--set", &err), LS_EUSAGE);
+  CU_ASSERT_EQUAL(ls_kv_assign(kv, "=3", "--set", &err), LS_EUSAGE);
+  ls_kv_free(kv);
+}
+
+static void test_check_used(void)
+{
+  static const char *const A[] = {"draft.budget=32", "draft.budgte=16", "prune.kind=none", NULL};
+  ls_kv *kv = make(A);
+  ls_error err;
+  ls_error_clear(&err);
+  long b;
+  CU_ASSERT_EQUAL(ls_kv_int(kv, "draft.budget", 1, 1024, 8, &b, &err), LS_OK);
+  /* the misspelt key is reported, naming the known ones of its prefix */
+  CU_ASSERT_EQUAL(ls_kv_check_used(kv, "draft.", &err), LS_EUSAGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "draft.budgte=16"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown setting"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "draft.budget"));
+  /* prefixes select: "prune." is unused too, "map." has nothing */
+  CU_ASSERT_EQUAL(ls_kv_check_used(kv, "map.", &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_check_used(kv, "prune.", &err), LS_EUSAGE);
+  CU_ASSERT_PTR_NOT_NULL(ls_kv_find(kv, "prune.kind"));
+  CU_ASSERT_EQUAL(ls_kv_check_used(kv, "prune.", &err), LS_OK);
+  /* a copy forgets which keys were used */
+  ls_kv *copy = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_copy(&copy, kv, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_count(copy), 3);
+  CU_ASSERT_EQUAL(ls_kv_check_used(copy, "prune.", &err), LS_EUSAGE);
+  ls_kv_free(copy);
+  ls_kv_free(kv);
+}
+
+CU_TestInfo ls_t_kv[] = {
+    {"typed getters, defaults, lists, sorted keys", test_typed},
+    {"bad values and ranges name key and value", test_bad_values},
+    {"unknown settings via ls_kv_check_used", test_check_used},
+    CU_TEST_INFO_NULL,
+};

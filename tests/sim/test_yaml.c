@@ -1,0 +1,229 @@
+/* tests/sim/test_yaml: the YAML schema walker (sim/yaml). Each error kind has a fixture in
+ * tests/sim/fixtures/ and the test asserts the whole formatted message: exact
+ * file:line:col, key path and bad value. */
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+#include "ls_test.h"
+#include "sim/yaml.h"
+#include "sim_suites.h"
+
+/* The schema under test, shaped like a device profile. */
+typedef struct {
+  const char *name;
+  double bw, lat, peak, curve[8];
+  long qd;
+  int ncurve, mode, enabled;
+} prof;
+
+static const char *const MODES[] = {"direct", "cached", NULL};
+
+static int read_flash(const ls_ynode *root, prof *p, ls_error *err)
+{
+  ls_ynode f;
+  int rc;
+  if ((rc = ls_ymap_require(root, "flash", &f, err)) ||
+      (rc = ls_yreq_unit(&f, "read_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, DBL_MAX, &p->bw, err)) ||
+      (rc = ls_yreq_int(&f, "queue_depth", 1, 256, &p->qd, err)) ||
+      (rc = ls_yopt_unit(&f, "latency", LS_U_TIME, 0, 1, 0, &p->lat, err)))
+    return rc;
+  return ls_ymap_finish(&f, err);
+}
+
+static int read_npu(const ls_ynode *root, prof *p, ls_error *err)
+{
+  ls_ynode n, c;
+  int rc;
+  if ((rc = ls_ymap_require(root, "npu", &n, err)) ||
+      (rc = ls_yreq_unit(&n, "peak", LS_U_COMPUTE, LS_Y_POS, DBL_MAX, &p->peak, err)) ||
+      (rc = ls_ymap_require(&n, "batch_curve", &c, err)) ||
+      (rc = ls_yas_doubles(&c, 0.1, 100, p->curve, 8, &p->ncurve, err)) ||
+      (rc = ls_yreq_enum(&n, "mode", MODES, &p->mode, err)))
+    return rc;
+  return ls_ymap_finish(&n, err);
+}
+
+static int read_prof(ls_ydoc *d, prof *p, ls_error *err)
+{
+  ls_ynode root = ls_ydoc_root(d);
+  int rc;
+  if ((rc = ls_ynode_expect(&root, LS_Y_MAP, err)) ||
+      (rc = ls_yreq_string(&root, "name", &p->name, err)) || (rc = read_flash(&root, p, err)) ||
+      (rc = read_npu(&root, p, err)) || (rc = ls_yopt_bool(&root, "enabled", 0, &p->enabled, err)))
+    return rc;
+  return ls_ymap_finish(&root, err);
+}
+
+/* Loads fixture `file` and reads it: returns the status; msg gets the formatted error. */
+static int run_fixture(const char *file, char *path, size_t psize, char *msg, size_t msize)
+{
+  char rel[128];
+  snprintf(rel, sizeof rel, "sim/fixtures/%s", file);
+  ls_test_path(path, (unsigned)psize, rel);
+  ls_error err;
+  ls_error_clear(&err);
+  ls_ydoc *d = NULL;
+  prof p;
+  memset(&p, 0, sizeof p);
+  int rc = ls_ydoc_load_file(&d, path, &err);
+  if (rc == LS_OK)
+    rc = read_prof(d, &p, &err);
+  ls_ydoc_free(d);
+  msg[0] = '\0';
+  if (rc)
+    ls_error_format(&err, msg, msize);
+  return rc;
+}
+
+typedef struct {
+  const char *file;
+  int code;
+  const char *where_what; /* expected message after "<path>:" */
+} fixture_case;
+
+static void test_error_fixtures(void)
+{
+  static const fixture_case C[] = {
+      {"unknown_key.yaml", LS_ESCHEMA,
+       "6:3: flash.latncy: unknown key (expected one of: read_bandwidth, queue_depth, latency)"},
+      {"duplicate_key.yaml", LS_ESCHEMA, "6:3: flash.queue_depth: duplicate key (first at line 5)"},
+      {"missing_key.yaml", LS_ESCHEMA, "4:3: flash: missing required key 'read_bandwidth'"},
+      {"out_of_range.yaml", LS_ERANGE,
+       "5:16: flash.queue_depth: value '0' out of range (must be in [1, 256])"},
+      {"bare_number.yaml", LS_EUNIT,
+       "4:19: flash.read_bandwidth: bad value '4.2': a unit is required here (a bandwidth, e.g. "
+       "MB/s, GB/s, GiB/s, Gb/s)"},
+      {"wrong_unit.yaml", LS_EUNIT,
+       "4:19: flash.read_bandwidth: bad value '4.2 GB': unit of the wrong kind: expected a "
+       "bandwidth (a bandwidth, e.g. MB/s, GB/s, GiB/s, Gb/s)"},
+      {"wrong_type.yaml", LS_ESCHEMA,
+       "5:16: flash.queue_depth: wrong type: expected a scalar, found a sequence"},
+      {"malformed.yaml", LS_EPARSE,
+       "7:7: malformed YAML: did not find expected ',' or ']' while parsing a flow sequence"},
+  };
+  for (unsigned i = 0; i < sizeof C / sizeof C[0]; i++) {
+    char path[512], msg[2048], want[2600];
+    int rc = run_fixture(C[i].file, path, sizeof path, msg, sizeof msg);
+    snprintf(want, sizeof want, "%s:%s", path, C[i].where_what);
+    CU_ASSERT_EQUAL(rc, C[i].code);
+    CU_ASSERT_STRING_EQUAL(msg, want);
+    if (rc != C[i].code || strcmp(msg, want) != 0)
+      printf("\n    %s: rc %d\n      got  %s\n      want %s\n", C[i].file, rc, msg, want);
+  }
+}
+
+static void test_valid(void)
+{
+  char path[512], msg[2048];
+  ls_ydoc *d = NULL;
+  ls_error err;
+  ls_error_clear(&err);
+  ls_test_path(path, sizeof path, "sim/fixtures/valid.yaml");
+  CU_ASSERT_EQUAL_FATAL(ls_ydoc_load_file(&d, path, &err), LS_OK);
+  CU_ASSERT_STRING_EQUAL(ls_ydoc_name(d), path);
+  prof p;
+  memset(&p, 0, sizeof p);
+  int rc = read_prof(d, &p, &err);
+  CU_ASSERT_EQUAL(rc, LS_OK);
+  if (rc)
+    printf("\n    %s\n", ls_error_format(&err, msg, sizeof msg));
+  CU_ASSERT_STRING_EQUAL(p.name, "test-phone");
+  LS_ASSERT_CLOSE(p.bw, 4.2e9, 1e-12);
+  CU_ASSERT_EQUAL(p.qd, 32);
+  LS_ASSERT_CLOSE(p.lat, 80e-6, 1e-12);
+  LS_ASSERT_CLOSE(p.peak, 45e12, 1e-12);
+  CU_ASSERT_EQUAL(p.ncurve, 3);
+  CU_ASSERT_EQUAL(p.curve[1], 1.25);
+  CU_ASSERT_EQUAL(p.mode, 1);
+  CU_ASSERT_EQUAL(p.enabled, 1);
+  /* node positions and paths */
+  ls_ynode root = ls_ydoc_root(d), npu, curve;
+  CU_ASSERT_EQUAL(ls_ynode_kind(&root), LS_Y_MAP);
+  CU_ASSERT(ls_ymap_find(&root, "npu", &npu));
+  CU_ASSERT(ls_ymap_find(&npu, "batch_curve", &curve));
+  CU_ASSERT_EQUAL(ls_yseq_len(&curve), 3);
+  ls_ynode second = ls_yseq_at(&curve, 1);
+  CU_ASSERT_STRING_EQUAL(second.path, "npu.batch_curve[1]");
+  CU_ASSERT_EQUAL(ls_ynode_line(&second), 9);
+  CU_ASSERT_EQUAL(ls_ynode_col(&second), 22);
+  CU_ASSERT_STRING_EQUAL(ls_ynode_text(&second), "1.25");
+  CU_ASSERT_FALSE(ls_ymap_find(&root, "absent", &npu));
+  ls_ydoc_free(d);
+  /* a file that does not exist */
+  CU_ASSERT_EQUAL(ls_ydoc_load_file(&d, "/nonexistent/x.yaml", &err), LS_ENOTFOUND);
+  CU_ASSERT_PTR_NULL(d);
+}
+
+/* Reads `text` as a document named "t.yaml" with the profile schema. */
+static int run_string(const char *text, char *msg, size_t size)
+{
+  ls_error err;
+  ls_error_clear(&err);
+  ls_ydoc *d = NULL;
+  prof p;
+  memset(&p, 0, sizeof p);
+  int rc = ls_ydoc_load_string(&d, "t.yaml", text, &err);
+  if (rc == LS_OK)
+    rc = read_prof(d, &p, &err);
+  ls_ydoc_free(d);
+  msg[0] = '\0';
+  if (rc)
+    ls_error_format(&err, msg, size);
+  return rc;
+}
+
+#define NPU_OK "npu:\n  peak: 45 TOPS\n  batch_curve: [1.0]\n  mode: direct\n"
+#define FLASH_OK "flash:\n  read_bandwidth: 4.2 GB/s\n  queue_depth: 32\n"
+
+static void test_more_errors(void)
+{
+  static const struct {
+    const char *text;
+    int code;
+    const char *msg;
+  } C[] = {
+      {"name: x\nflash: fast\n" NPU_OK, LS_ESCHEMA,
+       "t.yaml:2:8: flash: wrong type: expected a mapping, found a scalar 'fast'"},
+      {"name: x\n" FLASH_OK "  latency: soon\n" NPU_OK, LS_EUNIT,
+       "t.yaml:5:12: flash.latency: bad value 'soon': expected a number followed by a unit (a "
+       "time, e.g. ns, us, ms, s)"},
+      {"name: x\nflash:\n  read_bandwidth: 4.2 GB/s\n  queue_depth: many\n" NPU_OK, LS_ESCHEMA,
+       "t.yaml:4:16: flash.queue_depth: wrong type: expected an integer, found 'many'"},
+      {"name: x\n" FLASH_OK "npu:\n  peak: 45 TOPS\n  batch_curve: [1.0, 500]\n  mode: direct\n",
+       LS_ERANGE, "t.yaml:7:22: npu.batch_curve[1]: value '500' out of range (must be in [0.1, 100])"},
+      {"name: x\n" FLASH_OK "npu:\n  peak: 45 TOPS\n  batch_curve: [1 GB]\n  mode: direct\n",
+       LS_EUNIT,
+       "t.yaml:7:17: npu.batch_curve[0]: bad value '1 GB': expected a plain number, without a unit"},
+      {"name: x\n" FLASH_OK "npu:\n  peak: 45 TOPS\n  batch_curve: [1.0]\n  mode: turbo\n",
+       LS_ESCHEMA, "t.yaml:8:9: npu.mode: bad value 'turbo' (expected one of: direct, cached)"},
+      {"name: x\n" FLASH_OK NPU_OK "enabled: yes\n", LS_ESCHEMA,
+       "t.yaml:9:10: enabled: wrong type: expected true or false, found 'yes'"},
+      {"name: x\n" FLASH_OK "npu:\n  peak: 0 TOPS\n  batch_curve: [1.0]\n  mode: direct\n",
+       LS_ERANGE, "t.yaml:6:9: npu.peak: value '0 TOPS' out of range (must be > 0)"},
+      {"- a\n- b\n", LS_ESCHEMA,
+       "t.yaml:1:1: (document): wrong type: expected a mapping, found a sequence"},
+      {"name: x\n" FLASH_OK NPU_OK "npu: again\n", LS_ESCHEMA,
+       "t.yaml:9:1: npu: duplicate key (first at line 5)"},
+      {"name: x\n---\nname: y\n", LS_ESCHEMA, "t.yaml:3:1: only one YAML document is allowed"},
+      {"# nothing\n", LS_ESCHEMA, "t.yaml:1:1: empty document"},
+      {"name: x\n" FLASH_OK NPU_OK "extra: &a [*a]\n", LS_ESCHEMA,
+       "t.yaml:9:1: extra: unknown key (expected one of: name, flash, npu, enabled)"},
+      {"name: x\n" FLASH_OK "npu:\n  ? [k]\n  : v\n", LS_ESCHEMA,
+       "t.yaml:6:5: npu: mapping keys must be plain scalars"},
+  };
+  for (unsigned i = 0; i < sizeof C / sizeof C[0]; i++) {
+    char msg[2048];
+    int rc = run_string(C[i].text, msg, sizeof msg);
+    CU_ASSERT_EQUAL(rc, C[i].code);
+    CU_ASSERT_STRING_EQUAL(msg, C[i].msg);
+    if (rc != C[i].code || strcmp(msg, C[i].msg) != 0)
+      printf("\n    case %u: rc %d\n      got  %s\n      want %s\n", i, rc, msg, C[i].msg);
+  }
+}
+
+CU_TestInfo ls_t_yaml[] = {
+    {"one fixture per error kind: exact location, path, value", test_error_fixtures},
+    {"a valid document read fully", test_valid},
+    {"more errors: types, enums, bools, sequences, documents", test_more_errors},
+    CU_TEST_INFO_NULL,
+};
