@@ -158,10 +158,11 @@ static int read_npu(const ls_ynode *root, ls_npu_params *n, ls_error *err)
       (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &n->idle_w, err)) ||
       (rc = ls_yreq_unit(&m, "busy_power", LS_U_POWER, LS_Y_POS, 1000, &n->busy_w, err)))
     return rc;
-  if ((rc = ls_npu_prepare(n, err))) {
+  ls_error chk;
+  if ((rc = ls_npu_prepare(n, &chk))) {
     ls_ynode s;
     ls_ymap_find(&m, "shapes", &s);
-    return ls_ynode_error(&s, err, rc, "%s", err ? err->msg : "invalid npu");
+    return ls_ynode_error(&s, err, rc, "%s", chk.msg); /* located at the shapes */
   }
   return ls_ymap_finish(&m, err);
 }

@@ -74,8 +74,9 @@ int ls_latency_read(const ls_ynode *map, ls_latency_dist *out, ls_error *err)
   rc = kind == LS_LAT_PARAMETRIC ? read_parametric(map, out, err) : read_empirical(map, out, err);
   if (rc || (rc = ls_ymap_finish(map, err)))
     return rc;
-  if (ls_latency_check(out, err))
-    return ls_ynode_error(map, err, LS_EINVALID, "%s", err ? err->msg : "invalid latency");
+  ls_error chk;
+  if (ls_latency_check(out, &chk))
+    return ls_ynode_error(map, err, LS_EINVALID, "%s", chk.msg); /* located at the mapping */
   return LS_OK;
 }
 

@@ -204,6 +204,17 @@ static void test_flash_deterministic_and_overrides(void)
   const ls_flash_params *f = ls_device_flash(dev);
   double a = run_chain(f, 3e6, 65536, 4, 20, NULL), b = run_chain(f, 3e6, 65536, 4, 20, NULL);
   CU_ASSERT_EQUAL(a, b);
+  /* freeing a device with reads in flight releases everything (checked under ASan) */
+  ls_engine *e;
+  ls_flash_dev *fd;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&fd, e, f, 7, 0, NULL), LS_OK);
+  CU_ASSERT_EQUAL(ls_flash_dev_read(fd, 5e6, NULL, NULL, NULL), LS_OK);
+  CU_ASSERT_EQUAL(ls_flash_dev_read(fd, 0, NULL, NULL, NULL), LS_ERANGE);
+  ls_engine_run_until(e, 100000);
+  CU_ASSERT_EQUAL(ls_flash_dev_pending(fd), 1);
+  ls_flash_dev_free(fd);
+  ls_engine_free(e);
   ls_kv *kv;
   CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, NULL), LS_OK);
   ls_kv_set(kv, "device.flash.bandwidth", "1 GB/s", "test", NULL);
@@ -221,7 +232,26 @@ static void test_flash_deterministic_and_overrides(void)
   ls_device_free(dev);
 }
 
-CU_TestInfo flash_tests[] = {{"1 GiB sequential within 5 % of effective bandwidth", test_sequential_gib},
+/* The empirical-CDF form drives the event model too (a profile with a table). */
+static void test_empirical_profile(void)
+{
+  ls_device *dev;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load(&dev, LS_TEST_DIR "/devices/fixtures/empirical.yaml", &err), LS_OK);
+  const ls_flash_params *f = ls_device_flash(dev);
+  CU_ASSERT_EQUAL(f->latency.kind, LS_LAT_EMPIRICAL);
+  ls_sample *s;
+  CU_ASSERT_EQUAL_FATAL(ls_sample_create(&s, NULL), LS_OK);
+  run_chain(f, 4096, 4096, 1, 100000, s);
+  CU_ASSERT_DOUBLE_EQUAL(ls_sample_quantile(s, 0.5), 50e-6, 0.02 * 50e-6);
+  CU_ASSERT_DOUBLE_EQUAL(ls_sample_quantile(s, 0.9), 70e-6, 0.02 * 70e-6);
+  CU_ASSERT_DOUBLE_EQUAL(ls_sample_quantile(s, 0.99), 150e-6, 0.02 * 150e-6);
+  ls_sample_free(s);
+  ls_device_free(dev);
+}
+
+CU_TestInfo flash_tests[] = {{"empirical latency table through the events", test_empirical_profile},
+                             {"1 GiB sequential within 5 % of effective bandwidth", test_sequential_gib},
                              {"4 KiB QD1 reads give the latency quantiles", test_random_4k_qd1},
                              {"pure query agrees with events", test_query_matches_events},
                              {"IOPS limit and throughput vs request size emerge", test_iops_and_size},

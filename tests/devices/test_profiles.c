@@ -84,6 +84,7 @@ static void test_broken_fixtures(void)
   expect_error("bad_negative_bw.yaml", LS_ERANGE, 37, 21, "npu.weight_bandwidth: value '-5 GB/s' out of range");
   expect_error("bad_unknown_key.yaml", LS_ESCHEMA, 28, 3, "flash.read_bandwith: unknown key");
   expect_error("bad_curve.yaml", LS_EINVALID, 48, 7, "npu.batch_curve[6]: batch curve must be non-decreasing");
+  expect_error("bad_empirical.yaml", LS_EINVALID, 24, 15, "flash.latency.cdf[2][1]: latencies must not decrease");
   expect_error("bad_unit.yaml", LS_EUNIT, 17, 10, "flash.chunk: bad value '512 MB/s': unit of the wrong kind");
 }
 
