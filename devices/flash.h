@@ -33,7 +33,8 @@ typedef struct ls_flash_params {
 double ls_flash_effective_bw(const ls_flash_params *f);
 /* Sets link_bandwidth so that the configured path's effective rate becomes bw (B/s). */
 void ls_flash_set_effective_bw(ls_flash_params *f, double bw);
-/* Expected time (ns) of one read of `bytes` on an idle device at the profile's chunk size and
+/* Expected time (ns) of one read of `bytes` on an idle device (closed-network MVA, flash.c;
+ * exact at QD 1, within 1 % for layer streaming) at the profile's chunk size and
  * queue depth. ls_flash_read_ns_at takes explicit chunk and queue depth. 0 for bytes <= 0. */
 int64_t ls_flash_read_ns(const ls_flash_params *f, double bytes);
 int64_t ls_flash_read_ns_at(const ls_flash_params *f, double bytes, double chunk, int qd);
