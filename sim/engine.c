@@ -33,13 +33,13 @@
 
 typedef struct {
   int64_t time;
+  uint64_t seq;
   uint32_t slot;
 } hnode;
 
 typedef struct {
   ls_event_fn fn; /* NULL: free or dead */
   void *ctx;
-  uint64_t seq;
   uint32_t gen;
   uint32_t next_free; /* free-list link, NO_SLOT at the end */
 } slot_t;
@@ -58,14 +58,11 @@ struct ls_engine {
   size_t live;
 };
 
-/* (time, seq) order. seq lives in the slot, so a heap node stays 16 bytes; it is read only
- * on a time tie. The common case is one compare whose result feeds index arithmetic without
- * a branch (which child is smaller is a coin flip no predictor can learn). */
-static inline int key_less(const slot_t *sl, const hnode *a, const hnode *b)
+/* Bitwise, not short-circuit: the result feeds index arithmetic without a branch, since
+ * which child is smaller is a coin flip the branch predictor cannot learn. */
+static inline int key_less(const hnode *a, const hnode *b)
 {
-  if (a->time != b->time)
-    return a->time < b->time;
-  return sl[a->slot].seq < sl[b->slot].seq;
+  return (a->time < b->time) | ((a->time == b->time) & (a->seq < b->seq));
 }
 
 int ls_engine_create(ls_engine **out, ls_error *err)
@@ -144,11 +141,11 @@ static int heap_reserve(ls_engine *e, ls_error *err)
 }
 
 /* Moves node x up from hole i to its place. */
-static inline void sift_up(const slot_t *sl, hnode *h, size_t i, hnode x)
+static inline void sift_up(hnode *h, size_t i, hnode x)
 {
   while (i > 0) {
     size_t p = (i - 1) / 2;
-    if (!key_less(sl, &x, &h[p]))
+    if (!key_less(&x, &h[p]))
       break;
     h[i] = h[p];
     i = p;
@@ -167,11 +164,11 @@ static inline void heap_pop(ls_engine *e)
   size_t i = 0, c;
   while ((c = 2 * i + 1) < n) { /* walk the hole down along the smaller child */
     if (c + 1 < n)
-      c += (size_t)key_less(e->slots, &h[c + 1], &h[c]);
+      c += (size_t)key_less(&h[c + 1], &h[c]);
     h[i] = h[c];
     i = c;
   }
-  sift_up(e->slots, h, i, last);
+  sift_up(h, i, last);
 }
 
 int ls_engine_schedule(ls_engine *e, int64_t at, ls_event_fn fn, void *ctx, ls_event_id *id,
@@ -192,10 +189,9 @@ int ls_engine_schedule(ls_engine *e, int64_t at, ls_event_fn fn, void *ctx, ls_e
   slot_t *sl = &e->slots[s];
   sl->fn = fn;
   sl->ctx = ctx;
-  sl->seq = e->seq++;
-  hnode x = {at, s};
+  hnode x = {at, e->seq++, s};
   e->n++;
-  sift_up(e->slots, e->heap, e->n - 1, x);
+  sift_up(e->heap, e->n - 1, x);
   e->live++;
   if (id)
     *id = ((uint64_t)sl->gen << 32) | ((uint64_t)s + 1u);
@@ -262,7 +258,7 @@ int ls_engine_check_heap(const ls_engine *e)
   size_t live = 0;
   for (size_t i = 0; i < e->n; i++) {
     const hnode *x = &e->heap[i];
-    if (i > 0 && key_less(e->slots, x, &e->heap[(i - 1) / 2]))
+    if (i > 0 && key_less(x, &e->heap[(i - 1) / 2]))
       return 0;
     if (x->slot >= e->nslots || x->time < e->now)
       return 0;
