@@ -21,7 +21,8 @@
  *
  * Invariants (checked by ls_engine_check_heap):
  *  - heap order: no node's key is smaller than its parent's;
- *  - every heap node names a distinct slot below nslots; live == number of live slots in heap;
+ *  - every slot is referenced exactly once, by one heap node or by the free list;
+ *  - live == the number of heap nodes whose slot is live;
  *  - now only grows, and every pending key has time >= now (enforced at schedule time).
  *
  * Pop uses Floyd's bottom-up sift: the hole left at the root walks down along the smaller
@@ -255,23 +256,26 @@ int ls_engine_check_heap(const ls_engine *e)
 {
   if (e->n > e->cap || e->nslots > e->cap_slots)
     return 0;
-  size_t live = 0;
-  for (size_t i = 0; i < e->n; i++) {
+  /* Each slot is referenced exactly once: by one heap node or by the free list. (A test
+   * helper, so it may allocate; 0 when it cannot.) */
+  unsigned char *seen = calloc((size_t)e->nslots + 1, 1);
+  if (!seen)
+    return 0;
+  int ok = 1;
+  size_t live = 0, nfree = 0;
+  for (size_t i = 0; ok && i < e->n; i++) {
     const hnode *x = &e->heap[i];
-    if (i > 0 && key_less(x, &e->heap[(i - 1) / 2]))
-      return 0;
-    if (x->slot >= e->nslots || x->time < e->now)
-      return 0;
-    if (e->slots[x->slot].fn)
+    if ((i > 0 && key_less(x, &e->heap[(i - 1) / 2])) || x->slot >= e->nslots ||
+        x->time < e->now || seen[x->slot]++)
+      ok = 0;
+    else if (e->slots[x->slot].fn)
       live++;
   }
-  if (live != e->live)
-    return 0;
-  /* Each slot is either referenced by exactly one heap node or on the free list. */
-  size_t nfree = 0;
-  for (uint32_t f = e->free_head; f != NO_SLOT; f = e->slots[f].next_free) {
-    if (f >= e->nslots || e->slots[f].fn || ++nfree > e->nslots)
-      return 0;
+  for (uint32_t f = e->free_head; ok && f != NO_SLOT; f = e->slots[f].next_free) {
+    if (f >= e->nslots || e->slots[f].fn || seen[f]++)
+      ok = 0;
+    nfree++;
   }
-  return nfree + e->n == e->nslots;
+  free(seen);
+  return ok && live == e->live && nfree + e->n == e->nslots;
 }
