@@ -46,8 +46,9 @@
  *   sensitivity  part 'sensitivity': device, model, dataset, bandwidth (axis
  *                device.flash.bandwidth as written), bandwidth_gbps (its number), system,
  *                throughput_tps, lever_speedup.
- * Geometric means use ln()/exp(), registered on every connection by ls_db_open (SQLite 3.40
- * may be built without SQLITE_ENABLE_MATH_FUNCTIONS); the sqlite3 shell may lack them. */
+ * Geometric means use ln()/exp(). Debian 12's libsqlite3 3.40.1 is built with
+ * SQLITE_ENABLE_MATH_FUNCTIONS, but other builds are not, so ls_db_open registers its own
+ * (libm log/exp) on every connection; the views then work whatever the library's options. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
