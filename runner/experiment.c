@@ -1,0 +1,370 @@
+/* runner/experiment: see experiment.h.
+ * Invariants: every run spec's names exist (checked at load with the valid choices in the
+ * message); runs[] holds only this shard's runs, each with its own settings copy. */
+#include "runner/experiment.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "devices/device.h"
+#include "runner/system.h"
+#include "sim/yaml.h"
+#include "workloads/dataset.h"
+#include "workloads/model.h"
+
+#define MAX_AXES 8
+#define MAX_VALUES 32
+#define MAX_LIST 64
+
+struct ls_experiment {
+  char name[LS_NAME_MAX];
+  ls_run_spec *runs;
+  int n, cap, total;
+};
+
+typedef struct {
+  char key[128];
+  char values[MAX_VALUES][64];
+  int n;
+} axis;
+
+typedef struct { /* one part while it is being expanded */
+  const char *name;
+  char devices[MAX_LIST][LS_NAME_MAX], models[MAX_LIST][LS_NAME_MAX];
+  char datasets[MAX_LIST][LS_NAME_MAX], systems[MAX_LIST][LS_NAME_MAX];
+  int n_dev, n_mod, n_ds, n_sys;
+  axis axes[MAX_AXES];
+  int n_axes;
+} part_def;
+
+typedef struct {
+  const char *data_root;
+  const ls_kv *base;       /* experiment (+quick) settings */
+  const ls_kv *overrides;  /* command line */
+  uint64_t seed;
+  int shard_i, shard_n;
+} expand_ctx;
+
+void ls_experiment_free(ls_experiment *x)
+{
+  if (!x)
+    return;
+  for (int i = 0; i < x->n; i++)
+    ls_kv_free(x->runs[i].settings);
+  free(x->runs);
+  free(x);
+}
+
+const char *ls_experiment_name(const ls_experiment *x) { return x->name; }
+int ls_experiment_count(const ls_experiment *x) { return x->n; }
+int ls_experiment_total(const ls_experiment *x) { return x->total; }
+ls_run_spec *ls_experiment_run(ls_experiment *x, int i) { return &x->runs[i]; }
+
+/* A scalar, or a sequence of scalars joined by commas ("0.6,0.2,0.1"), as setting text. */
+static int setting_text(const ls_ynode *v, char *buf, size_t size, ls_error *err)
+{
+  if (ls_ynode_kind(v) == LS_Y_SCALAR) {
+    snprintf(buf, size, "%s", ls_ynode_text(v));
+    return LS_OK;
+  }
+  int rc = ls_ynode_expect(v, LS_Y_SEQ, err);
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; rc == LS_OK && i < ls_yseq_len(v); i++) {
+    ls_ynode it = ls_yseq_at(v, i);
+    if ((rc = ls_ynode_expect(&it, LS_Y_SCALAR, err)) == LS_OK)
+      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%s%s", i ? "," : "",
+                              ls_ynode_text(&it));
+  }
+  return rc;
+}
+
+static int read_settings(const ls_ynode *map, ls_kv *kv, ls_error *err)
+{
+  int rc = ls_ynode_expect(map, LS_Y_MAP, err);
+  for (int i = 0; rc == LS_OK && i < ls_ymap_size(map); i++) {
+    const char *key;
+    ls_ynode v;
+    char text[512], origin[LS_ERR_FILE + 32];
+    ls_ymap_at(map, i, &key, &v);
+    if ((rc = setting_text(&v, text, sizeof text, err)))
+      break;
+    snprintf(origin, sizeof origin, "%s:%d:%d", ls_ydoc_name(map->doc), ls_ynode_line(&v),
+             ls_ynode_col(&v));
+    rc = ls_kv_set(kv, key, text, origin, err);
+  }
+  return rc;
+}
+
+typedef int (*list_fn)(const char *root, char (*ids)[64], int max);
+
+/* 1 when name is valid; else fills valid with the comma-separated choices. */
+static int name_ok(const char *name, const char *root, list_fn list, char *valid, size_t size)
+{
+  valid[0] = '\0';
+  if (!list) {
+    if (ls_system_find(name))
+      return 1;
+    ls_system_names(valid, (unsigned)size);
+    return 0;
+  }
+  char ids[128][64];
+  int count = list(root, ids, 128);
+  size_t len = 0;
+  for (int i = 0; i < count; i++) {
+    if (strcmp(ids[i], name) == 0)
+      return 1;
+    len += (size_t)snprintf(valid + len, size > len ? size - len : 0, "%s%s", i ? ", " : "", ids[i]);
+  }
+  return 0;
+}
+
+static int check_name(const ls_ynode *n, const char *what, const char *name, const char *root,
+                      list_fn list, ls_error *err)
+{
+  char valid[1024];
+  if (name_ok(name, root, list, valid, sizeof valid))
+    return LS_OK;
+  if (!n)
+    return ls_error_set(err, LS_ENOTFOUND, "unknown %s '%s' (valid: %s)", what, name, valid);
+  return ls_ynode_error(n, err, LS_ENOTFOUND, "unknown %s '%s' (valid: %s)", what, name, valid);
+}
+
+static int read_names(const ls_ynode *part, const char *key, const char *what, const char *root,
+                      list_fn list, char (*out)[LS_NAME_MAX], int *n, ls_error *err)
+{
+  ls_ynode seq;
+  int rc = ls_ymap_require(part, key, &seq, err);
+  if (rc || (rc = ls_ynode_expect(&seq, LS_Y_SEQ, err)))
+    return rc;
+  *n = ls_yseq_len(&seq);
+  if (*n == 0 || *n > MAX_LIST)
+    return ls_ynode_error(&seq, err, LS_ERANGE, "expected 1 to %d names, found %d", MAX_LIST, *n);
+  for (int i = 0; i < *n; i++) {
+    ls_ynode it = ls_yseq_at(&seq, i);
+    const char *name;
+    if ((rc = ls_yas_string(&it, &name, err)) || (rc = check_name(&it, what, name, root, list, err)))
+      return rc;
+    snprintf(out[i], LS_NAME_MAX, "%s", name);
+  }
+  return LS_OK;
+}
+
+static int read_axes(const ls_ynode *part, part_def *p, ls_error *err)
+{
+  ls_ynode sweep;
+  p->n_axes = 0;
+  if (!ls_ymap_find(part, "sweep", &sweep))
+    return LS_OK;
+  int rc = ls_ynode_expect(&sweep, LS_Y_MAP, err);
+  if (rc == LS_OK && ls_ymap_size(&sweep) > MAX_AXES)
+    return ls_ynode_error(&sweep, err, LS_ERANGE, "at most %d sweep axes", MAX_AXES);
+  for (int i = 0; rc == LS_OK && i < ls_ymap_size(&sweep); i++) {
+    axis *a = &p->axes[p->n_axes++];
+    const char *key;
+    ls_ynode vals;
+    ls_ymap_at(&sweep, i, &key, &vals);
+    snprintf(a->key, sizeof a->key, "%s", key);
+    if ((rc = ls_ynode_expect(&vals, LS_Y_SEQ, err)))
+      break;
+    a->n = ls_yseq_len(&vals);
+    if (a->n == 0 || a->n > MAX_VALUES)
+      return ls_ynode_error(&vals, err, LS_ERANGE, "expected 1 to %d values, found %d", MAX_VALUES, a->n);
+    for (int j = 0; rc == LS_OK && j < a->n; j++) {
+      ls_ynode it = ls_yseq_at(&vals, j);
+      rc = setting_text(&it, a->values[j], sizeof a->values[j], err);
+    }
+  }
+  return rc;
+}
+
+static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, const int *ix,
+                    const ls_kv *part_kv, const int *point, ls_error *err)
+{
+  int index = x->total++;
+  if (index % c->shard_n != c->shard_i - 1)
+    return LS_OK;
+  if (x->n == x->cap) {
+    int cap = x->cap ? 2 * x->cap : 64;
+    ls_run_spec *r = realloc(x->runs, (size_t)cap * sizeof *r);
+    if (!r)
+      return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+    x->runs = r;
+    x->cap = cap;
+  }
+  ls_run_spec *r = &x->runs[x->n];
+  memset(r, 0, sizeof *r);
+  snprintf(r->part, sizeof r->part, "%s", p->name);
+  snprintf(r->device, sizeof r->device, "%s", p->devices[ix[0]]);
+  snprintf(r->model, sizeof r->model, "%s", p->models[ix[1]]);
+  snprintf(r->dataset, sizeof r->dataset, "%s", p->datasets[ix[2]]);
+  snprintf(r->system, sizeof r->system, "%s", p->systems[ix[3]]);
+  r->seed = c->seed;
+  r->index = index;
+  int rc = ls_kv_copy(&r->settings, c->base, err);
+  for (int i = 0; rc == LS_OK && i < ls_kv_count(part_kv); i++)
+    rc = ls_kv_set(r->settings, ls_kv_key(part_kv, i), ls_kv_value(part_kv, i), "part settings", err);
+  size_t len = (size_t)snprintf(r->axes_json, sizeof r->axes_json, "{");
+  for (int a = 0; rc == LS_OK && a < p->n_axes; a++) {
+    rc = ls_kv_set(r->settings, p->axes[a].key, p->axes[a].values[point[a]], "sweep", err);
+    len += (size_t)snprintf(r->axes_json + len, sizeof r->axes_json - len, "%s\"%s\":\"%s\"",
+                            a ? "," : "", p->axes[a].key, p->axes[a].values[point[a]]);
+  }
+  snprintf(r->axes_json + len, sizeof r->axes_json - len, "}");
+  for (int i = 0; rc == LS_OK && c->overrides && i < ls_kv_count(c->overrides); i++)
+    rc = ls_kv_set(r->settings, ls_kv_key(c->overrides, i), ls_kv_value(c->overrides, i), "--set", err);
+  if (rc) {
+    ls_kv_free(r->settings);
+    return rc;
+  }
+  x->n++;
+  return LS_OK;
+}
+
+/* Expands one part: the name matrix, then every point of the sweep axes. */
+static int expand_part(ls_experiment *x, const expand_ctx *c, const part_def *p,
+                       const ls_kv *part_kv, ls_error *err)
+{
+  int ix[4];
+  int rc = LS_OK;
+  for (ix[0] = 0; ix[0] < p->n_dev; ix[0]++)
+    for (ix[1] = 0; ix[1] < p->n_mod; ix[1]++)
+      for (ix[2] = 0; ix[2] < p->n_ds; ix[2]++)
+        for (ix[3] = 0; ix[3] < p->n_sys; ix[3]++) {
+          int point[MAX_AXES] = {0};
+          for (;;) {
+            if ((rc = push_run(x, c, p, ix, part_kv, point, err)))
+              return rc;
+            int a = p->n_axes - 1; /* odometer over the axes, last axis fastest */
+            while (a >= 0 && ++point[a] == p->axes[a].n)
+              point[a--] = 0;
+            if (a < 0)
+              break;
+          }
+        }
+  return rc;
+}
+
+static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part, int quick,
+                     ls_error *err)
+{
+  part_def *pd = calloc(1, sizeof *pd);
+  ls_kv *kv = NULL;
+  if (!pd)
+    return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+  int in_quick = 1, rc = ls_yreq_string(part, "name", &pd->name, err);
+  if (!rc) rc = ls_yopt_bool(part, "quick", 1, &in_quick, err);
+  if (!rc) rc = read_names(part, "devices", "device", c->data_root, ls_device_list, pd->devices, &pd->n_dev, err);
+  if (!rc) rc = read_names(part, "models", "model", c->data_root, ls_model_list, pd->models, &pd->n_mod, err);
+  if (!rc) rc = read_names(part, "datasets", "dataset", c->data_root, ls_dataset_list, pd->datasets, &pd->n_ds, err);
+  if (!rc) rc = read_names(part, "systems", "system", c->data_root, NULL, pd->systems, &pd->n_sys, err);
+  if (!rc) rc = read_axes(part, pd, err);
+  if (!rc) rc = ls_kv_create(&kv, err);
+  ls_ynode s;
+  if (!rc && ls_ymap_find(part, "settings", &s))
+    rc = read_settings(&s, kv, err);
+  if (!rc) rc = ls_ymap_finish(part, err);
+  if (!rc && (!quick || in_quick))
+    rc = expand_part(x, c, pd, kv, err);
+  ls_kv_free(kv);
+  free(pd);
+  return rc;
+}
+
+static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base, int quick,
+                    ls_error *err)
+{
+  const char *name;
+  long seed;
+  ls_ynode s, parts, q;
+  int rc = ls_ynode_expect(root, LS_Y_MAP, err);
+  if (!rc) rc = ls_yreq_string(root, "name", &name, err);
+  if (!rc) rc = ls_yreq_int(root, "seed", 0, 0x7fffffffL, &seed, err);
+  const char *desc;
+  if (!rc) rc = ls_yopt_string(root, "description", "", &desc, err);
+  if (!rc && ls_ymap_find(root, "settings", &s))
+    rc = read_settings(&s, base, err);
+  if (!rc && ls_ymap_find(root, "quick", &q)) {
+    ls_ynode qs;
+    if (!(rc = ls_ynode_expect(&q, LS_Y_MAP, err)) && ls_ymap_find(&q, "settings", &qs) && quick)
+      rc = read_settings(&qs, base, err);
+    if (!rc) rc = ls_ymap_finish(&q, err);
+  }
+  if (!rc) rc = ls_ymap_require(root, "parts", &parts, err);
+  if (!rc) rc = ls_ynode_expect(&parts, LS_Y_SEQ, err);
+  if (!rc) rc = ls_ymap_finish(root, err);
+  if (rc)
+    return rc;
+  snprintf(x->name, sizeof x->name, "%s", name);
+  c->seed = (uint64_t)seed;
+  for (int i = 0; rc == LS_OK && i < ls_yseq_len(&parts); i++) {
+    ls_ynode part = ls_yseq_at(&parts, i);
+    if (!(rc = ls_ynode_expect(&part, LS_Y_MAP, err)))
+      rc = read_part(x, c, &part, quick, err);
+  }
+  return rc;
+}
+
+int ls_experiment_load(ls_experiment **out, const char *path, const char *data_root, int quick,
+                       const ls_kv *overrides, int shard_i, int shard_n, ls_error *err)
+{
+  *out = NULL;
+  if (shard_n < 1 || shard_i < 1 || shard_i > shard_n)
+    return ls_error_set(err, LS_EUSAGE, "bad shard %d/%d (expected i/N with 1 <= i <= N)", shard_i, shard_n);
+  ls_ydoc *doc = NULL;
+  ls_kv *base = NULL;
+  ls_experiment *x = calloc(1, sizeof *x);
+  if (!x)
+    return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  if (!rc) rc = ls_kv_create(&base, err);
+  if (!rc) {
+    expand_ctx c = {data_root, base, overrides, 0, shard_i, shard_n};
+    ls_ynode root = ls_ydoc_root(doc);
+    rc = read_top(x, &root, &c, base, quick, err);
+  }
+  ls_kv_free(base);
+  ls_ydoc_free(doc);
+  if (rc) {
+    ls_experiment_free(x);
+    return rc;
+  }
+  *out = x;
+  return LS_OK;
+}
+
+int ls_experiment_single(ls_experiment **out, const char *device, const char *model,
+                         const char *dataset, const char *system, const ls_kv *settings,
+                         uint64_t seed, const char *data_root, ls_error *err)
+{
+  *out = NULL;
+  int rc = check_name(NULL, "device", device, data_root, ls_device_list, err);
+  if (!rc) rc = check_name(NULL, "model", model, data_root, ls_model_list, err);
+  if (!rc) rc = check_name(NULL, "dataset", dataset, data_root, ls_dataset_list, err);
+  if (!rc) rc = check_name(NULL, "system", system, data_root, NULL, err);
+  if (rc)
+    return rc;
+  ls_experiment *x = calloc(1, sizeof *x);
+  ls_run_spec *r = x ? calloc(1, sizeof *r) : NULL;
+  if (!r) {
+    free(x);
+    return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+  }
+  snprintf(x->name, sizeof x->name, "run");
+  x->runs = r;
+  x->cap = x->n = x->total = 1;
+  snprintf(r->part, sizeof r->part, "run");
+  snprintf(r->device, sizeof r->device, "%s", device);
+  snprintf(r->model, sizeof r->model, "%s", model);
+  snprintf(r->dataset, sizeof r->dataset, "%s", dataset);
+  snprintf(r->system, sizeof r->system, "%s", system);
+  snprintf(r->axes_json, sizeof r->axes_json, "{}");
+  r->seed = seed;
+  rc = ls_kv_copy(&r->settings, settings, err);
+  if (rc) {
+    x->n = 0;
+    ls_experiment_free(x);
+    return rc;
+  }
+  *out = x;
+  return LS_OK;
+}
