@@ -3,17 +3,16 @@
  * Verification latency of the whole target (all layers + LM head, weights already in
  * memory, one pass over n tokens at the compiled shape) vs n, the latency relative to one
  * token, and the speedup over n single-token passes (n * t(1) / t(n)) — the data of the
- * paper's Fig. 4. Pure device cost queries; nothing is simulated or random. */
+ * paper's Fig. 4. The computation lives in runner/curve.c (shared with `leversim figures`). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "devices/device.h"
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
-#include "workloads/model.h"
+#include "runner/curve.h"
 
-#define MAX_POINTS 64
+#define MAX_POINTS LS_CURVE_MAX
 
 static void usage(FILE *f)
 {
@@ -42,50 +41,30 @@ static int parse_tokens(const char *text, int *out, int *n)
   return *n ? 0 : ls_usage_error("devices", "--tokens: empty list");
 }
 
-static int64_t pass_ns(const ls_npu_params *n, const ls_model_costs *c, const ls_layer_work *w, int tokens, int ctx)
-{
-  return (int64_t)c->n_layers * ls_npu_layer_ns(n, w, tokens, ctx) +
-         ls_npu_lmhead_ns(n, c->lmhead_bytes, c->lmhead_flops_per_token, tokens);
-}
-
 static int curve(const char *dev_id, const char *model_id, const char *quant, const int *toks, int nt, int ctx,
                  int csv)
 {
-  ls_device *d = NULL;
-  ls_model *m = NULL;
-  ls_model_costs c;
+  ls_curve_point pts[LS_CURVE_MAX];
+  ls_curve_info info;
   ls_error err;
-  int rc = ls_device_load_id(&d, ls_data_root(), dev_id, &err);
-  if (!rc)
-    rc = ls_model_load_id(&m, ls_data_root(), model_id, &err);
-  if (!rc)
-    rc = ls_model_costs_get(m, quant, &c, &err);
+  int rc = ls_curve_compute(ls_data_root(), dev_id, model_id, quant, toks, nt, ctx, pts, &info, &err);
   if (rc) {
     ls_error_print(&err, stderr);
-    ls_device_free(d);
-    ls_model_free(m);
     return ls_status_exit(rc);
   }
-  const ls_npu_params *n = ls_device_npu(d);
-  ls_layer_work w = {c.layer_bytes, c.layer_flops_per_token, c.attn_flops_per_token_per_ctx, c.kv_bytes_per_token};
-  double t1 = (double)pass_ns(n, &c, &w, 1, ctx);
   if (csv)
     printf("device,model,tokens,padded,latency_ms,relative,speedup\n");
   else
-    printf("# %s (%s) verifying %s [%s], ctx %d, weights in memory\n%8s %8s %12s %9s %9s\n", ls_device_id(d),
-           n->name, ls_model_id(m), quant ? quant : ls_model_default_quant(m), ctx, "tokens", "padded",
-           "latency_ms", "relative", "speedup");
+    printf("# %s (%s) verifying %s [%s], ctx %d, weights in memory\n%8s %8s %12s %9s %9s\n", info.device,
+           info.processor, info.model, info.quant, ctx, "tokens", "padded", "latency_ms", "relative", "speedup");
   for (int i = 0; i < nt; i++) {
-    double t = (double)pass_ns(n, &c, &w, toks[i], ctx);
+    const ls_curve_point *p = &pts[i];
     if (csv)
-      printf("%s,%s,%d,%d,%.4f,%.4f,%.4f\n", ls_device_id(d), ls_model_id(m), toks[i],
-             ls_npu_padded_tokens(n, toks[i]), t * 1e-6, t / t1, toks[i] * t1 / t);
+      printf("%s,%s,%d,%d,%.4f,%.4f,%.4f\n", info.device, info.model, p->tokens, p->padded, p->latency_ms,
+             p->relative, p->speedup);
     else
-      printf("%8d %8d %12.3f %9.3f %9.2f\n", toks[i], ls_npu_padded_tokens(n, toks[i]), t * 1e-6, t / t1,
-             toks[i] * t1 / t);
+      printf("%8d %8d %12.3f %9.3f %9.2f\n", p->tokens, p->padded, p->latency_ms, p->relative, p->speedup);
   }
-  ls_device_free(d);
-  ls_model_free(m);
   return 0;
 }
 
