@@ -28,6 +28,8 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
 void ls_costmodel_free(ls_costmodel *cm);
 /* Current context length (prompt + generated), for attention costs. */
 void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len);
+/* Accepted tokens per cycle assumed for on-demand output projection (default 3; >= 1). */
+void ls_costmodel_set_tau(ls_costmodel *cm, double tau);
 /* Fills the policy-facing view (ctx = cm). */
 void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out);
 /* One draft forward call over `tokens` tokens on unit (all draft layers + the draft's LM

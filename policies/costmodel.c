@@ -1,0 +1,147 @@
+/* policies/costmodel: device cost queries for policies (costmodel.h).
+ *
+ * Equations (all target layers are alike, so a pass costs O(1) to evaluate):
+ *   io      = flash read of one target layer (ls_flash_read_ns: profile chunk and queue
+ *             depth, idle device), io_head = flash read of the LM head;
+ *   comp(n) = one target layer for n tokens on the target unit at the current context
+ *             (NPU: padded to the next compiled shape inside ls_npu_layer_ns);
+ *   S       = streamed layers = n_layers - resident_layers (clamped to [0, n_layers]);
+ *   verify_s(n) = S * max(io, comp(n)) + (n_layers - S) * comp(n)
+ *               + (S > 0 ? io + io_head : 0)              first read and LM-head read exposed
+ *               + output projection: eager NPU lmhead(n) | on demand tau x lmhead(1) on NPU/CPU.
+ *   Layer l's read overlaps layer l-1's compute (prefetch of one layer ahead), so a pass is
+ *   the first read plus, per layer, the slower of the next read and this compute. The LM-head
+ *   read is not overlapped (simplification: it is needed right after the last layer). tau,
+ *   the accepted tokens per cycle assumed for on-demand projection, is 3 by default
+ *   (assumed: typical tau of tree SD, REFERENCE.md section 5) and settable.
+ *   draft call(unit, n, ctx) = NPU: dispatch + L_d x (layer(n) - dispatch) + (head(n) - dispatch)
+ *                              (one graph call for all layers and the head);
+ *                              CPU: L_d x layer(n) + head(n) with the configured threads.
+ *   draft_step_s(n, depth) = calls x draft call(unit, tokens_per_call, ctx + depth), as
+ *   the map policy's draft_step says.
+ * The runner times draft calls and projections with the same functions; verification there
+ * is simulated with events (flash requests, prefetch), which verify_s approximates. */
+#include "policies/costmodel.h"
+#include <stdlib.h>
+
+struct ls_costmodel {
+  const ls_device *dev;
+  ls_model_costs target, draft;
+  const ls_map_ops *map;
+  const void *map_state;
+  ls_layer_work tw, dw;
+  int streamed, threads, ctx_len;
+  double io_s, io_head_s, tau;
+};
+
+static ls_layer_work layer_work(const ls_model_costs *m)
+{
+  ls_layer_work w = {m->layer_bytes, m->layer_flops_per_token, m->attn_flops_per_token_per_ctx,
+                     m->kv_bytes_per_token};
+  return w;
+}
+
+int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model_costs *target,
+                        const ls_model_costs *draft, const ls_map_ops *map, const void *map_state,
+                        int resident_layers, int threads, ls_error *err)
+{
+  if (!dev || !target || !draft || !map)
+    return ls_error_set(err, LS_EINVALID, "cost model: device, models and map policy are required");
+  ls_costmodel *cm = calloc(1, sizeof *cm);
+  if (!cm)
+    return ls_error_set(err, LS_ENOMEM, "cost model: out of memory");
+  cm->dev = dev;
+  cm->target = *target;
+  cm->draft = *draft;
+  cm->map = map;
+  cm->map_state = map_state;
+  cm->tw = layer_work(target);
+  cm->dw = layer_work(draft);
+  int r = resident_layers < 0 ? 0 : (resident_layers > target->n_layers ? target->n_layers : resident_layers);
+  cm->streamed = target->n_layers - r;
+  cm->threads = threads > 0 ? threads : ls_device_cpu(dev)->default_threads;
+  cm->tau = 3.0;
+  const ls_flash_params *f = ls_device_flash(dev);
+  cm->io_s = (double)ls_flash_read_ns(f, target->layer_bytes) * 1e-9;
+  cm->io_head_s = (double)ls_flash_read_ns(f, target->lmhead_bytes) * 1e-9;
+  *out = cm;
+  return LS_OK;
+}
+
+void ls_costmodel_free(ls_costmodel *cm) { free(cm); }
+
+void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len) { cm->ctx_len = ctx_len < 0 ? 0 : ctx_len; }
+
+void ls_costmodel_set_tau(ls_costmodel *cm, double tau) { cm->tau = tau >= 1.0 ? tau : 1.0; }
+
+static double target_layer_s(const ls_costmodel *cm, int n)
+{
+  if (cm->map->target_unit(cm->map_state) == LS_UNIT_NPU)
+    return (double)ls_npu_layer_ns(ls_device_npu(cm->dev), &cm->tw, n, cm->ctx_len) * 1e-9;
+  return (double)ls_cpu_layer_ns(ls_device_cpu(cm->dev), &cm->tw, n, cm->ctx_len, cm->threads) * 1e-9;
+}
+
+int64_t ls_costmodel_lmhead_ns(const ls_costmodel *cm, ls_unit unit, int tokens)
+{
+  if (unit == LS_UNIT_NPU)
+    return ls_npu_lmhead_ns(ls_device_npu(cm->dev), cm->target.lmhead_bytes, cm->target.lmhead_flops_per_token,
+                            tokens);
+  return ls_cpu_lmhead_ns(ls_device_cpu(cm->dev), cm->target.lmhead_bytes, cm->target.lmhead_flops_per_token,
+                          tokens, cm->threads);
+}
+
+static double verify_s(const void *ctx, int n)
+{
+  const ls_costmodel *cm = ctx;
+  double comp = target_layer_s(cm, n), io = cm->io_s;
+  int L = cm->target.n_layers, S = cm->streamed;
+  double t = S * (io > comp ? io : comp) + (L - S) * comp;
+  if (S > 0)
+    t += io + cm->io_head_s;
+  switch (cm->map->lmhead(cm->map_state)) {
+  case LS_LMHEAD_EAGER_NPU:
+    t += (double)ls_costmodel_lmhead_ns(cm, LS_UNIT_NPU, n) * 1e-9;
+    break;
+  case LS_LMHEAD_DEMAND_NPU:
+    t += cm->tau * (double)ls_costmodel_lmhead_ns(cm, LS_UNIT_NPU, 1) * 1e-9;
+    break;
+  case LS_LMHEAD_DEMAND_CPU:
+    t += cm->tau * (double)ls_costmodel_lmhead_ns(cm, LS_UNIT_CPU, 1) * 1e-9;
+    break;
+  }
+  return t;
+}
+
+int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tokens, int ctx_len)
+{
+  if (tokens <= 0)
+    return 0;
+  int L = cm->draft.n_layers;
+  if (unit == LS_UNIT_NPU) {
+    const ls_npu_params *npu = ls_device_npu(cm->dev);
+    int64_t disp = ls_npu_dispatch_ns(npu);
+    int64_t layer = ls_npu_layer_ns(npu, &cm->dw, tokens, ctx_len) - disp;
+    int64_t head = ls_npu_lmhead_ns(npu, cm->draft.lmhead_bytes, cm->draft.lmhead_flops_per_token, tokens) - disp;
+    return disp + L * layer + head;
+  }
+  const ls_cpu_params *cpu = ls_device_cpu(cm->dev);
+  return L * ls_cpu_layer_ns(cpu, &cm->dw, tokens, ctx_len, cm->threads) +
+         ls_cpu_lmhead_ns(cpu, cm->draft.lmhead_bytes, cm->draft.lmhead_flops_per_token, tokens, cm->threads);
+}
+
+static double draft_step_s(const void *ctx, int n_nodes, int depth)
+{
+  const ls_costmodel *cm = ctx;
+  if (n_nodes <= 0)
+    return 0.0;
+  ls_draft_exec e = cm->map->draft_step(cm->map_state, n_nodes, depth);
+  return (double)e.calls * (double)ls_costmodel_draft_call_ns(cm, e.unit, e.tokens_per_call, cm->ctx_len + depth) *
+         1e-9;
+}
+
+void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out)
+{
+  out->ctx = cm;
+  out->verify_s = verify_s;
+  out->draft_step_s = draft_step_s;
+}

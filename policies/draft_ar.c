@@ -1,0 +1,24 @@
+/* policies/draft_ar: "ar", no speculation: the tree is the root alone, no draft pass; the
+ * target verifies one token and the cycle yields exactly the bonus token (tau = 1). */
+#include "policies/policies_int.h"
+
+static int create(void **state, ls_kv *kv, ls_error *err)
+{
+  (void)kv;
+  (void)err;
+  *state = NULL;
+  return LS_OK;
+}
+
+static void destroy(void *state) { (void)state; }
+
+static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *cost, ls_error *err)
+{
+  (void)state;
+  (void)cost;
+  (void)err;
+  ls_tree_init(t, v);
+  return LS_OK;
+}
+
+const ls_draft_ops ls_draft_ar = {"ar", "autoregressive: no speculation", create, destroy, build, NULL};

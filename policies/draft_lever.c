@@ -1,0 +1,272 @@
+/* policies/draft_lever: "lever", Lever's I/O- and compute-aware gain/cost tree builder
+ * (REFERENCE.md section 1: expand greedily by gain/cost; the objective is expected output
+ * tokens per cycle latency).
+ *
+ * Gain of a node c (child of u, draft probability q, depth d): its probability of being
+ * accepted, g(c) = g(u) * min(1, q * f(d, b(q))), g(root) = 1, where f corrects the draft's
+ * confidence with online acceptance statistics per depth bin d (1..8+) and confidence bucket
+ * b(q) (tenths): f = (hits + K) / (sum of q + K), K = 10 (assumed: about ten observations
+ * before the statistics outweigh the draft's own calibration). g never rises along a path, so
+ * the n - 1 candidates of largest gain always form a tree (ties: earlier index first).
+ * Expected tokens of a tree: E(n) = 1 + sum of its gains (bonus included).
+ * Cost of a cycle: T(n) = D + V(n): D = draft time of the passes run so far (draft_step_s,
+ * as the map policy executes them: CPU for small irregular steps, one NPU call for batched
+ * ones), V(n) = verify_s(n) (flash I/O paid once per pass, NPU compute at the padded count,
+ * output projection as mapped). Objective: J(n) = E(n) / T(n), tokens per second.
+ *
+ * Algorithm (rounds of batched expansion; each round is one draft pass):
+ *   1. round 0 evaluates the root; its top-k candidates join the pool (top B-1 by gain).
+ *   2. the best tree of the pool is its top n - 1, n* = argmax_n J(n) (largest n on ties).
+ *   3. the next batch: unexpanded pool nodes (depth < max_depth) of gain >= batch_ratio x
+ *      the best unexpanded gain, in gain order, at most draft.width of them.
+ *   4. look-ahead: estimate the batch's top-2 children as g(u) * m(d+1, r), m the running
+ *      mean of corrected candidate probabilities per depth and rank; if the best J with these
+ *      estimates and the extra pass (D + step) is >= the current best J, run the round
+ *      (evaluate the batch, add its candidates, back to 2), else stop.
+ *   5. the tree: top n* - 1 of the pool (every evaluated node still cost draft time).
+ * Which nodes and batches come next never depends on costs (only on gains), so costs decide
+ * only where the sequence stops and how big the final tree is. Hence (proof in the tests'
+ * comments, checked by property tests): adding to T(n) a term that does not grow with n
+ * (slower flash: more I/O per pass) never shrinks the tree; a free verification grows it to
+ * the budget. Settings: draft.budget (64), draft.topk (8: assumed, candidates per evaluated
+ * node), draft.max_depth (12: assumed), draft.width (16: assumed, nodes per pass),
+ * draft.batch_ratio (0.25: assumed). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "policies/policies_int.h"
+
+#define DBINS 9 /* depth bins 1..8, deeper nodes share bin 8 (index 0 unused) */
+#define QBINS 10
+#define CAL_K 10.0
+#define M_SMOOTH 0.1 /* weight of a new observation in the running means m(d, r) */
+
+typedef struct {
+  int B, k, max_depth, width;
+  double ratio;
+  double hits[DBINS][QBINS], expect[DBINS][QBINS];
+  double m[DBINS][LS_VIEW_TOPK_MAX];
+  int m_seen[DBINS];
+  /* per-build scratch */
+  double g[LS_TREE_MAX];
+  unsigned char expanded[LS_TREE_MAX];
+  int list[LS_TREE_MAX]; /* pool: node indices sorted by (gain desc, index asc), <= B - 1 */
+  int n_list;
+  double vmemo[LS_TREE_MAX + 1];
+} lever_state;
+
+static int create(void **state, ls_kv *kv, ls_error *err)
+{
+  int B;
+  long k, d, w;
+  double ratio;
+  int rc = ls_policy_budget(kv, 64, &B, err);
+  if (rc == LS_OK)
+    rc = ls_kv_int(kv, "draft.topk", 1, LS_VIEW_TOPK_MAX, 8, &k, err);
+  if (rc == LS_OK)
+    rc = ls_kv_int(kv, "draft.max_depth", 1, 256, 12, &d, err);
+  if (rc == LS_OK)
+    rc = ls_kv_int(kv, "draft.width", 1, LS_TREE_MAX, 16, &w, err);
+  if (rc == LS_OK)
+    rc = ls_kv_double(kv, "draft.batch_ratio", 0.0, 1.0, 0.25, &ratio, err);
+  if (rc != LS_OK)
+    return rc;
+  lever_state *s = calloc(1, sizeof *s);
+  if (!s)
+    return ls_error_set(err, LS_ENOMEM, "lever: out of memory");
+  s->B = B;
+  s->k = (int)k;
+  s->max_depth = (int)d;
+  s->width = (int)w;
+  s->ratio = ratio;
+  *state = s;
+  return LS_OK;
+}
+
+static int dbin(int depth) { return depth < DBINS - 1 ? depth : DBINS - 1; }
+static int qbin(double q) { return q >= 1.0 ? QBINS - 1 : (int)(q * QBINS); }
+
+static double corrected(const lever_state *s, int depth, double q)
+{
+  int d = dbin(depth), b = qbin(q);
+  double x = q * (s->hits[d][b] + CAL_K) / (s->expect[d][b] + CAL_K);
+  return x < 1.0 ? x : 1.0;
+}
+
+/* Running mean of corrected candidate probability at (depth, rank); deeper bins fall back
+ * to the deepest one seen. */
+static double mean_child(const lever_state *s, int depth, int rank)
+{
+  for (int d = dbin(depth); d >= 1; d--)
+    if (s->m_seen[d])
+      return s->m[d][rank];
+  return 0.0;
+}
+
+static double verify(lever_state *s, const ls_cost_model *c, int n)
+{
+  if (!c)
+    return 0.0;
+  if (s->vmemo[n] < 0.0)
+    s->vmemo[n] = c->verify_s(c->ctx, n);
+  return s->vmemo[n];
+}
+
+static int after(const lever_state *s, int a, int b) /* a sorts after b */
+{
+  return s->g[a] < s->g[b] || (s->g[a] == s->g[b] && a > b);
+}
+
+/* Best prefix of a gain list (sorted descending, len entries) under draft time D:
+ * returns n* (root included) and its E and T through the pointers. Compares E/T by
+ * cross-multiplication so that zero costs are well defined (ties: larger n). */
+static int best_prefix(lever_state *s, const ls_cost_model *c, const double *gains, int len, double D,
+                       double *bestE, double *bestT)
+{
+  double E = 1.0, T = D + verify(s, c, 1);
+  int bn = 1;
+  *bestE = E;
+  *bestT = T;
+  for (int i = 0; i < len; i++) {
+    E += gains[i];
+    T = D + verify(s, c, i + 2);
+    if (E * *bestT >= *bestE * T) {
+      bn = i + 2;
+      *bestE = E;
+      *bestT = T;
+    }
+  }
+  return bn;
+}
+
+/* Adds the batch's evaluated candidates to the tree (pool) and the sorted list. */
+static void absorb(lever_state *s, ls_tree *t, const ls_draft_view *v, const int *batch, int m, const double *probs)
+{
+  const int cap = s->B - 1;
+  for (int i = 0; i < m; i++) {
+    int u = batch[i];
+    int d = t->depth[u] + 1, db = dbin(d);
+    for (int r = 0; r < s->k; r++) {
+      double q = probs[i * s->k + r];
+      if (q <= 0.0)
+        break;
+      double cq = corrected(s, d, q);
+      s->m[db][r] = s->m_seen[db] ? (1.0 - M_SMOOTH) * s->m[db][r] + M_SMOOTH * cq : cq;
+      double gain = s->g[u] * cq;
+      if (s->n_list == cap && !(gain > s->g[s->list[cap - 1]]))
+        continue; /* never selectable: the list only improves */
+      int c = ls_tree_add(t, v, u, r, q);
+      if (c < 0)
+        return;
+      s->g[c] = gain;
+      s->expanded[c] = 0;
+      int pos = s->n_list < cap ? s->n_list++ : cap - 1;
+      while (pos > 0 && after(s, s->list[pos - 1], c)) {
+        s->list[pos] = s->list[pos - 1];
+        pos--;
+      }
+      s->list[pos] = c;
+    }
+    for (int r = 0; r < s->k; r++) /* a rank the draft did not offer counts as zero */
+      if (probs[i * s->k + r] <= 0.0)
+        s->m[db][r] = s->m_seen[db] ? (1.0 - M_SMOOTH) * s->m[db][r] : 0.0;
+    s->m_seen[db] = 1;
+  }
+}
+
+static int pick_batch(const lever_state *s, const ls_tree *t, int *batch)
+{
+  int m = 0;
+  double top = -1.0;
+  if (!s->expanded[0])
+    batch[m++] = 0;
+  for (int i = 0; i < s->n_list && m < s->width; i++) {
+    int u = s->list[i];
+    if (s->expanded[u] || t->depth[u] >= s->max_depth)
+      continue;
+    if (top < 0.0)
+      top = s->g[u];
+    if (s->g[u] < s->ratio * top)
+      break;
+    batch[m++] = u;
+  }
+  return m;
+}
+
+static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *c, ls_error *err)
+{
+  lever_state *s = state;
+  double gains[LS_TREE_MAX], est[2 * LS_TREE_MAX], probs[LS_TREE_MAX * 2];
+  int batch[LS_TREE_MAX];
+  ls_tree_init(t, v);
+  s->g[0] = 1.0;
+  s->expanded[0] = 0;
+  s->n_list = 0;
+  for (int i = 0; i <= s->B; i++)
+    s->vmemo[i] = -1.0;
+  double D = 0.0, bestE = 1.0, bestT = verify(s, c, 1);
+  int bestn = 1;
+  for (;;) {
+    int m = pick_batch(s, t, batch);
+    if (m == 0 || s->B <= 1 || t->n + m * s->k > LS_TREE_MAX || m * s->k > (int)(sizeof probs / sizeof probs[0]))
+      break;
+    int maxd = 0;
+    for (int i = 0; i < m; i++)
+      maxd = t->depth[batch[i]] > maxd ? t->depth[batch[i]] : maxd;
+    double step = c ? c->draft_step_s(c->ctx, m, maxd) : 0.0;
+    if (t->n_steps > 0) { /* look-ahead (the root's pass is always made: nothing to draft otherwise) */
+      int ne = 0;
+      for (int i = 0; i < m; i++)
+        for (int r = 0; r < 2 && r < s->k; r++)
+          est[ne++] = s->g[batch[i]] * mean_child(s, t->depth[batch[i]] + 1, r);
+      for (int i = 1; i < ne; i++) /* insertion sort, descending (ne <= 2 * width) */
+        for (int j = i; j > 0 && est[j] > est[j - 1]; j--) {
+          double x = est[j];
+          est[j] = est[j - 1];
+          est[j - 1] = x;
+        }
+      int a = 0, b = 0, len = 0;
+      while (len < s->B - 1 && (a < s->n_list || b < ne))
+        gains[len++] = (b >= ne || (a < s->n_list && s->g[s->list[a]] >= est[b])) ? s->g[s->list[a++]] : est[b++];
+      double e2, t2;
+      best_prefix(s, c, gains, len, D + step, &e2, &t2);
+      if (!(e2 * bestT >= bestE * t2))
+        break;
+    }
+    if (ls_tree_expand(t, v, batch, m, s->k, probs) != LS_OK)
+      return ls_error_set(err, LS_ERANGE, "lever: draft step log full");
+    D += step;
+    for (int i = 0; i < m; i++)
+      s->expanded[batch[i]] = 1;
+    absorb(s, t, v, batch, m, probs);
+    for (int i = 0; i < s->n_list; i++)
+      gains[i] = s->g[s->list[i]];
+    bestn = best_prefix(s, c, gains, s->n_list, D, &bestE, &bestT);
+  }
+  unsigned char keep[LS_TREE_MAX];
+  memset(keep, 0, (size_t)t->n);
+  keep[0] = 1;
+  for (int i = 0; i < bestn - 1; i++)
+    keep[s->list[i]] = 1;
+  ls_tree_compact(t, keep);
+  return LS_OK;
+}
+
+static void feedback(void *state, const ls_tree *t, const int *accepted, int n)
+{
+  lever_state *s = state;
+  int u = 0;
+  for (int i = 0; i <= n; i++) {
+    int next = i < n ? accepted[i] : -1;
+    for (int c = u + 1; c < t->n; c++)
+      if (t->parent[c] == u) {
+        int d = dbin(t->depth[c]), b = qbin(t->prob[c]);
+        s->expect[d][b] += t->prob[c];
+        s->hits[d][b] += c == next;
+      }
+    u = next;
+  }
+}
+
+const ls_draft_ops ls_draft_lever = {"lever", "greedy gain/cost tree: expected tokens per second of the whole cycle",
+                                     create, free, build, feedback};

@@ -1,0 +1,99 @@
+/* policies/draft_opttree: "opt-tree", the adaptive tree of OPT-Tree (Wang et al. 2024).
+ *
+ * Layer by layer: one batched draft pass evaluates the newest layer of the current tree
+ * (top-k candidates each, added to a candidate pool); the proposed tree T' is the
+ * max_nodes - 1 pool nodes of largest path probability (the draft's estimate of each node's
+ * acceptance), which maximises E(T) = 1 + sum of path probabilities over trees of that size.
+ * If E(T') - E(T) < threshold the growth stops and T is kept; otherwise T = T' and its
+ * newest layer (its nodes at the depth just drafted) is evaluated next. At most max_depth
+ * passes. Settings (defaults of OPT-Tree's evaluation, REFERENCE.md section 5):
+ * draft.max_nodes 60, draft.threshold 0.5, draft.max_depth 10; draft.topk (default 8:
+ * assumed, enough candidates per node for a 60-node tree); draft.budget caps the verified
+ * tokens (default max_nodes). */
+#include <stdlib.h>
+#include "policies/policies_int.h"
+
+typedef struct {
+  int topk, max_depth, keep;
+  double threshold;
+} opt_state;
+
+static int create(void **state, ls_kv *kv, ls_error *err)
+{
+  long k, d, nodes;
+  int b;
+  double thr;
+  int rc = ls_kv_int(kv, "draft.topk", 1, LS_VIEW_TOPK_MAX, 8, &k, err);
+  if (rc == LS_OK)
+    rc = ls_kv_int(kv, "draft.max_depth", 1, 64, 10, &d, err);
+  if (rc == LS_OK)
+    rc = ls_kv_int(kv, "draft.max_nodes", 1, LS_TREE_MAX, 60, &nodes, err);
+  if (rc == LS_OK)
+    rc = ls_kv_double(kv, "draft.threshold", 0.0, 1e9, 0.5, &thr, err);
+  if (rc == LS_OK)
+    rc = ls_policy_budget(kv, nodes, &b, err);
+  if (rc != LS_OK)
+    return rc;
+  opt_state *s = malloc(sizeof *s);
+  if (!s)
+    return ls_error_set(err, LS_ENOMEM, "opt-tree: out of memory");
+  s->topk = (int)k;
+  s->max_depth = (int)d;
+  s->keep = (int)(nodes < b ? nodes : b) - 1;
+  s->threshold = thr;
+  *state = s;
+  return LS_OK;
+}
+
+static double value(const ls_tree *t, const unsigned char *keep)
+{
+  double e = 1.0;
+  for (int i = 1; i < t->n; i++)
+    if (keep[i])
+      e += t->path_prob[i];
+  return e;
+}
+
+static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *cost, ls_error *err)
+{
+  (void)cost;
+  const opt_state *s = state;
+  const int k = s->topk;
+  unsigned char cur[LS_TREE_MAX], next[LS_TREE_MAX];
+  int layer[LS_TREE_MAX];
+  double probs[LS_TREE_MAX];
+  ls_tree_init(t, v);
+  cur[0] = 1;
+  double e = 1.0;
+  int m = 1;
+  layer[0] = 0;
+  for (int d = 1; d <= s->max_depth && m > 0 && s->keep > 0; d++) {
+    if (m * k > LS_TREE_MAX)
+      m = LS_TREE_MAX / k;
+    if (ls_tree_expand(t, v, layer, m, k, probs) != LS_OK)
+      return ls_error_set(err, LS_ERANGE, "opt-tree: draft step log full");
+    int n0 = t->n, full = 0;
+    for (int i = 0; i < m && !full; i++)
+      for (int r = 0; r < k && !full; r++)
+        if (probs[i * k + r] > 0.0)
+          full = ls_tree_add(t, v, layer[i], r, probs[i * k + r]) < 0;
+    for (int i = n0; i < t->n; i++)
+      cur[i] = 0;
+    ls_tree_top_by_path(t, s->keep, next);
+    double e2 = value(t, next);
+    if (e2 - e < s->threshold)
+      break; /* T is kept: the layer just drafted was not worth its verification */
+    e = e2;
+    m = 0;
+    for (int i = 0; i < t->n; i++) {
+      cur[i] = next[i];
+      if (next[i] && t->depth[i] == d)
+        layer[m++] = i;
+    }
+  }
+  ls_tree_compact(t, cur);
+  return LS_OK;
+}
+
+const ls_draft_ops ls_draft_opttree = {"opt-tree", "OPT-Tree: grow layer by layer while the expected gain exceeds a threshold",
+                                       create, free, build, NULL};

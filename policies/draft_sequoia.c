@@ -1,0 +1,295 @@
+/* policies/draft_sequoia: "sequoia", the optimal tree for a positional acceptance vector
+ * (Chen et al. 2024, "Sequoia"; REFERENCE.md section 5).
+ *
+ * Model: the child of rank r (0 = the draft's best candidate) of an accepted node is accepted
+ * with probability p_r, independently of the tree's shape. The expected accepted length of a
+ * tree (bonus included) is then sum over nodes of the product of p along its path (root: 1).
+ *
+ * Dynamic programme, for every size n <= B (root included) and depth bound d <= D:
+ *   T(d, 1) = 1;  T(0, n > 1) = -inf;  T(d, n) = 1 + C(d, n - 1, 0)
+ *   C(d, m, j) = best of sum_{i >= j} p_i T(d - 1, m_i) over child subtrees of ranks j, j+1,
+ *                .. (sizes m_i >= 1 summing to m) = max(0 if m = 0,
+ *                max_{s=1..m} p_j T(d - 1, s) + C(d, m - s, j + 1))    (j < W)
+ * O(B^2 D W) time; choices are kept to rebuild the shapes. Hardware-aware choice (Sequoia's
+ * section 4): (n*, d*) = argmin (draft time + t_verify(n)) / T(d, n) where the draft time is
+ * the sum over the shape's levels of one batched draft pass over the level's expanded nodes
+ * (draft_step_s, i.e. as the map policy executes it; Sequoia writes d * t_draft). Without a
+ * cost model the largest tree (n = B, d = D) is taken.
+ *
+ * The vector: draft.acceptance (fixed), else measured online from feedback starting from a
+ * prior: per rank, trials = times a rank-r child of an accepted node was in the tree, hits =
+ * times it was the accepted child; p_r = (hits + K p0_r) / (trials + K), K = 20 (assumed: a
+ * prior worth about 20 cycles). The DP is recomputed only when some p_r moved by more than
+ * draft.recompute_tol (default 0.02) since the last DP, since build runs every cycle.
+ * Settings: draft.budget (64), draft.max_depth (12), draft.width (8, children per node at
+ * most), draft.acceptance. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "policies/policies_int.h"
+
+#define W_MAX LS_VIEW_TOPK_MAX
+#define D_MAX 32
+#define PRIOR_K 20.0
+
+typedef struct {
+  int B, D, W, online;
+  double tol;
+  double p_used[W_MAX];              /* vector the cached DP was computed with */
+  double p0[W_MAX], hits[W_MAX], trials[W_MAX];
+  int dp_valid;
+  double *T;      /* (D+1) x (B+1) */
+  double *C;      /* (B+1) x (W+1) scratch for one d */
+  short *choice;  /* (D+1) x (B+1) x (W+1): size of the rank-j subtree */
+  short *widths;  /* (D+1) x (B+1) x D: expanded nodes per level of the optimal shape */
+  double step_memo[D_MAX][LS_TREE_MAX + 1];
+  unsigned char step_known[D_MAX][LS_TREE_MAX + 1];
+} seq_state;
+
+#define T_AT(s, d, n) ((s)->T[(size_t)(d) * (size_t)((s)->B + 1) + (size_t)(n)])
+#define CH_AT(s, d, m, j) \
+  ((s)->choice[((size_t)(d) * (size_t)((s)->B + 1) + (size_t)(m)) * (size_t)((s)->W + 1) + (size_t)(j)])
+#define WD_AT(s, d, n, l) ((s)->widths[((size_t)(d) * (size_t)((s)->B + 1) + (size_t)(n)) * (size_t)(s)->D + (size_t)(l)])
+
+static void destroy(void *state)
+{
+  seq_state *s = state;
+  if (!s)
+    return;
+  free(s->T);
+  free(s->C);
+  free(s->choice);
+  free(s->widths);
+  free(s);
+}
+
+static int create(void **state, ls_kv *kv, ls_error *err)
+{
+  long D, W;
+  int B, n = 0;
+  double p[W_MAX];
+  /* assumed prior (no draft.acceptance): a typical top-1 acceptance near 0.6 (tau of chain
+     SD ~2.3, REFERENCE.md section 5) with a quickly decaying tail */
+  static const double PRIOR[8] = {0.6, 0.15, 0.08, 0.05, 0.03, 0.02, 0.01, 0.01};
+  double tol;
+  int rc = ls_policy_budget(kv, 64, &B, err);
+  if (rc == LS_OK)
+    rc = ls_kv_int(kv, "draft.max_depth", 1, D_MAX - 1, 12, &D, err);
+  if (rc == LS_OK)
+    rc = ls_kv_int(kv, "draft.width", 1, W_MAX, 8, &W, err);
+  if (rc == LS_OK)
+    rc = ls_kv_double(kv, "draft.recompute_tol", 0.0, 1.0, 0.02, &tol, err);
+  if (rc == LS_OK)
+    rc = ls_kv_doubles(kv, "draft.acceptance", 0.0, 1.0, p, W_MAX, &n, err);
+  if (rc != LS_OK)
+    return rc;
+  seq_state *s = calloc(1, sizeof *s);
+  if (!s)
+    return ls_error_set(err, LS_ENOMEM, "sequoia: out of memory");
+  s->B = B;
+  s->D = (int)D;
+  s->W = (int)W;
+  s->tol = tol;
+  s->online = n == 0;
+  for (int r = 0; r < W_MAX; r++)
+    s->p0[r] = n ? (r < n ? p[r] : 0.0) : (r < 8 ? PRIOR[r] : 0.0);
+  s->T = malloc(sizeof(double) * (size_t)(s->D + 1) * (size_t)(B + 1));
+  s->C = malloc(sizeof(double) * (size_t)(B + 1) * (size_t)(s->W + 1));
+  s->choice = malloc(sizeof(short) * (size_t)(s->D + 1) * (size_t)(B + 1) * (size_t)(s->W + 1));
+  s->widths = calloc((size_t)(s->D + 1) * (size_t)(B + 1) * (size_t)s->D, sizeof(short));
+  if (!s->T || !s->C || !s->choice || !s->widths) {
+    destroy(s);
+    return ls_error_set(err, LS_ENOMEM, "sequoia: out of memory for the DP table (budget %d)", B);
+  }
+  *state = s;
+  return LS_OK;
+}
+
+static void current_vector(const seq_state *s, double *p)
+{
+  for (int r = 0; r < W_MAX; r++)
+    p[r] = s->online ? (s->hits[r] + PRIOR_K * s->p0[r]) / (s->trials[r] + PRIOR_K) : s->p0[r];
+}
+
+/* Walks the optimal shape of (d, n) and adds its expanded-node count per level to w. */
+static void shape_widths(const seq_state *s, int d, int n, int level, short *w)
+{
+  if (n <= 1 || d == 0)
+    return;
+  w[level]++;
+  int m = n - 1;
+  for (int j = 0; m > 0 && j < s->W; j++) {
+    int sz = CH_AT(s, d, m, j);
+    shape_widths(s, d - 1, sz, level + 1, w);
+    m -= sz;
+  }
+}
+
+static void solve(seq_state *s, const double *p)
+{
+  const int B = s->B, W = s->W;
+  for (int n = 0; n <= B; n++)
+    T_AT(s, 0, n) = n == 1 ? 1.0 : -INFINITY;
+  for (int d = 1; d <= s->D; d++) {
+    /* C(m, j) over j from W down to 0 */
+    for (int m = 0; m <= B; m++)
+      s->C[(size_t)m * (size_t)(W + 1) + (size_t)W] = m == 0 ? 0.0 : -INFINITY;
+    for (int j = W - 1; j >= 0; j--)
+      for (int m = 0; m <= B; m++) {
+        double best = m == 0 ? 0.0 : -INFINITY;
+        int arg = 0;
+        for (int sz = 1; sz <= m; sz++) {
+          double tv = T_AT(s, d - 1, sz), rest = s->C[(size_t)(m - sz) * (size_t)(W + 1) + (size_t)(j + 1)];
+          if (tv == -INFINITY || rest == -INFINITY)
+            continue;
+          double val = p[j] * tv + rest;
+          if (val > best) {
+            best = val;
+            arg = sz;
+          }
+        }
+        s->C[(size_t)m * (size_t)(W + 1) + (size_t)j] = best;
+        CH_AT(s, d, m, j) = (short)arg;
+      }
+    T_AT(s, d, 0) = -INFINITY;
+    for (int n = 1; n <= B; n++)
+      T_AT(s, d, n) = 1.0 + s->C[(size_t)(n - 1) * (size_t)(W + 1)];
+  }
+  memset(s->widths, 0, sizeof(short) * (size_t)(s->D + 1) * (size_t)(B + 1) * (size_t)s->D);
+  for (int d = 1; d <= s->D; d++)
+    for (int n = 1; n <= B; n++)
+      shape_widths(s, d, n, 0, &WD_AT(s, d, n, 0));
+  memcpy(s->p_used, p, sizeof s->p_used);
+  s->dp_valid = 1;
+}
+
+static double step_cost(seq_state *s, const ls_cost_model *c, int w, int level)
+{
+  if (!s->step_known[level][w]) {
+    s->step_memo[level][w] = c->draft_step_s(c->ctx, w, level);
+    s->step_known[level][w] = 1;
+  }
+  return s->step_memo[level][w];
+}
+
+/* argmin over (d, n) of cycle time per expected token; ties keep the smaller tree. */
+static void choose(seq_state *s, const ls_cost_model *c, int *bn, int *bd)
+{
+  *bn = 1;
+  *bd = 0;
+  if (!c) { /* no costs: the largest feasible tree */
+    for (int n = s->B; n > 1; n--)
+      if (T_AT(s, s->D, n) > 0.0) {
+        *bn = n;
+        *bd = s->D;
+        return;
+      }
+    return;
+  }
+  memset(s->step_known, 0, sizeof s->step_known);
+  double best = INFINITY;
+  for (int n = 1; n <= s->B; n++) {
+    double tv = c->verify_s(c->ctx, n);
+    for (int d = n == 1 ? 0 : 1; d <= (n == 1 ? 0 : s->D); d++) {
+      double t = tv, e = T_AT(s, d, n);
+      if (e <= 0.0)
+        continue;
+      for (int l = 0; l < d && WD_AT(s, d, n, l) > 0; l++)
+        t += step_cost(s, c, WD_AT(s, d, n, l), l);
+      if (t / e < best) {
+        best = t / e;
+        *bn = n;
+        *bd = d;
+      }
+    }
+  }
+}
+
+/* Plan of one tree node: the (depth bound, size) of its subtree in the optimal shape. */
+static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *cost, ls_error *err)
+{
+  seq_state *s = state;
+  double p[W_MAX];
+  current_vector(s, p);
+  int stale = !s->dp_valid;
+  for (int r = 0; r < W_MAX && !stale; r++)
+    stale = fabs(p[r] - s->p_used[r]) > s->tol;
+  if (stale)
+    solve(s, p);
+  int n, d;
+  choose(s, cost, &n, &d);
+  short pd[LS_TREE_MAX], pn[LS_TREE_MAX];
+  int nodes[LS_TREE_MAX];
+  double probs[LS_TREE_MAX * 2];
+  ls_tree_init(t, v);
+  pd[0] = (short)d;
+  pn[0] = (short)n;
+  int lo = 0, hi = 1;
+  while (hi > lo) {
+    int m = 0, k = 0;
+    for (int u = lo; u < hi; u++)
+      if (pn[u] > 1 && pd[u] > 0) {
+        nodes[m++] = u;
+        int kids = 0;
+        for (int j = 0, rest = pn[u] - 1; rest > 0 && j < s->W; rest -= CH_AT(s, pd[u], rest, j), j++)
+          kids++;
+        k = kids > k ? kids : k;
+      }
+    if (m == 0)
+      break;
+    if ((size_t)m * (size_t)k > sizeof probs / sizeof probs[0] || ls_tree_expand(t, v, nodes, m, k, probs) != LS_OK)
+      return ls_error_set(err, LS_ERANGE, "sequoia: draft step too large");
+    lo = hi;
+    for (int i = 0; i < m; i++) {
+      int u = nodes[i], rest = pn[u] - 1;
+      for (int j = 0; rest > 0 && j < s->W; j++) {
+        int sz = CH_AT(s, pd[u], rest, j);
+        rest -= sz;
+        double q = probs[i * k + j];
+        if (q <= 0.0)
+          continue; /* the draft offered fewer candidates: that subtree is dropped */
+        int c = ls_tree_add(t, v, u, j, q);
+        if (c < 0)
+          break;
+        pd[c] = (short)(pd[u] - 1);
+        pn[c] = (short)sz;
+      }
+    }
+    hi = t->n;
+  }
+  return LS_OK;
+}
+
+static void feedback(void *state, const ls_tree *t, const int *accepted, int n)
+{
+  seq_state *s = state;
+  if (!s->online)
+    return;
+  int u = 0;
+  for (int i = 0; i <= n; i++) {
+    int next = i < n ? accepted[i] : -1;
+    for (int c = u + 1; c < t->n; c++)
+      if (t->parent[c] == u && t->rank[c] < W_MAX) {
+        s->trials[t->rank[c]] += 1.0;
+        if (c == next)
+          s->hits[t->rank[c]] += 1.0;
+      }
+    u = next;
+  }
+}
+
+/* Test hook (policies_int.h): expected accepted length of the DP's best tree of size n
+ * (root included) and depth <= d under the cached vector. */
+double ls_sequoia_value(void *state, int n, int d)
+{
+  seq_state *s = state;
+  if (!s->dp_valid) {
+    double p[W_MAX];
+    current_vector(s, p);
+    solve(s, p);
+  }
+  return T_AT(s, d, n);
+}
+
+const ls_draft_ops ls_draft_sequoia = {"sequoia", "DP-optimal tree for a positional acceptance vector, hardware-aware size/depth",
+                                       create, destroy, build, feedback};

@@ -1,0 +1,69 @@
+/* policies/draft_specinfer: "specinfer", a fixed expansion tree (SpecInfer, Miao et al. 2024).
+ *
+ * draft.expansion = c_0,c_1,...: every node at depth d gets its top-c_d candidates as
+ * children; one batched draft pass per depth. Default "4,2,2,1,1" (61 nodes + root: the
+ * paper's conventional-SD tree is not published; assumed, a SpecInfer-like shape of about
+ * the budget 64 the paper's Fig. 5 ends at). Capped at draft.budget (default 64) nodes in
+ * breadth-first order. */
+#include <stdlib.h>
+#include "policies/policies_int.h"
+
+#define MAX_LEVELS 32
+
+typedef struct {
+  int levels, budget;
+  int width[MAX_LEVELS];
+} specinfer_state;
+
+static int create(void **state, ls_kv *kv, ls_error *err)
+{
+  double w[MAX_LEVELS] = {4, 2, 2, 1, 1};
+  int n = 5;
+  int b;
+  int rc = ls_kv_doubles(kv, "draft.expansion", 1, LS_VIEW_TOPK_MAX, w, MAX_LEVELS, &n, err);
+  if (rc == LS_OK)
+    rc = ls_policy_budget(kv, 64, &b, err);
+  if (rc != LS_OK)
+    return rc;
+  specinfer_state *s = malloc(sizeof *s);
+  if (!s)
+    return ls_error_set(err, LS_ENOMEM, "specinfer: out of memory");
+  s->levels = n;
+  s->budget = b;
+  for (int i = 0; i < n; i++) {
+    s->width[i] = (int)w[i];
+    if ((double)s->width[i] != w[i]) {
+      free(s);
+      return ls_error_set(err, LS_EINVALID, "draft.expansion: %g is not a whole number of children", w[i]);
+    }
+  }
+  *state = s;
+  return LS_OK;
+}
+
+static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *cost, ls_error *err)
+{
+  (void)cost;
+  const specinfer_state *s = state;
+  double probs[LS_TREE_MAX];
+  int nodes[LS_TREE_MAX];
+  ls_tree_init(t, v);
+  int lo = 0, hi = 1; /* nodes of the current level: [lo, hi) */
+  for (int d = 0; d < s->levels && t->n < s->budget && hi > lo; d++) {
+    int k = s->width[d], m = 0;
+    for (int u = lo; u < hi && (m + 1) * k <= LS_TREE_MAX; u++)
+      nodes[m++] = u;
+    if (ls_tree_expand(t, v, nodes, m, k, probs) != LS_OK)
+      return ls_error_set(err, LS_ERANGE, "specinfer: draft step log full");
+    lo = hi;
+    for (int i = 0; i < m; i++)
+      for (int r = 0; r < k && t->n < s->budget; r++)
+        if (probs[i * k + r] > 0.0)
+          ls_tree_add(t, v, nodes[i], r, probs[i * k + r]);
+    hi = t->n;
+  }
+  return LS_OK;
+}
+
+const ls_draft_ops ls_draft_specinfer = {"specinfer", "fixed expansion tree (children per depth)", create, free,
+                                         build, NULL};

@@ -1,0 +1,46 @@
+/* policies/policies_int: helpers shared by the policy files and tests/policies only.
+ *
+ * The ops tables of every policy (listed by registry.c), tree compaction (draft policies
+ * that evaluate a candidate pool and keep a subset), and small settings helpers. */
+#ifndef LS_POLICIES_INT_H
+#define LS_POLICIES_INT_H
+#include "policies/policy.h"
+
+extern const ls_draft_ops ls_draft_ar, ls_draft_chain, ls_draft_specinfer, ls_draft_sequoia,
+    ls_draft_eagle2, ls_draft_opttree, ls_draft_lever;
+extern const ls_prune_ops ls_prune_none, ls_prune_early_exit;
+extern const ls_map_ops ls_map_npu, ls_map_cpu, ls_map_npu_batch, ls_map_lever;
+
+/* Keeps the nodes with keep[i] != 0 (keep[0] must be set; the kept set must be closed under
+ * ancestors), renumbering them in their original order (parents stay before children). The
+ * step log is unchanged: evaluating discarded candidates still cost draft time. */
+void ls_tree_compact(ls_tree *t, const unsigned char *keep);
+/* Marks in keep[] the root and the m non-root nodes of largest path_prob (ties: lower
+ * index first, so the set is closed under ancestors when every prob <= 1); returns how many
+ * non-root nodes were kept. */
+int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep);
+/* 1 + sum of path_prob over non-root nodes: the expected accepted length (bonus included)
+ * when path_prob is the acceptance probability of each node's path. */
+double ls_tree_expected_len(const ls_tree *t);
+/* Reads draft.budget (max verified tokens, root included): 1..LS_TREE_MAX, default dflt. */
+int ls_policy_budget(ls_kv *kv, long dflt, int *out, ls_error *err);
+/* Map policies: reads map.lmhead (eager-npu|demand-npu|demand-cpu), default dflt. */
+int ls_map_read_lmhead(ls_kv *kv, ls_lmhead dflt, ls_lmhead *out, ls_error *err);
+
+/* Map policy state shared by the four map files: the LM-head placement and the batch
+ * threshold (lever only). */
+typedef struct ls_map_state {
+  ls_lmhead lmhead;
+  int batch_min;
+} ls_map_state;
+int ls_map_state_create(void **state, ls_kv *kv, ls_lmhead dflt_lmhead, int read_batch_min,
+                        ls_error *err);
+void ls_map_state_destroy(void *state);
+ls_lmhead ls_map_state_lmhead(const void *state);
+ls_unit ls_map_state_target_npu(const void *state);
+
+/* Test hooks. Sequoia: the DP's expected accepted length for size n (root included), depth
+ * <= d, under its current vector (state from ls_draft_sequoia.create). */
+double ls_sequoia_value(void *state, int n, int d);
+
+#endif

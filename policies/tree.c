@@ -1,0 +1,135 @@
+/* policies/tree: the token tree of one cycle and its draft-step log (policy.h).
+ *
+ * Invariants (asserted): nodes are stored parents-before-children (parent[i] < i), depth[i] =
+ * depth[parent[i]] + 1, path_prob[i] = path_prob[parent[i]] * prob[i], keys come from the
+ * view (child_key of the parent's key), and every draft forward pass is one entry of the step
+ * log, so the runner can charge draft time per pass. */
+#include <assert.h>
+#include <string.h>
+#include "policies/policies_int.h"
+
+void ls_tree_init(ls_tree *t, const ls_draft_view *v)
+{
+  t->n = 1;
+  t->parent[0] = -1;
+  t->depth[0] = 0;
+  t->rank[0] = -1;
+  t->prob[0] = 1.0;
+  t->path_prob[0] = 1.0;
+  t->key[0] = v ? v->root_key : 0;
+  t->n_steps = 0;
+}
+
+int ls_tree_add(ls_tree *t, const ls_draft_view *v, int parent, int rank, double prob)
+{
+  assert(parent >= 0 && parent < t->n && rank >= 0);
+  if (t->n >= LS_TREE_MAX)
+    return -1;
+  int i = t->n++;
+  t->parent[i] = parent;
+  t->depth[i] = t->depth[parent] + 1;
+  t->rank[i] = rank;
+  t->prob[i] = prob;
+  t->path_prob[i] = t->path_prob[parent] * prob;
+  t->key[i] = v->child_key(v->ctx, t->key[parent], t->depth[parent], rank);
+  return i;
+}
+
+int ls_tree_expand(ls_tree *t, const ls_draft_view *v, const int *nodes, int n, int k, double *probs)
+{
+  assert(k >= 1 && k <= LS_VIEW_TOPK_MAX);
+  if (t->n_steps >= LS_STEPS_MAX)
+    return LS_ERANGE;
+  int maxd = 0;
+  for (int i = 0; i < n; i++) {
+    int u = nodes[i];
+    assert(u >= 0 && u < t->n);
+    double *p = probs + (size_t)i * (size_t)k;
+    int got = v->candidates(v->ctx, t->key[u], t->depth[u], p, k);
+    for (int j = got < 0 ? 0 : got; j < k; j++)
+      p[j] = 0.0;
+    if (t->depth[u] > maxd)
+      maxd = t->depth[u];
+  }
+  t->step_nodes[t->n_steps] = n;
+  t->step_depth[t->n_steps] = maxd;
+  t->n_steps++;
+  return LS_OK;
+}
+
+void ls_tree_compact(ls_tree *t, const unsigned char *keep)
+{
+  int map[LS_TREE_MAX];
+  int m = 0;
+  assert(keep[0]);
+  for (int i = 0; i < t->n; i++) {
+    map[i] = -1;
+    if (!keep[i])
+      continue;
+    int p = t->parent[i];
+    assert(p < 0 || map[p] >= 0); /* ancestor-closed */
+    map[i] = m;
+    t->parent[m] = p < 0 ? -1 : map[p];
+    t->depth[m] = t->depth[i];
+    t->rank[m] = t->rank[i];
+    t->prob[m] = t->prob[i];
+    t->path_prob[m] = t->path_prob[i];
+    t->key[m] = t->key[i];
+    m++;
+  }
+  t->n = m;
+}
+
+double ls_tree_expected_len(const ls_tree *t)
+{
+  double e = 1.0;
+  for (int i = 1; i < t->n; i++)
+    e += t->path_prob[i];
+  return e;
+}
+
+int ls_policy_budget(ls_kv *kv, long dflt, int *out, ls_error *err)
+{
+  long b;
+  int rc = ls_kv_int(kv, "draft.budget", 1, LS_TREE_MAX, dflt, &b, err);
+  *out = (int)b;
+  return rc;
+}
+
+/* (path_prob descending, index ascending): ties keep parents first, so any prefix of this
+ * order is closed under ancestors whenever prob <= 1 (path_prob never rises along a path). */
+static int before(const ls_tree *t, int a, int b)
+{
+  if (t->path_prob[a] != t->path_prob[b])
+    return t->path_prob[a] > t->path_prob[b];
+  return a < b;
+}
+
+int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep)
+{
+  int idx[LS_TREE_MAX], tmp[LS_TREE_MAX];
+  int n = t->n - 1;
+  for (int i = 0; i < n; i++)
+    idx[i] = i + 1;
+  /* bottom-up merge sort: stable, no callbacks with context needed */
+  for (int w = 1; w < n; w *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * w) {
+      int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int i = lo, j = mid, k = lo;
+      while (i < mid && j < hi)
+        tmp[k++] = before(t, idx[j], idx[i]) ? idx[j++] : idx[i++];
+      while (i < mid)
+        tmp[k++] = idx[i++];
+      while (j < hi)
+        tmp[k++] = idx[j++];
+    }
+    memcpy(idx, tmp, sizeof(int) * (size_t)n);
+  }
+  if (m > n)
+    m = n;
+  memset(keep, 0, (size_t)t->n);
+  keep[0] = 1;
+  for (int i = 0; i < m; i++)
+    keep[idx[i]] = 1;
+  return m;
+}
