@@ -196,7 +196,7 @@ static void choose(seq_state *s, const ls_cost_model *c, int *bn, int *bd)
         continue;
       for (int l = 0; l < d && WD_AT(s, d, n, l) > 0; l++)
         t += step_cost(s, c, WD_AT(s, d, n, l), l);
-      if (t / e < best) {
+      if (t / e <= best) { /* ties: the larger tree */
         best = t / e;
         *bn = n;
         *bd = d;
