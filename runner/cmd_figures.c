@@ -1,11 +1,682 @@
-/* runner/cmd_figures: 'leversim figures' (placeholder until its issue lands). */
+/* runner/cmd_figures: 'leversim figures [--db FILE] [--out DIR] [NAME...]'.
+ *
+ * Redraws the paper's figures from a results database. For each figure: the figure's view
+ * (results/schema.c) is exported as CSV into the output folder (<out>/<name>.csv), then
+ * gnuplot runs plots/<name>.gp twice (PNG 1200x800 and SVG) with the paths and the category
+ * lists found in the CSV (devices, models, datasets, systems, ... in the paper's order)
+ * passed as -e variables; the scripts do the drawing, normalising and averaging. fig04 is
+ * not in the database: it is computed here from the device and model files
+ * (runner/curve.h). table1 and summary are Markdown + CSV, no plot.
+ *
+ * Failure policy (DESIGN.md section 6 exit codes):
+ *   missing database file -> 66; database without any ok run -> 65 (nothing exported);
+ *   a figure whose view is empty -> one-line note, skipped, exit unaffected;
+ *   gnuplot not installed -> CSV and Markdown are still written, a note says which plots
+ *   were skipped, exit 0 (so `leversim reproduce` finishes on a machine without it);
+ *   gnuplot failing on a script -> its output goes to <out>/<name>.log (never to the
+ *   terminal), a one-line note names the log, exit 70 at the end;
+ *   unwritable output folder -> 74; unknown figure name or option -> 64.
+ * $LEVERSIM_GNUPLOT names the gnuplot program (default: gnuplot on $PATH). */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "results/db.h"
+#include "runner/cli_opts.h"
 #include "runner/commands.h"
+#include "runner/curve.h"
+
+extern char **environ;
+
+#define VARS_MAX 8192 /* gnuplot -e text: paths + category lists + caption */
+
+/* ---- a parsed CSV table (RFC 4180 as ls_db_export writes it) ---- */
+typedef struct csv_tab {
+  char *buf;    /* owned: unescaped fields, NUL-terminated */
+  char **cell;  /* owned: (nrow + 1) * ncol pointers into buf, header row first */
+  int ncol, nrow;
+} csv_tab;
+
+static void csv_free(csv_tab *t)
+{
+  free(t->buf);
+  free(t->cell);
+  memset(t, 0, sizeof *t);
+}
+
+/* Splits text into cells in place (quotes removed, "" -> "). Every row must have the
+ * header's column count. */
+static int csv_parse(csv_tab *t, const char *text, size_t len, ls_error *err)
+{
+  memset(t, 0, sizeof *t);
+  t->buf = malloc(len + 1);
+  size_t cap = 64, n = 0;
+  t->cell = malloc(cap * sizeof *t->cell);
+  if (!t->buf || !t->cell) return ls_error_set(err, LS_ENOMEM, "csv: out of memory");
+  char *w = t->buf;
+  size_t i = 0;
+  int col = 0;
+  while (i < len) {
+    if (n == cap) {
+      char **c = realloc(t->cell, (cap *= 2) * sizeof *c);
+      if (!c) return ls_error_set(err, LS_ENOMEM, "csv: out of memory");
+      t->cell = c;
+    }
+    t->cell[n++] = w;
+    if (text[i] == '"') {
+      for (i++; i < len; i++) {
+        if (text[i] == '"' && !(i + 1 < len && text[i + 1] == '"')) {
+          i++; /* closing quote */
+          break;
+        }
+        if (text[i] == '"') i++; /* "" inside quotes is one quote */
+        *w++ = text[i];
+      }
+    } else {
+      while (i < len && text[i] != ',' && text[i] != '\n' && text[i] != '\r') *w++ = text[i++];
+    }
+    *w++ = '\0';
+    col++;
+    if (i < len && text[i] == ',') {
+      i++;
+      continue;
+    }
+    while (i < len && (text[i] == '\r' || text[i] == '\n')) i++;
+    if (!t->ncol) t->ncol = col;
+    if (col != t->ncol)
+      return ls_error_set(err, LS_EPARSE, "csv: a row has %d fields, the header %d", col, t->ncol);
+    col = 0;
+  }
+  t->nrow = t->ncol ? (int)(n / (size_t)t->ncol) - 1 : 0;
+  return LS_OK;
+}
+
+static int csv_col(const csv_tab *t, const char *name)
+{
+  for (int c = 0; c < t->ncol; c++)
+    if (!strcmp(t->cell[c], name)) return c;
+  return -1;
+}
+static const char *csv_at(const csv_tab *t, int row, int col)
+{
+  return t->cell[(size_t)(row + 1) * (size_t)t->ncol + (size_t)col];
+}
+
+/* ---- categories in the paper's order ---- */
+static const char *const canon_order[] = {
+    "oneplus-12", "honor-500-pro", "honor-magic-v5", "galaxy-s23", "vivo-x100-pro", "pixel-9",
+    "rtx-3090", "llama-3.1-8b", "qwen3-4b", "qwen3-8b", "qwen3-14b", "mt-bench", "humaneval",
+    "mbpp", "gsm8k", "ar-mem", "ar-flash", "sd-chain", "specinfer", "sequoia", "eagle2",
+    "opt-tree", "lever-conv-draft", "lever-no-prune", "lever-npu-map", "lever-draft-only",
+    "lever", "npu", "cpu", "npu-batch", "eager-npu", "demand-npu", "demand-cpu", NULL};
+
+static int canon_rank(const char *s)
+{
+  for (int i = 0; canon_order[i]; i++)
+    if (!strcmp(canon_order[i], s)) return i;
+  return 1000;
+}
+static int cmp_category(const void *a, const void *b)
+{
+  const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+  int rx = canon_rank(x), ry = canon_rank(y);
+  return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
+}
+
+/* The distinct non-empty values of column col as "a b c" into out (size bytes). Values with
+ * blanks or quotes cannot be gnuplot words and are left out. */
+static void category_words(const csv_tab *t, int col, char *out, size_t size)
+{
+  const char **v = malloc((size_t)(t->nrow + 1) * sizeof *v);
+  int n = 0;
+  out[0] = '\0';
+  if (!v) return;
+  for (int r = 0; r < t->nrow; r++) {
+    const char *s = csv_at(t, r, col);
+    if (!s[0] || strpbrk(s, " \t'\"")) continue;
+    int seen = 0;
+    for (int k = 0; k < n && !seen; k++) seen = !strcmp(v[k], s);
+    if (!seen) v[n++] = s;
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_category);
+  size_t len = 0;
+  for (int k = 0; k < n && len < size; k++)
+    len += (size_t)snprintf(out + len, size - len, "%s%s", k ? " " : "", v[k]);
+  free(v);
+}
+
+/* ---- the figures ---- */
+typedef struct fig_ctx fig_ctx;
+typedef struct fig_def {
+  const char *name;  /* command-line name and file stem */
+  const char *view;  /* exported view, NULL when computed here */
+  int plot;          /* 1: plots/<name>.gp draws it */
+  const char *about;
+  int (*extra)(fig_ctx *, const csv_tab *, char *vars, size_t size, ls_error *err); /* or NULL */
+} fig_def;
+
+struct fig_ctx {
+  ls_db *db;             /* borrowed; NULL when no figure needs it */
+  const char *out_dir;   /* borrowed */
+  const char *gnuplot;   /* program, NULL when not found */
+  int plotted, skipped_empty, skipped_nognuplot, failed;
+};
+
+static int extra_fig10(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
+static int extra_table1(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
+static int extra_summary(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
+
+static const fig_def figs[] = {
+    {"table1", "table1", 0, "I/O share of one verification per target on oneplus-12 (Markdown)",
+     extra_table1},
+    {"summary", "v_summary", 0, "Lever's average speedups, paper vs simulated (Markdown)",
+     extra_summary},
+    {"fig04", NULL, 1, "verification latency vs tokens, NPU (oneplus-12) vs GPU (rtx-3090)", NULL},
+    {"fig05", "fig05", 1, "tree budget 4..64 on oneplus-12: the budget dilemma", NULL},
+    {"fig10", "fig10", 1, "decode throughput of every system normalised to Lever (48 configs)",
+     extra_fig10},
+    {"fig11", "fig11", 1, "throughput and accepted length by draft policy vs SpecInfer", NULL},
+    {"fig12", "fig12", 1, "pruning ablation: lever vs lever-no-prune", NULL},
+    {"fig13", "fig13", 1, "draft-stage latency by draft-stage mapping", NULL},
+    {"fig14", "fig14", 1, "output-projection latency by placement", NULL},
+    {"energy", "energy", 1, "energy per token by system and device", NULL},
+    {"sensitivity", "sensitivity", 1, "Lever's speedup vs flash bandwidth", NULL},
+};
+#define N_FIGS ((int)(sizeof figs / sizeof *figs))
+
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: leversim figures [--db FILE] [--out DIR] [NAME...]\n"
+             "Exports each figure's view as CSV into DIR and draws it with gnuplot (PNG 1200x800\n"
+             "and SVG), scripts in plots/. Defaults: --db results/leversim.db, --out\n"
+             "results/figures, every figure. Names:\n");
+  for (int i = 0; i < N_FIGS; i++) fprintf(f, "  %-12s %s\n", figs[i].name, figs[i].about);
+  fprintf(f, "Exit: 0 ok (also when gnuplot is missing: plots skipped with a note), 64 usage,\n"
+             "65 database without ok runs, 66 database missing, 70 gnuplot failed (see\n"
+             "DIR/NAME.log), 74 output not writable. $LEVERSIM_GNUPLOT overrides the program.\n");
+}
+
+/* Appends `name='value'; ` (gnuplot single-quoted: ' doubled) to vars. */
+static void add_var(char *vars, size_t size, const char *name, const char *value)
+{
+  size_t len = strlen(vars);
+  len += (size_t)snprintf(vars + len, len < size ? size - len : 0, "%s='", name);
+  for (const char *p = value; *p && len + 3 < size; p++) {
+    if (*p == '\'') vars[len++] = '\'';
+    vars[len++] = *p;
+  }
+  if (len + 4 < size) memcpy(vars + len, "'; ", 4);
+}
+
+/* The first executable called prog on $PATH (or prog itself when it has a '/'), into buf. */
+static const char *find_program(const char *prog, char *buf, size_t size)
+{
+  if (strchr(prog, '/')) return access(prog, X_OK) == 0 ? prog : NULL;
+  const char *path = getenv("PATH");
+  if (!path) path = "/usr/bin:/bin";
+  while (*path) {
+    size_t n = strcspn(path, ":");
+    snprintf(buf, size, "%.*s/%s", (int)n, n ? path : ".", prog);
+    if (access(buf, X_OK) == 0) return buf;
+    path += n + (path[n] == ':');
+  }
+  return NULL;
+}
+
+/* Runs `gnuplot -e vars script` with stdout+stderr into log; returns its exit status, or -1
+ * when it could not be started or did not exit normally. */
+static int run_gnuplot(const char *prog, const char *vars, const char *script, const char *log)
+{
+  posix_spawn_file_actions_t fa;
+  if (posix_spawn_file_actions_init(&fa)) return -1;
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  char *argv[] = {(char *)prog, "-e", (char *)vars, (char *)script, NULL};
+  pid_t pid;
+  int rc = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc) return -1;
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The last non-empty line of a log file (for the one-line failure note). */
+static void last_line(const char *path, char *out, size_t size)
+{
+  out[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (line[0]) snprintf(out, size, "%s", line);
+  }
+  fclose(f);
+}
+
+static void out_path(const fig_ctx *cx, char *buf, size_t size, const char *stem, const char *ext)
+{
+  snprintf(buf, size, "%s/%s.%s", cx->out_dir, stem, ext);
+}
+
+/* Draws figure f (PNG, then SVG) with the variables already in vars. */
+static void plot_figure(fig_ctx *cx, const fig_def *f, char *vars, size_t size)
+{
+  if (!cx->gnuplot) {
+    cx->skipped_nognuplot++;
+    return;
+  }
+  char script[1024], plotdir[1024], log[1024], img[1024];
+  snprintf(plotdir, sizeof plotdir, "%s/plots", ls_data_root());
+  snprintf(script, sizeof script, "%s/%s.gp", plotdir, f->name);
+  out_path(cx, log, sizeof log, f->name, "log");
+  unlink(log);
+  add_var(vars, size, "plotdir", plotdir);
+  size_t base = strlen(vars);
+  static const char *const fmts[] = {"png", "svg"};
+  for (int k = 0; k < 2; k++) {
+    vars[base] = '\0';
+    out_path(cx, img, sizeof img, f->name, fmts[k]);
+    add_var(vars, size, "fmt", fmts[k]);
+    add_var(vars, size, "out", img);
+    int st = run_gnuplot(cx->gnuplot, vars, script, log);
+    if (st != 0) {
+      char tail[512];
+      last_line(log, tail, sizeof tail);
+      fprintf(stderr, "leversim figures: %s: gnuplot failed (%s%s%s); full output in %s\n",
+              f->name, st < 0 ? "did not run" : "exit status", st < 0 ? "" : ", ",
+              st < 0 ? "" : (tail[0] ? tail : "no message"), log);
+      cx->failed++;
+      return;
+    }
+  }
+  unlink(log); /* a clean run leaves no log behind */
+  cx->plotted++;
+  printf("%-12s %s/%s.png, .svg\n", f->name, cx->out_dir, f->name);
+}
+
+/* Writes len bytes to <out>/<stem>.<ext>. */
+static int write_file(const fig_ctx *cx, const char *stem, const char *ext, const char *data,
+                      size_t len, ls_error *err)
+{
+  char path[1024];
+  out_path(cx, path, sizeof path, stem, ext);
+  FILE *f = fopen(path, "w");
+  if (!f) return ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
+  size_t w = fwrite(data, 1, len, f);
+  if (fclose(f) != 0 || w != len) return ls_error_set(err, LS_EIO, "%s: write failed", path);
+  return LS_OK;
+}
+
+/* Exports view into memory (owned by caller, free()) and parses it. */
+static int export_view(ls_db *db, const char *view, char **text, size_t *len, csv_tab *t,
+                       ls_error *err)
+{
+  *text = NULL;
+  *len = 0;
+  memset(t, 0, sizeof *t);
+  FILE *m = open_memstream(text, len);
+  if (!m) return ls_error_set(err, LS_ENOMEM, "export %s: out of memory", view);
+  int rc = ls_db_export(db, view, "csv", m, err);
+  if (fclose(m) != 0 && rc == LS_OK) rc = ls_error_set(err, LS_EIO, "export %s failed", view);
+  if (rc == LS_OK) rc = csv_parse(t, *text, *len, err);
+  if (rc != LS_OK) ls_error_wrap(err, "view %s", view);
+  return rc;
+}
+
+/* Category lists of the columns a script groups by, as gnuplot variables. */
+static void add_categories(const csv_tab *t, char *vars, size_t size)
+{
+  static const char *const cols[][2] = {{"device", "devices"}, {"model", "models"},
+                                        {"dataset", "datasets"}, {"system", "systems"},
+                                        {"map", "maps"},       {"lmhead", "lmheads"}};
+  for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+    int c = csv_col(t, cols[i][0]);
+    if (c < 0) continue;
+    char words[2048];
+    category_words(t, c, words, sizeof words);
+    add_var(vars, size, cols[i][1], words);
+  }
+}
+
+static int do_view_figure(fig_ctx *cx, const fig_def *f, ls_error *err)
+{
+  char *text, vars[VARS_MAX] = "", csvp[1024];
+  size_t len;
+  csv_tab t;
+  int rc = export_view(cx->db, f->view, &text, &len, &t, err);
+  if (rc == LS_OK) rc = write_file(cx, f->name, "csv", text, len, err);
+  if (rc == LS_OK && t.nrow == 0) {
+    fprintf(stderr, "leversim figures: %s: skipped, view %s is empty (its part was not run)\n",
+            f->name, f->view);
+    cx->skipped_empty++;
+  } else if (rc == LS_OK) {
+    out_path(cx, csvp, sizeof csvp, f->name, "csv");
+    add_var(vars, sizeof vars, "csv", csvp);
+    add_categories(&t, vars, sizeof vars);
+    if (f->extra) rc = f->extra(cx, &t, vars, sizeof vars, err);
+    if (rc == LS_OK && f->plot) plot_figure(cx, f, vars, sizeof vars);
+    if (rc == LS_OK && !f->plot) printf("%-12s %s/%s.csv, .md\n", f->name, cx->out_dir, f->name);
+  }
+  csv_free(&t);
+  free(text);
+  return rc;
+}
+
+/* ---- fig04: computed from the device models ---- */
+static int do_fig04(fig_ctx *cx, ls_error *err)
+{
+  static const char *const devs[] = {"oneplus-12", "rtx-3090"};
+  static const char *const models[] = {"llama-3.1-8b", "qwen3-8b"};
+  int toks[LS_CURVE_MAX], nt = 0;
+  for (int n = 1; n <= 64; n++) toks[nt++] = n;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (!m) return ls_error_set(err, LS_ENOMEM, "fig04: out of memory");
+  fprintf(m, "device,processor,kind,model,tokens,padded,latency_ms,relative,speedup\n");
+  int rc = LS_OK;
+  for (int d = 0; d < 2 && rc == LS_OK; d++)
+    for (int k = 0; k < 2 && rc == LS_OK; k++) {
+      ls_curve_point p[LS_CURVE_MAX];
+      ls_curve_info info;
+      rc = ls_curve_compute(ls_data_root(), devs[d], models[k], NULL, toks, nt, 256, p, &info, err);
+      for (int i = 0; rc == LS_OK && i < nt; i++)
+        fprintf(m, "%s,\"%s\",%s,%s,%d,%d,%.6f,%.6f,%.6f\n", info.device, info.processor,
+                info.is_gpu ? "GPU" : "NPU", info.model, p[i].tokens, p[i].padded,
+                p[i].latency_ms, p[i].relative, p[i].speedup);
+    }
+  fclose(m);
+  if (rc == LS_OK) rc = write_file(cx, "fig04", "csv", text, len, err);
+  if (rc == LS_OK) {
+    char vars[VARS_MAX] = "", csvp[1024];
+    out_path(cx, csvp, sizeof csvp, "fig04", "csv");
+    add_var(vars, sizeof vars, "csv", csvp);
+    add_var(vars, sizeof vars, "devices", "oneplus-12 rtx-3090");
+    add_var(vars, sizeof vars, "models", "llama-3.1-8b qwen3-8b");
+    plot_figure(cx, &figs[2], vars, sizeof vars);
+  }
+  free(text);
+  return rc;
+}
+
+/* ---- Markdown tables ---- */
+typedef struct paper_value { const char *key; double value; const char *note; } paper_value;
+/* REFERENCE.md section 1: Table 1 (OnePlus 12) and the headline of Fig. 10. */
+static const paper_value paper_io[] = {{"qwen3-4b", 78.3, " (likely)"},
+                                       {"llama-3.1-8b", 91.4, ""},
+                                       {"qwen3-8b", -1, ""},
+                                       {"qwen3-14b", 93.3, ""}};
+static const paper_value paper_speedup[] = {{"ar-flash", 2.93, ""}, {"specinfer", 1.50, ""}};
+
+static double num(const char *s) { return s[0] ? strtod(s, NULL) : -1; }
+
+static void md_pct(FILE *f, double v)
+{
+  if (v < 0) fprintf(f, " — |");
+  else fprintf(f, " %.1f %% |", 100 * v);
+}
+
+/* table1.md and table1_vs_paper.csv: paper vs simulated I/O share. The view holds part
+ * 'table1' (a dedicated run) and/or 'main' (specinfer inside the main matrix): the dedicated
+ * part wins when present. */
+static int extra_table1(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
+{
+  (void)vars;
+  (void)size;
+  int cp = csv_col(t, "part"), cm = csv_col(t, "model"), cn = csv_col(t, "datasets"),
+      cs = csv_col(t, "io_share"), clo = csv_col(t, "io_share_min"), chi = csv_col(t, "io_share_max");
+  if (cp < 0 || cm < 0 || cn < 0 || cs < 0 || clo < 0 || chi < 0)
+    return ls_error_set(err, LS_ESCHEMA, "table1: view lacks a column");
+  const char *part = "main";
+  for (int r = 0; r < t->nrow; r++)
+    if (!strcmp(csv_at(t, r, cp), "table1")) part = "table1";
+  char *md = NULL, *csv = NULL;
+  size_t mdl = 0, csvl = 0;
+  FILE *m = open_memstream(&md, &mdl), *c = open_memstream(&csv, &csvl);
+  if (!m || !c) {
+    if (m) fclose(m);
+    if (c) fclose(c);
+    free(md);
+    free(csv);
+    return ls_error_set(err, LS_ENOMEM, "table1: out of memory");
+  }
+  fprintf(m, "| Target (OnePlus 12) | Paper | Simulated (mean) | Simulated range | Datasets |\n"
+             "|---|---:|---:|---:|---:|\n");
+  fprintf(c, "model,paper_io_share,io_share,io_share_min,io_share_max,datasets\n");
+  for (size_t k = 0; k < sizeof paper_io / sizeof *paper_io; k++) {
+    int row = -1;
+    for (int r = 0; r < t->nrow; r++)
+      if (!strcmp(csv_at(t, r, cp), part) && !strcmp(csv_at(t, r, cm), paper_io[k].key)) row = r;
+    double s = row >= 0 ? num(csv_at(t, row, cs)) : -1;
+    double lo = row >= 0 ? num(csv_at(t, row, clo)) : -1, hi = row >= 0 ? num(csv_at(t, row, chi)) : -1;
+    fprintf(m, "| %s |", paper_io[k].key);
+    if (paper_io[k].value < 0) fprintf(m, " not given |");
+    else fprintf(m, " %.1f %%%s |", paper_io[k].value, paper_io[k].note);
+    md_pct(m, s);
+    if (lo < 0) fprintf(m, " — |");
+    else fprintf(m, " %.1f–%.1f %% |", 100 * lo, 100 * hi);
+    fprintf(m, " %s |\n", row >= 0 ? csv_at(t, row, cn) : "0");
+    fprintf(c, "%s,", paper_io[k].key);
+    if (paper_io[k].value >= 0) fprintf(c, "%.3f", paper_io[k].value / 100);
+    fprintf(c, ",%s,%s,%s,%s\n", row >= 0 ? csv_at(t, row, cs) : "",
+            row >= 0 ? csv_at(t, row, clo) : "", row >= 0 ? csv_at(t, row, chi) : "",
+            row >= 0 ? csv_at(t, row, cn) : "0");
+  }
+  fprintf(m, "\nPaper: flash I/O is 78.3–93.3 %% of one verification across the four targets "
+             "(conventional tree SD, `specinfer`, part `%s`).\n", part);
+  fclose(m);
+  fclose(c);
+  int rc = write_file(cx, "table1", "md", md, mdl, err);
+  if (rc == LS_OK) rc = write_file(cx, "table1_vs_paper", "csv", csv, csvl, err);
+  free(md);
+  free(csv);
+  return rc;
+}
+
+/* Row of v_summary for system, or -1. */
+static int summary_row(const csv_tab *t, const char *system)
+{
+  int cs = csv_col(t, "system");
+  for (int r = 0; cs >= 0 && r < t->nrow; r++)
+    if (!strcmp(csv_at(t, r, cs), system)) return r;
+  return -1;
+}
+
+/* summary.md: Lever's speedup over every system, the paper's two averages beside. */
+static int extra_summary(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
+{
+  (void)vars;
+  (void)size;
+  int cs = csv_col(t, "system"), cn = csv_col(t, "configs"), cm = csv_col(t, "speedup_mean"),
+      cg = csv_col(t, "speedup_geomean"), clo = csv_col(t, "speedup_min"),
+      chi = csv_col(t, "speedup_max");
+  if (cs < 0 || cn < 0 || cm < 0 || cg < 0 || clo < 0 || chi < 0)
+    return ls_error_set(err, LS_ESCHEMA, "summary: view lacks a column");
+  char *md = NULL;
+  size_t mdl = 0;
+  FILE *m = open_memstream(&md, &mdl);
+  if (!m) return ls_error_set(err, LS_ENOMEM, "summary: out of memory");
+  fprintf(m, "| Lever vs | Configs | Paper (mean) | Simulated mean | Geomean | Min | Max |\n"
+             "|---|---:|---:|---:|---:|---:|---:|\n");
+  const char **order = malloc((size_t)(t->nrow + 1) * sizeof *order);
+  for (int r = 0; order && r < t->nrow; r++) order[r] = csv_at(t, r, cs);
+  if (order) qsort(order, (size_t)t->nrow, sizeof *order, cmp_category);
+  for (int k = 0; order && k < t->nrow; k++) {
+    int r = summary_row(t, order[k]);
+    double paper = -1;
+    for (size_t p = 0; p < sizeof paper_speedup / sizeof *paper_speedup; p++)
+      if (!strcmp(paper_speedup[p].key, order[k])) paper = paper_speedup[p].value;
+    fprintf(m, "| %s | %s |", order[k], csv_at(t, r, cn));
+    if (paper < 0) fprintf(m, " — |");
+    else fprintf(m, " %.2f× |", paper);
+    fprintf(m, " %.2f× | %.2f× | %.2f× | %.2f× |\n", num(csv_at(t, r, cm)),
+            num(csv_at(t, r, cg)), num(csv_at(t, r, clo)), num(csv_at(t, r, chi)));
+  }
+  fprintf(m, "\nSpeedup = Lever's decode throughput / the system's, per configuration of part "
+             "`main`; the paper's average is the arithmetic mean (2.93× over flash-offloaded "
+             "autoregressive decoding, 1.50× over conventional speculative decoding).\n");
+  fclose(m);
+  int rc = order ? write_file(cx, "summary", "md", md, mdl, err)
+                 : ls_error_set(err, LS_ENOMEM, "summary: out of memory");
+  free(order);
+  free(md);
+  return rc;
+}
+
+/* fig10's caption: the two average speedups from v_summary. */
+static int extra_fig10(fig_ctx *cx, const csv_tab *fig, char *vars, size_t size, ls_error *err)
+{
+  (void)fig;
+  char *text;
+  size_t len;
+  csv_tab t;
+  char cap[512] = "";
+  int rc = export_view(cx->db, "v_summary", &text, &len, &t, err);
+  if (rc != LS_OK) {
+    free(text);
+    csv_free(&t);
+    return rc;
+  }
+  int cm = csv_col(&t, "speedup_mean"), cg = csv_col(&t, "speedup_geomean");
+  size_t n = 0;
+  for (size_t p = 0; p < sizeof paper_speedup / sizeof *paper_speedup && cm >= 0 && cg >= 0; p++) {
+    int r = summary_row(&t, paper_speedup[p].key);
+    if (r < 0) continue;
+    n += (size_t)snprintf(cap + n, n < sizeof cap ? sizeof cap - n : 0,
+                          "%sLever vs %s: %.2fx mean, %.2fx geomean (paper %.2fx)",
+                          n ? ";  " : "", paper_speedup[p].key, num(csv_at(&t, r, cm)),
+                          num(csv_at(&t, r, cg)), paper_speedup[p].value);
+  }
+  add_var(vars, size, "caption", cap);
+  csv_free(&t);
+  free(text);
+  return LS_OK;
+}
+
+/* ---- driver ---- */
+static int mkdir_p(const char *dir, ls_error *err)
+{
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", dir);
+  for (char *p = buf + 1;; p++) {
+    char c = *p;
+    if (c != '/' && c != '\0') continue;
+    *p = '\0';
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+      return ls_error_set(err, LS_EIO, "cannot create %s: %s", buf, strerror(errno));
+    *p = c;
+    if (!c) break;
+  }
+  struct stat st;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return ls_error_set(err, LS_EIO, "%s is not a folder", dir);
+  return LS_OK;
+}
+
+/* Opens the database only when it exists and holds at least one ok run. */
+static int open_db(const char *path, ls_db **db, ls_error *err)
+{
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return ls_error_set(err, LS_ENOTFOUND, "database %s: %s (run `leversim reproduce` or "
+                        "`leversim sweep` first, or pass --db)", path, strerror(errno));
+  int rc = ls_db_open(db, path, err);
+  if (rc != LS_OK) return rc;
+  char *text;
+  size_t len;
+  csv_tab t;
+  rc = export_view(*db, "v_runs", &text, &len, &t, err);
+  if (rc == LS_OK && t.nrow == 0)
+    rc = ls_error_set(err, LS_ESCHEMA, "database %s holds no successful run (nothing to draw; "
+                      "see `leversim export --db %s --view v_failed`)", path, path);
+  csv_free(&t);
+  free(text);
+  return rc;
+}
+
+static int wanted(const fig_def *f, int argc, char **names)
+{
+  if (argc == 0) return 1;
+  for (int i = 0; i < argc; i++)
+    if (!strcmp(names[i], f->name) || !strcmp(names[i], "all")) return 1;
+  return 0;
+}
+
+static int parse_args(int argc, char **argv, const char **db, const char **out, char **names,
+                      int *n_names)
+{
+  *n_names = 0;
+  for (int i = 1; i < argc; i++) {
+    int r;
+    if ((r = ls_opt_value("figures", argc, argv, &i, "--db", db)) ||
+        (r = ls_opt_value("figures", argc, argv, &i, "--out", out))) {
+      if (r < 0) return 64;
+      continue;
+    }
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return -1;
+    }
+    if (argv[i][0] == '-') return ls_usage_error("figures", "unknown option '%s'", argv[i]);
+    int known = !strcmp(argv[i], "all");
+    for (int k = 0; k < N_FIGS; k++) known |= !strcmp(argv[i], figs[k].name);
+    if (!known)
+      return ls_usage_error("figures", "unknown figure '%s' (see the list in --help)", argv[i]);
+    names[(*n_names)++] = argv[i];
+  }
+  return 0;
+}
+
+static int run_figures(fig_ctx *cx, int n_names, char **names, ls_error *err)
+{
+  int rc = LS_OK;
+  for (int k = 0; k < N_FIGS && rc == LS_OK; k++) {
+    if (!wanted(&figs[k], n_names, names)) continue;
+    rc = figs[k].view ? do_view_figure(cx, &figs[k], err) : do_fig04(cx, err);
+  }
+  return rc;
+}
 
 int ls_cmd_figures(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "leversim figures: not implemented yet\n");
-  return 70;
+  const char *db_path = "results/leversim.db", *out = "results/figures";
+  char **names = calloc((size_t)argc + 1, sizeof *names);
+  int n_names = 0;
+  if (!names) return 70;
+  int st = parse_args(argc, argv, &db_path, &out, names, &n_names);
+  if (st) {
+    free(names);
+    return st < 0 ? 0 : st;
+  }
+  ls_error err;
+  ls_error_clear(&err);
+  char prog_buf[1024];
+  const char *prog = getenv("LEVERSIM_GNUPLOT");
+  fig_ctx cx = {NULL, out, find_program(prog && prog[0] ? prog : "gnuplot", prog_buf,
+                                        sizeof prog_buf), 0, 0, 0, 0};
+  int need_db = 0;
+  for (int k = 0; k < N_FIGS; k++) need_db |= figs[k].view && wanted(&figs[k], n_names, names);
+  int rc = need_db ? open_db(db_path, &cx.db, &err) : LS_OK;
+  if (rc == LS_OK) rc = mkdir_p(out, &err);
+  if (rc == LS_OK) rc = run_figures(&cx, n_names, names, &err);
+  ls_db_close(cx.db);
+  free(names);
+  if (rc != LS_OK) {
+    if (err.code != LS_OK) ls_error_print(&err, stderr);
+    return ls_status_exit(rc);
+  }
+  if (cx.skipped_nognuplot)
+    fprintf(stderr, "leversim figures: gnuplot not found (%s): %d plot(s) skipped, CSV written to "
+            "%s; install gnuplot-nox (make deps) and rerun `leversim figures`\n",
+            prog && prog[0] ? prog : "gnuplot", cx.skipped_nognuplot, out);
+  return cx.failed ? 70 : 0;
 }
