@@ -1,11 +1,105 @@
-/* runner/cmd_run: 'leversim run' (placeholder until its issue lands). */
+/* runner/cmd_run: 'leversim run' — simulate one configuration, print its metrics. */
 #include <stdio.h>
+#include <string.h>
+#include "results/db.h"
+#include "runner/cli_opts.h"
 #include "runner/commands.h"
+#include "runner/decode.h"
+#include "runner/driver.h"
+
+static const char USAGE[] =
+    "usage: leversim run --device D --model M --dataset S --system Y [--set key=value]...\n"
+    "                    [--prompts N] [--tokens N] [--seed N] [--db FILE] [--steps] [--json]\n"
+    "Simulates one configuration and prints its metrics (throughput, accepted length, ...).\n"
+    "--prompts/--tokens are shorthands for --set workload.prompts=N / workload.max_tokens=N.\n"
+    "With --db the run is also written to that SQLite database (--steps: per-cycle series).\n";
+
+static void print_metrics(const ls_run_spec *s, const ls_decode_result *r, int json)
+{
+  if (json) {
+    printf("{\"device\":\"%s\",\"model\":\"%s\",\"dataset\":\"%s\",\"system\":\"%s\",\"valid\":%s",
+           s->device, s->model, s->dataset, s->system, r->valid ? "true" : "false");
+    if (!r->valid)
+      printf(",\"message\":\"%s\"", r->message);
+    printf(",\"metrics\":{");
+    for (int i = 0; i < r->n_metrics; i++)
+      printf("%s\"%s\":%.17g", i ? "," : "", r->metrics[i].name, r->metrics[i].value);
+    printf("}}\n");
+    return;
+  }
+  printf("%s / %s / %s / %s\n", s->device, s->model, s->dataset, s->system);
+  if (!r->valid) {
+    printf("  not valid here: %s\n", r->message);
+    return;
+  }
+  for (int i = 0; i < r->n_metrics; i++)
+    printf("  %-24s %14.6g %s\n", r->metrics[i].name, r->metrics[i].value, r->metrics[i].unit);
+}
 
 int ls_cmd_run(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "leversim run: not implemented yet\n");
-  return 70;
+  const char *dev = NULL, *model = NULL, *ds = NULL, *sys = NULL, *db_path = NULL, *v;
+  long seed = 1, n;
+  int json = 0, steps = 0, rc = 0;
+  ls_kv *kv = NULL;
+  ls_error err;
+  ls_error_clear(&err);
+  if (ls_kv_create(&kv, &err))
+    return ls_status_exit(err.code);
+  for (int i = 1; i < argc && rc == 0; i++) {
+    int m;
+    if (strcmp(argv[i], "--help") == 0) {
+      fputs(USAGE, stdout);
+      ls_kv_free(kv);
+      return 0;
+    } else if ((m = ls_opt_value("run", argc, argv, &i, "--device", &dev)) ||
+               (m = ls_opt_value("run", argc, argv, &i, "--model", &model)) ||
+               (m = ls_opt_value("run", argc, argv, &i, "--dataset", &ds)) ||
+               (m = ls_opt_value("run", argc, argv, &i, "--system", &sys)) ||
+               (m = ls_opt_value("run", argc, argv, &i, "--db", &db_path))) {
+      rc = m < 0 ? 64 : 0;
+    } else if ((m = ls_opt_value("run", argc, argv, &i, "--set", &v))) {
+      rc = (m < 0 || ls_opt_set("run", kv, v)) ? 64 : 0;
+    } else if ((m = ls_opt_value("run", argc, argv, &i, "--seed", &v))) {
+      rc = (m < 0 || ls_opt_long("run", "--seed", v, 0, 0x7fffffffL, &seed)) ? 64 : 0;
+    } else if ((m = ls_opt_value("run", argc, argv, &i, "--prompts", &v))) {
+      rc = (m < 0 || ls_opt_long("run", "--prompts", v, 1, 100000, &n) ||
+            ls_kv_set(kv, "workload.prompts", v, "--prompts", &err)) ? 64 : 0;
+    } else if ((m = ls_opt_value("run", argc, argv, &i, "--tokens", &v))) {
+      rc = (m < 0 || ls_opt_long("run", "--tokens", v, 1, 1000000, &n) ||
+            ls_kv_set(kv, "workload.max_tokens", v, "--tokens", &err)) ? 64 : 0;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
+    } else if (strcmp(argv[i], "--steps") == 0) {
+      steps = 1;
+    } else {
+      rc = ls_usage_error("run", "unknown option '%s'", argv[i]);
+    }
+  }
+  if (rc == 0 && (!dev || !model || !ds || !sys))
+    rc = ls_usage_error("run", "--device, --model, --dataset and --system are required");
+  if (rc) {
+    ls_kv_free(kv);
+    return rc;
+  }
+  ls_experiment *x = NULL;
+  ls_decode_cache *cache = NULL;
+  ls_db *db = NULL;
+  ls_decode_result res;
+  memset(&res, 0, sizeof res);
+  int st = 0;
+  int e = ls_experiment_single(&x, dev, model, ds, sys, kv, (uint64_t)seed, ls_data_root(), &err);
+  if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), &err);
+  if (!e && db_path) e = ls_db_open(&db, db_path, &err);
+  if (!e) e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), steps, &res, &st, &err);
+  if (!e)
+    print_metrics(ls_experiment_run(x, 0), &res, json);
+  else
+    ls_error_print(&err, stderr);
+  ls_decode_result_free(&res);
+  ls_db_close(db);
+  ls_decode_cache_free(cache);
+  ls_experiment_free(x);
+  ls_kv_free(kv);
+  return e ? ls_status_exit(e) : (st == 1 ? 65 : 0);
 }

@@ -1,0 +1,244 @@
+/* runner/driver: see driver.h.
+ * A run's identity is its spec: part, names, settings (sorted) and seed, as canonical JSON;
+ * run_id = ls_db_hash_run of that text, so the same inputs always map to the same row and
+ * --resume can skip a run before simulating it. */
+#include "runner/driver.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "ls_version.h"
+
+static volatile sig_atomic_t g_stop; /* the one mutable global: set only by the SIGINT handler */
+
+static void on_sigint(int sig)
+{
+  (void)sig;
+  g_stop = 1;
+}
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static size_t json_str(char *buf, size_t size, size_t len, const char *s)
+{
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "\"");
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "\\u%04x", *s);
+    else
+      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%c", *s);
+  }
+  return len + (size_t)snprintf(buf + len, size > len ? size - len : 0, "\"");
+}
+
+/* Canonical JSON of a spec (settings sorted by ls_kv). */
+static void spec_json(const ls_run_spec *s, char *buf, size_t size)
+{
+  size_t len = (size_t)snprintf(buf, size, "{\"part\":");
+  len = json_str(buf, size, len, s->part);
+  const char *names[4][2] = {{"device", s->device}, {"model", s->model}, {"dataset", s->dataset},
+                             {"system", s->system}};
+  for (int i = 0; i < 4; i++) {
+    len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",\"%s\":", names[i][0]);
+    len = json_str(buf, size, len, names[i][1]);
+  }
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",\"seed\":%llu,\"settings\":{",
+                          (unsigned long long)s->seed);
+  for (int i = 0; i < ls_kv_count(s->settings); i++) {
+    if (i)
+      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",");
+    len = json_str(buf, size, len, ls_kv_key(s->settings, i));
+    len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ":");
+    len = json_str(buf, size, len, ls_kv_value(s->settings, i));
+  }
+  snprintf(buf + len, size > len ? size - len : 0, "}}");
+}
+
+
+int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int keep_steps,
+                      ls_decode_result *res, int *status_out, ls_error *err)
+{
+  char json[8192], id[LS_DB_RUN_ID_LEN + 1];
+  spec_json(spec, json, sizeof json);
+  ls_db_hash_run(spec->part, json, spec->seed, id);
+  double t0 = now_s();
+  ls_error run_err;
+  ls_error_clear(&run_err);
+  int rc = ls_decode_run(cache, spec, keep_steps, res, &run_err);
+  const char *status = rc ? "failed" : res->valid ? "ok" : "invalid";
+  char msg[LS_ERR_MSG + LS_ERR_FILE + 64];
+  if (rc)
+    ls_error_format(&run_err, msg, sizeof msg);
+  else
+    snprintf(msg, sizeof msg, "%s", res->message);
+  *status_out = rc ? 2 : res->valid ? 0 : 1;
+  if (rc && !db)
+    return ls_error_set(err, rc, "%s", msg);
+  if (!db)
+    return LS_OK;
+  ls_db_run row = {id, spec->part, spec->device, spec->model, spec->dataset, spec->system,
+                   spec->axes_json, json, LS_GIT_SHA, LS_VERSION, status, msg, spec->seed,
+                   now_s() - t0};
+  int wrc = ls_db_write_run(db, &row, rc ? NULL : res->metrics, rc ? 0 : res->n_metrics,
+                            res->steps, rc ? 0 : res->n_steps, err);
+  if (wrc)
+    return wrc;
+  if (rc)
+    return ls_error_set(err, rc, "%s/%s/%s/%s: %s", spec->device, spec->model, spec->dataset,
+                        spec->system, msg);
+  return LS_OK;
+}
+
+static int already_done(ls_db *db, ls_run_spec *spec, int *done, ls_error *err)
+{
+  char json[8192], id[LS_DB_RUN_ID_LEN + 1];
+  spec_json(spec, json, sizeof json);
+  ls_db_hash_run(spec->part, json, spec->seed, id);
+  return ls_db_run_done(db, id, done, err);
+}
+
+/* A worker: runs positions k, k+jobs, ...; reports each finished run as one byte on fd
+ * ('o' ok, 'i' invalid, 'f' failed, 's' skipped). Returns the process exit status. */
+static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
+{
+  ls_error err;
+  ls_error_clear(&err);
+  ls_db *db = NULL;
+  ls_decode_cache *cache = NULL;
+  int rc = ls_db_open(&db, o->db_path, &err);
+  if (!rc)
+    rc = ls_decode_cache_create(&cache, o->data_root, &err);
+  for (int i = k; rc == LS_OK && i < ls_experiment_count(x) && !g_stop; i += o->jobs) {
+    ls_run_spec *spec = ls_experiment_run(x, i);
+    int done = 0;
+    char mark = 's';
+    if (o->resume && (rc = already_done(db, spec, &done, &err)))
+      break;
+    if (!done) {
+      ls_decode_result res;
+      int st;
+      rc = ls_driver_run_one(cache, db, spec, o->keep_steps, &res, &st, &err);
+      ls_decode_result_free(&res);
+      mark = st == 0 ? 'o' : st == 1 ? 'i' : 'f';
+      if (rc && st == 2) { /* a failed run is recorded; report it and go on */
+        ls_error_print(&err, stderr);
+        rc = LS_OK;
+      }
+    }
+    if (write(fd, &mark, 1) != 1)
+      rc = LS_EIO;
+  }
+  if (rc)
+    ls_error_print(&err, stderr);
+  ls_decode_cache_free(cache);
+  ls_db_close(db);
+  return rc ? 1 : 0;
+}
+
+static void progress(const ls_driver_summary *s, int done, double t0)
+{
+  double el = now_s() - t0, rate = el > 0 ? done / el : 0;
+  double left = rate > 0 ? (s->total - done) / rate : 0;
+  int width = 30, fill = s->total ? width * done / s->total : width;
+  fprintf(stderr, "\r[%.*s%*s] %d/%d  %.1f runs/s  %.0fs left ", fill,
+          "##############################", width - fill, "", done, s->total, rate, left);
+  fflush(stderr);
+}
+
+static int spawn(ls_experiment *x, const ls_driver_opts *o, pid_t *pids, int fd[2], ls_error *err)
+{
+  for (int k = 0; k < o->jobs; k++) {
+    pids[k] = fork();
+    if (pids[k] < 0)
+      return ls_error_set(err, LS_ERUN, "fork failed: %s", strerror(errno));
+    if (pids[k] == 0) {
+      close(fd[0]);
+      _exit(worker(x, o, k, fd[1]));
+    }
+  }
+  close(fd[1]);
+  return LS_OK;
+}
+
+static void tally(ls_driver_summary *s, char mark)
+{
+  if (mark == 'o') s->ok++;
+  else if (mark == 'i') s->invalid++;
+  else if (mark == 'f') s->failed++;
+  else s->skipped++;
+}
+
+int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err)
+{
+  memset(sum, 0, sizeof *sum);
+  sum->total = ls_experiment_count(x);
+  double t0 = now_s();
+  /* Create the schema once before the workers race to it. */
+  ls_db *db = NULL;
+  int rc = ls_db_open(&db, o->db_path, err);
+  ls_db_close(db);
+  if (rc)
+    return rc;
+  int fd[2];
+  if (pipe(fd) != 0)
+    return ls_error_set(err, LS_EIO, "pipe failed: %s", strerror(errno));
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigaction(SIGINT, &sa, &old);
+  g_stop = 0;
+  pid_t pids[64];
+  int jobs = o->jobs;
+  fflush(NULL); /* children must not re-flush the parent's buffered output */
+  if ((rc = spawn(x, o, pids, fd, err))) {
+    sigaction(SIGINT, &old, NULL);
+    return rc;
+  }
+  int tty = isatty(2), done = 0;
+  char mark;
+  ssize_t got;
+  while ((got = read(fd[0], &mark, 1)) != 0) {
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      break;
+    }
+    tally(sum, mark);
+    done++;
+    if (tty)
+      progress(sum, done, t0);
+  }
+  close(fd[0]);
+  int worker_failed = 0;
+  for (int k = 0; k < jobs; k++) {
+    int st;
+    while (waitpid(pids[k], &st, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+      worker_failed = 1;
+  }
+  if (tty)
+    fprintf(stderr, "\n");
+  sum->interrupted = g_stop != 0;
+  sigaction(SIGINT, &old, NULL);
+  sum->wall_s = now_s() - t0;
+  if (sum->interrupted) {
+    fprintf(stderr, "leversim: interrupted after %d of %d runs; finished runs are saved.\n"
+                    "resume with: %s\n", done, sum->total, o->resume_hint ? o->resume_hint : "the same command and --resume");
+    return ls_error_set(err, LS_EINTR, "interrupted");
+  }
+  if (worker_failed)
+    return ls_error_set(err, LS_ERUN, "a worker process failed (see messages above)");
+  return LS_OK;
+}

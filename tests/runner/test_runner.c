@@ -1,0 +1,246 @@
+/* tests/runner: the CUnit runner for runner/ — the systems table, experiment expansion and
+ * sharding, the decode cycle against a hand computation, closed forms of chain SD, and the
+ * command line (run, sweep with --jobs and --resume, reproduce --quick). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "devices/device.h"
+#include "ls_test.h"
+#include "policies/policy.h"
+#include "runner/decode.h"
+#include "runner/experiment.h"
+#include "runner/system.h"
+#include "workloads/model.h"
+
+static char g_data[512]; /* fixture data root: tests/runner/data (set once in main) */
+
+static double metric(const ls_decode_result *r, const char *name)
+{
+  for (int i = 0; i < r->n_metrics; i++)
+    if (strcmp(r->metrics[i].name, name) == 0)
+      return r->metrics[i].value;
+  CU_FAIL("metric missing");
+  return NAN;
+}
+
+/* Runs one configuration on the fixture data with settings "k=v;k=v". */
+static int run_one(const char *root, const char *dev, const char *model, const char *ds,
+                   const char *sys, const char *settings, ls_decode_result *res)
+{
+  ls_error err;
+  ls_kv *kv = NULL;
+  ls_experiment *x = NULL;
+  ls_decode_cache *c = NULL;
+  ls_error_clear(&err);
+  int rc = ls_kv_create(&kv, &err);
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", settings);
+  for (char *t = strtok(buf, ";"); rc == 0 && t; t = strtok(NULL, ";"))
+    rc = ls_kv_assign(kv, t, "test", &err);
+  if (!rc) rc = ls_experiment_single(&x, dev, model, ds, sys, kv, 7, root, &err);
+  if (!rc) rc = ls_decode_cache_create(&c, root, &err);
+  if (!rc) rc = ls_decode_run(c, ls_experiment_run(x, 0), 0, res, &err);
+  if (rc)
+    fprintf(stderr, "run_one: %s\n", err.msg);
+  ls_decode_cache_free(c);
+  ls_experiment_free(x);
+  ls_kv_free(kv);
+  return rc;
+}
+
+/* ---- systems ---- */
+
+static void test_systems_resolve(void)
+{
+  int n = 0;
+  for (const ls_system *s = ls_system_all(); s->name; s++, n++) {
+    CU_ASSERT_PTR_NOT_NULL(ls_draft_find(s->draft));
+    CU_ASSERT_PTR_NOT_NULL(ls_prune_find(s->prune));
+    CU_ASSERT_PTR_NOT_NULL(ls_map_find(s->map));
+  }
+  CU_ASSERT(n >= 11);
+  CU_ASSERT_PTR_NULL(ls_system_find("no-such-system"));
+}
+
+static void test_ablations_switch_one_part(void)
+{
+  const ls_system *lever = ls_system_find("lever"), *conv = ls_system_find("specinfer");
+  const char *abl[] = {"lever-conv-draft", "lever-no-prune", "lever-npu-map"};
+  for (int i = 0; i < 3; i++) {
+    const ls_system *a = ls_system_find(abl[i]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    int same = !strcmp(a->draft, lever->draft) + !strcmp(a->prune, lever->prune) + !strcmp(a->map, lever->map);
+    int conventional = !strcmp(a->draft, conv->draft) + !strcmp(a->prune, conv->prune) + !strcmp(a->map, conv->map);
+    CU_ASSERT_EQUAL(same, 2);        /* two of Lever's parts kept */
+    CU_ASSERT(conventional >= 1);    /* the third is the conventional one */
+  }
+}
+
+/* ---- experiments ---- */
+
+static void write_file(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static const char EXP[] =
+    "name: small\nseed: 3\nsettings:\n  workload.prompts: 1\n  workload.max_tokens: 12\n"
+    "parts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid, positional]\n"
+    "    systems: [ar-flash, sd-chain, lever]\n    sweep:\n      draft.budget: [4, 8]\n";
+
+static void test_experiment_expand_and_shard(void)
+{
+  char path[600];
+  snprintf(path, sizeof path, "%s/../exp-small.yaml", g_data);
+  write_file(path, EXP);
+  ls_error err;
+  ls_experiment *x = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_experiment_count(x), 1 * 1 * 2 * 3 * 2);
+  ls_run_spec *r = ls_experiment_run(x, 1);
+  CU_ASSERT_STRING_EQUAL(r->axes_json, "{\"draft.budget\":\"8\"}");
+  CU_ASSERT_STRING_EQUAL(ls_kv_find(r->settings, "workload.max_tokens"), "12");
+  int total = ls_experiment_count(x);
+  ls_experiment_free(x);
+  int seen[64] = {0}, sum = 0;
+  for (int i = 1; i <= 3; i++) {
+    CU_ASSERT_EQUAL_FATAL(ls_experiment_load(&x, path, g_data, 0, NULL, i, 3, &err), LS_OK);
+    for (int k = 0; k < ls_experiment_count(x); k++)
+      seen[ls_experiment_run(x, k)->index]++;
+    sum += ls_experiment_count(x);
+    ls_experiment_free(x);
+  }
+  CU_ASSERT_EQUAL(sum, total);
+  for (int k = 0; k < total; k++)
+    CU_ASSERT_EQUAL(seen[k], 1);
+}
+
+static void test_experiment_errors(void)
+{
+  char path[600];
+  snprintf(path, sizeof path, "%s/../exp-bad.yaml", g_data);
+  write_file(path, "name: bad\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+                   "    datasets: [iid]\n    systems: [lever, levr]\n");
+  ls_error err;
+  ls_error_clear(&err);
+  ls_experiment *x = NULL;
+  CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_ENOTFOUND);
+  char msg[2048];
+  ls_error_format(&err, msg, sizeof msg);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "exp-bad.yaml:8:22: parts[0].systems[1]: unknown system 'levr'"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "ar-flash"));
+  write_file(path, "name: bad\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+                   "    datasets: [iid]\n    systems: [lever]\n    sweeps: {}\n");
+  CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_ESCHEMA);
+  ls_error_format(&err, msg, sizeof msg);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, ":9:5: parts[0].sweeps: unknown key"));
+}
+
+/* ---- the decode cycle ---- */
+
+/* ar-flash on a one-layer target with a deterministic flash: each cycle reads the layer
+ * (R1) and the LM head (R2) back to back from t0; the layer computes as soon as it arrives
+ * (C1), the LM head when both the layer is done and its weights have arrived (C_lm):
+ *   cycle = R1 + max(C1, R2) + C_lm,  with R = 100 us + bytes / link rate. */
+static void test_cycle_hand_computed(void)
+{
+  ls_error err;
+  ls_device *d = NULL;
+  ls_model *m = NULL;
+  ls_model_costs c;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, g_data, "tiny", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&m, g_data, "tiny-target", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_costs_get(m, NULL, &c, &err), LS_OK);
+  const ls_flash_params *f = ls_device_flash(d);
+  double bw = ls_flash_effective_bw(f);
+  double r1 = 100e-6 + c.layer_bytes / bw, r2 = 100e-6 + c.lmhead_bytes / bw;
+  ls_layer_work w = {c.layer_bytes, c.layer_flops_per_token, c.attn_flops_per_token_per_ctx, c.kv_bytes_per_token};
+  double c_lm = ls_npu_lmhead_ns(ls_device_npu(d), c.lmhead_bytes, c.lmhead_flops_per_token, 1) * 1e-9;
+  int prompt = 128, tokens = 8; /* iid fixture: prompt 128 tokens */
+  double expect = 0;
+  for (int k = 0; k < tokens - 1; k++) {
+    double c1 = ls_npu_layer_ns(ls_device_npu(d), &w, 1, prompt + k) * 1e-9;
+    expect += r1 + (c1 > r2 ? c1 : r2) + c_lm;
+  }
+  ls_decode_result res;
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash",
+                                "workload.prompts=1;workload.max_tokens=8", &res), LS_OK);
+  CU_ASSERT_EQUAL(res.valid, 1);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "tokens"), tokens - 1, 0);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "tau"), 1.0, 0);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "wasted_verify"), 0.0, 1e-12); /* one token, all useful */
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "decode_s"), expect, 1e-8);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "throughput_tps"), (tokens - 1) / expect, 1e-6);
+  /* The NPU waits for the layer read (R1) and for the LM head beyond the layer's compute. */
+  double c1 = ls_npu_layer_ns(ls_device_npu(d), &w, 1, prompt) * 1e-9;
+  CU_ASSERT(metric(&res, "io_share") > (r1 + (r2 > c1 ? r2 - c1 : 0)) / (r1 + (c1 > r2 ? c1 : r2) + c_lm) * 0.95);
+  ls_decode_result_free(&res);
+  ls_model_free(m);
+  ls_device_free(d);
+}
+
+static void test_chain_closed_form(void)
+{
+  /* chain SD under iid alpha: tau = (1 - a^(g+1)) / (1 - a) tokens per cycle. */
+  const double a = 0.7;
+  const int g = 4;
+  ls_decode_result res;
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "sd-chain",
+                                "workload.prompts=8;workload.max_tokens=256;workload.alpha=0.7;draft.gamma=4", &res), LS_OK);
+  double expect = (1 - pow(a, g + 1)) / (1 - a);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "tau"), expect, 0.05 * expect);
+  CU_ASSERT(metric(&res, "wasted_verify") > 0.0 && metric(&res, "wasted_verify") < 1.0);
+  ls_decode_result_free(&res);
+}
+
+static void test_ar_mem_validity(void)
+{
+  ls_decode_result mem, flash;
+  /* The tiny target fits the app's DRAM budget: no flash at all, so it beats ar-flash. */
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-mem",
+                                "workload.prompts=1;workload.max_tokens=6", &mem), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash",
+                                "workload.prompts=1;workload.max_tokens=6", &flash), LS_OK);
+  CU_ASSERT_EQUAL(mem.valid, 1);
+  CU_ASSERT(metric(&mem, "throughput_tps") > metric(&flash, "throughput_tps"));
+  CU_ASSERT_DOUBLE_EQUAL(metric(&mem, "io_share"), 0.0, 0);
+  ls_decode_result_free(&mem);
+  ls_decode_result_free(&flash);
+  /* Qwen3-14B (about 8.3 GB at q4_0) does not fit the OnePlus 12's 8 GB app budget. */
+  CU_ASSERT_EQUAL_FATAL(run_one(LS_SOURCE_DIR, "oneplus-12", "qwen3-14b", "gsm8k", "ar-mem",
+                                "workload.prompts=1;workload.max_tokens=4", &mem), LS_OK);
+  CU_ASSERT_EQUAL(mem.valid, 0);
+  CU_ASSERT_EQUAL(mem.n_metrics, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(mem.message, "DRAM budget"));
+  ls_decode_result_free(&mem);
+}
+
+static CU_TestInfo systems_tests[] = {
+    {"every system resolves in the registry", test_systems_resolve},
+    {"each ablation switches exactly one part", test_ablations_switch_one_part},
+    CU_TEST_INFO_NULL};
+static CU_TestInfo experiment_tests[] = {
+    {"expansion order and sharding partition", test_experiment_expand_and_shard},
+    {"unknown names and keys are located", test_experiment_errors},
+    CU_TEST_INFO_NULL};
+static CU_TestInfo cycle_tests[] = {
+    {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
+    {"chain SD accepted length equals the closed form", test_chain_closed_form},
+    {"ar-mem is valid only when the target fits", test_ar_mem_validity},
+    CU_TEST_INFO_NULL};
+
+static CU_SuiteInfo suites[] = {
+    {"systems", NULL, NULL, NULL, NULL, systems_tests},
+    {"experiment", NULL, NULL, NULL, NULL, experiment_tests},
+    {"cycle", NULL, NULL, NULL, NULL, cycle_tests},
+    CU_SUITE_INFO_NULL};
+
+int main(int argc, char **argv)
+{
+  ls_test_path(g_data, sizeof g_data, "runner/data");
+  return ls_test_main(argc, argv, suites);
+}
