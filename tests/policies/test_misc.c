@@ -1,0 +1,234 @@
+/* tests/policies/test_misc: map policies, the cost model on real profiles, `leversim tree`
+ * and `leversim bench policies`. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ls_test.h"
+#include "policies/costmodel.h"
+#include "ptest.h"
+#include "runner/commands.h"
+
+/* ---- map ---- */
+
+static void *map_create(const ls_map_ops *m, const char *settings, int *rc)
+{
+  ls_kv *kv = ptest_kv(settings);
+  void *st = NULL;
+  ls_error err;
+  *rc = m->create(&st, kv, &err);
+  if (*rc == LS_OK)
+    *rc = ls_kv_check_used(kv, "", &err);
+  ls_kv_free(kv);
+  return st;
+}
+
+static void test_map_policies(void)
+{
+  int rc;
+  void *st = map_create(&ls_map_npu, "", &rc);
+  ls_draft_exec e = ls_map_npu.draft_step(st, 7, 2);
+  CU_ASSERT(e.unit == LS_UNIT_NPU && e.calls == 7 && e.tokens_per_call == 1);
+  CU_ASSERT_EQUAL(ls_map_npu.lmhead(st), LS_LMHEAD_EAGER_NPU);
+  CU_ASSERT_EQUAL(ls_map_npu.target_unit(st), LS_UNIT_NPU);
+  ls_map_npu.destroy(st);
+  st = map_create(&ls_map_cpu, "map.lmhead=demand-cpu", &rc);
+  e = ls_map_cpu.draft_step(st, 5, 1);
+  CU_ASSERT(e.unit == LS_UNIT_CPU && e.calls == 5 && e.tokens_per_call == 1);
+  CU_ASSERT_EQUAL(ls_map_cpu.lmhead(st), LS_LMHEAD_DEMAND_CPU);
+  ls_map_cpu.destroy(st);
+  st = map_create(&ls_map_npu_batch, "map.lmhead=demand-npu", &rc);
+  e = ls_map_npu_batch.draft_step(st, 9, 3);
+  CU_ASSERT(e.unit == LS_UNIT_NPU && e.calls == 1 && e.tokens_per_call == 9);
+  CU_ASSERT_EQUAL(ls_map_npu_batch.lmhead(st), LS_LMHEAD_DEMAND_NPU);
+  ls_map_npu_batch.destroy(st);
+  st = map_create(&ls_map_lever, "map.batch_min=6", &rc);
+  CU_ASSERT_EQUAL(ls_map_lever.lmhead(st), LS_LMHEAD_DEMAND_CPU);
+  e = ls_map_lever.draft_step(st, 5, 1);
+  CU_ASSERT(e.unit == LS_UNIT_CPU && e.calls == 1 && e.tokens_per_call == 5);
+  e = ls_map_lever.draft_step(st, 6, 1);
+  CU_ASSERT(e.unit == LS_UNIT_NPU && e.calls == 1 && e.tokens_per_call == 6);
+  ls_map_lever.destroy(st);
+  /* batch_min is lever's only; a bad lmhead is an error */
+  st = map_create(&ls_map_npu, "map.batch_min=3", &rc);
+  CU_ASSERT_NOT_EQUAL(rc, LS_OK);
+  ls_map_npu.destroy(st);
+  st = map_create(&ls_map_lever, "map.lmhead=gpu", &rc);
+  CU_ASSERT_NOT_EQUAL(rc, LS_OK);
+  CU_ASSERT_PTR_NULL(st);
+}
+
+CU_TestInfo ls_t_map[] = {{"draft steps, LM head, target unit", test_map_policies}, CU_TEST_INFO_NULL};
+
+/* ---- cost model ---- */
+
+typedef struct {
+  ls_device *dev;
+  ls_model *tm, *dm;
+  ls_model_costs tc, dc;
+  void *map_state;
+} cm_fix;
+
+static int cm_load(cm_fix *f, const char *device, const char *model, const char *dev_settings)
+{
+  memset(f, 0, sizeof *f);
+  ls_error err;
+  ls_kv *kv = ptest_kv(dev_settings);
+  int rc = ls_device_load_id(&f->dev, ls_data_root(), device, &err);
+  if (rc == LS_OK)
+    rc = ls_device_apply(f->dev, kv, &err);
+  if (rc == LS_OK)
+    rc = ls_model_load_id(&f->tm, ls_data_root(), model, &err);
+  if (rc == LS_OK)
+    rc = ls_model_load_id(&f->dm, ls_data_root(), ls_model_default_draft(f->tm), &err);
+  if (rc == LS_OK)
+    rc = ls_model_costs_get(f->tm, NULL, &f->tc, &err);
+  if (rc == LS_OK)
+    rc = ls_model_costs_get(f->dm, NULL, &f->dc, &err);
+  ls_kv_free(kv);
+  if (rc != LS_OK)
+    ls_error_print(&err, stderr);
+  return rc;
+}
+
+static void cm_free(cm_fix *f)
+{
+  if (f->dm)
+    ls_model_free(f->dm);
+  if (f->tm)
+    ls_model_free(f->tm);
+  if (f->dev)
+    ls_device_free(f->dev);
+}
+
+static void test_costmodel_formula(void)
+{
+  cm_fix f;
+  CU_ASSERT_EQUAL_FATAL(cm_load(&f, "oneplus-12", "llama-3.1-8b", ""), LS_OK);
+  int rc;
+  void *npu = map_create(&ls_map_npu, "", &rc);
+  ls_costmodel *cm = NULL;
+  ls_cost_model c;
+  CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_npu, npu, 4, 0, NULL), LS_OK);
+  ls_costmodel_set_ctx(cm, 300);
+  ls_costmodel_bind(cm, &c);
+  const ls_npu_params *n = ls_device_npu(f.dev);
+  ls_layer_work w = {f.tc.layer_bytes, f.tc.layer_flops_per_token, f.tc.attn_flops_per_token_per_ctx,
+                     f.tc.kv_bytes_per_token};
+  double io = ls_flash_read_ns(ls_device_flash(f.dev), f.tc.layer_bytes) * 1e-9;
+  double head_io = ls_flash_read_ns(ls_device_flash(f.dev), f.tc.lmhead_bytes) * 1e-9;
+  double prev = 0.0;
+  for (int k = 1; k <= 64; k *= 2) {
+    double comp = ls_npu_layer_ns(n, &w, k, 300) * 1e-9;
+    double want = 28 * fmax(io, comp) + 4 * comp + io + head_io + ls_npu_lmhead_ns(n, f.tc.lmhead_bytes, f.tc.lmhead_flops_per_token, k) * 1e-9;
+    LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want, 1e-12);
+    CU_ASSERT(c.verify_s(c.ctx, k) >= prev);
+    prev = c.verify_s(c.ctx, k);
+  }
+  /* Table 1 sanity: flash I/O is most of a verification on this phone */
+  CU_ASSERT((28 * io + io + head_io) / c.verify_s(c.ctx, 16) > 0.7);
+  /* single-node NPU drafting: n calls of one token */
+  LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 6, 2), 6 * ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 1, 302) * 1e-9, 1e-12);
+  CU_ASSERT(ls_costmodel_draft_call_ns(cm, LS_UNIT_CPU, 1, 0) > 0);
+  ls_costmodel_free(cm);
+  /* everything resident: no I/O term */
+  CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_npu, npu, 999, 0, NULL), LS_OK);
+  ls_costmodel_bind(cm, &c);
+  CU_ASSERT(c.verify_s(c.ctx, 8) < 28 * io);
+  ls_costmodel_free(cm);
+  /* on-demand CPU projection: tau single-token calls */
+  void *lev = map_create(&ls_map_lever, "", &rc);
+  CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_lever, lev, 0, 0, NULL), LS_OK);
+  ls_costmodel_bind(cm, &c);
+  double v3 = c.verify_s(c.ctx, 8);
+  ls_costmodel_set_tau(cm, 5.0);
+  LS_ASSERT_CLOSE(c.verify_s(c.ctx, 8) - v3, 2.0 * ls_costmodel_lmhead_ns(cm, LS_UNIT_CPU, 1) * 1e-9, 1e-9);
+  /* lever map: small steps on the CPU, large ones one NPU call */
+  LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 2, 0), ls_costmodel_draft_call_ns(cm, LS_UNIT_CPU, 2, 0) * 1e-9, 1e-12);
+  LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 16, 0), ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 16, 0) * 1e-9, 1e-12);
+  ls_costmodel_free(cm);
+  ls_map_lever.destroy(lev);
+  ls_map_npu.destroy(npu);
+  cm_free(&f);
+}
+
+/* Lever on a real phone: slower flash never shrinks its tree. */
+static void test_costmodel_lever_flash(void)
+{
+  const char *bw[] = {"8 GB/s", "4 GB/s", "2 GB/s", "1 GB/s", "0.5 GB/s", "0.25 GB/s"};
+  int prev = 0;
+  ptest_rview rv;
+  ls_draft_view v;
+  ptest_rview_init(&rv, 9, 10, 0.0, &v);
+  ls_tree *t = malloc(sizeof *t);
+  for (int i = 0; i < 6; i++) {
+    char set[64];
+    snprintf(set, sizeof set, "device.flash.bandwidth=%s", bw[i]);
+    cm_fix f;
+    CU_ASSERT_EQUAL_FATAL(cm_load(&f, "oneplus-12", "qwen3-8b", set), LS_OK);
+    int rc;
+    void *lev = map_create(&ls_map_lever, "", &rc);
+    ls_costmodel *cm = NULL;
+    ls_cost_model c;
+    CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_lever, lev, 8, 0, NULL), LS_OK);
+    ls_costmodel_bind(cm, &c);
+    CU_ASSERT_EQUAL(ptest_build("lever", "draft.budget=64", t, &v, &c), LS_OK);
+    CU_ASSERT(t->n >= prev);
+    prev = t->n;
+    ls_costmodel_free(cm);
+    ls_map_lever.destroy(lev);
+    cm_free(&f);
+  }
+  free(t);
+}
+
+CU_TestInfo ls_t_costmodel[] = {{"verification and draft formulas", test_costmodel_formula},
+                                {"lever on a real profile: slower flash, no smaller tree", test_costmodel_lever_flash},
+                                CU_TEST_INFO_NULL};
+
+/* ---- CLI ---- */
+
+static double json_number(const char *out, const char *key)
+{
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\":", key);
+  const char *p = strstr(out, pat);
+  return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+static void test_cli_tree(void)
+{
+  char out[65536];
+  CU_ASSERT_EQUAL(ls_test_cli("tree --policy chain --acceptance 0.7 --set draft.gamma=3 --json", out, sizeof out), 0);
+  LS_ASSERT_CLOSE(json_number(out, "expected_accepted"), (1 - pow(0.7, 4)) / 0.3, 1e-6);
+  CU_ASSERT_EQUAL((int)json_number(out, "nodes"), 4);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"parent\":[-1,0,1,2]"));
+  CU_ASSERT_EQUAL(ls_test_cli("tree --policy lever --budget 32 --device oneplus-12 --model llama-3.1-8b --json", out,
+                              sizeof out),
+                  0);
+  CU_ASSERT(json_number(out, "nodes") <= 32);
+  CU_ASSERT(json_number(out, "tokens_per_s") > 0.0);
+  CU_ASSERT_EQUAL(ls_test_cli("tree --policy specinfer", out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "expected accepted length"));
+  CU_ASSERT_EQUAL(ls_test_cli("tree --policy medusa", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "medusa"));
+  CU_ASSERT_EQUAL(ls_test_cli("tree --acceptance 0.9,0.5", out, sizeof out), 65); /* sums above 1 */
+  CU_ASSERT_EQUAL(ls_test_cli("tree --acceptance x", out, sizeof out), 64);
+  CU_ASSERT_EQUAL(ls_test_cli("tree --device oneplus-12", out, sizeof out), 64);
+  CU_ASSERT_EQUAL(ls_test_cli("tree --set draft.gama=3 --policy chain", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "draft.gama"));
+  CU_ASSERT_EQUAL(ls_test_cli("tree --device nophone --model llama-3.1-8b", out, sizeof out), 66);
+}
+
+CU_TestInfo ls_t_cli[] = {{"leversim tree", test_cli_tree}, CU_TEST_INFO_NULL};
+
+static void test_cli_bench(void)
+{
+  char out[16384];
+  CU_ASSERT_EQUAL(ls_test_cli("bench policies --reps 20", out, sizeof out), 0);
+  for (const char *const *d = ls_draft_names(); *d; d++)
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, *d));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "median"));
+  CU_ASSERT_EQUAL(ls_test_cli("bench policies --reps 0", out, sizeof out), 64);
+}
+
+CU_TestInfo ls_t_bench[] = {{"leversim bench policies", test_cli_bench}, CU_TEST_INFO_NULL};
