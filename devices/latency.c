@@ -117,7 +117,9 @@ double ls_latency_sample(const ls_latency_dist *d, gsl_rng *r)
     return empirical_inverse(d, gsl_rng_uniform(r));
   if (d->tail_prob > 0 && gsl_rng_uniform(r) < d->tail_prob)
     return gsl_ran_pareto(r, d->tail_alpha, d->tail_start_s);
-  return gsl_ran_lognormal(r, log(d->median_s), d->sigma);
+  /* Lognormal body as exp(mu + sigma Z); the ziggurat normal avoids the logarithms of
+   * gsl_ran_lognormal's ratio method (this draw runs once per flash request). */
+  return d->median_s * exp(d->sigma * gsl_ran_gaussian_ziggurat(r, 1.0));
 }
 
 double ls_latency_cdf(const ls_latency_dist *d, double x)

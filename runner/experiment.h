@@ -1,4 +1,4 @@
-/* runner/experiment: experiment files (runner/experiments/*.yaml) expanded into run specs.
+/* runner/experiment: experiment files (runner/experiments/NAME.yaml) expanded into run specs.
  *
  * An experiment has global settings, optional --quick settings, and parts; each part is a
  * matrix devices x models x datasets x systems with sweep axes (setting -> list of values),
