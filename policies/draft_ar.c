@@ -2,12 +2,12 @@
  * target verifies one token and the cycle yields exactly the bonus token (tau = 1). */
 #include "policies/policies_int.h"
 
+/* draft.budget is accepted (systems set it for every policy) and has no effect. */
 static int create(void **state, ls_kv *kv, ls_error *err)
 {
-  (void)kv;
-  (void)err;
+  int budget;
   *state = NULL;
-  return LS_OK;
+  return ls_policy_budget(kv, 1, &budget, err);
 }
 
 static void destroy(void *state) { (void)state; }

@@ -112,7 +112,7 @@ static void test_lever_feedback(void)
   ls_kv *kv = ptest_kv("draft.budget=64");
   void *st = NULL;
   CU_ASSERT_EQUAL_FATAL(ls_draft_lever.create(&st, kv, NULL), LS_OK);
-  ptest_cost pc = {32, 1, 0.01, 0.001, 0.00002, 0.002, 0.0002};
+  ptest_cost pc = {32, 1, 0.0, 0.001, 0.00005, 0.002, 0.0002};
   ls_cost_model c;
   ptest_cost_bind(&pc, &c);
   ls_tree *t = malloc(sizeof *t);
