@@ -38,6 +38,7 @@ typedef struct {
   double p_used[W_MAX];              /* vector the cached DP was computed with */
   double p0[W_MAX], hits[W_MAX], trials[W_MAX];
   int dp_valid;
+  long solves;                       /* DP recomputations (test hook) */
   double *T;      /* (D+1) x (B+1) */
   double *C;      /* (B+1) x (W+1) scratch for one d */
   short *choice;  /* (D+1) x (B+1) x (W+1): size of the rank-j subtree */
@@ -161,6 +162,7 @@ static void solve(seq_state *s, const double *p)
       shape_widths(s, d, n, 0, &WD_AT(s, d, n, 0));
   memcpy(s->p_used, p, sizeof s->p_used);
   s->dp_valid = 1;
+  s->solves++;
 }
 
 static double step_cost(seq_state *s, const ls_cost_model *c, int w, int level)
@@ -290,6 +292,8 @@ double ls_sequoia_value(void *state, int n, int d)
   }
   return T_AT(s, d, n);
 }
+
+long ls_sequoia_solves(const void *state) { return ((const seq_state *)state)->solves; }
 
 const ls_draft_ops ls_draft_sequoia = {"sequoia", "DP-optimal tree for a positional acceptance vector, hardware-aware size/depth",
                                        create, destroy, build, feedback};

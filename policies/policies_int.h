@@ -42,5 +42,7 @@ ls_unit ls_map_state_target_npu(const void *state);
 /* Test hooks. Sequoia: the DP's expected accepted length for size n (root included), depth
  * <= d, under its current vector (state from ls_draft_sequoia.create). */
 double ls_sequoia_value(void *state, int n, int d);
+/* How many times the DP table was computed (cached across builds). */
+long ls_sequoia_solves(const void *state);
 
 #endif

@@ -349,6 +349,7 @@ static void test_sequoia_hardware(void)
       want = n;
   CU_ASSERT_EQUAL(t->n, want);
   LS_ASSERT_CLOSE(ls_posview_expected(&pv, t), ls_sequoia_value(st, want, 8), 1e-12);
+  CU_ASSERT_EQUAL(ls_sequoia_solves(st), 1); /* a given vector: one DP for every build */
   ls_draft_sequoia.destroy(st);
   ls_kv_free(kv);
   free(t);
@@ -382,6 +383,9 @@ static void test_sequoia_online(void)
     CU_ASSERT_EQUAL(ls_draft_sequoia.build(st, t, &v, NULL, NULL), LS_OK);
   }
   CU_ASSERT(ls_sequoia_value(st, 16, 8) > before + 1.0);
+  /* the DP was recomputed as the vector moved, but far less often than once per build */
+  long solves = ls_sequoia_solves(st);
+  CU_ASSERT(solves > 1 && solves < 50);
   ls_draft_sequoia.destroy(st);
   ls_kv_free(kv);
   free(t);
