@@ -20,7 +20,8 @@
  *   draft_step_s(n, depth) = calls x draft call(unit, tokens_per_call, ctx + depth), as
  *   the map policy's draft_step says.
  * The runner times draft calls and projections with the same functions; verification there
- * is simulated with events (flash requests, prefetch), which verify_s approximates. */
+ * is simulated with events (flash requests, prefetch), which verify_s approximates. The flash
+ * read times are taken once at create: apply device overrides before creating the model. */
 #include "policies/costmodel.h"
 #include <stdlib.h>
 
