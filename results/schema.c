@@ -46,6 +46,10 @@
  *   sensitivity  part 'sensitivity': device, model, dataset, bandwidth (axis
  *                device.flash.bandwidth as written), bandwidth_gbps (its number), system,
  *                throughput_tps, lever_speedup.
+ *   throughput   part 'main', one row per configuration: device, model, dataset, then the
+ *                tokens/s of each system of pivot_systems as a column named after it (NULL
+ *                when the run is missing or not valid, e.g. ar-mem that does not fit).
+ *   summary      v_summary under the name the reproduce command prints.
  * Geometric means use ln()/exp(). Debian 12's libsqlite3 3.40.1 is built with
  * SQLITE_ENABLE_MATH_FUNCTIONS, but other builds are not, so ls_db_open registers its own
  * (libm log/exp) on every connection; the views then work whatever the library's options. */
@@ -67,6 +71,12 @@ const char *ls_db_metric_name(int i)
   if (i < 0 || i >= (int)(sizeof metric_names / sizeof *metric_names) - 1) return NULL;
   return metric_names[i];
 }
+
+/* The systems of the paper replay (runner/system.c, paper.yaml) in the order the throughput
+ * view shows them; a system not listed still appears in every other view. */
+static const char *const pivot_systems[] = {
+    "ar-mem", "ar-flash", "sd-chain", "specinfer", "sequoia", "eagle2", "opt-tree", "lever",
+    "lever-conv-draft", "lever-no-prune", "lever-npu-map", "lever-draft-only", NULL};
 
 static const char tables_sql[] =
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;"
@@ -154,7 +164,8 @@ static const char views_sql[] =
     " json_extract(axes_json, '$.\"device.flash.bandwidth\"') AS bandwidth,"
     " CAST(json_extract(axes_json, '$.\"device.flash.bandwidth\"') AS REAL) AS bandwidth_gbps,"
     " system, throughput_tps, lever_speedup FROM v_vs_lever WHERE part = 'sensitivity'"
-    " ORDER BY device, model, dataset, bandwidth_gbps, system;";
+    " ORDER BY device, model, dataset, bandwidth_gbps, system;"
+    "CREATE VIEW summary AS SELECT * FROM v_summary;";
 
 typedef struct view_doc { const char *name, *about; } view_doc;
 static const view_doc views[] = {
@@ -172,6 +183,8 @@ static const view_doc views[] = {
     {"table1", "specinfer on oneplus-12: verification I/O share per model"},
     {"energy", "energy per token by device and system (main)"},
     {"sensitivity", "lever speedup vs flash bandwidth"},
+    {"throughput", "main: tokens/s per configuration, one column per system"},
+    {"summary", "same as v_summary (printed by reproduce)"},
     {NULL, NULL}};
 
 const char *ls_db_view_name(int i)
@@ -224,12 +237,29 @@ static int drop_views(ls_db *db, ls_error *err)
   return rc;
 }
 
+/* throughput: one tokens/s column per system of pivot_systems. */
+static int create_throughput(ls_db *db, ls_error *err)
+{
+  char sql[4096];
+  size_t n = (size_t)snprintf(sql, sizeof sql, "CREATE VIEW throughput AS SELECT device, model, dataset");
+  for (int i = 0; pivot_systems[i]; i++)
+    n += (size_t)snprintf(sql + n, sizeof sql - n,
+                          ", max(CASE WHEN system = '%s' THEN throughput_tps END) AS \"%s\"",
+                          pivot_systems[i], pivot_systems[i]);
+  n += (size_t)snprintf(sql + n, sizeof sql - n,
+                        " FROM v_runs WHERE part = 'main' GROUP BY device, model, dataset"
+                        " ORDER BY device, model, dataset;");
+  if (n >= sizeof sql) return ls_error_set(err, LS_ESTATE, "throughput: SQL buffer too small");
+  return ls_db_exec(db, sql, err);
+}
+
 int ls_db_schema_create(ls_db *db, ls_error *err)
 {
   int rc = ls_db_exec(db, tables_sql, err);
   if (rc == LS_OK) rc = drop_views(db, err);
   if (rc == LS_OK) rc = create_v_runs(db, err);
   if (rc == LS_OK) rc = ls_db_exec(db, views_sql, err);
+  if (rc == LS_OK) rc = create_throughput(db, err);
   return rc;
 }
 

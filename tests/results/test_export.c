@@ -152,6 +152,14 @@ static void test_summary_means(void)
   LS_ASSERT_CLOSE(fx_query(db, "SELECT tps_vs_specinfer FROM fig11 WHERE device = 'd0' AND "
                                "model = 'm0' AND system = 'lever'"), 1.2, 1e-12);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM fig11 WHERE system = 'ar-flash'"), 0);
+  /* throughput: one row per configuration, one column per system. */
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM throughput"), 4);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT lever FROM throughput WHERE device = 'd1' AND model = 'm0'"), 12);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT \"ar-flash\" FROM throughput WHERE device = 'd1' AND "
+                               "model = 'm0'"), 12 / fx_main_ratio("ar-flash", 2), 1e-15);
+  CU_ASSERT(isnan(fx_query(db, "SELECT \"ar-mem\" FROM throughput LIMIT 1")));
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM summary JOIN v_summary USING(system, "
+                               "configs, speedup_mean, speedup_geomean)"), 2);
   /* energy: mean of 1/tps over the two configurations of a device. */
   LS_ASSERT_CLOSE(fx_query(db, "SELECT energy_per_token_j FROM energy WHERE device = 'd1' AND "
                                "system = 'lever'"), (1.0 / 12 + 1.0 / 13) / 2, 1e-12);
