@@ -409,13 +409,14 @@ static int do_fig04(fig_ctx *cx, ls_error *err)
 }
 
 /* ---- Markdown tables ---- */
-typedef struct paper_value { const char *key; double value; const char *note; } paper_value;
+typedef struct paper_value { const char *key; double value; const char *label; } paper_value;
 /* REFERENCE.md section 1: Table 1 (OnePlus 12) and the headline of Fig. 10. */
 static const paper_value paper_io[] = {{"qwen3-4b", 78.3, " (likely)"},
                                        {"llama-3.1-8b", 91.4, ""},
                                        {"qwen3-8b", -1, ""},
                                        {"qwen3-14b", 93.3, ""}};
-static const paper_value paper_speedup[] = {{"ar-flash", 2.93, ""}, {"specinfer", 1.50, ""}};
+static const paper_value paper_speedup[] = {{"ar-flash", 2.93, "AR-flash"},
+                                            {"specinfer", 1.50, "SpecInfer"}};
 
 static double num(const char *s) { return s[0] ? strtod(s, NULL) : -1; }
 
@@ -460,7 +461,7 @@ static int extra_table1(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, 
     double lo = row >= 0 ? num(csv_at(t, row, clo)) : -1, hi = row >= 0 ? num(csv_at(t, row, chi)) : -1;
     fprintf(m, "| %s |", paper_io[k].key);
     if (paper_io[k].value < 0) fprintf(m, " not given |");
-    else fprintf(m, " %.1f %%%s |", paper_io[k].value, paper_io[k].note);
+    else fprintf(m, " %.1f %%%s |", paper_io[k].value, paper_io[k].label);
     md_pct(m, s);
     if (lo < 0) fprintf(m, " — |");
     else fprintf(m, " %.1f–%.1f %% |", 100 * lo, 100 * hi);
@@ -552,9 +553,9 @@ static int extra_fig10(fig_ctx *cx, const csv_tab *fig, char *vars, size_t size,
     int r = summary_row(&t, paper_speedup[p].key);
     if (r < 0) continue;
     n += (size_t)snprintf(cap + n, n < sizeof cap ? sizeof cap - n : 0,
-                          "%sLever vs %s: %.2fx mean, %.2fx geomean (paper %.2fx)",
-                          n ? ";  " : "", paper_speedup[p].key, num(csv_at(&t, r, cm)),
-                          num(csv_at(&t, r, cg)), paper_speedup[p].value);
+                          "%s%s %.2f× (geomean %.2f×; paper %.2f×)", n ? ";  vs " : "Lever vs ",
+                          paper_speedup[p].label, num(csv_at(&t, r, cm)), num(csv_at(&t, r, cg)),
+                          paper_speedup[p].value);
   }
   add_var(vars, size, "caption", cap);
   csv_free(&t);
