@@ -201,6 +201,26 @@ static void yaml_quoted(FILE *f, const char *s)
   fputc('"', f);
 }
 
+/* Provenance comment: which database, leversim version and commit the ratios came from. */
+static void write_header(ls_db *db, FILE *out)
+{
+  const char *base = strrchr(db->path, '/');
+  base = base ? base + 1 : db->path;
+  char ver[64] = "?", sha[64] = "?";
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->h, "SELECT coalesce(max(version), '?'), coalesce(max(git_sha), '?')"
+                                " FROM runs", -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW) {
+    snprintf(ver, sizeof ver, "%s", (const char *)sqlite3_column_text(st, 0));
+    snprintf(sha, sizeof sha, "%s", (const char *)sqlite3_column_text(st, 1));
+  }
+  sqlite3_finalize(st);
+  fprintf(out, "# leversim regression baseline: throughput(lever) / throughput(system) per "
+               "configuration (view v_speedup).\n# Ratios: simulated, written from %s by "
+               "leversim %s (git %s).\n# Check: leversim check --db DB --baseline FILE; "
+               "format: results/check.c.\n", base, ver, sha);
+}
+
 int ls_db_write_baseline(ls_db *db, double tolerance, FILE *out, ls_error *err)
 {
   if (!(tolerance >= 0 && tolerance < 1))
@@ -214,9 +234,7 @@ int ls_db_write_baseline(ls_db *db, double tolerance, FILE *out, ls_error *err)
                          -1, &st, NULL) != SQLITE_OK)
     rc = ls_db_fail(db, err, "reading ratios");
   if (rc != LS_OK) return rc;
-  fprintf(out, "# leversim regression baseline: throughput(lever) / throughput(system) per "
-               "configuration (view v_speedup).\n# Ratios: measured by leversim from %s; "
-               "check with: leversim check --db DB --baseline FILE\n", db->path);
+  write_header(db, out);
   fprintf(out, "tolerance: %g  # assumed: relative slack for model or calibration changes\n"
                "entries:\n", tolerance);
   int s;
