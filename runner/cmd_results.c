@@ -20,10 +20,9 @@ static int fail(const ls_error *e)
 static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
 /* Opens an existing database (never creates one). */
-static int open_existing(const char *cmd, const char *path, ls_db **db, ls_error *e)
+static int open_existing(const char *path, ls_db **db, ls_error *e)
 {
   struct stat st;
-  (void)cmd;
   if (stat(path, &st) != 0)
     return ls_error_set(e, LS_ENOTFOUND, "%s: %s", path, strerror(errno));
   return ls_db_open(db, path, e);
@@ -90,7 +89,7 @@ int ls_cmd_check(int argc, char **argv)
   ls_error_clear(&e);
   ls_db *db = NULL;
   if (!dbp) return ls_usage_error("check", "--db FILE is required");
-  int rc = open_existing("check", dbp, &db, &e), regress = 0;
+  int rc = open_existing(dbp, &db, &e), regress = 0;
   if (rc == LS_OK && wbase) rc = write_baseline(db, wbase, tol < 0 ? 0.05 : tol, &e);
   else if (rc == LS_OK) rc = ls_db_check(db, base, tol, stdout, &regress, &e);
   ls_db_close(db);
@@ -136,7 +135,7 @@ int ls_cmd_export(int argc, char **argv)
   ls_error e;
   ls_error_clear(&e);
   ls_db *db = NULL;
-  int rc = open_existing("export", dbp, &db, &e);
+  int rc = open_existing(dbp, &db, &e);
   FILE *f = stdout;
   if (rc == LS_OK && out && !(f = fopen(out, "w")))
     rc = ls_error_set(&e, LS_EIO, "%s: %s", out, strerror(errno));
