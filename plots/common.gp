@@ -16,10 +16,11 @@ set output out
 set encoding utf8
 set datafile separator comma
 set datafile columnheaders
+set datafile missing NaN  # filtered-out rows (NaN) do not break lines
 set border lw 1.2
 set grid ytics lc rgb '#d0d0d0' lw 1 dt 1
 set style fill solid 0.85 border rgb '#303030'
-set key noautotitle
+set key noautotitle reverse Left  # sample first, then its text
 # The first CSV row is a header; columns are read by name (column('x'), strcol('x')).
 
 # idx(s, list): 1-based position of word s in the blank-separated list, 0 when absent.

@@ -2,7 +2,8 @@
 # single-node CPU and batch-aware NPU scheduling of the draft (and Lever's CPU/NPU mapping),
 # per target and dataset; (b) the resulting decode throughput. Data: fig13.csv (view fig13).
 load plotdir.'/common.gp'
-series = maps
+series = only('npu cpu npu-batch lever', maps)  # the paper's order, then any other
+do for [v in maps] { if (idx(v, series) == 0) { series = series.' '.v } }
 scol = 'map'
 sercol(s) = s eq 'npu' ? '#4e79a7' : s eq 'cpu' ? '#59a14f' : s eq 'npu-batch' ? '#f28e2b' : s eq 'lever' ? '#d62728' : '#555555'
 groups = ''
@@ -10,12 +11,12 @@ do for [m in models] { do for [s in datasets] { groups = groups.' '.m.'/'.s } }
 gkey(x) = strcol('model').'/'.strcol('dataset')
 glabel(g) = nice(g[1:strstrt(g, '/') - 1])."\n".nice(g[strstrt(g, '/') + 1:])
 allgroup = 0
-set multiplot layout 1,2 margins 0.08,0.99,0.14,0.86 spacing 0.09,0 \
+set multiplot layout 2,1 margins 0.08,0.98,0.1,0.88 spacing 0,0.14 \
   title 'Fig. 13 — Draft-stage latency by draft scheduling ('.nice(word(devices, 1)).')' font ',16'
-set xtics scale 0 nomirror font ',11'
+set xtics scale 0 nomirror font ',12'
 set yrange [0:*]
 set offsets 0, 0, graph 0.25, 0
-set key top left horizontal maxrows 2 font ',12' samplen 2 opaque box width -2
+set key top left horizontal maxrows 1 font ',12' samplen 2 opaque box
 do for [panel = 1:2] {
   col = panel == 1 ? 'draft_s_mean' : 'throughput_tps'
   sc = panel == 1 ? 1000 : 1

@@ -2,7 +2,8 @@
 # on the NPU for every tree node vs on demand (accepted path only) on the NPU or the CPU, for
 # each target and dataset; (b) its share of the cycle. Data: fig14.csv (view fig14).
 load plotdir.'/common.gp'
-series = lmheads
+series = only('eager-npu demand-npu demand-cpu', lmheads)  # the paper's order, then any other
+do for [v in lmheads] { if (idx(v, series) == 0) { series = series.' '.v } }
 scol = 'lmhead'
 sercol(s) = s eq 'eager-npu' ? '#4e79a7' : s eq 'demand-npu' ? '#f28e2b' : s eq 'demand-cpu' ? '#d62728' : '#555555'
 groups = ''
@@ -10,12 +11,12 @@ do for [m in models] { do for [s in datasets] { groups = groups.' '.m.'/'.s } }
 gkey(x) = strcol('model').'/'.strcol('dataset')
 glabel(g) = nice(g[1:strstrt(g, '/') - 1])."\n".nice(g[strstrt(g, '/') + 1:])
 allgroup = 0
-set multiplot layout 1,2 margins 0.08,0.99,0.14,0.86 spacing 0.09,0 \
+set multiplot layout 2,1 margins 0.08,0.98,0.1,0.88 spacing 0,0.14 \
   title 'Fig. 14 — Output-projection latency by placement ('.nice(word(devices, 1)).')' font ',16'
-set xtics scale 0 nomirror font ',11'
+set xtics scale 0 nomirror font ',12'
 set yrange [0:*]
 set offsets 0, 0, graph 0.25, 0
-set key top left horizontal maxrows 2 font ',12' samplen 2 opaque box width -2
+set key top left horizontal maxrows 1 font ',12' samplen 2 opaque box
 do for [panel = 1:2] {
   col = panel == 1 ? 'lmhead_s_mean' : 'share_lmhead'
   sc = panel == 1 ? 1000 : 100

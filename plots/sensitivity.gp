@@ -18,12 +18,12 @@ set key top right font ',12' samplen 2.5 opaque box
 set title "(a) Lever's speedup over each system" font ',13'
 set ylabel 'Lever throughput / system throughput' font ',12'
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#404040'
-plot for [y in others] csv using (is(y) ? column('bandwidth_gbps') : NaN):(column('lever_speedup')) \
+plot for [y in others] csv using (is(y) ? column('bandwidth_gbps') : NaN):(column('lever_speedup')) smooth unique \
   with lp lw 2.5 pt 7 ps 1.3 lc rgb syscol(y) title 'vs '.nice(y)
 unset arrow 1
 set title '(b) decode throughput' font ',13'
 set ylabel 'throughput (tokens/s)' font ',12'
 set key top left
-plot for [y in systems] csv using (is(y) ? column('bandwidth_gbps') : NaN):(column('throughput_tps')) \
+plot for [y in systems] csv using (is(y) ? column('bandwidth_gbps') : NaN):(column('throughput_tps')) smooth unique \
   with lp lw 2.5 pt 7 ps 1.3 lc rgb syscol(y) title nice(y)
 unset multiplot
