@@ -48,7 +48,8 @@ do for [i = 1:nrows] {
   set ylabel 'decode speed (tokens/s)' font ',12' tc rgb '#d62728'
   set y2label 'accepted length τ (tokens/cycle)' font ',12' tc rgb '#59a14f'
   set y2tics font ',12'
-  set y2range [0:*]
+  stats csv using (strcol('system') eq y ? column('tau') : NaN) nooutput
+  set y2range [0:STATS_max * 1.3]  # room for the key, as the offsets give y1
   plot for [k = 1:words(datasets)] csv using (this(y, word(datasets, k)) ? column('budget') : NaN):(column('throughput_tps')) \
          with lp lw 2.5 pt 7 ps 1.2 lc rgb '#d62728' dt k title (k == 1 ? 'decode speed' : ''), \
        for [k = 1:words(datasets)] csv using (this(y, word(datasets, k)) ? column('budget') : NaN):(column('tau')) axes x1y2 \
