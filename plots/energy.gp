@@ -9,7 +9,7 @@ groups = devices
 gkey(x) = strcol('device')
 glabel(s) = nice(s)
 allgroup = 0
-set multiplot layout 2,1 margins 0.08,0.8,0.07,0.87 spacing 0,0.12 \
+set multiplot layout 2,1 margins 0.08,0.75,0.07,0.87 spacing 0,0.12 \
   title 'Energy per token by system and device (mean over targets and datasets)' font ',16'
 set xtics scale 0 nomirror font ',12'
 set yrange [0:*]
