@@ -519,6 +519,29 @@ static void work_of(const ls_model_costs *c, ls_layer_work *w)
   w->kv_bytes_per_token = c->kv_bytes_per_token;
 }
 
+/* The settings one system sees: unscoped keys, plus "SYSTEM:key" keys of this system
+ * (scoped ones win), so an experiment can give one system a policy setting that the other
+ * systems of the same matrix do not read. A scope naming no system is an error. */
+static int scoped_settings(const ls_kv *in, const char *system, ls_kv **out, ls_error *err)
+{
+  int rc = ls_kv_create(out, err);
+  for (int pass = 0; pass < 2 && rc == LS_OK; pass++)
+    for (int i = 0; i < ls_kv_count(in) && rc == LS_OK; i++) {
+      const char *key = ls_kv_key(in, i), *colon = strchr(key, ':');
+      if (pass == 0 && !colon)
+        rc = ls_kv_set(*out, key, ls_kv_value(in, i), "settings", err);
+      if (pass == 0 || !colon)
+        continue;
+      char scope[64];
+      snprintf(scope, sizeof scope, "%.*s", (int)(colon - key), key);
+      if (!ls_system_find(scope))
+        rc = ls_error_set(err, LS_EUSAGE, "%s: unknown system '%s' in a scoped setting", key, scope);
+      else if (strcmp(scope, system) == 0)
+        rc = ls_kv_set(*out, colon + 1, ls_kv_value(in, i), "settings", err);
+    }
+  return rc;
+}
+
 static int has_prefix(const ls_kv *kv, const char *prefix)
 {
   for (int i = 0; i < ls_kv_count(kv); i++)
@@ -688,9 +711,10 @@ int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_
     return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
   r->res = out;
   r->keep_steps = keep_steps;
-  long max_tokens, threads;
-  ls_kv *kv = s->settings;
-  int rc = ls_kv_int(kv, "workload.max_tokens", 1, 1000000, 128, &max_tokens, err);
+  long max_tokens = 0, threads = 0;
+  ls_kv *kv = NULL;
+  int rc = scoped_settings(s->settings, s->system, &kv, err);
+  if (!rc) rc = ls_kv_int(kv, "workload.max_tokens", 1, 1000000, 128, &max_tokens, err);
   if (!rc) rc = load_inputs(r, c, s, kv, err);
   if (!rc) rc = ls_kv_int(kv, "run.threads", 1, 64, ls_device_cpu(r->dev)->default_threads, &threads, err);
   if (!rc) rc = pick_policies(r, sys, kv, err);
@@ -717,6 +741,7 @@ int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_
            r->draft ? ls_model_id(r->draft) : "", r->resident, r->exit_layer, r->threads);
   free_run(r);
   free(r);
+  ls_kv_free(kv);
   return rc;
 }
 
