@@ -1,0 +1,298 @@
+/* tests/cli: command-line tests of the leversim binary across modules — help and errors,
+ * --jobs determinism, sharded sweeps merged, resume after SIGKILL, clean SIGINT.
+ * Sweeps run on the fixture data root tests/runner/data (a tiny deterministic phone and a
+ * one-layer model) so that each test takes well under a second per sweep. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "ls_test.h"
+
+static char g_tmp[256];  /* per-process scratch folder */
+
+static const char EXP[] =
+    "name: clitest\nseed: 5\nsettings:\n  workload.prompts: 2\n  workload.max_tokens: 40\n"
+    "parts:\n  - name: main\n    devices: [tiny]\n    models: [tiny-target]\n"
+    "    datasets: [iid, positional]\n    systems: [ar-flash, sd-chain, specinfer, sequoia, eagle2, lever]\n"
+    "    sweep:\n      draft.budget: [4, 8, 16, 32]\n"
+    "  - name: long\n    quick: false\n    devices: [tiny]\n    models: [tiny-target]\n"
+    "    datasets: [iid]\n    systems: [specinfer, sequoia, eagle2, lever]\n    settings:\n      workload.prompts: 8\n"
+    "      workload.max_tokens: 400\n    sweep:\n      draft.budget: [8, 16, 24, 32, 40, 48, 56, 64]\n"
+    "      workload.alpha: [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]\n";
+
+/* Suite set-up (no assertions here: CUnit allows them only inside tests). */
+static int setup_tmp(void)
+{
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/leversim-cli-%ld", (long)getpid());
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", g_tmp, g_tmp);
+  if (system(cmd) != 0)
+    return -1;
+  char path[512];
+  snprintf(path, sizeof path, "%s/exp.yaml", g_tmp);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  fputs(EXP, f);
+  fclose(f);
+  char data[512];
+  setenv("LEVERSIM_DATA", ls_test_path(data, sizeof data, "runner/data"), 1);
+  return 0;
+}
+
+/* v_runs as CSV: every metric of every run, run ids included, wall times excluded. */
+static void export_runs(const char *db, char *out, unsigned size)
+{
+  char args[1024];
+  snprintf(args, sizeof args, "export --db '%s' --view v_runs --format csv", db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, size), 0);
+}
+
+static int sweep(const char *db, const char *extra)
+{
+  char args[2048], out[4096];
+  snprintf(args, sizeof args, "sweep '%s/exp.yaml' --db '%s' %s", g_tmp, db, extra);
+  return ls_test_cli(args, out, sizeof out);
+}
+
+static char *big(void)
+{
+  char *p = malloc(1 << 20);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  return p;
+}
+
+/* ---- basics ---- */
+
+static void test_help_and_version(void)
+{
+  char out[8192];
+  CU_ASSERT_EQUAL(ls_test_cli("--version", out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "leversim 0."));
+  CU_ASSERT_EQUAL(ls_test_cli("--help", out, sizeof out), 0);
+  const char *cmds[] = {"run", "sweep", "reproduce", "figures", "tree", "check", "export", "merge", "profiles", "devices", "trace", "bench"};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, cmds[i]));
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    char args[64];
+    snprintf(args, sizeof args, "%s --help", cmds[i]);
+    CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  }
+  CU_ASSERT_EQUAL(ls_test_cli("frobnicate", out, sizeof out), 64);
+}
+
+static void test_unknown_names_list_choices(void)
+{
+  char out[8192];
+  int rc = ls_test_cli("run --device oneplus-13 --model llama-3.1-8b --dataset gsm8k --system lever", out, sizeof out);
+  CU_ASSERT_EQUAL(rc, 66);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown device 'oneplus-13'"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "valid: tiny")); /* the fixture data root's only phone */
+  rc = ls_test_cli("run --device tiny --model tiny-target --dataset iid --system levr", out, sizeof out);
+  CU_ASSERT_EQUAL(rc, 66);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "ar-flash"));
+  rc = ls_test_cli("run --device tiny --model tiny-target --dataset iid --system lever --set draft.budgett=4", out, sizeof out);
+  CU_ASSERT_EQUAL(rc, 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "draft.budgett"));
+  rc = ls_test_cli("run --device tiny --model tiny-target --dataset iid --system lever --set nosuch:draft.budget=4", out, sizeof out);
+  CU_ASSERT_EQUAL(rc, 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown system 'nosuch'"));
+}
+
+static void test_run_json(void)
+{
+  char out[16384];
+  int rc = ls_test_cli("run --device tiny --model tiny-target --dataset iid --system lever --tokens 30 --prompts 1 --json", out, sizeof out);
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"throughput_tps\":"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"valid\":true"));
+}
+
+/* ---- determinism ---- */
+
+static void test_jobs_identical(void)
+{
+  char db1[512], db2[512];
+  snprintf(db1, sizeof db1, "%s/j1.db", g_tmp);
+  snprintf(db2, sizeof db2, "%s/j2.db", g_tmp);
+  CU_ASSERT_EQUAL_FATAL(sweep(db1, "--quick --jobs 1"), 0);
+  CU_ASSERT_EQUAL_FATAL(sweep(db2, "--quick --jobs 2"), 0);
+  char *a = big(), *b = big();
+  export_runs(db1, a, 1 << 20);
+  export_runs(db2, b, 1 << 20);
+  CU_ASSERT(strlen(a) > 1000);
+  CU_ASSERT_STRING_EQUAL(a, b);
+  free(a);
+  free(b);
+}
+
+/* ---- shards ---- */
+
+static void test_shards_merge_identical(void)
+{
+  char whole[512], out[512], s[3][512];
+  snprintf(whole, sizeof whole, "%s/whole.db", g_tmp);
+  snprintf(out, sizeof out, "%s/merged.db", g_tmp);
+  CU_ASSERT_EQUAL_FATAL(sweep(whole, "--quick"), 0);
+  pid_t pids[3];
+  for (int i = 0; i < 3; i++) { /* three shards as three concurrent processes */
+    snprintf(s[i], sizeof s[i], "%s/shard%d.db", g_tmp, i + 1);
+    pids[i] = fork();
+    if (pids[i] == 0) {
+      char extra[64];
+      snprintf(extra, sizeof extra, "--quick --shard %d/3", i + 1);
+      _exit(sweep(s[i], extra));
+    }
+  }
+  for (int i = 0; i < 3; i++) {
+    int st;
+    waitpid(pids[i], &st, 0);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  char args[4096], msg[4096];
+  snprintf(args, sizeof args, "merge '%s' '%s' '%s' '%s'", out, s[0], s[1], s[2]);
+  CU_ASSERT_EQUAL(ls_test_cli(args, msg, sizeof msg), 0);
+  CU_ASSERT_EQUAL(ls_test_cli(args, msg, sizeof msg), 0); /* idempotent */
+  char *a = big(), *b = big();
+  export_runs(whole, a, 1 << 20);
+  export_runs(out, b, 1 << 20);
+  CU_ASSERT_STRING_EQUAL(a, b);
+  free(a);
+  free(b);
+}
+
+/* ---- resume after SIGKILL ---- */
+
+static pid_t start_sweep(const char *db, const char *extra)
+{
+  pid_t pid = fork();
+  if (pid == 0) {
+    char bin[512];
+    snprintf(bin, sizeof bin, "%s", LS_BINARY);
+    char exp[512];
+    snprintf(exp, sizeof exp, "%s/exp.yaml", g_tmp);
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    setpgid(0, 0); /* its own group, so a kill reaches the workers too */
+    execl(bin, bin, "sweep", exp, "--db", db, "--jobs", "2", extra, (char *)NULL);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  return pid;
+}
+
+static void sleep_ms(long ms)
+{
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static void test_resume_after_kill(void)
+{
+  char ref[512];
+  snprintf(ref, sizeof ref, "%s/ref.db", g_tmp);
+  CU_ASSERT_EQUAL_FATAL(sweep(ref, ""), 0);
+  char *a = big(), *b = big();
+  export_runs(ref, a, 1 << 20);
+  const long delays_ms[] = {5, 40, 120, 250};
+  int partial = 0; /* kills that really cut a sweep short (else the test proves nothing) */
+  for (int k = 0; k < 4; k++) {
+    char db[512];
+    snprintf(db, sizeof db, "%s/killed%d.db", g_tmp, k);
+    pid_t pid = start_sweep(db, "--resume");
+    sleep_ms(delays_ms[k]);
+    kill(-pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    char args[1024];
+    snprintf(args, sizeof args, "export --db '%s' --view v_runs --format csv", db);
+    if (access(db, F_OK) != 0 || ls_test_cli(args, b, 1 << 20) != 0 || strlen(b) < strlen(a))
+      partial++;
+    CU_ASSERT_EQUAL(sweep(db, "--resume"), 0);
+    export_runs(db, b, 1 << 20);
+    CU_ASSERT_STRING_EQUAL(a, b); /* every run present once, metrics identical */
+  }
+  CU_ASSERT(partial >= 2);
+  free(a);
+  free(b);
+}
+
+/* ---- SIGINT ---- */
+
+static void test_sigint_clean(void)
+{
+  char db[512], args[1024], out[8192];
+  snprintf(db, sizeof db, "%s/int.db", g_tmp);
+  pid_t pid = start_sweep(db, "--resume");
+  sleep_ms(60);
+  kill(-pid, SIGINT);
+  int st;
+  waitpid(pid, &st, 0);
+  CU_ASSERT(WIFEXITED(st));
+  /* Interrupted (130) or, on a fast machine, already done (0); the database is whole. */
+  CU_ASSERT(WEXITSTATUS(st) == 130 || WEXITSTATUS(st) == 0);
+  snprintf(args, sizeof args, "sweep '%s/exp.yaml' --db '%s' --resume", g_tmp, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already done"));
+}
+
+static void test_sigint_message(void)
+{
+  /* The interrupted sweep tells how to resume: run it with stderr captured. */
+  char db[512], cmd[2048], out[8192];
+  snprintf(db, sizeof db, "%s/int2.db", g_tmp);
+  snprintf(cmd, sizeof cmd, "sh -c \"'%s' sweep '%s/exp.yaml' --db '%s' --jobs 1 2>'%s/err.txt' & p=\\$!; sleep 0.05; kill -INT \\$p; wait \\$p; echo rc=\\$?\"",
+           LS_BINARY, g_tmp, db, g_tmp);
+  FILE *p = popen(cmd, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  size_t n = fread(out, 1, sizeof out - 1, p);
+  out[n] = '\0';
+  pclose(p);
+  if (strstr(out, "rc=130")) {
+    char path[600], err[4096] = "";
+    snprintf(path, sizeof path, "%s/err.txt", g_tmp);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    n = fread(err, 1, sizeof err - 1, f);
+    err[n] = '\0';
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--resume"));
+  } else {
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "rc=0")); /* finished before the signal */
+  }
+}
+
+static CU_TestInfo basics_tests[] = {
+    {"help and version of every command", test_help_and_version},
+    {"unknown names list the valid choices", test_unknown_names_list_choices},
+    {"run --json", test_run_json},
+    CU_TEST_INFO_NULL};
+static CU_TestInfo determinism_tests[] = {{"--jobs 1 and --jobs 2 give identical metrics", test_jobs_identical}, CU_TEST_INFO_NULL};
+static CU_TestInfo shards_tests[] = {{"3 shards merged equal the whole sweep", test_shards_merge_identical}, CU_TEST_INFO_NULL};
+static CU_TestInfo resume_tests[] = {{"SIGKILL at several points, then --resume", test_resume_after_kill}, CU_TEST_INFO_NULL};
+static CU_TestInfo interrupt_tests[] = {
+    {"SIGINT keeps finished runs", test_sigint_clean},
+    {"SIGINT says how to resume", test_sigint_message},
+    CU_TEST_INFO_NULL};
+
+static int init(void) { return setup_tmp(); }
+
+static int clean(void)
+{
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+  return system(cmd) == 0 ? 0 : 0;
+}
+
+static CU_SuiteInfo suites[] = {
+    {"basics", init, clean, NULL, NULL, basics_tests},
+    {"determinism", init, clean, NULL, NULL, determinism_tests},
+    {"shards", init, clean, NULL, NULL, shards_tests},
+    {"resume", init, clean, NULL, NULL, resume_tests},
+    {"interrupt", init, clean, NULL, NULL, interrupt_tests},
+    CU_SUITE_INFO_NULL};
+
+int main(int argc, char **argv) { return ls_test_main(argc, argv, suites); }
