@@ -164,6 +164,33 @@ static void test_shards_merge_identical(void)
   free(b);
 }
 
+/* The Slurm array script, run as its three array tasks would be (environment as Slurm sets
+ * it), then the merge script: the same database as one unsharded sweep. */
+static void test_slurm_scripts_as_array(void)
+{
+  char whole[512], cmd[4096], dir[512], merged[512];
+  snprintf(whole, sizeof whole, "%s/whole2.db", g_tmp);
+  snprintf(dir, sizeof dir, "%s/slurm", g_tmp);
+  snprintf(merged, sizeof merged, "%s/slurm-merged.db", g_tmp);
+  CU_ASSERT_EQUAL_FATAL(sweep(whole, "--quick"), 0);
+  for (int i = 1; i <= 3; i++) {
+    snprintf(cmd, sizeof cmd,
+             "EXP='%s/exp.yaml' OUT='%s' LEVERSIM='%s' SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_ID=%d "
+             "SLURM_ARRAY_TASK_MIN=1 SLURM_CPUS_PER_TASK=1 bash '%s/../runner/cluster/sweep.sbatch' --quick >/dev/null 2>&1",
+             g_tmp, dir, LS_BINARY, i, LS_TEST_DIR);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+  }
+  snprintf(cmd, sizeof cmd, "OUT='%s' DB='%s' LEVERSIM='%s' bash '%s/../runner/cluster/merge.sbatch' >/dev/null 2>&1",
+           dir, merged, LS_BINARY, LS_TEST_DIR);
+  CU_ASSERT_EQUAL(system(cmd), 0);
+  char *a = big(), *b = big();
+  export_runs(whole, a, 1 << 20);
+  export_runs(merged, b, 1 << 20);
+  CU_ASSERT_STRING_EQUAL(a, b);
+  free(a);
+  free(b);
+}
+
 /* ---- resume after SIGKILL ---- */
 
 static pid_t start_sweep(const char *db, const char *extra)
@@ -271,7 +298,10 @@ static CU_TestInfo basics_tests[] = {
     {"run --json", test_run_json},
     CU_TEST_INFO_NULL};
 static CU_TestInfo determinism_tests[] = {{"--jobs 1 and --jobs 2 give identical metrics", test_jobs_identical}, CU_TEST_INFO_NULL};
-static CU_TestInfo shards_tests[] = {{"3 shards merged equal the whole sweep", test_shards_merge_identical}, CU_TEST_INFO_NULL};
+static CU_TestInfo shards_tests[] = {
+    {"3 shards merged equal the whole sweep", test_shards_merge_identical},
+    {"the Slurm array and merge scripts", test_slurm_scripts_as_array},
+    CU_TEST_INFO_NULL};
 static CU_TestInfo resume_tests[] = {{"SIGKILL at several points, then --resume", test_resume_after_kill}, CU_TEST_INFO_NULL};
 static CU_TestInfo interrupt_tests[] = {
     {"SIGINT keeps finished runs", test_sigint_clean},
