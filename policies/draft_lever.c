@@ -28,7 +28,7 @@
  * only where the sequence stops and how big the final tree is. Hence (proof in the tests'
  * comments, checked by property tests): adding to T(n) a term that does not grow with n
  * (slower flash: more I/O per pass) never shrinks the tree; a free verification grows it to
- * the budget. Settings: draft.budget (64), draft.topk (8: assumed, candidates per evaluated
+ * the budget. Settings: draft.budget (32: calibrated, docs/CALIBRATION.md), draft.topk (8: assumed, candidates per evaluated
  * node), draft.max_depth (12: assumed), draft.width (16: assumed, nodes per pass),
  * draft.batch_ratio (0.25: assumed). */
 #include <math.h>
@@ -60,7 +60,7 @@ static int create(void **state, ls_kv *kv, ls_error *err)
   int B;
   long k, d, w;
   double ratio;
-  int rc = ls_policy_budget(kv, 64, &B, err);
+  int rc = ls_policy_budget(kv, 32, &B, err); /* calibrated: docs/CALIBRATION.md */
   if (rc == LS_OK)
     rc = ls_kv_int(kv, "draft.topk", 1, LS_VIEW_TOPK_MAX, 8, &k, err);
   if (rc == LS_OK)

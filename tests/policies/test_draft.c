@@ -215,7 +215,14 @@ static void test_specinfer_shape(void)
   ls_draft_view v;
   ls_posview_init(&pv, p, 5, 5, &v, NULL);
   ls_tree *t = new_tree();
+  /* default: SpecInfer's 1,1,3,1,1,1,1,1 -> a chain of 2, three branches, chains of 5 */
   CU_ASSERT_EQUAL_FATAL(ptest_build("specinfer", "", t, &v, NULL), LS_OK);
+  CU_ASSERT_EQUAL(t->n, 1 + 1 + 1 + 3 * 6);
+  CU_ASSERT_EQUAL(t->n_steps, 8);
+  const int want_default[8] = {1, 1, 1, 3, 3, 3, 3, 3};
+  for (int s = 0; s < 8; s++)
+    CU_ASSERT_EQUAL(t->step_nodes[s], want_default[s]);
+  CU_ASSERT_EQUAL_FATAL(ptest_build("specinfer", "draft.expansion=4,2,2,1,1", t, &v, NULL), LS_OK);
   CU_ASSERT_EQUAL(t->n, 1 + 4 + 8 + 16 + 16 + 16);
   CU_ASSERT_EQUAL(t->n_steps, 5);
   const int want[5] = {1, 4, 8, 16, 16};
