@@ -39,7 +39,8 @@
  *                draft_s_mean, throughput_tps, util_npu, util_cpu.
  *   fig14        part 'lmhead': device, model, dataset, system, lmhead (axis map.lmhead),
  *                lmhead_s_mean, share_lmhead, throughput_tps.
- *   table1       specinfer on oneplus-12, parts 'table1'/'main': part, model, datasets,
+ *   table1       specinfer on oneplus-12, part 'table1' (part 'main' when the database has no
+ *                'table1' runs): part, model, datasets,
  *                io_share (mean over datasets), io_share_min, io_share_max.
  *   energy       part 'main': device, system, configs, energy_per_token_j (mean), throughput_tps
  *                (mean).
@@ -155,7 +156,8 @@ static const char views_sql[] =
     " ORDER BY device, model, dataset, system, lmhead;"
     "CREATE VIEW table1 AS SELECT part, model, count(*) AS datasets,"
     " avg(io_share) AS io_share, min(io_share) AS io_share_min, max(io_share) AS io_share_max"
-    " FROM v_runs WHERE part IN ('table1', 'main') AND system = 'specinfer'"
+    " FROM v_runs WHERE system = 'specinfer' AND (part = 'table1' OR (part = 'main'"
+    " AND NOT EXISTS (SELECT 1 FROM runs WHERE part = 'table1' AND status = 'ok')))"
     " AND device = 'oneplus-12' GROUP BY part, model ORDER BY part, io_share;"
     "CREATE VIEW energy AS SELECT device, system, count(*) AS configs,"
     " avg(energy_per_token_j) AS energy_per_token_j, avg(throughput_tps) AS throughput_tps"
