@@ -14,6 +14,7 @@
 #define MAX_AXES 8
 #define MAX_VALUES 32
 #define MAX_LIST 64
+#define MAX_RUNS 100000 /* runs in all parts, before sharding */
 
 struct ls_experiment {
   char name[LS_NAME_MAX];
@@ -63,7 +64,8 @@ ls_run_spec *ls_experiment_run(ls_experiment *x, int i) { return &x->runs[i]; }
 static int setting_text(const ls_ynode *v, char *buf, size_t size, ls_error *err)
 {
   if (ls_ynode_kind(v) == LS_Y_SCALAR) {
-    snprintf(buf, size, "%s", ls_ynode_text(v));
+    if ((size_t)snprintf(buf, size, "%s", ls_ynode_text(v)) >= size)
+      return ls_ynode_error(v, err, LS_ERANGE, "value too long (at most %zu characters)", size - 1);
     return LS_OK;
   }
   int rc = ls_ynode_expect(v, LS_Y_SEQ, err);
@@ -71,10 +73,12 @@ static int setting_text(const ls_ynode *v, char *buf, size_t size, ls_error *err
   buf[0] = '\0';
   for (int i = 0; rc == LS_OK && i < ls_yseq_len(v); i++) {
     ls_ynode it = ls_yseq_at(v, i);
-    if ((rc = ls_ynode_expect(&it, LS_Y_SCALAR, err)) == LS_OK)
-      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%s%s", i ? "," : "",
-                              ls_ynode_text(&it));
+    if ((rc = ls_ynode_expect(&it, LS_Y_SCALAR, err)) == LS_OK && len < size)
+      len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "", ls_ynode_text(&it));
   }
+  /* A cut value would silently become another value: refuse it instead. */
+  if (rc == LS_OK && len >= size)
+    rc = ls_ynode_error(v, err, LS_ERANGE, "value too long (at most %zu characters)", size - 1);
   return rc;
 }
 
@@ -113,7 +117,8 @@ static int name_ok(const char *name, const char *root, list_fn list, char *valid
   for (int i = 0; i < count; i++) {
     if (strcmp(ids[i], name) == 0)
       return 1;
-    len += (size_t)snprintf(valid + len, size > len ? size - len : 0, "%s%s", i ? ", " : "", ids[i]);
+    if (len < size)
+      len += (size_t)snprintf(valid + len, size - len, "%s%s", i ? ", " : "", ids[i]);
   }
   return 0;
 }
@@ -163,6 +168,9 @@ static int read_axes(const ls_ynode *part, part_def *p, ls_error *err)
     const char *key;
     ls_ynode vals;
     ls_ymap_at(&sweep, i, &key, &vals);
+    if (strlen(key) >= sizeof a->key)
+      return ls_ynode_error(&vals, err, LS_ERANGE, "setting name too long (at most %zu characters)",
+                            sizeof a->key - 1);
     snprintf(a->key, sizeof a->key, "%s", key);
     if ((rc = ls_ynode_expect(&vals, LS_Y_SEQ, err)))
       break;
@@ -206,10 +214,15 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
   size_t len = (size_t)snprintf(r->axes_json, sizeof r->axes_json, "{");
   for (int a = 0; rc == LS_OK && a < p->n_axes; a++) {
     rc = ls_kv_set(r->settings, p->axes[a].key, p->axes[a].values[point[a]], "sweep", err);
-    len += (size_t)snprintf(r->axes_json + len, sizeof r->axes_json - len, "%s\"%s\":\"%s\"",
-                            a ? "," : "", p->axes[a].key, p->axes[a].values[point[a]]);
+    if (len < sizeof r->axes_json)
+      len += (size_t)snprintf(r->axes_json + len, sizeof r->axes_json - len, "%s\"%s\":\"%s\"",
+                              a ? "," : "", p->axes[a].key, p->axes[a].values[point[a]]);
   }
-  snprintf(r->axes_json + len, sizeof r->axes_json - len, "}");
+  if (len < sizeof r->axes_json)
+    len += (size_t)snprintf(r->axes_json + len, sizeof r->axes_json - len, "}");
+  if (rc == LS_OK && len >= sizeof r->axes_json) /* a cut record would not identify the run */
+    rc = ls_error_set(err, LS_ERANGE, "part %s: sweep point longer than %zu characters as JSON "
+                      "(shorten the sweep setting names or values)", p->name, sizeof r->axes_json - 1);
   for (int i = 0; rc == LS_OK && c->overrides && i < ls_kv_count(c->overrides); i++)
     rc = ls_kv_set(r->settings, ls_kv_key(c->overrides, i), ls_kv_value(c->overrides, i), "--set", err);
   if (rc) {
@@ -263,6 +276,12 @@ static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part
   if (!rc && ls_ymap_find(part, "settings", &s))
     rc = read_settings(&s, kv, err);
   if (!rc) rc = ls_ymap_finish(part, err);
+  double runs = (double)pd->n_dev * pd->n_mod * pd->n_ds * pd->n_sys;
+  for (int a = 0; a < pd->n_axes; a++)
+    runs *= pd->axes[a].n;
+  if (!rc && x->total + runs > MAX_RUNS) /* a few lines of YAML must not exhaust memory */
+    rc = ls_ynode_error(part, err, LS_ERANGE, "expands to %.0f runs; an experiment has at most %d",
+                        x->total + runs, MAX_RUNS);
   if (!rc && (!quick || in_quick))
     rc = expand_part(x, c, pd, kv, err);
   ls_kv_free(kv);
