@@ -70,7 +70,15 @@ int ls_kv_set(ls_kv *kv, const char *key, const char *value, const char *origin,
     return LS_OK;
   }
   char *k = dup(key);
-  if (!k || (kv->n == kv->cap && !(kv->p = realloc(kv->p, (size_t)(kv->cap = kv->cap ? 2 * kv->cap : 16) * sizeof *kv->p)))) {
+  if (k && kv->n == kv->cap) { /* keep the old array and capacity when realloc fails */
+    int cap = kv->cap ? 2 * kv->cap : 16;
+    kv_pair *np = realloc(kv->p, (size_t)cap * sizeof *np);
+    if (np) {
+      kv->p = np;
+      kv->cap = cap;
+    }
+  }
+  if (!k || kv->n == kv->cap) {
     free(k);
     free(v);
     free(o);

@@ -96,6 +96,10 @@ int ls_units_parse(const char *text, ls_unit_kind k, double *out, const char **w
     *why = WRONG_KIND[k];
     return LS_EUNIT;
   }
+  if (!isfinite(v * u->factor)) { /* "1e308 TB" must not become infinity */
+    *why = "value too large";
+    return LS_EUNIT;
+  }
   *out = v * u->factor;
   return LS_OK;
 }

@@ -11,7 +11,7 @@
 
 typedef struct {
   int map_id;
-  char key[64];
+  char *key; /* owned: keys of any length must match exactly */
 } asked_key;
 
 struct ls_ydoc {
@@ -234,6 +234,8 @@ void ls_ydoc_free(ls_ydoc *d)
   if (!d)
     return;
   yaml_document_delete(&d->doc);
+  for (int i = 0; i < d->n_asked; i++)
+    free(d->asked[i].key);
   free(d->asked);
   free(d);
 }
@@ -253,8 +255,13 @@ static void mark_asked(ls_ydoc *d, int map_id, const char *key)
     d->asked = a;
     d->cap_asked = cap;
   }
+  size_t len = strlen(key) + 1;
+  char *copy = malloc(len);
+  if (!copy)
+    return;
+  memcpy(copy, key, len);
   d->asked[d->n_asked].map_id = map_id;
-  snprintf(d->asked[d->n_asked].key, sizeof d->asked[0].key, "%s", key);
+  d->asked[d->n_asked].key = copy;
   d->n_asked++;
 }
 

@@ -99,7 +99,24 @@ static void test_format_round_trip(void)
   CU_ASSERT_STRING_EQUAL(ls_units_kind_name(LS_U_BANDWIDTH), "bandwidth");
 }
 
+/* Regression (found while fuzzing): a finite number times its unit factor could overflow to
+ * infinity and be accepted as a parsed value. */
+static void test_overflow(void)
+{
+  double v = 123;
+  const char *why = NULL;
+  CU_ASSERT_EQUAL(ls_units_parse("1e308 TB", LS_U_BYTES, &v, &why), LS_EUNIT);
+  CU_ASSERT_PTR_NOT_NULL(why);
+  if (why)
+    CU_ASSERT_STRING_EQUAL(why, "value too large");
+  CU_ASSERT_EQUAL(ls_units_parse("1.7e308 TFLOP/s", LS_U_COMPUTE, &v, &why), LS_EUNIT);
+  CU_ASSERT_EQUAL(v, 123);
+  CU_ASSERT_EQUAL(ls_units_parse("1e296 TB", LS_U_BYTES, &v, &why), LS_OK); /* still finite */
+  LS_ASSERT_CLOSE(v, 1e308, 1e-12);
+}
+
 CU_TestInfo ls_t_units[] = {
+    {"overflow to infinity is refused (fuzz regression)", test_overflow},
     {"each kind parses", test_each_kind},
     {"bare number, wrong kind, unknown unit -> LS_EUNIT", test_bad},
     {"format round trip", test_format_round_trip},

@@ -221,7 +221,38 @@ static void test_more_errors(void)
   }
 }
 
+/* Regression (found while reviewing the walker for fuzzing): keys of 64 characters or more
+ * were remembered truncated, so a free-form mapping read with ls_ymap_at, or a long key read
+ * with ls_ymap_find, was then reported as an unknown key by ls_ymap_finish. */
+static void test_long_keys(void)
+{
+  char key[200], text[512];
+  memset(key, 'k', sizeof key - 1);
+  key[sizeof key - 1] = '\0';
+  snprintf(text, sizeof text, "%s: 1\nshort: 2\n", key);
+  ls_error err;
+  ls_error_clear(&err);
+  ls_ydoc *d = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_ydoc_load_string(&d, "t.yaml", text, &err), LS_OK);
+  ls_ynode root = ls_ydoc_root(d), v;
+  const char *k;
+  for (int i = 0; i < ls_ymap_size(&root); i++)
+    CU_ASSERT_EQUAL(ls_ymap_at(&root, i, &k, &v), LS_OK);
+  CU_ASSERT_EQUAL(ls_ymap_finish(&root, &err), LS_OK);
+  ls_ydoc_free(d);
+  /* Looked up by name: found, and known to the unknown-key check. */
+  CU_ASSERT_EQUAL_FATAL(ls_ydoc_load_string(&d, "t.yaml", text, &err), LS_OK);
+  root = ls_ydoc_root(d);
+  CU_ASSERT_EQUAL(ls_ymap_find(&root, key, &v), 1);
+  CU_ASSERT_EQUAL(ls_ymap_finish(&root, &err), LS_ESCHEMA); /* 'short' was not asked */
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "short: unknown key"));
+  key[63] = '\0'; /* a 63-character prefix is a different key */
+  CU_ASSERT_EQUAL(ls_ymap_find(&root, key, &v), 0);
+  ls_ydoc_free(d);
+}
+
 CU_TestInfo ls_t_yaml[] = {
+    {"keys longer than 63 characters (fuzz regression)", test_long_keys},
     {"one fixture per error kind: exact location, path, value", test_error_fixtures},
     {"a valid document read fully", test_valid},
     {"more errors: types, enums, bools, sequences, documents", test_more_errors},
