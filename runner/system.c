@@ -6,19 +6,19 @@
 #include <string.h>
 
 static const ls_system SYSTEMS[] = {
-    {"ar-mem", "ar", "none", "npu", 1, "", "autoregressive, whole target resident in DRAM (reference)"},
-    {"ar-flash", "ar", "none", "npu", 0, "", "autoregressive, target streamed from flash (paper baseline)"},
-    {"sd-chain", "chain", "none", "npu", 0, "", "chain speculative decoding"},
-    {"specinfer", "specinfer", "none", "npu", 0, "", "conventional tree SD: SpecInfer tree, NPU only, eager LM head"},
-    {"sequoia", "sequoia", "none", "npu", 0, "", "Sequoia tree, conventional execution"},
-    {"eagle2", "eagle2", "none", "npu", 0, "", "EAGLE-2 dynamic tree, conventional execution"},
-    {"opt-tree", "opt-tree", "none", "npu", 0, "", "OPT-Tree adaptive tree, conventional execution"},
-    {"lever", "lever", "early-exit", "lever", 0, "", "Lever: gain/cost tree + early-exit pruning + CPU/NPU mapping"},
-    {"lever-conv-draft", "specinfer", "early-exit", "lever", 0, "", "Lever with SpecInfer drafting (ablation)"},
-    {"lever-no-prune", "lever", "none", "lever", 0, "", "Lever without early-exit pruning (ablation)"},
-    {"lever-npu-map", "lever", "early-exit", "npu", 0, "", "Lever with conventional all-NPU mapping (ablation)"},
-    {"lever-draft-only", "lever", "none", "npu", 0, "", "Lever's drafting alone, conventional execution (Fig. 11)"},
-    {NULL, NULL, NULL, NULL, 0, NULL, NULL},
+    {"ar-mem", "ar", "none", "npu", 1, "autoregressive, whole target resident in DRAM (reference)"},
+    {"ar-flash", "ar", "none", "npu", 0, "autoregressive, target streamed from flash (paper baseline)"},
+    {"sd-chain", "chain", "none", "npu", 0, "chain speculative decoding"},
+    {"specinfer", "specinfer", "none", "npu", 0, "conventional tree SD: SpecInfer tree, NPU only, eager LM head"},
+    {"sequoia", "sequoia", "none", "npu", 0, "Sequoia tree, conventional execution"},
+    {"eagle2", "eagle2", "none", "npu", 0, "EAGLE-2 dynamic tree, conventional execution"},
+    {"opt-tree", "opt-tree", "none", "npu", 0, "OPT-Tree adaptive tree, conventional execution"},
+    {"lever", "lever", "early-exit", "lever", 0, "Lever: gain/cost tree + early-exit pruning + CPU/NPU mapping"},
+    {"lever-conv-draft", "specinfer", "early-exit", "lever", 0, "Lever with SpecInfer drafting (ablation)"},
+    {"lever-no-prune", "lever", "none", "lever", 0, "Lever without early-exit pruning (ablation)"},
+    {"lever-npu-map", "lever", "early-exit", "npu", 0, "Lever with conventional all-NPU mapping (ablation)"},
+    {"lever-draft-only", "lever", "none", "npu", 0, "Lever's drafting alone, conventional execution (Fig. 11)"},
+    {NULL, NULL, NULL, NULL, 0, NULL},
 };
 
 const ls_system *ls_system_find(const char *name)

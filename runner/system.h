@@ -12,7 +12,6 @@ typedef struct ls_system {
   const char *prune;
   const char *map;
   int target_in_dram;   /* 1: the whole target is resident (ar-mem); valid only if it fits */
-  const char *settings; /* extra defaults, "key=value;key=value" (empty: none) */
   const char *summary;
 } ls_system;
 
