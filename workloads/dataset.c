@@ -105,6 +105,13 @@ static int read_kind_params(const ls_ynode *root, ls_dataset *d, ls_error *err)
   if (!rc && (d->np < 1 || s > 1.0 + 1e-12))
     rc = ls_ynode_error(&pn, err, LS_ERANGE, "needs 1..%d probabilities summing to <= 1 (sum %g)",
                         LS_VIEW_TOPK_MAX, s);
+  /* The oracle needs p non-increasing; say so here, at the value, not later without a place. */
+  for (int i = 1; !rc && i < d->np; i++)
+    if (d->p[i] > d->p[i - 1]) {
+      ls_ynode it = ls_yseq_at(&pn, i);
+      rc = ls_ynode_error(&it, err, LS_ERANGE, "must be non-increasing (p%d = %g > p%d = %g)", i + 1,
+                          d->p[i], i, d->p[i - 1]);
+    }
   return rc ? rc : ls_ymap_finish(&m, err);
 }
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #define KMAX LS_VIEW_TOPK_MAX
 #define LINE_MAX_LEN 4096
@@ -329,29 +330,47 @@ static int rd_header(const rd *r, char *line)
   return LS_OK;
 }
 
+/* One line per getline call: its byte count is exact, so a NUL byte cannot hide the rest of
+ * a line (or split a long one) the way it can with fgets. */
 static int read_stream(FILE *f, rd *r, ls_trace *tr)
 {
-  char line[LINE_MAX_LEN];
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t got;
   tok toks[TOK_MAX];
   int ended = 0, rc = LS_OK, header = 0;
-  while (!rc && fgets(line, sizeof line, f)) {
+  while (!rc && (got = getline(&line, &cap, f)) != -1) {
     r->line++;
-    size_t len = strlen(line);
-    if (len == sizeof line - 1 && line[len - 1] != '\n')
-      return rd_err(r, 1, "line too long", NULL);
-    line[strcspn(line, "\r\n")] = '\0';
+    size_t len = (size_t)got;
+    if (memchr(line, '\0', len)) {
+      rc = rd_err(r, (int)strlen(line) + 1, "NUL byte in a text line", NULL);
+      break;
+    }
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+      line[--len] = '\0';
+    if (len >= LINE_MAX_LEN - 1) {
+      rc = rd_err(r, 1, "line too long", NULL);
+      break;
+    }
+    if (strchr(line, '\r')) { /* a CRLF line end is fine, a CR inside a line is not */
+      rc = rd_err(r, (int)(strchr(line, '\r') - line) + 1, "carriage return inside a line", NULL);
+      break;
+    }
     if (!header) {
       rc = rd_header(r, line);
       header = 1;
       continue;
     }
     int n = split(line, toks, TOK_MAX);
-    if (n < 0)
-      return rd_err(r, 1, "too many fields", NULL);
+    if (n < 0) {
+      rc = rd_err(r, 1, "too many fields", NULL);
+      break;
+    }
     if (n == 0 || toks[0].s[0] == '#')
       continue;
     rc = rd_line(r, tr, toks, n, &ended);
   }
+  free(line);
   if (!rc && !header)
     rc = rd_err(r, 1, "empty file", NULL);
   if (!rc && !ended)

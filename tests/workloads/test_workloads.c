@@ -304,6 +304,18 @@ static void test_datasets_errors(void)
   CU_ASSERT_EQUAL(ls_dataset_load(&d, write_tmp("positional.yaml", bad), &e), LS_ERANGE);
   CU_ASSERT_EQUAL(e.line, line_of(bad, "[0.6, 0.3"));
   free(bad);
+  /* Regression: a rising p passed the loader and failed later in the oracle, unlocated. */
+  bad = replace(good, "[0.6, 0.2, 0.1]", "[0.2, 0.3, 0.1]");
+  ls_error_clear(&e);
+  CU_ASSERT_EQUAL(ls_dataset_load(&d, write_tmp("positional.yaml", bad), &e), LS_ERANGE);
+  CU_ASSERT_EQUAL(e.line, line_of(bad, "[0.2, 0.3"));
+  const char *at = strstr(strstr(bad, "[0.2, 0.3"), "0.3"), *bol = at;
+  while (bol > bad && bol[-1] != '\n')
+    bol--;
+  CU_ASSERT_EQUAL(e.col, (int)(at - bol) + 1); /* located at the value that rises */
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "non-increasing"));
+  ls_dataset_free(d);
+  free(bad);
   free(good);
 }
 
@@ -655,6 +667,42 @@ static void test_traces_malformed(void)
   }
 }
 
+/* Regression (found while fuzzing the reader): a NUL byte hid the rest of its line, and a
+ * carriage return inside a line cut it short, so junk after either was silently ignored.
+ * CRLF line ends stay valid. */
+static void test_traces_nul_cr(void)
+{
+  static const char head[] = "leversim-trace 1\nprompt 0 10 1\n";
+  struct { const char *tail; size_t tail_len; int rc, line, col; } cases[] = {
+#define BYTES(lit) lit, sizeof lit - 1
+      {BYTES("pos 0 0 1 0.5\0 junk\nend\n"), LS_EPARSE, 3, 14},
+      {BYTES("pos 0 0 1 0.5\rjunk\nend\n"), LS_EPARSE, 3, 14},
+      {BYTES("pos 0 0 1 0.5\r\nend\r\n"), LS_OK, 0, 0},
+#undef BYTES
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/nul.trace", tmp_dir());
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite(head, 1, strlen(head), f);
+    fwrite(cases[i].tail, 1, cases[i].tail_len, f);
+    fclose(f);
+    ls_trace *t = NULL;
+    ls_error e;
+    ls_error_clear(&e);
+    int rc = ls_trace_read(&t, path, &e);
+    CU_ASSERT_EQUAL(rc, cases[i].rc);
+    if (cases[i].rc != LS_OK) {
+      CU_ASSERT_EQUAL(e.line, cases[i].line);
+      CU_ASSERT_EQUAL(e.col, cases[i].col);
+    } else if (t) {
+      CU_ASSERT_EQUAL(ls_trace_positions(t, 0), 1);
+    }
+    ls_trace_free(t);
+  }
+}
+
 /* ---- cli ---- */
 
 static void test_cli_trace(void)
@@ -704,6 +752,7 @@ static CU_TestInfo oracle_tests[] = {{"order independence", test_oracle_order},
 static CU_TestInfo traces_tests[] = {{"round trip", test_traces_roundtrip},
                                      {"replay matches the oracle", test_traces_replay},
                                      {"malformed traces located", test_traces_malformed},
+                                     {"NUL bytes and carriage returns (fuzz regression)", test_traces_nul_cr},
                                      CU_TEST_INFO_NULL};
 static CU_TestInfo cli_tests[] = {{"trace record and info", test_cli_trace}, CU_TEST_INFO_NULL};
 
