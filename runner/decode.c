@@ -463,6 +463,8 @@ static void cycle_end(run *r)
     record_cycle(r, now, tau);
     if (r->dops->feedback)
       r->dops->feedback(r->dstate, &r->tree, r->accepted_nodes, r->n_acc);
+    /* what the runtime has observed so far prices on-demand output projections */
+    ls_costmodel_set_tau(r->cm, r->tau.mean);
     int emit = tau < r->target_len - r->produced ? tau : r->target_len - r->produced;
     r->tokens += emit;
     r->produced += emit;
