@@ -1,0 +1,189 @@
+#!/bin/sh
+# tests/fuzz/bad_inputs.sh [LEVERSIM]: feeds hostile and broken inputs to the leversim binary
+# (default build/leversim) and prints docs/BAD_INPUTS.md (a Markdown table: input, command,
+# exit status, first line of the message) on stdout. Every row is a real run; regenerate with
+#   tests/fuzz/bad_inputs.sh build/leversim > docs/BAD_INPUTS.md
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${1:-$ROOT/build/leversim}
+case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+W=$(mktemp -d "${TMPDIR:-/tmp}/leversim-bad-XXXXXX")
+trap 'rm -rf "$W"' EXIT INT TERM
+# A private data root (copies of the shipped folders) for broken models and datasets.
+mkdir -p "$W/data/devices" "$W/data/workloads" "$W/data/runner"
+cp -r "$ROOT/devices/profiles" "$W/data/devices/"
+cp -r "$ROOT/workloads/models" "$ROOT/workloads/datasets" "$W/data/workloads/"
+PROFILE=$ROOT/devices/profiles/oneplus-12.yaml
+TRACE=$ROOT/workloads/traces/sample.trace
+RUN="run --device oneplus-12 --model llama-3.1-8b --dataset gsm8k --system lever --prompts 1 --tokens 4"
+
+n=0
+# row WHAT COMMAND...: runs leversim with the arguments (in $W, data root $W/data when
+# DATA=1) and prints one table row.
+row() {
+  what=$1
+  shift
+  n=$((n + 1))
+  if [ "${DATA:-0}" = 1 ]; then
+    out=$(cd "$W" && LEVERSIM_DATA="$W/data" timeout 60 "$BIN" "$@" 2>&1 >/dev/null)
+  else
+    out=$(cd "$W" && timeout 60 "$BIN" "$@" 2>&1 >/dev/null)
+  fi
+  code=$?
+  msg=$(printf '%s\n' "$out" | grep -v '^$' | head -1 | sed "s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g" | shorten)
+  args=$(printf '%s ' "$@" | sed "s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g; s/ *\$//" | shorten)
+  printf '| %d | %s | `leversim %s` | %s | `%s` |\n' "$n" "$what" "$args" "$code" "$msg"
+}
+# shorten: a line over 240 characters keeps its start and its end (where the reason is).
+shorten() {
+  awk '{ if (length($0) > 240) print substr($0, 1, 100) " ... " substr($0, length($0) - 119); else print }'
+}
+# sub FILE FROM TO OUT: OUT is FILE with the first line containing FROM replaced by TO.
+sub() {
+  awk -v from="$2" -v to="$3" 'done == 0 && index($0, from) { print to; done = 1; next } { print }' "$1" > "$4"
+}
+
+cat <<'HEAD'
+# Bad inputs and what leversim says
+
+Every row was produced by running the `leversim` binary on the input described
+(`tests/fuzz/bad_inputs.sh build/leversim > docs/BAD_INPUTS.md` regenerates this file).
+Exit statuses: 64 usage, 65 bad input data, 66 not found, 70 internal, 74 I/O
+(`leversim --help`). The message is the first line printed on stderr; paths are shown
+relative to the work folder. Inputs found by fuzzing are kept as seeds under
+`tests/fuzz/seeds/` and replayed by `tests/fuzz/run.sh`.
+
+## Device profiles (`profiles validate`)
+
+| # | input | command | exit | message |
+|---|---|---|---|---|
+HEAD
+row "file does not exist" profiles validate nothere.yaml
+: > "$W/empty.yaml"; row "empty file" profiles validate empty.yaml
+printf 'id: x\nflash: [1, 2\n' > "$W/malformed.yaml"; row "malformed YAML (unclosed flow sequence)" profiles validate malformed.yaml
+printf 'id: x\0\001\002\377\376garbage\n' > "$W/binary.yaml"; row "binary bytes (NUL, 0xFF)" profiles validate binary.yaml
+printf '\377\376i\000d\000:\000 \000x\000\n\000' > "$W/utf16.yaml"; row "UTF-16 text" profiles validate utf16.yaml
+printf -- '- a\n- b\n' > "$W/seq.yaml"; row "top level is a sequence" profiles validate seq.yaml
+printf 'id: x\n---\nid: y\n' > "$W/twodocs.yaml"; row "two YAML documents" profiles validate twodocs.yaml
+printf 'id: x\n\tname: y\n' > "$W/tab.yaml"; row "tab indentation" profiles validate tab.yaml
+sub "$PROFILE" "link_bandwidth:" "  link_bandwith: 4.2 GB/s" "$W/typo.yaml"; row "misspelt key (link_bandwith)" profiles validate typo.yaml
+sub "$PROFILE" "queue_depth:" "  chunk: 256 KiB" "$W/dup.yaml"; row "duplicate key (chunk twice)" profiles validate dup.yaml
+sub "$PROFILE" "link_bandwidth:" "" "$W/missing.yaml"; row "missing required key" profiles validate missing.yaml
+sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 4.2" "$W/bare.yaml"; row "number without its unit" profiles validate bare.yaml
+sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 4.2 GB" "$W/kind.yaml"; row "unit of the wrong kind (GB for a bandwidth)" profiles validate kind.yaml
+sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 4.2 gb/s" "$W/case.yaml"; row "unit in the wrong case (gb/s)" profiles validate case.yaml
+sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: -4.2 GB/s" "$W/neg.yaml"; row "negative bandwidth" profiles validate neg.yaml
+sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 0 GB/s" "$W/zero.yaml"; row "zero bandwidth" profiles validate zero.yaml
+sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: nan GB/s" "$W/nan.yaml"; row "NaN" profiles validate nan.yaml
+sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: inf GB/s" "$W/inf.yaml"; row "infinity" profiles validate inf.yaml
+sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 1e999 GB/s" "$W/huge.yaml"; row "number that overflows a double (1e999)" profiles validate huge.yaml
+sub "$PROFILE" "capacity:" "  capacity: 1e308 TB" "$W/ovf.yaml"; row "finite number that overflows with its unit (1e308 TB)" profiles validate ovf.yaml
+sub "$PROFILE" "lanes:" "  lanes: 99999999999999999999" "$W/bigint.yaml"; row "integer beyond 64 bits" profiles validate bigint.yaml
+sub "$PROFILE" "lanes:" "  lanes: 2.5" "$W/fracint.yaml"; row "fraction where an integer is required" profiles validate fracint.yaml
+sub "$PROFILE" "lanes:" "  lanes: [2]" "$W/seqint.yaml"; row "sequence where a number is required" profiles validate seqint.yaml
+sub "$PROFILE" "path: page_cache" "  path: mmap" "$W/enum.yaml"; row "unknown choice (path: mmap)" profiles validate enum.yaml
+sub "$PROFILE" "[8, 1.10]" "    - [8, 0.90]" "$W/curve.yaml"; row "batch curve falls (8 tokens faster than 4)" profiles validate curve.yaml
+sub "$PROFILE" "shapes:" "  shapes: [1, 2, 4, 8, 16, 32, 64, 256]" "$W/shape.yaml"; row "compiled shape beyond the batch curve" profiles validate shape.yaml
+sub "$PROFILE" "resident_target:" "  resident_target: 9 GB" "$W/resident.yaml"; row "resident target above the app budget" profiles validate resident.yaml
+sub "$PROFILE" "  threads: 4" "  threads: 64" "$W/threads.yaml"; row "more threads than cores" profiles validate threads.yaml
+sub "$PROFILE" "id: oneplus-12" "id: $(head -c 300 /dev/zero | tr '\0' x)" "$W/longid.yaml"; row "300-character id" profiles validate longid.yaml
+printf 'id: x\n? [a, b]\n: c\n' > "$W/cplxkey.yaml"; row "non-scalar mapping key" profiles validate cplxkey.yaml
+sub "$PROFILE" "soc:" "soc: &a [*a]" "$W/cycle.yaml"; row "alias cycle (&a [*a])" profiles validate cycle.yaml
+{ printf 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n'; i=1
+  while [ $i -le 30 ]; do p=$((i - 1)); printf 'a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n' $i $i $p $p $p $p $p $p $p $p $p $p; i=$((i + 1)); done
+  cat "$PROFILE"; } > "$W/laughs.yaml"; row "alias bomb (10^31 nodes if expanded)" profiles validate laughs.yaml
+{ printf 'id: '; head -c 100000 /dev/zero | tr '\0' '['; } > "$W/deep.yaml"; row "100000 nested sequences" profiles validate deep.yaml
+{ printf 'x: '; i=0; while [ $i -lt 300 ]; do printf '{a: '; i=$((i + 1)); done; printf '1'; i=0; while [ $i -lt 300 ]; do printf '}'; i=$((i + 1)); done; printf '\n'; cat "$PROFILE"; } > "$W/deepmap.yaml"; row "300 nested mappings" profiles validate deepmap.yaml
+sub "$PROFILE" "model: lognormal_pareto" "    model: empirical" "$W/emp.yaml"; row "empirical latency without its table" profiles validate emp.yaml
+row "a folder instead of a file" profiles validate .
+
+cat <<'HEAD'
+
+## Models and datasets (`run`, data root with the broken file)
+
+| # | input | command | exit | message |
+|---|---|---|---|---|
+HEAD
+M=$W/data/workloads/models/llama-3.1-8b.yaml
+D=$W/data/workloads/datasets/gsm8k.yaml
+cp "$M" "$W/m.orig"; cp "$D" "$W/d.orig"
+sub "$W/m.orig" "n_kv_heads:" "  n_kv_heads: 5" "$M"; DATA=1 row "model: n_heads not a multiple of n_kv_heads" $RUN
+sub "$W/m.orig" "id:" "id: llama-3.1-8b-v2" "$M"; DATA=1 row "model: id differs from the file name" $RUN
+sub "$W/m.orig" "n_layers:" "  n_layers: 100000" "$M"; DATA=1 row "model: 100000 layers" $RUN
+cp "$W/m.orig" "$M"
+sub "$W/d.orig" "agree:" "      agree: 1.5" "$D"; DATA=1 row "dataset: probability above 1" $RUN
+sub "$W/d.orig" "  min:" "  min: 100000" "$D"; DATA=1 row "dataset: min above max" $RUN
+sub "$W/d.orig" "kind:" "kind: real" "$D"; DATA=1 row "dataset: unknown kind" $RUN
+cp "$W/d.orig" "$D"
+P=$W/data/workloads/datasets/positional.yaml
+cp "$P" "$W/p.orig"
+sub "$W/p.orig" "  p:" "  p: [0.2, 0.3, 0.1]" "$P"; DATA=1 row "positional dataset: p rises" run --device oneplus-12 --model llama-3.1-8b --dataset positional --system lever --prompts 1 --tokens 4
+sub "$W/p.orig" "  p:" "  p: [0.6, 0.5]" "$P"; DATA=1 row "positional dataset: p sums above 1" run --device oneplus-12 --model llama-3.1-8b --dataset positional --system lever --prompts 1 --tokens 4
+cp "$W/p.orig" "$P"
+row "unknown model name" run --device oneplus-12 --model gpt-5 --dataset gsm8k --system lever
+row "model name with a path" run --device oneplus-12 --model ../../etc/passwd --dataset gsm8k --system lever
+
+cat <<'HEAD'
+
+## Settings (`--set`)
+
+| # | input | command | exit | message |
+|---|---|---|---|---|
+HEAD
+row "unknown setting" $RUN --set draft.budgte=8
+row "no '='" $RUN --set draft.budget
+row "empty name" $RUN --set =8
+row "not a number" $RUN --set draft.budget=many
+row "bandwidth without a unit" $RUN --set device.flash.bandwidth=3
+row "bandwidth overflowing to infinity" $RUN --set device.flash.bandwidth=1e308GB/s
+row "list with an empty item" run --device oneplus-12 --model llama-3.1-8b --dataset positional --system lever --set workload.p=0.5,,0.1
+row "300-character setting name" $RUN --set "$(head -c 300 /dev/zero | tr '\0' k)=1"
+
+cat <<'HEAD'
+
+## Experiments (`sweep`)
+
+| # | input | command | exit | message |
+|---|---|---|---|---|
+HEAD
+EXP=$ROOT/runner/experiments/paper.yaml
+exp_part() { # a one-part experiment with the given extra lines
+  printf 'name: bad\nseed: 1\nparts:\n  - name: p\n    devices: [%s]\n    models: [llama-3.1-8b]\n    datasets: [gsm8k]\n    systems: [lever]\n' "${DEV:-oneplus-12}"
+  printf '%s\n' "$@"
+}
+exp_part "    sweep:" "      draft.budget: []" > "$W/e1.yaml"; row "empty sweep axis" sweep e1.yaml --db e.db
+DEV=pixel-99 exp_part > "$W/e2.yaml"; row "unknown device" sweep e2.yaml --db e.db
+exp_part "    colour: red" > "$W/e3.yaml"; row "unknown key in a part" sweep e3.yaml --db e.db
+DEV=$(printf 'oneplus-12, %.0s' $(seq 63))oneplus-12 exp_part "    sweep:" \
+  "$(i=0; while [ $i -lt 8 ]; do printf '      a%d: [%s]\n' $i "$(seq -s, 0 31)"; i=$((i + 1)); done)" > "$W/e4.yaml"
+row "expansion bomb (64 devices x 32^8 sweep points)" sweep e4.yaml --db e.db
+exp_part "    sweep:" "$(i=0; while [ $i -lt 8 ]; do printf '      %s%d: [%s]\n' "$(head -c 120 /dev/zero | tr '\0' k)" $i "$(head -c 60 /dev/zero | tr '\0' v)"; i=$((i + 1)); done)" > "$W/e5.yaml"
+row "sweep point too long for the run record (crashed before the fix)" sweep e5.yaml --db e.db
+exp_part "    settings:" "      workload.p: [$(seq -s, 1 200 | sed 's/[0-9]*/0.001/g')]" > "$W/e6.yaml"; row "setting value longer than 511 characters" sweep e6.yaml --db e.db
+row "shard 0/3" sweep "$EXP" --shard 0/3 --db e.db
+row "shard 4/3" sweep "$EXP" --shard 4/3 --db e.db
+printf 'name: bad\nseed: -1\nparts: []\n' > "$W/e7.yaml"; row "negative seed" sweep e7.yaml --db e.db
+
+cat <<'HEAD'
+
+## Traces (`trace info`)
+
+| # | input | command | exit | message |
+|---|---|---|---|---|
+HEAD
+tr_body() { printf 'leversim-trace 1\nprompt 0 10 1\n'; printf "$1"; } # $1 is a printf format
+printf 'leversim-trace 2\nend\n' > "$W/t1.trace"; row "unsupported version" trace info t1.trace
+printf 'hello\n' > "$W/t2.trace"; row "not a trace" trace info t2.trace
+tr_body 'pos 0 0 1 0.5\n' > "$W/t3.trace"; row "missing end (truncated)" trace info t3.trace
+head -c 3000 "$TRACE" > "$W/t3b.trace"; row "shipped trace cut in the middle of a line" trace info t3b.trace
+tr_body 'pos 0 0 2 0.3 0.6\nend\n' > "$W/t4.trace"; row "probabilities rise" trace info t4.trace
+tr_body 'pos 0 0 2 0.6 0.6\nend\n' > "$W/t5.trace"; row "probabilities sum above 1" trace info t5.trace
+tr_body 'pos 0 0 1 nan\nend\n' > "$W/t6.trace"; row "NaN probability" trace info t6.trace
+tr_body 'pos 1 0 1 0.5\nend\n' > "$W/t7.trace"; row "position out of order" trace info t7.trace
+tr_body 'pos 0 0 17 0.5\nend\n' > "$W/t8.trace"; row "K above 16" trace info t8.trace
+tr_body 'pos 0 0 2 0.6 0.3\noff 0 1.1.1.1.1.1.1.1.1 1 0.5\nend\n' > "$W/t9.trace"; row "off-path deeper than 8" trace info t9.trace
+tr_body 'pos 0 0 1 0.5\0 junk\nend\n' > "$W/t10.trace"; row "NUL byte inside a line (ignored junk before the fix)" trace info t10.trace
+tr_body 'pos 0 0 1 0.5\rjunk\nend\n' > "$W/t11.trace"; row "carriage return inside a line (ignored junk before the fix)" trace info t11.trace
+{ tr_body 'pos 0 0 1 0.5'; head -c 5000 /dev/zero | tr '\0' ' '; printf '\nend\n'; } > "$W/t12.trace"; row "5000-character line" trace info t12.trace
+tr_body 'pos 0 0 1 0.5\nend\nprompt 1 1 1\n' > "$W/t13.trace"; row "text after end" trace info t13.trace
+printf 'leversim-trace 1\nprompt 0 10 8388608\nend\n' > "$W/t14.trace"; row "output length beyond the position limit" trace info t14.trace
