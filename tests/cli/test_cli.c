@@ -191,6 +191,23 @@ static void test_slurm_scripts_as_array(void)
   free(b);
 }
 
+/* Opt-in (LEVERSIM_SLURM_TEST=1, root, Debian): tests/cluster/slurm_selftest.sh installs and
+ * starts a real one-node Slurm (slurmctld + slurmd + munge), runs submit.sh's 3-task array and
+ * merge job, and compares the merged database with an unsharded sweep; it stops what it
+ * started. Skipped (a note, no assertions) otherwise: it needs root and the package registry. */
+static void test_real_slurm(void)
+{
+  const char *opt = getenv("LEVERSIM_SLURM_TEST");
+  if (!opt || strcmp(opt, "1") != 0) {
+    fputs("note: real single-node Slurm test skipped (set LEVERSIM_SLURM_TEST=1 to run it, as root)\n", stderr);
+    return;
+  }
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "LEVERSIM='%s' bash '%s/cluster/slurm_selftest.sh'", LS_BINARY, LS_TEST_DIR);
+  int st = system(cmd);
+  CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 /* ---- resume after SIGKILL ---- */
 
 static pid_t start_sweep(const char *db, const char *extra)
@@ -301,6 +318,7 @@ static CU_TestInfo determinism_tests[] = {{"--jobs 1 and --jobs 2 give identical
 static CU_TestInfo shards_tests[] = {
     {"3 shards merged equal the whole sweep", test_shards_merge_identical},
     {"the Slurm array and merge scripts", test_slurm_scripts_as_array},
+    {"real single-node Slurm (LEVERSIM_SLURM_TEST=1)", test_real_slurm},
     CU_TEST_INFO_NULL};
 static CU_TestInfo resume_tests[] = {{"SIGKILL at several points, then --resume", test_resume_after_kill}, CU_TEST_INFO_NULL};
 static CU_TestInfo interrupt_tests[] = {
