@@ -53,6 +53,7 @@ if [ ${#need[@]} -gt 0 ]; then
   apt_install || { timeout 300 apt-get update -q >/dev/null 2>&1 || true; apt_install; } || ok=0
   [ $made_policy = 1 ] && rm -f /usr/sbin/policy-rc.d
   [ $ok = 1 ] || { tail -20 "${TMPDIR:-/tmp}/slurm-selftest-apt.log" >&2; die "apt-get install ${need[*]} failed"; }
+  rm -f "${TMPDIR:-/tmp}/slurm-selftest-apt.log"
 fi
 say "$(slurmctld -V) ($(munged --version 2>&1 | head -1))"
 
