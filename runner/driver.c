@@ -184,20 +184,24 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   memset(sum, 0, sizeof *sum);
   sum->total = ls_experiment_count(x);
   double t0 = now_s();
+  /* The handler is in place before the database exists, so anyone who sees the file can
+   * interrupt cleanly; workers inherit it. */
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  g_stop = 0;
+  sigaction(SIGINT, &sa, &old);
   /* Create the schema once before the workers race to it. */
   ls_db *db = NULL;
   int rc = ls_db_open(&db, o->db_path, err);
   ls_db_close(db);
-  if (rc)
-    return rc;
   int fd[2];
-  if (pipe(fd) != 0)
-    return ls_error_set(err, LS_EIO, "pipe failed: %s", strerror(errno));
-  struct sigaction sa, old;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigint;
-  sigaction(SIGINT, &sa, &old);
-  g_stop = 0;
+  if (rc == LS_OK && pipe(fd) != 0)
+    rc = ls_error_set(err, LS_EIO, "pipe failed: %s", strerror(errno));
+  if (rc) {
+    sigaction(SIGINT, &old, NULL);
+    return rc;
+  }
   pid_t pids[64];
   int jobs = o->jobs;
   fflush(NULL); /* children must not re-flush the parent's buffered output */
