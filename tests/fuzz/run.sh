@@ -5,7 +5,7 @@
 #   harnesses: device model dataset experiment yaml trace (default: all); SECONDS 0 = build only
 #   environment: CC (default clang), JOBS, FUZZ_FLAGS (extra libFuzzer flags)
 #
-# Needs clang with its compiler-rt (libFuzzer + ASan + UBSan; Debian: clang, libclang-rt-dev
+# Needs clang with its compiler-rt (libFuzzer + ASan + UBSan; Debian: clang, libclang-rt-14-dev
 # or the compiler-rt bundled with clang-14), libyaml-dev and libgsl-dev.
 # Before fuzzing, every input kept in tests/fuzz/seeds/<harness>/ (past crashes) is replayed
 # once. Working corpora grow in build-fuzz/corpus/<harness>/ (seeded from the shipped data
