@@ -154,6 +154,17 @@ static int read_names(const ls_ynode *part, const char *key, const char *what, c
   return LS_OK;
 }
 
+/* Sweep points are stored as JSON text ({"key":"value"}): refuse the characters that would
+ * need escaping, so the record is valid JSON and the message names the culprit. */
+static int json_plain(const ls_ynode *n, const char *what, const char *s, ls_error *err)
+{
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+    if (*c == '"' || *c == '\\' || *c < 0x20)
+      return ls_ynode_error(n, err, LS_ESCHEMA, "sweep %s '%s' contains a quote, backslash or control "
+                            "character", what, s);
+  return LS_OK;
+}
+
 static int read_axes(const ls_ynode *part, part_def *p, ls_error *err)
 {
   ls_ynode sweep;
@@ -172,7 +183,7 @@ static int read_axes(const ls_ynode *part, part_def *p, ls_error *err)
       return ls_ynode_error(&vals, err, LS_ERANGE, "setting name too long (at most %zu characters)",
                             sizeof a->key - 1);
     snprintf(a->key, sizeof a->key, "%s", key);
-    if ((rc = ls_ynode_expect(&vals, LS_Y_SEQ, err)))
+    if ((rc = json_plain(&vals, "setting name", key, err)) || (rc = ls_ynode_expect(&vals, LS_Y_SEQ, err)))
       break;
     a->n = ls_yseq_len(&vals);
     if (a->n == 0 || a->n > MAX_VALUES)
@@ -180,6 +191,8 @@ static int read_axes(const ls_ynode *part, part_def *p, ls_error *err)
     for (int j = 0; rc == LS_OK && j < a->n; j++) {
       ls_ynode it = ls_yseq_at(&vals, j);
       rc = setting_text(&it, a->values[j], sizeof a->values[j], err);
+      if (rc == LS_OK)
+        rc = json_plain(&it, "value", a->values[j], err);
     }
   }
   return rc;
