@@ -163,6 +163,8 @@ exp_part "    settings:" "      workload.p: [$(seq -s, 1 200 | sed 's/[0-9]*/0.0
 row "shard 0/3" sweep "$EXP" --shard 0/3 --db e.db
 row "shard 4/3" sweep "$EXP" --shard 4/3 --db e.db
 printf 'name: bad\nseed: -1\nparts: []\n' > "$W/e7.yaml"; row "negative seed" sweep e7.yaml --db e.db
+exp_part "    sweep:" "      device.npu.dispatch: ['100 us\"']" > "$W/e8.yaml"
+row "quote in a sweep value (run failed with a database CHECK error before the fix)" sweep e8.yaml --db e.db
 
 cat <<'HEAD'
 
