@@ -4,12 +4,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+static char dir[256]; /* the harness's private temporary folder, removed at exit */
+
+static void remove_dir(void)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  char path[600];
+  for (struct dirent *e; (e = readdir(d));)
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      unlink(path);
+    }
+  closedir(d);
+  rmdir(dir);
+}
+
 static const char *tmp_dir(void)
 {
-  static char dir[256];
   if (!dir[0]) {
     struct stat st;
     const char *base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
@@ -18,6 +35,7 @@ static const char *tmp_dir(void)
       perror("fuzz: mkdtemp");
       abort();
     }
+    atexit(remove_dir);
   }
   return dir;
 }
