@@ -138,6 +138,13 @@ static void test_experiment_errors(void)
   CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_ESCHEMA);
   ls_error_format(&err, msg, sizeof msg);
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, ":9:5: parts[0].sweeps: unknown key"));
+  /* Sweep values become JSON text: characters that would need escaping are refused where
+   * they stand (a fuzzer finding: the run then failed later with a database error). */
+  write_file(path, "name: bad\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+                   "    datasets: [iid]\n    systems: [lever]\n    sweep:\n      draft.budget: [4, 'a\"b']\n");
+  CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_ESCHEMA);
+  ls_error_format(&err, msg, sizeof msg);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "exp-bad.yaml:10:25: parts[0].sweep.draft.budget[1]: sweep value"));
 }
 
 /* ---- the decode cycle ---- */
