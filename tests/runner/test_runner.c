@@ -14,6 +14,7 @@
 #include "workloads/model.h"
 
 static char g_data[512]; /* fixture data root: tests/runner/data (set once in main) */
+static char g_tmp[64];   /* scratch folder for experiment files (mkdtemp in main) */
 
 static double metric(const ls_decode_result *r, const char *name)
 {
@@ -95,7 +96,7 @@ static const char EXP[] =
 static void test_experiment_expand_and_shard(void)
 {
   char path[600];
-  snprintf(path, sizeof path, "%s/../exp-small.yaml", g_data);
+  snprintf(path, sizeof path, "%s/exp-small.yaml", g_tmp);
   write_file(path, EXP);
   ls_error err;
   ls_experiment *x = NULL;
@@ -122,7 +123,7 @@ static void test_experiment_expand_and_shard(void)
 static void test_experiment_errors(void)
 {
   char path[600];
-  snprintf(path, sizeof path, "%s/../exp-bad.yaml", g_data);
+  snprintf(path, sizeof path, "%s/exp-bad.yaml", g_tmp);
   write_file(path, "name: bad\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
                    "    datasets: [iid]\n    systems: [lever, levr]\n");
   ls_error err;
@@ -249,5 +250,13 @@ static CU_SuiteInfo suites[] = {
 int main(int argc, char **argv)
 {
   ls_test_path(g_data, sizeof g_data, "runner/data");
-  return ls_test_main(argc, argv, suites);
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/leversim-runner-XXXXXX");
+  if (!mkdtemp(g_tmp))
+    return 2;
+  int rc = ls_test_main(argc, argv, suites);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+  if (system(cmd) != 0)
+    fprintf(stderr, "could not remove %s\n", g_tmp);
+  return rc;
 }
