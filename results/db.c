@@ -44,7 +44,7 @@ static const char *const stmt_sql[] = {
     "INSERT INTO metrics(run_id, name, value, unit) VALUES(?1, ?2, ?3, ?4)",
     "INSERT INTO steps(run_id, cycle, tree_size, verified_tokens, accepted, draft_s, verify_s,"
     " lmhead_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    "SELECT 1 FROM runs WHERE run_id = ?1",
+    "SELECT 1 FROM runs WHERE run_id = ?1 AND status <> 'failed'",
     "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
     "SELECT value FROM metrics WHERE run_id = ?1 AND name = ?2",
 };

@@ -31,7 +31,8 @@ void ls_db_close(ls_db *db);  /* NULL allowed */
 void ls_db_hash_run(const char *part, const char *config_json, uint64_t seed,
                     char out[LS_DB_RUN_ID_LEN + 1]);
 
-/* *done = 1 when a run with this id is stored (any status), else 0. For --resume. */
+/* *done = 1 when a run with this id is stored as ok or invalid, else 0: --resume redoes
+ * failed runs (a failure may have been transient) and never redoes finished ones. */
 int ls_db_run_done(ls_db *db, const char *run_id, int *done, ls_error *err);
 
 /* All strings borrowed for the call. NULL text fields are stored as NULL (message, git_sha,

@@ -42,8 +42,9 @@ static size_t json_str(char *buf, size_t size, size_t len, const char *s)
   return len + (size_t)snprintf(buf + len, size > len ? size - len : 0, "\"");
 }
 
-/* Canonical JSON of a spec (settings sorted by ls_kv). */
-static void spec_json(const ls_run_spec *s, char *buf, size_t size)
+/* Canonical JSON of a spec (settings sorted by ls_kv). Returns 0, or -1 when it did not fit
+ * (a cut record would give two different specs one run id). */
+static int spec_json(const ls_run_spec *s, char *buf, size_t size)
 {
   size_t len = (size_t)snprintf(buf, size, "{\"part\":");
   len = json_str(buf, size, len, s->part);
@@ -62,7 +63,8 @@ static void spec_json(const ls_run_spec *s, char *buf, size_t size)
     len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ":");
     len = json_str(buf, size, len, ls_kv_value(s->settings, i));
   }
-  snprintf(buf + len, size > len ? size - len : 0, "}}");
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}}");
+  return len < size ? 0 : -1;
 }
 
 
@@ -70,7 +72,10 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
                       ls_decode_result *res, int *status_out, ls_error *err)
 {
   char json[8192], id[LS_DB_RUN_ID_LEN + 1];
-  spec_json(spec, json, sizeof json);
+  *status_out = 3;
+  if (spec_json(spec, json, sizeof json))
+    return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
+                        spec->device, spec->model, spec->dataset, spec->system);
   ls_db_hash_run(spec->part, json, spec->seed, id);
   double t0 = now_s();
   ls_error run_err;
@@ -92,8 +97,10 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
                    now_s() - t0};
   int wrc = ls_db_write_run(db, &row, rc ? NULL : res->metrics, rc ? 0 : res->n_metrics,
                             res->steps, rc ? 0 : res->n_steps, err);
-  if (wrc)
+  if (wrc) {
+    *status_out = 3; /* nothing recorded: the caller must stop, not count a failed run */
     return wrc;
+  }
   if (rc)
     return ls_error_set(err, rc, "%s/%s/%s/%s: %s", spec->device, spec->model, spec->dataset,
                         spec->system, msg);
@@ -103,7 +110,8 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
 static int already_done(ls_db *db, ls_run_spec *spec, int *done, ls_error *err)
 {
   char json[8192], id[LS_DB_RUN_ID_LEN + 1];
-  spec_json(spec, json, sizeof json);
+  if (spec_json(spec, json, sizeof json))
+    return ls_error_set(err, LS_EINVALID, "settings too long for one run record");
   ls_db_hash_run(spec->part, json, spec->seed, id);
   return ls_db_run_done(db, id, done, err);
 }
@@ -127,6 +135,7 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
       break;
     if (!done) {
       ls_decode_result res;
+      memset(&res, 0, sizeof res);
       int st;
       rc = ls_driver_run_one(cache, db, spec, o->keep_steps, &res, &st, &err);
       ls_decode_result_free(&res);
@@ -160,8 +169,16 @@ static int spawn(ls_experiment *x, const ls_driver_opts *o, pid_t *pids, int fd[
 {
   for (int k = 0; k < o->jobs; k++) {
     pids[k] = fork();
-    if (pids[k] < 0)
-      return ls_error_set(err, LS_ERUN, "fork failed: %s", strerror(errno));
+    if (pids[k] < 0) { /* stop the workers already started before reporting */
+      int e = errno;
+      for (int j = 0; j < k; j++)
+        kill(pids[j], SIGINT);
+      for (int j = 0; j < k; j++)
+        waitpid(pids[j], NULL, 0);
+      close(fd[0]);
+      close(fd[1]);
+      return ls_error_set(err, LS_ERUN, "fork failed: %s", strerror(e));
+    }
     if (pids[k] == 0) {
       close(fd[0]);
       _exit(worker(x, o, k, fd[1]));

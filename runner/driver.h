@@ -28,7 +28,9 @@ typedef struct ls_driver_summary {
 
 int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err);
 
-/* Runs one spec and writes it to db (shared by the driver and `leversim run`). */
+/* Runs one spec and writes it to db (NULL: not written; shared by the driver and `leversim
+ * run`). *status_out: 0 ok, 1 not valid here, 2 the run failed (and was recorded),
+ * 3 nothing was recorded (the spec or the database write failed: stop). */
 int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int keep_steps,
                       ls_decode_result *res, int *status_out, ls_error *err);
 

@@ -236,8 +236,15 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
   if (rc == LS_OK && len >= sizeof r->axes_json) /* a cut record would not identify the run */
     rc = ls_error_set(err, LS_ERANGE, "part %s: sweep point longer than %zu characters as JSON "
                       "(shorten the sweep setting names or values)", p->name, sizeof r->axes_json - 1);
-  for (int i = 0; rc == LS_OK && c->overrides && i < ls_kv_count(c->overrides); i++)
-    rc = ls_kv_set(r->settings, ls_kv_key(c->overrides, i), ls_kv_value(c->overrides, i), "--set", err);
+  for (int i = 0; rc == LS_OK && c->overrides && i < ls_kv_count(c->overrides); i++) {
+    const char *key = ls_kv_key(c->overrides, i);
+    for (int a = 0; rc == LS_OK && a < p->n_axes; a++) /* else every sweep point is one run */
+      if (strcmp(p->axes[a].key, key) == 0)
+        rc = ls_error_set(err, LS_EUSAGE, "--set %s: part %s sweeps this setting; drop --set or the "
+                          "sweep axis", key, p->name);
+    if (rc == LS_OK)
+      rc = ls_kv_set(r->settings, key, ls_kv_value(c->overrides, i), "--set", err);
+  }
   if (rc) {
     ls_kv_free(r->settings);
     return rc;

@@ -120,8 +120,13 @@ static void test_resume_lookup(void)
   CU_ASSERT_EQUAL(done, 1);  /* invalid runs are finished too: resume must not redo them */
   CU_ASSERT_EQUAL(ls_db_run_done(db, "y", &done, &e), LS_OK);
   CU_ASSERT_EQUAL(done, 0);
+  ls_db_run f = {"z", "main", "d", "m", "s", "lever", "{}", "{}", NULL, NULL, "failed", "boom", 1, 0};
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &f, NULL, 0, NULL, 0, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_run_done(db, "z", &done, &e), LS_OK);
+  CU_ASSERT_EQUAL(done, 0); /* failed runs are retried by --resume */
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_runs"), 0);  /* not ok: not pivoted */
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_failed WHERE message LIKE 'ar-mem:%'"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_failed"), 2);
   ls_db_close(db);
   /* A second connection sees the committed run. */
   CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);

@@ -107,6 +107,13 @@ static void test_experiment_expand_and_shard(void)
   CU_ASSERT_STRING_EQUAL(ls_kv_find(r->settings, "workload.max_tokens"), "12");
   int total = ls_experiment_count(x);
   ls_experiment_free(x);
+  /* --set of a swept setting would fold every sweep point into one run: refused. */
+  ls_kv *kv = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_assign(kv, "draft.budget=16", "--set", &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, kv, 1, 1, &err), LS_EUSAGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "draft.budget"));
+  ls_kv_free(kv);
   int seen[64] = {0}, sum = 0;
   for (int i = 1; i <= 3; i++) {
     CU_ASSERT_EQUAL_FATAL(ls_experiment_load(&x, path, g_data, 0, NULL, i, 3, &err), LS_OK);
