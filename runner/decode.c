@@ -29,6 +29,7 @@
  * modelled; flash does not prefetch across cycles (it idles while drafting); one sequence at
  * a time (no batching across prompts). */
 #include "runner/decode.h"
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +40,12 @@
 #include "runner/system.h"
 #include "sim/engine.h"
 #include "sim/resource.h"
+#include "sim/rng.h"
 #include "sim/stats.h"
 #include "workloads/dataset.h"
 #include "workloads/model.h"
 #include "workloads/oracle.h"
+#include "workloads/trace.h"
 
 #define MAX_CACHED 24
 #define N_BUFFERS 2 /* flash layer buffers: the current layer and the prefetched next one */
@@ -132,6 +135,8 @@ typedef struct run {
   int prompt, pos, ctx_len, produced, target_len;
   int64_t t_prompt_start, t_cycle, t_verify, t_layers_end, npu_free_at;
   ls_oracle_cycle cyc;
+  ls_trace *trace;         /* owned; set: the recorded text replaces the oracle's */
+  ls_trace_cycle tcyc;
   ls_draft_view view;
   ls_tree tree;
   double score[LS_TREE_MAX];
@@ -169,6 +174,40 @@ static void fail(run *r, int rc)
 static int64_t target_layer_ns(const run *r, int tokens)
 {
   return ls_npu_layer_ns(ls_device_npu(r->dev), &r->tw, tokens, r->ctx_len);
+}
+
+/* ---- the text: the synthetic oracle, or a recorded trace (workload.trace=FILE) ----
+ * A trace gives candidate sets and the target's choices; the early-exit predictor is then
+ * modelled as for the oracle (score = sqrt(2) Phi^-1(AUC) [on the true path] + N(0,1),
+ * keyed by the node), with the dataset's AUC. */
+
+static int text_prompts(const run *r)
+{
+  return r->trace ? ls_trace_prompts(r->trace) : ls_oracle_prompts(r->oracle);
+}
+
+static void text_begin(run *r)
+{
+  if (r->trace)
+    ls_trace_replay_begin(r->trace, r->prompt, r->pos, &r->tcyc, &r->view);
+  else
+    ls_oracle_begin(r->oracle, r->prompt, r->pos, &r->cyc, &r->view);
+}
+
+static int text_true_rank(const run *r, int node)
+{
+  if (r->trace)
+    return ls_trace_replay_true_rank(&r->tcyc, r->tree.key[node], r->tree.depth[node]);
+  return ls_oracle_true_rank(&r->cyc, r->tree.key[node], r->tree.depth[node]);
+}
+
+static double text_exit_score(const run *r, int node)
+{
+  if (!r->trace)
+    return ls_oracle_exit_score(&r->cyc, r->tree.key[node], r->tree.depth[node], r->tree.prob[node]);
+  int on = ls_trace_replay_true_rank(&r->tcyc, r->tree.key[node], r->tree.depth[node]) != LS_ORACLE_OFF_PATH;
+  double sep = sqrt(2.0) * gsl_cdf_ugaussian_Pinv(ls_oracle_auc(r->oracle));
+  return sep * on + ls_normal(ls_key2(r->tree.key[node], 0x7472616365ULL));
 }
 
 /* ---- draft stage ---- */
@@ -284,7 +323,7 @@ static int tokens_at_layer(const run *r)
 static void prune_now(run *r)
 {
   for (int i = 0; i < r->tree.n; i++)
-    r->score[i] = i ? ls_oracle_exit_score(&r->cyc, r->tree.key[i], r->tree.depth[i], r->tree.prob[i]) : 0.0;
+    r->score[i] = i ? text_exit_score(r, i) : 0.0;
   memset(r->keep, 0, (size_t)r->tree.n);
   r->n_live = r->pops->prune(r->pstate, &r->tree, r->score, r->keep);
   r->keep[0] = 1;
@@ -313,7 +352,7 @@ static void accept_walk(run *r)
   int node = 0;
   r->n_acc = 0;
   for (;;) {
-    int want = ls_oracle_true_rank(&r->cyc, r->tree.key[node], r->tree.depth[node]);
+    int want = text_true_rank(r, node);
     int next = -1;
     for (int c = node + 1; want >= 0 && c < r->tree.n; c++)
       if (r->tree.parent[c] == node && r->tree.rank[c] == want && r->keep[c]) {
@@ -399,7 +438,7 @@ static void cycle_start(ls_engine *e, void *ctx)
   (void)e;
   run *r = ctx;
   r->t_cycle = ls_engine_now(r->eng);
-  ls_oracle_begin(r->oracle, r->prompt, r->pos, &r->cyc, &r->view);
+  text_begin(r);
   ls_costmodel_set_ctx(r->cm, r->ctx_len);
   int rc = r->dops->build(r->dstate, &r->tree, &r->view, &r->cost, r->err);
   if (rc) {
@@ -506,7 +545,7 @@ static void prompt_end(run *r)
   ls_energy en;
   ls_devsim_energy(r->ds, r->dev, now, &en);
   r->decode_energy += en.total_j - r->energy0;
-  if (++r->prompt < ls_oracle_prompts(r->oracle))
+  if (++r->prompt < text_prompts(r))
     prompt_start(r);
 }
 
@@ -514,8 +553,14 @@ static void prompt_start(run *r)
 {
   r->ph = PH_PREFILL;
   r->t_prompt_start = ls_engine_now(r->eng);
-  r->prefill_tokens = ls_oracle_prompt_len(r->oracle, r->prompt);
+  r->prefill_tokens = r->trace ? ls_trace_prompt_len(r->trace, r->prompt)
+                              : ls_oracle_prompt_len(r->oracle, r->prompt);
   int out = ls_oracle_output_len(r->oracle, r->prompt);
+  if (r->trace) { /* the recorded answer length, and never past the recorded positions */
+    int rec = ls_trace_positions(r->trace, r->prompt);
+    out = ls_trace_output_len(r->trace, r->prompt);
+    out = out < rec ? out : rec;
+  }
   r->target_len = out < r->max_tokens ? out : r->max_tokens;
   r->ctx_len = r->prefill_tokens / 2; /* prefill attends to half the prompt on average */
   r->produced = 0;
@@ -611,6 +656,14 @@ static int load_inputs(run *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, ls
   if (!rc) rc = ls_model_costs_get(r->draft, dquant, &r->dc, err);
   if (!rc) rc = cache_get(c, c->ds, &c->n_ds, s->dataset, load_ds, &obj, err);
   if (!rc) rc = ls_oracle_create(&r->oracle, obj, r->target, r->draft, s->seed, kv, err);
+  const char *trace_path;
+  ls_kv_string(kv, "workload.trace", NULL, &trace_path);
+  if (!rc && trace_path)
+    rc = ls_trace_read(&r->trace, trace_path, err);
+  const char *rec = r->trace ? ls_trace_meta(r->trace, "target") : NULL;
+  if (!rc && rec && strcmp(rec, s->model) != 0) /* a trace is one target's behaviour */
+    rc = ls_error_set(err, LS_EINVALID, "workload.trace=%s was recorded with target %s, not %s",
+                      trace_path, rec, s->model);
   work_of(&r->tc, &r->tw);
   r->L = r->tc.n_layers;
   return rc;
@@ -690,6 +743,7 @@ static void free_run(run *r)
   if (r->mops && r->mstate) r->mops->destroy(r->mstate);
   ls_costmodel_free(r->cm);
   ls_oracle_free(r->oracle);
+  ls_trace_free(r->trace);
   ls_devsim_free(r->ds);
   ls_engine_free(r->eng);
   ls_sample_free(r->tok_lat);
@@ -709,7 +763,7 @@ static int simulate(run *r, ls_run_spec *s, ls_error *err)
   ls_engine_run(r->eng);
   if (r->failed)
     return r->failed;
-  if (r->prompt < ls_oracle_prompts(r->oracle))
+  if (r->prompt < text_prompts(r))
     return ls_error_set(err, LS_ESTATE, "decode: the simulation stalled in prompt %d", r->prompt);
   return LS_OK;
 }

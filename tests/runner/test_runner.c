@@ -234,6 +234,25 @@ static void test_ar_mem_validity(void)
   ls_decode_result_free(&mem);
 }
 
+/* A recorded trace replaces the synthetic oracle: the run decodes exactly the positions the
+ * trace holds, every accepted token comes from its recorded choices, and a trace of another
+ * target is refused. */
+static void test_trace_replay(void)
+{
+  ls_decode_result res;
+  char set[1024];
+  snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=100000;workload.trace=%s/workloads/traces/sample.trace",
+           LS_SOURCE_DIR);
+  CU_ASSERT_EQUAL_FATAL(run_one(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "humaneval", "specinfer", set, &res), LS_OK);
+  CU_ASSERT_EQUAL(res.valid, 1);
+  /* sample.trace: "prompt 0 115 196": 196 tokens, the first of them from prefill */
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "tokens"), 195, 0);
+  CU_ASSERT(metric(&res, "tau") >= 1.0);
+  ls_decode_result_free(&res);
+  CU_ASSERT_NOT_EQUAL(run_one(LS_SOURCE_DIR, "oneplus-12", "qwen3-8b", "humaneval", "specinfer", set, &res), LS_OK);
+  ls_decode_result_free(&res);
+}
+
 static CU_TestInfo systems_tests[] = {
     {"every system resolves in the registry", test_systems_resolve},
     {"each ablation switches exactly one part", test_ablations_switch_one_part},
@@ -246,6 +265,7 @@ static CU_TestInfo cycle_tests[] = {
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
     {"ar-mem is valid only when the target fits", test_ar_mem_validity},
+    {"a recorded trace replaces the oracle", test_trace_replay},
     CU_TEST_INFO_NULL};
 
 static CU_SuiteInfo suites[] = {
