@@ -35,7 +35,7 @@ struct ls_costmodel {
   double io_s, io_head_s, tau;
 };
 
-static ls_layer_work layer_work(const ls_model_costs *m)
+ls_layer_work ls_costmodel_layer_work(const ls_model_costs *m)
 {
   ls_layer_work w = {m->layer_bytes, m->layer_flops_per_token, m->attn_flops_per_token_per_ctx,
                      m->kv_bytes_per_token};
@@ -56,8 +56,8 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
   cm->draft = *draft;
   cm->map = map;
   cm->map_state = map_state;
-  cm->tw = layer_work(target);
-  cm->dw = layer_work(draft);
+  cm->tw = ls_costmodel_layer_work(target);
+  cm->dw = ls_costmodel_layer_work(draft);
   int r = resident_layers < 0 ? 0 : (resident_layers > target->n_layers ? target->n_layers : resident_layers);
   cm->streamed = target->n_layers - r;
   cm->threads = threads > 0 ? threads : ls_device_cpu(dev)->default_threads;

@@ -19,6 +19,10 @@
 
 typedef struct ls_costmodel ls_costmodel;
 
+/* What one transformer layer of a model asks of a device (devices/work.h), from the model's
+ * costs: the one conversion every caller (policies, runner, figures, tests) uses. */
+ls_layer_work ls_costmodel_layer_work(const ls_model_costs *m);
+
 /* dev, map and map_state are borrowed and must outlive the cost model; target and draft are
  * copied. resident_layers: target layers kept in DRAM (not streamed). threads: CPU threads
  * for CPU work. *out owned by caller (ls_costmodel_free). */

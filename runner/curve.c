@@ -8,12 +8,12 @@
 #include "runner/curve.h"
 #include <stdio.h>
 #include "devices/device.h"
+#include "policies/costmodel.h"
 #include "workloads/model.h"
 
 static double pass_ms(const ls_npu_params *npu, const ls_model_costs *c, int tokens, int ctx)
 {
-  ls_layer_work w = {c->layer_bytes, c->layer_flops_per_token, c->attn_flops_per_token_per_ctx,
-                     c->kv_bytes_per_token};
+  ls_layer_work w = ls_costmodel_layer_work(c);
   int64_t ns = (int64_t)c->n_layers * ls_npu_layer_ns(npu, &w, tokens, ctx) +
                ls_npu_lmhead_ns(npu, c->lmhead_bytes, c->lmhead_flops_per_token, tokens);
   return (double)ns * 1e-6;

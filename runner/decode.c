@@ -571,14 +571,6 @@ static void prompt_start(run *r)
 
 /* ---- set-up, metrics, tear-down ---- */
 
-static void work_of(const ls_model_costs *c, ls_layer_work *w)
-{
-  w->weight_bytes = c->layer_bytes;
-  w->flops_per_token = c->layer_flops_per_token;
-  w->attn_flops_per_token_per_ctx = c->attn_flops_per_token_per_ctx;
-  w->kv_bytes_per_token = c->kv_bytes_per_token;
-}
-
 /* The settings one system sees: unscoped keys, plus "SYSTEM:key" keys of this system
  * (scoped ones win), so an experiment can give one system a policy setting that the other
  * systems of the same matrix do not read. A scope naming no system is an error. */
@@ -664,7 +656,7 @@ static int load_inputs(run *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, ls
   if (!rc && rec && strcmp(rec, s->model) != 0) /* a trace is one target's behaviour */
     rc = ls_error_set(err, LS_EINVALID, "workload.trace=%s was recorded with target %s, not %s",
                       trace_path, rec, s->model);
-  work_of(&r->tc, &r->tw);
+  r->tw = ls_costmodel_layer_work(&r->tc);
   r->L = r->tc.n_layers;
   return rc;
 }

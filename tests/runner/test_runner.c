@@ -7,6 +7,7 @@
 #include <string.h>
 #include "devices/device.h"
 #include "ls_test.h"
+#include "policies/costmodel.h"
 #include "policies/policy.h"
 #include "runner/decode.h"
 #include "runner/experiment.h"
@@ -173,7 +174,7 @@ static void test_cycle_hand_computed(void)
   const ls_flash_params *f = ls_device_flash(d);
   double bw = ls_flash_effective_bw(f);
   double r1 = 100e-6 + c.layer_bytes / bw, r2 = 100e-6 + c.lmhead_bytes / bw;
-  ls_layer_work w = {c.layer_bytes, c.layer_flops_per_token, c.attn_flops_per_token_per_ctx, c.kv_bytes_per_token};
+  ls_layer_work w = ls_costmodel_layer_work(&c);
   double c_lm = ls_npu_lmhead_ns(ls_device_npu(d), c.lmhead_bytes, c.lmhead_flops_per_token, 1) * 1e-9;
   int prompt = 128, tokens = 8; /* iid fixture: prompt 128 tokens */
   double expect = 0;
