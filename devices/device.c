@@ -5,8 +5,11 @@
  *   flash: interface, lanes, link_bandwidth, efficiency {direct, page_cache}, path, chunk,
  *          queue_depth, latency {model: lognormal_pareto|empirical, ...}, read_energy, idle_power
  *   dram:  type, capacity, app_budget, bandwidth, resident_target, background_power
- *   npu:   name, weight_bandwidth, flops, attn_flops, dispatch, batch_curve [[tokens, rel]...],
- *          shapes [...], idle_power, busy_power
+ *   npu:   name, regime (static-graph|q4_0-dynamic; optional, static-graph when absent, the
+ *          only regime older profiles knew; every shipped profile states it), weight_bandwidth, flops, attn_flops,
+ *          dispatch, batch_curve [[tokens, rel]...], shapes [...], idle_power, busy_power,
+ *          q4_0_dynamic {op_call, weight_bandwidth, vec_flops, mat_flops, tile, mat_min}
+ *          (optional, required when the regime is q4_0-dynamic)
  *   cpu:   threads, max_bandwidth, call_overhead, idle_power,
  *          clusters [{name, cores, freq, gemv_bandwidth, flops_per_cycle, core_power}...]
  *   power: base
@@ -145,11 +148,35 @@ static int read_shapes(const ls_ynode *m, ls_npu_params *n, ls_error *err)
   return LS_OK;
 }
 
+/* The q4_0-dynamic regime's section (optional: a profile without it runs static graphs only). */
+static int read_dynamic(const ls_ynode *npu, ls_npu_dynamic *d, ls_error *err)
+{
+  ls_ynode m;
+  long tile, mat_min;
+  if (!ls_ymap_find(npu, "q4_0_dynamic", &m))
+    return LS_OK;
+  int rc = ls_ynode_expect(&m, LS_Y_MAP, err);
+  if (rc || (rc = ls_yreq_unit(&m, "op_call", LS_U_TIME, 0, 1, &d->op_call_s, err)) ||
+      (rc = ls_yreq_unit(&m, "weight_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &d->weight_bw, err)) ||
+      (rc = ls_yreq_unit(&m, "vec_flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &d->vec_flops, err)) ||
+      (rc = ls_yreq_unit(&m, "mat_flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &d->mat_flops, err)) ||
+      (rc = ls_yreq_int(&m, "tile", 1, 4096, &tile, err)) ||
+      (rc = ls_yreq_int(&m, "mat_min", 1, 4096, &mat_min, err)))
+    return rc;
+  d->tile = (int)tile;
+  d->mat_min = (int)mat_min;
+  d->present = 1;
+  return ls_ymap_finish(&m, err);
+}
+
 static int read_npu(const ls_ynode *root, ls_npu_params *n, ls_error *err)
 {
   ls_ynode m;
+  int regime = 0;
   int rc = section(root, "npu", &m, err);
   if (rc || (rc = copy_str(&m, "name", n->name, sizeof n->name, err)) ||
+      (rc = ls_yopt_enum(&m, "regime", ls_npu_regime_names, LS_NPU_STATIC, &regime, err)) ||
+      (rc = read_dynamic(&m, &n->dyn, err)) ||
       (rc = ls_yreq_unit(&m, "weight_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &n->weight_bw, err)) ||
       (rc = ls_yreq_unit(&m, "flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &n->flops, err)) ||
       (rc = ls_yreq_unit(&m, "attn_flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &n->attn_flops, err)) ||
@@ -158,10 +185,11 @@ static int read_npu(const ls_ynode *root, ls_npu_params *n, ls_error *err)
       (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &n->idle_w, err)) ||
       (rc = ls_yreq_unit(&m, "busy_power", LS_U_POWER, LS_Y_POS, 1000, &n->busy_w, err)))
     return rc;
+  n->regime = (ls_npu_regime)regime;
   ls_error chk;
   if ((rc = ls_npu_prepare(n, &chk))) {
     ls_ynode s;
-    ls_ymap_find(&m, "shapes", &s);
+    ls_ymap_find(&m, n->regime == LS_NPU_Q4_0_DYNAMIC && !n->dyn.present ? "regime" : "shapes", &s);
     return ls_ynode_error(&s, err, rc, "%s", chk.msg); /* located at the shapes */
   }
   return ls_ymap_finish(&m, err);
@@ -340,9 +368,14 @@ int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
 {
   double v;
   long l;
-  int path = d->flash.path, rc;
-  if ((rc = ls_kv_enum(kv, "device.flash.path", paths, path, &path, err)))
+  int path = d->flash.path, regime = d->npu.regime, rc;
+  if ((rc = ls_kv_enum(kv, "device.flash.path", paths, path, &path, err)) ||
+      (rc = ls_kv_enum(kv, "device.npu.regime", ls_npu_regime_names, regime, &regime, err)))
     return rc;
+  if (regime == LS_NPU_Q4_0_DYNAMIC && !d->npu.dyn.present)
+    return ls_error_set(err, LS_EINVALID, "device.npu.regime=q4_0-dynamic: profile %s gives no q4_0_dynamic section",
+                        d->id);
+  d->npu.regime = (ls_npu_regime)regime;
   double eff = ls_flash_effective_bw(&d->flash);
   d->flash.path = (ls_flash_path)path;
   /* Changing the path alone keeps the hardware and changes the rate; an explicit bandwidth
@@ -409,7 +442,14 @@ void ls_device_print(const ls_device *d, FILE *o)
   fprintf(o, "  resident target budget: %s, background %s\n", fmt(ls_dram_resident_budget(m), LS_U_BYTES, a),
           fmt(m->background_w, LS_U_POWER, b));
   const ls_npu_params *n = &d->npu;
-  fprintf(o, "npu:\n  %s: weights %s, %s, attention %s\n", n->name, fmt(n->weight_bw, LS_U_BANDWIDTH, a),
+  fprintf(o, "npu:\n  regime: %s\n", ls_npu_regime_names[n->regime]);
+  if (n->dyn.present)
+    fprintf(o, "  q4_0-dynamic: op call %s, weights %s, vector %s, ", fmt(n->dyn.op_call_s, LS_U_TIME, a),
+            fmt(n->dyn.weight_bw, LS_U_BANDWIDTH, b), fmt(n->dyn.vec_flops, LS_U_COMPUTE, c));
+  if (n->dyn.present)
+    fprintf(o, "matrix %s (tile %d from %d tokens)\n", fmt(n->dyn.mat_flops, LS_U_COMPUTE, a), n->dyn.tile,
+            n->dyn.mat_min);
+  fprintf(o, "  static-graph %s: weights %s, %s, attention %s\n", n->name, fmt(n->weight_bw, LS_U_BANDWIDTH, a),
           fmt(n->flops, LS_U_COMPUTE, b), fmt(n->attn_flops, LS_U_COMPUTE, c));
   fprintf(o, "  dispatch %s, power idle %s busy ", fmt(n->dispatch_s, LS_U_TIME, a), fmt(n->idle_w, LS_U_POWER, b));
   fprintf(o, "%s\n  batch curve (shape: relative latency):", fmt(n->busy_w, LS_U_POWER, c));

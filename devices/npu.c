@@ -1,21 +1,34 @@
 /* devices/npu: see npu.h.
  *
- * Equations. One call of an operation with weights W bytes and f FLOPs per token, run at a
- * compiled shape s >= tokens (static graphs: a pass pads up to the next shape):
+ * Equations, static-graph regime. One call of an operation with weights W bytes and f FLOPs
+ * per token, run at a compiled shape s >= tokens (static graphs: a pass pads up to the next
+ * shape):
  *   t_call(s) = dispatch + rel(s) * (W / weight_bw + f / flops) + s * ctx * a / attn_flops
  * where a is the attention FLOPs per token per context position. rel() is the batch curve:
  * relative latency of a pass over s tokens vs one token, from a table interpolated with
  * GSL's Steffen spline (monotone between points, exact at them; linear for 2 points).
  * Token counts above the largest shape are split into calls of the largest shape plus one
  * padded remainder call. The LM head is one such call with its own W and f.
+ *
+ * Equations, q4_0-dynamic regime. The weights are Q4_0 data the NPU reads per call (no
+ * compiled-in packed weights), so a call over N tokens costs
+ *   t_call(N) = op_call + max(W / weight_bw, f * m(N) / rate(N)) + N * ctx * a / attn_flops
+ *   N <  mat_min: vector path, m(N) = N,                     rate = vec_flops
+ *   N >= mat_min: tiled matrix path, m(N) = ceil(N/tile)*tile, rate = mat_flops
+ * The max() is a roofline: one token is bound by reading the weights, many tokens by the
+ * arithmetic. The vector path is what makes small batches dear (src:llamacpp-23368 and
+ * src:llamacpp-21554: a 25-token pass slower than a 128-token one on the same phone), and
+ * op_call is what makes one-layer graphs (a draft head) pay more on the NPU than on the CPU
+ * (src:mnn-4633: CPU faster than NPU at single-token decode of a 0.6B model).
+ * Parameters per SoC are fitted in the profiles to src:llamacpp-snapdragon and
+ * src:llamacpp-23816 (tg and pp128 rates), each fit written beside the number.
+ *
  * Invariants (checked by ls_npu_prepare): curve tokens strictly rising, rel non-decreasing
- * and > 0, shapes strictly rising and inside the curve's range.
- * Simplifications: one batch curve per device for every model (REFERENCE.md section 2: the
- * 128-token/1-token ratio is 1.8-2.1x for 1B-8B models on 8 Gen 3 / 8 Elite); the curve
- * multiplies the whole one-token cost, so bandwidth- and compute-bound parts scale alike;
- * KV-cache reads are folded into the attention term.
- * Sources: profile comments (AI Hub Llama-3-8B 72.86 ms/token for the one-token cost; AI Hub
- * Phi-3.5 146.9 vs 76.9 ms and Llama-3.1-8B 2.02x for the curve's end point). */
+ * and > 0, shapes strictly rising and inside the curve's range; a dynamic regime has all
+ * rates > 0, tile >= 1 and mat_min >= 1; the selected regime is present.
+ * Simplifications: one batch curve / one set of dynamic rates per device for every model;
+ * the static curve multiplies the whole one-token cost, so bandwidth- and compute-bound parts
+ * scale alike; KV-cache reads are folded into the attention term. */
 #include "devices/npu.h"
 #include <math.h>
 #include <gsl/gsl_errno.h>
@@ -46,6 +59,12 @@ int ls_npu_prepare(ls_npu_params *n, ls_error *err)
   }
   if (!(n->weight_bw > 0 && n->flops > 0 && n->attn_flops > 0 && n->dispatch_s >= 0))
     return ls_error_set(err, LS_EINVALID, "npu: weight bandwidth and FLOP rates must be > 0");
+  const ls_npu_dynamic *d = &n->dyn;
+  if (d->present && !(d->op_call_s >= 0 && d->weight_bw > 0 && d->vec_flops > 0 && d->mat_flops > 0 &&
+                      d->tile >= 1 && d->mat_min >= 1))
+    return ls_error_set(err, LS_EINVALID, "npu: q4_0-dynamic rates must be > 0, tile and mat_min >= 1");
+  if (n->regime == LS_NPU_Q4_0_DYNAMIC && !d->present)
+    return ls_error_set(err, LS_EINVALID, "npu: regime q4_0-dynamic selected but the profile gives no q4_0_dynamic section");
   for (int i = 0; i < n->n_shapes; i++)
     n->shape_rel[i] = ls_npu_relative(n, n->shapes[i]);
   return LS_OK;
@@ -77,16 +96,41 @@ static int shape_index(const ls_npu_params *n, int tokens)
   return n->n_shapes - 1;
 }
 
+const char *const ls_npu_regime_names[] = {"static-graph", "q4_0-dynamic", NULL};
+
+/* Tokens the dynamic regime computes for N: whole tiles on the matrix path. */
+static int dyn_tokens(const ls_npu_dynamic *d, int tokens)
+{
+  if (tokens < d->mat_min)
+    return tokens;
+  return (tokens + d->tile - 1) / d->tile * d->tile;
+}
+
 int ls_npu_padded_tokens(const ls_npu_params *n, int tokens)
 {
   if (tokens <= 0)
     return 0;
+  if (n->regime == LS_NPU_Q4_0_DYNAMIC)
+    return dyn_tokens(&n->dyn, tokens);
   int big = n->shapes[n->n_shapes - 1];
   int full = (tokens - 1) / big, rest = tokens - full * big;
   return full * big + n->shapes[shape_index(n, rest)];
 }
 
-int64_t ls_npu_dispatch_ns(const ls_npu_params *n) { return (int64_t)llround(n->dispatch_s * 1e9); }
+int64_t ls_npu_dispatch_ns(const ls_npu_params *n)
+{
+  return n->regime == LS_NPU_Q4_0_DYNAMIC ? 0 : (int64_t)llround(n->dispatch_s * 1e9);
+}
+
+/* Seconds of one dynamic-regime call (see the top comment). */
+static double dyn_seconds(const ls_npu_params *n, double bytes, double flops, double attn_per_ctx, int tokens,
+                          int ctx_len)
+{
+  const ls_npu_dynamic *d = &n->dyn;
+  double rate = tokens < d->mat_min ? d->vec_flops : d->mat_flops;
+  double read = bytes / d->weight_bw, comp = flops * dyn_tokens(d, tokens) / rate;
+  return d->op_call_s + (read > comp ? read : comp) + tokens * attn_per_ctx * (double)ctx_len / n->attn_flops;
+}
 
 /* Seconds of calls covering `tokens` tokens of an op (bytes, flops/token, attention). */
 static double op_seconds(const ls_npu_params *n, double bytes, double flops, double attn_per_ctx,
@@ -94,6 +138,8 @@ static double op_seconds(const ls_npu_params *n, double bytes, double flops, dou
 {
   if (tokens <= 0)
     return 0.0;
+  if (n->regime == LS_NPU_Q4_0_DYNAMIC)
+    return dyn_seconds(n, bytes, flops, attn_per_ctx, tokens, ctx_len);
   double one = bytes / n->weight_bw + flops / n->flops;
   int big = n->shapes[n->n_shapes - 1];
   int full = (tokens - 1) / big, rest = tokens - full * big;

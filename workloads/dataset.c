@@ -7,7 +7,8 @@
  *   early_exit: {auc, confidence_weight}
  *   iid: {alpha}                  (kind iid only)
  *   positional: {p: [p1, p2, ...]} (kind positional only; sum <= 1)
- *   processes: {llama3: P, qwen3-think: P, qwen3-nothink: P}   (kind synthetic only)
+ *   processes: {llama3: P, qwen3-think: P, qwen3-nothink: P, and the same three with the
+ *              suffix -eagle3 for the targets' EAGLE-3 heads}   (kind synthetic only)
  *     P = {regime: {easy_to_hard, hard_to_easy}, easy: R, hard: R, calibration, output_scale}
  *     R = {top1_logit_mean, top1_logit_sd, tail, agree} */
 #include "workloads/dataset_int.h"
@@ -16,7 +17,8 @@
 #include "sim/yaml.h"
 #include "workloads/workloads_int.h"
 
-const char *const ls_wl_process_names[LS_PROC_COUNT + 1] = {"llama3", "qwen3-think", "qwen3-nothink", NULL};
+const char *const ls_wl_process_names[LS_PROC_COUNT + 1] = {"llama3", "qwen3-think", "qwen3-nothink", "llama3-eagle3",
+                                                            "qwen3-think-eagle3", "qwen3-nothink-eagle3", NULL};
 static const char *const KINDS[] = {"synthetic", "iid", "positional", NULL};
 
 static int read_len(const ls_ynode *root, const char *key, ls_wl_lendist *d, ls_error *err)

@@ -5,7 +5,13 @@
 #include "workloads/dataset.h"
 #include "workloads/view.h"
 
-enum { LS_PROC_LLAMA3 = 0, LS_PROC_QWEN3_THINK, LS_PROC_QWEN3_NOTHINK, LS_PROC_COUNT };
+/* Acceptance processes: per target family and mode, for a small draft model and (offset by
+ * LS_PROC_EAGLE3_OFFSET) for the target's EAGLE-3 head. */
+enum {
+  LS_PROC_LLAMA3 = 0, LS_PROC_QWEN3_THINK, LS_PROC_QWEN3_NOTHINK,
+  LS_PROC_LLAMA3_E3, LS_PROC_QWEN3_THINK_E3, LS_PROC_QWEN3_NOTHINK_E3, LS_PROC_COUNT
+};
+#define LS_PROC_EAGLE3_OFFSET 3
 extern const char *const ls_wl_process_names[LS_PROC_COUNT + 1];
 
 typedef struct ls_wl_lendist {

@@ -11,12 +11,25 @@
  *   KV bytes/token     2 * nkv * d * 2         (K and V in fp16, one layer)
  *   LM head            V*H weights, 2*V*H FLOPs/token; embedding V*H weights
  *   total bytes        L*layer + final norm + embedding + (tied ? 0 : LM head)
+ * EAGLE-3 draft heads (kind: eagle3; src:eagle3-paper, src:eagle3-code) are one decoder
+ * layer whose q/k/v read the concatenation of the token embedding and the fused feature
+ * (attention input a*H, a = attn_input = 2), plus the fusion FC of f = fused target hidden
+ * states (f*H -> H, f = 3), plus their own LM head over the draft vocabulary V_d:
+ *   W_att = a*H*(nh*d) + 2*a*H*(nkv*d) + (nh*d)*H,  W_fuse = f*H*H,  W_mlp = 3*H*F
+ *   layer = W_att + W_fuse + W_mlp; LM head V_d*H; no embedding (shared with the target).
+ *   The FC is charged with the layer on every draft call (simplification: a real head applies
+ *   it to target features at the first step only; it is ~12 % of the layer's bytes).
+ * Quantisation per tensor class: the layers take the run's quantisation; the output
+ * projection (and the embedding when tied to it) takes the output quantisation, which for
+ * q4_0 is q6_k as llama.cpp writes it unless asked for a pure file (src:llamacpp-quant); for
+ * q4_0-pure, w4a16, q8_0 and fp16 it is the same as the layers. An untied embedding takes the
+ * layers' format. Bits per weight: q4_0 4.5 (4-bit + fp16 scale per 32, ggml), q6_k 6.5625
+ * (ggml k-quant: 210 bytes per 256 weights), q8_0 8.5 (ggml), w4a16 4.25 (assumed: 4-bit
+ * weights + fp16 scale per group of 64, as in QNN block quantisation), fp16 16.
  * Simplifications: no biases (none of these models has any), softmax/RoPE/norm FLOPs are
- * ignored (< 0.1 % of the matmuls), the embedding is stored in the same format as the
- * layers. Quantisation bits per weight: q4_0 4.5 (4-bit + fp16 scale per 32, ggml), q8_0 8.5
- * (ggml), w4a16 4.25 (assumed: 4-bit weights + fp16 scale per group of 64, as in QNN
- * block quantisation), fp16 16. Sizes are checked against REFERENCE.md section 4 in
- * tests/workloads. */
+ * ignored (< 0.1 % of the matmuls). Sizes are checked against the model configs
+ * (src:hf-model-configs) and the EAGLE-3 head sizes (src:eagle3-code, src:angelslim-bench)
+ * in tests/workloads. */
 #include "workloads/model.h"
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +42,10 @@ struct ls_model {
   char draft[64];
   char quant[16];
   int is_target;
+  int is_eagle3;   /* an EAGLE-3 draft head (see the top comment) */
+  int thinking;    /* Qwen3 targets: the prompt mode the paper runs by default */
+  int attn_input;  /* EAGLE-3: attention input width in units of H */
+  int fused;       /* EAGLE-3: target hidden states fused by the FC */
   int qk_norm; /* Qwen3: RMSNorm on each head's q and k */
   double params_b;
   ls_model_arch a;
@@ -40,9 +57,10 @@ typedef struct quant_info {
 } quant_info;
 
 static const quant_info QUANTS[] = {
-    {"q4_0", 4.5}, {"w4a16", 4.25}, {"q8_0", 8.5}, {"fp16", 16.0},
+    {"q4_0", 4.5}, {"q4_0-pure", 4.5}, {"q6_k", 6.5625}, {"w4a16", 4.25}, {"q8_0", 8.5}, {"fp16", 16.0},
 };
-static const char *const QUANT_NAMES[] = {"q4_0", "w4a16", "q8_0", "fp16", NULL};
+static const char *const QUANT_NAMES[] = {"q4_0", "q4_0-pure", "q6_k", "w4a16", "q8_0", "fp16", NULL};
+static const char *const KINDS[] = {"dense", "eagle3", NULL};
 static const char *const FAMILIES[] = {"llama3", "qwen3", NULL};
 static const char *const ROLES[] = {"draft", "target", NULL};
 
@@ -76,6 +94,11 @@ static int read_arch(const ls_ynode *root, ls_model *m, ls_error *err)
   if (!rc) rc = read_int(&a, "vocab", 1, 1 << 24, &m->a.vocab, err);
   if (!rc) rc = ls_yopt_bool(&a, "tied_embeddings", 0, &m->a.tied_embeddings, err);
   if (!rc) rc = ls_yopt_bool(&a, "qk_norm", 0, &m->qk_norm, err);
+  long ai = 1, fu = 0;
+  if (!rc && m->is_eagle3) rc = ls_yreq_int(&a, "attn_input", 1, 8, &ai, err);
+  if (!rc && m->is_eagle3) rc = ls_yreq_int(&a, "fused_features", 1, 16, &fu, err);
+  m->attn_input = (int)ai;
+  m->fused = (int)fu;
   if (!rc && m->a.n_heads % m->a.n_kv_heads != 0)
     rc = ls_ynode_error(&a, err, LS_EINVALID, "n_heads (%d) must be a multiple of n_kv_heads (%d)",
                         m->a.n_heads, m->a.n_kv_heads);
@@ -103,12 +126,19 @@ static int read_model(ls_ydoc *doc, ls_model *m, ls_error *err)
 {
   ls_ynode root = ls_ydoc_root(doc), n;
   int rc = ls_ynode_expect(&root, LS_Y_MAP, err);
-  int fam = 0, role = 0, q = 0;
+  int fam = 0, role = 0, q = 0, kind = 0;
   if (!rc) rc = copy_str(&root, "id", 1, m->id, sizeof m->id, err);
   if (!rc) rc = ls_yreq_enum(&root, "family", FAMILIES, &fam, err);
   if (!rc) rc = ls_yreq_enum(&root, "role", ROLES, &role, err);
+  if (!rc) rc = ls_yopt_enum(&root, "kind", KINDS, 0, &kind, err);
+  m->is_eagle3 = kind == 1;
+  if (!rc && m->is_eagle3 && role != 0) {
+    ls_ymap_find(&root, "kind", &n);
+    rc = ls_ynode_error(&n, err, LS_ESCHEMA, "an eagle3 head is a draft (role: draft)");
+  }
   if (!rc) rc = copy_str(&root, "default_draft", 0, m->draft, sizeof m->draft, err);
   if (!rc) rc = ls_yreq_enum(&root, "default_quant", QUANT_NAMES, &q, err);
+  if (!rc) rc = ls_yopt_bool(&root, "default_thinking", 0, &m->thinking, err);
   if (!rc) rc = ls_yreq_double(&root, "params_b", LS_Y_POS, 1e4, &m->params_b, err);
   if (!rc) rc = read_arch(&root, m, err);
   if (rc)
@@ -116,6 +146,8 @@ static int read_model(ls_ydoc *doc, ls_model *m, ls_error *err)
   snprintf(m->family, sizeof m->family, "%s", FAMILIES[fam]);
   snprintf(m->quant, sizeof m->quant, "%s", QUANT_NAMES[q]);
   m->is_target = role == 1;
+  if (!m->is_eagle3)
+    m->attn_input = 1;
   if (m->is_target && m->draft[0] == '\0')
     return ls_ynode_error(&root, err, LS_ESCHEMA, "a target needs default_draft");
   if (!m->is_target && m->draft[0] != '\0') {
@@ -175,43 +207,75 @@ const char *ls_model_default_draft(const ls_model *m) { return m->is_target ? m-
 const char *ls_model_default_quant(const ls_model *m) { return m->quant; }
 void ls_model_arch_get(const ls_model *m, ls_model_arch *out) { *out = m->a; }
 
-int ls_model_costs_get(const ls_model *m, const char *quant, ls_model_costs *out, ls_error *err)
+/* Output-projection format that goes with a layer format (see the top comment). */
+static const char *output_quant(const char *layers)
+{
+  return strcmp(layers, "q4_0") == 0 ? "q6_k" : layers;
+}
+
+/* Weights of one layer: attention, MLP and (EAGLE-3) fusion FC. */
+static void layer_weights(const ls_model *m, double *w_att, double *w_rest)
+{
+  const ls_model_arch *a = &m->a;
+  double H = a->hidden, q_dim = (double)a->n_heads * a->head_dim, kv_dim = (double)a->n_kv_heads * a->head_dim;
+  double in = (double)m->attn_input * H;
+  *w_att = in * q_dim + 2.0 * in * kv_dim + q_dim * H;
+  *w_rest = 3.0 * H * a->ffn + (double)m->fused * H * H;
+}
+
+int ls_model_costs_mixed(const ls_model *m, const char *quant, const char *out_quant, ls_model_costs *out,
+                         ls_error *err)
 {
   const char *qn = quant ? quant : m->quant;
   double bits = ls_model_quant_bits(qn);
   if (bits < 0)
-    return ls_error_set(err, LS_EINVALID, "model %s: unknown quantisation '%s' (valid: q4_0, w4a16, q8_0, fp16)",
-                        m->id, qn);
+    return ls_error_set(err, LS_EINVALID,
+                        "model %s: unknown quantisation '%s' (valid: q4_0, q4_0-pure, q6_k, w4a16, q8_0, fp16)", m->id, qn);
+  const char *oq = out_quant ? out_quant : output_quant(qn);
+  double obits = ls_model_quant_bits(oq);
+  if (obits < 0)
+    return ls_error_set(err, LS_EINVALID,
+                        "model %s: unknown output quantisation '%s' (valid: q4_0, q6_k, w4a16, q8_0, fp16)", m->id, oq);
   const ls_model_arch *a = &m->a;
   double H = a->hidden, q_dim = (double)a->n_heads * a->head_dim, kv_dim = (double)a->n_kv_heads * a->head_dim;
-  double w_att = H * q_dim + 2.0 * H * kv_dim + q_dim * H;
-  double w_mlp = 3.0 * H * a->ffn;
+  double w_att, w_rest;
+  layer_weights(m, &w_att, &w_rest);
   double norm_w = 2.0 * H + (m->qk_norm ? 2.0 * a->head_dim : 0.0);
   double head_w = (double)a->vocab * H;
   memset(out, 0, sizeof *out);
   out->n_layers = a->n_layers;
   out->hidden = a->hidden;
   out->vocab = a->vocab;
-  out->layer_bytes = (w_att + w_mlp) * bits / 8.0 + norm_w * 2.0;
-  out->layer_flops_per_token = 2.0 * (w_att + w_mlp);
+  out->layer_bytes = (w_att + w_rest) * bits / 8.0 + norm_w * 2.0;
+  out->layer_flops_per_token = 2.0 * (w_att + w_rest);
   out->attn_flops_per_token_per_ctx = 4.0 * q_dim;
   out->kv_bytes_per_token = 2.0 * kv_dim * 2.0;
-  out->lmhead_bytes = head_w * bits / 8.0;
+  out->lmhead_bytes = head_w * obits / 8.0;
   out->lmhead_flops_per_token = 2.0 * head_w;
-  out->embed_bytes = head_w * bits / 8.0;
+  /* an EAGLE-3 head borrows the target's embedding; a tied embedding is the head itself */
+  out->embed_bytes = m->is_eagle3 ? 0.0 : (a->tied_embeddings ? out->lmhead_bytes : head_w * bits / 8.0);
   out->total_bytes = a->n_layers * out->layer_bytes + H * 2.0 + out->embed_bytes +
                      (a->tied_embeddings ? 0.0 : out->lmhead_bytes);
   return LS_OK;
 }
 
+int ls_model_costs_get(const ls_model *m, const char *quant, ls_model_costs *out, ls_error *err)
+{
+  return ls_model_costs_mixed(m, quant, NULL, out, err);
+}
+
 double ls_model_params(const ls_model *m)
 {
   const ls_model_arch *a = &m->a;
-  double H = a->hidden, q_dim = (double)a->n_heads * a->head_dim, kv_dim = (double)a->n_kv_heads * a->head_dim;
-  double layer = 2.0 * H * q_dim + 2.0 * H * kv_dim + 3.0 * H * a->ffn + 2.0 * H +
-                 (m->qk_norm ? 2.0 * a->head_dim : 0.0);
+  double H = a->hidden, w_att, w_rest;
+  layer_weights(m, &w_att, &w_rest);
+  double layer = w_att + w_rest + 2.0 * H + (m->qk_norm ? 2.0 * a->head_dim : 0.0);
   double emb = (double)a->vocab * H;
+  if (m->is_eagle3) /* own head, no embedding of its own */
+    return a->n_layers * layer + H + emb;
   return a->n_layers * layer + H + emb * (a->tied_embeddings ? 1.0 : 2.0);
 }
 
 double ls_model_params_declared(const ls_model *m) { return m->params_b * 1e9; }
+int ls_model_is_eagle3(const ls_model *m) { return m->is_eagle3; }
+int ls_model_default_thinking(const ls_model *m) { return m->thinking; }

@@ -6,8 +6,9 @@
  * default (data, not code) and its default quantisation. ls_model_costs derives, for one
  * quantisation, the bytes and FLOPs the device models charge: per transformer layer, the LM
  * head, the embedding and the KV cache. Quantisations: q4_0 (4.5 bits/weight), w4a16
- * (4 bits + per-group fp16 scales, 4.25 bits/weight), q8_0 (8.5), fp16 (16). Norm weights are
- * kept at fp16 in every format. All sizes are bytes (not MiB). */
+ * (4 bits + per-group fp16 scales, 4.25 bits/weight), q8_0 (8.5), fp16 (16), with the output
+ * projection per tensor class (q6_k beside q4_0 layers, as llama.cpp writes it). Norm
+ * weights are kept at fp16 in every format. All sizes are bytes (not MiB). */
 #ifndef LS_WORKLOADS_MODEL_H
 #define LS_WORKLOADS_MODEL_H
 #include "sim/error.h"
@@ -51,6 +52,14 @@ typedef struct ls_model_costs {
 /* Costs at quant (NULL = the model's default). Unknown quant -> LS_EINVALID listing the
  * valid ones. (Named _get: C forbids a function and a typedef both called ls_model_costs.) */
 int ls_model_costs_get(const ls_model *m, const char *quant, ls_model_costs *out, ls_error *err);
+/* As ls_model_costs_get with the output projection's format given too (NULL = the one that
+ * goes with quant: q6_k for q4_0, else quant itself). */
+int ls_model_costs_mixed(const ls_model *m, const char *quant, const char *out_quant, ls_model_costs *out,
+                         ls_error *err);
+/* Qwen3 targets: 1 when the model file says the paper runs it in thinking mode. */
+int ls_model_default_thinking(const ls_model *m);
+/* 1 for an EAGLE-3 draft head (one fused-feature decoder layer + its own LM head). */
+int ls_model_is_eagle3(const ls_model *m);
 /* Parameters implied by the architecture, and as declared in the file (params_b * 1e9);
  * the tests check they agree within 1 %. */
 double ls_model_params(const ls_model *m);

@@ -283,7 +283,7 @@ static int pick_process(ls_oracle *o, const ls_dataset *ds, const ls_model *targ
                         ls_kv *kv, ls_error *err)
 {
   static const char *const BOOLS[] = {"false", "true", NULL};
-  int thinking = 0, rc = ls_kv_enum(kv, "workload.thinking", BOOLS, 0, &thinking, err);
+  int thinking = 0, rc = ls_kv_enum(kv, "workload.thinking", BOOLS, ls_model_default_thinking(target), &thinking, err);
   if (rc)
     return rc;
   if (draft && strcmp(ls_model_family(draft), ls_model_family(target)) != 0)
@@ -295,6 +295,8 @@ static int pick_process(ls_oracle *o, const ls_dataset *ds, const ls_model *targ
   int pi = strcmp(ls_model_family(target), "qwen3") == 0
                ? (thinking ? LS_PROC_QWEN3_THINK : LS_PROC_QWEN3_NOTHINK)
                : LS_PROC_LLAMA3;
+  if (draft && ls_model_is_eagle3(draft)) /* the EAGLE-3 pair accepts differently from a small draft model */
+    pi += LS_PROC_EAGLE3_OFFSET;
   if (!ds->proc[pi].present)
     return ls_error_set(err, LS_EINVALID, "dataset %s has no acceptance process '%s' (for target %s)",
                         ds->id, ls_wl_process_names[pi], ls_model_id(target));

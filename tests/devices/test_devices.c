@@ -291,7 +291,9 @@ static void test_curve_exact_and_monotone(void)
 static void test_padding_and_cost(void)
 {
   ls_device *dev = devtest_load("oneplus-12");
-  const ls_npu_params *n = ls_device_npu(dev); /* shapes 1,2,4,...,128 */
+  ls_npu_params st = *ls_device_npu(dev); /* its static-graph regime: shapes 1,2,4,...,128 */
+  st.regime = LS_NPU_STATIC;
+  const ls_npu_params *n = &st;
   const int in[] = {0, 1, 3, 5, 33, 64, 128, 129, 131, 200, 256};
   const int out[] = {0, 1, 4, 8, 64, 64, 128, 129, 132, 256, 256};
   for (int i = 0; i < 11; i++)
@@ -333,12 +335,64 @@ static void npu_event_path(void)
   ls_device_free(dev);
 }
 
+/* q4_0-dynamic regime against hand arithmetic (devices/npu.c top comment). */
+static void test_dynamic_cost(void)
+{
+  ls_npu_params p = {.regime = LS_NPU_Q4_0_DYNAMIC, .weight_bw = 1e9, .flops = 1e12, .attn_flops = 2e12,
+                     .n_curve = 2, .curve_tokens = {1, 128}, .curve_rel = {1, 2}, .n_shapes = 1, .shapes = {1},
+                     .dyn = {1, 0.3e-3, 20e9, 100e9, 400e9, 32, 32}};
+  CU_ASSERT_EQUAL_FATAL(ls_npu_prepare(&p, NULL), LS_OK);
+  ls_layer_work w = {100e6, 200e6, 1000, 0};
+  /* 1 token: bound by the read, 100 MB / 20 GB/s = 5 ms, + 0.3 ms call + 1 x 50 x 1000 / 2e12 */
+  CU_ASSERT_EQUAL(ls_npu_layer_ns(&p, &w, 1, 50), 5300000 + 25);
+  /* 10 tokens, vector path: 10 x 200 MFLOP / 100 GFLOP/s = 20 ms > 5 ms read */
+  CU_ASSERT_EQUAL(ls_npu_layer_ns(&p, &w, 10, 0), 20300000);
+  /* 33 tokens, matrix path padded to 64: 64 x 200 MFLOP / 400 GFLOP/s = 32 ms */
+  CU_ASSERT_EQUAL(ls_npu_layer_ns(&p, &w, 33, 0), 32300000);
+  CU_ASSERT_EQUAL(ls_npu_padded_tokens(&p, 33), 64);
+  CU_ASSERT_EQUAL(ls_npu_padded_tokens(&p, 31), 31);
+  CU_ASSERT_EQUAL(ls_npu_dispatch_ns(&p), 0); /* every layer pays its own call */
+  /* 31 tokens on the vector path cost more than 32 on the matrix path (src:llamacpp-23368) */
+  CU_ASSERT(ls_npu_layer_ns(&p, &w, 31, 0) > ls_npu_layer_ns(&p, &w, 32, 0));
+  p.dyn.present = 0;
+  CU_ASSERT_EQUAL(ls_npu_prepare(&p, NULL), LS_EINVALID); /* the selected regime must be there */
+}
+
+/* Whole-model pass in the q4_0-dynamic regime: L layers on the NPU + the output projection on
+ * the CPU, as llama.cpp's Hexagon backend runs it (src:llamacpp-23647). */
+static double dyn_pass_ms(const ls_device *dev, double layer_b, double layer_f, int L, double head_b, int tokens)
+{
+  ls_layer_work w = {layer_b, layer_f, 0, 0};
+  const ls_cpu_params *c = ls_device_cpu(dev);
+  double head = (double)ls_cpu_lmhead_ns(c, head_b, 0.0, 1, c->default_threads);
+  return (L * (double)ls_npu_layer_ns(ls_device_npu(dev), &w, tokens, 0) + head) * 1e-6;
+}
+
+static void test_dynamic_calibration(void)
+{
+  /* 8 Gen 3, Qwen3-4B-class Q4_0 (36 layers of 56.8 MB / 202 MFLOP, q6_k head 319 MB):
+   * src:llamacpp-23816 tg ~111 ms, pp128 ~1.6 s. */
+  ls_device *op = devtest_load("oneplus-12");
+  LS_ASSERT_CLOSE(dyn_pass_ms(op, 56.77e6, 201.8e6, 36, 319.1e6, 1), 111.0, 0.03);
+  LS_ASSERT_CLOSE(dyn_pass_ms(op, 56.77e6, 201.8e6, 36, 319.1e6, 128), 1600.0, 0.03);
+  ls_device_free(op);
+  /* 8 Elite, Llama-3.2-1B Q4_0 (16 layers of 34.2 MB / 121.6 MFLOP, q6_k head 215.5 MB):
+   * src:llamacpp-snapdragon tg 51.54 tok/s (19.4 ms), pp128 169.42 tok/s (0.756 s). */
+  ls_device *el = devtest_load("honor-magic-v5");
+  LS_ASSERT_CLOSE(dyn_pass_ms(el, 34.2e6, 121.6e6, 16, 215.5e6, 1), 19.4, 0.05);
+  LS_ASSERT_CLOSE(dyn_pass_ms(el, 34.2e6, 121.6e6, 16, 215.5e6, 128), 755.5, 0.03);
+  ls_device_free(el);
+}
+
 static void test_calibration_targets(void)
 {
   /* Llama-3-8B-class w4a16 (32 layers of 115.9 MB, LM head 279 MB, 436 MFLOP / 1.05 GFLOP per
-   * token): AI Hub's 72.86 ms/token on 8 Gen 3 within 2 %; 128-token pass 1.8-2.1x. */
+   * token): AI Hub's 72.86 ms/token on 8 Gen 3 within 2 %; 128-token pass 1.8-2.1x, in the
+   * static-graph regime (src:aihub-perf). */
   ls_device *dev = devtest_load("oneplus-12");
-  const ls_npu_params *n = ls_device_npu(dev);
+  ls_npu_params st = *ls_device_npu(dev);
+  st.regime = LS_NPU_STATIC;
+  const ls_npu_params *n = &st;
   ls_layer_work w = {115.9e6, 436.2e6, 0, 0};
   double t1 = 32.0 * ls_npu_layer_ns(n, &w, 1, 0) + ls_npu_lmhead_ns(n, 279.1e6, 1.05e9, 1);
   double t128 = 32.0 * ls_npu_layer_ns(n, &w, 128, 0) + ls_npu_lmhead_ns(n, 279.1e6, 1.05e9, 128);
@@ -351,6 +405,8 @@ CU_TestInfo npu_tests[] = {{"batch curve exact at points and monotone", test_cur
                            {"padding to compiled shapes and closed-form cost", test_padding_and_cost},
                            {"event path equals the query exactly", npu_event_path},
                            {"calibration targets (AI Hub)", test_calibration_targets},
+                           {"q4_0-dynamic regime: hand arithmetic", test_dynamic_cost},
+                           {"q4_0-dynamic calibration targets (llama.cpp Hexagon)", test_dynamic_calibration},
                            CU_TEST_INFO_NULL};
 
 /* ---- cpu ---- */

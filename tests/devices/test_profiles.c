@@ -156,10 +156,11 @@ static void test_cli_curve(void)
   CU_ASSERT_EQUAL_FATAL(curve("oneplus-12", npu, snpu), 7);
   CU_ASSERT_EQUAL_FATAL(curve("rtx-3090", gpu, sgpu), 7);
   for (int i = 1; i < 7; i++) {
-    CU_ASSERT(npu[i] > npu[i - 1]);  /* grows with tokens on the phone NPU */
+    if ((i < 5) == (i - 1 < 5))      /* tokens 1..16 vector path, 32.. matrix path (q4_0-dynamic) */
+      CU_ASSERT(npu[i] > npu[i - 1]);  /* grows with tokens on the phone NPU */
     CU_ASSERT(gpu[i] >= gpu[i - 1]);
   }
-  CU_ASSERT(npu[6] / npu[0] > 1.4);  /* clearly */
+  CU_ASSERT(npu[6] / npu[0] > 4.0);  /* clearly: Q4_0 passes are far from flat */
   CU_ASSERT(gpu[6] / gpu[0] < 1.1);  /* nearly flat up to 64 */
   CU_ASSERT(sgpu[6] > snpu[6] * 1.3);
   CU_ASSERT_EQUAL(ls_test_cli("devices curve --device oneplus-12", out, sizeof out), 64);

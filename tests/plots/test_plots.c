@@ -77,11 +77,15 @@ static void test_curve_npu_vs_gpu(void)
     LS_ASSERT_CLOSE(npu[i].speedup, toks[i] / npu[i].relative, 1e-12);
     LS_ASSERT_CLOSE(gpu[i].speedup, toks[i] / gpu[i].relative, 1e-12);
     CU_ASSERT(npu[i].padded >= toks[i]);
-    if (i) CU_ASSERT(npu[i].latency_ms >= npu[i - 1].latency_ms); /* more tokens never faster */
+    /* more tokens never faster on the same kernel path (q4_0-dynamic: vector below 32 tokens,
+     * tiled matrix from 32 on, where a pass may be cheaper than a long vector one) */
+    if (i && (toks[i] < 32) == (toks[i - 1] < 32))
+      CU_ASSERT(npu[i].latency_ms > npu[i - 1].latency_ms);
+    if (i) CU_ASSERT(gpu[i].latency_ms >= gpu[i - 1].latency_ms);
   }
   CU_ASSERT_DOUBLE_EQUAL(npu[0].relative, 1.0, 1e-12);
   /* REFERENCE.md 1, Fig. 4: NPU latency grows with tokens, the GPU's stays nearly flat */
-  CU_ASSERT(npu[6].relative > 1.5);
+  CU_ASSERT(npu[6].relative > 4.0); /* Q4_0 on the NPU: steep (src:llamacpp-snapdragon 39x at 128) */
   CU_ASSERT(gpu[6].relative < 1.3);
   CU_ASSERT(gpu[6].speedup > npu[6].speedup);
 }

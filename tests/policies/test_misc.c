@@ -121,7 +121,8 @@ static void test_costmodel_formula(void)
     double comp = ls_npu_layer_ns(n, &w, k, 300) * 1e-9;
     double want = 28 * fmax(io, comp) + 4 * comp + io + head_io + ls_npu_lmhead_ns(n, f.tc.lmhead_bytes, f.tc.lmhead_flops_per_token, k) * 1e-9;
     LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want, 1e-12);
-    CU_ASSERT(c.verify_s(c.ctx, k) >= prev);
+    if (k != 32) /* 32 tokens leave the vector path for the tiled matrix one (q4_0-dynamic) */
+      CU_ASSERT(c.verify_s(c.ctx, k) >= prev);
     prev = c.verify_s(c.ctx, k);
   }
   /* Table 1 sanity: flash I/O is most of a verification on this phone */

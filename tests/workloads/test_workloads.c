@@ -113,14 +113,17 @@ static ls_oracle *make_oracle(const char *dataset, const char *target, const cha
 
 /* ---- models ---- */
 
-static const char *const MODELS[] = {"llama-3.1-8b", "llama-3.2-1b", "qwen3-0.6b", "qwen3-1.7b",
-                                     "qwen3-14b",    "qwen3-4b",     "qwen3-8b"};
+static const char *const MODELS[] = {"eagle3-llama-3.1-8b", "eagle3-qwen3-14b", "eagle3-qwen3-4b",
+                                     "eagle3-qwen3-8b",     "llama-3.1-8b",     "llama-3.2-1b",
+                                     "qwen3-0.6b",          "qwen3-1.7b",       "qwen3-14b",
+                                     "qwen3-4b",            "qwen3-8b"};
+#define N_MODELS 11
 
 static void test_models_load(void)
 {
   char ids[16][64];
-  CU_ASSERT_EQUAL(ls_model_list(ROOT, ids, 16), 7);
-  for (int i = 0; i < 7; i++) {
+  CU_ASSERT_EQUAL(ls_model_list(ROOT, ids, 16), N_MODELS);
+  for (int i = 0; i < N_MODELS; i++) {
     ls_model *m = NULL;
     ls_error e;
     CU_ASSERT_STRING_EQUAL(ids[i], MODELS[i]);
@@ -146,12 +149,17 @@ static void test_models_sizes(void)
   static const struct { const char *id; double layer, layers, head, kv; } ref[] = {
       {"llama-3.1-8b", 117, 3.66, 282, 128}, {"qwen3-4b", 54, 1.90, 0, 144},
       {"qwen3-8b", 103.5, 3.64, 334, 144},   {"qwen3-14b", 177, 6.92, 417, 160}};
+  /* output projection at q6_k beside q4_0 layers (src:llamacpp-quant), MB: 431 / 319 (tied,
+   * the embedding) / 511 / 638 */
+  static const double head_q6k_mb[] = {431, 319, 511, 638};
   for (int i = 0; i < 4; i++) {
     ls_model *m = NULL;
     ls_model_costs c;
     ls_error e;
     CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&m, ROOT, ref[i].id, &e), LS_OK);
     CU_ASSERT_EQUAL(ls_model_costs_get(m, "q4_0", &c, &e), LS_OK);
+    LS_ASSERT_CLOSE(c.lmhead_bytes / 1e6, head_q6k_mb[i], 0.01);
+    CU_ASSERT_EQUAL(ls_model_costs_get(m, "q4_0-pure", &c, &e), LS_OK);
     LS_ASSERT_CLOSE(c.layer_bytes / MIB, ref[i].layer, 0.01);
     LS_ASSERT_CLOSE(c.n_layers * c.layer_bytes / GIB, ref[i].layers, 0.01);
     if (ref[i].head > 0)
@@ -159,11 +167,13 @@ static void test_models_sizes(void)
     LS_ASSERT_CLOSE(c.n_layers * c.kv_bytes_per_token / 1024.0, ref[i].kv, 0.01);
     /* total = layers + embedding (+ untied head) + final norm */
     double expect = c.n_layers * c.layer_bytes + c.embed_bytes + (ref[i].head > 0 ? c.lmhead_bytes : 0.0);
+    CU_ASSERT_EQUAL(ls_model_costs_get(m, "q4_0", &c, &e), LS_OK); /* mixed: q4_0 layers, q6_k head */
+    expect = c.n_layers * c.layer_bytes + c.embed_bytes + (ref[i].head > 0 ? c.lmhead_bytes : 0.0);
     LS_ASSERT_CLOSE(c.total_bytes, expect, 1e-4);
     /* other quantisations scale by bits per weight (norms aside) */
     ls_model_costs f;
     CU_ASSERT_EQUAL(ls_model_costs_get(m, "fp16", &f, &e), LS_OK);
-    LS_ASSERT_CLOSE(f.lmhead_bytes / c.lmhead_bytes, 16.0 / 4.5, 1e-9);
+    LS_ASSERT_CLOSE(f.lmhead_bytes / c.lmhead_bytes, 16.0 / 6.5625, 1e-9);
     LS_ASSERT_CLOSE(f.layer_bytes / c.layer_bytes, 16.0 / 4.5, 1e-3);
     ls_model_free(m);
   }
@@ -483,6 +493,7 @@ static void test_oracle_settings(void)
   ls_kv_create(&kv, &e);
   CU_ASSERT_EQUAL(ls_oracle_create(&o, d, m, dr, 1, kv, &e), LS_EINVALID); /* family mismatch */
   CU_ASSERT_EQUAL(ls_kv_assign(kv, "workload.alpha=0.5", "t", &e), LS_OK); /* not for gsm8k */
+  CU_ASSERT_EQUAL(ls_kv_assign(kv, "workload.thinking=false", "t", &e), LS_OK); /* qwen3-8b's default is true */
   CU_ASSERT_EQUAL(ls_oracle_create(&o, d, m, NULL, 1, kv, &e), LS_OK);
   CU_ASSERT(ls_kv_check_used(kv, "workload.", &e) < 0);
   CU_ASSERT_EQUAL(ls_oracle_prompts(o), 8);
@@ -715,7 +726,7 @@ static void test_cli_trace(void)
   snprintf(args, sizeof args, "trace info '%s/cli.trace'", tmp_dir());
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "prompts: 2"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "meta draft: qwen3-0.6b"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "meta draft: eagle3-qwen3-4b"));
   /* the same command twice gives byte-identical files (determinism) */
   snprintf(args, sizeof args, "trace record --dataset mbpp --model qwen3-4b --prompts 2 --seed 3 | cmp - '%s/cli.trace'",
            tmp_dir());
