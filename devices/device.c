@@ -8,7 +8,8 @@
  *   npu:   name, regime (static-graph|q4_0-dynamic; optional, static-graph when absent, the
  *          only regime older profiles knew; every shipped profile states it), weight_bandwidth, flops, attn_flops,
  *          dispatch, batch_curve [[tokens, rel]...], shapes [...], idle_power, busy_power,
- *          q4_0_dynamic {op_call, weight_bandwidth, vec_flops, mat_flops, tile, mat_min}
+ *          q4_0_dynamic {op_call, weight_bandwidth, vec_flops, mat_flops, tile, mat_min,
+ *          pad_small (optional, default false)}
  *          (optional, required when the regime is q4_0-dynamic)
  *   cpu:   threads, max_bandwidth, call_overhead, idle_power,
  *          clusters [{name, cores, freq, gemv_bandwidth, flops_per_cycle, core_power}...]
@@ -161,7 +162,8 @@ static int read_dynamic(const ls_ynode *npu, ls_npu_dynamic *d, ls_error *err)
       (rc = ls_yreq_unit(&m, "vec_flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &d->vec_flops, err)) ||
       (rc = ls_yreq_unit(&m, "mat_flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &d->mat_flops, err)) ||
       (rc = ls_yreq_int(&m, "tile", 1, 4096, &tile, err)) ||
-      (rc = ls_yreq_int(&m, "mat_min", 1, 4096, &mat_min, err)))
+      (rc = ls_yreq_int(&m, "mat_min", 1, 4096, &mat_min, err)) ||
+      (rc = ls_yopt_bool(&m, "pad_small", 0, &d->pad_small, err)))
     return rc;
   d->tile = (int)tile;
   d->mat_min = (int)mat_min;
@@ -376,6 +378,9 @@ int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
     return ls_error_set(err, LS_EINVALID, "device.npu.regime=q4_0-dynamic: profile %s gives no q4_0_dynamic section",
                         d->id);
   d->npu.regime = (ls_npu_regime)regime;
+  static const char *const BOOLS[] = {"false", "true", NULL};
+  if ((rc = ls_kv_enum(kv, "device.npu.pad_small", BOOLS, d->npu.dyn.pad_small, &d->npu.dyn.pad_small, err)))
+    return rc;
   double eff = ls_flash_effective_bw(&d->flash);
   d->flash.path = (ls_flash_path)path;
   /* Changing the path alone keeps the hardware and changes the rate; an explicit bandwidth

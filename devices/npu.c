@@ -15,6 +15,9 @@
  *   t_call(N) = op_call + max(W / weight_bw, f * m(N) / rate(N)) + N * ctx * a / attn_flops
  *   N <  mat_min: vector path, m(N) = N,                     rate = vec_flops
  *   N >= mat_min: tiled matrix path, m(N) = ceil(N/tile)*tile, rate = mat_flops
+ *   pad_small: a runtime that verifies trees itself may pad a pass below mat_min up to the
+ *   matrix path when that is faster (padded rows are masked); llama-bench's generic batches
+ *   do not (the rates the parameters are fitted to), so fits use pad_small off.
  * The max() is a roofline: one token is bound by reading the weights, many tokens by the
  * arithmetic. The vector path is what makes small batches dear (src:llamacpp-23368 and
  * src:llamacpp-21554: a 25-token pass slower than a 128-token one on the same phone), and
@@ -127,8 +130,12 @@ static double dyn_seconds(const ls_npu_params *n, double bytes, double flops, do
                           int ctx_len)
 {
   const ls_npu_dynamic *d = &n->dyn;
-  double rate = tokens < d->mat_min ? d->vec_flops : d->mat_flops;
-  double read = bytes / d->weight_bw, comp = flops * dyn_tokens(d, tokens) / rate;
+  double read = bytes / d->weight_bw;
+  double comp = tokens < d->mat_min ? flops * tokens / d->vec_flops : flops * dyn_tokens(d, tokens) / d->mat_flops;
+  if (tokens < d->mat_min && d->pad_small) { /* the same pass padded up to the matrix path */
+    double padded = flops * dyn_tokens(d, d->mat_min) / d->mat_flops;
+    comp = padded < comp ? padded : comp;
+  }
   return d->op_call_s + (read > comp ? read : comp) + tokens * attn_per_ctx * (double)ctx_len / n->attn_flops;
 }
 

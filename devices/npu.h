@@ -33,6 +33,7 @@ typedef struct ls_npu_dynamic {
   double mat_flops;            /* FLOP/s on the tiled matrix path (N >= mat_min) */
   int tile;                    /* matrix-path tokens are padded to a multiple of this */
   int mat_min;                 /* smallest N that takes the matrix path */
+  int pad_small;               /* 1: a pass below mat_min runs padded on the matrix path when that is faster */
 } ls_npu_dynamic;
 
 typedef struct ls_npu_params {

@@ -16,7 +16,7 @@
  *
  * Algorithm (rounds of batched expansion; each round is one draft pass):
  *   1. round 0 evaluates the root; its top-k candidates join the pool (top B-1 by gain).
- *   2. the best tree of the pool is its top n - 1, n* = argmax_n J(n) (largest n on ties).
+ *   2. the tree of the pool is its top n - 1, n* from the stopping rule (best_prefix).
  *   3. the next batch: unexpanded pool nodes (depth < max_depth) of gain >= batch_ratio x
  *      the best unexpanded gain, in gain order, at most draft.width of them.
  *   4. look-ahead: estimate the batch's top-2 children as g(u) * m(d+1, r), m the running
@@ -28,7 +28,8 @@
  * only where the sequence stops and how big the final tree is. Hence (proof in the tests'
  * comments, checked by property tests): adding to T(n) a term that does not grow with n
  * (slower flash: more I/O per pass) never shrinks the tree; a free verification grows it to
- * the budget. Settings: draft.budget (32: calibrated, docs/CALIBRATION.md), draft.topk (8: assumed, candidates per evaluated
+ * the budget. Settings: draft.budget (64: a cap, the top of the paper's range), draft.stop
+ * (marginal: Algorithm 1's rule, see best_prefix; or best), draft.topk (8: assumed, candidates per evaluated
  * node), draft.max_depth (12: assumed), draft.width (16: assumed, nodes per pass),
  * draft.batch_ratio (0.25: assumed). */
 #include <math.h>
@@ -42,7 +43,7 @@
 #define M_SMOOTH 0.1 /* weight of a new observation in the running means m(d, r) */
 
 typedef struct {
-  int B, k, max_depth, width;
+  int B, k, max_depth, width, marginal;
   double ratio;
   double hits[DBINS][QBINS], expect[DBINS][QBINS];
   double m[DBINS][LS_VIEW_TOPK_MAX];
@@ -60,7 +61,13 @@ static int create(void **state, ls_kv *kv, ls_error *err)
   int B;
   long k, d, w;
   double ratio;
-  int rc = ls_policy_budget(kv, 32, &B, err); /* calibrated: docs/CALIBRATION.md */
+  static const char *const STOPS[] = {"marginal", "best", NULL};
+  int stop = 0;
+  /* the cap is the top of the paper's budget range 4..64 (src:lever-paper Fig. 5); the tree's
+   * size comes from the stopping rule below it */
+  int rc = ls_policy_budget(kv, 64, &B, err);
+  if (rc == LS_OK)
+    rc = ls_kv_enum(kv, "draft.stop", STOPS, 0, &stop, err);
   if (rc == LS_OK)
     rc = ls_kv_int(kv, "draft.topk", 1, LS_VIEW_TOPK_MAX, 8, &k, err);
   if (rc == LS_OK)
@@ -79,6 +86,7 @@ static int create(void **state, ls_kv *kv, ls_error *err)
   s->max_depth = (int)d;
   s->width = (int)w;
   s->ratio = ratio;
+  s->marginal = stop == 0;
   *state = s;
   return LS_OK;
 }
@@ -117,9 +125,14 @@ static int after(const lever_state *s, int a, int b) /* a sorts after b */
   return s->g[a] < s->g[b] || (s->g[a] == s->g[b] && a > b);
 }
 
-/* Best prefix of a gain list (sorted descending, len entries) under draft time D:
- * returns n* (root included) and its E and T through the pointers. Compares E/T by
- * cross-multiplication so that zero costs are well defined (ties: larger n). */
+/* The tree size for a gain list (sorted descending, len entries) under draft time D:
+ * returns n (root included) and its E and T through the pointers. Compares ratios by
+ * cross-multiplication so that zero costs are well defined.
+ * draft.stop = marginal (the paper's Algorithm 1, src:lever-html): nodes join in gain order
+ * while the next node's gain per second it adds beats the tree's current E/T, i.e.
+ * g * T > E * dT; a node that adds no time (dT <= 0: same padded pass) always joins.
+ * draft.stop = best: the prefix of largest E/T over all lengths (ties: larger n), which can
+ * look past a costly step to a cheaper region further on. */
 static int best_prefix(lever_state *s, const ls_cost_model *c, const double *gains, int len, double D,
                        double *bestE, double *bestT)
 {
@@ -128,8 +141,19 @@ static int best_prefix(lever_state *s, const ls_cost_model *c, const double *gai
   *bestE = E;
   *bestT = T;
   for (int i = 0; i < len; i++) {
+    double T2 = D + verify(s, c, i + 2);
+    if (s->marginal) {
+      if (T2 - T > 0.0 && !(gains[i] * T > E * (T2 - T)))
+        break;
+      E += gains[i];
+      T = T2;
+      bn = i + 2;
+      *bestE = E;
+      *bestT = T;
+      continue;
+    }
     E += gains[i];
-    T = D + verify(s, c, i + 2);
+    T = T2;
     if (E * *bestT >= *bestE * T) {
       bn = i + 2;
       *bestE = E;
