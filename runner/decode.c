@@ -160,6 +160,7 @@ typedef struct run {
   double decode_ns, io_wait_ns, verify_ns_total, token_layers_total, useful_token_layers, compute_total, useful_compute;
   double npu_busy0, cpu_busy0, flash_busy0, energy0, decode_energy, npu_busy, cpu_busy, flash_busy;
   long tokens, cycles;
+  long prune_calls, accepted_pruned; /* audit counters: pruning passes; accepted nodes it had removed (must stay 0) */
   ls_decode_result *res;
   int keep_steps;
   int failed;
@@ -350,6 +351,7 @@ static void prune_now(run *r)
   memset(r->keep, 0, (size_t)r->tree.n);
   r->n_live = r->pops->prune(r->pstate, &r->tree, r->score, r->keep);
   r->keep[0] = 1;
+  r->prune_calls++;
 }
 
 static void layer_done(ls_engine *e, void *ctx)
@@ -436,8 +438,11 @@ static void start_lmhead(run *r)
 {
   r->t_layers_end = ls_engine_now(r->eng);
   r->verifying = 0;
-  if (r->ph == PH_DECODE)
+  if (r->ph == PH_DECODE) {
     accept_walk(r);
+    for (int i = 0; i < r->n_acc; i++) /* lossless: the target never takes a removed node */
+      r->accepted_pruned += !r->keep[r->accepted_nodes[i]];
+  }
   int eager = r->ph == PH_PREFILL || r->lmhead == LS_LMHEAD_EAGER_NPU;
   r->lm_left = eager ? 1 : r->n_acc + 1;
   submit_lmhead(r, eager ? (r->ph == PH_PREFILL ? 1 : r->n_live) : 1);
@@ -789,6 +794,8 @@ static void metrics(run *r, ls_decode_result *o)
   add_metric(o, "target_calls_per_token", ratio((double)r->cycles, (double)r->tokens), "ratio");
   add_metric(o, "decode_s", dec_s, "s");
   add_metric(o, "resident_layers", r->resident, "count");
+  add_metric(o, "prune_calls", (double)r->prune_calls, "count");
+  add_metric(o, "accepted_pruned", (double)r->accepted_pruned, "count");
 }
 
 static void free_run(run *r)
