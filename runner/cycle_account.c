@@ -24,6 +24,7 @@
 #include <string.h>
 #include "runner/decode_int.h"
 #include "sim/resource.h"
+#include "sim/rng.h"
 
 static void cycle_start(ls_engine *e, void *ctx)
 {
@@ -31,6 +32,7 @@ static void cycle_start(ls_engine *e, void *ctx)
   ls_run_state *r = ctx;
   r->t_cycle = ls_engine_now(r->eng);
   ls_cyc_text_begin(r);
+  r->res->text_hash = ls_key2(r->res->text_hash, r->view.root_key); /* last cycle's bonus token */
   ls_costmodel_set_ctx(r->cm, r->ctx_len);
   int rc = r->dops->build(r->dstate, &r->tree, &r->view, &r->cost, r->err);
   if (rc) {
@@ -105,6 +107,8 @@ void ls_cyc_cycle_end(ls_run_state *r)
     int tau = r->n_acc + 1;
     int emit = tau < r->target_len - r->produced ? tau : r->target_len - r->produced;
     record_cycle(r, now, tau, emit);
+    for (int i = 0; i < r->n_acc && i < r->target_len - r->produced - 1; i++) /* see decode.h */
+      r->res->text_hash = ls_key2(r->res->text_hash, r->tree.key[r->accepted_nodes[i]]);
     if (r->dops->feedback)
       r->dops->feedback(r->dstate, &r->tree, r->accepted_nodes, r->n_acc);
     /* what the runtime has observed so far prices on-demand output projections */

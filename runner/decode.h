@@ -9,6 +9,7 @@
  * KV cache grows). Everything runs on one sim/engine with resources for NPU, CPU and flash. */
 #ifndef LS_RUNNER_DECODE_H
 #define LS_RUNNER_DECODE_H
+#include <stdint.h>
 #include "results/db.h"
 #include "runner/experiment.h"
 
@@ -22,6 +23,13 @@ typedef struct ls_decode_result {
   ls_db_step *steps;          /* owned; per-cycle series (NULL unless requested) */
   int n_steps, cap_steps;
   char config_json[4096];     /* resolved configuration */
+  /* Observation hook for tests (not stored): a hash chain, h = ls_key2(h, key), over the
+   * canonical keys of the text positions the run emitted, in order: per prompt, the token
+   * out of prefill and every decode token but the last (a run's last cycle may accept past
+   * the output length, so the final token is left out to keep the count system-independent).
+   * Lossless speculation means every system gets the same value for the same seed and
+   * prompts (tests/runner, invariants suite). */
+  uint64_t text_hash;
 } ls_decode_result;
 
 /* Loaded devices/models/datasets shared by the runs of one process. */

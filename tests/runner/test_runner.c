@@ -7,6 +7,7 @@
 #include <string.h>
 #include "devices/device.h"
 #include "ls_test.h"
+#include "rtest.h"
 #include "policies/costmodel.h"
 #include "policies/policy.h"
 #include "runner/decode.h"
@@ -17,7 +18,7 @@
 static char g_data[512]; /* fixture data root: tests/runner/data (set once in main) */
 static char g_tmp[64];   /* scratch folder for experiment files (mkdtemp in main) */
 
-static double metric(const ls_decode_result *r, const char *name)
+double ls_rt_metric(const ls_decode_result *r, const char *name)
 {
   for (int i = 0; i < r->n_metrics; i++)
     if (strcmp(r->metrics[i].name, name) == 0)
@@ -26,9 +27,9 @@ static double metric(const ls_decode_result *r, const char *name)
   return NAN;
 }
 
-/* Runs one configuration on the fixture data with settings "k=v;k=v". */
-static int run_one(const char *root, const char *dev, const char *model, const char *ds,
-                   const char *sys, const char *settings, ls_decode_result *res)
+/* Runs one configuration (seed 7) with settings "k=v;k=v"; keep_steps fills res->steps. */
+int ls_rt_run(const char *root, const char *dev, const char *model, const char *ds, const char *sys,
+              const char *settings, int keep_steps, ls_decode_result *res)
 {
   ls_error err;
   ls_kv *kv = NULL;
@@ -42,13 +43,21 @@ static int run_one(const char *root, const char *dev, const char *model, const c
     rc = ls_kv_assign(kv, t, "test", &err);
   if (!rc) rc = ls_experiment_single(&x, dev, model, ds, sys, kv, 7, root, &err);
   if (!rc) rc = ls_decode_cache_create(&c, root, &err);
-  if (!rc) rc = ls_decode_run(c, ls_experiment_run(x, 0), 0, res, &err);
+  if (!rc) rc = ls_decode_run(c, ls_experiment_run(x, 0), keep_steps, res, &err);
   if (rc)
-    fprintf(stderr, "run_one: %s\n", err.msg);
+    fprintf(stderr, "ls_rt_run: %s\n", err.msg);
   ls_decode_cache_free(c);
   ls_experiment_free(x);
   ls_kv_free(kv);
   return rc;
+}
+
+static double metric(const ls_decode_result *r, const char *name) { return ls_rt_metric(r, name); }
+
+static int run_one(const char *root, const char *dev, const char *model, const char *ds, const char *sys,
+                   const char *settings, ls_decode_result *res)
+{
+  return ls_rt_run(root, dev, model, ds, sys, settings, 0, res);
 }
 
 /* ---- systems ---- */
@@ -322,6 +331,7 @@ static CU_SuiteInfo suites[] = {
     {"systems", NULL, NULL, NULL, NULL, systems_tests},
     {"experiment", NULL, NULL, NULL, NULL, experiment_tests},
     {"cycle", NULL, NULL, NULL, NULL, cycle_tests},
+    {"invariants", NULL, NULL, NULL, NULL, ls_rt_invariants},
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv)
