@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test reproduce sanitize clean
+.PHONY: all deps configure build test reproduce sanitize mutation clean
 
 all: build
 
@@ -26,6 +26,11 @@ reproduce: build
 # AddressSanitizer + UBSan build of everything, then its tests.
 sanitize:
 	@$(MAKE) --no-print-directory test BUILD=build-asan CMAKE_FLAGS="-DLEVERSIM_SANITIZE=ON $(CMAKE_FLAGS)"
+
+# Mutation testing: every mutant in tests/mutation/mutants must make its tests fail
+# (tests/mutation/README.md); prints the kill rate.
+mutation: deps
+	@bash tests/mutation/run.sh
 
 clean:
 	rm -rf build build-asan

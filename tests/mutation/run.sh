@@ -5,6 +5,7 @@
 # runs the suites and restores the file. A mutant whose text no longer occurs is "stale" and
 # counts as a failure of this script (the mutant must be updated with the code).
 # Usage: tests/mutation/run.sh [--subset K/N] [MUTANT...]   (exit 0 only if every mutant is killed)
+# `make mutation` runs them all; CI runs the share K = day of the year mod 3 (README.md here).
 # Mutant file format:  file=PATH  tests=CTEST_REGEX  then "---find", the text, "---replace", the text.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,5 +46,6 @@ for m in "${mutants[@]}"; do
   touch "$work/$file"
 done
 total=$((killed + survived + stale))
-echo "mutation: $killed killed, $survived survived, $stale stale of $total"
+rate=$(awk -v k="$killed" -v t="$total" 'BEGIN { printf "%.1f", t ? 100 * k / t : 0 }')
+echo "mutation: $killed killed, $survived survived, $stale stale of $total (kill rate $rate %)"
 [ "$survived" -eq 0 ] && [ "$stale" -eq 0 ]
