@@ -141,12 +141,20 @@ static void test_costmodel_formula(void)
   CU_ASSERT((28 * io + head_io) / c.verify_s(c.ctx, 1) > 0.7);
   /* single-node NPU drafting: n calls of one token */
   LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 6, 2), 6 * ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 1, 302) * 1e-9, 1e-12);
-  CU_ASSERT(ls_costmodel_draft_call_ns(cm, LS_UNIT_CPU, 1, 0) > 0);
+  /* a CPU draft call: every draft layer, then the draft's head, on the default threads */
+  const ls_cpu_params *cpu = ls_device_cpu(f.dev);
+  ls_layer_work dw = ls_costmodel_layer_work(&f.dc);
+  CU_ASSERT_EQUAL(ls_costmodel_draft_call_ns(cm, LS_UNIT_CPU, 1, 0),
+                  f.dc.n_layers * ls_cpu_layer_ns(cpu, &dw, 1, 0, cpu->default_threads) +
+                      ls_cpu_lmhead_ns(cpu, f.dc.lmhead_bytes, f.dc.lmhead_flops_per_token, 1, cpu->default_threads));
   ls_costmodel_free(cm);
   /* everything resident: no I/O term */
   CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_npu, npu, 999, 0, NULL), LS_OK);
   ls_costmodel_bind(cm, &c);
-  CU_ASSERT(c.verify_s(c.ctx, 8) < 28 * io);
+  ls_costmodel_set_ctx(cm, 300);
+  LS_ASSERT_CLOSE(c.verify_s(c.ctx, 8), 32 * (ls_npu_layer_ns(n, &w, 8, 300) * 1e-9) +
+                                            ls_npu_lmhead_ns(n, f.tc.lmhead_bytes, f.tc.lmhead_flops_per_token, 8) * 1e-9 +
+                                            8 * sample, 1e-12);
   ls_costmodel_free(cm);
   /* on-demand CPU projection: tau single-token calls */
   void *lev = map_create(&ls_map_lever, "", &rc);

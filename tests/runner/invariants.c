@@ -219,6 +219,7 @@ static void check_run(const fixture *f, const char *system, const ls_decode_resu
   CU_ASSERT_EQUAL_FATAL(rebuild(f, r, head, &x), 0);
   double cycles = metric(r, "cycles"), dec = metric(r, "decode_s");
   CU_ASSERT_EQUAL(r->text_hash, text); /* lossless */
+  CU_ASSERT_DOUBLE_EQUAL(metric(r, "accepted_pruned"), 0, 0);
   if (r->text_hash != text)
     fprintf(stderr, "\n  %s: emitted text differs from the oracle's\n", system);
   CU_ASSERT_DOUBLE_EQUAL(r->n_steps, cycles, 0);
@@ -258,7 +259,9 @@ static void check_run(const fixture *f, const char *system, const ls_decode_resu
 
 /* Lossless speculation and the accounting, on every system that speculates and the
  * autoregressive reference, same seed and prompts; Lever and its all-NPU ablation also with
- * an aggressive prune threshold, so that pruning removes nodes in most cycles. */
+ * an aggressive prune threshold, so that pruning removes nodes in most cycles, and once more
+ * with a predictor no better than chance (AUC 0.5), so that pruning often removes the true
+ * token: the walk must then stop there, never accept it. */
 static void test_systems_lossless_and_accounted(void)
 {
   static const struct {
@@ -266,7 +269,8 @@ static void test_systems_lossless_and_accounted(void)
   } RUNS[] = {{"ar-flash", ""},     {"sd-chain", ""},   {"specinfer", ""},
               {"sequoia", ""},      {"eagle2", ""},     {"opt-tree", ""},
               {"lever", ""},        {"lever-no-prune", ""},
-              {"lever", ";prune.threshold=0.5"}, {"lever-npu-map", ";prune.threshold=0.5"}};
+              {"lever", ";prune.threshold=0.5"}, {"lever-npu-map", ";prune.threshold=0.5"},
+              {"lever", ";prune.threshold=0.5;workload.auc=0.5"}};
   const char *base = "workload.prompts=2;workload.max_tokens=48";
   fixture f;
   CU_ASSERT_EQUAL_FATAL(fixture_open(&f, SHIPPED, "oneplus-12", "llama-3.1-8b", "gsm8k", base, 48), 0);
@@ -324,7 +328,87 @@ static void test_chain_per_cycle(void)
   fixture_close(&f);
 }
 
+/* Walks a tree from the root along the target's choices (oracle), through nodes with keep
+ * set (keep NULL: every node); returns the accepted count. */
+static int walk(const ls_tree *t, const ls_oracle_cycle *cyc, const unsigned char *keep)
+{
+  int node = 0, n = 0;
+  for (;;) {
+    int want = ls_oracle_true_rank(cyc, t->key[node], t->depth[node]), next = -1;
+    for (int c = node + 1; want >= 0 && c < t->n && next < 0; c++)
+      if (t->parent[c] == node && t->rank[c] == want && (!keep || keep[c]))
+        next = c;
+    if (next < 0)
+      return n;
+    n++;
+    node = next;
+  }
+}
+
+/* Lever's pruning on the conventional SpecInfer tree ("lever-conv-draft": a fixed tree that
+ * needs no feedback, so every cycle can be rebuilt here). Per cycle, the test builds the tree
+ * from the oracle at the cycle's root, scores its nodes with the oracle's predictor, prunes
+ * with the early-exit policy and walks the kept tree along the target's choices; the run's
+ * tree size, verified (kept) nodes and accepted tokens must equal these. The predictor is
+ * useless (AUC 0.5), the threshold high and the safeguards off but the main path, so that
+ * pruning removes the true token in some cycles (6 of 71 with seed 7): a
+ * walk that ignored the mask, or a mask that lost the policy's choice, accepts more. */
+static void test_cycles_replayed(void)
+{
+  const char *set = "workload.prompts=4;workload.max_tokens=96;workload.auc=0.5;prune.threshold=0.9;prune.root_keep=0;prune.min_nodes=0;prune.min_leaves=0";
+  fixture f;
+  CU_ASSERT_EQUAL_FATAL(fixture_open(&f, SHIPPED, "oneplus-12", "llama-3.1-8b", "gsm8k", set, 96), 0);
+  ls_decode_result r;
+  CU_ASSERT_EQUAL_FATAL(ls_rt_run(SHIPPED, "oneplus-12", "llama-3.1-8b", "gsm8k", "lever-conv-draft", set, 1, &r), LS_OK);
+  check_run(&f, "lever-conv-draft", &r, true_text_hash(&f));
+  rebuilt x;
+  CU_ASSERT_EQUAL_FATAL(rebuild(&f, &r, LS_LMHEAD_DEMAND_CPU, &x), 0);
+  const ls_system *sys = ls_system_find("lever-conv-draft");
+  const ls_draft_ops *dops = ls_draft_find(sys->draft);
+  const ls_prune_ops *pops = ls_prune_find(sys->prune);
+  ls_error err;
+  ls_kv *kv = NULL;
+  void *dst = NULL, *pst = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", set);
+  for (char *tok = strtok(buf, ";"); tok; tok = strtok(NULL, ";")) /* the run's prune.* settings */
+    if (strncmp(tok, "prune.", 6) == 0)
+      CU_ASSERT_EQUAL(ls_kv_assign(kv, tok, "test", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(dops->create(&dst, kv, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(pops->create(&pst, kv, &err), LS_OK);
+  ls_tree *t = malloc(sizeof *t);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  double score[LS_TREE_MAX];
+  unsigned char keep[LS_TREE_MAX];
+  int wrong = 0, cut = 0;
+  for (int i = 0; i < r.n_steps; i++) {
+    ls_oracle_cycle cyc;
+    ls_draft_view v;
+    ls_oracle_begin(f.o, x.prompt[i], x.pos[i], &cyc, &v);
+    CU_ASSERT_EQUAL_FATAL(dops->build(dst, t, &v, NULL, &err), LS_OK);
+    for (int k = 0; k < t->n; k++)
+      score[k] = k ? ls_oracle_exit_score(&cyc, t->key[k], t->depth[k], t->prob[k]) : 0.0;
+    memset(keep, 0, sizeof keep);
+    int live = pops->prune(pst, t, score, keep);
+    keep[0] = 1;
+    int acc = walk(t, &cyc, keep);
+    cut += walk(t, &cyc, NULL) > acc;
+    wrong += r.steps[i].tree_size != t->n || r.steps[i].verified_tokens != live || r.steps[i].accepted != acc;
+  }
+  CU_ASSERT_EQUAL(wrong, 0);
+  CU_ASSERT(cut >= 3); /* pruning did remove true tokens: the comparison was not vacuous */
+  free(t);
+  pops->destroy(pst);
+  dops->destroy(dst);
+  ls_kv_free(kv);
+  rebuilt_free(&x);
+  ls_decode_result_free(&r);
+  fixture_close(&f);
+}
+
 CU_TestInfo ls_rt_invariants[] = {
+    {"each cycle's tree, kept nodes and accepted tokens, rebuilt from the oracle", test_cycles_replayed},
     {"every system emits the oracle's text; the cycle accounting adds up", test_systems_lossless_and_accounted},
     {"chain SD on the iid oracle accepts the true top-1 run, cycle by cycle", test_chain_per_cycle},
     CU_TEST_INFO_NULL};
