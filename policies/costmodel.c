@@ -13,7 +13,7 @@
  *   the first read plus, per layer, the slower of the next read and this compute. The LM-head
  *   read is not overlapped (simplification: it is needed right after the last layer). tau,
  *   the accepted tokens per cycle assumed for on-demand projection, is 3 by default
- *   (assumed: typical tau of tree SD, REFERENCE.md section 5) and settable.
+ *   (assumed: typical tau of tree SD, src:spec-bench) and settable.
  *   draft call(unit, n, ctx) = NPU: dispatch + L_d x (layer(n) - dispatch) + (head(n) - dispatch)
  *                              (one graph call for all layers and the head);
  *                              CPU: L_d x layer(n) + head(n) with the configured threads.
