@@ -6,14 +6,19 @@
  *   comp(n) = one target layer for n tokens on the target unit at the current context
  *             (NPU: padded to the next compiled shape inside ls_npu_layer_ns);
  *   S       = streamed layers = n_layers - resident_layers (clamped to [0, n_layers]);
- *   verify_s(n) = S * max(io, comp(n)) + (n_layers - S) * comp(n)
- *               + (S > 0 ? io + io_head : 0)              first read and LM-head read exposed
- *               + output projection: eager NPU lmhead(n) | on demand tau x lmhead(1) on NPU/CPU.
- *   Layer l's read overlaps layer l-1's compute (prefetch of one layer ahead), so a pass is
- *   the first read plus, per layer, the slower of the next read and this compute. The LM-head
- *   read is not overlapped (simplification: it is needed right after the last layer). tau,
- *   the accepted tokens per cycle assumed for on-demand projection, is 3 by default
- *   (assumed: typical tau of tree SD, src:spec-bench) and settable.
+ *   layers(n)   = serial:      S * (io + comp(n)) + (n_layers - S) * comp(n)
+ *                 prefetch:    S * max(io, comp(n)) + (n_layers - S) * comp(n) + (S > 0 ? io : 0)
+ *                 cross-cycle: as prefetch without the first read (it runs while drafting)
+ *   verify_s(n) = layers(n) + (head streamed ? io_head : 0)
+ *               + output projection: eager NPU lmhead(n) + n x sample
+ *                              | on demand tau x (lmhead(1) on NPU or CPU + sample).
+ *   With prefetch, layer l's read overlaps layer l-1's compute, so a pass is the first read
+ *   plus, per layer, the slower of the next read and this compute. The LM-head read is not
+ *   overlapped (simplification: it is needed right after the last layer). sample = the CPU
+ *   sampler over the target vocabulary: 0.06 ms per row at 128k entries (src:llamacpp-snapdragon,
+ *   8 Elite; assumed linear in the vocabulary and alike on the other SoCs). tau, the
+ *   accepted tokens per cycle assumed for on-demand projection, is 3 until the runner has
+ *   observed it (assumed: typical tau of tree SD, src:spec-bench).
  *   draft call(unit, n, ctx) = NPU: dispatch + L_d x (layer(n) - dispatch) + (head(n) - dispatch)
  *                              (one graph call for all layers and the head);
  *                              CPU: L_d x layer(n) + head(n) with the configured threads.
@@ -25,8 +30,14 @@
 #include "policies/costmodel.h"
 #include <stdlib.h>
 
+#define SAMPLE_S_PER_ENTRY (0.06e-3 / 128256.0) /* see the top comment */
+
+const char *const ls_overlap_names[] = {"serial", "prefetch", "cross-cycle", NULL};
+
 struct ls_costmodel {
   const ls_device *dev;
+  ls_overlap overlap;
+  int head_in_dram;
   ls_model_costs target, draft;
   const ls_map_ops *map;
   const void *map_state;
@@ -62,6 +73,8 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
   cm->streamed = target->n_layers - r;
   cm->threads = threads > 0 ? threads : ls_device_cpu(dev)->default_threads;
   cm->tau = 3.0;
+  cm->overlap = LS_OVERLAP_SERIAL;
+  cm->head_in_dram = map->lmhead(map_state) == LS_LMHEAD_DEMAND_CPU;
   const ls_flash_params *f = ls_device_flash(dev);
   cm->io_s = (double)ls_flash_read_ns(f, target->layer_bytes) * 1e-9;
   cm->io_head_s = (double)ls_flash_read_ns(f, target->lmhead_bytes) * 1e-9;
@@ -74,6 +87,14 @@ void ls_costmodel_free(ls_costmodel *cm) { free(cm); }
 void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len) { cm->ctx_len = ctx_len < 0 ? 0 : ctx_len; }
 
 void ls_costmodel_set_tau(ls_costmodel *cm, double tau) { cm->tau = tau >= 1.0 ? tau : 1.0; }
+
+void ls_costmodel_set_exec(ls_costmodel *cm, ls_overlap overlap, int head_in_dram)
+{
+  cm->overlap = overlap;
+  cm->head_in_dram = head_in_dram;
+}
+
+double ls_costmodel_sample_row_s(const ls_costmodel *cm) { return SAMPLE_S_PER_ENTRY * cm->target.vocab; }
 
 static double target_layer_s(const ls_costmodel *cm, int n)
 {
@@ -91,23 +112,32 @@ int64_t ls_costmodel_lmhead_ns(const ls_costmodel *cm, ls_unit unit, int tokens)
                           tokens, cm->threads);
 }
 
+/* The layers of one pass as the overlap mode streams them (top comment). */
+static double layers_s(const ls_costmodel *cm, double comp)
+{
+  double io = cm->io_s;
+  int L = cm->target.n_layers, S = cm->streamed;
+  if (cm->overlap == LS_OVERLAP_SERIAL)
+    return S * (io + comp) + (L - S) * comp;
+  double t = S * (io > comp ? io : comp) + (L - S) * comp;
+  return cm->overlap == LS_OVERLAP_PREFETCH && S > 0 ? t + io : t;
+}
+
 static double verify_s(const void *ctx, int n)
 {
   const ls_costmodel *cm = ctx;
-  double comp = target_layer_s(cm, n), io = cm->io_s;
-  int L = cm->target.n_layers, S = cm->streamed;
-  double t = S * (io > comp ? io : comp) + (L - S) * comp;
-  if (S > 0)
-    t += io + cm->io_head_s;
+  double t = layers_s(cm, target_layer_s(cm, n)), sample = ls_costmodel_sample_row_s(cm);
+  if (cm->streamed > 0 && !cm->head_in_dram)
+    t += cm->io_head_s;
   switch (cm->map->lmhead(cm->map_state)) {
   case LS_LMHEAD_EAGER_NPU:
-    t += (double)ls_costmodel_lmhead_ns(cm, LS_UNIT_NPU, n) * 1e-9;
+    t += (double)ls_costmodel_lmhead_ns(cm, LS_UNIT_NPU, n) * 1e-9 + n * sample;
     break;
   case LS_LMHEAD_DEMAND_NPU:
-    t += cm->tau * (double)ls_costmodel_lmhead_ns(cm, LS_UNIT_NPU, 1) * 1e-9;
+    t += cm->tau * ((double)ls_costmodel_lmhead_ns(cm, LS_UNIT_NPU, 1) * 1e-9 + sample);
     break;
   case LS_LMHEAD_DEMAND_CPU:
-    t += cm->tau * (double)ls_costmodel_lmhead_ns(cm, LS_UNIT_CPU, 1) * 1e-9;
+    t += cm->tau * ((double)ls_costmodel_lmhead_ns(cm, LS_UNIT_CPU, 1) * 1e-9 + sample);
     break;
   }
   return t;

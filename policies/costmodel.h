@@ -3,11 +3,10 @@
  * uses the same functions to time its draft calls and output projections, so what policies
  * predict and what the simulation charges come from one place.)
  *
- * verify_s(n): one verification pass over n tree tokens =
- *   layers with prefetch: sum over layers of max(flash read of the layer if streamed,
- *   NPU compute of the layer at n tokens (padded)), plus the first streamed layer's read,
- *   plus the LM head's read if streamed, plus the output projection as the map policy says
- *   (eager NPU over n tokens, or on demand: expected accepted tokens x single-token calls).
+ * verify_s(n): one verification pass over n tree tokens: the layers as the overlap mode
+ *   streams them (see costmodel.c), the LM head's read if it is not kept in DRAM, and the
+ *   output projection as the map policy says (eager NPU over n rows, or on demand: expected
+ *   accepted tokens x single-row calls), each projected row sampled on the CPU.
  * draft_step_s(n, depth): the draft forward calls the map policy makes for a step of n
  *   nodes (ls_draft_exec: unit, calls, tokens per call) x ls_costmodel_draft_call_ns. */
 #ifndef LS_POLICIES_COSTMODEL_H
@@ -34,6 +33,19 @@ void ls_costmodel_free(ls_costmodel *cm);
 void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len);
 /* Accepted tokens per cycle assumed for on-demand output projection (default 3; >= 1). */
 void ls_costmodel_set_tau(ls_costmodel *cm, double tau);
+/* How flash reads meet NPU compute in a verification pass (runner setting verify.overlap):
+ * SERIAL reads a layer, then computes it (a runtime whose compute faults the weights in);
+ * PREFETCH reads the next layer while the current one computes (two buffers); CROSS also
+ * starts the next pass's first reads while the cycle drafts. */
+typedef enum { LS_OVERLAP_SERIAL = 0, LS_OVERLAP_PREFETCH = 1, LS_OVERLAP_CROSS = 2 } ls_overlap;
+/* Names indexed by ls_overlap, NULL-terminated: "serial", "prefetch", "cross-cycle". */
+extern const char *const ls_overlap_names[];
+/* Execution settings the cost model must agree with the runner on. head_in_dram: the
+ * output projection's weights stay in DRAM (not streamed each pass). Defaults: SERIAL, the
+ * head in DRAM exactly when the map computes it on the CPU. */
+void ls_costmodel_set_exec(ls_costmodel *cm, ls_overlap overlap, int head_in_dram);
+/* Sampling one projected row (softmax + pick over the target vocabulary) on the CPU, s. */
+double ls_costmodel_sample_row_s(const ls_costmodel *cm);
 /* Fills the policy-facing view (ctx = cm). */
 void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out);
 /* One draft forward call over `tokens` tokens on unit (all draft layers + the draft's LM

@@ -48,7 +48,6 @@
 #include "workloads/trace.h"
 
 #define MAX_CACHED 24
-#define N_BUFFERS 2 /* flash layer buffers: the current layer and the prefetched next one */
 
 /* ---- the cache of loaded inputs ---- */
 
@@ -127,6 +126,11 @@ typedef struct run {
   ls_costmodel *cm;             /* owned: the policies' device cost model */
   int L, resident, exit_layer, threads, max_tokens, in_dram;
   ls_lmhead lmhead;
+  ls_overlap overlap;           /* verify.overlap */
+  int head_in_dram;             /* the output projection's weights stay in DRAM */
+  int buffers;                  /* flash layer buffers: 1 serial, 2 with prefetch */
+  int verifying;                /* a pass is computing: arriving reads may start layers */
+  int carry;                    /* the next pass's first reads were issued during the last cycle */
   /* engine */
   ls_engine *eng;
   ls_devsim *ds;
@@ -145,6 +149,7 @@ typedef struct run {
   /* verification pipeline: streamed items are layers resident..L-1, then the LM head */
   int n_stream, next_read, reads_done, next_layer, computed_stream, npu_running, prefill_tokens;
   int lm_jobs; /* jobs of the current output-projection call still running */
+  int lm_rows, lm_sampling; /* rows of the current call; 1 while its rows are being sampled */
   int64_t io_wait, compute_ns;
   long token_layers;
   int lm_left;
@@ -155,6 +160,7 @@ typedef struct run {
   double decode_ns, io_wait_ns, verify_ns_total, token_layers_total, useful_token_layers, compute_total, useful_compute;
   double npu_busy0, cpu_busy0, flash_busy0, energy0, decode_energy, npu_busy, cpu_busy, flash_busy;
   long tokens, cycles;
+  long prune_calls, accepted_pruned; /* audit counters: pruning passes; accepted nodes it had removed (must stay 0) */
   ls_decode_result *res;
   int keep_steps;
   int failed;
@@ -272,17 +278,25 @@ static double stream_bytes(const run *r, int s)
   return r->resident + s < r->L ? r->tc.layer_bytes : r->tc.lmhead_bytes;
 }
 
+/* Streamed items of one pass: the non-resident layers, then the head unless it is kept in
+ * DRAM; nothing when the whole target is in DRAM. */
+static int stream_items(const run *r)
+{
+  return r->in_dram ? 0 : (r->L - r->resident) + !r->head_in_dram;
+}
+
 static void on_read_done(ls_engine *e, void *ctx)
 {
   (void)e;
   run *r = ctx;
   r->reads_done++;
-  try_compute(r);
+  if (r->verifying) /* a read prefetched for the next pass waits for it */
+    try_compute(r);
 }
 
 static void issue_reads(run *r)
 {
-  while (r->next_read < r->n_stream && r->next_read - r->computed_stream < N_BUFFERS) {
+  while (r->next_read < r->n_stream && r->next_read - r->computed_stream < r->buffers) {
     if (ls_flash_dev_read(r->ds->flash, stream_bytes(r, r->next_read), on_read_done, r, r->err)) {
       fail(r, r->err->code);
       return;
@@ -296,16 +310,26 @@ static int ready(const run *r, int layer)
 {
   if (layer < r->resident)
     return 1;
-  if (layer == r->L && r->n_stream == r->L - r->resident)
+  if (layer == r->L && (r->in_dram || r->head_in_dram))
     return 1; /* LM head resident */
   return layer - r->resident < r->reads_done;
+}
+
+/* Resets the streaming state of a pass (reads of the pass not yet issued). */
+static void stream_reset(run *r)
+{
+  r->n_stream = stream_items(r);
+  r->next_read = r->reads_done = r->computed_stream = 0;
 }
 
 static void verify_begin(run *r)
 {
   r->t_verify = ls_engine_now(r->eng);
-  r->n_stream = r->in_dram ? 0 : (r->L - r->resident) + 1;
-  r->next_read = r->reads_done = r->computed_stream = r->next_layer = 0;
+  if (!r->carry)
+    stream_reset(r);
+  r->carry = 0;
+  r->verifying = 1;
+  r->next_layer = 0;
   r->io_wait = 0;
   r->npu_free_at = r->t_verify;
   r->token_layers = 0;
@@ -327,6 +351,7 @@ static void prune_now(run *r)
   memset(r->keep, 0, (size_t)r->tree.n);
   r->n_live = r->pops->prune(r->pstate, &r->tree, r->score, r->keep);
   r->keep[0] = 1;
+  r->prune_calls++;
 }
 
 static void layer_done(ls_engine *e, void *ctx)
@@ -371,12 +396,15 @@ static void cycle_end(run *r);
 static void lmhead_done(ls_engine *e, void *ctx);
 
 /* Submits one output-projection call over `tokens` tokens where the mode says. Eager calls
- * are one NPU job; on-demand calls are single-token jobs, one after another. */
+ * are one NPU job; on-demand calls are single-token jobs, one after another. Each call's
+ * rows are then sampled on one CPU core (lmhead_done). */
 static void submit_lmhead(run *r, int tokens)
 {
   ls_lmhead mode = r->ph == PH_PREFILL ? LS_LMHEAD_EAGER_NPU : r->lmhead;
   ls_unit u = mode == LS_LMHEAD_DEMAND_CPU ? LS_UNIT_CPU : LS_UNIT_NPU;
   int64_t ns = ls_costmodel_lmhead_ns(r->cm, u, tokens);
+  r->lm_rows = tokens;
+  r->lm_sampling = 0;
   if (u == LS_UNIT_CPU) {
     r->lm_jobs = submit_cpu(r, ns, lmhead_done);
   } else {
@@ -392,6 +420,14 @@ static void lmhead_done(ls_engine *e, void *ctx)
   run *r = ctx;
   if (--r->lm_jobs > 0)
     return; /* a CPU call ends when every thread's share is done */
+  if (!r->lm_sampling) { /* sample the projected rows on one core (fastest cluster) */
+    r->lm_sampling = 1;
+    r->lm_jobs = 1;
+    int64_t ns = (int64_t)llround(r->lm_rows * ls_costmodel_sample_row_s(r->cm) * 1e9);
+    if (ls_resource_submit(r->ds->cpu[0], ns, lmhead_done, r, r->err))
+      fail(r, r->err->code);
+    return;
+  }
   if (--r->lm_left > 0)
     submit_lmhead(r, 1); /* on demand: the next accepted token's projection */
   else
@@ -401,8 +437,12 @@ static void lmhead_done(ls_engine *e, void *ctx)
 static void start_lmhead(run *r)
 {
   r->t_layers_end = ls_engine_now(r->eng);
-  if (r->ph == PH_DECODE)
+  r->verifying = 0;
+  if (r->ph == PH_DECODE) {
     accept_walk(r);
+    for (int i = 0; i < r->n_acc; i++) /* lossless: the target never takes a removed node */
+      r->accepted_pruned += !r->keep[r->accepted_nodes[i]];
+  }
   int eager = r->ph == PH_PREFILL || r->lmhead == LS_LMHEAD_EAGER_NPU;
   r->lm_left = eager ? 1 : r->n_acc + 1;
   submit_lmhead(r, eager ? (r->ph == PH_PREFILL ? 1 : r->n_live) : 1);
@@ -525,6 +565,11 @@ static void cycle_end(run *r)
   }
   if (r->failed)
     return;
+  if (r->overlap == LS_OVERLAP_CROSS && !r->in_dram) { /* the next pass's first reads start now */
+    stream_reset(r);
+    r->carry = 1;
+    issue_reads(r);
+  }
   if (r->produced < r->target_len) {
     if (ls_engine_schedule_in(r->eng, 0, cycle_start, r, NULL, r->err))
       fail(r, r->err->code);
@@ -661,6 +706,27 @@ static int load_inputs(run *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, ls
   return rc;
 }
 
+/* Execution settings (see the top comment):
+ *   verify.overlap = serial | prefetch | cross-cycle (default serial: the paper's stack is
+ *     llama.cpp-style Q4_0 with weights mapped from flash, where a layer's compute faults its
+ *     weights in, so reads and compute alternate; src:lever-html, src:llamacpp-snapdragon;
+ *     the other modes are studied in the sensitivity part and the regime map);
+ *   verify.head_memory = auto | dram | flash: where the output projection's weights live
+ *     (auto: in app DRAM when the CPU computes it, charged to the resident budget; streamed
+ *     with the layers when the NPU graph computes it, which needs NPU-mapped memory). */
+static int read_exec(run *r, ls_kv *kv, ls_error *err)
+{
+  static const char *const MEM[] = {"auto", "dram", "flash", NULL};
+  int ov = LS_OVERLAP_SERIAL, mem = 0;
+  int rc = ls_kv_enum(kv, "verify.overlap", ls_overlap_names, ov, &ov, err);
+  if (!rc) rc = ls_kv_enum(kv, "verify.head_memory", MEM, mem, &mem, err);
+  r->overlap = (ls_overlap)ov;
+  r->buffers = r->overlap == LS_OVERLAP_SERIAL ? 1 : 2;
+  r->lmhead = r->mops->lmhead(r->mstate);
+  r->head_in_dram = mem == 0 ? r->lmhead == LS_LMHEAD_DEMAND_CPU : mem == 1;
+  return rc;
+}
+
 /* Resident target layers: what the DRAM budget holds after the draft model, whole layers,
  * first layers first (see the top comment). */
 static int residency(run *r, const ls_system *sys, ls_decode_result *out)
@@ -683,6 +749,8 @@ static int residency(run *r, const ls_system *sys, ls_decode_result *out)
   double left = d->app_budget - r->dc.total_bytes;
   if (left < room)
     room = left;
+  if (r->head_in_dram) /* a head kept in app memory takes its place in the budget first */
+    room -= r->tc.lmhead_bytes;
   int n = room > 0 ? (int)floor(room / r->tc.layer_bytes) : 0;
   r->resident = n < r->L ? n : r->L;
   return 1;
@@ -726,6 +794,8 @@ static void metrics(run *r, ls_decode_result *o)
   add_metric(o, "target_calls_per_token", ratio((double)r->cycles, (double)r->tokens), "ratio");
   add_metric(o, "decode_s", dec_s, "s");
   add_metric(o, "resident_layers", r->resident, "count");
+  add_metric(o, "prune_calls", (double)r->prune_calls, "count");
+  add_metric(o, "accepted_pruned", (double)r->accepted_pruned, "count");
 }
 
 static void free_run(run *r)
@@ -780,16 +850,17 @@ int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_
   if (!rc) rc = load_inputs(r, c, s, kv, err);
   if (!rc) rc = ls_kv_int(kv, "run.threads", 1, 64, ls_device_cpu(r->dev)->default_threads, &threads, err);
   if (!rc) rc = pick_policies(r, sys, kv, err);
+  if (!rc) rc = read_exec(r, kv, err);
   if (!rc) rc = ls_kv_check_used(kv, "", err);
   r->max_tokens = (int)max_tokens;
   r->threads = (int)threads;
   if (!rc && residency(r, sys, out)) {
-    r->lmhead = r->mops->lmhead(r->mstate);
     r->exit_layer = r->pops->exit_layer(r->pstate, r->L);
     if (r->exit_layer <= 0)
       r->exit_layer = r->L; /* never prunes */
     rc = ls_costmodel_create(&r->cm, r->dev, &r->tc, &r->dc, r->mops, r->mstate, r->resident, r->threads, err);
     if (!rc) {
+      ls_costmodel_set_exec(r->cm, r->overlap, r->head_in_dram);
       ls_costmodel_bind(r->cm, &r->cost);
       rc = simulate(r, s, err);
     }
@@ -798,9 +869,10 @@ int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_
   }
   snprintf(out->config_json, sizeof out->config_json,
            "{\"draft\":\"%s\",\"prune\":\"%s\",\"map\":\"%s\",\"draft_model\":\"%s\","
-           "\"resident_layers\":%d,\"exit_layer\":%d,\"threads\":%d}",
+           "\"resident_layers\":%d,\"exit_layer\":%d,\"threads\":%d,\"overlap\":\"%s\",\"head_in_dram\":%d}",
            r->dops ? r->dops->name : "", r->pops ? r->pops->name : "", r->mops ? r->mops->name : "",
-           r->draft ? ls_model_id(r->draft) : "", r->resident, r->exit_layer, r->threads);
+           r->draft ? ls_model_id(r->draft) : "", r->resident, r->exit_layer, r->threads,
+           ls_overlap_names[r->overlap], r->head_in_dram);
   free_run(r);
   free(r);
   ls_kv_free(kv);

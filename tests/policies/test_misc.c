@@ -116,17 +116,29 @@ static void test_costmodel_formula(void)
                      f.tc.kv_bytes_per_token};
   double io = ls_flash_read_ns(ls_device_flash(f.dev), f.tc.layer_bytes) * 1e-9;
   double head_io = ls_flash_read_ns(ls_device_flash(f.dev), f.tc.lmhead_bytes) * 1e-9;
+  double sample = ls_costmodel_sample_row_s(cm);
+  /* the CPU sampler: 0.06 ms per row at 128k entries (src:llamacpp-snapdragon) */
+  LS_ASSERT_CLOSE(sample, 0.06e-3 * 128256.0 / 128256.0, 1e-12);
   double prev = 0.0;
   for (int k = 1; k <= 64; k *= 2) {
     double comp = ls_npu_layer_ns(n, &w, k, 300) * 1e-9;
-    double want = 28 * fmax(io, comp) + 4 * comp + io + head_io + ls_npu_lmhead_ns(n, f.tc.lmhead_bytes, f.tc.lmhead_flops_per_token, k) * 1e-9;
+    double head = ls_npu_lmhead_ns(n, f.tc.lmhead_bytes, f.tc.lmhead_flops_per_token, k) * 1e-9 + k * sample;
+    /* default: serial (read a layer, then compute it); 28 streamed + 4 resident layers */
+    double want = 28 * (io + comp) + 4 * comp + head_io + head;
     LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want, 1e-12);
-    if (k != 32) /* 32 tokens leave the vector path for the tiled matrix one (q4_0-dynamic) */
-      CU_ASSERT(c.verify_s(c.ctx, k) >= prev);
+    ls_costmodel_set_exec(cm, LS_OVERLAP_PREFETCH, 0);
+    want = 28 * fmax(io, comp) + 4 * comp + io + head_io + head;
+    LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want, 1e-12);
+    ls_costmodel_set_exec(cm, LS_OVERLAP_CROSS, 0); /* the first read hides behind drafting */
+    LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want - io, 1e-12);
+    ls_costmodel_set_exec(cm, LS_OVERLAP_CROSS, 1); /* and a DRAM-resident head is not read */
+    LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want - io - head_io, 1e-12);
+    ls_costmodel_set_exec(cm, LS_OVERLAP_SERIAL, 0);
+    CU_ASSERT(c.verify_s(c.ctx, k) >= prev); /* with pad_small, never cheaper with more tokens */
     prev = c.verify_s(c.ctx, k);
   }
-  /* Table 1 sanity: flash I/O is most of a verification on this phone */
-  CU_ASSERT((28 * io + io + head_io) / c.verify_s(c.ctx, 16) > 0.7);
+  /* Table 1 sanity: flash I/O is most of a one-token verification on this phone */
+  CU_ASSERT((28 * io + head_io) / c.verify_s(c.ctx, 1) > 0.7);
   /* single-node NPU drafting: n calls of one token */
   LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 6, 2), 6 * ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 1, 302) * 1e-9, 1e-12);
   CU_ASSERT(ls_costmodel_draft_call_ns(cm, LS_UNIT_CPU, 1, 0) > 0);
@@ -142,7 +154,9 @@ static void test_costmodel_formula(void)
   ls_costmodel_bind(cm, &c);
   double v3 = c.verify_s(c.ctx, 8);
   ls_costmodel_set_tau(cm, 5.0);
-  LS_ASSERT_CLOSE(c.verify_s(c.ctx, 8) - v3, 2.0 * ls_costmodel_lmhead_ns(cm, LS_UNIT_CPU, 1) * 1e-9, 1e-9);
+  /* two more rows: each one CPU projection + one sampled row */
+  LS_ASSERT_CLOSE(c.verify_s(c.ctx, 8) - v3,
+                  2.0 * (ls_costmodel_lmhead_ns(cm, LS_UNIT_CPU, 1) * 1e-9 + ls_costmodel_sample_row_s(cm)), 1e-9);
   /* lever map: small steps on the CPU, large ones one NPU call */
   LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 2, 0), ls_costmodel_draft_call_ns(cm, LS_UNIT_CPU, 2, 0) * 1e-9, 1e-12);
   LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 16, 0), ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 16, 0) * 1e-9, 1e-12);

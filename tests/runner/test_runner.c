@@ -158,10 +158,12 @@ static void test_experiment_errors(void)
 
 /* ---- the decode cycle ---- */
 
-/* ar-flash on a one-layer target with a deterministic flash: each cycle reads the layer
- * (R1) and the LM head (R2) back to back from t0; the layer computes as soon as it arrives
- * (C1), the LM head when both the layer is done and its weights have arrived (C_lm):
- *   cycle = R1 + max(C1, R2) + C_lm,  with R = 100 us + bytes / link rate. */
+/* ar-flash on a one-layer target with a deterministic flash. Serial overlap (the default):
+ * the layer is read (R1), computed (C1), then the LM head is read (R2) and computed (C_lm),
+ * then its row is sampled on the CPU (S = 0.06 ms x vocab / 128256):
+ *   cycle = R1 + C1 + R2 + C_lm + S.
+ * With verify.overlap=prefetch the head's read starts while the layer computes:
+ *   cycle = R1 + max(C1, R2) + C_lm + S,  with R = 100 us + bytes / link rate. */
 static void test_cycle_hand_computed(void)
 {
   ls_error err;
@@ -177,14 +179,20 @@ static void test_cycle_hand_computed(void)
   ls_layer_work w = ls_costmodel_layer_work(&c);
   double c_lm = ls_npu_lmhead_ns(ls_device_npu(d), c.lmhead_bytes, c.lmhead_flops_per_token, 1) * 1e-9;
   int prompt = 128, tokens = 8; /* iid fixture: prompt 128 tokens */
-  double expect = 0;
+  double sample = (double)llround(0.06e-3 * c.vocab / 128256.0 * 1e9) * 1e-9;
+  double expect = 0, serial = 0;
   for (int k = 0; k < tokens - 1; k++) {
     double c1 = ls_npu_layer_ns(ls_device_npu(d), &w, 1, prompt + k) * 1e-9;
-    expect += r1 + (c1 > r2 ? c1 : r2) + c_lm;
+    expect += r1 + (c1 > r2 ? c1 : r2) + c_lm + sample;
+    serial += r1 + c1 + r2 + c_lm + sample;
   }
   ls_decode_result res;
   CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash",
                                 "workload.prompts=1;workload.max_tokens=8", &res), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "decode_s"), serial, 1e-8);
+  ls_decode_result_free(&res);
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash",
+                                "workload.prompts=1;workload.max_tokens=8;verify.overlap=prefetch", &res), LS_OK);
   CU_ASSERT_EQUAL(res.valid, 1);
   CU_ASSERT_DOUBLE_EQUAL(metric(&res, "tokens"), tokens - 1, 0);
   CU_ASSERT_DOUBLE_EQUAL(metric(&res, "tau"), 1.0, 0);
@@ -193,7 +201,7 @@ static void test_cycle_hand_computed(void)
   CU_ASSERT_DOUBLE_EQUAL(metric(&res, "throughput_tps"), (tokens - 1) / expect, 1e-6);
   /* The NPU waits for the layer read (R1) and for the LM head beyond the layer's compute. */
   double c1 = ls_npu_layer_ns(ls_device_npu(d), &w, 1, prompt) * 1e-9;
-  CU_ASSERT(metric(&res, "io_share") > (r1 + (r2 > c1 ? r2 - c1 : 0)) / (r1 + (c1 > r2 ? c1 : r2) + c_lm) * 0.95);
+  CU_ASSERT(metric(&res, "io_share") > (r1 + (r2 > c1 ? r2 - c1 : 0)) / (r1 + (c1 > r2 ? c1 : r2) + c_lm + sample) * 0.95);
   ls_decode_result_free(&res);
   ls_model_free(m);
   ls_device_free(d);
@@ -262,7 +270,45 @@ static CU_TestInfo experiment_tests[] = {
     {"expansion order and sharding partition", test_experiment_expand_and_shard},
     {"unknown names and keys are located", test_experiment_errors},
     CU_TEST_INFO_NULL};
+/* Runner-level invariants of Lever's cycle on the shipped data (OnePlus 12, Llama-3.1-8B,
+ * GSM8K), with an aggressive prune threshold so that pruning removes nodes every cycle:
+ * pruning runs once per decode cycle, it lowers the tokens computed after the exit layer, no
+ * removed node is ever accepted (lossless), and the on-demand CPU output projection is
+ * charged once per projected row: lmhead time per cycle = (accepted + 1) x (one CPU
+ * projection + one sampled row), so its mean is tau x that; the CPU head's weights are
+ * charged to the DRAM budget. */
+static void test_lever_invariants(void)
+{
+  const char *root = LS_TEST_DIR "/..";
+  ls_decode_result res;
+  CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "llama-3.1-8b", "gsm8k", "lever",
+                                "workload.prompts=2;workload.max_tokens=64;prune.threshold=0.5", &res), LS_OK);
+  double cycles = metric(&res, "cycles"), tau = metric(&res, "tau");
+  CU_ASSERT(cycles > 10);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "prune_calls"), cycles, 0);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "accepted_pruned"), 0, 0);
+  CU_ASSERT(metric(&res, "verify_tokens_mean") < 0.95 * metric(&res, "tree_size_mean"));
+  ls_error err;
+  ls_device *d = NULL;
+  ls_model *m = NULL;
+  ls_model_costs c;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, root, "oneplus-12", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&m, root, "llama-3.1-8b", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_costs_get(m, NULL, &c, &err), LS_OK);
+  const ls_cpu_params *cpu = ls_device_cpu(d);
+  double head = ls_cpu_lmhead_ns(cpu, c.lmhead_bytes, c.lmhead_flops_per_token, 1, cpu->default_threads) * 1e-9;
+  double sample = (double)llround(0.06e-3 * c.vocab / 128256.0 * 1e9) * 1e-9;
+  LS_ASSERT_CLOSE(metric(&res, "lmhead_s_mean"), tau * (head + sample), 1e-9);
+  /* the CPU head lives in app DRAM: it takes its bytes out of the resident budget first */
+  double room = ls_dram_resident_budget(ls_device_dram(d)) - c.lmhead_bytes;
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "resident_layers"), floor(room / c.layer_bytes), 0);
+  ls_decode_result_free(&res);
+  ls_model_free(m);
+  ls_device_free(d);
+}
+
 static CU_TestInfo cycle_tests[] = {
+    {"lever: pruning runs, shrinks, never loses a token; on-demand head per row", test_lever_invariants},
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
     {"ar-mem is valid only when the target fits", test_ar_mem_validity},
