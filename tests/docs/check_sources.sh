@@ -7,7 +7,9 @@
 #       and reference notes the project started from, a sibling "shared" folder, absolute
 #       home or work folders);
 #   (c) an entry of docs/SOURCES.md lacks a non-empty "- **Reference**:" line or a
-#       "- **Confidence**:" line naming primary, secondary or weak.
+#       "- **Confidence**:" line naming primary, secondary or weak;
+#   (d) a comment cites a section of docs/ARCHITECTURE.md (the file name, a comma, the
+#       heading in double quotes) that the document does not have.
 # Files checked: every file git tracks or would track (untracked, not ignored), text only;
 # .ci/ (the lead's machinery) is exempt from (b). Without git, every file under ROOT except
 # build folders.
@@ -46,6 +48,15 @@ outside="($d|$r)\\.md|\\.\\./shared|/$w/|$s §|/home/[a-z]|/Users/[A-Za-z]"
 while IFS= read -r hit; do
   echo "$hit: refers outside the repository (cite src:<id> from $sources or a docs/ file)"; fail=1
 done < <(tr '\0' '\n' <"$files" | grep -v '^\.ci/' | tr '\n' '\0' | xargs -0 grep -InE "$outside" --)
+
+# (d) a comment citing a section of docs/ARCHITECTURE.md names a heading that exists there.
+arch=docs/ARCHITECTURE.md
+while IFS=: read -r f line cite; do
+  name=${cite#*\"}; name=${name%\"}
+  if ! grep -qxE "#+ $(printf '%s' "$name" | sed 's/[][\\.*^$/]/\\&/g')" "$arch" 2>/dev/null; then
+    echo "$f:$line: $arch has no section \"$name\""; fail=1
+  fi
+done < <(xargs -0 grep -InoE 'ARCHITECTURE\.md, "[^"]+"' -- <"$files")
 
 # (c) each entry has a reference and a confidence.
 awk -v file="$sources" '
