@@ -338,7 +338,7 @@ int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out,
   char d[512] = "", a[80];
   size_t len = 0;
   char l[32], h[32], x[32];
-  for (int i = 0; i < *count && len + 34 < sizeof d; i++) {
+  for (int i = 0; i < *count && i < max && len + 34 < sizeof d; i++) { /* *count may be a sentinel */
     fmt_double(x, sizeof x, out[i]);
     len += (size_t)snprintf(d + len, sizeof d - len, "%s%s", i ? "," : "", x);
   }
