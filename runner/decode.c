@@ -13,9 +13,10 @@
  * This file holds what surrounds the cycles: the cache of loaded inputs, the text (oracle or
  * trace), settings scoping, the policy pick, residency, set-up and tear-down of a run, and
  * the metrics made from the accumulated totals (their definitions: cycle_account.c).
- * Simplifications (stated, not hidden): the draft's own prefill and KV-cache memory are not
- * modelled; flash does not prefetch across cycles (it idles while drafting); one sequence at
- * a time (no batching across prompts). */
+ * Simplifications (stated, not hidden): an EAGLE-3 head drafts from the target's features, so
+ * it has no prefill of its own (a standalone draft model's prefill is not modelled either);
+ * KV-cache memory is not charged to DRAM; flash idles while drafting unless verify.overlap is
+ * cross-cycle; one sequence at a time (no batching across prompts). */
 #include "runner/decode.h"
 #include <gsl/gsl_cdf.h>
 #include <math.h>
