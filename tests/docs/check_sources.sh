@@ -34,12 +34,14 @@ id_re='src:[a-z0-9][a-z0-9-]*'
 defined=$(grep -oE "^### $id_re\$" "$sources" | sed 's/^### //' | sort)
 dups=$(printf '%s\n' "$defined" | uniq -d)
 for d in $dups; do echo "$sources: $d is defined more than once"; fail=1; done
-while IFS=: read -r f line id; do
-  id=${id%-}   # a hyphen ending a line is punctuation, not part of the id
-  if ! printf '%s\n' "$defined" | grep -qxF -- "$id"; then
-    echo "$f:$line: $id is not defined in $sources"; fail=1
-  fi
-done < <(xargs -0 grep -InoE "$id_re" -- <"$files")
+# One awk pass over every hit (file, line, then the citation), the defined ids loaded first.
+# A hyphen ending a hit is punctuation, not part of the id.
+xargs -0 grep -InoE "$id_re" -- <"$files" |
+  awk -v defs="$defined" -v where="$sources" '
+    BEGIN { n = split(defs, d, "\n"); for (i = 1; i <= n; i++) ok[d[i]] = 1 }
+    { id = $0; sub(/^[^:]*:[^:]*:/, "", id); sub(/-$/, "", id); at = substr($0, 1, length($0) - length(id))
+      if (!(id in ok)) { sub(/:[^:]*$/, "", at); printf "%s: %s is not defined in %s\n", at, id, where; bad = 1 } }
+    END { exit bad }' || fail=1
 
 # (b) references outside the repository. The pattern is assembled so this file does not
 # match itself.
