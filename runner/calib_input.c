@@ -88,7 +88,7 @@ int ls_calib_model_for(const char *data_root, const char *filename, char *id, ls
   size_t len = 0;
   for (int i = 0; i < n && i < MAX_MODELS && len + 2 < sizeof list; i++)
     len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", ids[i]);
-  return ls_error_set(err, LS_ENOTFOUND, "unknown model: '%s' matches none of workloads/models (%s); "
+  return ls_error_set(err, LS_EINVALID, "unknown model: '%s' matches none of workloads/models (%s); "
                       "pass --model ID", filename, list);
 }
 
@@ -278,6 +278,11 @@ static double csv_num(char **cells, int idx, const char *name, const char *at, i
     return NAN;
   char *end;
   const char *s = cells[idx];
+  if (s[0] == '\0') { /* an empty cell: absent (optional columns) or an error (finish_row) */
+    if (strcmp(name, "avg_ns") != 0 && strcmp(name, "n_depth") != 0 && !*bad)
+      *bad = ls_error_set(err, LS_ESCHEMA, "%s: %s is empty", at, name);
+    return NAN;
+  }
   errno = 0;
   double v = strtod(s, &end);
   if (end == s || *end != '\0') {
@@ -455,8 +460,10 @@ int ls_calib_read_bench(ls_calib_inputs *in, const char *path, const char *data_
 {
   if (model_id) {
     ls_model *m;
-    if (ls_model_load_id(&m, data_root, model_id, err))
+    if (ls_model_load_id(&m, data_root, model_id, err)) {
+      err->code = LS_EINVALID; /* measurements of a model we cannot cost: a data error */
       return ls_error_wrap(err, "--model");
+    }
     ls_model_free(m);
   }
   char *text = ls_calib_slurp(path, err);

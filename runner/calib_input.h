@@ -76,8 +76,8 @@ void ls_calib_inputs_free(ls_calib_inputs *in);
  * byte). Owned by the caller (free). */
 char *ls_calib_slurp(const char *path, ls_error *err);
 
-/* Our model id for a llama-bench model_filename by the rule above; LS_ENOTFOUND (with the
- * valid ids in the message) when none matches. id receives up to 63 characters. */
+/* Our model id for a llama-bench model_filename by the rule above; LS_EINVALID (a data error,
+ * the valid ids in the message) when none matches. id receives up to 63 characters. */
 int ls_calib_model_for(const char *data_root, const char *filename, char *id, ls_error *err);
 
 #endif
