@@ -71,7 +71,8 @@ typedef struct ls_calib_result {
 
 typedef struct ls_calib_options {
   const char *const *fix;  /* parameter names held at the base value (NULL-terminated or NULL) */
-  int want[LS_CALIB_GROUPS]; /* 1: the user asked for the group (refuse when not determined) */
+  int want[LS_CALIB_GROUPS]; /* all 0: every group with measurements; else only these (refused
+                                when they have none) */
 } ls_calib_options;
 
 /* Fits every group that has measurements. base is borrowed. Refuses (LS_EINVALID, exit 65)

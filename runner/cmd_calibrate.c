@@ -31,12 +31,14 @@ static const char USAGE[] =
     "--only LIST  fit only these groups (and refuse if their measurements are missing)\n"
     "--plot DIR   write measured-vs-fitted figures DIR/calibrate-<group>.png (gnuplot)\n"
     "--json       print the fit report as JSON\n"
+    "--check      compare each fitted number with the base's: exit 2 unless all agree within 1 standard error\n"
+    "             (refitting a shipped profile to the measurements it cites reproduces it: make calibrate-examples)\n"
     "Exit: 0 written, 64 usage, 65 bad or insufficient measurements (nothing written), 66 not found, 74 I/O.\n";
 
 typedef struct opts {
   const char *base, *out, *model, *plot;
   const char *bench[MAX_FILES], *fio[MAX_FILES];
-  int n_bench, n_fio, json;
+  int n_bench, n_fio, json, check;
   char fix_buf[512], only_buf[64];
   const char *fix[MAX_FIX + 1];
   int want[LS_CALIB_GROUPS];
@@ -87,6 +89,8 @@ static int parse(int argc, char **argv, opts *o)
       rc = take_files(argc, argv, &i, o->fio, &o->n_fio);
     } else if (strcmp(argv[i], "--json") == 0) {
       o->json = 1;
+    } else if (strcmp(argv[i], "--check") == 0) {
+      o->check = 1;
     } else if ((m = ls_opt_value("calibrate", argc, argv, &i, "--base", &o->base)) ||
                (m = ls_opt_value("calibrate", argc, argv, &i, "--out", &o->out)) ||
                (m = ls_opt_value("calibrate", argc, argv, &i, "--model", &o->model)) ||
@@ -223,6 +227,28 @@ static void json_report(const ls_calib_result *r, const opts *o, const char *bas
   json_decref(doc);
 }
 
+/* --check: each fitted number against the base's; returns how many differ by more than 1 se. */
+static int check_base(const ls_calib_result *r, FILE *f)
+{
+  int bad = 0;
+  fprintf(f, "\ncheck against the base profile (fitted vs base, in standard errors):\n");
+  for (int g = 0; g < LS_CALIB_GROUPS; g++)
+    for (int k = 0; k < r->g[g].n_par && r->g[g].n_pts > 0; k++) {
+      const ls_calib_param *q = &r->g[g].par[k];
+      if (q->status != LS_CALIB_FITTED)
+        continue;
+      double z = (q->value - q->base) / q->se;
+      char v[48], b[48];
+      fprintf(f, "  %-36s %14s vs %14s  %+.2f se  %s%s\n", q->name, ls_calib_format(q->value, q->unit, v, sizeof v),
+              ls_calib_format(q->base, q->unit, b, sizeof b), z, fabs(z) <= 1.0 ? "ok" : "DIFFERS",
+              r->g[g].dof == 0 ? " (exact fit: as many measurements as parameters)" : "");
+      bad += !(fabs(z) <= 1.0);
+    }
+  fprintf(f, "%s\n", bad ? "check: some fitted numbers differ from the base by more than 1 standard error"
+                          : "check: the base profile is reproduced within the standard errors");
+  return bad;
+}
+
 /* ---- the command ---- */
 
 static int read_inputs(const opts *o, ls_calib_inputs *in, ls_error *err)
@@ -262,9 +288,11 @@ int ls_cmd_calibrate(int argc, char **argv)
     rc = ls_calib_plot(&res, o.plot, &err);
   if (!rc) {
     if (o.json)
-      json_report(&res, &o, ls_device_path(base));
+      json_report(&res, &o, o.base);
     else
-      text_report(&res, &o, ls_device_path(base), stdout);
+      text_report(&res, &o, o.base, stdout);
+    if (o.check && check_base(&res, stdout))
+      rc = LS_EREGRESS;
   } else {
     ls_error_print(&err, stderr);
   }
@@ -273,3 +301,4 @@ int ls_cmd_calibrate(int argc, char **argv)
   ls_device_free(base);
   return rc ? ls_status_exit(rc) : 0;
 }
+
