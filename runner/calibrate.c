@@ -731,13 +731,14 @@ int ls_calibrate(const ls_device *base, const ls_calib_inputs *in, const char *d
     return ls_error_set(err, LS_EINVALID, "calibrate: the base profile has no npu.q4_0_dynamic section to fit "
                         "the Hexagon rows to");
   int rc = LS_OK, only = opt && (opt->want[0] || opt->want[1] || opt->want[2]);
+  for (int gid = 0; gid < LS_CALIB_GROUPS; gid++)
+    snprintf(out->g[gid].name, sizeof out->g[gid].name, "%s", names[gid]);
   for (int gid = 0; gid < LS_CALIB_GROUPS && !rc; gid++) {
     if (only && !opt->want[gid])
       continue;
     prob P;
     memset(&P, 0, sizeof P);
     P.g = &out->g[gid];
-    snprintf(P.g->name, sizeof P.g->name, "%s", names[gid]);
     P.gid = (ls_calib_gid)gid;
     P.cpu = P.cpu_base = out->cpu;
     P.npu = out->npu;
