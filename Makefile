@@ -36,7 +36,7 @@ calibrate-examples: build
 	  --out $(BUILD)/calibrated/honor-magic-v5.yaml
 	$(CALIB) --base honor-500-pro --llama-bench $(MEAS)/8elite-llama-3.2-1b-hexagon.csv $(MEAS)/8elite-other-hexagon.json \
 	  --out $(BUILD)/calibrated/honor-500-pro.yaml
-	./$(BUILD)/leversim calibrate --base oneplus-12 --only cpu --llama-bench $(MEAS)/8gen3-llama-3.2-1b-cpu.csv \
+	./$(BUILD)/leversim calibrate --base oneplus-12 --only cpu --llama-bench $(MEAS)/8gen3-cpu-executorch.csv \
 	  --out $(BUILD)/calibrated/oneplus-12-cpu.yaml
 
 # AddressSanitizer + UBSan build of everything, then its tests.
