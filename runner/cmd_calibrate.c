@@ -189,7 +189,7 @@ static void text_report(const ls_calib_result *r, const opts *o, const char *bas
     if (r->g[g].n_pts > 0)
       text_group(&r->g[g], f);
     else
-      fprintf(f, "\n== %s: no measurements; its numbers stay as in the base\n", r->g[g].name);
+      fprintf(f, "\n== %s: not fitted (no measurements for it, or left out by --only): its numbers stay as in the base\n", r->g[g].name);
   fprintf(f, "\nEvery other number of the profile is the base's. Written: %s\n", o->out);
 }
 
