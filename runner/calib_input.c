@@ -128,18 +128,30 @@ static ls_calib_backend backend_of(const char *backends, long ngl)
   return LS_CALIB_OTHER;
 }
 
+/* Room for element n of an array of `elem`-byte elements (*cap allocated): *moved receives
+ * the array (reallocated when full, arr itself otherwise); returns the zeroed element, or NULL
+ * with err set (the array unchanged). */
+static void *grow(void *arr, int n, int *cap, size_t elem, void **moved, ls_error *err)
+{
+  *moved = arr;
+  if (n == *cap) {
+    int nc = *cap ? 2 * *cap : 16;
+    void *a = realloc(arr, (size_t)nc * elem);
+    if (!a)
+      return ls_error_set(err, LS_ENOMEM, "calibrate: out of memory"), NULL;
+    *moved = a;
+    *cap = nc;
+  }
+  void *e = (char *)*moved + (size_t)n * elem;
+  memset(e, 0, elem);
+  return e;
+}
+
 static ls_bench_row *new_row(ls_calib_inputs *in, ls_error *err)
 {
-  if (in->n_rows == in->cap_rows) {
-    int cap = in->cap_rows ? 2 * in->cap_rows : 16;
-    ls_bench_row *r = realloc(in->rows, (size_t)cap * sizeof *r);
-    if (!r)
-      return ls_error_set(err, LS_ENOMEM, "calibrate: out of memory"), NULL;
-    in->rows = r;
-    in->cap_rows = cap;
-  }
-  ls_bench_row *r = &in->rows[in->n_rows];
-  memset(r, 0, sizeof *r);
+  void *moved;
+  ls_bench_row *r = grow(in->rows, in->n_rows, &in->cap_rows, sizeof *in->rows, &moved, err);
+  in->rows = moved;
   return r;
 }
 
@@ -516,16 +528,9 @@ static const char *fio_opt(json_t *job, json_t *global, const char *key)
 
 static ls_fio_job *new_job(ls_calib_inputs *in, ls_error *err)
 {
-  if (in->n_jobs == in->cap_jobs) {
-    int cap = in->cap_jobs ? 2 * in->cap_jobs : 8;
-    ls_fio_job *j = realloc(in->jobs, (size_t)cap * sizeof *j);
-    if (!j)
-      return ls_error_set(err, LS_ENOMEM, "calibrate: out of memory"), NULL;
-    in->jobs = j;
-    in->cap_jobs = cap;
-  }
-  ls_fio_job *j = &in->jobs[in->n_jobs];
-  memset(j, 0, sizeof *j);
+  void *moved;
+  ls_fio_job *j = grow(in->jobs, in->n_jobs, &in->cap_jobs, sizeof *in->jobs, &moved, err);
+  in->jobs = moved;
   return j;
 }
 

@@ -139,6 +139,17 @@ static void synthetic_rows(ls_calib_inputs *in, const ls_npu_params *n, const ls
   }
 }
 
+/* The 8 Elite profile and its NPU/CPU parts as the fits see them (dynamic regime, no padding). */
+static ls_device *truth_base(ls_npu_params *n, ls_cpu_params *c)
+{
+  ls_device *base = load_dev("honor-magic-v5");
+  *n = *ls_device_npu(base);
+  *c = *ls_device_cpu(base);
+  n->regime = LS_NPU_Q4_0_DYNAMIC;
+  n->dyn.pad_small = 0;
+  return base;
+}
+
 static void check_within(const ls_calib_param *q, double truth, double k_se)
 {
   CU_ASSERT_EQUAL(q->status, LS_CALIB_FITTED);
@@ -150,11 +161,9 @@ static void check_within(const ls_calib_param *q, double truth, double k_se)
 
 static void synthetic_recovery(void)
 {
-  ls_device *base = load_dev("honor-magic-v5");
-  ls_npu_params n = *ls_device_npu(base);
-  ls_cpu_params c = *ls_device_cpu(base);
-  n.regime = LS_NPU_Q4_0_DYNAMIC;
-  n.dyn.pad_small = 0;
+  ls_npu_params n;
+  ls_cpu_params c;
+  ls_device *base = truth_base(&n, &c);
   /* the truth: every fitted parameter away from the base */
   n.dyn.op_call_s = 0.2e-3, n.dyn.weight_bw = 40e9, n.dyn.vec_flops = 250e9, n.dyn.mat_flops = 420e9;
   for (int i = 0; i < c.n_clusters; i++) {
@@ -206,11 +215,9 @@ static void synthetic_recovery(void)
 /* Tile choice by profile likelihood: data made with 64-token tiles move the choice to 64. */
 static void synthetic_tiles(void)
 {
-  ls_device *base = load_dev("honor-magic-v5");
-  ls_npu_params n = *ls_device_npu(base);
-  ls_cpu_params c = *ls_device_cpu(base);
-  n.regime = LS_NPU_Q4_0_DYNAMIC;
-  n.dyn.pad_small = 0;
+  ls_npu_params n;
+  ls_cpu_params c;
+  ls_device *base = truth_base(&n, &c);
   n.dyn.tile = n.dyn.mat_min = 64;
   ls_calib_inputs in;
   memset(&in, 0, sizeof in);
@@ -289,11 +296,9 @@ static void loo_by_hand(void)
 
 static void loo_properties(void)
 {
-  ls_device *base = load_dev("honor-magic-v5");
-  ls_npu_params n = *ls_device_npu(base);
-  ls_cpu_params c = *ls_device_cpu(base);
-  n.regime = LS_NPU_Q4_0_DYNAMIC;
-  n.dyn.pad_small = 0;
+  ls_npu_params n;
+  ls_cpu_params c;
+  ls_device *base = truth_base(&n, &c);
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(r, 7);
   ls_calib_inputs in;
