@@ -1,6 +1,8 @@
 /* runner/calib_input: see calib_input.h.
  *
- * llama-bench layout (src:llamacpp-bench, tools/llama-bench/llama-bench.cpp): the CSV printer
+ * llama-bench layout (src:llamacpp-bench: github.com/ggml-org/llama.cpp commit
+ * 050fc7f32de16858ac667d775b43a51ed8976e6f, tools/llama-bench/llama-bench.cpp, test::get_fields
+ * and the csv/json/jsonl printers): the CSV printer
  * writes the field names as a bare header line and every value in double quotes; the JSON
  * printer writes an array of objects with the same names (integers bare, booleans true/false,
  * avg_ts/stddev_ts as reals) plus samples_ns/samples_ts arrays; JSONL writes one such object a

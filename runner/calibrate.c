@@ -214,7 +214,7 @@ static void jacobian(prob *P, const double *theta, gsl_matrix *J)
     return;
   }
   for (int j = 0; j < P->n_free; j++) {
-    memcpy(t, theta, sizeof t);
+    memcpy(t, theta, (size_t)P->n_free * sizeof *t); /* theta may be GSL's, n_free long */
     t[j] = theta[j] + STEP;
     residuals(P, t, fp);
     t[j] = theta[j] - STEP;
