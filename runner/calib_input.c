@@ -355,9 +355,10 @@ static int read_bench_csv(ls_calib_inputs *in, char *text, const char *path, con
 
 /* ---- JSON ---- */
 
-static int json_syntax(const json_error_t *je, const char *path, ls_error *err)
+/* A jansson syntax error located in the file (skipped: lines before the parsed text). */
+static int json_syntax(const json_error_t *je, const char *path, int skipped, ls_error *err)
 {
-  return ls_error_at(err, LS_EPARSE, path, je->line > 0 ? je->line : 0, je->column > 0 ? je->column : 0,
+  return ls_error_at(err, LS_EPARSE, path, je->line > 0 ? je->line + skipped : 0, je->column > 0 ? je->column : 0,
                      "malformed JSON: %s", je->text);
 }
 
@@ -427,7 +428,7 @@ static int read_bench_json(ls_calib_inputs *in, const char *text, const char *pa
   if (*p == '[') {
     json_t *doc = json_loads(text, 0, &je);
     if (!doc)
-      return json_syntax(&je, path, err);
+      return json_syntax(&je, path, 0, err);
     int rc = LS_OK;
     size_t n = json_array_size(doc);
     if (n == 0)
@@ -495,10 +496,12 @@ int ls_calib_read_bench(ls_calib_inputs *in, const char *path, const char *data_
 /* ---- fio ---- */
 
 /* fio sizes: a number with an optional k/m/g suffix (powers of 1024, fio's default kb_base),
- * an optional trailing "b"/"ib". */
-static int fio_size(const char *s, double *out)
+ * an optional trailing "b"/"ib"; of a "read,write" pair the read size. */
+static int fio_size(const char *text, double *out)
 {
-  char *end;
+  char s[64], *end;
+  snprintf(s, sizeof s, "%s", text);
+  s[strcspn(s, ",:")] = '\0'; /* "4k,64k": read size first; "4k:..." likewise */
   double v = strtod(s, &end);
   if (end == s || !(v > 0))
     return -1;
@@ -630,16 +633,22 @@ int ls_calib_read_fio(ls_calib_inputs *in, const char *path, ls_error *err)
   char *text = ls_calib_slurp(path, err);
   if (!text)
     return err->code;
-  json_error_t je;
-  json_t *doc = json_loads(text, 0, &je);
+  /* fio prints notes ("note: both iodepth >= 1 and synchronous I/O engine ...") on stdout
+   * before the JSON: start at the first line that opens an object or array. */
   const char *p = text;
-  while (isspace((unsigned char)*p))
-    p++;
+  int skipped = 0;
+  while (*p && *p != '{' && *p != '[') {
+    const char *nl = strchr(p, '\n');
+    p = nl ? nl + 1 : p + strlen(p);
+    skipped++;
+  }
+  json_error_t je;
+  json_t *doc = *p ? json_loads(p, 0, &je) : NULL;
   int rc = LS_OK;
-  if (!doc && *p != '{' && *p != '[')
+  if (!*p)
     rc = ls_error_at(err, LS_ESCHEMA, path, 1, 0, "not fio JSON (run fio with --output-format=json)");
   else if (!doc)
-    rc = json_syntax(&je, path, err);
+    rc = json_syntax(&je, path, skipped, err);
   else if (json_is_array(doc) || !is_fio(doc))
     rc = ls_error_set(err, LS_ESCHEMA, "%s: $: not fio JSON (no \"fio version\"/\"jobs\")%s", path,
                       json_is_array(doc) ? ": an array, as llama-bench -o json writes (pass it with --llama-bench)" : "");

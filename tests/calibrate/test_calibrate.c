@@ -373,8 +373,9 @@ static void parse_json_and_fio(void)
              "\"no_kv_offload\": false, \"samples_ts\": [68.5]}\n\n"
              "{\"model_filename\": \"qwen3-0.6b-q4_0.gguf\", \"model_type\": \"qwen3 0.6B Q8_0\", \"backends\": \"OpenCL\", "
              "\"n_threads\": 4, \"n_gpu_layers\": 99, \"n_prompt\": 64, \"n_gen\": 0, \"avg_ts\": 300, \"stddev_ts\": 3}\n");
-  write_file(tmp_path(q, sizeof q, "f.json"),
-             "{\"fio version\": \"fio-3.33\", \"global options\": {\"bs\": \"512k\", \"iodepth\": \"32\", \"direct\": \"1\"},"
+  write_file(tmp_path(q, sizeof q, "f.json"), /* fio's stdout may open with notes before the JSON */
+             "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n"
+             "{\"fio version\": \"fio-3.33\", \"global options\": {\"bs\": \"512k,4k\", \"iodepth\": \"32\", \"direct\": \"1\"},"
              " \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": \"4k\", \"iodepth\": \"1\"}, \"read\": {\"bw_bytes\": "
              "40960000, \"bw\": 40000, \"iops\": 10000, \"clat_ns\": {\"percentile\": {\"50.000000\": 90000, "
              "\"1.000000\": 60000, \"99.000000\": 300000}}}},"
