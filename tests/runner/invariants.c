@@ -15,6 +15,9 @@
  *   - the output projection of each cycle: eager = one NPU call over the kept nodes plus one
  *     sampled row per node; on demand = (accepted + 1) x (one single-row call + one sampled
  *     row); the CPU's busy time covers the sampling.
+ *   - whole cycles replayed: for a system whose tree needs no feedback (lever-conv-draft), the
+ *     tree, the prune mask and the acceptance walk are recomputed here from the oracle and the
+ *     policies, and must give the run's tree size, kept nodes and accepted tokens.
  * Data: the shipped OnePlus 12, Llama-3.1-8B and GSM8K, seed 7 (ls_rt_run), and the iid
  * fixture of tests/runner/data for chain SD's closed form per cycle. */
 #include <math.h>
