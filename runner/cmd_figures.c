@@ -508,8 +508,8 @@ static void judge_energy(const csv_tab *t, ls_verdict *v)
     nd++;
     least += lever <= other;
   }
-  vset(v, -1, "Lever has the least energy per token of the flash-offloaded systems on %d/%d "
-       "devices; n above a bar = configurations averaged", least, nd);
+  vset(v, -1, "Lever's energy per token is the least of the flash-offloaded systems on %d/%d devices",
+       least, nd);
 }
 
 /* Beyond the paper: Lever's speedup over AR (flash) at the lowest and highest bandwidth. */
