@@ -70,4 +70,4 @@ if (!exists('claim')) claim = ''
 if (!exists('verdict')) verdict = ''
 if (!exists('verdict2')) verdict2 = ''
 if (!exists('holds')) holds = -1
-verdict_col = holds == 1 ? '#007a56' : holds == 0 ? '#c0392b' : '#404040'
+verdict_col = holds == 1 ? c_blue : holds == 0 ? c_red : '#404040'  # holds blue, fails vermillion

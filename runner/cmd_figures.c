@@ -355,7 +355,7 @@ static void judge_fig10(const csv_tab *t, ls_verdict *v)
                   paper_speedup[p].label, paper_speedup[p].value, 100 * off);
   }
   if (lost)
-    vset(v, 0, "fastest in %d/%d configurations (%s as fast or faster in some)%s", n - lost, n, who, means);
+    vset(v, 0, "fastest in %d/%d configurations (%s ahead or level in some)%s", n - lost, n, who, means);
   else
     vset(v, ok, "fastest in %d/%d configurations%s%s", n, n, means,
          ok ? "" : " — a mean is off by more than 5 %");
@@ -427,7 +427,7 @@ static void judge_variants(const csv_tab *t, ls_verdict *v, const char *col, con
                            rivals[i]);
   }
   vset(v, ok, "%s %s %.1f ms/cycle%s; throughput%s%s", own, label, 1e3 * c0, lat, thr,
-       ok ? "" : " (needs lower latency and higher throughput than each)");
+       ok ? "" : " (not ahead of each on both)");
 }
 
 static void judge_fig13(const csv_tab *t, ls_verdict *v)
@@ -555,8 +555,8 @@ static const claim claims[] = {
     {"fig12", "early-exit pruning raises throughput and cuts wasted verification compute",
      "Lever's mean tps_vs_no_prune > 1.01 and its mean wasted_verify < lever-no-prune's",
      judge_fig12},
-    {"fig13", "the CPU+NPU hybrid draft schedule beats single-node CPU and single-node NPU "
-     "drafting (batch-aware NPU in between)", "map lever has a lower mean draft_s_mean and a "
+    {"fig13", "hybrid CPU+NPU drafting beats single-node CPU and single-node NPU drafting "
+     "(batch-aware NPU in between)", "map lever has a lower mean draft_s_mean and a "
      "higher mean throughput than maps cpu and npu (npu-batch between: reported, not tested)",
      judge_fig13},
     {"fig14", "on-demand output projection on the CPU beats eager on the NPU (and on-demand on "
@@ -738,7 +738,7 @@ static const char *holds_word(int holds)
 
 /* The verdict line(s) for the figure's face: one line, or split at the last "; " before
  * VERDICT_WIDTH characters into line and line2 (empty when not needed). */
-#define VERDICT_WIDTH 140
+#define VERDICT_WIDTH 125
 static void verdict_lines(const ls_verdict *v, char *line, char *line2, size_t size)
 {
   snprintf(line, size, "Here: %s%s%s", holds_word(v->holds), v->holds >= 0 ? " — " : "", v->text);
@@ -1090,7 +1090,8 @@ static int extra_summary(fig_ctx *cx, const csv_tab *t, char *vars, size_t size,
 }
 
 /* Error bars of Figs. 10 and 11: drawn when the view gives ratio_lo and ratio_hi (the
- * interval of the plotted ratio), skipped otherwise. */
+ * interval of the plotted ratio: vs_lever, tps_vs_specinfer; Fig. 11's tau ratio has
+ * tau_ratio_lo and tau_ratio_hi), skipped otherwise. */
 static void add_ci(const csv_tab *t, char *vars, size_t size)
 {
   add_num(vars, size, "has_ci", csv_col(t, "ratio_lo") >= 0 && csv_col(t, "ratio_hi") >= 0);
@@ -1106,6 +1107,7 @@ static int extra_fig10(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, l
 
 static int extra_fig11(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
 {
+  add_num(vars, size, "has_tau_ci", csv_col(t, "tau_ratio_lo") >= 0 && csv_col(t, "tau_ratio_hi") >= 0);
   return extra_fig10(cx, t, vars, size, err);
 }
 
