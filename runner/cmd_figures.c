@@ -8,7 +8,12 @@
  * not in the database: it is computed here from the device and model files
  * (runner/curve.h). table1 and summary are Markdown + CSV, no plot.
  *
- * Failure policy (DESIGN.md section 6 exit codes):
+ * Claims (runner/figures.h): each figure that reproduces a claim of the paper has one entry
+ * in claims[] below: the claim's text, its test in words, and the function that applies the
+ * test to the figure's CSV. The verdict goes onto the figure (variables claim, verdict,
+ * verdict2, holds), onto the figure's stdout line, and into <out>/claims.md.
+ *
+ * Failure policy (docs/ARCHITECTURE.md, "Exit codes"):
  *   missing database file -> 66; database without any ok run -> 65 (nothing exported);
  *   a figure whose view is empty -> one-line note, skipped, exit unaffected;
  *   gnuplot not installed -> CSV and Markdown are still written, a note says which plots
@@ -156,7 +161,7 @@ static void category_words(const csv_tab *t, int col, char *out, size_t size)
 
 /* ---- the paper's claims and their tests ---- */
 typedef struct paper_value { const char *key; double value; const char *label; } paper_value;
-/* The paper's Table 1 (OnePlus 12) and the headline of its Fig. 10 (docs/SOURCES.md: paper). */
+/* src:lever-notes: Table 1 (OnePlus 12); src:lever-paper: the headline of Fig. 10. */
 static const paper_value paper_io[] = {{"qwen3-4b", 78.3, " (likely)"},
                                        {"llama-3.1-8b", 91.4, ""},
                                        {"qwen3-8b", -1, ""},
@@ -536,7 +541,8 @@ typedef struct claim {
   void (*judge)(const csv_tab *, ls_verdict *);
 } claim;
 
-/* Every claim and its test, in one place. */
+/* Every claim and its test, in one place (the claims: src:lever-paper, its figure captions;
+ * Table 1: src:lever-notes). */
 static const claim claims[] = {
     {"fig04", "NPU verification latency grows with the tokens verified; the GPU's stays flat",
      "at the largest token count (64), the NPU curves in the profile's own regime cost >= 2x "
@@ -653,6 +659,8 @@ static void usage(FILE *f)
              "and SVG), scripts in plots/. Defaults: --db results/leversim.db, --out\n"
              "results/figures, every figure. Names:\n");
   for (int i = 0; i < N_FIGS; i++) fprintf(f, "  %-12s %s\n", figs[i].name, figs[i].about);
+  fprintf(f, "Each figure prints the paper's claim it reproduces and the verdict on its data;\n"
+             "DIR/claims.md lists them with their tests.\n");
   fprintf(f, "Exit: 0 ok (also when gnuplot is missing: plots skipped with a note), 64 usage,\n"
              "65 database without ok runs, 66 database missing, 70 gnuplot failed (see\n"
              "DIR/NAME.log), 74 output not writable. $LEVERSIM_GNUPLOT overrides the program.\n");
