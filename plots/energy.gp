@@ -20,14 +20,13 @@ load plotdir.'/banner.gp'
 set xtics scale 0 nomirror font ',12'
 set yrange [0:*]
 set offsets 0, 0, graph 0.12, 0
-set key at screen 0.79, screen 0.45 left center vertical font ',12' samplen 2 \
-  title "n above a bar:\nconfigurations averaged" font ',11'
+set key at screen 0.79, screen 0.45 left center vertical maxrows 16 font ',12' samplen 2
 do for [panel = 1:2] {
   col = panel == 1 ? 'energy_per_token_j' : 'throughput_tps'
   sc = 1
   showkey = panel == 1
   showcount = 1
-  set title (panel == 1 ? '(a) energy per generated token' : '(b) decode throughput') font ',13'
+  set title (panel == 1 ? '(a) energy per generated token' : '(b) decode throughput').' (n above a bar: configurations averaged)' font ',13'
   set ylabel (panel == 1 ? 'energy (J/token)' : 'throughput (tokens/s)') font ',12'
   load plotdir.'/bars.gp'
   unset key
