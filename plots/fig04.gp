@@ -41,7 +41,7 @@ set xrange [0.9:72]
 set logscale x 2
 set xtics (1, 2, 4, 8, 16, 32, 64)
 # the key, shared by both panels: colours = processors, styles = models
-set key at screen 0.5, screen 0.86 center top vertical maxrows 2 font ',12' samplen 3 width -3
+set key at screen 0.5, screen 0.86 center top vertical maxrows 2 font ',11' samplen 3 width -3
 npu_d = word(devices, 1)
 keys = ''
 do for [g = 1:words(regimes)] { keys = keys.' '.g }
