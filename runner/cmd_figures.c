@@ -182,6 +182,8 @@ static const char *const fig11_policies[] = {"sd-chain", "specinfer", "sequoia",
 #define TABLE1_TOL 3.0        /* I/O share within +-3 points of the paper's */
 
 static double num(const char *s) { return s[0] ? strtod(s, NULL) : -1; }
+/* A percentage for "%+.1f": a change that rounds to zero prints +0.0, not -0.0. */
+static double pct1(double fraction) { return fabs(fraction) < 0.0005 ? 0.0 : 100 * fraction; }
 static double cell_num(const csv_tab *t, int r, int c) { return c < 0 ? NAN : num(csv_at(t, r, c)); }
 static int cell_is(const csv_tab *t, int r, int c, const char *v)
 {
@@ -401,7 +403,7 @@ static void judge_fig12(const csv_tab *t, ls_verdict *v)
     return;
   }
   int up = gain > FIG12_MIN_GAIN, cut = wl < wn;
-  vset(v, up && cut, "%+.1f %% throughput, wasted compute %.1f %%→%.1f %%%s", 100 * gain, wn, wl,
+  vset(v, up && cut, "%+.1f %% throughput, wasted compute %.1f %%→%.1f %%%s", pct1(gain), wn, wl,
        up && cut ? "" : !up ? " (the gain is not above 1 %)" : " (pruning does not cut the waste)");
 }
 
@@ -428,7 +430,7 @@ static void judge_variants(const csv_tab *t, ls_verdict *v, const char *col, con
     }
     ok = ok && c0 < c && t0 > tp;
     nl += (size_t)snprintf(lat + nl, sizeof lat - nl, "%s %s %.1f", i ? "," : " vs", rivals[i], 1e3 * c);
-    nt += (size_t)snprintf(thr + nt, sizeof thr - nt, "%s %+.1f %% vs %s", i ? "," : "", 100 * (t0 / tp - 1),
+    nt += (size_t)snprintf(thr + nt, sizeof thr - nt, "%s %+.1f %% vs %s", i ? "," : "", pct1(t0 / tp - 1),
                            rivals[i]);
   }
   vset(v, ok, "%s %s %.1f ms/cycle%s; throughput%s%s", own, label, 1e3 * c0, lat, thr,

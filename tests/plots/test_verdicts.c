@@ -106,6 +106,9 @@ static void test_fig12(void)
         0, "-1.0 % throughput, wasted compute 23.0 %→12.0 % (the gain is not above 1 %)");
   CHECK(judge("fig12", "system,tps_vs_no_prune,wasted_verify\nlever,1.05,0.25\nlever-no-prune,1,0.23\n"),
         0, "(pruning does not cut the waste)");
+  /* a loss that rounds to zero prints as +0.0, not -0.0 */
+  CHECK(judge("fig12", "system,tps_vs_no_prune,wasted_verify\nlever,0.99996,0.12\nlever-no-prune,1,0.23\n"),
+        0, "+0.0 % throughput");
   /* a column the test reads is missing: no verdict, the column named */
   CHECK(judge("fig12", "system,tps_vs_no_prune\nlever,1.05\n"), -1, "lack column wasted_verify");
 }
