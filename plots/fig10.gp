@@ -16,7 +16,9 @@ G = words(models) * ND
 gx(m, s) = ((idx(m, models) - 1) * ND + idx(s, datasets) - 1) * (J + 1)
 xpos(j) = gx(strcol('model'), strcol('dataset')) + j
 on(d, j) = strcol('device') eq d && strcol('system') eq word(sel, j)
-stats csv using (idx(strcol('system'), sel) > 0 ? column(has_ci ? 'ratio_hi' : 'vs_lever') : NaN) nooutput
+# the top of the bars, or of their whiskers (a row without an interval counts by its bar)
+top(x) = has_ci ? (column('ratio_hi') == column('ratio_hi') ? column('ratio_hi') : x) : x
+stats csv using (idx(strcol('system'), sel) > 0 ? top(column('vs_lever')) : NaN) nooutput
 ytop = STATS_max > 1.2 ? STATS_max * 1.45 : 1.75
 nrows = words(devices)
 set multiplot layout nrows,1 margins 0.07,0.99,0.04,0.72 spacing 0,0.08 \
