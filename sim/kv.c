@@ -14,6 +14,10 @@ typedef struct {
 struct ls_kv {
   kv_pair *p;
   int n, cap;
+  ls_kv_decl *d;       /* declarations, first-read order */
+  int nd, capd;
+  int decl_oom;        /* a declaration could not be stored: reported by ls_kv_check_used */
+  const char *reader;  /* static text */
 };
 
 int ls_kv_create(ls_kv **out, ls_error *err)
@@ -32,6 +36,7 @@ void ls_kv_free(ls_kv *kv)
     free(kv->p[i].origin);
   }
   free(kv->p);
+  free(kv->d);
   free(kv);
 }
 
@@ -119,6 +124,114 @@ int ls_kv_copy(ls_kv **out, const ls_kv *src, ls_error *err)
 int ls_kv_count(const ls_kv *kv) { return kv->n; }
 const char *ls_kv_key(const ls_kv *kv, int i) { return kv->p[i].key; }
 const char *ls_kv_value(const ls_kv *kv, int i) { return kv->p[i].value; }
+const char *ls_kv_origin(const ls_kv *kv, int i) { return kv->p[i].origin; }
+
+int ls_kv_has(const ls_kv *kv, const char *key)
+{
+  for (int i = 0; i < kv->n; i++)
+    if (strcmp(kv->p[i].key, key) == 0)
+      return 1;
+  return 0;
+}
+
+/* ---- declarations ---- */
+
+void ls_kv_reader(ls_kv *kv, const char *s) { kv->reader = s; }
+int ls_kv_decl_count(const ls_kv *kv) { return kv->nd; }
+const ls_kv_decl *ls_kv_decl_at(const ls_kv *kv, int i) { return &kv->d[i]; }
+
+const char *ls_kv_type_name(ls_kv_type t)
+{
+  static const char *const NAMES[] = {"text", "integer", "number", "quantity", "choice", "numbers"};
+  return t >= LS_KV_TEXT && t <= LS_KV_NUMBERS ? NAMES[t] : "?";
+}
+
+/* A new record for key, or NULL when the key is already declared (the first read is the one
+ * the run used) or memory ran out (remembered, reported by ls_kv_check_used). */
+static ls_kv_decl *declare(ls_kv *kv, const char *key, ls_kv_type t, double lo, double hi)
+{
+  for (int i = 0; i < kv->nd; i++)
+    if (strcmp(kv->d[i].key, key) == 0)
+      return NULL;
+  if (kv->nd == kv->capd) {
+    int cap = kv->capd ? 2 * kv->capd : 16;
+    ls_kv_decl *nd = realloc(kv->d, (size_t)cap * sizeof *nd);
+    if (!nd) {
+      kv->decl_oom = 1;
+      return NULL;
+    }
+    kv->d = nd;
+    kv->capd = cap;
+  }
+  ls_kv_decl *d = &kv->d[kv->nd++];
+  memset(d, 0, sizeof *d);
+  snprintf(d->key, sizeof d->key, "%s", key);
+  d->type = t;
+  d->lo = lo;
+  d->hi = hi;
+  d->num = NAN;
+  d->reader = kv->reader ? kv->reader : "";
+  return d;
+}
+
+/* Fills the value fields of d (NULL allowed): p is the setting or NULL (default used). */
+static void resolve(ls_kv_decl *d, const kv_pair *p, double num)
+{
+  if (!d)
+    return;
+  d->is_default = p == NULL;
+  snprintf(d->value, sizeof d->value, "%s", p ? p->value : d->dflt);
+  d->num = num;
+}
+
+static void fmt_number(char *buf, size_t size, double v, const ls_kv_decl *d)
+{
+  if (d->type == LS_KV_QUANTITY)
+    ls_units_format(v, d->unit, buf, (unsigned)size);
+  else
+    snprintf(buf, size, "%.10g", v);
+}
+
+const char *ls_kv_decl_range(const ls_kv_decl *d, char *buf, size_t size)
+{
+  char lo[48], hi[48];
+  buf[0] = '\0';
+  if (d->type != LS_KV_INT && d->type != LS_KV_NUMBER && d->type != LS_KV_QUANTITY &&
+      d->type != LS_KV_NUMBERS)
+    return buf;
+  fmt_number(hi, sizeof hi, d->hi, d);
+  if (d->lo == DBL_MIN) {
+    snprintf(buf, size, "> 0, <= %s", hi);
+    return buf;
+  }
+  fmt_number(lo, sizeof lo, d->lo, d);
+  snprintf(buf, size, "[%s, %s]", lo, hi);
+  return buf;
+}
+
+int ls_kv_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 127 || lb > 127)
+    return (int)(la > lb ? la : lb);
+  int row[128];
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= lb; j++) {
+      int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best)
+        best = up + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[lb];
+}
 
 static kv_pair *lookup(ls_kv *kv, const char *key)
 {
@@ -155,14 +268,22 @@ static int parse_number(const char *s, double *out)
   return 0;
 }
 
-static int check_range(const kv_pair *p, double v, double lo, double hi, ls_error *err)
+/* d (may be NULL) gives the unit the range is printed in. */
+static int check_range(const kv_pair *p, double v, double lo, double hi, const ls_kv_decl *d,
+                       ls_error *err)
 {
-  char why[160];
+  char why[200], range[120];
   if (v < lo || v > hi) {
-    if (lo == DBL_MIN)
+    ls_kv_decl tmp = {.type = LS_KV_NUMBER, .lo = lo, .hi = hi};
+    if (d) {
+      tmp.type = d->type;
+      tmp.unit = d->unit;
+    }
+    if (lo == DBL_MIN && !d)
       snprintf(why, sizeof why, "out of range (must be > 0)");
     else
-      snprintf(why, sizeof why, "out of range (must be in [%g, %g])", lo, hi);
+      snprintf(why, sizeof why, "out of range (must be %s%s)", lo == DBL_MIN ? "" : "in ",
+               ls_kv_decl_range(&tmp, range, sizeof range));
     return bad(p, err, LS_ERANGE, why);
   }
   return LS_OK;
@@ -171,24 +292,33 @@ static int check_range(const kv_pair *p, double v, double lo, double hi, ls_erro
 int ls_kv_double(ls_kv *kv, const char *key, double lo, double hi, double dflt, double *out, ls_error *err)
 {
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_NUMBER, lo, hi);
+  if (d)
+    snprintf(d->dflt, sizeof d->dflt, "%.10g", dflt);
   if (!p) {
     *out = dflt;
+    resolve(d, NULL, dflt);
     return LS_OK;
   }
   double v;
   if (parse_number(p->value, &v))
     return bad(p, err, LS_EUSAGE, "expected a number");
-  int rc = check_range(p, v, lo, hi, err);
+  int rc = check_range(p, v, lo, hi, d, err);
   if (rc == LS_OK)
     *out = v;
+  resolve(d, p, v);
   return rc;
 }
 
 int ls_kv_int(ls_kv *kv, const char *key, long lo, long hi, long dflt, long *out, ls_error *err)
 {
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_INT, (double)lo, (double)hi);
+  if (d)
+    snprintf(d->dflt, sizeof d->dflt, "%ld", dflt);
   if (!p) {
     *out = dflt;
+    resolve(d, NULL, (double)dflt);
     return LS_OK;
   }
   char *end;
@@ -202,6 +332,7 @@ int ls_kv_int(ls_kv *kv, const char *key, long lo, long hi, long dflt, long *out
     return bad(p, err, LS_ERANGE, why);
   }
   *out = v;
+  resolve(d, p, (double)v);
   return LS_OK;
 }
 
@@ -209,8 +340,14 @@ int ls_kv_unit(ls_kv *kv, const char *key, ls_unit_kind k, double lo, double hi,
                double *out, ls_error *err)
 {
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_QUANTITY, lo, hi);
+  if (d) {
+    d->unit = k;
+    ls_units_format(dflt, k, d->dflt, sizeof d->dflt);
+  }
   if (!p) {
     *out = dflt;
+    resolve(d, NULL, dflt);
     return LS_OK;
   }
   const char *why;
@@ -220,15 +357,25 @@ int ls_kv_unit(ls_kv *kv, const char *key, ls_unit_kind k, double lo, double hi,
     snprintf(msg, sizeof msg, "%s (a %s, e.g. %s)", why, ls_units_kind_name(k), ls_units_examples(k));
     return bad(p, err, LS_EUNIT, msg);
   }
-  int rc = check_range(p, v, lo, hi, err);
+  ls_kv_decl unit_of = {.type = LS_KV_QUANTITY, .unit = k};
+  int rc = check_range(p, v, lo, hi, &unit_of, err);
   if (rc == LS_OK)
     *out = v;
+  resolve(d, p, v);
   return rc;
 }
 
 int ls_kv_enum(ls_kv *kv, const char *key, const char *const *choices, int dflt, int *out, ls_error *err)
 {
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_CHOICE, 0, 0);
+  for (int i = 0; d && choices[i]; i++) {
+    size_t len = strlen(d->choices);
+    snprintf(d->choices + len, sizeof d->choices - len, "%s%s", i ? "|" : "", choices[i]);
+    if (i == dflt)
+      snprintf(d->dflt, sizeof d->dflt, "%s", choices[i]);
+  }
+  resolve(d, p, NAN);
   if (!p) {
     *out = dflt;
     return LS_OK;
@@ -251,6 +398,10 @@ int ls_kv_enum(ls_kv *kv, const char *key, const char *const *choices, int dflt,
 int ls_kv_string(ls_kv *kv, const char *key, const char *dflt, const char **out)
 {
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_TEXT, 0, 0);
+  if (d)
+    snprintf(d->dflt, sizeof d->dflt, "%s", dflt ? dflt : "");
+  resolve(d, p, NAN);
   *out = p ? p->value : dflt;
   return LS_OK;
 }
@@ -259,6 +410,12 @@ int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out,
                   ls_error *err)
 {
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_NUMBERS, lo, hi);
+  for (int i = 0; d && i < *count && i < max; i++) {
+    size_t len = strlen(d->dflt);
+    snprintf(d->dflt + len, sizeof d->dflt - len, "%s%.10g", i ? "," : "", out[i]);
+  }
+  resolve(d, p, NAN);
   if (!p)
     return LS_OK;
   int n = 0;
@@ -275,7 +432,7 @@ int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out,
     double v;
     if (parse_number(item, &v))
       return bad(p, err, LS_EUSAGE, "expected comma-separated numbers");
-    int rc = check_range(p, v, lo, hi, err);
+    int rc = check_range(p, v, lo, hi, NULL, err);
     if (rc)
       return rc;
     out[n++] = v;
@@ -287,21 +444,36 @@ int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out,
   return LS_OK;
 }
 
+/* The declared key nearest to key (within a third of its length), or NULL. */
+static const char *nearest(const ls_kv *kv, const char *key)
+{
+  const char *best = NULL;
+  int bd = (int)strlen(key) / 3 + 1;
+  for (int i = 0; i < kv->nd; i++) {
+    int dist = ls_kv_distance(key, kv->d[i].key);
+    if (dist < bd) {
+      bd = dist;
+      best = kv->d[i].key;
+    }
+  }
+  return best;
+}
+
 int ls_kv_check_used(const ls_kv *kv, const char *prefix, ls_error *err)
 {
+  if (kv->decl_oom)
+    return ls_error_set(err, LS_ENOMEM, "settings: out of memory");
   size_t plen = strlen(prefix);
   for (int i = 0; i < kv->n; i++) {
     const kv_pair *p = &kv->p[i];
     if (p->used || strncmp(p->key, prefix, plen) != 0)
       continue;
-    char known[600] = "";
-    size_t len = 0;
-    for (int j = 0; j < kv->n; j++)
-      if (kv->p[j].used && strncmp(kv->p[j].key, prefix, plen) == 0 && len + 2 < sizeof known)
-        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", kv->p[j].key);
-    char why[700];
-    snprintf(why, sizeof why, "unknown setting%s%s%s", known[0] ? " (known here: " : "", known,
-             known[0] ? ")" : "");
+    const char *near = nearest(kv, p->key);
+    char why[300];
+    if (near)
+      snprintf(why, sizeof why, "unknown setting (did you mean %s?)", near);
+    else
+      snprintf(why, sizeof why, "unknown setting (see 'leversim settings' for the valid keys)");
     return bad(p, err, LS_EUSAGE, why);
   }
   return LS_OK;
