@@ -156,6 +156,53 @@ static void test_experiment_errors(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "exp-bad.yaml:10:25: parts[0].sweep.draft.budget[1]: sweep value"));
 }
 
+/* Each bad experiment is refused at load, with its status and a located message (the
+ * defects of a hand audit: every one was accepted before and over-counted or escaped). */
+static void test_experiment_refusals(void)
+{
+#define HEAD "seed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n"
+  static const struct {
+    const char *yaml, *want;
+    int code;
+  } cases[] = {
+      {"name: ../../x\n" HEAD "    systems: [lever]\n", ":1:7: name: experiment name '../../x' must not start", LS_ESCHEMA},
+      {"name: ''\n" HEAD "    systems: [lever]\n", ":1:7: name: empty experiment name", LS_ESCHEMA},
+      {"name: .hidden\n" HEAD "    systems: [lever]\n", "must not start with '.'", LS_ESCHEMA},
+      {"name: b\nseed: 1\nparts: []\n", ":3:8: parts: no parts", LS_ESCHEMA},
+      {"name: b\n" HEAD "    systems: [lever, specinfer, lever]\n", ":8:33: parts[0].systems[2]: system 'lever' is listed twice", LS_ESCHEMA},
+      {"name: b\nseed: 1\nparts:\n  - name: a\n    devices: [tiny, tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n", ":5:21: parts[0].devices[1]: device 'tiny' is listed twice", LS_ESCHEMA},
+      {"name: b\n" HEAD "    systems: [lever]\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [specinfer]\n", ":9:11: parts[1].name: part 'a' is defined twice", LS_ESCHEMA},
+      {"name: b\n" HEAD "    systems: [lever]\n    sweep:\n      draft.budget: [4, 8, 4]\n",
+       ":10:28: parts[0].sweep.draft.budget[2]: sweep value '4' is listed twice", LS_ESCHEMA},
+      {"name: b\nseed: 1\nparts:\n  - name: a234567890123456789012345678901234567890123456789012345678901234\n"
+       "    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever]\n",
+       ":4:11: parts[0].name: part name 'a2345", LS_ESCHEMA},
+      {"name: b\n" HEAD "    systems: [lever]\n    settings:\n      draft.budget: 16\n    sweep:\n      draft.budget: [4, 8]\n",
+       ":10:21: part setting draft.budget: part a sweeps draft.budget", LS_EUSAGE},
+      {"name: b\n" HEAD "    systems: [lever]\n    settings:\n      lever:draft.budget: 16\n    sweep:\n      draft.budget: [4, 8]\n",
+       ":10:27: part setting lever:draft.budget: part a sweeps draft.budget", LS_EUSAGE},
+      {"name: b\nseed: 1\nparts:\n  - name: a\n    quick: false\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n", "no runs with --quick", LS_ESCHEMA},
+  };
+#undef HEAD
+  char path[600], msg[2048];
+  snprintf(path, sizeof path, "%s/exp-refuse.yaml", g_tmp);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    write_file(path, cases[i].yaml);
+    ls_error err;
+    ls_error_clear(&err);
+    ls_experiment *x = NULL;
+    CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 1, NULL, 1, 1, &err), cases[i].code);
+    CU_ASSERT_PTR_NULL(x);
+    ls_error_format(&err, msg, sizeof msg);
+    if (!strstr(msg, cases[i].want))
+      fprintf(stderr, "case %zu: got '%s'\n", i, msg);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, cases[i].want));
+  }
+}
+
 /* ---- the decode cycle ---- */
 
 /* ar-flash on a one-layer target with a deterministic flash. Serial overlap (the default):
@@ -269,6 +316,7 @@ static CU_TestInfo systems_tests[] = {
 static CU_TestInfo experiment_tests[] = {
     {"expansion order and sharding partition", test_experiment_expand_and_shard},
     {"unknown names and keys are located", test_experiment_errors},
+    {"bad names, duplicates, empty matrices and shadowed axes are refused", test_experiment_refusals},
     CU_TEST_INFO_NULL};
 /* Runner-level invariants of Lever's cycle on the shipped data (OnePlus 12, Llama-3.1-8B,
  * GSM8K), with an aggressive prune threshold so that pruning removes nodes every cycle:
