@@ -59,7 +59,7 @@ int ls_cmd_run(int argc, char **argv)
                (m = ls_opt_value("run", argc, argv, &i, "--db", &db_path))) {
       rc = m < 0 ? 64 : 0;
     } else if ((m = ls_opt_value("run", argc, argv, &i, "--set", &v))) {
-      rc = (m < 0 || ls_opt_set("run", kv, v)) ? 64 : 0;
+      rc = (m < 0 || ls_opt_set("run", kv, v, i + 1)) ? 64 : 0;
     } else if ((m = ls_opt_value("run", argc, argv, &i, "--seed", &v))) {
       rc = (m < 0 || ls_opt_long("run", "--seed", v, 0, 0x7fffffffL, &seed)) ? 64 : 0;
     } else if ((m = ls_opt_value("run", argc, argv, &i, "--prompts", &v))) {

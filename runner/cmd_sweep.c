@@ -42,7 +42,7 @@ int ls_cmd_sweep(int argc, char **argv)
       if (m < 0 || parse_shard(v, &shard_i, &shard_n))
         rc = ls_usage_error("sweep", "--shard: bad value '%s' (expected i/N with 1 <= i <= N)", m < 0 ? "" : v);
     } else if ((m = ls_opt_value("sweep", argc, argv, &i, "--set", &v))) {
-      rc = (m < 0 || ls_opt_set("sweep", kv, v)) ? 64 : 0;
+      rc = (m < 0 || ls_opt_set("sweep", kv, v, i + 1)) ? 64 : 0;
     } else if (strcmp(argv[i], "--resume") == 0) {
       resume = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
