@@ -126,13 +126,15 @@ const char *ls_kv_key(const ls_kv *kv, int i) { return kv->p[i].key; }
 const char *ls_kv_value(const ls_kv *kv, int i) { return kv->p[i].value; }
 const char *ls_kv_origin(const ls_kv *kv, int i) { return kv->p[i].origin; }
 
-int ls_kv_has(const ls_kv *kv, const char *key)
+const char *ls_kv_origin_of(const ls_kv *kv, const char *key)
 {
   for (int i = 0; i < kv->n; i++)
     if (strcmp(kv->p[i].key, key) == 0)
-      return 1;
-  return 0;
+      return kv->p[i].origin;
+  return NULL;
 }
+
+int ls_kv_has(const ls_kv *kv, const char *key) { return ls_kv_origin_of(kv, key) != NULL; }
 
 /* ---- declarations ---- */
 
@@ -181,6 +183,7 @@ static void resolve(ls_kv_decl *d, const kv_pair *p, double num)
     return;
   d->is_default = p == NULL;
   snprintf(d->value, sizeof d->value, "%s", p ? p->value : d->dflt);
+  snprintf(d->origin, sizeof d->origin, "%s", p ? p->origin : "");
   d->num = num;
 }
 

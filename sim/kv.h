@@ -31,6 +31,8 @@ const char *ls_kv_value(const ls_kv *kv, int i);  /* borrowed */
 const char *ls_kv_origin(const ls_kv *kv, int i); /* borrowed */
 /* 1 when key is set; does not mark it known. */
 int ls_kv_has(const ls_kv *kv, const char *key);
+/* Origin of key's value, or NULL when it is not set; does not mark it known. Borrowed. */
+const char *ls_kv_origin_of(const ls_kv *kv, const char *key);
 /* Value of key or NULL; marks key known. */
 const char *ls_kv_find(ls_kv *kv, const char *key);
 
@@ -63,6 +65,7 @@ typedef struct ls_kv_decl {
   char value[LS_KV_TEXT_MAX]; /* value used, as text ("" when none) */
   double num;                 /* value used as a number in base units; NAN when not one */
   int is_default;             /* 1: the key was not set, the default was used */
+  char origin[288];           /* where a given value came from (ls_kv_set's origin); "" for defaults */
   const char *reader;         /* static text naming the reader (ls_kv_reader), "" if unset */
 } ls_kv_decl;
 
