@@ -22,6 +22,8 @@ typedef struct ls_decode_result {
   ls_db_step *steps;          /* owned; per-cycle series (NULL unless requested) */
   int n_steps, cap_steps;
   char config_json[4096];     /* resolved configuration */
+  ls_kv_decl *settings;       /* owned; every setting the run read, given or default */
+  int n_settings;
 } ls_decode_result;
 
 /* Loaded devices/models/datasets shared by the runs of one process. */
@@ -34,6 +36,10 @@ void ls_decode_cache_free(ls_decode_cache *c);
  * returns LS_OK with valid = 0. */
 int ls_decode_run(ls_decode_cache *c, ls_run_spec *spec, int keep_steps, ls_decode_result *out,
                   ls_error *err);
+/* The same set-up as ls_decode_run (inputs, scoped settings, policies, cost model, every
+ * setting read and in range) without simulating: the check every run of an experiment passes
+ * before anything is written. out gets valid/message and the resolved settings, no metrics. */
+int ls_decode_check(ls_decode_cache *c, ls_run_spec *spec, ls_decode_result *out, ls_error *err);
 void ls_decode_result_free(ls_decode_result *r);
 
 #endif
