@@ -175,6 +175,7 @@ typedef struct run {
   long prune_calls, accepted_pruned; /* audit counters: pruning passes; accepted nodes it had removed (must stay 0) */
   ls_decode_result *res;
   int keep_steps;
+  int dry;                      /* set-up only (ls_decode_check) */
   int failed;
   ls_error *err;
 } run;
@@ -743,7 +744,10 @@ static int load_inputs(run *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, ls
   if (!rc) rc = load_draft(r, c, s, kv, err);
   ls_kv_reader(kv, "workload");
   if (!rc) rc = cache_get(c, c->ds, &c->n_ds, s->dataset, load_ds, &obj, err);
-  if (!rc) rc = ls_oracle_create(&r->oracle, obj, r->target, r->draft, s->seed, kv, err);
+  if (!rc && r->dry) /* the text is built only to be simulated */
+    rc = ls_oracle_check(obj, r->target, r->draft, kv, err);
+  else if (!rc)
+    rc = ls_oracle_create(&r->oracle, obj, r->target, r->draft, s->seed, kv, err);
   const char *trace_path;
   ls_kv_string(kv, "workload.trace", NULL, &trace_path);
   if (!rc && trace_path)
@@ -896,6 +900,9 @@ static int setup(run *r, ls_decode_cache *c, ls_run_spec *s, const ls_system *sy
   if (!rc) rc = pick_policies(r, sys, kv, err);
   ls_kv_reader(kv, "verify");
   if (!rc) rc = read_exec(r, kv, err);
+  const char *unknown = rc ? NULL : ls_kv_unused(kv, "");
+  if (unknown) /* the caller may tell which other systems read it */
+    snprintf(r->res->unknown_key, sizeof r->res->unknown_key, "%s", unknown);
   if (!rc) rc = ls_kv_check_used(kv, "", err);
   r->max_tokens = (int)max_tokens;
   r->threads = (int)threads;
@@ -929,6 +936,7 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
     return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
   r->res = out;
   r->keep_steps = keep_steps;
+  r->dry = dry;
   ls_kv *kv = NULL;
   int rc = scoped_settings(s->settings, s->system, &kv, err);
   if (!rc) rc = setup(r, c, s, sys, kv, err);

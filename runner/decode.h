@@ -24,6 +24,7 @@ typedef struct ls_decode_result {
   char config_json[4096];     /* resolved configuration */
   ls_kv_decl *settings;       /* owned; every setting the run read, given or default */
   int n_settings;
+  char unknown_key[128];      /* a setting no reader of this system asked for ("" if none) */
 } ls_decode_result;
 
 /* Loaded devices/models/datasets shared by the runs of one process. */

@@ -462,6 +462,15 @@ static const char *nearest(const ls_kv *kv, const char *key)
   return best;
 }
 
+const char *ls_kv_unused(const ls_kv *kv, const char *prefix)
+{
+  size_t plen = strlen(prefix);
+  for (int i = 0; i < kv->n; i++)
+    if (!kv->p[i].used && strncmp(kv->p[i].key, prefix, plen) == 0)
+      return kv->p[i].key;
+  return NULL;
+}
+
 int ls_kv_check_used(const ls_kv *kv, const char *prefix, ls_error *err)
 {
   if (kv->decl_oom)

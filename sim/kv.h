@@ -47,6 +47,8 @@ int ls_kv_string(ls_kv *kv, const char *key, const char *dflt, const char **out)
 /* Comma-separated numbers; absent -> *count left unchanged and out untouched. */
 int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out, int max, int *count,
                   ls_error *err);
+/* The first key starting with prefix that no reader asked for, or NULL. Borrowed. */
+const char *ls_kv_unused(const ls_kv *kv, const char *prefix);
 /* Error for the first key starting with prefix that no reader asked for, suggesting the
  * nearest declared key ("did you mean draft.budget?"). */
 int ls_kv_check_used(const ls_kv *kv, const char *prefix, ls_error *err);

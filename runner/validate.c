@@ -1,0 +1,227 @@
+/* runner/validate: see validate.h. */
+#include "runner/validate.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "devices/device.h"
+#include "runner/commands.h"
+#include "runner/system.h"
+#include "workloads/dataset.h"
+#include "workloads/model.h"
+
+/* ---- the set of run identities already checked (open addressing over owned strings) ---- */
+
+typedef struct {
+  char **slot;
+  size_t cap;
+} seen_set;
+
+static uint64_t hash_text(const char *s)
+{
+  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+/* 1 when text was already in the set, 0 when it was added, -1 when memory ran out. */
+static int seen_add(seen_set *st, const char *text)
+{
+  size_t i = (size_t)(hash_text(text) % st->cap);
+  while (st->slot[i]) {
+    if (strcmp(st->slot[i], text) == 0)
+      return 1;
+    i = (i + 1) % st->cap;
+  }
+  size_t n = strlen(text) + 1;
+  st->slot[i] = malloc(n);
+  if (!st->slot[i])
+    return -1;
+  memcpy(st->slot[i], text, n);
+  return 0;
+}
+
+static void seen_free(seen_set *st)
+{
+  for (size_t i = 0; st->slot && i < st->cap; i++)
+    free(st->slot[i]);
+  free(st->slot);
+}
+
+/* Everything ls_decode_check reads of a spec, as text; -1 when it does not fit. */
+static int run_identity(const ls_run_spec *s, char *buf, size_t size)
+{
+  size_t len = (size_t)snprintf(buf, size, "%s|%s|%s|%s|%llu", s->system, s->device, s->model, s->dataset,
+                                (unsigned long long)s->seed);
+  for (int i = 0; i < ls_kv_count(s->settings) && len < size; i++)
+    len += (size_t)snprintf(buf + len, size - len, "|%s=%s", ls_kv_key(s->settings, i), ls_kv_value(s->settings, i));
+  return len < size ? 0 : -1;
+}
+
+/* ---- which systems read a key ---- */
+
+/* The declarations of system on s's inputs with no settings. */
+static int declared_by(ls_decode_cache *cache, const ls_run_spec *s, const char *system,
+                       ls_decode_result *res, ls_error *err)
+{
+  ls_run_spec t = *s;
+  memset(res, 0, sizeof *res);
+  snprintf(t.system, sizeof t.system, "%s", system);
+  int rc = ls_kv_create(&t.settings, err);
+  if (!rc) rc = ls_decode_check(cache, &t, res, err);
+  ls_kv_free(t.settings);
+  return rc;
+}
+
+/* Comma-separated systems that read key on s's inputs, into buf ("" when none). */
+static void readers_of(ls_decode_cache *cache, const ls_run_spec *s, const char *key, char *buf, size_t size)
+{
+  size_t len = 0;
+  buf[0] = '\0';
+  for (const ls_system *sys = ls_system_all(); sys->name; sys++) {
+    ls_decode_result res;
+    ls_error e;
+    ls_error_clear(&e);
+    if (declared_by(cache, s, sys->name, &res, &e) == LS_OK)
+      for (int i = 0; i < res.n_settings; i++)
+        if (strcmp(res.settings[i].key, key) == 0 && len < size) {
+          len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", sys->name);
+          break;
+        }
+    ls_decode_result_free(&res);
+  }
+}
+
+/* Adds to err the run that failed and, for a key its system does not read, who reads it. */
+static int explain(ls_decode_cache *cache, const ls_run_spec *s, const ls_decode_result *res, ls_error *err)
+{
+  char readers[400] = "", hint[600] = "";
+  if (res->unknown_key[0])
+    readers_of(cache, s, res->unknown_key, readers, sizeof readers);
+  if (readers[0]) {
+    char first[64];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(readers, ","), readers);
+    snprintf(hint, sizeof hint, "; system %s does not read it, %s do%s (scope it: %s:%s)", s->system,
+             readers, strchr(readers, ',') ? "" : "es", first, res->unknown_key);
+  }
+  char msg[LS_ERR_MSG];
+  snprintf(msg, sizeof msg, "%s%s [run: part %s, %s on %s / %s / %s]", err->msg, hint, s->part, s->system,
+           s->device, s->model, s->dataset);
+  snprintf(err->msg, sizeof err->msg, "%s", msg);
+  return err->code;
+}
+
+int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *err)
+{
+  int n = ls_experiment_count(x), rc = LS_OK;
+  seen_set st = {calloc((size_t)n * 2 + 1, sizeof(char *)), (size_t)n * 2 + 1};
+  if (!st.slot)
+    return ls_error_set(err, LS_ENOMEM, "validate: out of memory");
+  char id[8192];
+  for (int i = 0; rc == LS_OK && i < n; i++) {
+    ls_run_spec *s = ls_experiment_run(x, i);
+    int known = run_identity(s, id, sizeof id) ? 0 : seen_add(&st, id);
+    if (known < 0)
+      rc = ls_error_set(err, LS_ENOMEM, "validate: out of memory");
+    if (known != 0)
+      continue;
+    ls_decode_result res;
+    rc = ls_decode_check(cache, s, &res, err);
+    if (rc)
+      explain(cache, s, &res, err);
+    ls_decode_result_free(&res);
+  }
+  seen_free(&st);
+  return rc;
+}
+
+int ls_validate_runs(ls_experiment *x, ls_error *err)
+{
+  ls_decode_cache *cache = NULL;
+  int rc = ls_decode_cache_create(&cache, ls_data_root(), err);
+  if (!rc) rc = ls_validate_experiment(x, cache, err);
+  ls_decode_cache_free(cache);
+  return rc;
+}
+
+/* ---- the catalogue ---- */
+
+static int by_key(const void *a, const void *b)
+{
+  return strcmp(((const ls_catalog_entry *)a)->decl.key, ((const ls_catalog_entry *)b)->decl.key);
+}
+
+static void add_decls(ls_catalog *c, const char *system, const ls_decode_result *res)
+{
+  for (int i = 0; i < res->n_settings; i++) {
+    const ls_kv_decl *d = &res->settings[i];
+    ls_catalog_entry *e = NULL;
+    for (int j = 0; j < c->n && !e; j++)
+      if (strcmp(c->e[j].decl.key, d->key) == 0)
+        e = &c->e[j];
+    if (!e && c->n < LS_CATALOG_MAX) {
+      e = &c->e[c->n++];
+      memset(e, 0, sizeof *e);
+      e->decl = *d;
+    }
+    if (!e)
+      continue;
+    if (strcmp(e->decl.dflt, d->dflt) != 0)
+      e->default_varies = 1;
+    char item[80];
+    snprintf(item, sizeof item, ", %s,", system);
+    char padded[520];
+    snprintf(padded, sizeof padded, ", %s,", e->systems);
+    size_t len = strlen(e->systems);
+    if (!strstr(padded, item) && len < sizeof e->systems)
+      snprintf(e->systems + len, sizeof e->systems - len, "%s%s", len ? ", " : "", system);
+  }
+}
+
+/* The first of the preferred ids that exists, else the first listed. */
+static void pick(char (*ids)[64], int n, const char *const *prefer, char *out, size_t size)
+{
+  for (int p = 0; prefer[p]; p++)
+    for (int i = 0; i < n; i++)
+      if (strcmp(ids[i], prefer[p]) == 0) {
+        snprintf(out, size, "%s", ids[i]);
+        return;
+      }
+  snprintf(out, size, "%s", n > 0 ? ids[0] : "");
+}
+
+int ls_catalog_collect(ls_catalog *out, ls_decode_cache *cache, const char *data_root,
+                       const char *system, ls_error *err)
+{
+  static const char *const DEVICES[] = {"oneplus-12", NULL}, *const MODELS[] = {"llama-3.1-8b", NULL};
+  char ids[128][64], datasets[128][64];
+  memset(out, 0, sizeof *out);
+  pick(ids, ls_device_list(data_root, ids, 128), DEVICES, out->device, sizeof out->device);
+  pick(ids, ls_model_list(data_root, ids, 128), MODELS, out->model, sizeof out->model);
+  int n_ds = ls_dataset_list(data_root, datasets, 128), rc = LS_OK;
+  if (system && !ls_system_find(system))
+    return ls_error_set(err, LS_EUSAGE, "unknown system '%s'%s%s%s", system,
+                        ls_system_nearest(system) ? " (did you mean " : "",
+                        ls_system_nearest(system) ? ls_system_nearest(system) : "",
+                        ls_system_nearest(system) ? "?)" : "");
+  ls_run_spec s;
+  memset(&s, 0, sizeof s);
+  snprintf(s.part, sizeof s.part, "settings");
+  snprintf(s.device, sizeof s.device, "%s", out->device);
+  snprintf(s.model, sizeof s.model, "%s", out->model);
+  s.seed = 1;
+  for (const ls_system *sys = ls_system_all(); rc == LS_OK && sys->name; sys++) {
+    if (system && strcmp(system, sys->name) != 0)
+      continue;
+    for (int d = 0; rc == LS_OK && d < n_ds; d++) { /* datasets of each kind read their own keys */
+      ls_decode_result res;
+      snprintf(s.dataset, sizeof s.dataset, "%s", datasets[d]);
+      rc = declared_by(cache, &s, sys->name, &res, err);
+      if (!rc)
+        add_decls(out, sys->name, &res);
+      ls_decode_result_free(&res);
+    }
+  }
+  qsort(out->e, (size_t)out->n, sizeof out->e[0], by_key);
+  return rc;
+}
