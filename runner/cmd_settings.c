@@ -5,6 +5,7 @@
 #include <string.h>
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
+#include "runner/system.h"
 #include "runner/validate.h"
 
 static const char USAGE[] =
@@ -13,20 +14,24 @@ static const char USAGE[] =
     "default, accepted range (in the key's own unit), the component that reads it and the\n"
     "systems that read it. The list is collected by setting up each system on every dataset,\n"
     "so it is exactly what the code reads. Defaults that depend on the device, model or\n"
-    "dataset are shown for the reference device and target named in the heading; a key any\n"
-    "system ignores must be scoped to the systems that read it (SYSTEM:key).\n";
+    "dataset are shown for the reference device and target named in the heading ('by input'\n"
+    "marks one that also depends on the dataset); 'by system' defaults are listed below the\n"
+    "key. A key some system of a run does not read must be scoped (SYSTEM:key).\n";
 
-static void print_entry(const ls_catalog_entry *e, int one_system)
+static void print_entry(const ls_catalog_entry *e, int one_system, int n_systems)
 {
   const ls_kv_decl *d = &e->decl;
   char range[160], dflt[300];
   ls_kv_decl_range(d, range, sizeof range);
   if (d->type == LS_KV_CHOICE)
     snprintf(range, sizeof range, "%s", d->choices);
-  snprintf(dflt, sizeof dflt, "%s%s", d->dflt[0] ? d->dflt : "(none)",
-           e->default_varies ? " (varies)" : "");
-  printf("%-26s %-8s %-26s %-28s %-12s %s\n", d->key, ls_kv_type_name(d->type), dflt, range, d->reader,
-         one_system ? "" : e->systems);
+  int by_system = e->varies_by_system && !one_system;
+  snprintf(dflt, sizeof dflt, "%s%s", by_system ? "by system" : d->dflt[0] ? d->dflt : "(none)",
+           e->varies_by_input ? " (by input)" : "");
+  printf("%-26s %-8s %-22s %-28s %-12s %s\n", d->key, ls_kv_type_name(d->type), dflt, range, d->reader,
+         one_system ? "" : e->n_systems == n_systems ? "all" : e->systems);
+  if (by_system)
+    printf("%26s defaults: %s\n", "", e->defaults);
 }
 
 int ls_cmd_settings(int argc, char **argv)
@@ -51,13 +56,16 @@ int ls_cmd_settings(int argc, char **argv)
   int rc = cat ? ls_decode_cache_create(&cache, ls_data_root(), &err)
                : ls_error_set(&err, LS_ENOMEM, "settings: out of memory");
   if (!rc) rc = ls_catalog_collect(cat, cache, ls_data_root(), system, &err);
+  int n_systems = 0;
+  for (const ls_system *s = ls_system_all(); s->name; s++)
+    n_systems++;
   if (!rc) {
     printf("# %d settings%s%s; defaults on %s / %s\n", cat->n, system ? " read by " : "",
            system ? system : "", cat->device, cat->model);
-    printf("%-26s %-8s %-26s %-28s %-12s %s\n", "key", "type", "default", "range / choices", "read by",
+    printf("%-26s %-8s %-22s %-28s %-12s %s\n", "key", "type", "default", "range / choices", "read by",
            system ? "" : "systems");
     for (int i = 0; i < cat->n; i++)
-      print_entry(&cat->e[i], system != NULL);
+      print_entry(&cat->e[i], system != NULL, n_systems);
   } else {
     ls_error_print(&err, stderr);
   }

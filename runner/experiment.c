@@ -448,6 +448,23 @@ int ls_experiment_load(ls_experiment **out, const char *path, const char *data_r
   return LS_OK;
 }
 
+int ls_experiment_defaults(const char *path, ls_kv *into, uint64_t *seed, ls_error *err)
+{
+  ls_ydoc *doc = NULL;
+  long v = 0;
+  ls_ynode s;
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  ls_ynode root = rc ? (ls_ynode){0} : ls_ydoc_root(doc);
+  if (!rc) rc = ls_ynode_expect(&root, LS_Y_MAP, err);
+  if (!rc) rc = ls_yreq_int(&root, "seed", 0, 0x7fffffffL, &v, err);
+  if (!rc && ls_ymap_find(&root, "settings", &s))
+    rc = read_settings(&s, into, err);
+  if (!rc)
+    *seed = (uint64_t)v;
+  ls_ydoc_free(doc);
+  return rc;
+}
+
 int ls_experiment_single(ls_experiment **out, const char *device, const char *model,
                          const char *dataset, const char *system, const ls_kv *settings,
                          uint64_t seed, const char *data_root, ls_error *err)

@@ -36,6 +36,11 @@ int ls_experiment_count(const ls_experiment *x);      /* runs in this shard */
 int ls_experiment_total(const ls_experiment *x);      /* runs in all shards */
 ls_run_spec *ls_experiment_run(ls_experiment *x, int i); /* borrowed */
 
+/* The top-level `settings` and `seed` of the experiment at path (no parts, no quick
+ * settings), for `leversim run`'s defaults: settings are added to into (later ls_kv_set
+ * calls override them), each with its file:line:col origin. */
+int ls_experiment_defaults(const char *path, ls_kv *into, uint64_t *seed, ls_error *err);
+
 /* A one-run experiment from names and settings (for `leversim run`); settings copied; names
  * checked against the data folders (unknown -> LS_ENOTFOUND listing the valid choices). */
 int ls_experiment_single(ls_experiment **out, const char *device, const char *model,

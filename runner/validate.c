@@ -151,30 +151,44 @@ static int by_key(const void *a, const void *b)
   return strcmp(((const ls_catalog_entry *)a)->decl.key, ((const ls_catalog_entry *)b)->decl.key);
 }
 
+static ls_catalog_entry *entry(ls_catalog *c, const ls_kv_decl *d)
+{
+  for (int j = 0; j < c->n; j++)
+    if (strcmp(c->e[j].decl.key, d->key) == 0)
+      return &c->e[j];
+  if (c->n == LS_CATALOG_MAX)
+    return NULL;
+  ls_catalog_entry *e = &c->e[c->n++];
+  memset(e, 0, sizeof *e);
+  e->decl = *d;
+  return e;
+}
+
+/* The declarations of one system on one dataset. A system's first sighting of a key adds it
+ * to the readers and records its default there; later datasets only compare defaults. */
 static void add_decls(ls_catalog *c, const char *system, const ls_decode_result *res)
 {
   for (int i = 0; i < res->n_settings; i++) {
     const ls_kv_decl *d = &res->settings[i];
-    ls_catalog_entry *e = NULL;
-    for (int j = 0; j < c->n && !e; j++)
-      if (strcmp(c->e[j].decl.key, d->key) == 0)
-        e = &c->e[j];
-    if (!e && c->n < LS_CATALOG_MAX) {
-      e = &c->e[c->n++];
-      memset(e, 0, sizeof *e);
-      e->decl = *d;
-    }
+    ls_catalog_entry *e = entry(c, d);
     if (!e)
       continue;
+    size_t ls = strlen(e->systems), ld = strlen(e->defaults), sl = strlen(system);
+    const char *last = ls >= sl ? e->systems + ls - sl : "";
+    if (ls && strcmp(last, system) == 0) { /* this system, another dataset */
+      const char *mine = strrchr(e->defaults, '=');
+      if (mine && strcmp(mine + 1, d->dflt[0] ? d->dflt : "(none)") != 0)
+        e->varies_by_input = 1;
+      continue;
+    }
     if (strcmp(e->decl.dflt, d->dflt) != 0)
-      e->default_varies = 1;
-    char item[80];
-    snprintf(item, sizeof item, ", %s,", system);
-    char padded[520];
-    snprintf(padded, sizeof padded, ", %s,", e->systems);
-    size_t len = strlen(e->systems);
-    if (!strstr(padded, item) && len < sizeof e->systems)
-      snprintf(e->systems + len, sizeof e->systems - len, "%s%s", len ? ", " : "", system);
+      e->varies_by_system = 1;
+    e->n_systems++;
+    if (ls < sizeof e->systems)
+      snprintf(e->systems + ls, sizeof e->systems - ls, "%s%s", ls ? ", " : "", system);
+    if (ld < sizeof e->defaults)
+      snprintf(e->defaults + ld, sizeof e->defaults - ld, "%s%s=%s", ld ? ", " : "", system,
+               d->dflt[0] ? d->dflt : "(none)");
   }
 }
 

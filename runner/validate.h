@@ -23,7 +23,10 @@ int ls_validate_runs(ls_experiment *x, ls_error *err);
 typedef struct ls_catalog_entry {
   ls_kv_decl decl;         /* first reader's declaration (default of that system) */
   char systems[512];       /* systems that read it, comma-separated */
-  int default_varies;      /* the default differs between systems or datasets */
+  char defaults[1024];     /* "system=default, ..." (each system's first dataset) */
+  int n_systems;
+  int varies_by_system;    /* the default differs between systems */
+  int varies_by_input;     /* ... or between datasets for one system */
 } ls_catalog_entry;
 
 typedef struct ls_catalog {
