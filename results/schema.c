@@ -81,7 +81,7 @@ static const char *const metric_names[] = {
     "share_draft", "share_verify", "share_lmhead", "verify_s_mean", "draft_s_mean",
     "lmhead_s_mean", "tree_size_mean", "verify_tokens_mean", "cycles", "tokens",
     "target_calls_per_token", "decode_s", "wasted_verify_tokens", "resident_layers",
-    "prune_calls", "accepted_pruned", NULL};
+    "prune_calls", "accepted_pruned", "draft_work_s_mean", NULL};
 
 const char *ls_db_metric_name(int i)
 {

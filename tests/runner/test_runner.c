@@ -9,6 +9,7 @@
 #include "ls_test.h"
 #include "policies/costmodel.h"
 #include "policies/policy.h"
+#include "results/db.h"
 #include "runner/decode.h"
 #include "runner/experiment.h"
 #include "runner/system.h"
@@ -290,6 +291,68 @@ static void test_ar_mem_validity(void)
   ls_decode_result_free(&mem);
 }
 
+/* Every metric a run writes is a column of v_runs, and the run's resolved settings hold
+ * every key it read: given ones with their origin, the others as defaults. The dry check
+ * resolves the same settings without simulating. */
+static void test_metrics_and_settings_recorded(void)
+{
+  ls_decode_result r;
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "lever",
+                                "workload.prompts=1;workload.max_tokens=6;draft.budget=9", &r), LS_OK);
+  CU_ASSERT(r.n_metrics > 20);
+  for (int i = 0; i < r.n_metrics; i++) {
+    int found = 0;
+    for (int j = 0; ls_db_metric_name(j); j++)
+      found |= strcmp(ls_db_metric_name(j), r.metrics[i].name) == 0;
+    if (!found)
+      fprintf(stderr, "metric %s is not a v_runs column\n", r.metrics[i].name);
+    CU_ASSERT(found);
+  }
+  int budget = 0, topk = 0;
+  for (int i = 0; i < r.n_settings; i++) {
+    const ls_kv_decl *d = &r.settings[i];
+    if (strcmp(d->key, "draft.budget") == 0) {
+      budget = 1;
+      CU_ASSERT_EQUAL(d->is_default, 0);
+      CU_ASSERT_DOUBLE_EQUAL(d->num, 9.0, 0.0);
+      CU_ASSERT_STRING_EQUAL(d->origin, "test");
+    }
+    if (strcmp(d->key, "draft.topk") == 0) {
+      topk = 1;
+      CU_ASSERT_EQUAL(d->is_default, 1);
+      CU_ASSERT_STRING_EQUAL(d->value, "8");
+    }
+  }
+  CU_ASSERT(budget && topk);
+  int n = r.n_settings;
+  ls_decode_result_free(&r);
+  /* the dry check: the same keys, no metrics */
+  ls_error err;
+  ls_kv *kv = NULL;
+  ls_experiment *x = NULL;
+  ls_decode_cache *c = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  ls_kv_assign(kv, "workload.prompts=1", "test", &err);
+  ls_kv_assign(kv, "workload.max_tokens=6", "test", &err);
+  ls_kv_assign(kv, "draft.budget=9", "test", &err);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, g_data, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_decode_cache_create(&c, g_data, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_decode_check(c, ls_experiment_run(x, 0), &r, &err), LS_OK);
+  CU_ASSERT_EQUAL(r.n_metrics, 0);
+  CU_ASSERT_EQUAL(r.n_settings, n);
+  ls_decode_result_free(&r);
+  /* a target may not draft for itself */
+  ls_kv_assign(kv, "model.draft=tiny-target", "argument 9 (--set)", &err);
+  ls_experiment_free(x);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, g_data, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_decode_check(c, ls_experiment_run(x, 0), &r, &err), LS_EINVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "argument 9 (--set): model.draft=tiny-target: a target cannot draft for itself"));
+  ls_decode_result_free(&r);
+  ls_decode_cache_free(c);
+  ls_experiment_free(x);
+  ls_kv_free(kv);
+}
+
 /* A recorded trace replaces the synthetic oracle: the run decodes exactly the positions the
  * trace holds, every accepted token comes from its recorded choices, and a trace of another
  * target is refused. */
@@ -363,6 +426,7 @@ static CU_TestInfo cycle_tests[] = {
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
     {"ar-mem is valid only when the target fits", test_ar_mem_validity},
+    {"every metric is a v_runs column; resolved settings; the dry check", test_metrics_and_settings_recorded},
     {"a recorded trace replaces the oracle", test_trace_replay},
     CU_TEST_INFO_NULL};
 
