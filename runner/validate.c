@@ -211,7 +211,18 @@ int ls_catalog_collect(ls_catalog *out, ls_decode_cache *cache, const char *data
   char ids[128][64], datasets[128][64];
   memset(out, 0, sizeof *out);
   pick(ids, ls_device_list(data_root, ids, 128), DEVICES, out->device, sizeof out->device);
-  pick(ids, ls_model_list(data_root, ids, 128), MODELS, out->model, sizeof out->model);
+  int n_mod = ls_model_list(data_root, ids, 128);
+  pick(ids, n_mod, MODELS, out->model, sizeof out->model);
+  for (int i = 0; i < n_mod && strcmp(out->model, MODELS[0]) != 0; i++) { /* else the first target */
+    ls_model *m = NULL;
+    ls_error e;
+    int target = ls_model_load_id(&m, data_root, ids[i], &e) == LS_OK && ls_model_is_target(m);
+    ls_model_free(m);
+    if (target) {
+      snprintf(out->model, sizeof out->model, "%s", ids[i]);
+      break;
+    }
+  }
   int n_ds = ls_dataset_list(data_root, datasets, 128), rc = LS_OK;
   if (system && !ls_system_find(system))
     return ls_error_set(err, LS_EUSAGE, "unknown system '%s'%s%s%s", system,
