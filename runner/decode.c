@@ -672,12 +672,17 @@ static int scoped_settings(const ls_kv *in, const char *system, ls_kv **out, ls_
   return rc;
 }
 
-/* Prefixes err (a reader's message without a location) with where key's value was written. */
+/* Prefixes err (a reader's message without a location) with where key's value was written
+ * and, when the message does not name it, the setting itself. */
 static int at_setting(ls_kv *kv, const char *key, int rc, ls_error *err)
 {
   const char *origin = ls_kv_origin_of(kv, key);
-  if (rc && origin && origin[0] && err && !err->file[0]) /* keep a file's own location */
+  if (!rc || !origin || !origin[0] || !err || err->file[0]) /* keep a file's own location */
+    return rc;
+  if (strstr(err->msg, key))
     ls_error_wrap(err, "%s", origin);
+  else
+    ls_error_wrap(err, "%s: %s=%s", origin, key, ls_kv_find(kv, key));
   return rc;
 }
 

@@ -415,8 +415,8 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
       rc = read_part(x, c, &part, quick, err);
   }
   if (!rc && x->total == 0) /* e.g. --quick and every part says quick: false */
-    rc = ls_ynode_error(&parts, err, LS_ESCHEMA, "no runs%s (an experiment needs at least one)",
-                        quick ? " with --quick (every part has quick: false)" : "");
+    rc = ls_ynode_error(&parts, err, LS_ESCHEMA, "%s", quick ? "no runs with --quick: every part has quick: false"
+                                                             : "no runs (an experiment needs at least one)");
   return rc;
 }
 

@@ -93,7 +93,8 @@ static void readers_of(ls_decode_cache *cache, const ls_run_spec *s, const char 
 }
 
 /* Adds to err the run that failed and, for a key its system does not read, who reads it. */
-static int explain(ls_decode_cache *cache, const ls_run_spec *s, const ls_decode_result *res, ls_error *err)
+static int explain(ls_decode_cache *cache, const ls_run_spec *s, const ls_decode_result *res, int many,
+                   ls_error *err)
 {
   char readers[400] = "", hint[600] = "";
   if (res->unknown_key[0])
@@ -104,9 +105,11 @@ static int explain(ls_decode_cache *cache, const ls_run_spec *s, const ls_decode
     snprintf(hint, sizeof hint, "; system %s does not read it, %s do%s (scope it: %s:%s)", s->system,
              readers, strchr(readers, ',') ? "" : "es", first, res->unknown_key);
   }
-  char msg[LS_ERR_MSG];
-  snprintf(msg, sizeof msg, "%s%s [run: part %s, %s on %s / %s / %s]", err->msg, hint, s->part, s->system,
-           s->device, s->model, s->dataset);
+  char msg[LS_ERR_MSG], run[300] = "";
+  if (many) /* which of the experiment's runs it broke */
+    snprintf(run, sizeof run, " [run: part %s, %s on %s / %s / %s]", s->part, s->system, s->device, s->model,
+             s->dataset);
+  snprintf(msg, sizeof msg, "%s%s%s", err->msg, hint, run);
   snprintf(err->msg, sizeof err->msg, "%s", msg);
   return err->code;
 }
@@ -128,7 +131,7 @@ int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *e
     ls_decode_result res;
     rc = ls_decode_check(cache, s, &res, err);
     if (rc)
-      explain(cache, s, &res, err);
+      explain(cache, s, &res, ls_experiment_total(x) > 1, err);
     ls_decode_result_free(&res);
   }
   seen_free(&st);
