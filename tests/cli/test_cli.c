@@ -214,6 +214,36 @@ static void test_run_echo_and_stored_settings(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"workload.max_tokens\":{\"value\":\"6\",\"default\":false,\"from\":\"--tokens\"}"));
 }
 
+/* `run` with no settings reproduces the paper replay's cell of the same configuration: the
+ * paper experiment's seed and settings are its defaults (shipped data, one shard of the
+ * replay so the test stays short). */
+static void test_run_reproduces_paper_cell(void)
+{
+  char db[512], args[1500], *out = big();
+  const char *fixture = getenv("LEVERSIM_DATA");
+  char saved[512];
+  snprintf(saved, sizeof saved, "%s", fixture ? fixture : "");
+  setenv("LEVERSIM_DATA", LS_SOURCE_DIR, 1);
+  snprintf(db, sizeof db, "%s/paper-shard.db", g_tmp);
+  snprintf(args, sizeof args, "sweep '%s/runner/experiments/paper.yaml' --shard 7/300 --db '%s'", LS_SOURCE_DIR, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, 1 << 20), 0);
+  export_runs(db, out, 1 << 20);
+  /* run_id,part,device,model,dataset,system,axes_json,seed,throughput_tps,... */
+  char dev[64] = "", model[64] = "", ds[64] = "", sys[64] = "", tps[64] = "";
+  for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+    if (sscanf(line, "%*[^,],main,%63[^,],%63[^,],%63[^,],%63[^,],{},%*[^,],%63[^,]", dev, model, ds, sys, tps) == 5)
+      break;
+  CU_ASSERT_FATAL(tps[0] != '\0');
+  snprintf(args, sizeof args, "run --device %s --model %s --dataset %s --system %s --json", dev, model, ds, sys);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, 1 << 20), 0);
+  const char *got = strstr(out, "\"throughput_tps\":");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+  CU_ASSERT(strtod(got + strlen("\"throughput_tps\":"), NULL) == strtod(tps, NULL)); /* bit-identical */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"seed\":20260523,"));
+  setenv("LEVERSIM_DATA", saved, 1);
+  free(out);
+}
+
 static void test_settings_command(void)
 {
   char out[65536];
@@ -430,6 +460,7 @@ static CU_TestInfo validate_tests[] = {
     {"typos in the experiment file are located", test_experiment_typos_located},
     {"run echoes its settings; the database stores them", test_run_echo_and_stored_settings},
     {"leversim settings", test_settings_command},
+    {"run with no settings reproduces the paper replay's cell", test_run_reproduces_paper_cell},
     CU_TEST_INFO_NULL};
 static CU_TestInfo determinism_tests[] = {{"--jobs 1 and --jobs 2 give identical metrics", test_jobs_identical}, CU_TEST_INFO_NULL};
 static CU_TestInfo shards_tests[] = {
