@@ -142,6 +142,34 @@ void ls_kv_reader(ls_kv *kv, const char *s) { kv->reader = s; }
 int ls_kv_decl_count(const ls_kv *kv) { return kv->nd; }
 const ls_kv_decl *ls_kv_decl_at(const ls_kv *kv, int i) { return &kv->d[i]; }
 
+int ls_kv_read_count(const ls_kv *kv) { return kv->nd; }
+const char *ls_kv_read_key(const ls_kv *kv, int i) { return kv->d[i].key; }
+const char *ls_kv_read_default(const ls_kv *kv, int i)
+{
+  return kv->d[i].type == LS_KV_QUANTITY ? kv->d[i].base_dflt : kv->d[i].dflt;
+}
+const char *ls_kv_read_accepts(const ls_kv *kv, int i) { return kv->d[i].accepts; }
+
+/* Shortest of %.15g and %.17g that reads back as v (0.1 stays "0.1"). */
+static void fmt_exact(char *out, size_t cap, double v)
+{
+  snprintf(out, cap, "%.15g", v);
+  if (strtod(out, NULL) != v)
+    snprintf(out, cap, "%.17g", v);
+}
+
+/* d's accepted range as plain numbers: "[lo, hi]", or "> 0, <= hi" when lo is DBL_MIN. */
+static void plain_range(ls_kv_decl *d)
+{
+  char l[32], h[32];
+  fmt_exact(l, sizeof l, d->lo);
+  fmt_exact(h, sizeof h, d->hi);
+  if (d->lo == DBL_MIN)
+    snprintf(d->accepts, sizeof d->accepts, "> 0, <= %s", h);
+  else
+    snprintf(d->accepts, sizeof d->accepts, "[%s, %s]", l, h);
+}
+
 const char *ls_kv_type_name(ls_kv_type t)
 {
   static const char *const NAMES[] = {"text", "integer", "number", "quantity", "choice", "numbers"};
@@ -249,6 +277,7 @@ static kv_pair *lookup(ls_kv *kv, const char *key)
 const char *ls_kv_find(ls_kv *kv, const char *key)
 {
   kv_pair *p = lookup(kv, key);
+  resolve(declare(kv, key, LS_KV_TEXT, 0, 0), p, NAN);
   return p ? p->value : NULL;
 }
 
@@ -296,8 +325,10 @@ int ls_kv_double(ls_kv *kv, const char *key, double lo, double hi, double dflt, 
 {
   kv_pair *p = lookup(kv, key);
   ls_kv_decl *d = declare(kv, key, LS_KV_NUMBER, lo, hi);
-  if (d)
-    snprintf(d->dflt, sizeof d->dflt, "%.10g", dflt);
+  if (d) {
+    fmt_exact(d->dflt, sizeof d->dflt, dflt);
+    plain_range(d);
+  }
   if (!p) {
     *out = dflt;
     resolve(d, NULL, dflt);
@@ -317,8 +348,10 @@ int ls_kv_int(ls_kv *kv, const char *key, long lo, long hi, long dflt, long *out
 {
   kv_pair *p = lookup(kv, key);
   ls_kv_decl *d = declare(kv, key, LS_KV_INT, (double)lo, (double)hi);
-  if (d)
+  if (d) {
     snprintf(d->dflt, sizeof d->dflt, "%ld", dflt);
+    snprintf(d->accepts, sizeof d->accepts, "[%ld, %ld]", lo, hi);
+  }
   if (!p) {
     *out = dflt;
     resolve(d, NULL, (double)dflt);
@@ -347,6 +380,8 @@ int ls_kv_unit(ls_kv *kv, const char *key, ls_unit_kind k, double lo, double hi,
   if (d) {
     d->unit = k;
     ls_units_format(dflt, k, d->dflt, sizeof d->dflt);
+    fmt_exact(d->base_dflt, sizeof d->base_dflt, dflt);
+    plain_range(d);
   }
   if (!p) {
     *out = dflt;
@@ -373,8 +408,9 @@ int ls_kv_enum(ls_kv *kv, const char *key, const char *const *choices, int dflt,
   kv_pair *p = lookup(kv, key);
   ls_kv_decl *d = declare(kv, key, LS_KV_CHOICE, 0, 0);
   for (int i = 0; d && choices[i]; i++) {
-    size_t len = strlen(d->choices);
+    size_t len = strlen(d->choices), la = strlen(d->accepts);
     snprintf(d->choices + len, sizeof d->choices - len, "%s%s", i ? "|" : "", choices[i]);
+    snprintf(d->accepts + la, sizeof d->accepts - la, "%s%s", i ? ", " : "", choices[i]);
     if (i == dflt)
       snprintf(d->dflt, sizeof d->dflt, "%s", choices[i]);
   }
@@ -414,9 +450,17 @@ int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out,
 {
   kv_pair *p = lookup(kv, key);
   ls_kv_decl *d = declare(kv, key, LS_KV_NUMBERS, lo, hi);
-  for (int i = 0; d && i < *count && i < max; i++) {
+  for (int i = 0; d && i < *count && i < max; i++) { /* *count may be a sentinel */
+    char x[32];
     size_t len = strlen(d->dflt);
-    snprintf(d->dflt + len, sizeof d->dflt - len, "%s%.10g", i ? "," : "", out[i]);
+    fmt_exact(x, sizeof x, out[i]);
+    snprintf(d->dflt + len, sizeof d->dflt - len, "%s%s", i ? "," : "", x);
+  }
+  if (d) {
+    char l[32], h[32];
+    fmt_exact(l, sizeof l, lo);
+    fmt_exact(h, sizeof h, hi);
+    snprintf(d->accepts, sizeof d->accepts, "up to %d of [%s, %s]", max, l, h);
   }
   resolve(d, p, NAN);
   if (!p)

@@ -69,6 +69,8 @@ typedef struct ls_kv_decl {
   int is_default;             /* 1: the key was not set, the default was used */
   char origin[288];           /* where a given value came from (ls_kv_set's origin); "" for defaults */
   const char *reader;         /* static text naming the reader (ls_kv_reader), "" if unset */
+  char accepts[300];          /* the accepted values as plain text (see ls_kv_read_accepts) */
+  char base_dflt[40];         /* QUANTITY: the default as a number in base units */
 } ls_kv_decl;
 
 /* Names the component whose reads follow ("policy draft/lever"); s must be static text. */
@@ -80,6 +82,15 @@ const ls_kv_decl *ls_kv_decl_at(const ls_kv *kv, int i);
 const char *ls_kv_type_name(ls_kv_type t);
 /* The range of d as text in its own unit ("[1, 256]", "(0, 1e+12] B/s"; "" when none). */
 const char *ls_kv_decl_range(const ls_kv_decl *d, char *buf, size_t size);
+/* The read log, in plain text for tables and tests: each declared key (ls_kv_find declares
+ * one too, as text with no default) in first-read order, the default its reader offered and
+ * the values it accepts ("" for none; quantities in base units, numbers in the shortest form
+ * that reads back exactly). Creating a component on an empty kv thus tells which keys it
+ * reads and its defaults. Not copied by ls_kv_copy. Strings borrowed until ls_kv_free. */
+int ls_kv_read_count(const ls_kv *kv);
+const char *ls_kv_read_key(const ls_kv *kv, int i);
+const char *ls_kv_read_default(const ls_kv *kv, int i);
+const char *ls_kv_read_accepts(const ls_kv *kv, int i);
 /* Levenshtein distance between a and b (for suggestions). */
 int ls_kv_distance(const char *a, const char *b);
 
