@@ -208,6 +208,14 @@ static void test_run_echo_and_stored_settings(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, ",draft.budget,9,9,,integer,0"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, ",draft.topk,8,8,,integer,1"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, ",device.flash.bandwidth,"));
+  /* merging carries the settings along */
+  char merged[512];
+  snprintf(merged, sizeof merged, "%s/echo-merged.db", g_tmp);
+  snprintf(args, sizeof args, "merge '%s' '%s'", merged, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  snprintf(args, sizeof args, "export --db '%s' --view v_settings --format csv", merged);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, ",draft.budget,9,9,,integer,0"));
   snprintf(args, sizeof args, "run --device tiny --model tiny-target --dataset iid --system lever --tokens 6 --json");
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"seed\":1,\"settings\":{"));
