@@ -18,7 +18,7 @@ static const char USAGE[] =
     "marks one that also depends on the dataset); 'by system' defaults are listed below the\n"
     "key. A key some system of a run does not read must be scoped (SYSTEM:key).\n";
 
-static void print_entry(const ls_catalog_entry *e, int one_system, int n_systems)
+static void print_entry(const ls_validate_entry *e, int one_system, int n_systems)
 {
   const ls_kv_decl *d = &e->decl;
   char range[160], dflt[300];
@@ -52,10 +52,10 @@ int ls_cmd_settings(int argc, char **argv)
   ls_error err;
   ls_error_clear(&err);
   ls_decode_cache *cache = NULL;
-  ls_catalog *cat = malloc(sizeof *cat);
+  ls_validate_keys *cat = malloc(sizeof *cat);
   int rc = cat ? ls_decode_cache_create(&cache, ls_data_root(), &err)
                : ls_error_set(&err, LS_ENOMEM, "settings: out of memory");
-  if (!rc) rc = ls_catalog_collect(cat, cache, ls_data_root(), system, &err);
+  if (!rc) rc = ls_validate_catalog(cat, cache, ls_data_root(), system, &err);
   int n_systems = 0;
   for (const ls_system *s = ls_system_all(); s->name; s++)
     n_systems++;

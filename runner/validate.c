@@ -151,17 +151,17 @@ int ls_validate_runs(ls_experiment *x, ls_error *err)
 
 static int by_key(const void *a, const void *b)
 {
-  return strcmp(((const ls_catalog_entry *)a)->decl.key, ((const ls_catalog_entry *)b)->decl.key);
+  return strcmp(((const ls_validate_entry *)a)->decl.key, ((const ls_validate_entry *)b)->decl.key);
 }
 
-static ls_catalog_entry *entry(ls_catalog *c, const ls_kv_decl *d)
+static ls_validate_entry *entry(ls_validate_keys *c, const ls_kv_decl *d)
 {
   for (int j = 0; j < c->n; j++)
     if (strcmp(c->e[j].decl.key, d->key) == 0)
       return &c->e[j];
-  if (c->n == LS_CATALOG_MAX)
+  if (c->n == LS_VALIDATE_KEYS_MAX)
     return NULL;
-  ls_catalog_entry *e = &c->e[c->n++];
+  ls_validate_entry *e = &c->e[c->n++];
   memset(e, 0, sizeof *e);
   e->decl = *d;
   return e;
@@ -169,13 +169,14 @@ static ls_catalog_entry *entry(ls_catalog *c, const ls_kv_decl *d)
 
 /* The declarations of one system on one dataset. A system's first sighting of a key adds it
  * to the readers and records its default there; later datasets only compare defaults. */
-static void add_decls(ls_catalog *c, const char *system, const ls_decode_result *res)
+static int add_decls(ls_validate_keys *c, const char *system, const ls_decode_result *res, ls_error *err)
 {
   for (int i = 0; i < res->n_settings; i++) {
     const ls_kv_decl *d = &res->settings[i];
-    ls_catalog_entry *e = entry(c, d);
+    ls_validate_entry *e = entry(c, d);
     if (!e)
-      continue;
+      return ls_error_set(err, LS_ERANGE, "settings: more than %d keys (raise LS_VALIDATE_KEYS_MAX)",
+                          LS_VALIDATE_KEYS_MAX);
     size_t ls = strlen(e->systems), ld = strlen(e->defaults), sl = strlen(system);
     const char *last = ls >= sl ? e->systems + ls - sl : "";
     if (ls && strcmp(last, system) == 0) { /* this system, another dataset */
@@ -193,6 +194,7 @@ static void add_decls(ls_catalog *c, const char *system, const ls_decode_result 
       snprintf(e->defaults + ld, sizeof e->defaults - ld, "%s%s=%s", ld ? ", " : "", system,
                d->dflt[0] ? d->dflt : "(none)");
   }
+  return LS_OK;
 }
 
 /* The first of the preferred ids that exists, else the first listed. */
@@ -207,7 +209,7 @@ static void pick(char (*ids)[64], int n, const char *const *prefer, char *out, s
   snprintf(out, size, "%s", n > 0 ? ids[0] : "");
 }
 
-int ls_catalog_collect(ls_catalog *out, ls_decode_cache *cache, const char *data_root,
+int ls_validate_catalog(ls_validate_keys *out, ls_decode_cache *cache, const char *data_root,
                        const char *system, ls_error *err)
 {
   static const char *const DEVICES[] = {"oneplus-12", NULL}, *const MODELS[] = {"llama-3.1-8b", NULL};
@@ -246,7 +248,7 @@ int ls_catalog_collect(ls_catalog *out, ls_decode_cache *cache, const char *data
       snprintf(s.dataset, sizeof s.dataset, "%s", datasets[d]);
       rc = declared_by(cache, &s, sys->name, &res, err);
       if (!rc)
-        add_decls(out, sys->name, &res);
+        rc = add_decls(out, sys->name, &res, err);
       ls_decode_result_free(&res);
     }
   }

@@ -19,25 +19,25 @@ int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *e
 /* The same with a cache of its own under ls_data_root (for the commands). */
 int ls_validate_runs(ls_experiment *x, ls_error *err);
 
-#define LS_CATALOG_MAX 128
-typedef struct ls_catalog_entry {
+#define LS_VALIDATE_KEYS_MAX 128
+typedef struct ls_validate_entry {
   ls_kv_decl decl;         /* first reader's declaration (default of that system) */
   char systems[512];       /* systems that read it, comma-separated */
   char defaults[1024];     /* "system=default, ..." (each system's first dataset) */
   int n_systems;
   int varies_by_system;    /* the default differs between systems */
   int varies_by_input;     /* ... or between datasets for one system */
-} ls_catalog_entry;
+} ls_validate_entry;
 
-typedef struct ls_catalog {
-  ls_catalog_entry e[LS_CATALOG_MAX];
+typedef struct ls_validate_keys {
+  ls_validate_entry e[LS_VALIDATE_KEYS_MAX];
   int n;
   char device[64], model[64]; /* the reference inputs the defaults were read on */
-} ls_catalog;
+} ls_validate_keys;
 
 /* Fills *out (caller-owned, large: allocate it) for every system, or for `system` alone when
  * not NULL. Entries sorted by key. */
-int ls_catalog_collect(ls_catalog *out, ls_decode_cache *cache, const char *data_root,
+int ls_validate_catalog(ls_validate_keys *out, ls_decode_cache *cache, const char *data_root,
                        const char *system, ls_error *err);
 
 #endif
