@@ -13,7 +13,7 @@
 
 typedef struct {
   char **slot;
-  size_t cap;
+  size_t cap, n; /* n < cap / 2 keeps probing short and always ending */
 } seen_set;
 
 static uint64_t hash_text(const char *s)
@@ -27,6 +27,8 @@ static uint64_t hash_text(const char *s)
 /* 1 when text was already in the set, 0 when it was added, -1 when memory ran out. */
 static int seen_add(seen_set *st, const char *text)
 {
+  if (2 * (st->n + 1) > st->cap)
+    return -1;
   size_t i = (size_t)(hash_text(text) % st->cap);
   while (st->slot[i]) {
     if (strcmp(st->slot[i], text) == 0)
@@ -38,6 +40,7 @@ static int seen_add(seen_set *st, const char *text)
   if (!st->slot[i])
     return -1;
   memcpy(st->slot[i], text, n);
+  st->n++;
   return 0;
 }
 
@@ -114,12 +117,74 @@ static int explain(ls_decode_cache *cache, const ls_run_spec *s, const ls_decode
   return err->code;
 }
 
+/* The first run of system in x, or NULL. */
+static const ls_run_spec *run_of(ls_experiment *x, const char *system)
+{
+  for (int i = 0; i < ls_experiment_count(x); i++)
+    if (strcmp(ls_experiment_run(x, i)->system, system) == 0)
+      return ls_experiment_run(x, i);
+  return NULL;
+}
+
+/* 1 when system reads key on the inputs of s; else *near (may stay NULL) gets the nearest key
+ * it reads, within *best edits. */
+static int reads_key(ls_decode_cache *cache, const ls_run_spec *s, const char *system, const char *key,
+                     const char **near, int *best, char *near_buf, size_t size)
+{
+  ls_decode_result res;
+  ls_error e2;
+  ls_error_clear(&e2);
+  int found = 0;
+  if (declared_by(cache, s, system, &res, &e2) != LS_OK)
+    found = 1; /* the system cannot be set up here: its own runs report why */
+  for (int j = 0; !found && j < res.n_settings; j++) {
+    int d = ls_kv_distance(key, res.settings[j].key);
+    found = d == 0;
+    if (d < *best) {
+      *best = d;
+      snprintf(near_buf, size, "%s", res.settings[j].key);
+      *near = near_buf;
+    }
+  }
+  ls_decode_result_free(&res);
+  return found;
+}
+
+/* Setting i of s is "X:key" for a system X other than s's: X's runs read it, so check it
+ * against what X reads (on s's inputs), so that a typo cannot hide in a part without X. */
+static int check_scoped(ls_experiment *x, ls_decode_cache *cache, const ls_run_spec *s, int i, ls_error *err)
+{
+  const char *key = ls_kv_key(s->settings, i), *colon = strchr(key, ':'), *origin = ls_kv_origin(s->settings, i);
+  char sys[LS_NAME_MAX];
+  snprintf(sys, sizeof sys, "%.*s", (int)(colon - key), key);
+  if (!ls_system_find(sys) || strcmp(sys, s->system) == 0)
+    return LS_OK; /* an unknown scope fails every run's own check; the run's own scope is checked there */
+  const ls_run_spec *own = run_of(x, sys);
+  int sharded = ls_experiment_count(x) < ls_experiment_total(x); /* X may run in another shard */
+  if (!own && !sharded)
+    return ls_error_set(err, LS_EUSAGE, "%s%s%s: no run of this experiment uses system %s", origin,
+                        origin[0] ? ": " : "", key, sys);
+  const char *near = NULL;
+  char buf[128];
+  int best = (int)strlen(colon + 1) / 3 + 1;
+  if (reads_key(cache, s, sys, colon + 1, &near, &best, buf, sizeof buf) ||
+      (own && reads_key(cache, own, sys, colon + 1, &near, &best, buf, sizeof buf)))
+    return LS_OK;
+  return ls_error_set(err, LS_EUSAGE, "%s%s%s=%s: system %s reads no setting %s%s%s%s", origin, origin[0] ? ": " : "",
+                      key, ls_kv_value(s->settings, i), sys, colon + 1, near ? " (did you mean " : "",
+                      near ? near : "", near ? "?)" : "");
+}
+
 int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *err)
 {
   int n = ls_experiment_count(x), rc = LS_OK;
-  seen_set st = {calloc((size_t)n * 2 + 1, sizeof(char *)), (size_t)n * 2 + 1};
-  if (!st.slot)
+  seen_set st = {calloc((size_t)n * 2 + 2, sizeof(char *)), (size_t)n * 2 + 2, 0};
+  seen_set sc = {calloc(512, sizeof(char *)), 512, 0}; /* scoped keys checked */
+  if (!st.slot || !sc.slot) {
+    seen_free(&st);
+    seen_free(&sc);
     return ls_error_set(err, LS_ENOMEM, "validate: out of memory");
+  }
   char id[8192];
   for (int i = 0; rc == LS_OK && i < n; i++) {
     ls_run_spec *s = ls_experiment_run(x, i);
@@ -133,8 +198,18 @@ int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *e
     if (rc)
       explain(cache, s, &res, ls_experiment_total(x) > 1, err);
     ls_decode_result_free(&res);
+    for (int k = 0; rc == LS_OK && k < ls_kv_count(s->settings); k++) {
+      char scoped[600];
+      snprintf(scoped, sizeof scoped, "scoped|%s", ls_kv_key(s->settings, k)); /* each one once */
+      int added = strchr(ls_kv_key(s->settings, k), ':') ? seen_add(&sc, scoped) : 1;
+      if (added < 0)
+        rc = ls_error_set(err, LS_ERANGE, "validate: more than %zu distinct scoped settings", sc.cap / 2 - 1);
+      else if (added == 0)
+        rc = check_scoped(x, cache, s, k, err);
+    }
   }
   seen_free(&st);
+  seen_free(&sc);
   return rc;
 }
 

@@ -177,6 +177,15 @@ static void test_experiment_typos_located(void)
       {"name: t\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
        "    datasets: [iid]\n    systems: [lever]\n    sweep:\n      device.flash.bandwidth: [1 GB/s, 1 kB/s]\n",
        "v.yaml:10:40: device.flash.bandwidth=1 kB/s: unknown unit", 65},
+      /* a scope no run uses, and a typo behind a scope of a system another part runs */
+      {"name: t\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n    settings:\n      specinfer:draft.budget: 8\n",
+       "v.yaml:10:31: specinfer:draft.budget: no run of this experiment uses system specinfer", 64},
+      {"name: t\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n    settings:\n      specinfer:draft.expanson: 2\n"
+       "  - name: b\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [specinfer]\n",
+       "v.yaml:10:33: specinfer:draft.expanson=2: system specinfer reads no setting draft.expanson (did you mean "
+       "draft.expansion?)", 64},
   };
   char path[512], db[512], args[1200], out[8192];
   snprintf(db, sizeof db, "%s/v.db", g_tmp);

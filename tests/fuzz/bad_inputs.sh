@@ -187,6 +187,9 @@ exp_part | sed 's|^name: bad|name: ../../x|' > "$W/e18.yaml"; row "experiment na
 exp_part | sed "s|^name: bad|name: ''|" > "$W/e19.yaml"; row "empty experiment name (gave results/.db before the fix)" sweep e19.yaml
 printf 'name: bad\nseed: 1\nparts: []\n' > "$W/e20.yaml"; row "no parts (exit 0 before the fix)" sweep e20.yaml --db e.db
 exp_part "    quick: false" > "$W/e21.yaml"; row "no runs with --quick" sweep e21.yaml --quick --db e.db
+exp_part "    settings:" "      specinfer:draft.budget: 8" > "$W/e22.yaml"; row "scope naming a system no run uses (ignored before the fix)" sweep e22.yaml --db e.db
+{ exp_part "    settings:" "      specinfer:draft.expanson: 2"; exp_part | sed -n '4,$p' | sed 's/name: p$/name: q/; s/systems: \[lever\]/systems: [specinfer]/'; } > "$W/e23.yaml"
+row "typo scoped to a system of another part (ignored before the fix)" sweep e23.yaml --db e.db
 
 cat <<'HEAD'
 
