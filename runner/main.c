@@ -23,7 +23,7 @@ static const command COMMANDS[] = {
     {"profiles", ls_cmd_profiles, "list, show or validate device profiles"},
     {"devices", ls_cmd_devices, "device-model queries (verification latency curve)"},
     {"trace", ls_cmd_trace, "record or inspect draft/target traces"},
-    {"bench", ls_cmd_bench, "micro-benchmarks: engine, policies"},
+    {"bench", ls_cmd_bench, "micro-benchmarks: engine, cycle, policies"},
 };
 
 static void usage(FILE *f)
