@@ -298,7 +298,7 @@ static void modes_start(ls_engine *e, void *vl)
   static const double chunks[] = {4096, 65536, 524288, 131072};
   static const int qds[] = {1, 4, 32, 8, 2};
   L->ctx[i] = (modes_read){L, i};
-  double bytes = 1000.0 + (double)(h % 3000000u);
+  double bytes = (1000.0 + (double)(h % 3000000u)) * (i % 5 ? 1 : 20); /* some layer-sized */
   CU_ASSERT_EQUAL(ls_flash_dev_read_at(L->dev, bytes, chunks[(h >> 20) % 4], qds[(h >> 24) % 5], modes_done,
                                        &L->ctx[i], NULL), LS_OK);
   if ((h >> 30) % 4 == 0) {
