@@ -65,7 +65,7 @@
  * Pure query (expected time on an idle device, n = ceil(bytes / chunk), t_x = chunk / B):
  * the read is a closed network of QD circulating requests: a delay station (mean E[L]) and
  * the link (deterministic t_x). Its throughput X comes from mean value analysis with the
- * deterministic-service residual correction (Reiser): for k = 1..QD customers
+ * deterministic-service residual correction (src:reiser-mva): for k = 1..QD customers
  *   R_k = t_x (1 + Q_{k-1} - U_{k-1}) + U_{k-1} t_x / 2,  X_k = k / (E[L] + R_k),
  *   Q_k = X_k R_k,  U_k = min(1, X_k t_x);   interval = max(t_x, 1 / X_QD)
  *   T = E[L] + bytes / B + (n - 1) (interval - t_x)
@@ -78,9 +78,9 @@
  * Simplifications: NAND parallelism is assumed to cover the queue depth; the software path
  * (direct I/O vs page cache) is a rate efficiency on the transfer, not a per-request CPU cost;
  * reads never hit in a cache (target weights are streamed once per pass).
- * Sources: profile comments (UFS 4.0 4.2 GB/s vendor, ~2.5 GB/s in a phone app, ~2 GB/s
- * small-folio page cache vs ~4 GB/s direct I/O, QD <= 32 legacy UFSHCI); Reiser and
- * Lavenberg 1980 for mean value analysis. */
+ * Sources: profile comments (src:ufs40-samsung: UFS 4.0 4.2 GB/s; src:phonearena-s24u:
+ * ~2.5 GB/s in a phone app; src:f2fs-folios: ~2 GB/s small-folio page cache vs ~4 GB/s direct
+ * I/O; src:ufs-queue: QD <= 32 on legacy UFSHCI); src:reiser-mva for mean value analysis. */
 #include "devices/flash.h"
 #include <math.h>
 #include <stdlib.h>

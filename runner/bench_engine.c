@@ -1,6 +1,6 @@
 /* runner/bench_engine: 'leversim bench engine [--pending N] [--events N] [--seed N]'.
  *
- * The classic hold model (Jones 1986) for pending-event sets: N events are scheduled first,
+ * The classic hold model (src:jones-hold) for pending-event sets: N events are scheduled first,
  * then each firing event schedules one successor at now + X, X exponential with a mean of
  * 1 us. The set therefore holds N live events throughout. The figure printed is fired events
  * per wall-clock second (and ns per event), measured with CLOCK_MONOTONIC over the run phase

@@ -41,8 +41,7 @@
  * child to a leaf, then the last node is sifted up from there. In the hold model the last
  * node is usually large, so it rarely climbs: about 3 comparisons per level on the way down
  * and one or two on the way up, against the textbook sift's 4 per level.
- * Source for the d-ary layout: Knuth, TAOCP vol. 3, 5.2.3 exercise 10 (d-ary heaps); for the
- * bottom-up pop: Wegener 1993, "Bottom-up heapsort". */
+ * Sources: src:knuth-taocp3 for the d-ary layout, src:wegener-heapsort for the bottom-up pop. */
 #include "sim/engine.h"
 #include <inttypes.h>
 #include <stdlib.h>

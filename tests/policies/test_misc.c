@@ -157,6 +157,10 @@ static void test_costmodel_formula(void)
   /* two more rows: each one CPU projection + one sampled row */
   LS_ASSERT_CLOSE(c.verify_s(c.ctx, 8) - v3,
                   2.0 * (ls_costmodel_lmhead_ns(cm, LS_UNIT_CPU, 1) * 1e-9 + ls_costmodel_sample_row_s(cm)), 1e-9);
+  /* two independent passes: on CPU and NPU at once (the slower), on one unit their sum */
+  double cpu2 = c.draft_step_s(c.ctx, 2, 0), npu16 = c.draft_step_s(c.ctx, 16, 0);
+  LS_ASSERT_CLOSE(c.draft_pair_s(c.ctx, 16, 2, 0), fmax(cpu2, npu16), 1e-12);
+  LS_ASSERT_CLOSE(c.draft_pair_s(c.ctx, 16, 16, 0), 2 * npu16, 1e-12);
   /* lever map: small steps on the CPU, large ones one NPU call */
   LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 2, 0), ls_costmodel_draft_call_ns(cm, LS_UNIT_CPU, 2, 0) * 1e-9, 1e-12);
   LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 16, 0), ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 16, 0) * 1e-9, 1e-12);
@@ -234,7 +238,32 @@ static void test_cli_tree(void)
   CU_ASSERT_EQUAL(ls_test_cli("tree --device nophone --model llama-3.1-8b", out, sizeof out), 66);
 }
 
-CU_TestInfo ls_t_cli[] = {{"leversim tree", test_cli_tree}, CU_TEST_INFO_NULL};
+/* Lever's stopping rule (src:lever-html Algorithm 1) on the paper's phones: the same SoC
+ * with slower flash (Honor 500 Pro, UFS 3.1) builds a tree at least as large as with faster
+ * flash (Honor Magic V5, UFS 4.1) for every target, and the rule stops below the 64-token
+ * cap for some of them (the cap is not what sizes the tree). */
+static void test_cli_tree_flash(void)
+{
+  static const char *const models[] = {"llama-3.1-8b", "qwen3-4b", "qwen3-8b", "qwen3-14b"};
+  char out[65536], args[256];
+  int below_cap = 0;
+  for (int m = 0; m < 4; m++) {
+    double n[2];
+    for (int d = 0; d < 2; d++) {
+      snprintf(args, sizeof args, "tree --policy lever --device %s --model %s --json",
+               d ? "honor-magic-v5" : "honor-500-pro", models[m]);
+      CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+      n[d] = json_number(out, "nodes");
+    }
+    CU_ASSERT(n[0] >= n[1]);
+    below_cap += n[0] < 64 && n[1] < 64;
+  }
+  CU_ASSERT(below_cap >= 1);
+}
+
+CU_TestInfo ls_t_cli[] = {{"leversim tree", test_cli_tree},
+                          {"lever: slower flash never shrinks the tree; stops below the cap", test_cli_tree_flash},
+                          CU_TEST_INFO_NULL};
 
 static void test_cli_bench(void)
 {
