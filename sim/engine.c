@@ -210,19 +210,17 @@ static inline size_t min_child(const hnode *h, size_t c)
   return key_less(&h[b], &h[a]) ? b : a;
 }
 
-/* Puts x into the hole at i (the root's subtree) moving it down to its place: the replace-top
- * of a firing event by the event its callback schedules, one walk instead of a pop and a push. */
-static inline void sift_down(hnode *h, size_t n, size_t i, hnode x)
+/* Fills the root hole of h[0..n-1] with x: the hole walks down along the smallest child to
+ * a leaf, then x climbs from there (bottom-up, see the top). */
+static inline void replace_root(hnode *h, size_t n, hnode x)
 {
-  size_t c;
+  size_t i = 0, c;
   while ((c = ARITY * i + 1) < n) {
     c = min_child(h, c);
-    if (!key_less(&h[c], &x))
-      break;
     h[i] = h[c];
     i = c;
   }
-  h[i] = x;
+  sift_up(h, i, x);
 }
 
 /* Removes the root (n > 0). */
@@ -232,15 +230,8 @@ static inline void heap_pop(ls_engine *e)
   size_t n = --e->n;
   hnode last = h[n];
   h[n] = SENTINEL;
-  if (n == 0)
-    return;
-  size_t i = 0, c;
-  while ((c = ARITY * i + 1) < n) { /* walk the hole down along the smallest child */
-    c = min_child(h, c);
-    h[i] = h[c];
-    i = c;
-  }
-  sift_up(h, i, last);
+  if (n > 0)
+    replace_root(h, n, last);
 }
 
 static int cmp_node(const void *a, const void *b)
@@ -288,7 +279,7 @@ int ls_engine_schedule(ls_engine *e, int64_t at, ls_event_fn fn, void *ctx, ls_e
   hnode x = {at, e->seq++, s};
   if (e->hole) { /* the fired event's node is still the root: replace it */
     e->hole = 0;
-    sift_down(e->heap, e->n, 0, x);
+    replace_root(e->heap, e->n, x);
   } else {
     e->n++;
     sift_up(e->heap, e->n - 1, x); /* never above a hole root: x's key is larger */
