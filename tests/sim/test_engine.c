@@ -409,7 +409,25 @@ static void test_bench_cli(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "--pending"));
 }
 
+static void test_bench_cycle_cli(void)
+{
+  char out[4096];
+  CU_ASSERT_EQUAL(ls_test_cli("bench cycle --systems ar-flash,lever --prompts 1 --tokens 8 --repeats 3", out,
+                              sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "oneplus-12 / llama-3.1-8b / gsm8k, 3 repeats"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "median_us"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nar-flash "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nlever "));
+  /* as 'leversim run': an unknown name is LS_ENOTFOUND, exit 66 */
+  CU_ASSERT_EQUAL(ls_test_cli("bench cycle --systems nosuch --prompts 1 --tokens 2 --repeats 1", out, sizeof out),
+                  66);
+  CU_ASSERT_EQUAL(ls_test_cli("bench cycle --repeats 0", out, sizeof out), 64);
+  CU_ASSERT_EQUAL(ls_test_cli("bench cycle --set device.flash.sim=bogus --repeats 1", out, sizeof out), 64);
+  CU_ASSERT_EQUAL(ls_test_cli("bench engine --draw nope", out, sizeof out), 64);
+}
+
 CU_TestInfo ls_t_bench[] = {
     {"bench engine prints events/s; bad options exit 64", test_bench_cli},
+    {"bench cycle prints per-cycle times; bad systems/settings fail", test_bench_cycle_cli},
     CU_TEST_INFO_NULL,
 };
