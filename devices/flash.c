@@ -546,9 +546,13 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
    * link takes them */
   for (uint32_t j = 0; j < n && j < M; j++) {
     const freq_t *e = &w->q[(w->q_head + j) & m];
-    if (e->rid != rid || e->tx != tx || e->a_hi > t0 + (int64_t)j * tx)
-      return 0;
+    if (e->rid != rid || e->tx != tx || e->a_hi > t0 + (int64_t)j * tx) {
+      M = j; /* the run stops before the first one that does not qualify */
+      break;
+    }
   }
+  if (M < RUN_MIN)
+    return 0;
   for (uint64_t i = 0; i < M; i++) { /* the same floating sums as M steps */
     r->to_issue -= r->chunk;
     w->bytes_read += r->chunk;
