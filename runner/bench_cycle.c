@@ -139,7 +139,7 @@ static int parse(int argc, char **argv, cycle_opts *o, ls_error *err)
           ls_kv_set(o->kv, "workload.max_tokens", v, "--tokens", err))
         return 64;
     } else if ((m = ls_opt_value(CMD, argc, argv, &i, "--set", &v))) {
-      if (m < 0 || ls_opt_set(CMD, o->kv, v))
+      if (m < 0 || ls_opt_set(CMD, o->kv, v, i + 1))
         return 64;
     } else {
       return ls_usage_error(CMD, "unknown argument '%s'", argv[i]);
