@@ -40,11 +40,26 @@ int ls_db_run_done(ls_db *db, const char *run_id, int *done, ls_error *err);
  * axes_json: the swept settings as a JSON object of strings, e.g. {"draft.budget":"16"}
  * ("{}" when none). status: "ok" | "failed" | "invalid". seed is stored as INTEGER (the
  * 64 bits reinterpreted as signed). */
+/* One prompt of a run: the per-prompt sums every interval is resampled from (results/stats.c).
+ * Times in seconds of simulated decode (after prefill); sums are over the prompt's cycles. */
+typedef struct ls_db_prompt {
+  int prompt;                        /* index in the dataset (the same text for every system) */
+  double tokens, cycles, tau_sum;    /* emitted tokens; decode cycles; sum of accepted + 1 */
+  double decode_s, ttft_s;           /* decode time; time to first token */
+  double draft_s, draft_work_s, verify_s, lmhead_s; /* stage wall times; passes added up */
+  double tree_nodes, verify_tok;     /* sums of tree size and tokens per target layer */
+  double io_wait_s, compute_s, waste_s;        /* NPU waits for flash; layer compute; beyond useful */
+  double token_layers, waste_layers; /* token-layers computed; beyond the useful ones */
+  double npu_busy_s, cpu_busy_s, flash_busy_s; /* busy times (cpu: core-seconds / cores) */
+  double energy_j;                   /* decode energy */
+} ls_db_prompt;
 typedef struct ls_db_run {
   const char *run_id, *part, *device, *model, *dataset, *system, *axes_json, *config_json,
       *git_sha, *version, *status, *message;
   uint64_t seed;
   double wall_s;
+  const ls_db_prompt *prompts; /* per-prompt sums (may be NULL when n_prompts is 0) */
+  int n_prompts;
 } ls_db_run;
 typedef struct ls_db_metric {
   const char *name;  /* see ls_db_metric_name; other names are stored but not pivoted */
@@ -57,7 +72,8 @@ typedef struct ls_db_step {
 } ls_db_step;
 
 /* One transaction (BEGIN IMMEDIATE): replaces any previous row of run->run_id with the run,
- * its n_metrics metrics and n_steps steps (steps may be NULL when n_steps is 0). Any failure
+ * its per-prompt sums with each metric's 95 % interval (table metric_ci), its n_metrics metrics
+ * and n_steps steps (steps may be NULL when n_steps is 0). Any failure
  * rolls back and leaves the database as it was. Prepared statements are reused. */
 int ls_db_write_run(ls_db *db, const ls_db_run *run, const ls_db_metric *m, int n_metrics,
                     const ls_db_step *steps, int n_steps, ls_error *err);
@@ -94,6 +110,36 @@ int ls_db_export(ls_db *db, const char *view, const char *format, FILE *out, ls_
  * number of runs copied. */
 int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *added,
                 ls_error *err);
+
+/* --- confidence intervals (results/stats.c; method: sim/boot.h, docs/STATISTICS.md) ---- */
+
+/* The metrics that get an interval from the per-prompt sums, in order; NULL past the end.
+ * (Totals of the design - tokens, cycles, decode_s - and latency quantiles get none.) */
+const char *ls_db_ci_metric_name(int i);
+/* The 95 % interval of metric i of ls_db_ci_metric_name over a run's n prompts, resampled
+ * with a seed derived from run_id. *lo = *hi = NaN when n < LS_BOOT_MIN_UNITS (sim/boot.h);
+ * *est is the metric as the runner computes it. */
+int ls_db_metric_ci(const ls_db_prompt *p, int n, const char *run_id, int i, double *est,
+                    double *lo, double *hi, ls_error *err);
+
+/* Recomputes the paired intervals between runs of a configuration (table ratio_ci: every ok
+ * run against the lever, ar-flash, specinfer and lever-no-prune runs of its configuration,
+ * for throughput and tau) and of Lever's mean speedups over part main (table summary_ci).
+ * One transaction; the views (v_vs_lever, v_speedup, v_summary, fig10, fig11, fig12) read
+ * these tables. Called after a sweep, a `run --db` and a merge. */
+int ls_db_stats_refresh(ls_db *db, ls_error *err);
+
+/* The achieved precision of a replay (part main): relative 95 % half-widths, NaN when not
+ * available (too few prompts). */
+typedef struct ls_db_precision {
+  double vs_ar_flash, vs_specinfer; /* Lever's arithmetic mean speedup over ar-flash, specinfer */
+  double worst_config;              /* the widest per-configuration Lever speedup */
+  char worst[192];                  /* which configuration and system that is */
+  int prompts;                      /* smallest prompt count of a main run */
+} ls_db_precision;
+#define LS_DB_TARGET_HEADLINE 0.01  /* target half-width of a headline mean ratio */
+#define LS_DB_TARGET_CONFIG 0.03    /* target half-width of a per-configuration ratio */
+int ls_db_precision_get(ls_db *db, ls_db_precision *out, ls_error *err);
 
 /* Regression check of v_speedup (lever throughput / system throughput per configuration)
  * against a baseline file (YAML; format documented in results/check.c). tolerance < 0 uses

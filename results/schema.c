@@ -108,6 +108,28 @@ static const char tables_sql[] =
     " draft_s REAL NOT NULL, verify_s REAL NOT NULL, lmhead_s REAL NOT NULL,"
     " PRIMARY KEY(run_id, cycle)) STRICT, WITHOUT ROWID;";
 
+/* Per-prompt sums and the intervals drawn from them (results/stats.c): separate statements. */
+static const char stats_tables_sql[] =
+    "CREATE TABLE IF NOT EXISTS prompts("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, prompt INTEGER NOT NULL,"
+    " tokens REAL, cycles REAL, tau_sum REAL, decode_s REAL, ttft_s REAL, draft_s REAL,"
+    " draft_work_s REAL, verify_s REAL, lmhead_s REAL, tree_nodes REAL, verify_tok REAL,"
+    " io_wait_s REAL, compute_s REAL, waste_s REAL, token_layers REAL, waste_layers REAL,"
+    " npu_busy_s REAL, cpu_busy_s REAL, flash_busy_s REAL, energy_j REAL,"
+    " PRIMARY KEY(run_id, prompt)) STRICT, WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS metric_ci("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, name TEXT NOT NULL,"
+    " value REAL, lo REAL, hi REAL, prompts INTEGER NOT NULL,"
+    " PRIMARY KEY(run_id, name)) STRICT, WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS ratio_ci("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, ref_system TEXT NOT NULL,"
+    " ref_run_id TEXT NOT NULL, metric TEXT NOT NULL, ratio REAL, lo REAL, hi REAL,"
+    " prompts INTEGER NOT NULL, PRIMARY KEY(run_id, ref_system, metric)) STRICT, WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS summary_ci("
+    " part TEXT NOT NULL, system TEXT NOT NULL, configs INTEGER NOT NULL,"
+    " prompts INTEGER NOT NULL, mean REAL, mean_lo REAL, mean_hi REAL, geomean REAL,"
+    " geomean_lo REAL, geomean_hi REAL, PRIMARY KEY(part, system)) STRICT, WITHOUT ROWID;";
+
 /* Same configuration as run s: the join condition used by every ratio. */
 #define SAME_CONFIG(a, s)                                                                  \
   "(" a ".part, " a ".device, " a ".model, " a ".dataset, " a ".axes_json, " a ".seed) = (" s \
@@ -116,6 +138,11 @@ static const char tables_sql[] =
 #define SAME_CELL(a, s)                                                                    \
   "(" a ".part, " a ".device, " a ".model, " a ".dataset, " a ".seed) = (" s ".part, " s   \
   ".device, " s ".model, " s ".dataset, " s ".seed)"
+
+/* The paired interval of run s's metric M against reference system R (alias A). */
+#define RATIO_CI(A, s, R, M)                                                                 \
+  " LEFT JOIN ratio_ci " A " ON " A ".run_id = " s ".run_id AND " A ".ref_system = '" R     \
+  "' AND " A ".metric = '" M "'"
 
 static const char views_sql[] =
     "CREATE VIEW v_failed AS SELECT part, device, model, dataset, system,"
@@ -126,33 +153,46 @@ static const char views_sql[] =
     " a.throughput_tps AS ar_flash_tps,"
     " l.throughput_tps / s.throughput_tps AS lever_speedup,"
     " s.throughput_tps / l.throughput_tps AS vs_lever,"
-    " s.throughput_tps / a.throughput_tps AS vs_ar_flash"
+    " s.throughput_tps / a.throughput_tps AS vs_ar_flash,"
+    " 1 / cl.hi AS lever_speedup_lo, 1 / cl.lo AS lever_speedup_hi,"
+    " cl.lo AS vs_lever_lo, cl.hi AS vs_lever_hi, ca.lo AS vs_ar_flash_lo,"
+    " ca.hi AS vs_ar_flash_hi, s.prompts"
     " FROM v_runs s"
     " LEFT JOIN v_runs l ON l.system = 'lever' AND " SAME_CONFIG("l", "s")
     " LEFT JOIN v_runs a ON a.system = 'ar-flash' AND " SAME_CONFIG("a", "s")
+    RATIO_CI("cl", "s", "lever", "throughput_tps") RATIO_CI("ca", "s", "ar-flash", "throughput_tps")
     " ORDER BY s.part, s.device, s.model, s.dataset, s.axes_json, s.seed, s.system;"
     "CREATE VIEW v_speedup AS SELECT * FROM v_vs_lever WHERE part = 'main';"
-    "CREATE VIEW v_summary AS SELECT system, count(*) AS configs,"
+    "CREATE VIEW v_summary AS SELECT v.system, count(*) AS configs,"
     " avg(lever_speedup) AS speedup_mean, exp(avg(ln(lever_speedup))) AS speedup_geomean,"
-    " min(lever_speedup) AS speedup_min, max(lever_speedup) AS speedup_max"
-    " FROM v_speedup WHERE system <> 'lever' AND lever_speedup > 0"
-    " GROUP BY system ORDER BY system;"
+    " min(lever_speedup) AS speedup_min, max(lever_speedup) AS speedup_max,"
+    " c.mean_lo AS speedup_mean_lo, c.mean_hi AS speedup_mean_hi,"
+    " c.geomean_lo AS speedup_geomean_lo, c.geomean_hi AS speedup_geomean_hi,"
+    " c.prompts AS prompts"
+    " FROM v_speedup v LEFT JOIN summary_ci c ON c.part = 'main' AND c.system = v.system"
+    " WHERE v.system <> 'lever' AND lever_speedup > 0"
+    " GROUP BY v.system ORDER BY v.system;"
     "CREATE VIEW fig05 AS SELECT device, model, dataset, system,"
     " CAST(json_extract(axes_json, '$.\"draft.budget\"') AS REAL) AS budget, throughput_tps,"
     " tau, verify_s_mean, target_calls_per_token, decode_s, tree_size_mean"
     " FROM v_runs WHERE part = 'budget' ORDER BY device, model, dataset, system, budget;"
     "CREATE VIEW fig10 AS SELECT device, model, dataset, system, throughput_tps,"
-    " vs_lever, vs_ar_flash FROM v_speedup;"
+    " vs_lever, vs_ar_flash, vs_lever_lo AS ratio_lo, vs_lever_hi AS ratio_hi,"
+    " vs_ar_flash_lo, vs_ar_flash_hi FROM v_speedup;"
     "CREATE VIEW fig11 AS SELECT s.device, s.model, s.dataset, s.system,"
     " s.throughput_tps, s.tau, s.throughput_tps / r.throughput_tps AS tps_vs_specinfer,"
-    " s.tau / r.tau AS tau_vs_specinfer FROM v_runs s"
+    " s.tau / r.tau AS tau_vs_specinfer, ct.lo AS ratio_lo, ct.hi AS ratio_hi,"
+    " cu.lo AS tau_ratio_lo, cu.hi AS tau_ratio_hi FROM v_runs s"
     " LEFT JOIN v_runs r ON r.system = 'specinfer' AND " SAME_CONFIG("r", "s")
+    RATIO_CI("ct", "s", "specinfer", "throughput_tps") RATIO_CI("cu", "s", "specinfer", "tau")
     " WHERE s.part IN ('main', 'draft-policies') AND s.system NOT LIKE 'ar-%'"
     " ORDER BY s.device, s.model, s.dataset, s.system;"
     "CREATE VIEW fig12 AS SELECT s.device, s.model, s.dataset, s.system,"
     " s.throughput_tps, s.tau, s.wasted_verify, s.verify_s_mean, s.verify_tokens_mean,"
-    " s.throughput_tps / r.throughput_tps AS tps_vs_no_prune FROM v_runs s"
+    " s.throughput_tps / r.throughput_tps AS tps_vs_no_prune, cn.lo AS tps_vs_no_prune_lo,"
+    " cn.hi AS tps_vs_no_prune_hi FROM v_runs s"
     " LEFT JOIN v_runs r ON r.system = 'lever-no-prune' AND " SAME_CONFIG("r", "s")
+    RATIO_CI("cn", "s", "lever-no-prune", "throughput_tps")
     " WHERE s.part IN ('main', 'pruning') AND s.system IN ('lever', 'lever-no-prune')"
     " ORDER BY s.device, s.model, s.dataset, s.system;"
     "CREATE VIEW fig13 AS SELECT device, model, dataset, system,"
@@ -164,8 +204,13 @@ static const char views_sql[] =
     " throughput_tps FROM v_runs WHERE part = 'lmhead'"
     " ORDER BY device, model, dataset, system, lmhead;"
     "CREATE VIEW table1 AS SELECT part, model, count(*) AS datasets,"
-    " avg(io_share) AS io_share, min(io_share) AS io_share_min, max(io_share) AS io_share_max"
-    " FROM v_runs WHERE device = 'oneplus-12' AND ((part = 'table1' AND system = 'ar-flash')"
+    " avg(io_share) AS io_share, min(io_share) AS io_share_min, max(io_share) AS io_share_max,"
+    " CASE WHEN count(c.lo) = count(*) THEN avg(io_share)"
+    " - sqrt(sum((c.hi - c.lo) * (c.hi - c.lo) / 4)) / count(*) END AS io_share_lo,"
+    " CASE WHEN count(c.lo) = count(*) THEN avg(io_share)"
+    " + sqrt(sum((c.hi - c.lo) * (c.hi - c.lo) / 4)) / count(*) END AS io_share_hi"
+    " FROM v_runs LEFT JOIN metric_ci c ON c.run_id = v_runs.run_id AND c.name = 'io_share'"
+    " WHERE device = 'oneplus-12' AND ((part = 'table1' AND system = 'ar-flash')"
     " OR (part = 'table1-tree' AND system = 'specinfer') OR (part = 'main' AND system = 'ar-flash'"
     " AND NOT EXISTS (SELECT 1 FROM runs WHERE part = 'table1' AND status = 'ok')))"
     " GROUP BY part, model ORDER BY part, io_share;"
@@ -200,7 +245,11 @@ static const char views_sql[] =
     " CAST(json_extract(axes_json, '$.\"device.flash.bandwidth\"') AS REAL) AS bandwidth_gbps,"
     " system, throughput_tps, lever_speedup FROM v_vs_lever WHERE part = 'sensitivity'"
     " ORDER BY device, model, dataset, bandwidth_gbps, system;"
-    "CREATE VIEW summary AS SELECT * FROM v_summary;";
+    "CREATE VIEW summary AS SELECT * FROM v_summary;"
+    "CREATE VIEW v_metric_ci AS SELECT r.run_id, r.part, r.device, r.model, r.dataset,"
+    " r.system, r.axes_json, r.seed, c.name AS metric, c.value, c.lo, c.hi, c.prompts"
+    " FROM runs r JOIN metric_ci c ON c.run_id = r.run_id WHERE r.status = 'ok'"
+    " ORDER BY r.part, r.device, r.model, r.dataset, r.system, r.axes_json, r.seed, c.name;";
 
 typedef struct view_doc { const char *name, *about; } view_doc;
 static const view_doc views[] = {
@@ -221,6 +270,7 @@ static const view_doc views[] = {
     {"sensitivity", "lever speedup vs flash bandwidth"},
     {"throughput", "main: tokens/s per configuration, one column per system"},
     {"summary", "same as v_summary (printed by reproduce)"},
+    {"v_metric_ci", "95 % interval of every run's metrics (bootstrap over prompts)"},
     {NULL, NULL}};
 
 const char *ls_db_view_name(int i)
@@ -252,6 +302,13 @@ static int create_v_runs(ls_db *db, ls_error *err)
                           ", max(CASE WHEN m.name = '%s' THEN m.value END) AS %s",
                           metric_names[i], metric_names[i]);
   n += (size_t)snprintf(sql + n, sizeof sql - n,
+                        ", (SELECT count(*) FROM prompts p WHERE p.run_id = r.run_id) AS prompts"
+                        ", (SELECT lo FROM metric_ci c WHERE c.run_id = r.run_id AND c.name ="
+                        " 'throughput_tps') AS throughput_tps_lo, (SELECT hi FROM metric_ci c"
+                        " WHERE c.run_id = r.run_id AND c.name = 'throughput_tps')"
+                        " AS throughput_tps_hi, (SELECT lo FROM metric_ci c WHERE c.run_id ="
+                        " r.run_id AND c.name = 'tau') AS tau_lo, (SELECT hi FROM metric_ci c"
+                        " WHERE c.run_id = r.run_id AND c.name = 'tau') AS tau_hi"
                         " FROM runs r LEFT JOIN metrics m ON m.run_id = r.run_id"
                         " WHERE r.status = 'ok' GROUP BY r.run_id"
                         " ORDER BY r.part, r.device, r.model, r.dataset, r.system,"
@@ -292,6 +349,7 @@ static int create_throughput(ls_db *db, ls_error *err)
 int ls_db_schema_create(ls_db *db, ls_error *err)
 {
   int rc = ls_db_exec(db, tables_sql, err);
+  if (rc == LS_OK) rc = ls_db_exec(db, stats_tables_sql, err);
   if (rc == LS_OK) rc = drop_views(db, err);
   if (rc == LS_OK) rc = create_v_runs(db, err);
   if (rc == LS_OK) rc = ls_db_exec(db, views_sql, err);
@@ -324,10 +382,19 @@ static void fn_exp(sqlite3_context *c, int argc, sqlite3_value **v)
   sqlite3_result_double(c, exp(sqlite3_value_double(v[0])));
 }
 
+static void fn_sqrt(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+  (void)argc;
+  double x = sqlite3_value_double(v[0]);
+  if (sqlite3_value_type(v[0]) == SQLITE_NULL || !(x >= 0)) sqlite3_result_null(c);
+  else sqlite3_result_double(c, sqrt(x));
+}
+
 int ls_db_register_math(sqlite3 *h)
 {
   int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
   int rc = sqlite3_create_function(h, "ln", 1, flags, NULL, fn_ln, NULL, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_create_function(h, "exp", 1, flags, NULL, fn_exp, NULL, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(h, "sqrt", 1, flags, NULL, fn_sqrt, NULL, NULL);
   return rc;
 }

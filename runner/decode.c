@@ -917,4 +917,7 @@ void ls_decode_result_free(ls_decode_result *r)
   free(r->steps);
   r->steps = NULL;
   r->n_steps = r->cap_steps = 0;
+  free(r->prompts);
+  r->prompts = NULL;
+  r->n_prompts = r->cap_prompts = 0;
 }

@@ -77,6 +77,7 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
     return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
                         spec->device, spec->model, spec->dataset, spec->system);
   ls_db_hash_run(spec->part, json, spec->seed, id);
+  snprintf(res->run_id, sizeof res->run_id, "%s", id);
   double t0 = now_s();
   ls_error run_err;
   ls_error_clear(&run_err);
@@ -94,7 +95,7 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
     return LS_OK;
   ls_db_run row = {id, spec->part, spec->device, spec->model, spec->dataset, spec->system,
                    spec->axes_json, json, LS_GIT_SHA, LS_VERSION, status, msg, spec->seed,
-                   now_s() - t0};
+                   now_s() - t0, res->prompts, rc ? 0 : res->n_prompts};
   int wrc = ls_db_write_run(db, &row, rc ? NULL : res->metrics, rc ? 0 : res->n_metrics,
                             res->steps, rc ? 0 : res->n_steps, err);
   if (wrc) {
