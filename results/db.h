@@ -141,16 +141,20 @@ typedef struct ls_db_precision {
 #define LS_DB_TARGET_CONFIG 0.03    /* target half-width of a per-configuration ratio */
 int ls_db_precision_get(ls_db *db, ls_db_precision *out, ls_error *err);
 
-/* Regression check of v_speedup (lever throughput / system throughput per configuration)
- * against a baseline file (YAML; format documented in results/check.c). tolerance < 0 uses
- * the file's tolerance. Prints a table to report (may be NULL); *regressions = number of
- * entries whose ratio is below baseline * (1 - tol) or that are missing from the database.
- * Returns LS_OK when the comparison ran (even with regressions), an input error otherwise
- * (missing file, malformed baseline with file:line:col). */
-int ls_db_check(ls_db *db, const char *baseline_path, double tolerance, FILE *report,
+/* Two-sided regression check of v_speedup (lever throughput / system throughput per
+ * configuration, with its 95 % interval) against a baseline file (YAML; format and rule in
+ * results/check.c). k > 0 overrides the file's multiplier of the combined half-width. Prints
+ * a table to report (may be NULL); *regressions = entries outside their tolerance in either
+ * direction, or missing. Returns LS_OK when the comparison ran (even with regressions);
+ * LS_EINVALID when the database is from another replay than the baseline (the message names
+ * the baseline that fits); an input error otherwise (file:line:col). */
+int ls_db_check(ls_db *db, const char *baseline_path, double k, FILE *report,
                 int *regressions, ls_error *err);
 
-/* Writes a baseline file (every non-lever row of v_speedup) with the given tolerance. */
-int ls_db_write_baseline(ls_db *db, double tolerance, FILE *out, ls_error *err);
+/* Writes a baseline file (every non-lever row of v_speedup with its interval) with
+ * multiplier k. Only from a database that records its replay (meta experiment, replay,
+ * spec_hash, prompts, max_tokens: `leversim reproduce` writes them); out_name (may be NULL)
+ * must then be named <replay>.yaml. */
+int ls_db_write_baseline(ls_db *db, double k, const char *out_name, FILE *out, ls_error *err);
 
 #endif
