@@ -62,6 +62,25 @@
  *                tokens/s of each system of pivot_systems as a column named after it (NULL
  *                when the run is missing or not valid, e.g. ar-mem that does not fit).
  *   summary      v_summary under the name the reproduce command prints.
+ *
+ * Intervals (results/stats.c: 95 %, paired percentile bootstrap over prompts; NULL with fewer
+ * than 5 prompts): tables prompts (per-prompt sums of each run), metric_ci (run_id, name,
+ * value, lo, hi, prompts), ratio_ci (run_id, ref_system, ref_run_id, metric, ratio, lo, hi,
+ * prompts: the run over the reference system's run of its configuration, for throughput_tps
+ * and tau, references lever, ar-flash, specinfer, lever-no-prune) and summary_ci (part, system,
+ * configs, prompts, mean, mean_lo, mean_hi, geomean, geomean_lo, geomean_hi: Lever's speedup
+ * over the system across the configurations). Interval columns of the views:
+ *   v_runs       + prompts, throughput_tps_lo/hi, tau_lo/hi;
+ *   v_vs_lever, v_speedup  + lever_speedup_lo/hi, vs_lever_lo/hi, vs_ar_flash_lo/hi, prompts;
+ *   v_summary, summary  + speedup_mean_lo/hi, speedup_geomean_lo/hi, prompts;
+ *   fig10        + ratio_lo/hi (of vs_lever, the plotted ratio), vs_ar_flash_lo/hi;
+ *   fig11        + ratio_lo/hi (of tps_vs_specinfer), tau_ratio_lo/hi (of tau_vs_specinfer);
+ *   fig12        + tps_vs_no_prune_lo/hi;
+ *   table1       + io_share_lo/hi (mean over datasets +- the root sum of squared per-run
+ *                half-widths / datasets: the datasets are independent samples);
+ *   v_metric_ci  every run's metric intervals, one row per (run, metric);
+ *   lever_ratios part main, one row per configuration: vs_ar_flash, vs_specinfer (Lever's
+ *                speedup over each) with _lo/_hi, prompts.
  * Geometric means use ln()/exp(). Debian 12's libsqlite3 3.40.1 is built with
  * SQLITE_ENABLE_MATH_FUNCTIONS, but other builds are not, so ls_db_open registers its own
  * (libm log/exp) on every connection; the views then work whatever the library's options. */
@@ -251,6 +270,18 @@ static const char views_sql[] =
     " system, throughput_tps, lever_speedup FROM v_vs_lever WHERE part = 'sensitivity'"
     " ORDER BY device, model, dataset, bandwidth_gbps, system;"
     "CREATE VIEW summary AS SELECT * FROM v_summary;"
+    "CREATE VIEW lever_ratios AS SELECT l.device, l.model, l.dataset,"
+    " max(CASE WHEN v.system = 'ar-flash' THEN v.lever_speedup END) AS vs_ar_flash,"
+    " max(CASE WHEN v.system = 'ar-flash' THEN v.lever_speedup_lo END) AS vs_ar_flash_lo,"
+    " max(CASE WHEN v.system = 'ar-flash' THEN v.lever_speedup_hi END) AS vs_ar_flash_hi,"
+    " max(CASE WHEN v.system = 'specinfer' THEN v.lever_speedup END) AS vs_specinfer,"
+    " max(CASE WHEN v.system = 'specinfer' THEN v.lever_speedup_lo END) AS vs_specinfer_lo,"
+    " max(CASE WHEN v.system = 'specinfer' THEN v.lever_speedup_hi END) AS vs_specinfer_hi,"
+    " max(l.prompts) AS prompts FROM v_speedup l JOIN v_speedup v"
+    " ON (v.device, v.model, v.dataset, v.axes_json, v.seed)"
+    " = (l.device, l.model, l.dataset, l.axes_json, l.seed)"
+    " WHERE l.system = 'lever' GROUP BY l.device, l.model, l.dataset"
+    " ORDER BY l.device, l.model, l.dataset;"
     "CREATE VIEW v_metric_ci AS SELECT r.run_id, r.part, r.device, r.model, r.dataset,"
     " r.system, r.axes_json, r.seed, c.name AS metric, c.value, c.lo, c.hi, c.prompts"
     " FROM runs r JOIN metric_ci c ON c.run_id = r.run_id WHERE r.status = 'ok'"
@@ -277,6 +308,7 @@ static const view_doc views[] = {
     {"throughput", "main: tokens/s per configuration, one column per system"},
     {"summary", "same as v_summary (printed by reproduce)"},
     {"v_metric_ci", "95 % interval of every run's metrics (bootstrap over prompts)"},
+    {"lever_ratios", "main: Lever's speedup over ar-flash and specinfer per configuration, 95 % CI"},
     {NULL, NULL}};
 
 const char *ls_db_view_name(int i)
