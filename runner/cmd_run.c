@@ -1,7 +1,11 @@
-/* runner/cmd_run: 'leversim run' — simulate one configuration, print its metrics. */
+/* runner/cmd_run: 'leversim run' — simulate one configuration, print its metrics with their
+ * 95 % intervals over the prompts (results/stats.c). --json: stdout is one JSON document
+ * (errors go to stderr). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "results/db.h"
+#include "sim/boot.h"
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
 #include "runner/decode.h"
@@ -10,21 +14,75 @@
 static const char USAGE[] =
     "usage: leversim run --device D --model M --dataset S --system Y [--set key=value]...\n"
     "                    [--prompts N] [--tokens N] [--seed N] [--db FILE] [--steps] [--json]\n"
-    "Simulates one configuration and prints its metrics (throughput, accepted length, ...).\n"
+    "Simulates one configuration and prints its metrics (throughput, accepted length, ...)\n"
+    "with 95 % intervals over the prompts (none below 5 prompts). --json: one JSON document.\n"
     "--prompts/--tokens are shorthands for --set workload.prompts=N / workload.max_tokens=N.\n"
     "With --db the run is also written to that SQLite database (--steps: per-cycle series).\n";
+
+static void json_real(double v)
+{
+  if (isfinite(v)) printf("%.17g", v);
+  else printf("null");
+}
+
+static void json_string(const char *t)
+{
+  putchar('"');
+  for (; *t; t++) {
+    if (*t == '"' || *t == '\\') printf("\\%c", *t);
+    else if ((unsigned char)*t < 0x20) printf("\\u%04x", *t);
+    else putchar(*t);
+  }
+  putchar('"');
+}
+
+/* Metric i's 95 % interval over the run's prompts (NaN: too few prompts, or none). */
+static void interval(const ls_decode_result *r, const char *name, double *lo, double *hi)
+{
+  *lo = *hi = NAN;
+  for (int i = 0; r->n_prompts > 0 && ls_db_ci_metric_name(i); i++)
+    if (!strcmp(ls_db_ci_metric_name(i), name)) {
+      double est;
+      ls_error e;
+      ls_db_metric_ci(r->prompts, r->n_prompts, r->run_id, i, &est, lo, hi, &e);
+    }
+}
+
+static void print_json(const ls_run_spec *s, const ls_decode_result *r)
+{
+  printf("{\"device\":");
+  json_string(s->device);
+  printf(",\"model\":");
+  json_string(s->model);
+  printf(",\"dataset\":");
+  json_string(s->dataset);
+  printf(",\"system\":");
+  json_string(s->system);
+  printf(",\"run_id\":\"%s\",\"valid\":%s,\"prompts\":%d", r->run_id, r->valid ? "true" : "false",
+         r->n_prompts);
+  if (!r->valid) {
+    printf(",\"message\":");
+    json_string(r->message);
+  }
+  printf(",\"metrics\":{");
+  for (int i = 0; i < r->n_metrics; i++) {
+    double lo, hi;
+    interval(r, r->metrics[i].name, &lo, &hi);
+    printf("%s\"%s\":{\"value\":", i ? "," : "", r->metrics[i].name);
+    json_real(r->metrics[i].value);
+    printf(",\"lo\":");
+    json_real(lo);
+    printf(",\"hi\":");
+    json_real(hi);
+    printf("}");
+  }
+  printf("}}\n");
+}
 
 static void print_metrics(const ls_run_spec *s, const ls_decode_result *r, int json)
 {
   if (json) {
-    printf("{\"device\":\"%s\",\"model\":\"%s\",\"dataset\":\"%s\",\"system\":\"%s\",\"valid\":%s",
-           s->device, s->model, s->dataset, s->system, r->valid ? "true" : "false");
-    if (!r->valid)
-      printf(",\"message\":\"%s\"", r->message);
-    printf(",\"metrics\":{");
-    for (int i = 0; i < r->n_metrics; i++)
-      printf("%s\"%s\":%.17g", i ? "," : "", r->metrics[i].name, r->metrics[i].value);
-    printf("}}\n");
+    print_json(s, r);
     return;
   }
   printf("%s / %s / %s / %s\n", s->device, s->model, s->dataset, s->system);
@@ -32,8 +90,18 @@ static void print_metrics(const ls_run_spec *s, const ls_decode_result *r, int j
     printf("  not valid here: %s\n", r->message);
     return;
   }
-  for (int i = 0; i < r->n_metrics; i++)
-    printf("  %-24s %14.6g %s\n", r->metrics[i].name, r->metrics[i].value, r->metrics[i].unit);
+  printf("  %-24s %14s %-10s %s\n", "metric", "value", "unit",
+         "95 % interval (bootstrap over prompts)");
+  for (int i = 0; i < r->n_metrics; i++) {
+    double lo, hi;
+    interval(r, r->metrics[i].name, &lo, &hi);
+    printf("  %-24s %14.6g %-10s", r->metrics[i].name, r->metrics[i].value, r->metrics[i].unit);
+    if (isfinite(lo)) printf(" [%.6g, %.6g]", lo, hi);
+    printf("\n");
+  }
+  if (r->n_prompts < LS_BOOT_MIN_UNITS)
+    printf("  (%d prompt%s: no intervals below %d prompts; --prompts N sets the sample)\n",
+           r->n_prompts, r->n_prompts == 1 ? "" : "s", LS_BOOT_MIN_UNITS);
 }
 
 int ls_cmd_run(int argc, char **argv)
@@ -92,6 +160,7 @@ int ls_cmd_run(int argc, char **argv)
   if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), &err);
   if (!e && db_path) e = ls_db_open(&db, db_path, &err);
   if (!e) e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), steps, &res, &st, &err);
+  if (!e && db) e = ls_db_stats_refresh(db, &err); /* ratios against runs already there */
   if (!e)
     print_metrics(ls_experiment_run(x, 0), &res, json);
   else

@@ -77,11 +77,11 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
     return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
                         spec->device, spec->model, spec->dataset, spec->system);
   ls_db_hash_run(spec->part, json, spec->seed, id);
-  snprintf(res->run_id, sizeof res->run_id, "%s", id);
   double t0 = now_s();
   ls_error run_err;
   ls_error_clear(&run_err);
   int rc = ls_decode_run(cache, spec, keep_steps, res, &run_err);
+  snprintf(res->run_id, sizeof res->run_id, "%s", id);
   const char *status = rc ? "failed" : res->valid ? "ok" : "invalid";
   char msg[LS_ERR_MSG + LS_ERR_FILE + 64];
   if (rc)
