@@ -150,6 +150,36 @@ static void test_json_one_document(void)
                                   " --system lever --tokens 5 --prompts 1 --json; echo '{}'"), 0);
 }
 
+/* A simulated run's prompt sums add up to its totals, and give its metrics. */
+static void test_prompt_sums(void)
+{
+  char p[512], args[1024], out[16384];
+  snprintf(args, sizeof args, "run --device oneplus-12 --model qwen3-4b --dataset mbpp --system"
+           " lever --tokens 24 --prompts 6 --db '%s'", fx_path(p, "sums.db"));
+  CU_ASSERT_EQUAL_FATAL(ls_test_cli(args, out, sizeof out), 0);
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM prompts"), 6);
+  static const char *const pairs[][2] = {
+      {"sum(tokens)", "tokens"}, {"sum(cycles)", "cycles"}, {"sum(decode_s)", "decode_s"},
+      {"sum(tokens) / sum(decode_s)", "throughput_tps"}, {"sum(tau_sum) / sum(cycles)", "tau"},
+      {"sum(ttft_s) / count(*)", "ttft_s"},
+      {"sum(io_wait_s) / (sum(verify_s) + sum(lmhead_s))", "io_share"},
+      {"sum(waste_s) / sum(compute_s)", "wasted_verify"},
+      {"sum(energy_j) / sum(tokens)", "energy_per_token_j"},
+      {"sum(npu_busy_s) / sum(decode_s)", "util_npu"}};
+  for (int i = 0; i < (int)(sizeof pairs / sizeof *pairs); i++) {
+    char q[512];
+    snprintf(q, sizeof q, "SELECT (SELECT %s FROM prompts) / (SELECT value FROM metrics WHERE"
+             " name = '%s') - 1", pairs[i][0], pairs[i][1]);
+    double rel = fx_query(db, q);
+    if (!(fabs(rel) < 1e-9)) fprintf(stderr, "\n%s vs %s: %g\n", pairs[i][0], pairs[i][1], rel);
+    CU_ASSERT(fabs(rel) < 1e-9);
+  }
+  ls_db_close(db);
+}
+
 static void test_reproduce_json(void)
 {
   char p[512], args[1400];
@@ -167,5 +197,6 @@ CU_TestInfo fx_stats_tests[] = {
     {"paired ratios in the views; summary resampled jointly", test_views_intervals},
     {"merge carries prompts and recomputes ratios", test_merge_intervals},
     {"run --json is one JSON document", test_json_one_document},
+    {"a run's prompt sums add up to its metrics", test_prompt_sums},
     {"reproduce --quick --json is one JSON document (figures to stderr)", test_reproduce_json},
     CU_TEST_INFO_NULL};
