@@ -363,9 +363,10 @@ static void write_header(ls_db *db, const replay_id *r, double k, FILE *out)
 /* Only a reproduce database, into a file named after its replay. */
 static int writable(ls_db *db, const replay_id *r, const char *out_name, ls_error *err)
 {
-  if (!r->spec_hash[0] || !r->replay[0])
-    return ls_error_set(err, LS_EINVALID, "%s records no replay: baselines are written only "
-                        "from a `leversim reproduce [--quick]` database", db->path);
+  if (!r->spec_hash[0] || (strcmp(r->replay, "quick") && strcmp(r->replay, "full")))
+    return ls_error_set(err, LS_EINVALID, "%s records %s replay: baselines are written only "
+                        "from a `leversim reproduce [--quick]` database with the experiment's "
+                        "sizes", db->path, r->replay[0] ? "a custom" : "no");
   if (!out_name) return LS_OK;
   const char *base = strrchr(out_name, '/');
   base = base ? base + 1 : out_name;

@@ -16,16 +16,17 @@
 
 static const char USAGE[] =
     "usage: leversim reproduce [--quick] [--db FILE] [--out DIR] [--jobs N] [--resume]\n"
-    "                          [--no-figures] [--json]\n"
+    "                          [--no-figures] [--json] [--prompts N] [--tokens N]\n"
     "Replays the paper (runner/experiments/paper.yaml) into FILE (default results/leversim.db,\n"
     "recreated unless --resume), prints the summary and draws the figures into DIR (default\n"
     "results/figures). --quick: a regression guard for CI, not a result (few prompts, only\n"
     "the 48-configuration main study and the budget sweep). Replay size: workload.prompts and\n"
-    "workload.max_tokens in the experiment file. --json: stdout is one JSON document (summary,\n"
+    "workload.max_tokens in the experiment file; --prompts/--tokens override them for a trial\n"
+    "(a 'custom' replay: checked against no baseline, and none is written from it). --json: stdout is one JSON document (summary,\n"
     "per-configuration ratios with 95 % intervals, precision); everything else goes to stderr.\n";
 
 typedef struct {
-  const char *db, *out;
+  const char *db, *out, *prompts, *tokens; /* prompts/tokens: NULL = the experiment's */
   long jobs;
   int quick, resume, json, figures;
 } repro_opts;
@@ -44,6 +45,11 @@ static int parse(int argc, char **argv, repro_opts *o)
         return 64;
     } else if ((m = ls_opt_value("reproduce", argc, argv, &i, "--jobs", &v))) {
       if (m < 0 || ls_opt_long("reproduce", "--jobs", v, 1, 64, &o->jobs))
+        return 64;
+    } else if ((m = ls_opt_value("reproduce", argc, argv, &i, "--prompts", &o->prompts)) ||
+               (m = ls_opt_value("reproduce", argc, argv, &i, "--tokens", &o->tokens))) {
+      long n;
+      if (m < 0 || ls_opt_long("reproduce", argv[i - 1], argv[i], 1, 1000000, &n))
         return 64;
     } else if (strcmp(argv[i], "--quick") == 0) {
       o->quick = 1;
@@ -78,7 +84,7 @@ typedef struct replay_info {
   const char *replay;
 } replay_info;
 
-static int replay_of(ls_experiment *x, int quick, replay_info *r, ls_error *err)
+static int replay_of(ls_experiment *x, int quick, int custom, replay_info *r, ls_error *err)
 {
   uint64_t h = 0x7265706c6179ULL;
   for (int i = 0; i < ls_experiment_count(x); i++) {
@@ -93,7 +99,7 @@ static int replay_of(ls_experiment *x, int quick, replay_info *r, ls_error *err)
   const char *t = s0 ? ls_kv_find(s0->settings, "workload.max_tokens") : NULL;
   snprintf(r->prompts, sizeof r->prompts, "%s", p ? p : "default");
   snprintf(r->max_tokens, sizeof r->max_tokens, "%s", t ? t : "default");
-  r->replay = quick ? "quick" : "full";
+  r->replay = custom ? "custom" : quick ? "quick" : "full";
   return LS_OK;
 }
 
@@ -114,10 +120,10 @@ static const char QUICK_NOTE[] =
 static void print_hw(const char *what, double hw, double target)
 {
   if (isnan(hw))
-    printf("  %-44s   n/a   (target <= %.0f %%: not measurable, too few prompts)\n", what,
+    printf("  %-47s   n/a   (target <= %.0f %%: not measurable, too few prompts)\n", what,
            100 * target);
   else
-    printf("  %-44s %5.2f %% (target <= %.0f %%: %s)\n", what, 100 * hw, 100 * target,
+    printf("  %-47s %5.2f %% (target <= %.0f %%: %s)\n", what, 100 * hw, 100 * target,
            hw <= target ? "met" : "NOT met");
 }
 
@@ -216,20 +222,30 @@ static int figures(const repro_opts *o)
 
 int ls_cmd_reproduce(int argc, char **argv)
 {
-  repro_opts o = {"results/leversim.db", "results/figures", 2, 0, 0, 0, 1};
+  repro_opts o = {"results/leversim.db", "results/figures", NULL, NULL, 2, 0, 0, 0, 1};
   int rc = parse(argc, argv, &o);
   if (rc)
     return rc == 1 ? 0 : rc;
   char exp_path[1024], hint[1400];
   snprintf(exp_path, sizeof exp_path, "%s/runner/experiments/paper.yaml", ls_data_root());
-  snprintf(hint, sizeof hint, "leversim reproduce --db %s --resume%s", o.db, o.quick ? " --quick" : "");
+  snprintf(hint, sizeof hint, "leversim reproduce --db %s --resume%s%s%s%s%s", o.db,
+           o.quick ? " --quick" : "", o.prompts ? " --prompts " : "", o.prompts ? o.prompts : "",
+           o.tokens ? " --tokens " : "", o.tokens ? o.tokens : "");
   ls_error err;
   ls_error_clear(&err);
   ls_experiment *x = NULL;
   replay_info info;
-  int e = ls_experiment_load(&x, exp_path, ls_data_root(), o.quick, NULL, 1, 1, &err);
+  ls_kv *sizes = NULL;
+  int e = ls_kv_create(&sizes, &err);
+  if (!e && o.prompts)
+    e = ls_kv_set(sizes, "workload.prompts", o.prompts, "--prompts", &err);
+  if (!e && o.tokens)
+    e = ls_kv_set(sizes, "workload.max_tokens", o.tokens, "--tokens", &err);
   if (!e)
-    e = replay_of(x, o.quick, &info, &err);
+    e = ls_experiment_load(&x, exp_path, ls_data_root(), o.quick, sizes, 1, 1, &err);
+  ls_kv_free(sizes);
+  if (!e)
+    e = replay_of(x, o.quick, o.prompts || o.tokens, &info, &err);
   if (!e && !o.resume)
     remove_db(o.db);
   ls_driver_summary sum;

@@ -156,6 +156,9 @@ static void test_replay_refused(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "records no replay"));
   f = fopen("/dev/null", "w");
   CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, full, f, &e), LS_EINVALID);
+  set_replay(db, "custom", HASH_FULL, "20"); /* reproduce --prompts/--tokens: a trial */
+  CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, full, f, &e), LS_EINVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "custom"));
   set_replay(db, "full", HASH_FULL, "20");
   CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, base, f, &e), LS_EUSAGE); /* full into quick.yaml */
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "full.yaml"));
