@@ -1,5 +1,5 @@
 /* runner/commands: the leversim subcommands. Each takes the arguments after its own name
- * (argv[0] is the subcommand name) and returns the process exit status (DESIGN.md section 6:
+ * (argv[0] is the subcommand name) and returns the process exit status (docs/ARCHITECTURE.md, "Exit codes":
  * 0 ok, 1 a run failed, 2 regression found, 64+ usage/data errors via ls_status_exit). */
 #ifndef LS_RUNNER_COMMANDS_H
 #define LS_RUNNER_COMMANDS_H

@@ -304,7 +304,7 @@ static void metrics(ls_run_state *r, ls_decode_result *o)
   add_metric(o, "token_latency_p99_s", ls_sample_quantile(r->tok_lat, 0.99), "s");
   add_metric(o, "io_share", ratio(r->io_wait_ns, r->verify_ns_total), "ratio");
   add_metric(o, "wasted_verify", 1.0 - ratio(r->useful_compute, r->compute_total), "ratio");
-  /* DESIGN.md section 5's token measure, beside the compute-time one above */
+  /* the token-count measure (docs/ARCHITECTURE.md, "Metrics"), beside the compute-time one above */
   add_metric(o, "wasted_verify_tokens", 1.0 - ratio(r->useful_token_layers, r->token_layers_total), "ratio");
   add_metric(o, "util_npu", ratio(r->npu_busy, r->decode_ns), "ratio");
   add_metric(o, "util_cpu", ratio(r->cpu_busy, r->decode_ns * cores), "ratio");
