@@ -6,7 +6,8 @@
  * sum a_num / sum a_den. Its 95 % interval comes from resampling the units with replacement,
  * the SAME resample for A and B (common random numbers: the pairing cancels the unit-to-unit
  * variation both systems share), and taking the 2.5 % and 97.5 % quantiles of the resampled
- * statistic (percentile method; the quantile rule is GSL's, see sim/stats.h).
+ * statistic (percentile method, src:efron-tibshirani-1993 ch. 13; the quantile rule is GSL's,
+ * see sim/stats.h).
  * An aggregate over m independent pairs (the mean or geometric mean of their ratios) is
  * resampled jointly: replicate r resamples each pair's units independently and aggregates.
  * Resamples are pure functions of (pair seed, replicate, draw): a SplitMix64 sequence keyed by
