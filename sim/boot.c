@@ -27,9 +27,9 @@ double ls_boot_stat(const ls_boot_pair *p, const int *idx)
 
 /* Replicate r of pair p: n units drawn with replacement from a SplitMix64 sequence keyed by
  * (seed, r). The multiply-shift maps 32 random bits onto [0, n) with a bias below n / 2^32. */
-static double replicate(const ls_boot_pair *p, int r)
+static double replicate(const ls_boot_pair *p, uint64_t seed, int r)
 {
-  uint64_t state = ls_key2(p->seed, (uint64_t)r);
+  uint64_t state = ls_key2(seed, (uint64_t)r);
   double an = 0, ad = 0, bn = 0, bd = 0;
   for (int j = 0; j < p->n; j++) {
     state += 0x9e3779b97f4a7c15ULL;
@@ -79,7 +79,7 @@ int ls_boot_ci_agg(const ls_boot_pair *pairs, int m, ls_boot_agg agg, int resamp
   out->lo = out->hi = NAN;
   out->reliable = out->n >= LS_BOOT_MIN_UNITS && isfinite(out->est);
   for (int r = 0; out->reliable && r < resamples; r++) {
-    for (int i = 0; i < m; i++) x[i] = replicate(&pairs[i], r);
+    for (int i = 0; i < m; i++) x[i] = replicate(&pairs[i], pairs[0].seed, r);
     rep[r] = aggregate(x, m, agg);
     out->reliable = isfinite(rep[r]);
   }

@@ -8,11 +8,15 @@
  * variation both systems share), and taking the 2.5 % and 97.5 % quantiles of the resampled
  * statistic (percentile method, src:efron-tibshirani-1993 ch. 13; the quantile rule is GSL's,
  * see sim/stats.h).
- * An aggregate over m independent pairs (the mean or geometric mean of their ratios) is
- * resampled jointly: replicate r resamples each pair's units independently and aggregates.
- * Resamples are pure functions of (pair seed, replicate, draw): a SplitMix64 sequence keyed by
- * ls_key2(seed, replicate), so one pair's replicate r is the same whether it is resampled alone
- * or inside an aggregate, and results never depend on call order or threads.
+ * An aggregate over m pairs (the mean or geometric mean of their ratios) is resampled jointly,
+ * with unit j of every pair taken as the same unit: replicate r draws ONE list of unit indices
+ * and applies it to every pair. The pairs may share their units (the configurations of a
+ * replay decode the same prompt texts, so prompt j is correlated across them); resampling the
+ * units independently per pair would treat the pairs as independent and understate the
+ * variance of their mean.
+ * Resamples are pure functions of (seed, replicate, draw): a SplitMix64 sequence keyed by
+ * ls_key2(seed, replicate), the pair's own seed alone and the first pair's seed in an
+ * aggregate, so results never depend on call order or threads.
  * With fewer than LS_BOOT_MIN_UNITS units the percentile interval is far too narrow (with one
  * unit it is a point); such intervals are not computed: lo = hi = NaN, reliable = 0. */
 #ifndef LS_SIM_BOOT_H
@@ -49,7 +53,9 @@ double ls_boot_stat(const ls_boot_pair *p, const int *idx);
 int ls_boot_ci_pair(const ls_boot_pair *p, int resamples, double level, ls_boot_ci *out,
                     ls_error *err);
 
-/* Interval of the mean (or geometric mean) of the m pairs' statistics, resampled jointly. */
+/* Interval of the mean (or geometric mean) of the m pairs' statistics, resampled jointly with
+ * one list of unit indices per replicate (keyed by pairs[0].seed; a pair with fewer units
+ * maps the draws onto its own n). */
 int ls_boot_ci_agg(const ls_boot_pair *pairs, int m, ls_boot_agg agg, int resamples,
                    double level, ls_boot_ci *out, ls_error *err);
 

@@ -86,6 +86,26 @@ static void test_deterministic(void)
   CU_ASSERT_EQUAL(agg.hi, c1.hi);
 }
 
+/* Two configurations that share their prompts (the same data): the mean of their ratios is as
+ * uncertain as one of them, since one resample of the prompts applies to both. Independent
+ * resamples would shrink the interval by about sqrt(2). */
+static void test_aggregate_shared_units(void)
+{
+  double tok[10], ta[10], tb[10];
+  for (int i = 0; i < 10; i++) {
+    tok[i] = 100;
+    ta[i] = 1 + ls_uniform(LS_KEY(8, (uint64_t)i));
+    tb[i] = ta[i] * (1 + ls_uniform(LS_KEY(9, (uint64_t)i)));
+  }
+  ls_boot_pair ps[2] = {{10, tok, ta, tok, tb, 41}, {10, tok, ta, tok, tb, 42}};
+  ls_boot_ci one, mean;
+  ls_error err;
+  ls_boot_ci_pair(&ps[0], 2000, 0.95, &one, &err);
+  ls_boot_ci_agg(ps, 2, LS_BOOT_MEAN, 2000, 0.95, &mean, &err);
+  CU_ASSERT_DOUBLE_EQUAL(mean.lo, one.lo, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(mean.hi, one.hi, 1e-12);
+}
+
 /* Three pairs whose ratios are exactly 1, 2 and 4 on every prompt: mean 7/3, geomean 2. */
 static void test_aggregate(void)
 {
@@ -140,6 +160,7 @@ CU_TestInfo ls_t_boot[] = {
     {"pairing: a constant per-prompt ratio has a point interval", test_pairing},
     {"deterministic in the seed; aggregate of one = the pair", test_deterministic},
     {"mean and geometric mean of exact ratios", test_aggregate},
+    {"an aggregate resamples shared prompts once", test_aggregate_shared_units},
     {"95 % coverage of a known ratio", test_coverage},
     CU_TEST_INFO_NULL,
 };
