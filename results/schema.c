@@ -76,8 +76,8 @@
  *   fig10        + ratio_lo/hi (of vs_lever, the plotted ratio), vs_ar_flash_lo/hi;
  *   fig11        + ratio_lo/hi (of tps_vs_specinfer), tau_ratio_lo/hi (of tau_vs_specinfer);
  *   fig12        + tps_vs_no_prune_lo/hi;
- *   table1       + io_share_lo/hi (mean over datasets +- the root sum of squared per-run
- *                half-widths / datasets: the datasets are independent samples);
+ *   table1       + io_share_lo/hi (mean over datasets +- the mean of the per-run half-widths:
+ *                the datasets share their prompt draws, so their errors may add up fully);
  *   v_metric_ci  every run's metric intervals, one row per (run, metric);
  *   lever_ratios part main, one row per configuration: vs_ar_flash, vs_specinfer (Lever's
  *                speedup over each) with _lo/_hi, prompts.
@@ -227,10 +227,10 @@ static const char views_sql[] =
     " ORDER BY device, model, dataset, system, lmhead;"
     "CREATE VIEW table1 AS SELECT part, model, count(*) AS datasets,"
     " avg(io_share) AS io_share, min(io_share) AS io_share_min, max(io_share) AS io_share_max,"
-    " CASE WHEN count(c.lo) = count(*) THEN avg(io_share)"
-    " - sqrt(sum((c.hi - c.lo) * (c.hi - c.lo) / 4)) / count(*) END AS io_share_lo,"
-    " CASE WHEN count(c.lo) = count(*) THEN avg(io_share)"
-    " + sqrt(sum((c.hi - c.lo) * (c.hi - c.lo) / 4)) / count(*) END AS io_share_hi"
+    " CASE WHEN count(c.lo) = count(*) THEN avg(io_share) - avg(c.hi - c.lo) / 2 END"
+    " AS io_share_lo,"
+    " CASE WHEN count(c.lo) = count(*) THEN avg(io_share) + avg(c.hi - c.lo) / 2 END"
+    " AS io_share_hi"
     " FROM v_runs LEFT JOIN metric_ci c ON c.run_id = v_runs.run_id AND c.name = 'io_share'"
     " WHERE device = 'oneplus-12' AND ((part = 'table1' AND system = 'ar-flash')"
     " OR (part = 'table1-tree' AND system = 'specinfer') OR (part = 'main' AND system = 'ar-flash'"
@@ -421,19 +421,10 @@ static void fn_exp(sqlite3_context *c, int argc, sqlite3_value **v)
   sqlite3_result_double(c, exp(sqlite3_value_double(v[0])));
 }
 
-static void fn_sqrt(sqlite3_context *c, int argc, sqlite3_value **v)
-{
-  (void)argc;
-  double x = sqlite3_value_double(v[0]);
-  if (sqlite3_value_type(v[0]) == SQLITE_NULL || !(x >= 0)) sqlite3_result_null(c);
-  else sqlite3_result_double(c, sqrt(x));
-}
-
 int ls_db_register_math(sqlite3 *h)
 {
   int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
   int rc = sqlite3_create_function(h, "ln", 1, flags, NULL, fn_ln, NULL, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_create_function(h, "exp", 1, flags, NULL, fn_exp, NULL, NULL);
-  if (rc == SQLITE_OK) rc = sqlite3_create_function(h, "sqrt", 1, flags, NULL, fn_sqrt, NULL, NULL);
   return rc;
 }
