@@ -274,14 +274,7 @@ static int residency(ls_run_state *r, const ls_system *sys, ls_decode_result *ou
     r->resident = r->L;
     return 1;
   }
-  double room = ls_dram_resident_budget(d);
-  double left = d->app_budget - r->dc.total_bytes;
-  if (left < room)
-    room = left;
-  if (r->head_in_dram) /* a head kept in app memory takes its place in the budget first */
-    room -= r->tc.lmhead_bytes;
-  int n = room > 0 ? (int)floor(room / r->tc.layer_bytes) : 0;
-  r->resident = n < r->L ? n : r->L;
+  r->resident = ls_costmodel_resident_layers(r->dev, &r->tc, &r->dc, r->head_in_dram);
   return 1;
 }
 
