@@ -13,6 +13,7 @@
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
 #include "runner/driver.h"
+#include "runner/validate.h"
 
 static const char USAGE[] =
     "usage: leversim reproduce [--quick] [--db FILE] [--out DIR] [--jobs N] [--resume]\n"
@@ -246,6 +247,8 @@ int ls_cmd_reproduce(int argc, char **argv)
   ls_kv_free(sizes);
   if (!e)
     e = replay_of(x, o.quick, o.prompts || o.tokens, &info, &err);
+  if (!e) /* before the old database is removed */
+    e = ls_validate_runs(x, &err);
   if (!e && !o.resume)
     remove_db(o.db);
   ls_driver_summary sum;

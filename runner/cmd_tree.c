@@ -76,7 +76,7 @@ static int parse(int argc, char **argv, tree_opts *o, ls_kv *kv)
       continue;
     }
     if ((r = ls_opt_value(CMD, argc, argv, &i, "--set", &v)) != 0) {
-      if (r < 0 || ls_opt_set(CMD, kv, v) < 0)
+      if (r < 0 || ls_opt_set(CMD, kv, v, i + 1) < 0)
         return -1;
       continue;
     }

@@ -16,6 +16,7 @@ int ls_cmd_profiles(int argc, char **argv);   /* runner/cmd_profiles.c */
 int ls_cmd_devices(int argc, char **argv);    /* runner/cmd_devices.c */
 int ls_cmd_trace(int argc, char **argv);      /* runner/cmd_trace.c */
 int ls_cmd_bench(int argc, char **argv);      /* runner/cmd_bench.c */
+int ls_cmd_settings(int argc, char **argv);   /* runner/cmd_settings.c */
 int ls_cmd_calibrate(int argc, char **argv);  /* runner/cmd_calibrate.c */
 
 /* Bench parts, called by ls_cmd_bench. */

@@ -25,6 +25,9 @@ typedef struct ls_decode_result {
   int n_prompts, cap_prompts;
   char run_id[LS_DB_RUN_ID_LEN + 1]; /* set by ls_driver_run_one */
   char config_json[4096];     /* resolved configuration */
+  ls_kv_decl *settings;       /* owned; every setting the run read, given or default */
+  int n_settings;
+  char unknown_key[128];      /* a setting no reader of this system asked for ("" if none) */
 } ls_decode_result;
 
 /* Loaded devices/models/datasets shared by the runs of one process. */
@@ -37,6 +40,10 @@ void ls_decode_cache_free(ls_decode_cache *c);
  * returns LS_OK with valid = 0. */
 int ls_decode_run(ls_decode_cache *c, ls_run_spec *spec, int keep_steps, ls_decode_result *out,
                   ls_error *err);
+/* The same set-up as ls_decode_run (inputs, scoped settings, policies, cost model, every
+ * setting read and in range) without simulating: the check every run of an experiment passes
+ * before anything is written. out gets valid/message and the resolved settings, no metrics. */
+int ls_decode_check(ls_decode_cache *c, ls_run_spec *spec, ls_decode_result *out, ls_error *err);
 void ls_decode_result_free(ls_decode_result *r);
 
 #endif

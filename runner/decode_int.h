@@ -91,6 +91,7 @@ typedef struct ls_run_state {
   ls_db_prompt totals_prev; /* the run's totals at the end of the previous prompt */
   ls_decode_result *res;
   int keep_steps;
+  int dry;                      /* set-up only (ls_decode_check) */
   int failed;
   ls_error *err;
 } ls_run_state;

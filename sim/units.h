@@ -25,6 +25,8 @@ typedef enum ls_unit_kind {
 /* Name of a kind ("bandwidth") and a few example units ("B/s, MB/s, GB/s, GiB/s"). */
 const char *ls_units_kind_name(ls_unit_kind k);
 const char *ls_units_examples(ls_unit_kind k);
+/* The SI base unit ls_units_parse returns for kind k ("B/s"; "" for a ratio). */
+const char *ls_units_base(ls_unit_kind k);
 
 /* Parses text as a quantity of kind k into SI base units. On failure returns a negative
  * LS_E* code and sets *why to a static explanation (never NULL on failure). */

@@ -56,7 +56,7 @@ int fx_add(ls_db *db, const char *part, const char *device, const char *model,
   ls_db_prompt pr[FX_PROMPTS];
   fx_prompts(system, tps, tau, pr);
   ls_db_run r = {id, part, device, model, dataset, system, axes, cfg, "abc123", "0.1.0", "ok",
-                 NULL, seed, 0.5, pr, FX_PROMPTS};
+                 NULL, seed, 0.5, NULL, 0, pr, FX_PROMPTS};
   ls_db_metric m[] = {{"throughput_tps", tps, "tok/s"}, {"tau", tau, NULL},
                       {"io_share", 0.9 - 0.01 * tau, NULL}, {"energy_per_token_j", 1.0 / tps, "J"},
                       {"verify_s_mean", 0.1 * tau, "s"}, {"decode_s", 100 / tps, "s"}};
