@@ -378,14 +378,16 @@ int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
 {
   double v;
   long l;
-  int path = d->flash.path, regime = d->npu.regime, rc;
+  int path = d->flash.path, regime = d->npu.regime, sim = d->flash.sim, rc;
   if ((rc = ls_kv_enum(kv, "device.flash.path", paths, path, &path, err)) ||
+      (rc = ls_kv_enum(kv, "device.flash.sim", ls_flash_sim_names, sim, &sim, err)) ||
       (rc = ls_kv_enum(kv, "device.npu.regime", ls_npu_regime_names, regime, &regime, err)))
     return rc;
   if (regime == LS_NPU_Q4_0_DYNAMIC && !d->npu.dyn.present)
     return ls_error_set(err, LS_EINVALID, "device.npu.regime=q4_0-dynamic: profile %s gives no q4_0_dynamic section",
                         d->id);
   d->npu.regime = (ls_npu_regime)regime;
+  d->flash.sim = (ls_flash_sim)sim;
   static const char *const BOOLS[] = {"false", "true", NULL};
   if ((rc = ls_kv_enum(kv, "device.npu.pad_small", BOOLS, d->npu.dyn.pad_small, &d->npu.dyn.pad_small, err)))
     return rc;

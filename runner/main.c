@@ -24,7 +24,7 @@ static const command COMMANDS[] = {
     {"devices", ls_cmd_devices, "device-model queries (verification latency curve)"},
     {"trace", ls_cmd_trace, "record or inspect draft/target traces"},
     {"settings", ls_cmd_settings, "list every setting key: default, unit, range, which systems read it"},
-    {"bench", ls_cmd_bench, "micro-benchmarks: engine, policies"},
+    {"bench", ls_cmd_bench, "micro-benchmarks: engine, cycle, policies"},
     {"calibrate", ls_cmd_calibrate, "fit a device profile to llama-bench and fio measurements"},
 };
 
