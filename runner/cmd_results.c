@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "results/db.h"
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
@@ -19,13 +18,10 @@ static int fail(const ls_error *e)
 
 static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
-/* Opens an existing database (never creates one). */
+/* Opens an existing database read-only (never creates one, works on read-only media). */
 static int open_existing(const char *path, ls_db **db, ls_error *e)
 {
-  struct stat st;
-  if (stat(path, &st) != 0)
-    return ls_error_set(e, LS_ENOTFOUND, "%s: %s", path, strerror(errno));
-  return ls_db_open(db, path, e);
+  return ls_db_open_read(db, path, e);
 }
 
 static int parse_tolerance(const char *text, double *tol)
