@@ -25,16 +25,30 @@
 
 #define LS_DB_BUSY_MS 60000  /* a writer waits up to a minute for another's commit */
 
+/* SQLite's text for a failed write says "disk I/O error"; the system's reason (No space left
+ * on device, File too large) is what the user can act on. "" when there is none. */
+static const char *os_reason(sqlite3 *h, char *buf, size_t size)
+{
+  int code = sqlite3_errcode(h) & 0xff, sys = sqlite3_system_errno(h);
+  buf[0] = '\0';
+  if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && sys)
+    snprintf(buf, size, " (%s)", strerror(sys));
+  return buf;
+}
+
 int ls_db_fail(ls_db *db, ls_error *err, const char *what)
 {
-  return ls_error_set(err, LS_EDB, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+  char why[160];
+  return ls_error_set(err, LS_EDB, "%s: %s: %s%s", db->path, what, sqlite3_errmsg(db->h),
+                      os_reason(db->h, why, sizeof why));
 }
 
 int ls_db_exec(ls_db *db, const char *sql, ls_error *err)
 {
-  char *msg = NULL;
+  char *msg = NULL, why[160];
   if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) == SQLITE_OK) return LS_OK;
-  int rc = ls_error_set(err, LS_EDB, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+  int rc = ls_error_set(err, LS_EDB, "%s: %s%s", db->path, msg ? msg : sqlite3_errmsg(db->h),
+                        os_reason(db->h, why, sizeof why));
   sqlite3_free(msg);
   return rc;
 }

@@ -87,9 +87,9 @@ int ls_cmd_reproduce(int argc, char **argv)
   int rc = parse(argc, argv, &o);
   if (rc)
     return rc == 1 ? 0 : rc;
-  char exp_path[1024], hint[1400];
+  char exp_path[1024], hint[4096];
   snprintf(exp_path, sizeof exp_path, "%s/runner/experiments/paper.yaml", ls_data_root());
-  snprintf(hint, sizeof hint, "leversim reproduce --db %s --resume%s", o.db, o.quick ? " --quick" : "");
+  ls_resume_hint(hint, sizeof hint, argc, argv);
   ls_error err;
   ls_error_clear(&err);
   ls_experiment *x = NULL;
@@ -98,7 +98,7 @@ int ls_cmd_reproduce(int argc, char **argv)
     remove_db(o.db);
   ls_driver_summary sum;
   if (!e) {
-    ls_driver_opts d = {o.db, ls_data_root(), hint, (int)o.jobs, o.resume, 0};
+    ls_driver_opts d = {o.db, ls_data_root(), hint, (int)o.jobs, o.resume, 0, 0};
     e = ls_driver_run(x, &d, &sum, &err);
   }
   if (!e) {

@@ -4,6 +4,7 @@
  * --resume can skip a run before simulating it. */
 #include "runner/driver.h"
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,13 @@
 #include <unistd.h>
 #include "ls_version.h"
 
-static volatile sig_atomic_t g_stop; /* the one mutable global: set only by the SIGINT handler */
+/* The one mutable global: the signal (SIGINT or SIGTERM) that asked the sweep to stop, 0 while
+ * none has; written only by the handler. */
+static volatile sig_atomic_t g_stop;
 
-static void on_sigint(int sig)
+static void on_stop_signal(int sig)
 {
-  (void)sig;
-  g_stop = 1;
+  g_stop = sig;
 }
 
 static double now_s(void)
@@ -146,19 +148,32 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
       }
     }
     if (write(fd, &mark, 1) != 1)
-      rc = LS_EIO;
+      rc = ls_error_set(&err, LS_EIO, "worker %d: cannot report to the parent: %s", k + 1,
+                        strerror(errno));
   }
   if (rc)
     ls_error_print(&err, stderr);
   ls_decode_cache_free(cache);
   ls_db_close(db);
-  return rc ? 1 : 0;
+  return rc ? ls_status_exit(rc) : 0; /* e.g. 74 for a full disk: the parent passes it on */
 }
 
-static void progress(const ls_driver_summary *s, int done, double t0)
+/* On a terminal: a bar redrawn after every run. Elsewhere (a log, CI): one line about every
+ * LS_PROGRESS_S seconds, so a long sweep shows it is alive without flooding the log. */
+#define LS_PROGRESS_S 5.0 /* default of ls_driver_opts.progress_s */
+
+static void progress(const ls_driver_summary *s, int done, double t0, int tty)
 {
   double el = now_s() - t0, rate = el > 0 ? done / el : 0;
   double left = rate > 0 ? (s->total - done) / rate : 0;
+  if (!tty) {
+    if (done > 0)
+      fprintf(stderr, "leversim: %d/%d runs done, %d failed, %.0f s elapsed, about %.0f s left\n",
+              done, s->total, s->failed, el, left);
+    else
+      fprintf(stderr, "leversim: 0/%d runs done, %.0f s elapsed\n", s->total, el);
+    return;
+  }
   int width = 30, fill = s->total ? width * done / s->total : width;
   fprintf(stderr, "\r[%.*s%*s] %d/%d  %.1f runs/s  %.0fs left ", fill,
           "##############################", width - fill, "", done, s->total, rate, left);
@@ -196,18 +211,114 @@ static void tally(ls_driver_summary *s, char mark)
   else s->skipped++;
 }
 
+/* The name of a signal that ends a worker ("SIGKILL"); strsignal's text is not its name. */
+static const char *signal_name(int sig)
+{
+  static const struct { int sig; const char *name; } NAMES[] = {
+      {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"}, {SIGSEGV, "SIGSEGV"},
+      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"}, {SIGILL, "SIGILL"},
+      {SIGXFSZ, "SIGXFSZ"}, {SIGXCPU, "SIGXCPU"}, {SIGPIPE, "SIGPIPE"}, {SIGHUP, "SIGHUP"},
+      {SIGQUIT, "SIGQUIT"}, {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
+  for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+    if (NAMES[i].sig == sig)
+      return NAMES[i].name;
+  return "a signal";
+}
+
+/* The status code whose exit status a worker returned (74 -> LS_EIO); LS_ERUN if none. */
+static int status_of_exit(int exit_status)
+{
+  static const int CODES[] = {LS_EIO, LS_EINVALID, LS_ENOTFOUND, LS_EUSAGE, LS_ESTATE, LS_EINTR};
+  for (size_t i = 0; i < sizeof CODES / sizeof CODES[0]; i++)
+    if (ls_status_exit(CODES[i]) == exit_status)
+      return CODES[i];
+  return LS_ERUN;
+}
+
+/* Waits for every worker and records, in err, the first that did not end cleanly: by exit
+ * status (its own message was printed) or by the signal that killed it. Returns that code. */
+static int reap(const pid_t *pids, int jobs, ls_error *err)
+{
+  int rc = LS_OK;
+  for (int k = 0; k < jobs; k++) {
+    int st = 0;
+    while (waitpid(pids[k], &st, 0) < 0 && errno == EINTR) {
+    }
+    if (rc != LS_OK)
+      continue;
+    if (WIFSIGNALED(st))
+      rc = ls_error_set(err, LS_ESTATE, "worker %d killed by %s; its run in flight is lost",
+                        k + 1, signal_name(WTERMSIG(st)));
+    else if (WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != ls_status_exit(LS_EINTR))
+      rc = ls_error_set(err, status_of_exit(WEXITSTATUS(st)),
+                        "worker %d stopped with exit status %d (its message is above)", k + 1,
+                        WEXITSTATUS(st));
+  }
+  return rc;
+}
+
+/* Passes a stop request on to the workers once: a signal sent to the parent alone (kill PID,
+ * a job scheduler) must stop them too, not only a terminal's Ctrl-C to the whole group. */
+static void forward_stop(const pid_t *pids, int jobs, int *forwarded)
+{
+  if (!g_stop || *forwarded)
+    return;
+  for (int k = 0; k < jobs; k++)
+    kill(pids[k], SIGINT);
+  *forwarded = 1;
+}
+
+/* Reads the workers' one-byte reports until every worker has closed the pipe. */
+static void collect(int fd, const pid_t *pids, const ls_driver_opts *o, ls_driver_summary *sum,
+                    double t0, int *done)
+{
+  int tty = isatty(2), forwarded = 0;
+  double last = now_s(), every = o->progress_s > 0 ? o->progress_s : LS_PROGRESS_S;
+  int wait_ms = every < 1 ? (int)(every * 1000) + 1 : 1000;
+  for (;;) {
+    forward_stop(pids, o->jobs, &forwarded);
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int ready = poll(&pfd, 1, wait_ms);
+    if (ready < 0 && errno != EINTR)
+      break;
+    if (!tty && now_s() - last >= every) {
+      progress(sum, *done, t0, 0);
+      last = now_s();
+    }
+    if (ready <= 0)
+      continue;
+    char mark;
+    ssize_t got = read(fd, &mark, 1);
+    if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
+      break;
+    if (got < 0)
+      continue;
+    tally(sum, mark);
+    ++*done;
+    if (tty)
+      progress(sum, *done, t0, 1);
+  }
+  if (tty)
+    fprintf(stderr, "\n");
+}
+
 int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err)
 {
   memset(sum, 0, sizeof *sum);
   sum->total = ls_experiment_count(x);
   double t0 = now_s();
-  /* The handler is in place before the database exists, so anyone who sees the file can
-   * interrupt cleanly; workers inherit it. */
-  struct sigaction sa, old;
+  /* The handlers are in place before the database exists, so anyone who sees the file can
+   * interrupt cleanly; workers inherit them. A file-size limit (ulimit -f) must show up as a
+   * write error (exit 74), not kill a worker with SIGXFSZ. */
+  struct sigaction sa, old_int, old_term, ign, old_xfsz;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigint;
+  sa.sa_handler = on_stop_signal;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
   g_stop = 0;
-  sigaction(SIGINT, &sa, &old);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGXFSZ, &ign, &old_xfsz);
   /* Create the schema once before the workers race to it. */
   ls_db *db = NULL;
   int rc = ls_db_open(&db, o->db_path, err);
@@ -215,51 +326,31 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   int fd[2];
   if (rc == LS_OK && pipe(fd) != 0)
     rc = ls_error_set(err, LS_EIO, "pipe failed: %s", strerror(errno));
-  if (rc) {
-    sigaction(SIGINT, &old, NULL);
-    return rc;
-  }
   pid_t pids[64];
-  int jobs = o->jobs;
   fflush(NULL); /* children must not re-flush the parent's buffered output */
-  if ((rc = spawn(x, o, pids, fd, err))) {
-    sigaction(SIGINT, &old, NULL);
-    return rc;
+  if (rc == LS_OK)
+    rc = spawn(x, o, pids, fd, err);
+  int done = 0;
+  if (rc == LS_OK) {
+    collect(fd[0], pids, o, sum, t0, &done);
+    close(fd[0]);
+    rc = reap(pids, o->jobs, err);
   }
-  int tty = isatty(2), done = 0;
-  char mark;
-  ssize_t got;
-  while ((got = read(fd[0], &mark, 1)) != 0) {
-    if (got < 0) {
-      if (errno == EINTR)
-        continue;
-      break;
-    }
-    tally(sum, mark);
-    done++;
-    if (tty)
-      progress(sum, done, t0);
-  }
-  close(fd[0]);
-  int worker_failed = 0;
-  for (int k = 0; k < jobs; k++) {
-    int st;
-    while (waitpid(pids[k], &st, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-      worker_failed = 1;
-  }
-  if (tty)
-    fprintf(stderr, "\n");
   sum->interrupted = g_stop != 0;
-  sigaction(SIGINT, &old, NULL);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGXFSZ, &old_xfsz, NULL);
   sum->wall_s = now_s() - t0;
-  if (sum->interrupted) {
+  const char *hint = o->resume_hint ? o->resume_hint : "the same command and --resume";
+  if (sum->interrupted && rc == LS_OK) {
     fprintf(stderr, "leversim: interrupted after %d of %d runs; finished runs are saved.\n"
-                    "resume with: %s\n", done, sum->total, o->resume_hint ? o->resume_hint : "the same command and --resume");
+                    "resume with: %s\n", done, sum->total, hint);
     return ls_error_set(err, LS_EINTR, "interrupted");
   }
-  if (worker_failed)
-    return ls_error_set(err, LS_ERUN, "a worker process failed (see messages above)");
-  return LS_OK;
+  if (rc != LS_OK && done > 0 && err) {
+    size_t n = strlen(err->msg);
+    snprintf(err->msg + n, sizeof err->msg - n, "; %d of %d runs done, finished runs are saved; "
+             "resume with: %s", done, sum->total, hint);
+  }
+  return rc;
 }

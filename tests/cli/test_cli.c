@@ -2,14 +2,18 @@
  * --jobs determinism, sharded sweeps merged, resume after SIGKILL, clean SIGINT.
  * Sweeps run on the fixture data root tests/runner/data (a tiny deterministic phone and a
  * one-layer model) so that each test takes well under a second per sweep. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "ls_test.h"
+#include "runner/cli_opts.h"
+#include "runner/driver.h"
 
 static char g_tmp[256];  /* per-process scratch folder */
 
@@ -302,6 +306,181 @@ static void test_sigint_clean(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "already done"));
 }
 
+/* ---- reliability (regressions of issue 13) ---- */
+
+static void read_text(const char *path, char *out, size_t size)
+{
+  out[0] = '\0';
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  size_t n = fread(out, 1, size - 1, f);
+  out[n] = '\0';
+  fclose(f);
+}
+
+/* Runs in the export of db, one line a run (header excluded); -1 when unreadable. */
+static int count_runs(const char *db)
+{
+  char args[1024];
+  char *b = big();
+  snprintf(args, sizeof args, "export --db '%s' --view v_runs --format csv", db);
+  int n = ls_test_cli(args, b, 1 << 20) == 0 ? -1 : -2;
+  for (char *c = b; *c; c++)
+    n += *c == '\n';
+  free(b);
+  return n;
+}
+
+/* Regression: SIGINT sent to the parent alone (kill PID, a scheduler) set its flag but the
+ * workers ran every remaining run; and the resume hint dropped --jobs. */
+static void test_sigint_parent_only(void)
+{
+  char db[512], errfile[600], out[8192];
+  snprintf(db, sizeof db, "%s/int-parent.db", g_tmp);
+  snprintf(errfile, sizeof errfile, "%s/int-parent-err.txt", g_tmp);
+  pid_t pid = start_sweep(db, "--resume", errfile);
+  wait_for_file(db);
+  sleep_ms(30);
+  kill(pid, SIGINT); /* the parent only, not its group */
+  int st;
+  waitpid(pid, &st, 0);
+  kill(-pid, SIGKILL); /* nothing must be left of the group; this only cleans up on failure */
+  CU_ASSERT_FATAL(WIFEXITED(st));
+  CU_ASSERT_EQUAL(WEXITSTATUS(st), 130);
+  int n = count_runs(db);
+  CU_ASSERT(n >= 0 && n < 48 + 320); /* the whole experiment has 368 runs */
+  read_text(errfile, out, sizeof out);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, " --jobs 2 --resume"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "--db "));
+}
+
+/* The pid of one child of parent (0 when none yet). */
+static pid_t child_of(pid_t parent)
+{
+  char cmd[64], line[64];
+  snprintf(cmd, sizeof cmd, "pgrep -P %ld", (long)parent);
+  FILE *p = popen(cmd, "r");
+  if (!p)
+    return 0;
+  pid_t child = fgets(line, sizeof line, p) ? (pid_t)atol(line) : 0;
+  pclose(p);
+  return child;
+}
+
+/* Regression: a worker killed by a signal was reported as "see messages above" with no
+ * message above. It is named with its signal; exit 70; finished runs are kept. */
+static void test_worker_killed_named(void)
+{
+  char db[512], errfile[600], out[8192];
+  snprintf(db, sizeof db, "%s/killed-worker.db", g_tmp);
+  snprintf(errfile, sizeof errfile, "%s/killed-worker-err.txt", g_tmp);
+  pid_t pid = start_sweep(db, "--resume", errfile);
+  wait_for_file(db);
+  pid_t w = 0;
+  for (int i = 0; i < 200 && !(w = child_of(pid)); i++)
+    sleep_ms(5);
+  CU_ASSERT_FATAL(w > 0);
+  sleep_ms(30);
+  kill(w, SIGKILL);
+  int st;
+  waitpid(pid, &st, 0);
+  kill(-pid, SIGKILL);
+  CU_ASSERT_FATAL(WIFEXITED(st));
+  CU_ASSERT_EQUAL(WEXITSTATUS(st), 70);
+  read_text(errfile, out, sizeof out);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "killed by SIGKILL"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
+}
+
+/* Regression: a file-size limit (ulimit -f, the same failure as a full disk) in the middle of
+ * a sweep killed the worker with SIGXFSZ and the sweep exited 1 ("a run failed"). It is an
+ * I/O error: exit 74, with the database's message. */
+static void test_file_size_limit_exit_74(void)
+{
+  char db[512], errfile[600], exp[512], out[8192];
+  snprintf(db, sizeof db, "%s/fsize.db", g_tmp);
+  snprintf(errfile, sizeof errfile, "%s/fsize-err.txt", g_tmp);
+  snprintf(exp, sizeof exp, "%s/exp.yaml", g_tmp);
+  pid_t pid = fork();
+  if (pid == 0) {
+    struct rlimit rl = {256 * 1024, 256 * 1024};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0 || !freopen("/dev/null", "w", stdout) ||
+        !freopen(errfile, "w", stderr))
+      _exit(126);
+    execl(LS_BINARY, LS_BINARY, "sweep", exp, "--db", db, "--steps", "--jobs", "2", (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  waitpid(pid, &st, 0);
+  CU_ASSERT_FATAL(WIFEXITED(st));
+  CU_ASSERT_EQUAL(WEXITSTATUS(st), 74);
+  read_text(errfile, out, sizeof out);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "exit status 74"));
+  CU_ASSERT_PTR_NULL(strstr(out, "see messages above"));
+}
+
+/* --db '' and --db :memory: exited 0 and kept nothing. */
+static void test_temporary_db_refused(void)
+{
+  char args[1024], out[4096];
+  const char *dbs[] = {"''", ":memory:"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(args, sizeof args, "sweep '%s/exp.yaml' --quick --db %s", g_tmp, dbs[i]);
+    CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "would be lost"));
+    snprintf(args, sizeof args, "run --device tiny --model tiny-target --dataset iid --system lever --db %s",
+             dbs[i]);
+    CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+  }
+}
+
+/* The resume hint repeats every original argument, quoted for the shell where needed. */
+static void test_resume_hint(void)
+{
+  char buf[512];
+  char *a1[] = {"sweep", "exp.yaml", "--jobs", "4", "--shard", "2/3", "--set", "draft.budget=8",
+                "--db", "my results.db"};
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, 10, a1),
+                         "leversim sweep exp.yaml --jobs 4 --shard 2/3 --set draft.budget=8 --db "
+                         "'my results.db' --resume");
+  char *a2[] = {"reproduce", "--resume", "--quick", "it's"};
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, 4, a2),
+                         "leversim reproduce --resume --quick 'it'\\''s'");
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, 40, 10, a1), "the same command with --resume");
+}
+
+/* Off a terminal, a progress line about every progress_s seconds (5 by default). */
+static void test_progress_off_terminal(void)
+{
+  char path[512], db[512], errfile[600], out[8192];
+  snprintf(path, sizeof path, "%s/exp.yaml", g_tmp);
+  snprintf(db, sizeof db, "%s/progress.db", g_tmp);
+  snprintf(errfile, sizeof errfile, "%s/progress-err.txt", g_tmp);
+  ls_error err;
+  ls_error_clear(&err);
+  ls_experiment *x = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_load(&x, path, getenv("LEVERSIM_DATA"), 0, NULL, 1, 1, &err), LS_OK);
+  fflush(stderr);
+  int saved = dup(2), fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CU_ASSERT_FATAL(saved >= 0 && fd >= 0);
+  dup2(fd, 2);
+  close(fd);
+  ls_driver_opts o = {db, getenv("LEVERSIM_DATA"), NULL, 2, 0, 0, 0.05};
+  ls_driver_summary sum;
+  int rc = ls_driver_run(x, &o, &sum, &err);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  ls_experiment_free(x);
+  CU_ASSERT_EQUAL(rc, LS_OK);
+  CU_ASSERT_EQUAL(sum.ok + sum.invalid, 368);
+  read_text(errfile, out, sizeof out);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "/368 runs done, 0 failed, "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, " s elapsed, about "));
+  CU_ASSERT_PTR_NULL(strchr(out, '\r')); /* no terminal bar in a log */
+}
+
 static CU_TestInfo basics_tests[] = {
     {"help and version of every command", test_help_and_version},
     {"unknown names list the valid choices", test_unknown_names_list_choices},
@@ -316,6 +495,14 @@ static CU_TestInfo shards_tests[] = {
 static CU_TestInfo resume_tests[] = {{"SIGKILL at several points, then --resume", test_resume_after_kill}, CU_TEST_INFO_NULL};
 static CU_TestInfo interrupt_tests[] = {
     {"SIGINT keeps finished runs and says how to resume", test_sigint_clean},
+    {"SIGINT to the parent alone stops the workers; the hint keeps --jobs", test_sigint_parent_only},
+    CU_TEST_INFO_NULL};
+static CU_TestInfo reliability_tests[] = {
+    {"a worker killed by a signal is named (exit 70)", test_worker_killed_named},
+    {"a file-size limit mid-sweep exits 74", test_file_size_limit_exit_74},
+    {"--db '' and :memory: are refused (64)", test_temporary_db_refused},
+    {"the resume hint repeats the original arguments", test_resume_hint},
+    {"progress lines off a terminal", test_progress_off_terminal},
     CU_TEST_INFO_NULL};
 
 static int init(void) { return setup_tmp(); }
@@ -333,6 +520,7 @@ static CU_SuiteInfo suites[] = {
     {"shards", init, clean, NULL, NULL, shards_tests},
     {"resume", init, clean, NULL, NULL, resume_tests},
     {"interrupt", init, clean, NULL, NULL, interrupt_tests},
+    {"reliability", init, clean, NULL, NULL, reliability_tests},
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv) { return ls_test_main(argc, argv, suites); }
