@@ -57,6 +57,9 @@ struct ls_engine {
   int64_t now;
   uint64_t seq;
   size_t live;
+  const volatile sig_atomic_t *stop; /* ls_engine_set_bounds: borrowed, NULL when unset */
+  uint64_t budget, spent;            /* events allowed and fired since (budget 0: no limit) */
+  int halted;
 };
 
 /* Bitwise, not short-circuit: the result feeds index arithmetic without a branch, since
@@ -227,10 +230,31 @@ int ls_engine_cancel(ls_engine *e, ls_event_id id)
   return 1;
 }
 
+void ls_engine_set_bounds(ls_engine *e, const volatile sig_atomic_t *stop, uint64_t max_events)
+{
+  e->stop = stop;
+  e->budget = max_events;
+  e->spent = 0;
+  e->halted = LS_OK;
+}
+
+int ls_engine_halted(const ls_engine *e) { return e->halted; }
+
+/* Checked between events, so a stop never cuts a callback short. */
+static int out_of_bounds(ls_engine *e)
+{
+  if (e->stop && *e->stop)
+    e->halted = LS_EINTR;
+  else if (e->budget && e->spent >= e->budget)
+    e->halted = LS_ERANGE;
+  return e->halted != LS_OK;
+}
+
 uint64_t ls_engine_run_until(ls_engine *e, int64_t until)
 {
   uint64_t fired = 0;
-  while (e->n > 0 && e->heap[0].time <= until) {
+  e->halted = LS_OK;
+  while (e->n > 0 && e->heap[0].time <= until && !out_of_bounds(e)) {
     hnode top = e->heap[0];
     heap_pop(e);
     slot_t *sl = &e->slots[top.slot];
@@ -246,6 +270,7 @@ uint64_t ls_engine_run_until(ls_engine *e, int64_t until)
     e->now = top.time;
     fn(e, ctx); /* may schedule or cancel: slots/heap may move, nothing is held across */
     fired++;
+    e->spent++;
   }
   return fired;
 }
