@@ -60,7 +60,13 @@ struct ls_decode_cache {
   char root[512];
   cached dev[MAX_CACHED], mod[MAX_CACHED], ds[MAX_CACHED];
   int n_dev, n_mod, n_ds;
+  const volatile sig_atomic_t *stop; /* ls_decode_cache_set_stop (borrowed; may be NULL) */
 };
+
+void ls_decode_cache_set_stop(ls_decode_cache *c, const volatile sig_atomic_t *stop)
+{
+  c->stop = stop;
+}
 
 int ls_decode_cache_create(ls_decode_cache **out, const char *data_root, ls_error *err)
 {
@@ -805,7 +811,7 @@ static void free_run(run *r)
   ls_device_free(r->dev);
 }
 
-static int simulate(run *r, ls_run_spec *s, ls_error *err)
+static int simulate(run *r, ls_decode_cache *c, ls_run_spec *s, ls_error *err)
 {
   int rc = ls_engine_create(&r->eng, err);
   if (!rc) rc = ls_devsim_create(&r->ds, r->dev, r->eng, s->seed, 0, err);
@@ -815,9 +821,18 @@ static int simulate(run *r, ls_run_spec *s, ls_error *err)
   r->err = err;
   r->prompt = 0;
   prompt_start(r);
+  uint64_t budget = LS_RUN_EVENTS_PER_TOKEN * (uint64_t)r->max_tokens * (uint64_t)text_prompts(r);
+  ls_engine_set_bounds(r->eng, c->stop, budget);
   ls_engine_run(r->eng);
   if (r->failed)
     return r->failed;
+  if (ls_engine_halted(r->eng) == LS_EINTR)
+    return ls_error_set(err, LS_EINTR, "interrupted");
+  if (ls_engine_halted(r->eng))
+    return ls_error_set(err, LS_EINVALID, "model '%s' is too large to simulate: more than %llu "
+                        "simulated events per generated token (leversim's limit of one run); "
+                        "check its arch", ls_model_id(r->target),
+                        (unsigned long long)LS_RUN_EVENTS_PER_TOKEN);
   if (r->prompt < text_prompts(r))
     return ls_error_set(err, LS_ESTATE, "decode: the simulation stalled in prompt %d", r->prompt);
   return LS_OK;
@@ -855,7 +870,7 @@ int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_
     if (!rc) {
       ls_costmodel_set_exec(r->cm, r->overlap, r->head_in_dram);
       ls_costmodel_bind(r->cm, &r->cost);
-      rc = simulate(r, s, err);
+      rc = simulate(r, c, s, err);
     }
     if (!rc)
       metrics(r, out);

@@ -83,6 +83,8 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
   ls_error run_err;
   ls_error_clear(&run_err);
   int rc = ls_decode_run(cache, spec, keep_steps, res, &run_err);
+  if (rc == LS_EINTR) /* stopped half-way: nothing to record, the run is redone on --resume */
+    return ls_error_set(err, LS_EINTR, "interrupted");
   const char *status = rc ? "failed" : res->valid ? "ok" : "invalid";
   char msg[LS_ERR_MSG + LS_ERR_FILE + 64];
   if (rc)
@@ -129,6 +131,8 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
   int rc = ls_db_open(&db, o->db_path, &err);
   if (!rc)
     rc = ls_decode_cache_create(&cache, o->data_root, &err);
+  if (!rc) /* Ctrl-C reaches the run in progress, not only the gap between two runs */
+    ls_decode_cache_set_stop(cache, &g_stop);
   for (int i = k; rc == LS_OK && i < ls_experiment_count(x) && !g_stop; i += o->jobs) {
     ls_run_spec *spec = ls_experiment_run(x, i);
     int done = 0;
@@ -141,6 +145,8 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
       int st;
       rc = ls_driver_run_one(cache, db, spec, o->keep_steps, &res, &st, &err);
       ls_decode_result_free(&res);
+      if (st == 3) /* nothing recorded (interrupted, or the database failed): not a run done */
+        break;
       mark = st == 0 ? 'o' : st == 1 ? 'i' : 'f';
       if (rc && st == 2) { /* a failed run is recorded; report it and go on */
         ls_error_print(&err, stderr);
@@ -151,7 +157,7 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
       rc = ls_error_set(&err, LS_EIO, "worker %d: cannot report to the parent: %s", k + 1,
                         strerror(errno));
   }
-  if (rc)
+  if (rc && rc != LS_EINTR)
     ls_error_print(&err, stderr);
   ls_decode_cache_free(cache);
   ls_db_close(db);

@@ -2,9 +2,11 @@
  * sharding, the decode cycle against a hand computation, closed forms of chain SD, and the
  * command line (run, sweep with --jobs and --resume, reproduce --quick). */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "devices/device.h"
 #include "ls_test.h"
 #include "policies/costmodel.h"
@@ -262,6 +264,71 @@ static void test_trace_replay(void)
   ls_decode_result_free(&res);
 }
 
+/* ---- bounds of one run (regressions of issue 13) ---- */
+
+/* A model whose arch fields are huge but each within its range made a 4-token run last
+ * minutes (millions of flash chunks per token). The event budget per generated token stops it
+ * with a message naming the model, in well under a second. */
+static void test_huge_model_refused(void)
+{
+  char root[600], cmd[1400];
+  snprintf(root, sizeof root, "%s/huge-data", g_tmp);
+  snprintf(cmd, sizeof cmd,
+           "rm -rf '%s' && cp -r '%s' '%s' && sed -i 's/^  n_layers: 1 /  n_layers: 1000 /; "
+           "s/^  hidden: 2048 /  hidden: 1048576 /; s/^  ffn: 8192 /  ffn: 4194304 /' "
+           "'%s/workloads/models/tiny-target.yaml'",
+           root, g_data, root, root);
+  CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+  ls_decode_result res;
+  memset(&res, 0, sizeof res);
+  ls_error err;
+  ls_kv *kv = NULL;
+  ls_experiment *x = NULL;
+  ls_decode_cache *c = NULL;
+  ls_error_clear(&err);
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  ls_kv_set(kv, "workload.max_tokens", "4", "test", &err);
+  ls_kv_set(kv, "workload.prompts", "1", "test", &err);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, root, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_decode_cache_create(&c, root, &err), LS_OK);
+  clock_t t0 = clock();
+  CU_ASSERT_EQUAL(ls_decode_run(c, ls_experiment_run(x, 0), 0, &res, &err), LS_EINVALID);
+  CU_ASSERT(clock() - t0 < 5 * CLOCKS_PER_SEC); /* 4e6 events: a fraction of a second */
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model 'tiny-target' is too large to simulate"));
+  ls_decode_result_free(&res);
+  ls_decode_cache_free(c);
+  ls_experiment_free(x);
+  ls_kv_free(kv);
+}
+
+/* A stop flag set (by the driver's SIGINT handler) ends a run in progress with LS_EINTR. */
+static void test_stop_flag_reaches_run(void)
+{
+  ls_decode_result res;
+  memset(&res, 0, sizeof res);
+  ls_error err;
+  ls_experiment *x = NULL;
+  ls_decode_cache *c = NULL;
+  ls_error_clear(&err);
+  volatile sig_atomic_t stop = SIGINT;
+  ls_kv *kv = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  ls_kv_set(kv, "workload.max_tokens", "20", "test", &err);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, g_data, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_decode_cache_create(&c, g_data, &err), LS_OK);
+  ls_decode_cache_set_stop(c, &stop);
+  CU_ASSERT_EQUAL(ls_decode_run(c, ls_experiment_run(x, 0), 0, &res, &err), LS_EINTR);
+  ls_decode_result_free(&res);
+  memset(&res, 0, sizeof res);
+  stop = 0; /* the same cache runs normally once the flag is clear */
+  CU_ASSERT_EQUAL(ls_decode_run(c, ls_experiment_run(x, 0), 0, &res, &err), LS_OK);
+  CU_ASSERT(res.valid);
+  ls_decode_result_free(&res);
+  ls_decode_cache_free(c);
+  ls_experiment_free(x);
+  ls_kv_free(kv);
+}
+
 static CU_TestInfo systems_tests[] = {
     {"every system resolves in the registry", test_systems_resolve},
     {"each ablation switches exactly one part", test_ablations_switch_one_part},
@@ -275,6 +342,8 @@ static CU_TestInfo cycle_tests[] = {
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
     {"ar-mem is valid only when the target fits", test_ar_mem_validity},
     {"a recorded trace replaces the oracle", test_trace_replay},
+    {"a huge model is refused by the event budget", test_huge_model_refused},
+    {"the stop flag ends a run in progress", test_stop_flag_reaches_run},
     CU_TEST_INFO_NULL};
 
 static CU_SuiteInfo suites[] = {
