@@ -24,6 +24,8 @@
  *                              CPU: L_d x layer(n) + head(n) with the configured threads.
  *   draft_step_s(n, depth) = calls x draft call(unit, tokens_per_call, ctx + depth), as
  *   the map policy's draft_step says.
+ *   draft_pair_s(n1, n2, depth) = max of the two steps on different units (CPU and NPU run
+ *   at once), their sum on one unit.
  * The runner times draft calls and projections with the same functions; verification there
  * is simulated with events (flash requests, prefetch), which verify_s approximates. The flash
  * read times are taken once at create: apply device overrides before creating the model. */
@@ -170,9 +172,20 @@ static double draft_step_s(const void *ctx, int n_nodes, int depth)
          1e-9;
 }
 
+static double draft_pair_s(const void *ctx, int n1, int n2, int depth)
+{
+  const ls_costmodel *cm = ctx;
+  double a = draft_step_s(ctx, n1, depth), b = draft_step_s(ctx, n2, depth);
+  if (n1 <= 0 || n2 <= 0)
+    return a + b;
+  ls_draft_exec x = cm->map->draft_step(cm->map_state, n1, depth), y = cm->map->draft_step(cm->map_state, n2, depth);
+  return x.unit != y.unit ? (a > b ? a : b) : a + b;
+}
+
 void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out)
 {
   out->ctx = cm;
   out->verify_s = verify_s;
   out->draft_step_s = draft_step_s;
+  out->draft_pair_s = draft_pair_s;
 }

@@ -19,6 +19,9 @@
  *   2. the tree of the pool is its top n - 1, n* from the stopping rule (best_prefix).
  *   3. the next batch: unexpanded pool nodes (depth < max_depth) of gain >= batch_ratio x
  *      the best unexpanded gain, in gain order, at most draft.width of them.
+ *   3b. a batch may run as two concurrent passes, its high-gain head and its low-gain tail,
+ *      when the map places them on different units (CPU and NPU) and the pair is faster
+ *      (best_split); D then grows by the slower of the two.
  *   4. look-ahead: estimate the batch's top-2 children as g(u) * m(d+1, r), m the running
  *      mean of corrected candidate probabilities per depth and rank; if the best J with these
  *      estimates and the extra pass (D + step) is >= the current best J, run the round
@@ -217,6 +220,25 @@ static int pick_batch(const lever_state *s, const ls_tree *t, int *batch)
   return m;
 }
 
+/* CPU/NPU concurrency (src:lever-html, mapping): the tail of k nodes of an m-node batch can
+ * run as its own pass beside the head's pass when the map puts the two on different units;
+ * returns the k that makes the pair fastest if that beats one pass (0 otherwise). */
+static int best_split(const ls_cost_model *c, int m, int depth)
+{
+  if (!c || !c->draft_pair_s || m < 2)
+    return 0;
+  double best = c->draft_step_s(c->ctx, m, depth);
+  int k = 0;
+  for (int j = 1; j < m; j++) {
+    double t = c->draft_pair_s(c->ctx, m - j, j, depth);
+    if (t < best) {
+      best = t;
+      k = j;
+    }
+  }
+  return k;
+}
+
 static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *c, ls_error *err)
 {
   lever_state *s = state;
@@ -237,7 +259,8 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
     int maxd = 0;
     for (int i = 0; i < m; i++)
       maxd = t->depth[batch[i]] > maxd ? t->depth[batch[i]] : maxd;
-    double step = c ? c->draft_step_s(c->ctx, m, maxd) : 0.0;
+    int split = best_split(c, m, maxd); /* 0: one pass; k: the last k nodes in a concurrent pass */
+    double step = c ? (split ? c->draft_pair_s(c->ctx, m - split, split, maxd) : c->draft_step_s(c->ctx, m, maxd)) : 0.0;
     if (t->n_steps > 0) { /* look-ahead (the root's pass is always made: nothing to draft otherwise) */
       int ne = 0;
       for (int i = 0; i < m; i++)
@@ -257,12 +280,17 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
       if (!(e2 * bestT >= bestE * t2))
         break;
     }
-    if (ls_tree_expand(t, v, batch, m, s->k, probs) != LS_OK)
-      return ls_error_set(err, LS_ERANGE, "lever: draft step log full");
     D += step;
     for (int i = 0; i < m; i++)
       s->expanded[batch[i]] = 1;
-    absorb(s, t, v, batch, m, probs);
+    /* the batch's high-gain head, then (split) its low-gain tail as a second pass that needs
+     * nothing the first produces, so the runner runs both at once on different units */
+    int parts[2] = {m - split, split};
+    for (int p = 0, off = 0; p < 2 && parts[p] > 0; off += parts[p], p++) {
+      if (ls_tree_expand(t, v, batch + off, parts[p], s->k, probs) != LS_OK)
+        return ls_error_set(err, LS_ERANGE, "lever: draft step log full");
+      absorb(s, t, v, batch + off, parts[p], probs);
+    }
     for (int i = 0; i < s->n_list; i++)
       gains[i] = s->g[s->list[i]];
     bestn = best_prefix(s, c, gains, s->n_list, D, &bestE, &bestT);

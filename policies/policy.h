@@ -12,7 +12,9 @@
  * Draft cost accounting: every draft forward pass is recorded as a step (ls_tree_expand),
  * with the number of nodes it evaluated, whether or not those nodes stay in the final tree.
  * The runner charges draft time per step as the map policy decides (single-node calls,
- * batched calls, CPU or NPU). */
+ * batched calls, CPU or NPU). A step may start once the step it depends on (step_dep: the
+ * latest pass that produced one of its nodes) has finished, so two passes mapped to
+ * different units run at the same time when neither needs the other's output. */
 #ifndef LS_POLICIES_POLICY_H
 #define LS_POLICIES_POLICY_H
 #include <stdint.h>
@@ -34,6 +36,8 @@ typedef struct ls_tree {
   int n_steps;                    /* draft forward passes made while building */
   int step_nodes[LS_STEPS_MAX];   /* nodes evaluated by each pass */
   int step_depth[LS_STEPS_MAX];   /* depth of the nodes evaluated (max, for mixed steps) */
+  int step_dep[LS_STEPS_MAX];     /* the latest earlier pass whose output this one needs (-1: none) */
+  int node_step[LS_TREE_MAX];     /* the pass that produced each node (-1: the root) */
 } ls_tree;
 
 /* Device cost queries a policy may use, filled by the runner (or `leversim tree`) from the
@@ -47,6 +51,10 @@ typedef struct ls_cost_model {
   /* Wall time of one draft forward pass evaluating n_nodes nodes at a depth, on the unit
    * and with the batching the map policy picks. */
   double (*draft_step_s)(const void *ctx, int n_nodes, int depth);
+  /* Wall time of two passes that do not need each other's output, started together (n1
+   * nodes, then n2 at the same depth): the slower one when the map puts them on different
+   * units, their sum on the same unit. May be NULL (then passes are taken one after another). */
+  double (*draft_pair_s)(const void *ctx, int n1, int n2, int depth);
 } ls_cost_model;
 
 /* ---- tree helpers (policies/tree.c) ---- */

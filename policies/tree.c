@@ -3,7 +3,8 @@
  * Invariants (asserted): nodes are stored parents-before-children (parent[i] < i), depth[i] =
  * depth[parent[i]] + 1, path_prob[i] = path_prob[parent[i]] * prob[i], keys come from the
  * view (child_key of the parent's key), and every draft forward pass is one entry of the step
- * log, so the runner can charge draft time per pass. */
+ * log, so the runner can charge draft time per pass; step_dep[s] < s, the latest pass that
+ * produced a node step s evaluates. */
 #include <assert.h>
 #include <string.h>
 #include "policies/policies_int.h"
@@ -17,6 +18,7 @@ void ls_tree_init(ls_tree *t, const ls_draft_view *v)
   t->prob[0] = 1.0;
   t->path_prob[0] = 1.0;
   t->key[0] = v ? v->root_key : 0;
+  t->node_step[0] = -1;
   t->n_steps = 0;
 }
 
@@ -32,6 +34,7 @@ int ls_tree_add(ls_tree *t, const ls_draft_view *v, int parent, int rank, double
   t->prob[i] = prob;
   t->path_prob[i] = t->path_prob[parent] * prob;
   t->key[i] = v->child_key(v->ctx, t->key[parent], t->depth[parent], rank);
+  t->node_step[i] = t->n_steps - 1; /* children come from the last pass recorded */
   return i;
 }
 
@@ -40,10 +43,12 @@ int ls_tree_expand(ls_tree *t, const ls_draft_view *v, const int *nodes, int n, 
   assert(k >= 1 && k <= LS_VIEW_TOPK_MAX);
   if (t->n_steps >= LS_STEPS_MAX)
     return LS_ERANGE;
-  int maxd = 0;
+  int maxd = 0, dep = -1;
   for (int i = 0; i < n; i++) {
     int u = nodes[i];
     assert(u >= 0 && u < t->n);
+    if (t->node_step[u] > dep)
+      dep = t->node_step[u];
     double *p = probs + (size_t)i * (size_t)k;
     int got = v->candidates(v->ctx, t->key[u], t->depth[u], p, k);
     for (int j = got < 0 ? 0 : got; j < k; j++)
@@ -53,6 +58,7 @@ int ls_tree_expand(ls_tree *t, const ls_draft_view *v, const int *nodes, int n, 
   }
   t->step_nodes[t->n_steps] = n;
   t->step_depth[t->n_steps] = maxd;
+  t->step_dep[t->n_steps] = dep;
   t->n_steps++;
   return LS_OK;
 }
@@ -75,6 +81,7 @@ void ls_tree_compact(ls_tree *t, const unsigned char *keep)
     t->prob[m] = t->prob[i];
     t->path_prob[m] = t->path_prob[i];
     t->key[m] = t->key[i];
+    t->node_step[m] = t->node_step[i];
     m++;
   }
   t->n = m;

@@ -39,9 +39,18 @@
  *                draft_s_mean, throughput_tps, util_npu, util_cpu.
  *   fig14        part 'lmhead': device, model, dataset, system, lmhead (axis map.lmhead),
  *                lmhead_s_mean, share_lmhead, throughput_tps.
- *   table1       specinfer on oneplus-12, part 'table1' (part 'main' when the database has no
- *                'table1' runs): part, model, datasets,
- *                io_share (mean over datasets), io_share_min, io_share_max.
+ *   table1       oneplus-12: ar-flash (a one-token verification) of part 'table1' (part 'main'
+ *                when the database has no 'table1' runs), and specinfer's 64-token tree of part
+ *                'table1-tree': part, model, datasets, io_share (mean over datasets),
+ *                io_share_min, io_share_max.
+ *   regime       parts 'regime', 'regime-map', 'regime-lmhead': one row per device, model,
+ *                dataset and combination of the assumptions the paper leaves open (npu =
+ *                device.npu.regime, overlap = verify.overlap, head = verify.head_memory, pad =
+ *                device.npu.pad_small), with the number behind each of the paper's claims:
+ *                vs_ar (lever / ar-flash), vs_sd (lever / specinfer), prune (lever /
+ *                lever-no-prune), map_cpu and map_npu (Lever's hybrid map / CPU-only and
+ *                NPU-only drafting), head (on-demand CPU / eager NPU projection), io_share
+ *                (ar-flash, Table 1), lever_tree (Lever's mean tree size).
  *   energy       part 'main': device, system, configs, energy_per_token_j (mean), throughput_tps
  *                (mean).
  *   sensitivity  part 'sensitivity': device, model, dataset, bandwidth (axis
@@ -156,9 +165,33 @@ static const char views_sql[] =
     " ORDER BY device, model, dataset, system, lmhead;"
     "CREATE VIEW table1 AS SELECT part, model, count(*) AS datasets,"
     " avg(io_share) AS io_share, min(io_share) AS io_share_min, max(io_share) AS io_share_max"
-    " FROM v_runs WHERE system = 'specinfer' AND (part = 'table1' OR (part = 'main'"
+    " FROM v_runs WHERE device = 'oneplus-12' AND ((part = 'table1' AND system = 'ar-flash')"
+    " OR (part = 'table1-tree' AND system = 'specinfer') OR (part = 'main' AND system = 'ar-flash'"
     " AND NOT EXISTS (SELECT 1 FROM runs WHERE part = 'table1' AND status = 'ok')))"
-    " AND device = 'oneplus-12' GROUP BY part, model ORDER BY part, io_share;"
+    " GROUP BY part, model ORDER BY part, io_share;"
+    "CREATE VIEW regime AS WITH r AS (SELECT part, device, model, dataset, system, throughput_tps AS tps,"
+    " io_share, tree_size_mean, json_extract(axes_json, '$.\"device.npu.regime\"') AS npu,"
+    " json_extract(axes_json, '$.\"verify.overlap\"') AS overlap,"
+    " json_extract(axes_json, '$.\"verify.head_memory\"') AS head,"
+    " json_extract(axes_json, '$.\"device.npu.pad_small\"') AS pad,"
+    " json_extract(axes_json, '$.\"policy.map\"') AS map, json_extract(axes_json, '$.\"map.lmhead\"') AS lm"
+    " FROM v_runs WHERE part IN ('regime', 'regime-map', 'regime-lmhead')),"
+    " g AS (SELECT device, model, dataset, npu, overlap, head, pad,"
+    " max(CASE WHEN part = 'regime' AND system = 'lever' THEN tps END) AS lever,"
+    " max(CASE WHEN part = 'regime' AND system = 'ar-flash' THEN tps END) AS ar,"
+    " max(CASE WHEN part = 'regime' AND system = 'specinfer' THEN tps END) AS sd,"
+    " max(CASE WHEN part = 'regime' AND system = 'lever-no-prune' THEN tps END) AS noprune,"
+    " max(CASE WHEN part = 'regime' AND system = 'ar-flash' THEN io_share END) AS io_share,"
+    " max(CASE WHEN part = 'regime' AND system = 'lever' THEN tree_size_mean END) AS lever_tree,"
+    " max(CASE WHEN part = 'regime-map' AND map = 'lever' THEN tps END) AS m_lever,"
+    " max(CASE WHEN part = 'regime-map' AND map = 'cpu' THEN tps END) AS m_cpu,"
+    " max(CASE WHEN part = 'regime-map' AND map = 'npu' THEN tps END) AS m_npu,"
+    " max(CASE WHEN part = 'regime-lmhead' AND lm = 'demand-cpu' THEN tps END) AS h_cpu,"
+    " max(CASE WHEN part = 'regime-lmhead' AND lm = 'eager-npu' THEN tps END) AS h_npu"
+    " FROM r GROUP BY device, model, dataset, npu, overlap, head, pad)"
+    " SELECT device, model, dataset, npu, overlap, head, pad, lever / ar AS vs_ar, lever / sd AS vs_sd,"
+    " lever / noprune AS prune, m_lever / m_cpu AS map_cpu, m_lever / m_npu AS map_npu, h_cpu / h_npu AS head_ratio,"
+    " io_share, lever_tree FROM g ORDER BY device, model, dataset, npu, overlap, head, pad;"
     "CREATE VIEW energy AS SELECT device, system, count(*) AS configs,"
     " avg(energy_per_token_j) AS energy_per_token_j, avg(throughput_tps) AS throughput_tps"
     " FROM v_runs WHERE part = 'main' GROUP BY device, system ORDER BY device, system;"
@@ -182,7 +215,8 @@ static const view_doc views[] = {
     {"fig12", "pruning: lever vs lever-no-prune, wasted verification"},
     {"fig13", "mapping: draft time per draft-stage mapping"},
     {"fig14", "lmhead: output-projection time per placement"},
-    {"table1", "specinfer on oneplus-12: verification I/O share per model"},
+    {"table1", "oneplus-12: I/O share of a one-token verification (and of a 64-token tree) per model"},
+    {"regime", "the paper's claims under each combination of the assumptions it leaves open"},
     {"energy", "energy per token by device and system (main)"},
     {"sensitivity", "lever speedup vs flash bandwidth"},
     {"throughput", "main: tokens/s per configuration, one column per system"},

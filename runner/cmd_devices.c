@@ -10,6 +10,7 @@
 #include <string.h>
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
+#include "devices/device.h"
 #include "runner/curve.h"
 
 #define MAX_POINTS LS_CURVE_MAX
@@ -17,11 +18,13 @@
 static void usage(FILE *f)
 {
   fprintf(f, "usage: leversim devices curve --device D --model M [--tokens 1,2,4,...,64]\n"
-             "                              [--quant Q] [--ctx N] [--csv]\n"
+             "                              [--quant Q] [--ctx N] [--regime R|all] [--csv]\n"
              "Verification latency of all target layers + LM head (weights in memory) vs tokens\n"
              "verified in one pass, and the speedup over one-token passes (paper Fig. 4).\n"
              "  --quant Q  weight format (default: the model's own)\n"
-             "  --ctx N    context positions each token attends to (default 256)\n");
+             "  --ctx N    context positions each token attends to (default 256)\n"
+             "  --regime R NPU runtime regime: static-graph, q4_0-dynamic, or all (default: every\n"
+             "             regime the profile gives, one table each)\n");
 }
 
 static int parse_tokens(const char *text, int *out, int *n)
@@ -41,31 +44,52 @@ static int parse_tokens(const char *text, int *out, int *n)
   return *n ? 0 : ls_usage_error("devices", "--tokens: empty list");
 }
 
-static int curve(const char *dev_id, const char *model_id, const char *quant, const int *toks, int nt, int ctx,
-                 int csv)
+/* One regime's curve; header: print the CSV header first. */
+static int curve(const char *dev_id, const char *model_id, const char *quant, const char *regime, const int *toks,
+                 int nt, int ctx, int csv, int header)
 {
   ls_curve_point pts[LS_CURVE_MAX];
   ls_curve_info info;
   ls_error err;
-  int rc = ls_curve_compute(ls_data_root(), dev_id, model_id, quant, toks, nt, ctx, pts, &info, &err);
+  int rc = ls_curve_compute_regime(ls_data_root(), dev_id, model_id, quant, regime, toks, nt, ctx, pts, &info, &err);
   if (rc) {
     ls_error_print(&err, stderr);
     return ls_status_exit(rc);
   }
-  if (csv)
-    printf("device,model,tokens,padded,latency_ms,relative,speedup\n");
-  else
-    printf("# %s (%s) verifying %s [%s], ctx %d, weights in memory\n%8s %8s %12s %9s %9s\n", info.device,
-           info.processor, info.model, info.quant, ctx, "tokens", "padded", "latency_ms", "relative", "speedup");
+  if (csv && header)
+    printf("device,model,regime,tokens,padded,latency_ms,relative,speedup\n");
+  else if (!csv)
+    printf("# %s (%s, %s regime) verifying %s [%s], ctx %d, weights in memory\n%8s %8s %12s %9s %9s\n", info.device,
+           info.processor, info.regime, info.model, info.quant, ctx, "tokens", "padded", "latency_ms", "relative",
+           "speedup");
   for (int i = 0; i < nt; i++) {
     const ls_curve_point *p = &pts[i];
     if (csv)
-      printf("%s,%s,%d,%d,%.4f,%.4f,%.4f\n", info.device, info.model, p->tokens, p->padded, p->latency_ms,
-             p->relative, p->speedup);
+      printf("%s,%s,%s,%d,%d,%.4f,%.4f,%.4f\n", info.device, info.model, info.regime, p->tokens, p->padded,
+             p->latency_ms, p->relative, p->speedup);
     else
       printf("%8d %8d %12.3f %9.3f %9.2f\n", p->tokens, p->padded, p->latency_ms, p->relative, p->speedup);
   }
   return 0;
+}
+
+/* --regime all: every regime the profile gives (static-graph always, q4_0-dynamic when present). */
+static int curves(const char *dev, const char *model, const char *quant, const char *regime, const int *toks,
+                  int nt, int ctx, int csv)
+{
+  if (regime && strcmp(regime, "all") != 0)
+    return curve(dev, model, quant, regime, toks, nt, ctx, csv, 1);
+  int rc = curve(dev, model, quant, "static-graph", toks, nt, ctx, csv, 1);
+  if (rc)
+    return rc;
+  if (!csv)
+    printf("\n");
+  ls_device *d = NULL;
+  ls_error err;
+  if (ls_device_load_id(&d, ls_data_root(), dev, &err) == LS_OK && ls_device_npu(d)->dyn.present)
+    rc = curve(dev, model, quant, "q4_0-dynamic", toks, nt, ctx, csv, 0);
+  ls_device_free(d);
+  return rc;
 }
 
 int ls_cmd_devices(int argc, char **argv)
@@ -76,7 +100,7 @@ int ls_cmd_devices(int argc, char **argv)
   }
   if (strcmp(argv[1], "curve") != 0)
     return ls_usage_error("devices", "unknown subcommand '%s' (expected curve)", argv[1]);
-  const char *dev = NULL, *model = NULL, *tok = "1,2,4,8,16,32,64", *quant = NULL, *ctx_s = NULL;
+  const char *dev = NULL, *model = NULL, *tok = "1,2,4,8,16,32,64", *quant = NULL, *ctx_s = NULL, *regime = "all";
   int csv = 0;
   for (int i = 2; i < argc; i++) {
     int r;
@@ -84,7 +108,8 @@ int ls_cmd_devices(int argc, char **argv)
         (r = ls_opt_value("devices", argc, argv, &i, "--model", &model)) ||
         (r = ls_opt_value("devices", argc, argv, &i, "--tokens", &tok)) ||
         (r = ls_opt_value("devices", argc, argv, &i, "--quant", &quant)) ||
-        (r = ls_opt_value("devices", argc, argv, &i, "--ctx", &ctx_s))) {
+        (r = ls_opt_value("devices", argc, argv, &i, "--ctx", &ctx_s)) ||
+        (r = ls_opt_value("devices", argc, argv, &i, "--regime", &regime))) {
       if (r < 0)
         return 64;
       continue;
@@ -105,5 +130,5 @@ int ls_cmd_devices(int argc, char **argv)
   long ctx = 256;
   if (parse_tokens(tok, toks, &nt) || (ctx_s && ls_opt_long("devices", "--ctx", ctx_s, 0, 1 << 20, &ctx)))
     return 64;
-  return curve(dev, model, quant, toks, nt, (int)ctx, csv);
+  return curves(dev, model, quant, regime, toks, nt, (int)ctx, csv);
 }

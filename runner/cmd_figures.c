@@ -183,6 +183,7 @@ static const fig_def figs[] = {
     {"fig11", "fig11", 1, "throughput and accepted length by draft policy vs SpecInfer", NULL},
     {"fig12", "fig12", 1, "pruning ablation: lever vs lever-no-prune", NULL},
     {"fig13", "fig13", 1, "draft-stage latency by draft-stage mapping", NULL},
+    {"regime", "regime", 1, "regime map: the paper's claims under each open assumption", NULL},
     {"fig14", "fig14", 1, "output-projection latency by placement", NULL},
     {"energy", "energy", 1, "energy per token by system and device", NULL},
     {"sensitivity", "sensitivity", 1, "Lever's speedup vs flash bandwidth", NULL},

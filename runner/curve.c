@@ -8,6 +8,7 @@
 #include "runner/curve.h"
 #include <stdio.h>
 #include "devices/device.h"
+#include "sim/kv.h"
 #include "policies/costmodel.h"
 #include "workloads/model.h"
 
@@ -23,6 +24,7 @@ static void fill_info(ls_curve_info *info, const ls_device *d, const ls_model *m
                       const char *quant)
 {
   if (!info) return;
+  snprintf(info->regime, sizeof info->regime, "%s", ls_npu_regime_names[ls_device_npu(d)->regime]);
   snprintf(info->device, sizeof info->device, "%s", ls_device_id(d));
   snprintf(info->device_name, sizeof info->device_name, "%s", ls_device_name(d));
   snprintf(info->processor, sizeof info->processor, "%s", ls_device_npu(d)->name);
@@ -35,6 +37,24 @@ int ls_curve_compute(const char *data_root, const char *device, const char *mode
                      const char *quant, const int *tokens, int n, int ctx, ls_curve_point *out,
                      ls_curve_info *info, ls_error *err)
 {
+  return ls_curve_compute_regime(data_root, device, model, quant, NULL, tokens, n, ctx, out, info, err);
+}
+
+/* Switches the device's NPU to a named regime (device.npu.regime, with its checks). */
+static int use_regime(ls_device *d, const char *regime, ls_error *err)
+{
+  ls_kv *kv = NULL;
+  int rc = ls_kv_create(&kv, err);
+  if (!rc) rc = ls_kv_set(kv, "device.npu.regime", regime, "--regime", err);
+  if (!rc) rc = ls_device_apply(d, kv, err);
+  ls_kv_free(kv);
+  return rc;
+}
+
+int ls_curve_compute_regime(const char *data_root, const char *device, const char *model, const char *quant,
+                            const char *regime, const int *tokens, int n, int ctx, ls_curve_point *out,
+                            ls_curve_info *info, ls_error *err)
+{
   if (n < 1 || n > LS_CURVE_MAX || ctx < 0)
     return ls_error_set(err, LS_EUSAGE, "curve: %d points (1..%d), ctx %d", n, LS_CURVE_MAX, ctx);
   for (int i = 0; i < n; i++)
@@ -43,6 +63,7 @@ int ls_curve_compute(const char *data_root, const char *device, const char *mode
   ls_model *m = NULL;
   ls_model_costs c;
   int rc = ls_device_load_id(&d, data_root, device, err);
+  if (rc == LS_OK && regime) rc = use_regime(d, regime, err);
   if (rc == LS_OK) rc = ls_model_load_id(&m, data_root, model, err);
   if (rc == LS_OK) rc = ls_model_costs_get(m, quant, &c, err);
   if (rc == LS_OK) {

@@ -23,6 +23,7 @@ typedef struct ls_curve_info {
   char device[64], device_name[64], processor[64]; /* "oneplus-12", "OnePlus 12", NPU name */
   int is_gpu;                                       /* 1 when the profile describes a GPU */
   char model[64], quant[16];                        /* "qwen3-8b", "q4_0" */
+  char regime[32];                                  /* NPU runtime regime the curve used */
 } ls_curve_info;
 
 /* Loads device and model from data_root (borrowed), then fills out[0..n) (owned by caller)
@@ -31,5 +32,11 @@ typedef struct ls_curve_info {
 int ls_curve_compute(const char *data_root, const char *device, const char *model,
                      const char *quant, const int *tokens, int n, int ctx, ls_curve_point *out,
                      ls_curve_info *info, ls_error *err);
+
+/* As ls_curve_compute, under an NPU runtime regime ("static-graph", "q4_0-dynamic"; NULL =
+ * the profile's own). A regime the profile does not give is LS_EINVALID. */
+int ls_curve_compute_regime(const char *data_root, const char *device, const char *model, const char *quant,
+                            const char *regime, const int *tokens, int n, int ctx, ls_curve_point *out,
+                            ls_curve_info *info, ls_error *err);
 
 #endif

@@ -117,6 +117,12 @@ static int cache_get(ls_decode_cache *c, cached *tab, int *n, const char *id, lo
 
 typedef enum { PH_PREFILL, PH_DECODE } phase;
 
+struct run;
+typedef struct step_job { /* the context a draft pass's jobs report back with */
+  struct run *r;
+  int step;
+} step_job;
+
 typedef struct run {
   /* configuration */
   ls_device *dev;               /* owned (a clone) */
@@ -151,7 +157,13 @@ typedef struct run {
   ls_tree tree;
   double score[LS_TREE_MAX];
   unsigned char keep[LS_TREE_MAX];
-  int n_live, step, call, calls_left, accepted_nodes[LS_TREE_MAX], n_acc;
+  int n_live, accepted_nodes[LS_TREE_MAX], n_acc;
+  /* draft passes in flight: submitted in order once the pass they depend on is done */
+  step_job sj[LS_STEPS_MAX];
+  int step_left[LS_STEPS_MAX]; /* jobs of each submitted pass still running */
+  unsigned char step_done[LS_STEPS_MAX];
+  int next_step, steps_done;
+  int64_t draft_work;          /* this cycle: the passes' durations added up (wall time <= this) */
   /* verification pipeline: streamed items are layers resident..L-1, then the LM head */
   int n_stream, next_read, reads_done, next_layer, computed_stream, npu_running, prefill_tokens;
   int lm_jobs; /* jobs of the current output-projection call still running */
@@ -160,12 +172,13 @@ typedef struct run {
   long token_layers;
   int lm_left;
   /* accumulators over decode */
-  ls_stats cycle_draft, cycle_verify, cycle_lmhead, tree_size, verify_tokens, tau;
+  ls_stats cycle_draft, draft_work_s, cycle_verify, cycle_lmhead, tree_size, verify_tokens, tau;
   ls_sample *tok_lat;
   ls_stats ttft;
   double decode_ns, io_wait_ns, verify_ns_total, token_layers_total, useful_token_layers, compute_total, useful_compute;
   double npu_busy0, cpu_busy0, flash_busy0, energy0, decode_energy, npu_busy, cpu_busy, flash_busy;
   long tokens, cycles;
+  long prune_calls, accepted_pruned; /* audit counters: pruning passes; accepted nodes it had removed (must stay 0) */
   ls_decode_result *res;
   int keep_steps;
   int failed;
@@ -223,57 +236,75 @@ static double text_exit_score(const run *r, int node)
 
 /* ---- draft stage ---- */
 
-static void draft_step_begin(run *r);
+static void verify_begin(run *r);
+static void draft_submit_ready(run *r);
 
 /* A CPU call runs on r->threads cores: one job per thread, on the cluster the thread is
  * placed on (fastest first), so busy time and energy count every core. done fires once per
- * job; returns how many were submitted. */
-static int submit_cpu(run *r, int64_t ns, ls_event_fn done)
+ * job with ctx; returns how many were submitted. */
+static int submit_cpu(run *r, int64_t ns, ls_event_fn done, void *ctx)
 {
   int per[LS_CPU_MAX_CLUSTERS] = {0}, n = 0;
   ls_cpu_assign(ls_device_cpu(r->dev), r->threads, per);
   for (int c = 0; c < r->ds->n_cpu; c++)
     for (int k = 0; k < per[c]; k++, n++)
-      if (ls_resource_submit(r->ds->cpu[c], ns, done, r, r->err))
+      if (ls_resource_submit(r->ds->cpu[c], ns, done, ctx, r->err))
         fail(r, r->err->code);
   return n;
 }
 
-static void draft_call_done(ls_engine *e, void *ctx)
+/* One job of a draft pass finished; the pass is done when all its jobs are. */
+static void step_job_done(ls_engine *e, void *ctx)
 {
   (void)e;
-  run *r = ctx;
-  if (--r->calls_left > 0)
-    return; /* CPU calls finish when every thread's share is done */
-  if (--r->call > 0) {
-    draft_step_begin(r);
+  step_job *j = ctx;
+  run *r = j->r;
+  if (--r->step_left[j->step] > 0)
     return;
-  }
-  r->step++;
-  r->call = -1;
-  draft_step_begin(r);
+  r->step_done[j->step] = 1;
+  if (++r->steps_done == r->tree.n_steps)
+    verify_begin(r);
+  else
+    draft_submit_ready(r);
 }
 
-static void verify_begin(run *r);
-
-/* Submits the next draft call of the current step (or moves on to verification). */
-static void draft_step_begin(run *r)
+/* Submits, in order, every pass whose dependency is done: each pass's calls go to the unit the
+ * map policy picks (NPU calls queue on the NPU, a CPU call occupies r->threads cores), so a
+ * CPU pass and an NPU pass that do not need each other's output run at the same time. */
+static void draft_submit_ready(run *r)
 {
-  if (r->step >= r->tree.n_steps) {
+  while (r->next_step < r->tree.n_steps && !r->failed) {
+    int s = r->next_step, dep = r->tree.step_dep[s];
+    if (dep >= 0 && !r->step_done[dep])
+      return;
+    ls_draft_exec x = r->mops->draft_step(r->mstate, r->tree.step_nodes[s], r->tree.step_depth[s]);
+    int calls = x.calls > 0 ? x.calls : 1;
+    int64_t ns = ls_costmodel_draft_call_ns(r->cm, x.unit, x.tokens_per_call, r->ctx_len);
+    r->sj[s] = (step_job){r, s};
+    r->draft_work += calls * ns;
+    r->step_left[s] = 0;
+    r->next_step++;
+    for (int c = 0; c < calls; c++) {
+      if (x.unit == LS_UNIT_CPU) {
+        r->step_left[s] += submit_cpu(r, ns, step_job_done, &r->sj[s]);
+      } else {
+        r->step_left[s]++;
+        if (ls_resource_submit(r->ds->npu, ns, step_job_done, &r->sj[s], r->err))
+          fail(r, r->err->code);
+      }
+    }
+  }
+}
+
+static void draft_begin(run *r)
+{
+  r->next_step = r->steps_done = 0;
+  r->draft_work = 0;
+  memset(r->step_done, 0, (size_t)r->tree.n_steps);
+  if (r->tree.n_steps == 0)
     verify_begin(r);
-    return;
-  }
-  ls_draft_exec x = r->mops->draft_step(r->mstate, r->tree.step_nodes[r->step], r->tree.step_depth[r->step]);
-  if (r->call < 0) /* first call of this step */
-    r->call = x.calls > 0 ? x.calls : 1;
-  int64_t ns = ls_costmodel_draft_call_ns(r->cm, x.unit, x.tokens_per_call, r->ctx_len);
-  if (x.unit == LS_UNIT_NPU) {
-    r->calls_left = 1;
-    if (ls_resource_submit(r->ds->npu, ns, draft_call_done, r, r->err))
-      fail(r, r->err->code);
-    return;
-  }
-  r->calls_left = submit_cpu(r, ns, draft_call_done);
+  else
+    draft_submit_ready(r);
 }
 
 /* ---- verification pipeline ---- */
@@ -356,6 +387,7 @@ static void prune_now(run *r)
   memset(r->keep, 0, (size_t)r->tree.n);
   r->n_live = r->pops->prune(r->pstate, &r->tree, r->score, r->keep);
   r->keep[0] = 1;
+  r->prune_calls++;
 }
 
 static void layer_done(ls_engine *e, void *ctx)
@@ -410,7 +442,7 @@ static void submit_lmhead(run *r, int tokens)
   r->lm_rows = tokens;
   r->lm_sampling = 0;
   if (u == LS_UNIT_CPU) {
-    r->lm_jobs = submit_cpu(r, ns, lmhead_done);
+    r->lm_jobs = submit_cpu(r, ns, lmhead_done, r);
   } else {
     r->lm_jobs = 1;
     if (ls_resource_submit(r->ds->npu, ns, lmhead_done, r, r->err))
@@ -442,8 +474,11 @@ static void start_lmhead(run *r)
 {
   r->t_layers_end = ls_engine_now(r->eng);
   r->verifying = 0;
-  if (r->ph == PH_DECODE)
+  if (r->ph == PH_DECODE) {
     accept_walk(r);
+    for (int i = 0; i < r->n_acc; i++) /* lossless: the target never takes a removed node */
+      r->accepted_pruned += !r->keep[r->accepted_nodes[i]];
+  }
   int eager = r->ph == PH_PREFILL || r->lmhead == LS_LMHEAD_EAGER_NPU;
   r->lm_left = eager ? 1 : r->n_acc + 1;
   submit_lmhead(r, eager ? (r->ph == PH_PREFILL ? 1 : r->n_live) : 1);
@@ -488,9 +523,7 @@ static void cycle_start(ls_engine *e, void *ctx)
   }
   memset(r->keep, 1, (size_t)r->tree.n);
   r->n_live = r->tree.n;
-  r->step = 0;
-  r->call = -1;
-  draft_step_begin(r);
+  draft_begin(r);
 }
 
 static void record_cycle(run *r, int64_t now, int tau, int emit)
@@ -498,6 +531,7 @@ static void record_cycle(run *r, int64_t now, int tau, int emit)
   double d = (double)(r->t_verify - r->t_cycle), v = (double)(r->t_layers_end - r->t_verify);
   double lm = (double)(now - r->t_layers_end), total = (double)(now - r->t_cycle);
   ls_stats_add(&r->cycle_draft, d * 1e-9);
+  ls_stats_add(&r->draft_work_s, (double)r->draft_work * 1e-9);
   ls_stats_add(&r->cycle_verify, v * 1e-9);
   ls_stats_add(&r->cycle_lmhead, lm * 1e-9);
   ls_stats_add(&r->tree_size, r->tree.n);
@@ -787,6 +821,8 @@ static void metrics(run *r, ls_decode_result *o)
   add_metric(o, "share_lmhead", ratio(r->cycle_lmhead.sum, dec_s), "ratio");
   add_metric(o, "verify_s_mean", r->cycle_verify.mean + r->cycle_lmhead.mean, "s");
   add_metric(o, "draft_s_mean", r->cycle_draft.mean, "s");
+  /* the passes' durations added up: above draft_s_mean when CPU and NPU passes overlapped */
+  add_metric(o, "draft_work_s_mean", r->draft_work_s.mean, "s");
   add_metric(o, "lmhead_s_mean", r->cycle_lmhead.mean, "s");
   add_metric(o, "tree_size_mean", r->tree_size.mean, "tok");
   add_metric(o, "verify_tokens_mean", r->verify_tokens.mean, "tok");
@@ -795,6 +831,8 @@ static void metrics(run *r, ls_decode_result *o)
   add_metric(o, "target_calls_per_token", ratio((double)r->cycles, (double)r->tokens), "ratio");
   add_metric(o, "decode_s", dec_s, "s");
   add_metric(o, "resident_layers", r->resident, "count");
+  add_metric(o, "prune_calls", (double)r->prune_calls, "count");
+  add_metric(o, "accepted_pruned", (double)r->accepted_pruned, "count");
 }
 
 static void free_run(run *r)

@@ -128,19 +128,21 @@ static void test_cli_profiles(void)
   CU_ASSERT_EQUAL(ls_test_cli("profiles frobnicate", out, sizeof out), 64);
 }
 
-/* Reads the CSV of `devices curve` into latency (ms) per row; returns the row count. */
+/* Reads the CSV of `devices curve` (the profile's own regime) into latency (ms) per row;
+ * returns the row count. */
 static int curve(const char *device, double *lat, double *speedup)
 {
   char args[256];
-  snprintf(args, sizeof args, "devices curve --device %s --model llama-3.1-8b --tokens 1,2,4,8,16,32,64 --csv",
-           device);
+  snprintf(args, sizeof args,
+           "devices curve --device %s --model llama-3.1-8b --tokens 1,2,4,8,16,32,64 --csv --regime %s", device,
+           strcmp(device, "rtx-3090") ? "q4_0-dynamic" : "static-graph");
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   int n = 0;
   char *line = strchr(out, '\n');
   while (line && n < 16) {
     int tok, pad;
     double l, r, s;
-    if (sscanf(line + 1, "%*[^,],%*[^,],%d,%d,%lf,%lf,%lf", &tok, &pad, &l, &r, &s) == 5) {
+    if (sscanf(line + 1, "%*[^,],%*[^,],%*[^,],%d,%d,%lf,%lf,%lf", &tok, &pad, &l, &r, &s) == 5) {
       lat[n] = l;
       speedup[n] = s;
       n++;
@@ -166,6 +168,12 @@ static void test_cli_curve(void)
   CU_ASSERT_EQUAL(ls_test_cli("devices curve --device oneplus-12", out, sizeof out), 64);
   CU_ASSERT_EQUAL(ls_test_cli("devices curve --device oneplus-12 --model llama-3.1-8b --tokens 1,x", out, sizeof out), 64);
   CU_ASSERT_EQUAL(ls_test_cli("devices curve --device nope --model llama-3.1-8b", out, sizeof out), 66);
+  /* both regimes by default, one table each; a regime the profile lacks is refused */
+  CU_ASSERT_EQUAL(ls_test_cli("devices curve --device oneplus-12 --model llama-3.1-8b --csv", out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, ",static-graph,64,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, ",q4_0-dynamic,64,"));
+  CU_ASSERT_EQUAL(ls_test_cli("devices curve --device rtx-3090 --model llama-3.1-8b --regime q4_0-dynamic", out,
+                              sizeof out), 65);
 }
 
 CU_TestInfo cli_tests[] = {{"profiles list/show/validate", test_cli_profiles},

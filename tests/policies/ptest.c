@@ -69,6 +69,7 @@ void ptest_cost_bind(ptest_cost *pc, ls_cost_model *c)
   c->ctx = pc;
   c->verify_s = pc_verify;
   c->draft_step_s = pc_draft;
+  c->draft_pair_s = NULL; /* one unit: passes one after another */
 }
 
 int ptest_tree_ok(const ls_tree *t)

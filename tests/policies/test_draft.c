@@ -28,6 +28,18 @@ static void test_tree_basics(void)
   int nodes[2] = {a, b};
   CU_ASSERT_EQUAL(ls_tree_expand(t, &v, nodes, 2, 3, probs), LS_OK);
   int c = ls_tree_add(t, &v, b, 2, probs[3 + 2]);
+  /* dependencies: the root's pass needs nothing, the second needs the first (a, b came from
+   * it); a pass over the root alone again would need nothing (may run beside the others) */
+  CU_ASSERT_EQUAL(t->node_step[0], -1);
+  CU_ASSERT_EQUAL(t->node_step[a], 0);
+  CU_ASSERT_EQUAL(t->node_step[c], 1);
+  CU_ASSERT_EQUAL(t->step_dep[0], -1);
+  CU_ASSERT_EQUAL(t->step_dep[1], 0);
+  CU_ASSERT_EQUAL(ls_tree_expand(t, &v, &root, 1, 3, probs), LS_OK);
+  CU_ASSERT_EQUAL(t->step_dep[2], -1);
+  CU_ASSERT_EQUAL(ls_tree_expand(t, &v, &c, 1, 3, probs), LS_OK);
+  CU_ASSERT_EQUAL(t->step_dep[3], 1);
+  t->n_steps = 2;
   CU_ASSERT_EQUAL(t->n_steps, 2);
   CU_ASSERT_EQUAL(t->step_nodes[1], 2);
   CU_ASSERT_EQUAL(t->step_depth[1], 1);

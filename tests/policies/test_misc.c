@@ -157,6 +157,10 @@ static void test_costmodel_formula(void)
   /* two more rows: each one CPU projection + one sampled row */
   LS_ASSERT_CLOSE(c.verify_s(c.ctx, 8) - v3,
                   2.0 * (ls_costmodel_lmhead_ns(cm, LS_UNIT_CPU, 1) * 1e-9 + ls_costmodel_sample_row_s(cm)), 1e-9);
+  /* two independent passes: on CPU and NPU at once (the slower), on one unit their sum */
+  double cpu2 = c.draft_step_s(c.ctx, 2, 0), npu16 = c.draft_step_s(c.ctx, 16, 0);
+  LS_ASSERT_CLOSE(c.draft_pair_s(c.ctx, 16, 2, 0), fmax(cpu2, npu16), 1e-12);
+  LS_ASSERT_CLOSE(c.draft_pair_s(c.ctx, 16, 16, 0), 2 * npu16, 1e-12);
   /* lever map: small steps on the CPU, large ones one NPU call */
   LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 2, 0), ls_costmodel_draft_call_ns(cm, LS_UNIT_CPU, 2, 0) * 1e-9, 1e-12);
   LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 16, 0), ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 16, 0) * 1e-9, 1e-12);

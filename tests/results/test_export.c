@@ -195,13 +195,22 @@ static void test_figure_views(void)
   CU_ASSERT_EQUAL(fx_query(db, "SELECT lever_speedup FROM sensitivity WHERE bandwidth_gbps = 4"
                                " AND system = 'ar-flash'"), 3.1);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT bandwidth_gbps FROM sensitivity LIMIT 1"), 0.5);
-  /* table1: mean I/O share of specinfer on oneplus-12 over datasets, per model. */
-  CU_ASSERT_EQUAL(fx_add(db, "main", "oneplus-12", "qwen3-14b", "a", "specinfer", "{}", 1, 5, 2), LS_OK);
-  CU_ASSERT_EQUAL(fx_add(db, "main", "oneplus-12", "qwen3-14b", "b", "specinfer", "{}", 1, 5, 4), LS_OK);
+  /* table1: mean I/O share of a one-token verification (ar-flash) on oneplus-12 over
+   * datasets, per model; other systems do not count. */
+  CU_ASSERT_EQUAL(fx_add(db, "main", "oneplus-12", "qwen3-14b", "a", "ar-flash", "{}", 1, 5, 2), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "main", "oneplus-12", "qwen3-14b", "b", "ar-flash", "{}", 1, 5, 4), LS_OK);
   CU_ASSERT_EQUAL(fx_add(db, "main", "oneplus-12", "qwen3-14b", "b", "lever", "{}", 1, 5, 9), LS_OK);
   LS_ASSERT_CLOSE(fx_query(db, "SELECT io_share FROM table1 WHERE model = 'qwen3-14b'"),
                   ((0.9 - 0.02) + (0.9 - 0.04)) / 2, 1e-12);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT datasets FROM table1 WHERE model = 'qwen3-14b'"), 2);
+  /* regime: one row per combination, each claim's ratio from its systems */
+  const char *ax = "{\"device.npu.regime\":\"q4_0-dynamic\",\"verify.overlap\":\"serial\"}";
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o", "m", "s", "lever", ax, 1, 6, 3), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o", "m", "s", "ar-flash", ax, 1, 2, 1), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o", "m", "s", "specinfer", ax, 1, 4, 3), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT vs_ar FROM regime WHERE overlap = 'serial'"), 3.0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT vs_sd FROM regime WHERE npu = 'q4_0-dynamic'"), 1.5);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM regime"), 1);
   /* fig13/fig14 expose their axis. */
   CU_ASSERT_EQUAL(fx_add(db, "mapping", "o", "m", "s", "lever", "{\"policy.map\":\"npu\"}", 1, 5, 2), LS_OK);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM fig13 WHERE map = 'npu'"), 1);

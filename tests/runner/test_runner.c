@@ -337,7 +337,48 @@ static CU_TestInfo experiment_tests[] = {
     {"expansion order and sharding partition", test_experiment_expand_and_shard},
     {"unknown names and keys are located", test_experiment_errors},
     CU_TEST_INFO_NULL};
+/* Runner-level invariants of Lever's cycle on the shipped data (OnePlus 12, Llama-3.1-8B,
+ * GSM8K), with an aggressive prune threshold so that pruning removes nodes every cycle:
+ * pruning runs once per decode cycle, it lowers the tokens computed after the exit layer, no
+ * removed node is ever accepted (lossless), and the on-demand CPU output projection is
+ * charged once per projected row (and Lever's concurrent CPU and NPU draft passes overlap):
+ * lmhead time per cycle = (accepted + 1) x (one CPU
+ * projection + one sampled row), so its mean is tau x that; the CPU head's weights are
+ * charged to the DRAM budget. */
+static void test_lever_invariants(void)
+{
+  const char *root = LS_TEST_DIR "/..";
+  ls_decode_result res;
+  CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "llama-3.1-8b", "gsm8k", "lever",
+                                "workload.prompts=2;workload.max_tokens=64;prune.threshold=0.5", &res), LS_OK);
+  double cycles = metric(&res, "cycles"), tau = metric(&res, "tau");
+  CU_ASSERT(cycles > 10);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "prune_calls"), cycles, 0);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "accepted_pruned"), 0, 0);
+  CU_ASSERT(metric(&res, "verify_tokens_mean") < 0.95 * metric(&res, "tree_size_mean"));
+  /* CPU and NPU draft passes that do not need each other overlap: wall < their sum */
+  CU_ASSERT(metric(&res, "draft_s_mean") < metric(&res, "draft_work_s_mean") - 1e-4);
+  ls_error err;
+  ls_device *d = NULL;
+  ls_model *m = NULL;
+  ls_model_costs c;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, root, "oneplus-12", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&m, root, "llama-3.1-8b", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_costs_get(m, NULL, &c, &err), LS_OK);
+  const ls_cpu_params *cpu = ls_device_cpu(d);
+  double head = ls_cpu_lmhead_ns(cpu, c.lmhead_bytes, c.lmhead_flops_per_token, 1, cpu->default_threads) * 1e-9;
+  double sample = (double)llround(0.06e-3 * c.vocab / 128256.0 * 1e9) * 1e-9;
+  LS_ASSERT_CLOSE(metric(&res, "lmhead_s_mean"), tau * (head + sample), 1e-9);
+  /* the CPU head lives in app DRAM: it takes its bytes out of the resident budget first */
+  double room = ls_dram_resident_budget(ls_device_dram(d)) - c.lmhead_bytes;
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "resident_layers"), floor(room / c.layer_bytes), 0);
+  ls_decode_result_free(&res);
+  ls_model_free(m);
+  ls_device_free(d);
+}
+
 static CU_TestInfo cycle_tests[] = {
+    {"lever: pruning runs, shrinks, never loses a token; on-demand head per row", test_lever_invariants},
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
     {"ar-mem is valid only when the target fits", test_ar_mem_validity},
