@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "results/db.h"
+#include "sim/units.h"
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
 
@@ -26,10 +27,9 @@ static int open_existing(const char *path, ls_db **db, ls_error *e)
 
 static int parse_tolerance(const char *text, double *tol)
 {
-  char *end;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (end == text || *end || errno || !(v >= 0 && v < 1))
+  const char *end = text, *why;
+  double v = -1;
+  if (ls_units_decimal(text, &v, &end, &why) != LS_OK || *end || !(v >= 0 && v < 1))
     return ls_usage_error("check", "--tolerance: bad value '%s' (expected a number in [0, 1))",
                           text);
   *tol = v;

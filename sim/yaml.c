@@ -437,16 +437,17 @@ int ls_yas_double(const ls_ynode *n, double lo, double hi, double *out, ls_error
   int rc = scalar(n, &t, err);
   if (rc)
     return rc;
-  char *end;
-  errno = 0;
-  double v = strtod(t, &end);
-  if (end == t || *end != '\0' || errno == ERANGE || !isfinite(v)) {
-    const char *why = NULL;
+  const char *end, *why;
+  double v;
+  int bad = ls_units_decimal(t, &v, &end, &why) != LS_OK;
+  if (bad && strstr(why, "hexadecimal"))
+    return ls_ynode_error(n, err, LS_ESCHEMA, "bad value '%s': %s", t, why);
+  if (bad || *end != '\0') {
     double dummy;
     /* A value with a unit where a plain number is wanted gets a precise message. */
-    if (end != t && *end && ls_units_parse(t, LS_U_RATIO, &dummy, &why) != LS_OK)
+    if (!bad && ls_units_parse(t, LS_U_RATIO, &dummy, &why) != LS_OK)
       return ls_ynode_error(n, err, LS_EUNIT, "bad value '%s': expected a plain number, without a unit", t);
-    return ls_ynode_error(n, err, LS_ESCHEMA, "wrong type: expected a number, found '%s'", t);
+    return ls_ynode_error(n, err, LS_ESCHEMA, "wrong type: expected a decimal number, found '%s'", t);
   }
   if (v < lo || v > hi)
     return range_error(n, err, t, lo, hi);

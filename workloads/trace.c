@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include "sim/units.h"
 
 #define KMAX LS_VIEW_TOPK_MAX
 #define LINE_MAX_LEN 4096
@@ -188,9 +189,9 @@ static int get_probs(const rd *r, const tok *toks, int ntok, int first, tr_node 
   double sum = 0.0;
   for (int i = 0; i < n->k; i++) {
     const tok *t = &toks[first + 1 + i];
-    char *end;
-    double v = strtod(t->s, &end);
-    if (*end != '\0' || !(v >= 0.0 && v <= 1.0))
+    const char *end = t->s, *why;
+    double v = -1.0;
+    if (ls_units_decimal(t->s, &v, &end, &why) != LS_OK || *end != '\0' || !(v >= 0.0 && v <= 1.0))
       return rd_err(r, t->col, "expected a probability in [0,1], found", t->s);
     if (i > 0 && v > n->q[i - 1])
       return rd_err(r, t->col, "probabilities must be non-increasing, found", t->s);

@@ -200,6 +200,14 @@ static void test_more_errors(void)
        LS_ESCHEMA, "t.yaml:8:9: npu.mode: bad value 'turbo' (expected one of: direct, cached)"},
       {"name: x\n" FLASH_OK NPU_OK "enabled: yes\n", LS_ESCHEMA,
        "t.yaml:9:10: enabled: wrong type: expected true or false, found 'yes'"},
+      {"name: x\n" FLASH_OK "npu:\n  peak: 45 TOPS\n  batch_curve: [0x1p0]\n  mode: direct\n",
+       LS_ESCHEMA, "t.yaml:7:17: npu.batch_curve[0]: bad value '0x1p0': hexadecimal numbers are not "
+       "accepted (write the number in decimal)"},
+      {"name: x\n" FLASH_OK "npu:\n  peak: 45 TOPS\n  batch_curve: [inf]\n  mode: direct\n",
+       LS_ESCHEMA, "t.yaml:7:17: npu.batch_curve[0]: wrong type: expected a decimal number, found 'inf'"},
+      {"name: x\n" FLASH_OK "npu:\n  peak: 0x2d TOPS\n  batch_curve: [1.0]\n  mode: direct\n",
+       LS_EUNIT, "t.yaml:6:9: npu.peak: bad value '0x2d TOPS': hexadecimal numbers are not accepted "
+       "(write the number in decimal) (a compute rate, e.g. GFLOP/s, TFLOP/s, TOPS)"},
       {"name: x\n" FLASH_OK "npu:\n  peak: 0 TOPS\n  batch_curve: [1.0]\n  mode: direct\n",
        LS_ERANGE, "t.yaml:6:9: npu.peak: value '0 TOPS' out of range (must be > 0)"},
       {"- a\n- b\n", LS_ESCHEMA,
