@@ -661,7 +661,7 @@ static int scoped_settings(const ls_kv *in, const char *system, ls_kv **out, ls_
     for (int i = 0; i < ls_kv_count(in) && rc == LS_OK; i++) {
       const char *key = ls_kv_key(in, i), *colon = strchr(key, ':');
       if (pass == 0 && !colon)
-        rc = ls_kv_set(*out, key, ls_kv_value(in, i), "settings", err);
+        rc = ls_kv_set(*out, key, ls_kv_value(in, i), ls_kv_origin(in, i), err);
       if (pass == 0 || !colon)
         continue;
       char scope[64];
@@ -669,7 +669,7 @@ static int scoped_settings(const ls_kv *in, const char *system, ls_kv **out, ls_
       if (!ls_system_find(scope))
         rc = ls_error_set(err, LS_EUSAGE, "%s: unknown system '%s' in a scoped setting", key, scope);
       else if (strcmp(scope, system) == 0)
-        rc = ls_kv_set(*out, colon + 1, ls_kv_value(in, i), "settings", err);
+        rc = ls_kv_set(*out, colon + 1, ls_kv_value(in, i), ls_kv_origin(in, i), err);
     }
   return rc;
 }

@@ -119,6 +119,7 @@ int ls_kv_copy(ls_kv **out, const ls_kv *src, ls_error *err)
 int ls_kv_count(const ls_kv *kv) { return kv->n; }
 const char *ls_kv_key(const ls_kv *kv, int i) { return kv->p[i].key; }
 const char *ls_kv_value(const ls_kv *kv, int i) { return kv->p[i].value; }
+const char *ls_kv_origin(const ls_kv *kv, int i) { return kv->p[i].origin; }
 
 static kv_pair *lookup(ls_kv *kv, const char *key)
 {
@@ -136,8 +137,13 @@ const char *ls_kv_find(ls_kv *kv, const char *key)
   return p ? p->value : NULL;
 }
 
+/* The exit-code rule (README, "Exit codes"): a bad setting typed on the command line (origin
+ * "--set", "--prompts", ...) is a usage error, 64, whatever is wrong with it; the same setting
+ * read from a file (origin file:line:col, "part settings", "sweep") is bad input data, 65. */
 static int bad(const kv_pair *p, ls_error *err, int code, const char *why)
 {
+  int typed = strncmp(p->origin, "--", 2) == 0 || strncmp(p->origin, "argument ", 9) == 0;
+  code = typed ? LS_EUSAGE : code == LS_EUSAGE ? LS_ESCHEMA : code;
   return ls_error_set(err, code, "%s%s%s=%s: %s", p->origin, p->origin[0] ? ": " : "", p->key,
                       p->value, why);
 }

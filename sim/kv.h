@@ -22,6 +22,7 @@ int ls_kv_assign(ls_kv *kv, const char *assignment, const char *origin, ls_error
 int ls_kv_count(const ls_kv *kv);
 const char *ls_kv_key(const ls_kv *kv, int i);    /* borrowed */
 const char *ls_kv_value(const ls_kv *kv, int i);  /* borrowed */
+const char *ls_kv_origin(const ls_kv *kv, int i); /* borrowed; "" when none was given */
 /* Value of key or NULL; marks key known. */
 const char *ls_kv_find(ls_kv *kv, const char *key);
 

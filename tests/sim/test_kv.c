@@ -74,20 +74,35 @@ static void test_bad_values(void)
   int k, n;
   CU_ASSERT_EQUAL(ls_kv_int(kv, "a.int", 0, 10, 0, &l, &err), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--set: a.int=3.5: expected an integer"));
-  CU_ASSERT_EQUAL(ls_kv_int(kv, "a.big", 0, 1024, 0, &l, &err), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_kv_int(kv, "a.big", 0, 1024, 0, &l, &err), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a.big=2000"));
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "[0, 1024]"));
-  CU_ASSERT_EQUAL(ls_kv_unit(kv, "a.unit", LS_U_TIME, 0, 1, 0, &d, &err), LS_EUNIT);
+  CU_ASSERT_EQUAL(ls_kv_unit(kv, "a.unit", LS_U_TIME, 0, 1, 0, &d, &err), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unit is required"));
-  CU_ASSERT_EQUAL(ls_kv_unit(kv, "a.wrongunit", LS_U_TIME, 0, 1, 0, &d, &err), LS_EUNIT);
+  CU_ASSERT_EQUAL(ls_kv_unit(kv, "a.wrongunit", LS_U_TIME, 0, 1, 0, &d, &err), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "wrong kind"));
   static const char *const kinds[] = {"npu", "cpu", NULL};
   CU_ASSERT_EQUAL(ls_kv_enum(kv, "a.kind", kinds, 0, &k, &err), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "npu, cpu"));
   CU_ASSERT_EQUAL(ls_kv_doubles(kv, "a.list", 0, 1, arr, 4, &n, &err), LS_EUSAGE);
-  CU_ASSERT_EQUAL(ls_kv_doubles(kv, "a.long", 0, 10, arr, 4, &n, &err), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_kv_doubles(kv, "a.long", 0, 10, arr, 4, &n, &err), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "too many"));
+  CU_ASSERT_EQUAL(ls_kv_double(kv, "a.prob", 0, 1, 0, &d, &err), LS_EUSAGE);
+  /* The exit-code rule: every bad value above was typed with --set, so each is a usage error
+   * (64); the same values read from a file are bad input data (65), with the precise code. */
+  static const struct { const char *key, *value; int code; } F[] = {
+      {"a.int", "3.5", LS_ESCHEMA}, {"a.big", "2000", LS_ERANGE}, {"a.unit", "4.2", LS_EUNIT},
+      {"a.kind", "gpu", LS_ESCHEMA}, {"a.prob", "1.5", LS_ERANGE}};
+  for (size_t i = 0; i < sizeof F / sizeof F[0]; i++)
+    CU_ASSERT_EQUAL(ls_kv_set(kv, F[i].key, F[i].value, "exp.yaml:4:7", &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_int(kv, "a.int", 0, 10, 0, &l, &err), LS_ESCHEMA);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "exp.yaml:4:7: a.int=3.5"));
+  CU_ASSERT_EQUAL(ls_kv_int(kv, "a.big", 0, 1024, 0, &l, &err), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_kv_unit(kv, "a.unit", LS_U_TIME, 0, 1, 0, &d, &err), LS_EUNIT);
+  CU_ASSERT_EQUAL(ls_kv_enum(kv, "a.kind", kinds, 0, &k, &err), LS_ESCHEMA);
   CU_ASSERT_EQUAL(ls_kv_double(kv, "a.prob", 0, 1, 0, &d, &err), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_status_exit(LS_ERANGE), 65);
+  CU_ASSERT_EQUAL(ls_status_exit(LS_EUSAGE), 64);
   /* assignments without '=' or with an empty name */
   CU_ASSERT_EQUAL(ls_kv_assign(kv, "novalue", "--set", &err), LS_EUSAGE);
   CU_ASSERT_EQUAL(ls_kv_assign(kv, "=3", "--set", &err), LS_EUSAGE);
