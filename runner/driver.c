@@ -241,48 +241,75 @@ static int status_of_exit(int exit_status)
   return LS_ERUN;
 }
 
-/* Waits for every worker and records, in err, the first that did not end cleanly: by exit
- * status (its own message was printed) or by the signal that killed it. Returns that code. */
-static int reap(const pid_t *pids, int jobs, ls_error *err)
+/* The workers' processes and how each ended (status as from waitpid; valid when reaped). */
+typedef struct {
+  pid_t pid[64];
+  int status[64], reaped[64], jobs;
+} workers;
+
+static int ended_badly(int st)
 {
-  int rc = LS_OK;
-  for (int k = 0; k < jobs; k++) {
-    int st = 0;
-    while (waitpid(pids[k], &st, 0) < 0 && errno == EINTR) {
+  return WIFSIGNALED(st) ||
+         (WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != ls_status_exit(LS_EINTR));
+}
+
+/* Reaps workers that have ended (wait: block until all have). Returns 1 when one ended badly. */
+static int check_workers(workers *w, int wait)
+{
+  int bad = 0;
+  for (int k = 0; k < w->jobs; k++) {
+    if (w->reaped[k])
+      continue;
+    pid_t r;
+    while ((r = waitpid(w->pid[k], &w->status[k], wait ? 0 : WNOHANG)) < 0 && errno == EINTR) {
     }
-    if (rc != LS_OK)
+    w->reaped[k] = r == w->pid[k];
+    bad |= w->reaped[k] && ended_badly(w->status[k]);
+  }
+  return bad;
+}
+
+/* The first worker that did not end cleanly, in err: by exit status (its own message was
+ * printed) or by the signal that killed it. Returns that code, LS_OK when none. */
+static int worker_error(const workers *w, ls_error *err)
+{
+  for (int k = 0; k < w->jobs; k++) {
+    int st = w->status[k];
+    if (!w->reaped[k] || !ended_badly(st))
       continue;
     if (WIFSIGNALED(st))
-      rc = ls_error_set(err, LS_ESTATE, "worker %d killed by %s; its run in flight is lost",
-                        k + 1, signal_name(WTERMSIG(st)));
-    else if (WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != ls_status_exit(LS_EINTR))
-      rc = ls_error_set(err, status_of_exit(WEXITSTATUS(st)),
+      return ls_error_set(err, LS_ESTATE, "worker %d killed by %s; its run in flight is lost",
+                          k + 1, signal_name(WTERMSIG(st)));
+    return ls_error_set(err, status_of_exit(WEXITSTATUS(st)),
                         "worker %d stopped with exit status %d (its message is above)", k + 1,
                         WEXITSTATUS(st));
   }
-  return rc;
+  return LS_OK;
 }
 
-/* Passes a stop request on to the workers once: a signal sent to the parent alone (kill PID,
- * a job scheduler) must stop them too, not only a terminal's Ctrl-C to the whole group. */
-static void forward_stop(const pid_t *pids, int jobs, int *forwarded)
+/* Asks the workers still running to stop after their current run, once: on a signal sent to
+ * the parent alone (kill PID, a job scheduler), not only a terminal's Ctrl-C to the whole
+ * group; and when one worker has failed (a full disk fails the others too). */
+static void stop_workers(const workers *w, int *stopped)
 {
-  if (!g_stop || *forwarded)
+  if (*stopped)
     return;
-  for (int k = 0; k < jobs; k++)
-    kill(pids[k], SIGINT);
-  *forwarded = 1;
+  for (int k = 0; k < w->jobs; k++)
+    if (!w->reaped[k])
+      kill(w->pid[k], SIGINT);
+  *stopped = 1;
 }
 
 /* Reads the workers' one-byte reports until every worker has closed the pipe. */
-static void collect(int fd, const pid_t *pids, const ls_driver_opts *o, ls_driver_summary *sum,
+static void collect(int fd, workers *w, const ls_driver_opts *o, ls_driver_summary *sum,
                     double t0, int *done)
 {
-  int tty = isatty(2), forwarded = 0;
+  int tty = isatty(2), stopped = 0;
   double last = now_s(), every = o->progress_s > 0 ? o->progress_s : LS_PROGRESS_S;
   int wait_ms = every < 1 ? (int)(every * 1000) + 1 : 1000;
   for (;;) {
-    forward_stop(pids, o->jobs, &forwarded);
+    if (g_stop || check_workers(w, 0))
+      stop_workers(w, &stopped);
     struct pollfd pfd = {fd, POLLIN, 0};
     int ready = poll(&pfd, 1, wait_ms);
     if (ready < 0 && errno != EINTR)
@@ -332,15 +359,18 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   int fd[2];
   if (rc == LS_OK && pipe(fd) != 0)
     rc = ls_error_set(err, LS_EIO, "pipe failed: %s", strerror(errno));
-  pid_t pids[64];
+  workers w;
+  memset(&w, 0, sizeof w);
+  w.jobs = o->jobs;
   fflush(NULL); /* children must not re-flush the parent's buffered output */
   if (rc == LS_OK)
-    rc = spawn(x, o, pids, fd, err);
+    rc = spawn(x, o, w.pid, fd, err);
   int done = 0;
   if (rc == LS_OK) {
-    collect(fd[0], pids, o, sum, t0, &done);
+    collect(fd[0], &w, o, sum, t0, &done);
     close(fd[0]);
-    rc = reap(pids, o->jobs, err);
+    check_workers(&w, 1);
+    rc = worker_error(&w, err);
   }
   sum->interrupted = g_stop != 0;
   sigaction(SIGINT, &old_int, NULL);

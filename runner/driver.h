@@ -6,8 +6,8 @@
  * runs already finished in the database. SIGINT or SIGTERM — to the whole process group or to
  * the parent alone, which passes it on — lets every worker finish its current run, then stops
  * and prints how to resume (exit 130). A worker that fails stops with its own exit status (74
- * for a full disk or a file-size limit), one killed by a signal is named with it, and the
- * driver returns that error. Progress goes to stderr: on a terminal a bar redrawn after every
+ * for a full disk or a file-size limit), one killed by a signal is named with it; the others
+ * are then stopped after their current run, and the driver returns that error. Progress goes to stderr: on a terminal a bar redrawn after every
  * run, elsewhere a line (done/total, failures, elapsed, time left) about every 5 s. */
 #ifndef LS_RUNNER_DRIVER_H
 #define LS_RUNNER_DRIVER_H
