@@ -375,30 +375,6 @@ static int count_runs(const char *db)
   return n;
 }
 
-/* Regression: SIGINT sent to the parent alone (kill PID, a scheduler) set its flag but the
- * workers ran every remaining run; and the resume hint dropped --jobs. */
-static void test_sigint_parent_only(void)
-{
-  char db[512], errfile[600], out[8192];
-  snprintf(db, sizeof db, "%s/int-parent.db", g_tmp);
-  snprintf(errfile, sizeof errfile, "%s/int-parent-err.txt", g_tmp);
-  pid_t pid = start_sweep(db, "--resume", errfile);
-  wait_for_file(db);
-  sleep_ms(30);
-  kill(pid, SIGINT); /* the parent only, not its group */
-  int st;
-  waitpid(pid, &st, 0);
-  kill(-pid, SIGKILL); /* nothing must be left of the group; this only cleans up on failure */
-  CU_ASSERT_FATAL(WIFEXITED(st));
-  CU_ASSERT_EQUAL(WEXITSTATUS(st), 130);
-  int n = count_runs(db);
-  CU_ASSERT(n >= 0 && n < 48 + 320); /* the whole experiment has 368 runs */
-  read_text(errfile, out, sizeof out);
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, " --jobs 2 --resume"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "--db "));
-}
-
 /* The pid of one child of parent (0 when none yet). */
 static pid_t child_of(pid_t parent)
 {
@@ -412,29 +388,53 @@ static pid_t child_of(pid_t parent)
   return child;
 }
 
-/* Regression: a worker killed by a signal was reported as "see messages above" with no
- * message above. It is named with its signal; exit 70; finished runs are kept. */
-static void test_worker_killed_named(void)
+/* Starts the sweep into <tmp>/<name>.db, sends sig to the parent alone or to one worker once
+ * it is running, and returns its exit status (-1 when it did not exit), its stderr in out. */
+static int signal_sweep(const char *name, int sig, int to_worker, char *db, size_t db_size,
+                        char *out, size_t size)
 {
-  char db[512], errfile[600], out[8192];
-  snprintf(db, sizeof db, "%s/killed-worker.db", g_tmp);
-  snprintf(errfile, sizeof errfile, "%s/killed-worker-err.txt", g_tmp);
+  char errfile[600];
+  snprintf(db, db_size, "%s/%s.db", g_tmp, name);
+  snprintf(errfile, sizeof errfile, "%s/%s-err.txt", g_tmp, name);
   pid_t pid = start_sweep(db, "--resume", errfile);
   wait_for_file(db);
-  pid_t w = 0;
-  for (int i = 0; i < 200 && !(w = child_of(pid)); i++)
+  pid_t target = pid;
+  for (int i = 0; to_worker && i < 200 && (target = child_of(pid)) <= 0; i++)
     sleep_ms(5);
-  CU_ASSERT_FATAL(w > 0);
   sleep_ms(30);
-  kill(w, SIGKILL);
+  if (target > 0)
+    kill(target, sig); /* one process, not its group */
   int st;
   waitpid(pid, &st, 0);
-  kill(-pid, SIGKILL);
-  CU_ASSERT_FATAL(WIFEXITED(st));
-  CU_ASSERT_EQUAL(WEXITSTATUS(st), 70);
-  read_text(errfile, out, sizeof out);
+  kill(-pid, SIGKILL); /* nothing must be left of the group; this only cleans up on failure */
+  read_text(errfile, out, size);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Regression: SIGINT sent to the parent alone (kill PID, a scheduler) set its flag but the
+ * workers ran every remaining run; and the resume hint dropped --jobs. */
+static void test_sigint_parent_only(void)
+{
+  char db[512], out[8192];
+  CU_ASSERT_EQUAL(signal_sweep("int-parent", SIGINT, 0, db, sizeof db, out, sizeof out), 130);
+  int n = count_runs(db);
+  CU_ASSERT(n >= 0 && n < 48 + 320); /* the whole experiment has 368 runs */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, " --jobs 2 --resume"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "--db "));
+}
+
+/* Regression: a worker killed by a signal was reported as "see messages above" with no
+ * message above. It is named with its signal, exit 70; the other worker is stopped too, and
+ * the finished runs are kept. */
+static void test_worker_killed_named(void)
+{
+  char db[512], out[8192];
+  CU_ASSERT_EQUAL(signal_sweep("killed-worker", SIGKILL, 1, db, sizeof db, out, sizeof out), 70);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "killed by SIGKILL"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
+  int n = count_runs(db);
+  CU_ASSERT(n >= 0 && n < 48 + 320);
 }
 
 /* Regression: a file-size limit (ulimit -f, the same failure as a full disk) in the middle of
