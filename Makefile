@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test reproduce sanitize clean
+.PHONY: all deps configure build test reproduce sanitize clean calibrate-examples
 
 all: build
 
@@ -22,6 +22,22 @@ test: build
 
 reproduce: build
 	./$(BUILD)/leversim reproduce
+
+# Refits the shipped profiles' llama.cpp Hexagon and flash numbers to the measurement files
+# they cite (devices/measurements/README.md) and checks each fitted number against the profile
+# (--check: within one standard error, exit 2 otherwise); the CPU example is informative.
+MEAS = devices/measurements
+CALIB = ./$(BUILD)/leversim calibrate --check
+calibrate-examples: build
+	@mkdir -p $(BUILD)/calibrated
+	$(CALIB) --base oneplus-12 --model qwen3-4b --fix op_call --llama-bench $(MEAS)/8gen3-qwen3.5-4b-hexagon.csv \
+	  --fio $(MEAS)/8gen3-ufs40-fio.json --out $(BUILD)/calibrated/oneplus-12.yaml --plot $(BUILD)/calibrated
+	$(CALIB) --base honor-magic-v5 --llama-bench $(MEAS)/8elite-llama-3.2-1b-hexagon.csv $(MEAS)/8elite-other-hexagon.json \
+	  --out $(BUILD)/calibrated/honor-magic-v5.yaml
+	$(CALIB) --base honor-500-pro --llama-bench $(MEAS)/8elite-llama-3.2-1b-hexagon.csv $(MEAS)/8elite-other-hexagon.json \
+	  --out $(BUILD)/calibrated/honor-500-pro.yaml
+	./$(BUILD)/leversim calibrate --base oneplus-12 --only cpu --llama-bench $(MEAS)/8gen3-cpu-executorch.csv \
+	  --out $(BUILD)/calibrated/oneplus-12-cpu.yaml
 
 # AddressSanitizer + UBSan build of everything, then its tests.
 sanitize:

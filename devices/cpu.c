@@ -7,8 +7,8 @@
  *   t_layer(n,ctx) = call_s + t_matmul(n) + n * ctx * a / F
  * Simplifications: a thread is a whole core at its nominal clock (no DVFS, no thermal limit);
  * threads split work evenly by throughput; the LM head is one matmul.
- * Sources: profile comments (REFERENCE.md section 2: MNN GEMV 42 GB/s on two 8 Elite big
- * cores; ExecuTorch 4-bit decode rates on OnePlus 12). */
+ * Sources: profile comments (src:mnn-gemv-bench: GEMV 42 GB/s on two 8 Elite big
+ * cores; src:rn-executorch-bench: 4-bit decode rates on OnePlus 12). */
 #include "devices/cpu.h"
 #include <math.h>
 

@@ -337,9 +337,17 @@ int ls_device_list(const char *data_root, char (*ids)[64], int max)
   return n;
 }
 
+int ls_device_is_path(const char *id)
+{
+  size_t n = strlen(id);
+  return strchr(id, '/') != NULL || (n > 5 && strcmp(id + n - 5, ".yaml") == 0);
+}
+
 int ls_device_load_id(ls_device **out, const char *data_root, const char *id, ls_error *err)
 {
   *out = NULL;
+  if (ls_device_is_path(id))
+    return ls_device_load(out, id, err);
   char ids[64][64];
   int n = ls_device_list(data_root, ids, 64);
   for (int i = 0; i < n && i < 64; i++)

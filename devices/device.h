@@ -19,8 +19,11 @@ typedef struct ls_device ls_device;
 
 /* Loads and validates one profile file. *out owned by caller (ls_device_free). */
 int ls_device_load(ls_device **out, const char *path, ls_error *err);
-/* data_root/devices/profiles/<id>.yaml; unknown id -> LS_ENOTFOUND listing valid ids. */
+/* data_root/devices/profiles/<id>.yaml; unknown id -> LS_ENOTFOUND listing valid ids. An id
+ * that is a path (ls_device_is_path) loads that file instead (a calibrated profile). */
 int ls_device_load_id(ls_device **out, const char *data_root, const char *id, ls_error *err);
+/* 1 when a device name is a profile file rather than an id: it contains '/' or ends in .yaml. */
+int ls_device_is_path(const char *id);
 /* Writes up to max profile ids (sorted) into ids; returns how many exist (may exceed max), or
  * a negative status when the folder cannot be read. */
 int ls_device_list(const char *data_root, char (*ids)[64], int max);

@@ -24,8 +24,9 @@
  * Simplifications: NAND parallelism is assumed to cover the queue depth; the software path
  * (direct I/O vs page cache) is a rate efficiency on the transfer, not a per-request CPU cost;
  * reads never hit in a cache (target weights are streamed once per pass).
- * Sources: profile comments (REFERENCE.md sections 2-3: UFS 4.0 4.2 GB/s vendor, ~2.5 GB/s in
- * a phone app, ~2 GB/s small-folio page cache vs ~4 GB/s direct I/O, QD <= 32 legacy UFSHCI). */
+ * Sources: profile comments (src:ufs40-samsung: UFS 4.0 4.2 GB/s; src:phonearena-s24u:
+ * ~2.5 GB/s in a phone app; src:f2fs-folios: ~2 GB/s small-folio page cache vs ~4 GB/s direct
+ * I/O; src:ufs-queue: QD <= 32 on legacy UFSHCI). */
 #include "devices/flash.h"
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  *
  * gamma draft passes, each over the last drafted token, keep its top-1 candidate. With iid
  * acceptance alpha the expected tokens per cycle are (1 - alpha^(gamma+1)) / (1 - alpha)
- * (REFERENCE.md section 5; tested). Settings: draft.gamma (default 4: assumed, the common
+ * (src:leviathan-sd; tested). Settings: draft.gamma (default 4: assumed, the common
  * setting of chain SD evaluations), capped by draft.budget - 1 (default 1 + gamma). */
 #include <stdlib.h>
 #include "policies/policies_int.h"

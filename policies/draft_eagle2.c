@@ -7,8 +7,7 @@
  * Rerank: of all candidates generated, keep the total_tokens - 1 with the largest cumulative
  * score (ties: shallower/earlier first). Since a child's score never exceeds its parent's,
  * the kept set is connected (closed under ancestors). Every candidate evaluated costs draft
- * time whether kept or not. Settings (defaults of EAGLE-2's evaluation, REFERENCE.md section
- * 5): draft.topk 10, draft.depth 5, draft.total_tokens 60; draft.budget (default
+ * time whether kept or not. Settings (defaults of EAGLE-2's evaluation, src:eagle2): draft.topk 10, draft.depth 5, draft.total_tokens 60; draft.budget (default
  * total_tokens) caps the verified tokens, root included. */
 #include <stdlib.h>
 #include "policies/policies_int.h"

@@ -1,5 +1,5 @@
 /* policies/draft_lever: "lever", Lever's I/O- and compute-aware gain/cost tree builder
- * (REFERENCE.md section 1: expand greedily by gain/cost; the objective is expected output
+ * (src:lever-html Algorithm 1, src:lever-notes: expand greedily by gain/cost; the objective is expected output
  * tokens per cycle latency).
  *
  * Gain of a node c (child of u, draft probability q, depth d): its probability of being

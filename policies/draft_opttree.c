@@ -6,7 +6,7 @@
  * acceptance), which maximises E(T) = 1 + sum of path probabilities over trees of that size.
  * If E(T') - E(T) < threshold the growth stops and T is kept; otherwise T = T' and its
  * newest layer (its nodes at the depth just drafted) is evaluated next. At most max_depth
- * passes. Settings (defaults of OPT-Tree's evaluation, REFERENCE.md section 5):
+ * passes. Settings (defaults of OPT-Tree's evaluation, src:opt-tree):
  * draft.max_nodes 60, draft.threshold 0.5, draft.max_depth 10; draft.topk (default 8:
  * assumed, enough candidates per node for a 60-node tree); draft.budget caps the verified
  * tokens (default max_nodes). */

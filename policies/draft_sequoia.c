@@ -1,5 +1,5 @@
 /* policies/draft_sequoia: "sequoia", the optimal tree for a positional acceptance vector
- * (Chen et al. 2024, "Sequoia"; REFERENCE.md section 5).
+ * (Chen et al. 2024, "Sequoia"; src:sequoia).
  *
  * Model: the child of rank r (0 = the draft's best candidate) of an accepted node is accepted
  * with probability p_r, independently of the tree's shape. The expected accepted length of a
@@ -70,7 +70,7 @@ static int create(void **state, ls_kv *kv, ls_error *err)
   int B, n = 0;
   double p[W_MAX];
   /* assumed prior (no draft.acceptance): a typical top-1 acceptance near 0.6 (tau of chain
-     SD ~2.3, REFERENCE.md section 5) with a quickly decaying tail */
+     SD ~2.3, src:spec-bench) with a quickly decaying tail */
   static const double PRIOR[8] = {0.6, 0.15, 0.08, 0.05, 0.03, 0.02, 0.01, 0.01};
   double tol;
   int rc = ls_policy_budget(kv, 64, &B, err);

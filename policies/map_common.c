@@ -2,7 +2,7 @@
  *
  * Settings: map.lmhead = eager-npu | demand-npu | demand-cpu (every map policy; the default
  * is the policy's own), map.batch_min (lever only). Target layers always run on the NPU:
- * the paper maps every target layer to the NPU (REFERENCE.md section 1, "Mapping"). */
+ * the paper maps every target layer to the NPU (src:lever-notes, mapping). */
 #include <stdlib.h>
 #include "policies/policies_int.h"
 

@@ -1,4 +1,4 @@
-/* policies/map_lever: Lever's CPU/NPU mapping (REFERENCE.md section 1, "Mapping").
+/* policies/map_lever: Lever's CPU/NPU mapping (src:lever-notes, mapping; src:lever-html, output projection).
  *
  * Draft steps evaluating fewer than map.batch_min nodes (the early, small, irregular
  * expansions) run as one CPU call over their nodes: a GEMV-bound CPU forward costs about the

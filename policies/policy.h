@@ -5,7 +5,7 @@
  * exit layer by a prune policy from predictor scores, and executed on CPU/NPU as a map policy
  * says. Policies never see ground truth: nothing here reaches workloads/oracle.h.
  *
- * Tree conventions (DESIGN.md section 5): node 0 is the root, the last accepted token, which
+ * Tree conventions (docs/ARCHITECTURE.md, "Trees"): node 0 is the root, the last accepted token, which
  * the target also processes; a tree of n nodes is verified as n tokens. "Budget" counts all
  * verified tokens including the root. Nodes are stored parents-before-children.
  *

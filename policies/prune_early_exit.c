@@ -1,5 +1,5 @@
 /* policies/prune_early_exit: "early-exit", Lever's branch pruning at an intermediate target
- * layer (REFERENCE.md section 1, "Pruning safeguards").
+ * layer (src:lever-notes, pruning safeguards; src:lever-paper, the predictor).
  *
  * At the exit layer a lightweight predictor scores every tree node (a logit: higher = more
  * likely to be the target's token). Scores are normalised within each candidate set (the

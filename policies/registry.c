@@ -1,5 +1,5 @@
-/* policies/registry: every policy, by family, in one plain array each (DESIGN.md
- * "policies/"). Adding a policy = one file with one const ops table + one line here. */
+/* policies/registry: every policy, by family, in one plain array each (docs/ARCHITECTURE.md,
+ * "Module boundaries"). Adding a policy = one file with one const ops table + one line here. */
 #include <string.h>
 #include "policies/policies_int.h"
 

@@ -51,6 +51,8 @@
  *                lever-no-prune), map_cpu and map_npu (Lever's hybrid map / CPU-only and
  *                NPU-only drafting), head (on-demand CPU / eager NPU projection), io_share
  *                (ar-flash, Table 1), lever_tree (Lever's mean tree size).
+ *   lever_tree   part 'main', system lever: device, model, datasets, tree_size (mean of the runs'
+ *                mean tree sizes), tree_size_min, tree_size_max, tau.
  *   energy       part 'main': device, system, configs, energy_per_token_j (mean), throughput_tps
  *                (mean).
  *   sensitivity  part 'sensitivity': device, model, dataset, bandwidth (axis
@@ -192,6 +194,9 @@ static const char views_sql[] =
     " SELECT device, model, dataset, npu, overlap, head, pad, lever / ar AS vs_ar, lever / sd AS vs_sd,"
     " lever / noprune AS prune, m_lever / m_cpu AS map_cpu, m_lever / m_npu AS map_npu, h_cpu / h_npu AS head_ratio,"
     " io_share, lever_tree FROM g ORDER BY device, model, dataset, npu, overlap, head, pad;"
+    "CREATE VIEW lever_tree AS SELECT device, model, count(*) AS datasets, avg(tree_size_mean) AS tree_size,"
+    " min(tree_size_mean) AS tree_size_min, max(tree_size_mean) AS tree_size_max, avg(tau) AS tau"
+    " FROM v_runs WHERE part = 'main' AND system = 'lever' GROUP BY device, model ORDER BY device, model;"
     "CREATE VIEW energy AS SELECT device, system, count(*) AS configs,"
     " avg(energy_per_token_j) AS energy_per_token_j, avg(throughput_tps) AS throughput_tps"
     " FROM v_runs WHERE part = 'main' GROUP BY device, system ORDER BY device, system;"
@@ -217,6 +222,7 @@ static const view_doc views[] = {
     {"fig14", "lmhead: output-projection time per placement"},
     {"table1", "oneplus-12: I/O share of a one-token verification (and of a 64-token tree) per model"},
     {"regime", "the paper's claims under each combination of the assumptions it leaves open"},
+    {"lever_tree", "part main: Lever's mean tree size (its stopping rule's choice) per device and model"},
     {"energy", "energy per token by device and system (main)"},
     {"sensitivity", "lever speedup vs flash bandwidth"},
     {"throughput", "main: tokens/s per configuration, one column per system"},

@@ -8,7 +8,7 @@
  * not in the database: it is computed here from the device and model files
  * (runner/curve.h). table1 and summary are Markdown + CSV, no plot.
  *
- * Failure policy (DESIGN.md section 6 exit codes):
+ * Failure policy (docs/ARCHITECTURE.md, "Exit codes"):
  *   missing database file -> 66; database without any ok run -> 65 (nothing exported);
  *   a figure whose view is empty -> one-line note, skipped, exit unaffected;
  *   gnuplot not installed -> CSV and Markdown are still written, a note says which plots
@@ -411,7 +411,7 @@ static int do_fig04(fig_ctx *cx, ls_error *err)
 
 /* ---- Markdown tables ---- */
 typedef struct paper_value { const char *key; double value; const char *label; } paper_value;
-/* REFERENCE.md section 1: Table 1 (OnePlus 12) and the headline of Fig. 10. */
+/* src:lever-notes: Table 1 (OnePlus 12); src:lever-paper: the headline of Fig. 10. */
 static const paper_value paper_io[] = {{"qwen3-4b", 78.3, " (likely)"},
                                        {"llama-3.1-8b", 91.4, ""},
                                        {"qwen3-8b", -1, ""},

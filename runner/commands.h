@@ -1,5 +1,5 @@
 /* runner/commands: the leversim subcommands. Each takes the arguments after its own name
- * (argv[0] is the subcommand name) and returns the process exit status (DESIGN.md section 6:
+ * (argv[0] is the subcommand name) and returns the process exit status (docs/ARCHITECTURE.md, "Exit codes":
  * 0 ok, 1 a run failed, 2 regression found, 64+ usage/data errors via ls_status_exit). */
 #ifndef LS_RUNNER_COMMANDS_H
 #define LS_RUNNER_COMMANDS_H
@@ -16,6 +16,7 @@ int ls_cmd_profiles(int argc, char **argv);   /* runner/cmd_profiles.c */
 int ls_cmd_devices(int argc, char **argv);    /* runner/cmd_devices.c */
 int ls_cmd_trace(int argc, char **argv);      /* runner/cmd_trace.c */
 int ls_cmd_bench(int argc, char **argv);      /* runner/cmd_bench.c */
+int ls_cmd_calibrate(int argc, char **argv);  /* runner/cmd_calibrate.c */
 
 /* Bench parts, called by ls_cmd_bench. */
 int ls_bench_engine(int argc, char **argv);   /* runner/bench_engine.c */

@@ -4,7 +4,7 @@
  * model pads). relative(n) = t(n) / t(1); speedup(n) = n * t(1) / t(n): how much faster n
  * tokens are verified in one pass than produced by n single-token passes. On a phone NPU
  * the pass time grows with n (the batch curve), so the speedup stays far below n; on the
- * desktop GPU reference it is nearly flat, so the speedup is close to n (REFERENCE.md 1). */
+ * desktop GPU reference it is nearly flat, so the speedup is close to n (src:lever-paper, Fig. 4). */
 #include "runner/curve.h"
 #include <stdio.h>
 #include "devices/device.h"

@@ -1,4 +1,4 @@
-/* runner/decode: one run's decode simulation (DESIGN.md section 2) and its metrics.
+/* runner/decode: one run's decode simulation (docs/ARCHITECTURE.md, "One decode cycle") and its metrics.
  *
  * For each prompt: prefill (time to first token), then decode cycles until the output length:
  * DRAFT (the draft policy builds a tree; each draft forward step is a job on the CPU or NPU as

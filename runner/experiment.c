@@ -373,12 +373,27 @@ int ls_experiment_load(ls_experiment **out, const char *path, const char *data_r
   return LS_OK;
 }
 
+/* A device is a profile id, or a profile file (ls_device_is_path: e.g. `leversim calibrate`'s
+ * output), which must load and fit the run record's name field. */
+static int check_device(const char *device, const char *data_root, ls_error *err)
+{
+  if (!ls_device_is_path(device))
+    return check_name(NULL, "device", device, data_root, ls_device_list, err);
+  if (strlen(device) >= LS_NAME_MAX)
+    return ls_error_set(err, LS_EUSAGE, "device file path '%s' is longer than %d characters: use a shorter "
+                        "(relative) path", device, LS_NAME_MAX - 1);
+  ls_device *d;
+  int rc = ls_device_load(&d, device, err);
+  ls_device_free(d);
+  return rc;
+}
+
 int ls_experiment_single(ls_experiment **out, const char *device, const char *model,
                          const char *dataset, const char *system, const ls_kv *settings,
                          uint64_t seed, const char *data_root, ls_error *err)
 {
   *out = NULL;
-  int rc = check_name(NULL, "device", device, data_root, ls_device_list, err);
+  int rc = check_device(device, data_root, err);
   if (!rc) rc = check_name(NULL, "model", model, data_root, ls_model_list, err);
   if (!rc) rc = check_name(NULL, "dataset", dataset, data_root, ls_dataset_list, err);
   if (!rc) rc = check_name(NULL, "system", system, data_root, NULL, err);

@@ -24,6 +24,7 @@ static const command COMMANDS[] = {
     {"devices", ls_cmd_devices, "device-model queries (verification latency curve)"},
     {"trace", ls_cmd_trace, "record or inspect draft/target traces"},
     {"bench", ls_cmd_bench, "micro-benchmarks: engine, policies"},
+    {"calibrate", ls_cmd_calibrate, "fit a device profile to llama-bench and fio measurements"},
 };
 
 /* The exit statuses: this one table is printed by --help and quoted word for word in the

@@ -1,4 +1,4 @@
-/* runner/system: the named systems compared in the paper, in one table (DESIGN.md "runner/").
+/* runner/system: the named systems compared in the paper, in one table (docs/ARCHITECTURE.md, "Module boundaries").
  *
  * A system bundles a draft, a prune and a map policy (chosen from policies/registry.c by
  * name) with execution settings. Every Lever ablation switches exactly one of Lever's three

@@ -9,7 +9,7 @@
 #define LS_SIM_ERROR_H
 #include <stdio.h>
 
-/* X-macro: code, name, exit status of the leversim binary (DESIGN.md section 6). */
+/* X-macro: code, name, exit status of the leversim binary (docs/ARCHITECTURE.md, "Exit codes"). */
 #define LS_STATUS_TABLE(X)                                                     \
   X(LS_OK, 0, "ok", 0)                                                         \
   X(LS_ENOMEM, -1, "out of memory", 70)                                        \

@@ -11,9 +11,15 @@ typedef struct {
   int used;
 } kv_pair;
 
+typedef struct {
+  char *key, *dflt, *accepts;
+} kv_read;
+
 struct ls_kv {
   kv_pair *p;
   int n, cap;
+  kv_read *r; /* the read log (see kv.h) */
+  int nr, rcap;
 };
 
 int ls_kv_create(ls_kv **out, ls_error *err)
@@ -32,6 +38,12 @@ void ls_kv_free(ls_kv *kv)
     free(kv->p[i].origin);
   }
   free(kv->p);
+  for (int i = 0; i < kv->nr; i++) {
+    free(kv->r[i].key);
+    free(kv->r[i].dflt);
+    free(kv->r[i].accepts);
+  }
+  free(kv->r);
   free(kv);
 }
 
@@ -121,6 +133,58 @@ const char *ls_kv_key(const ls_kv *kv, int i) { return kv->p[i].key; }
 const char *ls_kv_value(const ls_kv *kv, int i) { return kv->p[i].value; }
 const char *ls_kv_origin(const ls_kv *kv, int i) { return kv->p[i].origin; }
 
+int ls_kv_read_count(const ls_kv *kv) { return kv->nr; }
+const char *ls_kv_read_key(const ls_kv *kv, int i) { return kv->r[i].key; }
+const char *ls_kv_read_default(const ls_kv *kv, int i) { return kv->r[i].dflt; }
+const char *ls_kv_read_accepts(const ls_kv *kv, int i) { return kv->r[i].accepts; }
+
+/* Adds key to the read log unless it is there already (the first reader's default stays). */
+static int note(ls_kv *kv, const char *key, const char *dflt, const char *accepts, ls_error *err)
+{
+  for (int i = 0; i < kv->nr; i++)
+    if (strcmp(kv->r[i].key, key) == 0)
+      return LS_OK;
+  if (kv->nr == kv->rcap) {
+    int cap = kv->rcap ? 2 * kv->rcap : 16;
+    kv_read *nr = realloc(kv->r, (size_t)cap * sizeof *nr);
+    if (!nr)
+      return ls_error_set(err, LS_ENOMEM, "settings: out of memory");
+    kv->r = nr;
+    kv->rcap = cap;
+  }
+  kv_read e = {dup(key), dup(dflt), dup(accepts)};
+  if (!e.key || !e.dflt || !e.accepts) {
+    free(e.key);
+    free(e.dflt);
+    free(e.accepts);
+    return ls_error_set(err, LS_ENOMEM, "settings: out of memory");
+  }
+  kv->r[kv->nr++] = e;
+  return LS_OK;
+}
+
+/* Shortest of %.15g and %.17g that reads back as v (0.1 stays "0.1"). */
+static int fmt_double(char *out, size_t cap, double v)
+{
+  int n = snprintf(out, cap, "%.15g", v);
+  if (strtod(out, NULL) != v)
+    n = snprintf(out, cap, "%.17g", v);
+  return n;
+}
+
+static int note_range(ls_kv *kv, const char *key, double dflt, double lo, double hi, ls_error *err)
+{
+  char d[32], l[32], h[32], a[80];
+  fmt_double(d, sizeof d, dflt);
+  fmt_double(l, sizeof l, lo);
+  fmt_double(h, sizeof h, hi);
+  if (lo == DBL_MIN)
+    snprintf(a, sizeof a, "> 0, <= %s", h);
+  else
+    snprintf(a, sizeof a, "[%s, %s]", l, h);
+  return note(kv, key, d, a, err);
+}
+
 static kv_pair *lookup(ls_kv *kv, const char *key)
 {
   for (int i = 0; i < kv->n; i++)
@@ -133,6 +197,7 @@ static kv_pair *lookup(ls_kv *kv, const char *key)
 
 const char *ls_kv_find(ls_kv *kv, const char *key)
 {
+  (void)note(kv, key, "", "", NULL); /* out of memory only costs the log its entry */
   kv_pair *p = lookup(kv, key);
   return p ? p->value : NULL;
 }
@@ -176,6 +241,8 @@ static int check_range(const kv_pair *p, double v, double lo, double hi, ls_erro
 
 int ls_kv_double(ls_kv *kv, const char *key, double lo, double hi, double dflt, double *out, ls_error *err)
 {
+  if (note_range(kv, key, dflt, lo, hi, err) != LS_OK)
+    return LS_ENOMEM;
   kv_pair *p = lookup(kv, key);
   if (!p) {
     *out = dflt;
@@ -192,6 +259,11 @@ int ls_kv_double(ls_kv *kv, const char *key, double lo, double hi, double dflt, 
 
 int ls_kv_int(ls_kv *kv, const char *key, long lo, long hi, long dflt, long *out, ls_error *err)
 {
+  char d[32], a[64];
+  snprintf(d, sizeof d, "%ld", dflt);
+  snprintf(a, sizeof a, "[%ld, %ld]", lo, hi);
+  if (note(kv, key, d, a, err) != LS_OK)
+    return LS_ENOMEM;
   kv_pair *p = lookup(kv, key);
   if (!p) {
     *out = dflt;
@@ -214,6 +286,8 @@ int ls_kv_int(ls_kv *kv, const char *key, long lo, long hi, long dflt, long *out
 int ls_kv_unit(ls_kv *kv, const char *key, ls_unit_kind k, double lo, double hi, double dflt,
                double *out, ls_error *err)
 {
+  if (note_range(kv, key, dflt, lo, hi, err) != LS_OK)
+    return LS_ENOMEM;
   kv_pair *p = lookup(kv, key);
   if (!p) {
     *out = dflt;
@@ -234,21 +308,23 @@ int ls_kv_unit(ls_kv *kv, const char *key, ls_unit_kind k, double lo, double hi,
 
 int ls_kv_enum(ls_kv *kv, const char *key, const char *const *choices, int dflt, int *out, ls_error *err)
 {
+  char list[512] = "";
+  size_t len = 0;
+  for (int i = 0; choices[i]; i++)
+    if (len + 2 < sizeof list)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
+  if (note(kv, key, choices[dflt], list, err) != LS_OK)
+    return LS_ENOMEM;
   kv_pair *p = lookup(kv, key);
   if (!p) {
     *out = dflt;
     return LS_OK;
   }
-  char list[512] = "";
-  size_t len = 0;
-  for (int i = 0; choices[i]; i++) {
+  for (int i = 0; choices[i]; i++)
     if (strcmp(p->value, choices[i]) == 0) {
       *out = i;
       return LS_OK;
     }
-    if (len + 2 < sizeof list)
-      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
-  }
   char why[600];
   snprintf(why, sizeof why, "unknown choice (expected one of: %s)", list);
   return bad(p, err, LS_EUSAGE, why);
@@ -256,6 +332,7 @@ int ls_kv_enum(ls_kv *kv, const char *key, const char *const *choices, int dflt,
 
 int ls_kv_string(ls_kv *kv, const char *key, const char *dflt, const char **out)
 {
+  (void)note(kv, key, dflt ? dflt : "", "", NULL); /* as in ls_kv_find: the lookup must answer */
   kv_pair *p = lookup(kv, key);
   *out = p ? p->value : dflt;
   return LS_OK;
@@ -264,6 +341,18 @@ int ls_kv_string(ls_kv *kv, const char *key, const char *dflt, const char **out)
 int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out, int max, int *count,
                   ls_error *err)
 {
+  char d[512] = "", a[80];
+  size_t len = 0;
+  char l[32], h[32], x[32];
+  for (int i = 0; i < *count && i < max && len + 34 < sizeof d; i++) { /* *count may be a sentinel */
+    fmt_double(x, sizeof x, out[i]);
+    len += (size_t)snprintf(d + len, sizeof d - len, "%s%s", i ? "," : "", x);
+  }
+  fmt_double(l, sizeof l, lo);
+  fmt_double(h, sizeof h, hi);
+  snprintf(a, sizeof a, "up to %d of [%s, %s]", max, l, h);
+  if (note(kv, key, d, a, err) != LS_OK)
+    return LS_ENOMEM;
   kv_pair *p = lookup(kv, key);
   if (!p)
     return LS_OK;

@@ -40,4 +40,14 @@ int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out,
 /* Error for the first key starting with prefix that no reader asked for. */
 int ls_kv_check_used(const ls_kv *kv, const char *prefix, ls_error *err);
 
+/* Read log: each key a reader asked for (a typed getter or ls_kv_find), once, in the order it
+ * was first asked, whether set or not, with the default that reader offered and the values it
+ * accepts, as text ("" for none; ls_kv_unit's in base units, numbers in the shortest exact form). Creating a
+ * component on an empty kv thus tells which keys it reads and its defaults. Not copied by
+ * ls_kv_copy. Strings are borrowed, valid until ls_kv_free. */
+int ls_kv_read_count(const ls_kv *kv);
+const char *ls_kv_read_key(const ls_kv *kv, int i);
+const char *ls_kv_read_default(const ls_kv *kv, int i);
+const char *ls_kv_read_accepts(const ls_kv *kv, int i);
+
 #endif

@@ -1,4 +1,4 @@
-/* workloads/oracle: the synthetic token oracle (DESIGN.md section 4).
+/* workloads/oracle: the synthetic token oracle (docs/ARCHITECTURE.md, "The token oracle").
  *
  * Text and keys. For prompt p the true text has canonical node keys
  *   K(t) = key2(B_p, t),  B_p = LS_KEY(seed, TEXT, p),   t = text position,
@@ -291,7 +291,7 @@ static int pick_process(ls_oracle *o, const ls_dataset *ds, const ls_model *targ
                         ls_model_id(draft), ls_model_family(draft), ls_model_id(target), ls_model_family(target));
   if (o->kind != LS_DATASET_SYNTH)
     return LS_OK;
-  /* workload.thinking only changes Qwen3 (Llama-3.1 is "Instruct" only, REFERENCE.md 1). */
+  /* workload.thinking only changes Qwen3 (Llama-3.1 is "Instruct" only, src:lever-paper). */
   int pi = strcmp(ls_model_family(target), "qwen3") == 0
                ? (thinking ? LS_PROC_QWEN3_THINK : LS_PROC_QWEN3_NOTHINK)
                : LS_PROC_LLAMA3;

@@ -79,7 +79,7 @@ cleanup() {
     wait "${pids[k]}" 2>/dev/null
   done
   if [ $rc != 0 ]; then
-    for f in "$T"/log/*.log "$T"/work/*.log; do
+    for f in "$T"/log/*.log "$T"/jobdir/*.log; do
       [ -s "$f" ] && { say "---- tail of $f"; tail -15 "$f" >&2; }
     done
   fi
@@ -100,7 +100,7 @@ wait_for() {
   done
 }
 
-mkdir -p "$T/log" "$T/ctld" "$T/spool" "$T/work" "$T/munge"
+mkdir -p "$T/log" "$T/ctld" "$T/spool" "$T/jobdir" "$T/munge"
 for port in 16817 16818; do
   ! ss -ltn "sport = :$port" | grep -q LISTEN || die "port $port is in use (another slurm?)"
 done
@@ -178,7 +178,7 @@ wait_for 60 node_idle || die "node $host not idle after 60 s: $(sinfo -N 2>&1 | 
 say "node $host idle ($cpus CPUs, ${mem} MB) after $(($(date +%s) - t0)) s"
 
 # ---- 3. sharded sweep through submit.sh --------------------------------------------------
-cd "$T/work"
+cd "$T/jobdir"
 cat >exp.yaml <<'EOF'
 name: slurmtest
 seed: 5
@@ -192,7 +192,7 @@ parts:
     datasets: [iid, positional]
     systems: [ar-flash, sd-chain, lever]
 EOF
-out=$(timeout 60 bash "$repo/runner/cluster/submit.sh" "$T/work/exp.yaml" 3 "$T/work/shards" "$T/work/merged.db" 2>&1) ||
+out=$(timeout 60 bash "$repo/runner/cluster/submit.sh" "$T/jobdir/exp.yaml" 3 "$T/jobdir/shards" "$T/jobdir/merged.db" 2>&1) ||
   die "submit.sh failed: $out"
 say "submit.sh: $(echo "$out" | tr '\n' ' ')"
 array=$(echo "$out" | sed -n 's/^sweep array \([0-9]*\).*/\1/p')
@@ -224,7 +224,7 @@ done
 say "array $array (3 tasks) and merge $merge COMPLETED after $(($(date +%s) - t0)) s"
 
 # ---- 4. same metrics as one unsharded sweep ----------------------------------------------
-[ -s merged.db ] || die "merge job left no $T/work/merged.db"
+[ -s merged.db ] || die "merge job left no $T/jobdir/merged.db"
 timeout 120 "$LEVERSIM" sweep exp.yaml --db whole.db >whole.log 2>&1 || die "unsharded sweep failed: $(tail -3 whole.log)"
 timeout 60 "$LEVERSIM" export --db whole.db --view v_runs --format csv >whole.csv || die "export of whole.db failed"
 timeout 60 "$LEVERSIM" export --db merged.db --view v_runs --format csv >merged.csv || die "export of merged.db failed"

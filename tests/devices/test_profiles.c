@@ -36,7 +36,18 @@ static void test_shipped_validate(void)
   }
 }
 
-/* Honesty rule: every line whose value is a number (or a list of numbers) carries a comment. */
+/* Honesty rule: every line whose value is a number (or a list of numbers) carries a comment
+ * that names a source (src:<id>, docs/SOURCES.md), or says calibrated:, assumed, derived or
+ * "by definition". */
+static int names_its_basis(const char *comment)
+{
+  static const char *const MARKS[] = {"src:", "calibrated:", "assumed", "derived", "by definition"};
+  for (size_t i = 0; i < sizeof MARKS / sizeof MARKS[0]; i++)
+    if (strstr(comment, MARKS[i]))
+      return 1;
+  return 0;
+}
+
 static void test_every_number_commented(void)
 {
   for (int i = 0; i < N_SHIPPED; i++) {
@@ -56,6 +67,9 @@ static void test_every_number_commented(void)
       if (numeric && !hash) {
         fprintf(stderr, "%s:%d: number without a source comment\n", path, ln);
         CU_FAIL("number without a source comment");
+      } else if (numeric && !names_its_basis(hash + 1)) {
+        fprintf(stderr, "%s:%d: the comment names no src:<id>, calibrated:, assumed or derived\n", path, ln);
+        CU_FAIL("number whose comment names no source");
       }
     }
     fclose(f);

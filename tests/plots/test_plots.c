@@ -84,7 +84,7 @@ static void test_curve_npu_vs_gpu(void)
     if (i) CU_ASSERT(gpu[i].latency_ms >= gpu[i - 1].latency_ms);
   }
   CU_ASSERT_DOUBLE_EQUAL(npu[0].relative, 1.0, 1e-12);
-  /* REFERENCE.md 1, Fig. 4: NPU latency grows with tokens, the GPU's stays nearly flat */
+  /* src:lever-paper, Fig. 4: NPU latency grows with tokens, the GPU's stays nearly flat */
   CU_ASSERT(npu[6].relative > 4.0); /* Q4_0 on the NPU: steep (src:llamacpp-snapdragon 39x at 128) */
   CU_ASSERT(gpu[6].relative < 1.3);
   CU_ASSERT(gpu[6].speedup > npu[6].speedup);

@@ -18,6 +18,7 @@ static CU_SuiteInfo suites[] = {
     {"costmodel", NULL, NULL, NULL, NULL, ls_t_costmodel},
     {"cli", NULL, NULL, NULL, NULL, ls_t_cli},
     {"bench", NULL, NULL, NULL, NULL, ls_t_bench},
+    {"readme", NULL, NULL, NULL, NULL, ls_t_readme},
     CU_SUITE_INFO_NULL,
 };
 

@@ -378,7 +378,34 @@ static void test_lever_invariants(void)
   ls_device_free(d);
 }
 
+/* The EAGLE-3 pairs accept as published: EAGLE-2's tree (60 tokens, top-k 10, depth 8) on
+ * Llama-3.1-8B reaches tau 6.23 on GSM8K and 6.13 on MT-Bench (src:eagle3-paper Table 1, T = 0)
+ * within 5 %; the Qwen3-4B head with depth 5, 2.92 on GSM8K (src:angelslim-bench mean 3.03,
+ * spread like Llama's; docs/CALIBRATION.md), over 32 prompts (fitted with seed 11, checked with seed 7:
+ * the fit is not a seed artefact). A standalone small draft accepts less. */
+static void test_eagle3_tau(void)
+{
+  static const struct { const char *model, *ds, *depth; double tau; } want[] = {
+      {"llama-3.1-8b", "gsm8k", "8", 6.23}, {"llama-3.1-8b", "mt-bench", "8", 6.13}, {"qwen3-4b", "gsm8k", "5", 2.92}};
+  const char *root = LS_TEST_DIR "/..";
+  char set[256];
+  for (int i = 0; i < 3; i++) {
+    ls_decode_result res;
+    snprintf(set, sizeof set, "workload.prompts=32;workload.max_tokens=128;draft.total_tokens=60;draft.topk=10;draft.depth=%s",
+             want[i].depth);
+    CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", want[i].model, want[i].ds, "eagle2", set, &res), LS_OK);
+    LS_ASSERT_CLOSE(metric(&res, "tau"), want[i].tau, 0.05);
+    ls_decode_result_free(&res);
+  }
+  ls_decode_result small;
+  CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "llama-3.1-8b", "gsm8k", "eagle2",
+                                "workload.prompts=8;workload.max_tokens=128;model.draft=llama-3.2-1b", &small), LS_OK);
+  CU_ASSERT(metric(&small, "tau") < 5.0);
+  ls_decode_result_free(&small);
+}
+
 static CU_TestInfo cycle_tests[] = {
+    {"EAGLE-3 pairs accept as published", test_eagle3_tau},
     {"lever: pruning runs, shrinks, never loses a token; on-demand head per row", test_lever_invariants},
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},

@@ -136,9 +136,49 @@ static void test_check_used(void)
   ls_kv_free(kv);
 }
 
+/* The read log lists each key once, in first-asked order, with the reader's default and range. */
+static void test_read_log(void)
+{
+  static const char *const A[] = {"draft.budget=32", NULL};
+  ls_kv *kv = make(A);
+  ls_error err;
+  ls_error_clear(&err);
+  long l;
+  double d, list[4] = {1, 3, 0.5};
+  int n = 3, k;
+  static const char *const kinds[] = {"npu", "cpu", NULL};
+  const char *s;
+  CU_ASSERT_EQUAL(ls_kv_int(kv, "draft.budget", 1, 512, 64, &l, &err), LS_OK); /* set: still logged */
+  CU_ASSERT_EQUAL(ls_kv_double(kv, "draft.ratio", 0, 1, 0.25, &d, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_unit(kv, "flash.bw", LS_U_BANDWIDTH, DBL_MIN, 1e12, 2.1e9, &d, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_enum(kv, "map.kind", kinds, 1, &k, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_doubles(kv, "draft.widths", 1, 8, list, 4, &n, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_string(kv, "policy.map", "lever", &s), LS_OK);
+  CU_ASSERT_PTR_NULL(ls_kv_find(kv, "workload.trace"));
+  CU_ASSERT_EQUAL(ls_kv_int(kv, "draft.budget", 1, 8, 4, &l, &err), LS_EUSAGE); /* again: not re-logged (out of range; --set: usage) */
+  static const char *const want[][3] = {
+      {"draft.budget", "64", "[1, 512]"},     {"draft.ratio", "0.25", "[0, 1]"},
+      {"flash.bw", "2100000000", "> 0, <= 1000000000000"}, {"map.kind", "cpu", "npu, cpu"},
+      {"draft.widths", "1,3,0.5", "up to 4 of [1, 8]"}, {"policy.map", "lever", ""},
+      {"workload.trace", "", ""}};
+  int nw = (int)(sizeof want / sizeof want[0]);
+  CU_ASSERT_EQUAL_FATAL(ls_kv_read_count(kv), nw);
+  for (int i = 0; i < nw; i++) {
+    CU_ASSERT_STRING_EQUAL(ls_kv_read_key(kv, i), want[i][0]);
+    CU_ASSERT_STRING_EQUAL(ls_kv_read_default(kv, i), want[i][1]);
+    CU_ASSERT_STRING_EQUAL(ls_kv_read_accepts(kv, i), want[i][2]);
+  }
+  ls_kv *copy = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_copy(&copy, kv, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_read_count(copy), 0);
+  ls_kv_free(copy);
+  ls_kv_free(kv);
+}
+
 CU_TestInfo ls_t_kv[] = {
     {"typed getters, defaults, lists, sorted keys", test_typed},
     {"bad values and ranges name key and value", test_bad_values},
     {"unknown settings via ls_kv_check_used", test_check_used},
+    {"read log: keys, defaults, ranges", test_read_log},
     CU_TEST_INFO_NULL,
 };

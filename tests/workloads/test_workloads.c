@@ -1,4 +1,4 @@
-/* tests/workloads: the CUnit runner for workloads/ — models (sizes vs REFERENCE.md section 4,
+/* tests/workloads: the CUnit runner for workloads/ — models (sizes vs src:hf-model-configs,
  * FLOPs vs hand computation), datasets (tau ranges and ordering with hand-built chains and
  * trees), the oracle (order independence, iid/positional rates, predictor AUC), traces
  * (round trip, replay, malformed input) and the `leversim trace` command. */
@@ -144,7 +144,7 @@ static void test_models_load(void)
 
 static void test_models_sizes(void)
 {
-  /* REFERENCE.md section 4, at 4.5 bits/weight: layer MiB, all layers GiB, LM head MiB
+  /* src:hf-model-configs shapes, at 4.5 bits/weight (derived): layer MiB, all layers GiB, LM head MiB
    * (0 = tied), KV cache per token KiB over all layers. */
   static const struct { const char *id; double layer, layers, head, kv; } ref[] = {
       {"llama-3.1-8b", 117, 3.66, 282, 128}, {"qwen3-4b", 54, 1.90, 0, 144},
@@ -270,14 +270,14 @@ static void test_datasets_tau(void)
       chain[i] = walk_chain_tau(o, 5);
       tree[i] = walk_tree_tau(o, 60, 6, 10); /* EAGLE-2 defaults: 60 tokens, depth 5 + root, top-10 */
       ls_oracle_free(o);
-      /* REFERENCE.md section 5: chain SD ~2.3, EAGLE-2-like trees ~3.5-4.5 */
+      /* src:spec-bench: chain SD ~2.3, EAGLE-2-like trees ~3.5-4.5 */
       CU_ASSERT(chain[i] >= 1.8 && chain[i] <= 3.0);
       CU_ASSERT(tree[i] >= 3.4 && tree[i] <= 4.6);
       CU_ASSERT(tree[i] > chain[i] + 0.8);
       if (!(chain[i] >= 1.8 && chain[i] <= 3.0 && tree[i] >= 3.4 && tree[i] <= 4.6))
         fprintf(stderr, "%s %s %s: chain %.3f tree %.3f\n", fam[f].target, fam[f].think, ds[i], chain[i], tree[i]);
     }
-    for (int i = 1; i < 4; i++) { /* code and math above dialogue (REFERENCE.md section 1) */
+    for (int i = 1; i < 4; i++) { /* code and math above dialogue (src:lever-paper) */
       CU_ASSERT(chain[i] > chain[0]);
       CU_ASSERT(tree[i] > tree[0]);
     }
@@ -782,7 +782,7 @@ static void test_cli_trace(void)
 }
 
 static CU_TestInfo models_tests[] = {{"all load, params match", test_models_load},
-                                     {"sizes vs REFERENCE.md", test_models_sizes},
+                                     {"sizes vs model configs", test_models_sizes},
                                      {"FLOPs vs hand computation", test_models_flops},
                                      {"malformed files located", test_models_errors},
                                      CU_TEST_INFO_NULL};

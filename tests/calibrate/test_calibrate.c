@@ -1,0 +1,622 @@
+/* tests/calibrate: `leversim calibrate` and its modules (runner/calib_input, runner/calibrate,
+ * runner/calib_write).
+ *  synthetic: measurements generated from known parameters (+ 2 % Gaussian noise, fixed seed)
+ *    are fitted back: every parameter within 3 reported standard errors, in under a second.
+ *  loo: leave-one-out by hand arithmetic (one free parameter: a weighted mean), the
+ *    exactly-determined case (no cross-prediction), and LOO errors at least the residuals.
+ *  parse: RFC 4180 CSV (quoted commas, quotes, line breaks), JSON and JSONL, fio options.
+ *  bad_input: every bad-input case: located message, exit 65, no output file (nor .tmp).
+ *  end_to_end: the shipped example measurements -> profile that validates and runs; a real
+ *    fio run (two block sizes, ~1 s) calibrated end to end; --plot. */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "ls_test.h"
+#include "policies/costmodel.h"
+#include "runner/calib_input.h"
+#include "runner/calibrate.h"
+#include "runner/commands.h"
+#include "workloads/model.h"
+
+static char g_tmp[256];
+
+static int init(void)
+{
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/leversim-calib-%ld", (long)getpid());
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", g_tmp, g_tmp);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static int clean(void)
+{
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *tmp_path(char *buf, size_t size, const char *name)
+{
+  snprintf(buf, size, "%s/%s", g_tmp, name);
+  return buf;
+}
+
+static void write_file(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static int exists(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static ls_device *load_dev(const char *id)
+{
+  ls_device *d = NULL;
+  ls_error err;
+  CU_ASSERT_EQUAL(ls_device_load_id(&d, ls_data_root(), id, &err), LS_OK);
+  return d;
+}
+
+static void costs(const char *model, ls_model_costs *c)
+{
+  ls_model *m;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&m, ls_data_root(), model, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_model_costs_get(m, "q4_0", c, &err), LS_OK);
+  ls_model_free(m);
+}
+
+/* ---- synthetic measurements from known parameters ---- */
+
+/* Independent restatement of what a llama-bench test costs (calibrate.c's top comment). */
+static double test_seconds(const ls_npu_params *n, const ls_cpu_params *c, const ls_model_costs *m, int npu,
+                           int threads, int pp, int tg)
+{
+  ls_layer_work w = ls_costmodel_layer_work(m);
+  double head = (double)ls_cpu_lmhead_ns(c, m->lmhead_bytes, m->lmhead_flops_per_token, 1, threads);
+  double t = 0;
+  if (pp > 0)
+    t += m->n_layers * (double)(npu ? ls_npu_layer_ns(n, &w, pp, pp / 2) : ls_cpu_layer_ns(c, &w, pp, pp / 2, threads)) + head;
+  if (tg > 0) {
+    int ctx = pp + tg / 2;
+    t += tg * (m->n_layers * (double)(npu ? ls_npu_layer_ns(n, &w, 1, ctx) : ls_cpu_layer_ns(c, &w, 1, ctx, threads)) + head);
+  }
+  return t * 1e-9;
+}
+
+static void add_row(ls_calib_inputs *in, const char *model, ls_calib_backend b, int threads, int pp, int tg,
+                    double seconds, double rel_sd, gsl_rng *r)
+{
+  if (in->n_rows == in->cap_rows) {
+    in->cap_rows = in->cap_rows ? 2 * in->cap_rows : 32;
+    in->rows = realloc(in->rows, (size_t)in->cap_rows * sizeof *in->rows);
+  }
+  ls_bench_row *x = &in->rows[in->n_rows++];
+  memset(x, 0, sizeof *x);
+  snprintf(x->where, sizeof x->where, "synthetic:%d", in->n_rows);
+  snprintf(x->file, sizeof x->file, "synthetic");
+  snprintf(x->tag, sizeof x->tag, "r%d", in->n_rows);
+  snprintf(x->model, sizeof x->model, "%s", model);
+  snprintf(x->quant, sizeof x->quant, "q4_0");
+  x->backend = b;
+  x->threads = threads;
+  x->n_prompt = pp;
+  x->n_gen = tg;
+  double noisy = seconds * (1.0 + (r ? gsl_ran_gaussian(r, rel_sd) : 0.0));
+  x->avg_ts = (pp + tg) / noisy;
+  x->stddev_ts = x->avg_ts * rel_sd;
+}
+
+static const int PROMPTS[] = {1, 4, 8, 16, 25, 32, 48, 64, 96, 128};
+
+/* Rows of both models at every prompt length + tg32, NPU and CPU (threads 1, 4, 8). */
+static void synthetic_rows(ls_calib_inputs *in, const ls_npu_params *n, const ls_cpu_params *c, gsl_rng *r)
+{
+  static const char *const models[] = {"llama-3.2-1b", "qwen3-0.6b"};
+  for (int k = 0; k < 2; k++) {
+    ls_model_costs m;
+    costs(models[k], &m);
+    for (size_t i = 0; i < sizeof PROMPTS / sizeof PROMPTS[0]; i++)
+      add_row(in, models[k], LS_CALIB_NPU, 4, PROMPTS[i], 0, test_seconds(n, c, &m, 1, 4, PROMPTS[i], 0), 0.02, r);
+    add_row(in, models[k], LS_CALIB_NPU, 4, 0, 32, test_seconds(n, c, &m, 1, 4, 0, 32), 0.02, r);
+    static const int threads[] = {1, 4, 8};
+    for (int t = 0; t < 3; t++) {
+      add_row(in, models[k], LS_CALIB_CPU, threads[t], 0, 32, test_seconds(n, c, &m, 0, threads[t], 0, 32), 0.02, r);
+      add_row(in, models[k], LS_CALIB_CPU, threads[t], 64, 0, test_seconds(n, c, &m, 0, threads[t], 64, 0), 0.02, r);
+    }
+  }
+}
+
+/* The 8 Elite profile and its NPU/CPU parts as the fits see them (dynamic regime, no padding). */
+static ls_device *truth_base(ls_npu_params *n, ls_cpu_params *c)
+{
+  ls_device *base = load_dev("honor-magic-v5");
+  *n = *ls_device_npu(base);
+  *c = *ls_device_cpu(base);
+  n->regime = LS_NPU_Q4_0_DYNAMIC;
+  n->dyn.pad_small = 0;
+  return base;
+}
+
+static void check_within(const ls_calib_param *q, double truth, double k_se)
+{
+  CU_ASSERT_EQUAL(q->status, LS_CALIB_FITTED);
+  CU_ASSERT(q->se > 0);
+  if (!(fabs(q->value - truth) <= k_se * q->se))
+    fprintf(stderr, "%s: fitted %g, true %g, se %g\n", q->name, q->value, truth, q->se);
+  CU_ASSERT(fabs(q->value - truth) <= k_se * q->se);
+}
+
+static void synthetic_recovery(void)
+{
+  ls_npu_params n;
+  ls_cpu_params c;
+  ls_device *base = truth_base(&n, &c);
+  /* the truth: every fitted parameter away from the base */
+  n.dyn.op_call_s = 0.2e-3, n.dyn.weight_bw = 40e9, n.dyn.vec_flops = 250e9, n.dyn.mat_flops = 420e9;
+  for (int i = 0; i < c.n_clusters; i++) {
+    c.cluster[i].gemv_bw_per_core *= 0.8;
+    c.cluster[i].flops_per_cycle *= 1.25;
+  }
+  c.max_bw = 38e9;
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 12345);
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  synthetic_rows(&in, &n, &c, r);
+  ls_calib_result res;
+  ls_error err;
+  clock_t t0 = clock();
+  int rc = ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err);
+  double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  if (rc)
+    ls_error_print(&err, stderr);
+  CU_ASSERT_EQUAL_FATAL(rc, LS_OK);
+  CU_ASSERT(secs < 1.0); /* a whole profile (two groups, 44 rows, leave-one-out) */
+  const ls_calib_group *N = &res.g[LS_CALIB_GROUP_NPU], *C = &res.g[LS_CALIB_GROUP_CPU];
+  CU_ASSERT_EQUAL(N->n_pts, 22);
+  CU_ASSERT_EQUAL(C->n_pts, 12);
+  check_within(&N->par[0], 0.2e-3, 3);
+  check_within(&N->par[1], 40e9, 3);
+  check_within(&N->par[2], 250e9, 3);
+  check_within(&N->par[3], 420e9, 3);
+  check_within(&C->par[0], 0.8, 3);
+  check_within(&C->par[1], 38e9, 3);
+  check_within(&C->par[2], 1.25, 3);
+  CU_ASSERT_EQUAL(N->tile, 32);
+  /* chi2 of a correct model with the true deviations: about dof */
+  CU_ASSERT(N->chi2 < 3.0 * N->dof && C->chi2 < 3.0 * C->dof);
+  ls_calib_result_free(&res);
+  /* without noise the truth comes back almost exactly */
+  ls_calib_inputs_free(&in);
+  synthetic_rows(&in, &n, &c, NULL);
+  CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err), LS_OK);
+  LS_ASSERT_CLOSE(res.g[LS_CALIB_GROUP_NPU].par[0].value, 0.2e-3, 1e-3);
+  LS_ASSERT_CLOSE(res.g[LS_CALIB_GROUP_NPU].par[3].value, 420e9, 1e-3);
+  LS_ASSERT_CLOSE(res.g[LS_CALIB_GROUP_CPU].par[1].value, 38e9, 1e-3);
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  gsl_rng_free(r);
+  ls_device_free(base);
+}
+
+/* Tile choice by profile likelihood: data made with 64-token tiles move the choice to 64. */
+static void synthetic_tiles(void)
+{
+  ls_npu_params n;
+  ls_cpu_params c;
+  ls_device *base = truth_base(&n, &c);
+  n.dyn.tile = n.dyn.mat_min = 64;
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  synthetic_rows(&in, &n, &c, NULL);
+  ls_calib_result res;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err), LS_OK);
+  CU_ASSERT_EQUAL(res.g[LS_CALIB_GROUP_NPU].tile, 64);
+  CU_ASSERT_EQUAL(res.npu.dyn.mat_min, 64);
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  ls_device_free(base);
+}
+
+static CU_TestInfo synthetic_tests[] = {
+    {"known parameters + noise recovered within 3 standard errors, < 1 s", synthetic_recovery},
+    {"tile/mat_min chosen by profile likelihood", synthetic_tiles},
+    CU_TEST_INFO_NULL};
+
+/* ---- leave-one-out ---- */
+
+static void add_job(ls_calib_inputs *in, double bs, int qd, double bw)
+{
+  if (in->n_jobs == in->cap_jobs) {
+    in->cap_jobs = in->cap_jobs ? 2 * in->cap_jobs : 8;
+    in->jobs = realloc(in->jobs, (size_t)in->cap_jobs * sizeof *in->jobs);
+  }
+  ls_fio_job *j = &in->jobs[in->n_jobs++];
+  memset(j, 0, sizeof *j);
+  snprintf(j->where, sizeof j->where, "fio:%d", in->n_jobs);
+  snprintf(j->file, sizeof j->file, "fio");
+  snprintf(j->tag, sizeof j->tag, "j%d", in->n_jobs);
+  j->bs = bs;
+  j->iodepth = qd;
+  j->direct = 1;
+  j->bw = bw;
+  j->iops = bw / bs;
+}
+
+/* One free parameter (the link rate, through link-bound 4 MiB reads at QD 32): with
+ * sd_i = 2 % of y_i the fit is B = sum(1/y) / sum(1/y^2) x (the read's own small overhead),
+ * and each leave-one-out prediction the same sum without that job. */
+static void loo_by_hand(void)
+{
+  ls_device *base = load_dev("oneplus-12");
+  const double y[3] = {3.8e9, 4.0e9, 4.3e9};
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  for (int i = 0; i < 3; i++)
+    add_job(&in, 4194304.0, 32, y[i]);
+  ls_calib_result res;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err), LS_OK);
+  const ls_calib_group *F = &res.g[LS_CALIB_GROUP_FLASH];
+  CU_ASSERT_EQUAL(F->par[0].status, LS_CALIB_FITTED);
+  CU_ASSERT_EQUAL(F->par[1].status, LS_CALIB_UNDETERMINED); /* one read path */
+  CU_ASSERT_EQUAL(F->par[2].status, LS_CALIB_UNDETERMINED); /* latency hidden by QD 32 */
+  double s1 = 0, s2 = 0;
+  for (int i = 0; i < 3; i++)
+    s1 += 1 / y[i], s2 += 1 / (y[i] * y[i]);
+  LS_ASSERT_CLOSE(F->pts[0].fit, s1 / s2, 1e-4);
+  for (int i = 0; i < 3; i++) {
+    double a = s1 - 1 / y[i], b = s2 - 1 / (y[i] * y[i]);
+    LS_ASSERT_CLOSE(F->pts[i].loo, a / b, 1e-4);
+  }
+  /* the standard error of a weighted mean of 3 with chi2/dof scaling when > 1 */
+  double mean = s1 / s2, chi2 = 0;
+  for (int i = 0; i < 3; i++)
+    chi2 += pow((mean - y[i]) / (0.02 * y[i]), 2);
+  double se = mean / sqrt(s2 * mean * mean / (0.02 * 0.02)) * sqrt(fmax(1.0, chi2 / 2));
+  LS_ASSERT_CLOSE(F->par[0].se / F->par[0].value, se / mean, 0.01);
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  ls_device_free(base);
+}
+
+static void loo_properties(void)
+{
+  ls_npu_params n;
+  ls_cpu_params c;
+  ls_device *base = truth_base(&n, &c);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 7);
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  synthetic_rows(&in, &n, &c, r);
+  ls_calib_result res;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err), LS_OK);
+  const ls_calib_group *N = &res.g[LS_CALIB_GROUP_NPU];
+  int larger = 0;
+  for (int i = 0; i < N->n_pts; i++) {
+    CU_ASSERT(isfinite(N->pts[i].loo));
+    larger += fabs(N->pts[i].loo - N->pts[i].y) >= fabs(N->pts[i].fit - N->pts[i].y) * 0.999;
+  }
+  CU_ASSERT(larger >= N->n_pts - 1); /* a point left out is predicted no better than fitted */
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  /* exactly determined: 2 measurements, 2 parameters -> no cross-prediction */
+  add_job(&in, 524288.0, 32, 4.0e9);
+  add_job(&in, 524288.0, 32, 2.5e9);
+  in.jobs[1].direct = 0;
+  CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err), LS_OK);
+  CU_ASSERT_EQUAL(res.g[LS_CALIB_GROUP_FLASH].dof, 0);
+  CU_ASSERT(isnan(res.g[LS_CALIB_GROUP_FLASH].pts[0].loo) && isnan(res.g[LS_CALIB_GROUP_FLASH].pts[1].loo));
+  LS_ASSERT_CLOSE(res.g[LS_CALIB_GROUP_FLASH].pts[1].fit, 2.5e9, 1e-6);
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  gsl_rng_free(r);
+  ls_device_free(base);
+}
+
+static CU_TestInfo loo_tests[] = {{"one parameter: fit and leave-one-out by hand", loo_by_hand},
+                                  {"leave-one-out properties, exact fits have none", loo_properties},
+                                  CU_TEST_INFO_NULL};
+
+/* ---- parsing ---- */
+
+#define HDR "model_filename,model_type,backends,n_threads,n_gpu_layers,n_prompt,n_gen,avg_ns,avg_ts,stddev_ts,cpu_info\n"
+
+static void parse_csv_rfc4180(void)
+{
+  char p[512];
+  tmp_path(p, sizeof p, "q.csv");
+  write_file(p, HDR "\"Llama-3.2-1B, \"\"instruct\"\"-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\","
+                    "\"755505000\",\"169.42\",\"1.75\",\"Oryon\nline two, with comma\"\r\n"
+                    "Llama-3.2-1B-Q4_0.gguf,llama 1B Q4_0,CPU,8,0,0,64,\"1241754000\",51.54,0,\n");
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  ls_error err;
+  int rc = ls_calib_read_bench(&in, p, ls_data_root(), NULL, &err);
+  if (rc)
+    ls_error_print(&err, stderr);
+  CU_ASSERT_EQUAL_FATAL(rc, LS_OK);
+  CU_ASSERT_EQUAL_FATAL(in.n_rows, 2);
+  CU_ASSERT_STRING_EQUAL(in.rows[0].model, "llama-3.2-1b");
+  CU_ASSERT_EQUAL(in.rows[0].backend, LS_CALIB_NPU);
+  CU_ASSERT_EQUAL(in.rows[0].n_prompt, 128);
+  CU_ASSERT_DOUBLE_EQUAL(in.rows[0].avg_ts, 169.42, 1e-12);
+  CU_ASSERT_EQUAL(in.rows[1].backend, LS_CALIB_CPU);
+  CU_ASSERT_EQUAL(in.rows[1].threads, 8);
+  /* the second record starts on line 4: the first one's cpu_info spans lines 2-3 */
+  CU_ASSERT_PTR_NOT_NULL(strstr(in.rows[1].where, "q.csv:4"));
+  ls_calib_inputs_free(&in);
+}
+
+static void parse_json_and_fio(void)
+{
+  char p[512], q[512];
+  write_file(tmp_path(p, sizeof p, "b.jsonl"),
+             "{\"model_filename\": \"qwen3-0.6b-q4_0.gguf\", \"model_type\": \"qwen3 0.6B Q4_0\", \"backends\": \"HTP\", "
+             "\"n_threads\": 4, \"n_gpu_layers\": 99, \"n_prompt\": 0, \"n_gen\": 32, \"avg_ts\": 68.5, \"stddev_ts\": 0.5, "
+             "\"no_kv_offload\": false, \"samples_ts\": [68.5]}\n\n"
+             "{\"model_filename\": \"qwen3-0.6b-q4_0.gguf\", \"model_type\": \"qwen3 0.6B Q8_0\", \"backends\": \"OpenCL\", "
+             "\"n_threads\": 4, \"n_gpu_layers\": 99, \"n_prompt\": 64, \"n_gen\": 0, \"avg_ts\": 300, \"stddev_ts\": 3}\n");
+  write_file(tmp_path(q, sizeof q, "f.json"), /* fio's stdout may open with notes before the JSON */
+             "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n"
+             "{\"fio version\": \"fio-3.33\", \"global options\": {\"bs\": \"512k,4k\", \"iodepth\": \"32\", \"direct\": \"1\"},"
+             " \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": \"4k\", \"iodepth\": \"1\"}, \"read\": {\"bw_bytes\": "
+             "40960000, \"bw\": 40000, \"iops\": 10000, \"clat_ns\": {\"percentile\": {\"50.000000\": 90000, "
+             "\"1.000000\": 60000, \"99.000000\": 300000}}}},"
+             " {\"jobname\": \"b\", \"read\": {\"bw_bytes\": 4000000000, \"iops\": 7629.39453125, \"clat_ns\": {}}},"
+             " {\"jobname\": \"w\", \"read\": {\"io_bytes\": 0, \"bw_bytes\": 0, \"iops\": 0}}]}");
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_calib_read_bench(&in, p, ls_data_root(), NULL, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(in.n_rows, 2);
+  CU_ASSERT_STRING_EQUAL(in.rows[0].model, "qwen3-0.6b");
+  CU_ASSERT_STRING_EQUAL(in.rows[1].quant, "q8_0");
+  CU_ASSERT_EQUAL(in.rows[1].backend, LS_CALIB_OTHER); /* the Adreno GPU: read, not fitted */
+  CU_ASSERT_PTR_NOT_NULL(strstr(in.rows[1].where, "b.jsonl:3"));
+  CU_ASSERT_EQUAL_FATAL(ls_calib_read_fio(&in, q, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(in.n_jobs, 2); /* the write-only job skipped */
+  CU_ASSERT_DOUBLE_EQUAL(in.jobs[0].bs, 4096, 0);
+  CU_ASSERT_EQUAL(in.jobs[0].iodepth, 1);
+  CU_ASSERT_EQUAL(in.jobs[1].iodepth, 32); /* from the global options */
+  CU_ASSERT_DOUBLE_EQUAL(in.jobs[1].bs, 524288, 0);
+  CU_ASSERT_EQUAL(in.jobs[0].n_pct, 3);
+  CU_ASSERT_DOUBLE_EQUAL(in.jobs[0].pct[0], 1.0, 0); /* sorted */
+  CU_ASSERT_DOUBLE_EQUAL(in.jobs[0].clat_s[1], 90e-6, 1e-15);
+  ls_calib_inputs_free(&in);
+  /* model mapping rule: the longest id contained in the file name */
+  char id[64];
+  CU_ASSERT_EQUAL(ls_calib_model_for(ls_data_root(), "/sdcard/Qwen3-14B-Q4_0.gguf", id, &err), LS_OK);
+  CU_ASSERT_STRING_EQUAL(id, "qwen3-14b");
+  CU_ASSERT_EQUAL(ls_calib_model_for(ls_data_root(), "EAGLE3-Qwen3-4B.gguf", id, &err), LS_OK);
+  CU_ASSERT_STRING_EQUAL(id, "eagle3-qwen3-4b");
+}
+
+static CU_TestInfo parse_tests[] = {{"RFC 4180 CSV: quoted commas, quotes, line breaks", parse_csv_rfc4180},
+                                    {"llama-bench JSONL, fio JSON options, model rule", parse_json_and_fio},
+                                    CU_TEST_INFO_NULL};
+
+/* ---- bad input: located error, exit 65, no output ---- */
+
+#define ROW_OK "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\",\"169.42\",\"1.75\",\"\"\n"
+
+/* Runs calibrate on one input file; expects exit 65, a message with `where` and `what`, no output. */
+static void expect_bad(const char *name, const char *text, const char *flag, const char *where, const char *what)
+{
+  char in[512], out[512], tmp[600], args[2048], msg[4096];
+  write_file(tmp_path(in, sizeof in, name), text);
+  tmp_path(out, sizeof out, "bad-out.yaml");
+  snprintf(tmp, sizeof tmp, "%s.tmp", out);
+  snprintf(args, sizeof args, "calibrate --base honor-magic-v5 %s '%s' --out '%s'", flag, in, out);
+  int rc = ls_test_cli(args, msg, sizeof msg);
+  if (rc != 65 || !strstr(msg, where) || !strstr(msg, what))
+    fprintf(stderr, "case %s: exit %d, message: %s", name, rc, msg);
+  CU_ASSERT_EQUAL(rc, 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, where));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, what));
+  CU_ASSERT(!exists(out) && !exists(tmp));
+}
+
+static void bad_malformed(void)
+{
+  expect_bad("m1.csv", HDR ROW_OK "\"Llama-3.2-1B-Q4_0.gguf,llama 1B Q4_0\n", "--llama-bench", "m1.csv:3",
+             "unterminated quoted field");
+  expect_bad("m2.csv", HDR ROW_OK "Llama,llama 1B Q4_0,HTP\n", "--llama-bench", "m2.csv:3", "3 fields, the header has 11");
+  expect_bad("m3.json", "[\n  {\"model_filename\": \"x\",\n   \"avg_ts\": 1,,\n]\n", "--llama-bench", "m3.json:3",
+             "malformed JSON");
+  expect_bad("m4.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [ {\"read\": {\"bw_bytes\": 1}\n", "--fio", "m4.json:",
+             "malformed JSON");
+}
+
+static void bad_missing_column(void)
+{
+  expect_bad("c1.csv",
+             "model_filename,model_type,backends,n_threads,n_gpu_layers,n_prompt,n_gen,avg_ts\n"
+             "Llama-3.2-1B-Q4_0.gguf,llama 1B Q4_0,HTP,4,99,128,0,169.42\n",
+             "--llama-bench", "c1.csv:1", "missing column 'stddev_ts'");
+  expect_bad("c2.json", "[{\"model_filename\": \"Llama-3.2-1B-Q4_0.gguf\", \"model_type\": \"llama 1B Q4_0\", "
+             "\"backends\": \"HTP\", \"n_threads\": 4, \"n_gpu_layers\": 99, \"n_prompt\": 128, \"avg_ts\": 169.42, "
+             "\"stddev_ts\": 1.75}]", "--llama-bench", "c2.json: $[0]", "missing key 'n_gen'");
+  expect_bad("c3.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"read\": {\"iops\": 5}}]}", "--fio",
+             "c3.json: $.jobs[0]", "missing key 'bw_bytes'");
+}
+
+static void bad_unknown_model(void)
+{
+  expect_bad("u1.csv", HDR "\"Mistral-7B-Q4_0.gguf\",\"llama 7B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\","
+             "\"169.42\",\"1.75\",\"\"\n", "--llama-bench", "u1.csv:2", "unknown model: 'Mistral-7B-Q4_0.gguf'");
+  expect_bad("u2.csv", HDR ROW_OK, "--model gpt-2 --llama-bench", "--model", "gpt-2");
+}
+
+static void bad_mixed_units(void)
+{
+  /* avg_ts in tokens/s but avg_ns in ms (755.5 "ns" for a 128-token pass of 0.76 s) */
+  expect_bad("x1.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755.5\","
+             "\"169.42\",\"1.75\",\"\"\n", "--llama-bench", "x1.csv:2", "mixed units");
+  /* fio bw (KiB/s) and bw_bytes disagree */
+  expect_bad("x2.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": \"512k\"}, "
+             "\"read\": {\"bw_bytes\": 4000000000, \"bw\": 4000000000, \"iops\": 7629.39, \"clat_ns\": {}}}]}", "--fio",
+             "x2.json: $.jobs[0]", "mixed units");
+  /* block size given in KiB where fio means bytes: bw_bytes / iops is 1024 x bs */
+  expect_bad("x3.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": \"512\"}, "
+             "\"read\": {\"bw_bytes\": 4000000000, \"iops\": 7629.39, \"clat_ns\": {}}}]}", "--fio", "x3.json: $.jobs[0]",
+             "mixed units");
+  /* fio 2.x latencies in microseconds */
+  expect_bad("x4.json", "{\"fio version\": \"fio-2.2\", \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": \"512k\"}, "
+             "\"read\": {\"bw_bytes\": 4000000000, \"iops\": 7629.39, \"clat_us\": {}}}]}", "--fio", "x4.json: $.jobs[0]",
+             "mixed units");
+}
+
+static void bad_rates(void)
+{
+  expect_bad("r1.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\","
+             "\"-169.42\",\"1.75\",\"\"\n", "--llama-bench", "r1.csv:2", "avg_ts = -169.42: must be > 0");
+  expect_bad("r2.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"\","
+             "\"0\",\"0\",\"\"\n", "--llama-bench", "r2.csv:2", "avg_ts = 0: must be > 0");
+  expect_bad("r3.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"read\": {\"bw_bytes\": -5, "
+             "\"iops\": 3, \"clat_ns\": {}}}]}", "--fio", "r3.json: $.jobs[0]", "rates must be > 0");
+}
+
+static void bad_nan(void)
+{
+  expect_bad("n1.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\","
+             "\"nan\",\"1.75\",\"\"\n", "--llama-bench", "n1.csv:2", "avg_ts is NaN");
+  /* llama-bench's JSON printer writes a NaN rate as `nan`: not JSON */
+  expect_bad("n2.json", "[\n  {\"model_filename\": \"Llama-3.2-1B-Q4_0.gguf\",\n    \"avg_ts\": nan,\n  \"n_gen\": 0}\n]\n",
+             "--llama-bench", "n2.json:3", "malformed JSON");
+}
+
+static void bad_other_tool(void)
+{
+  expect_bad("o1.csv", "terse_version_3,fio-3.33,job,0,0\n3;fio-3.33;job;0;0\n", "--llama-bench", "o1.csv:1",
+             "not llama-bench output");
+  expect_bad("o2.json", "{\"fio version\": \"fio-3.33\", \"jobs\": []}", "--llama-bench", "o2.json: $", "a fio result");
+  expect_bad("o3.json", "[{\"model_filename\": \"x\", \"avg_ts\": 1}]", "--fio", "o3.json: $", "not fio JSON");
+  expect_bad("o4.txt", "Device,Sequential Read\nUFS,4000 MB/s\n", "--fio", "o4.txt:1", "not fio JSON");
+}
+
+static void bad_undetermined(void)
+{
+  /* one prompt length of one model: op_call, weight_bandwidth and mat_flops cannot be separated */
+  expect_bad("d1.csv", HDR ROW_OK, "--llama-bench", "calibrate npu", "cannot determine");
+  expect_bad("d2.csv", HDR ROW_OK "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"0\",\"64\",\"1241754000\","
+             "\"51.54\",\"1.13\",\"\"\n\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"0\",\"32\","
+             "\"620000000\",\"51.6\",\"1.13\",\"\"\n", "--llama-bench", "calibrate npu", "cannot tell");
+}
+
+static CU_TestInfo bad_tests[] = {{"malformed CSV and JSON", bad_malformed},
+                                  {"missing column / key", bad_missing_column},
+                                  {"unknown model", bad_unknown_model},
+                                  {"mixed units", bad_mixed_units},
+                                  {"negative and zero rates", bad_rates},
+                                  {"NaN", bad_nan},
+                                  {"a file from another tool", bad_other_tool},
+                                  {"inputs that cannot determine the parameters", bad_undetermined},
+                                  CU_TEST_INFO_NULL};
+
+/* ---- end to end ---- */
+
+static void examples_end_to_end(void)
+{
+  char out[512], args[2048], msg[16384];
+  tmp_path(out, sizeof out, "p.yaml");
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --model qwen3-4b --fix op_call --llama-bench "
+           "devices/measurements/8gen3-qwen3.5-4b-hexagon.csv --fio devices/measurements/8gen3-ufs40-fio.json --out '%s'", out);
+  int rc = ls_test_cli(args, msg, sizeof msg);
+  if (rc)
+    fprintf(stderr, "%s\n", msg);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "leave-one-out"));
+  snprintf(args, sizeof args, "profiles validate '%s'", out);
+  CU_ASSERT_EQUAL(ls_test_cli(args, msg, sizeof msg), 0);
+  /* the profile file runs (a relative path: run records keep the device name) */
+  char cwd_out[64];
+  snprintf(cwd_out, sizeof cwd_out, "build/calib-test-%ld.yaml", (long)getpid());
+  snprintf(args, sizeof args, "cp '%s' '%s'", out, cwd_out);
+  CU_ASSERT_EQUAL_FATAL(system(args), 0);
+  snprintf(args, sizeof args, "run --device %s --model qwen3-4b --dataset mt-bench --system lever --prompts 1 --tokens 8",
+           cwd_out);
+  rc = ls_test_cli(args, msg, sizeof msg);
+  if (rc)
+    fprintf(stderr, "%s\n", msg);
+  CU_ASSERT_EQUAL(rc, 0);
+  remove(cwd_out);
+  /* the fitted numbers carry their comments */
+  FILE *f = fopen(out, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  size_t n = fread(msg, 1, sizeof msg - 1, f);
+  msg[n] = '\0';
+  fclose(f);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "weight_bandwidth: 22.06 GB/s # calibrated: devices/measurements/"
+                                     "8gen3-qwen3.5-4b-hexagon.csv, rows r2, \u00b1"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "page_cache: 0.6049"));
+}
+
+static void real_fio(void)
+{
+  char dir[512], json[600], out[600], args[2048], msg[16384];
+  tmp_path(dir, sizeof dir, "fio");
+  snprintf(json, sizeof json, "%s/fio.json", dir);
+  snprintf(out, sizeof out, "%s/fio-profile.yaml", dir);
+  snprintf(args, sizeof args, "mkdir -p '%s' && fio --filename='%s/data' --size=16m --direct=1 --rw=randread "
+           "--ioengine=psync --runtime=500ms --time_based --output-format=json --name=bs4k --bs=4k "
+           "--name=bs128k --bs=128k --stonewall > '%s' 2>/dev/null", dir, dir, json);
+  int rc = system(args);
+  if (rc) { /* some file systems (tmpfs) refuse O_DIRECT: fall back to buffered reads */
+    snprintf(args, sizeof args, "fio --filename='%s/data' --size=16m --direct=0 --rw=randread --ioengine=psync "
+             "--runtime=500ms --time_based --output-format=json --name=bs4k --bs=4k --name=bs128k --bs=128k "
+             "--stonewall > '%s' 2>/dev/null", dir, json);
+    rc = system(args);
+  }
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_calib_read_fio(&in, json, &err), LS_OK);
+  CU_ASSERT_EQUAL(in.n_jobs, 2);
+  CU_ASSERT_DOUBLE_EQUAL(in.jobs[0].bs, 4096, 0);
+  CU_ASSERT_DOUBLE_EQUAL(in.jobs[1].bs, 131072, 0);
+  CU_ASSERT(in.jobs[0].n_pct >= 10);
+  ls_calib_inputs_free(&in);
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s' --out '%s' --plot '%s'", json, out, dir);
+  rc = ls_test_cli(args, msg, sizeof msg);
+  if (rc)
+    fprintf(stderr, "%s\n", msg);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "flash.latency.median"));
+  snprintf(args, sizeof args, "profiles validate '%s'", out);
+  CU_ASSERT_EQUAL(ls_test_cli(args, msg, sizeof msg), 0);
+  snprintf(args, sizeof args, "%s/calibrate-flash.png", dir);
+  CU_ASSERT(exists(args));
+  snprintf(args, sizeof args, "%s/calibrate-flash-latency.png", dir);
+  CU_ASSERT(exists(args));
+}
+
+static CU_TestInfo e2e_tests[] = {{"example measurements -> valid profile that runs", examples_end_to_end},
+                                  {"a real fio run calibrated end to end, with plots", real_fio},
+                                  CU_TEST_INFO_NULL};
+
+static CU_SuiteInfo suites[] = {{"synthetic", init, clean, NULL, NULL, synthetic_tests},
+                                {"loo", init, clean, NULL, NULL, loo_tests},
+                                {"parse", init, clean, NULL, NULL, parse_tests},
+                                {"bad_input", init, clean, NULL, NULL, bad_tests},
+                                {"end_to_end", init, clean, NULL, NULL, e2e_tests},
+                                CU_SUITE_INFO_NULL};
+
+int main(int argc, char **argv) { return ls_test_main(argc, argv, suites); }
