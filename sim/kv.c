@@ -213,14 +213,16 @@ static int bad(const kv_pair *p, ls_error *err, int code, const char *why)
                       p->value, why);
 }
 
+/* Decimal only (ls_units_decimal): strtod would also take "0x1p3", "inf" and "nan". */
 static int parse_number(const char *s, double *out)
 {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
+  const char *end, *why;
+  double v;
+  if (ls_units_decimal(s, &v, &end, &why) != LS_OK)
+    return -1;
   while (*end == ' ')
     end++;
-  if (end == s || *end || errno == ERANGE || !isfinite(v))
+  if (*end)
     return -1;
   *out = v;
   return 0;

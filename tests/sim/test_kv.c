@@ -101,6 +101,13 @@ static void test_bad_values(void)
   CU_ASSERT_EQUAL(ls_kv_unit(kv, "a.unit", LS_U_TIME, 0, 1, 0, &d, &err), LS_EUNIT);
   CU_ASSERT_EQUAL(ls_kv_enum(kv, "a.kind", kinds, 0, &k, &err), LS_ESCHEMA);
   CU_ASSERT_EQUAL(ls_kv_double(kv, "a.prob", 0, 1, 0, &d, &err), LS_ERANGE);
+  /* decimal numbers only: strtod would read these as 0.25, infinity and 16 */
+  const char *nondecimal[] = {"0x1p-2", "inf", "0x10"};
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(ls_kv_set(kv, "a.hex", nondecimal[i], "exp.yaml:5:7", &err), LS_OK);
+    CU_ASSERT_EQUAL(ls_kv_double(kv, "a.hex", 0, 1e9, 0, &d, &err), LS_ESCHEMA);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "expected a number"));
+  }
   CU_ASSERT_EQUAL(ls_status_exit(LS_ERANGE), 65);
   CU_ASSERT_EQUAL(ls_status_exit(LS_EUSAGE), 64);
   /* assignments without '=' or with an empty name */
