@@ -378,26 +378,29 @@ int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
 {
   double v;
   long l;
-  int path = d->flash.path, regime = d->npu.regime, rc;
+  int path = d->flash.path, regime = d->npu.regime, sim = d->flash.sim, rc;
   if ((rc = ls_kv_enum(kv, "device.flash.path", paths, path, &path, err)) ||
+      (rc = ls_kv_enum(kv, "device.flash.sim", ls_flash_sim_names, sim, &sim, err)) ||
       (rc = ls_kv_enum(kv, "device.npu.regime", ls_npu_regime_names, regime, &regime, err)))
     return rc;
   if (regime == LS_NPU_Q4_0_DYNAMIC && !d->npu.dyn.present)
     return ls_error_set(err, LS_EINVALID, "device.npu.regime=q4_0-dynamic: profile %s gives no q4_0_dynamic section",
                         d->id);
   d->npu.regime = (ls_npu_regime)regime;
+  d->flash.sim = (ls_flash_sim)sim;
   static const char *const BOOLS[] = {"false", "true", NULL};
   if ((rc = ls_kv_enum(kv, "device.npu.pad_small", BOOLS, d->npu.dyn.pad_small, &d->npu.dyn.pad_small, err)))
     return rc;
-  double eff = ls_flash_effective_bw(&d->flash);
   d->flash.path = (ls_flash_path)path;
   /* Changing the path alone keeps the hardware and changes the rate; an explicit bandwidth
-   * sets the effective rate of the (possibly new) path. */
-  if (ls_kv_find(kv, "device.flash.bandwidth")) {
-    if ((rc = ls_kv_unit(kv, "device.flash.bandwidth", LS_U_BANDWIDTH, 1e6, 1e12, eff, &v, err)))
-      return rc;
+   * sets the effective rate of the (possibly new) path. Read even when absent, so the
+   * default (that path's rate) is declared like every other setting. */
+  int bw_given = ls_kv_has(kv, "device.flash.bandwidth");
+  if ((rc = ls_kv_unit(kv, "device.flash.bandwidth", LS_U_BANDWIDTH, 1e6, 1e12, ls_flash_effective_bw(&d->flash),
+                       &v, err)))
+    return rc;
+  if (bw_given)
     ls_flash_set_effective_bw(&d->flash, v);
-  }
   if ((rc = ls_kv_unit(kv, "device.flash.chunk", LS_U_BYTES, 512, 1 << 30, d->flash.chunk_bytes,
                        &d->flash.chunk_bytes, err)) ||
       (rc = ls_kv_int(kv, "device.flash.queue_depth", 1, 1024, d->flash.queue_depth, &l, err)))

@@ -30,7 +30,8 @@ int ls_device_list(const char *data_root, char (*ids)[64], int max);
 /* Overrides from "device.*" settings (marks them used):
  *   device.flash.bandwidth (effective sequential read, e.g. "3 GB/s"; the path is kept and
  *   the link rate rescaled), device.flash.path (direct|page_cache), device.flash.chunk,
- *   device.flash.queue_depth, device.dram.budget (resident target bytes),
+ *   device.flash.queue_depth, device.flash.sim (recurrence|events: how the flash queue is
+ *   simulated, identical results), device.dram.budget (resident target bytes),
  *   device.npu.dispatch (time), device.cpu.threads. */
 int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err);
 void ls_device_free(ls_device *d);

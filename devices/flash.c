@@ -1,36 +1,94 @@
 /* devices/flash: see flash.h.
  *
- * Model (per request i of a read, chunk c_i bytes, effective rate B = link x efficiency):
- *   issue_i  = when fewer than QD requests are outstanding on the device (FIFO over reads)
- *   arrive_i = issue_i + L_i,            L_i ~ latency distribution (parallel across slots)
- *   done_i   = max(arrive_i, link free) + c_i / B   (the link is one FIFO server)
- * A request stops being outstanding at done_i. The read completes at the last done_i.
+ * Model (per request k of a read, chunk c_k bytes, effective rate B = link x efficiency):
+ *   issue_k  = when fewer than QD requests are outstanding on the device (FIFO over reads)
+ *   arrive_k = issue_k + L_k,            L_k ~ latency distribution (parallel across slots)
+ *   done_k   = max(arrive_k, link free) + c_k / B   (the link is one FIFO server, in order of
+ *              (arrive_k, k))
+ * A request stops being outstanding at done_k, and that is when the next one is issued. The
+ * read completes at the last done_k of its requests.
  * Emergent behaviour: large chunks at QD >= 2 keep the link busy, so sequential throughput
  * -> B; small requests are latency-bound, IOPS ~= QD / (E[L] + c/B) (the IOPS limit);
  * QD 1 pays E[L] per request.
+ *
+ * Draws (both simulation modes): request k is the k-th issued by the device (k = 0, 1, ...).
+ * Each request is "plain" with probability P = (1 - tail_prob) (Phi(3) - Phi(-3)): its
+ * latency is from the lognormal body with |Z| <= 3 (empirical tables: every request is
+ * plain, P = 1); otherwise it is "special": a Pareto tail draw with probability
+ * tail_prob / (1 - P), else a body draw with |Z| > 3. Classes are independent across
+ * requests: the gaps between specials are geometric, G_j = floor(ln U_j / ln P), U_j a
+ * counter-based uniform of (K, j). Within its class a latency inverts the class's CDF at
+ * V_k = ls_uniform_open(K + 2k + 1) (and a special picks tail or body with
+ * ls_uniform(K + 2k)). K hashes (seed, "flash", stream_id). So L_k is a pure function of k,
+ * drawn only when needed, and the mixture is unchanged:
+ *   P(L <= x) = P F_plain(x) + (1 - P) F_special(x) = (1-p) Phi((ln x - mu)/sigma) + p F_Pareto(x).
+ * Knowing that the next special is request s, the requests before it need no draw at all
+ * unless a comparison needs their exact latency (below).
+ *
+ * Two ways to simulate the same equations (device.flash.sim):
+ *  - events: every request is two engine events (arrival, then the link's completion).
+ *  - recurrence (default): the equations above are iterated directly, one engine event per
+ *    read (its completion). The device keeps the requests issued and not yet transferred in
+ *    a small array sorted by (arrive_k, k) (at most QD entries) and the time the link frees.
+ *    One step takes the first request p:
+ *        start = max(arrive_p, link_free),  done = start + c_p / B,  link_free = done,
+ *    then issues requests at `done` (new k, arrive = done + L_k) while slots are free, in
+ *    the same FIFO order over reads. This is exactly the event model: the link serves
+ *    requests in (arrival, issue) order, which is the order its queue sees them in the
+ *    events (arrivals are scheduled in issue order, so equal arrival times keep k order);
+ *    completions happen one at a time on the single link, so the step order is time order.
+ *    Equal draws give equal done times: a test runs both modes on the same overlapping
+ *    reads and compares completion times to the nanosecond.
+ *    Lookahead and rollback: steps are computed ahead of the engine up to the next read
+ *    completion, which is scheduled as the one engine event. A step at time done depends on
+ *    the outside world only through reads submitted before done (they take freed slots and
+ *    their requests can arrive first). So when a read is submitted at t (or a counter is
+ *    read at t) before the scheduled completion, the state is restored to the snapshot
+ *    taken before the lookahead, the steps with done <= t are replayed (the draws are the
+ *    same: they depend on k only), and the lookahead restarts with the new read queued.
+ *    Lazy latencies: a plain L_k lies within median x exp(+-3 sigma) (an empirical table:
+ *    within its first and last latency), so a plain request keeps the bounds
+ *    [arrive_lo, arrive_hi]; the exact L_k (an inverse normal CDF and an exp) is computed
+ *    only when a comparison needs it: ordering against a neighbour whose bounds overlap, or
+ *    a start when arrive_hi > link_free (an idle link). On a busy link (layer streaming)
+ *    a request waits far longer than its latency, so it starts at link_free whatever L_k
+ *    is. The results are the same as with every latency computed (tested).
+ *    Runs: on a saturated link (QD requests outstanding, all of the read being issued) with
+ *    t_x >= hi - lo and hi <= (QD - 1) t_x (hi, lo the plain bounds; the profile's 512 KiB
+ *    chunks: t_x = 205 us against 82 us and 106 us), every step pops a full chunk that has
+ *    arrived and issues one plain request that goes to the end of the line and will have
+ *    arrived by its turn. Up to the next special, the read's last full chunk or the lookahead
+ *    limit, M steps are then done_j = link_free + (j + 1) t_x, j < M, and the line ends as
+ *    the last QD requests issued: computed at once (saturated_run), with the byte counters
+ *    summed in the same order as M steps would. Same results, tested against the events.
+ *    Bursts: plain requests issued at one instant to an idle link (a read's first QD) only
+ *    need their smallest latency exactly when t_x >= hi - lo: the others have all arrived
+ *    when the first transfer ends (rec_issue). Same results, tested against the events.
+ *
  * Pure query (expected time on an idle device, n = ceil(bytes / chunk), t_x = chunk / B):
  * the read is a closed network of QD circulating requests: a delay station (mean E[L]) and
  * the link (deterministic t_x). Its throughput X comes from mean value analysis with the
- * deterministic-service residual correction (Reiser): for k = 1..QD customers
+ * deterministic-service residual correction (src:reiser-mva): for k = 1..QD customers
  *   R_k = t_x (1 + Q_{k-1} - U_{k-1}) + U_{k-1} t_x / 2,  X_k = k / (E[L] + R_k),
  *   Q_k = X_k R_k,  U_k = min(1, X_k t_x);   interval = max(t_x, 1 / X_QD)
  *   T = E[L] + bytes / B + (n - 1) (interval - t_x)
  * Exact in expectation at QD 1 (interval = E[L] + t_x) and in the link-bound limit
  * (interval = t_x, the profile's 512 KiB x QD 32 layer reads: within 1 %). Where the two
- * regimes meet (t_x ~ (E[L] + t_x) / QD) the events are slower than the formula: requests
- * issued together stay bunched and the last in-flight latencies are not hidden. Measured on
- * oneplus-12 over chunk 4 KiB..1 MiB x QD 1..32: within 4 % except 4 KiB at QD 16 (+7 %) and
- * QD 32 (+23 %), a small-random-read regime that weight streaming does not use.
+ * regimes meet (t_x ~ (E[L] + t_x) / QD) the simulated reads are slower than the formula:
+ * requests issued together stay bunched and the last in-flight latencies are not hidden.
+ * Measured on oneplus-12 over chunk 4 KiB..1 MiB x QD 1..32: within 4 % except 4 KiB at
+ * QD 16 (+7 %) and QD 32 (+23 %), a small-random-read regime that weight streaming does not use.
  * Simplifications: NAND parallelism is assumed to cover the queue depth; the software path
  * (direct I/O vs page cache) is a rate efficiency on the transfer, not a per-request CPU cost;
  * reads never hit in a cache (target weights are streamed once per pass).
  * Sources: profile comments (src:ufs40-samsung: UFS 4.0 4.2 GB/s; src:phonearena-s24u:
  * ~2.5 GB/s in a phone app; src:f2fs-folios: ~2 GB/s small-folio page cache vs ~4 GB/s direct
- * I/O; src:ufs-queue: QD <= 32 on legacy UFSHCI). */
+ * I/O; src:ufs-queue: QD <= 32 on legacy UFSHCI); src:reiser-mva for mean value analysis. */
 #include "devices/flash.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_cdf.h>
 #include "sim/rng.h"
 
 double ls_flash_effective_bw(const ls_flash_params *f)
@@ -74,43 +132,527 @@ int64_t ls_flash_read_ns(const ls_flash_params *f, double bytes)
   return ls_flash_read_ns_at(f, bytes, f->chunk_bytes, f->queue_depth);
 }
 
-/* ---- event model ---- */
+const char *const ls_flash_sim_names[] = {"recurrence", "events", NULL};
 
-typedef struct flash_read flash_read;
-struct flash_read {
-  flash_read *next;     /* issue FIFO / free list */
-  flash_read *all_next; /* every read ever allocated, for freeing */
-  double to_issue;      /* bytes not yet issued */
-  double chunk;
-  int qd;
-  int in_flight;        /* requests issued and not done */
+/* ---- event model: shared state ---- */
+
+typedef struct {
+  double to_issue, chunk;     /* bytes not yet issued; request size */
+  int qd, in_flight, finished;
   ls_flash_done_fn done;
   void *ctx;
-};
+} fread_t;
 
-typedef struct flash_req flash_req;
-struct flash_req {
-  flash_req *next_free;
-  flash_req *all_next;  /* every request ever allocated, for freeing */
+typedef struct {
+  int64_t a_lo, a_hi;         /* arrival bounds; equal once L_k is known exactly (always for
+                                 special requests; plain: issue time + lat_lo_ns .. lat_hi_ns) */
+  int64_t tx;                 /* transfer time, ns */
+  uint64_t k;                 /* issue index (the draw's counter) */
+  double bytes;
+  uint32_t rid;               /* read id */
+} freq_t;
+
+/* Everything the recurrence changes, so a snapshot is one copy. Rings: q holds the requests
+ * issued and not yet transferred, sorted by (arrival, k), q_cap a power of two; reads are
+ * addressed by id & (r_cap - 1), ids r_first..r_next-1 pending, r_issue the oldest with
+ * bytes left to issue. */
+typedef struct {
+  freq_t *q;
+  uint32_t q_head, q_n, q_cap;
+  fread_t *r;
+  uint32_t r_first, r_issue, r_next, r_cap;
+  int64_t link_free, busy_ns;
+  double bytes_read;
+  uint64_t requests, next_k;
+  uint64_t next_special, n_special; /* k of the next special request; specials drawn so far */
+  int outstanding, pending;
+} fstate;
+
+typedef struct evreq evreq; /* events mode: one request in flight */
+struct evreq {
+  evreq *next_free, *all_next;
   ls_flash_dev *dev;
-  flash_read *read;
+  uint64_t k;
+  uint32_t rid;
+  int special;
   double bytes;
 };
 
 struct ls_flash_dev {
   ls_engine *e;
   ls_flash_params p;
-  double bw;                 /* effective B/s, fixed at creation */
-  ls_rng *rng;
-  ls_resource *link;
-  flash_read *head, *tail;   /* reads with bytes still to issue, FIFO */
-  flash_read *free_reads, *all_reads;
-  flash_req *free_reqs, *all_reqs;
-  int outstanding;           /* device-wide requests in flight */
-  int pending;               /* reads not done */
-  double bytes_read;
-  uint64_t requests;
+  double ns_per_byte;         /* 1e9 / effective B/s, fixed at creation */
+  uint64_t key;               /* K of the draws */
+  double band_lo, band_w;     /* the plain band of U2: [band_lo, band_lo + band_w] */
+  double p_tail_special;      /* P(tail | special) */
+  double ln_plain;            /* ln P(plain); 0: every request is plain */
+  int64_t lat_lo_ns, lat_hi_ns; /* bounds of a plain request's latency */
+  fstate st[2];               /* working state and the snapshot before a lookahead */
+  fstate *w, *snap;
+  int ahead;                  /* w is past now (a lookahead); snap is the state at now's side */
+  int has_wake;
+  ls_event_id wake;
+  uint32_t wake_rid;          /* the read the lookahead's last step completes */
+  ls_resource *link;          /* events mode */
+  evreq *free_reqs, *all_reqs;
 };
+
+#define Z_BAND 3.0
+#define RUN_MIN 4 /* shortest saturated run worth taking at once */
+
+static int64_t tx_ns(const ls_flash_dev *d, double bytes)
+{
+  return (int64_t)(bytes * d->ns_per_byte + 0.5);
+}
+
+/* Latency of request k (see the top: plain requests invert U2 within the band, special ones
+ * pick the tail or the body outside the band). */
+static int64_t latency_ns(const ls_flash_dev *d, uint64_t k, int special)
+{
+  double v = ls_uniform_open(d->key + 2 * k + 1), u2, l;
+  if (!special) {
+    u2 = d->band_lo + d->band_w * v;
+  } else if (ls_uniform(d->key + 2 * k) < d->p_tail_special) {
+    l = ls_latency_from_uniforms(&d->p.latency, 0.0, v);
+    return (int64_t)(l * 1e9 + 0.5);
+  } else {
+    double r = v * (1.0 - d->band_w);
+    u2 = fmin(r < d->band_lo ? r : r + d->band_w, 1.0 - 0x1p-53);
+  }
+  l = ls_latency_from_uniforms(&d->p.latency, 1.0, u2);
+  return (int64_t)(l * 1e9 + 0.5);
+}
+
+/* Number of plain requests before special number j: geometric, by inversion. */
+static uint64_t plain_gap(const ls_flash_dev *d, uint64_t j)
+{
+  double g = floor(log(ls_uniform_open(ls_key2(d->key, j))) / d->ln_plain);
+  return g < 1e18 ? (uint64_t)g : UINT64_MAX / 2;
+}
+
+static fread_t *read_of(const fstate *w, uint32_t rid) { return &w->r[rid & (w->r_cap - 1)]; }
+
+static int state_init(fstate *w)
+{
+  memset(w, 0, sizeof *w);
+  w->q_cap = 32;
+  w->r_cap = 8;
+  w->q = malloc(w->q_cap * sizeof *w->q);
+  w->r = malloc(w->r_cap * sizeof *w->r);
+  return w->q && w->r ? LS_OK : LS_ENOMEM;
+}
+
+static void state_free(fstate *w)
+{
+  free(w->q);
+  free(w->r);
+}
+
+/* dst = src (capacities equal). */
+static void state_copy(fstate *dst, const fstate *src)
+{
+  freq_t *q = dst->q;
+  fread_t *r = dst->r;
+  *dst = *src;
+  dst->q = q;
+  dst->r = r;
+  memcpy(q, src->q, src->q_cap * sizeof *q);
+  memcpy(r, src->r, src->r_cap * sizeof *r);
+}
+
+/* Doubles the rings of both states until they hold qd requests and one more read; the
+ * working state's contents move to the same ids/positions modulo the new sizes. */
+static int state_reserve(ls_flash_dev *d, int qd)
+{
+  fstate *w = d->w;
+  while (w->q_cap < (uint32_t)qd || w->r_next - w->r_first == w->r_cap) {
+    int grow_q = w->q_cap < (uint32_t)qd;
+    uint32_t qc = grow_q ? 2 * w->q_cap : w->q_cap, rc = grow_q ? w->r_cap : 2 * w->r_cap;
+    freq_t *q = malloc(qc * sizeof *q), *q2 = malloc(qc * sizeof *q2);
+    fread_t *r = malloc(rc * sizeof *r), *r2 = malloc(rc * sizeof *r2);
+    if (!q || !q2 || !r || !r2) {
+      free(q), free(q2), free(r), free(r2);
+      return LS_ENOMEM;
+    }
+    for (uint32_t i = 0; i < w->q_n; i++)
+      q[i] = w->q[(w->q_head + i) & (w->q_cap - 1)];
+    for (uint32_t id = w->r_first; id != w->r_next; id++)
+      r[id & (rc - 1)] = *read_of(w, id);
+    state_free(d->w);
+    state_free(d->snap);
+    w->q = q, w->r = r, w->q_cap = qc, w->r_cap = rc, w->q_head = 0;
+    d->snap->q = q2, d->snap->r = r2, d->snap->q_cap = qc, d->snap->r_cap = rc;
+  }
+  return LS_OK;
+}
+
+/* Appends a read (capacity reserved). */
+static void state_add_read(fstate *w, double bytes, double chunk, int qd, ls_flash_done_fn done, void *ctx)
+{
+  *read_of(w, w->r_next) = (fread_t){bytes, chunk, qd, 0, 0, done, ctx};
+  w->r_next++;
+  w->pending++;
+}
+
+/* Takes the next request of the oldest read with bytes left, if a slot is free: its bytes,
+ * read id, k and whether it is special (advancing the specials' cursor). 0 when nothing is
+ * issued. */
+static inline int take_request(const ls_flash_dev *d, fstate *w, double *bytes, uint32_t *rid,
+                               uint64_t *k, int *special)
+{
+  if (w->r_issue == w->r_next)
+    return 0;
+  fread_t *r = read_of(w, w->r_issue);
+  if (w->outstanding >= r->qd)
+    return 0;
+  *bytes = r->to_issue < r->chunk ? r->to_issue : r->chunk;
+  *rid = w->r_issue;
+  *k = w->next_k++;
+  *special = *k == w->next_special;
+  if (*special)
+    w->next_special += 1 + plain_gap(d, ++w->n_special);
+  r->to_issue -= *bytes;
+  r->in_flight++;
+  w->outstanding++;
+  if (r->to_issue <= 0)
+    w->r_issue++;
+  return 1;
+}
+
+/* A request's transfer is done: counters; 1 when its read has nothing left. */
+static int transfer_done(fstate *w, uint32_t rid, double bytes)
+{
+  fread_t *r = read_of(w, rid);
+  w->outstanding--;
+  w->bytes_read += bytes;
+  w->requests++;
+  r->in_flight--;
+  return r->in_flight == 0 && r->to_issue <= 0;
+}
+
+/* Marks a read finished and calls its done callback (which may start reads). */
+static void read_finished(ls_flash_dev *d, uint32_t rid)
+{
+  fstate *w = d->w;
+  fread_t *r = read_of(w, rid);
+  ls_flash_done_fn done = r->done;
+  void *ctx = r->ctx;
+  r->finished = 1;
+  w->pending--;
+  while (w->r_first != w->r_issue && read_of(w, w->r_first)->finished)
+    w->r_first++;
+  if (done)
+    done(d->e, ctx);
+}
+
+/* ---- events mode ---- */
+
+static void ev_issue(ls_flash_dev *d);
+
+static void on_transfer(ls_engine *e, void *vq)
+{
+  (void)e;
+  evreq *q = vq;
+  ls_flash_dev *d = q->dev;
+  int finished = transfer_done(d->w, q->rid, q->bytes);
+  uint32_t rid = q->rid;
+  q->next_free = d->free_reqs;
+  d->free_reqs = q;
+  ev_issue(d); /* refill the queue before user code runs, so a chained read queues behind */
+  if (finished)
+    read_finished(d, rid);
+}
+
+static void on_arrival(ls_engine *e, void *vq)
+{
+  (void)e;
+  evreq *q = vq;
+  ls_resource_submit(q->dev->link, tx_ns(q->dev, q->bytes), on_transfer, q, NULL);
+}
+
+static evreq *new_evreq(ls_flash_dev *d)
+{
+  evreq *q = d->free_reqs;
+  if (q) {
+    d->free_reqs = q->next_free;
+    return q;
+  }
+  if ((q = malloc(sizeof *q))) {
+    q->all_next = d->all_reqs;
+    d->all_reqs = q;
+  }
+  return q;
+}
+
+static void ev_issue(ls_flash_dev *d)
+{
+  for (;;) {
+    evreq *q = new_evreq(d);
+    if (!q)
+      return; /* out of memory: the read stalls; nothing else can be done in a callback */
+    if (!take_request(d, d->w, &q->bytes, &q->rid, &q->k, &q->special)) {
+      q->next_free = d->free_reqs;
+      d->free_reqs = q;
+      return;
+    }
+    q->dev = d;
+    ls_engine_schedule_in(d->e, latency_ns(d, q->k, q->special), on_arrival, q, NULL, NULL);
+  }
+}
+
+/* ---- recurrence mode ---- */
+
+/* Sets a request's exact arrival. */
+static inline void resolve(const ls_flash_dev *d, freq_t *x)
+{
+  if (x->a_lo != x->a_hi)
+    x->a_lo = x->a_hi = x->a_lo - d->lat_lo_ns + latency_ns(d, x->k, 0); /* only plain ones wait */
+}
+
+/* x before y in the link's order (arrival, then k)? Exact latencies only when the bounds
+ * cannot tell. */
+static int req_before(const ls_flash_dev *d, freq_t *x, freq_t *y)
+{
+  if (x->a_hi < y->a_lo || (x->a_hi == y->a_lo && x->k < y->k))
+    return 1;
+  if (y->a_hi < x->a_lo || (y->a_hi == x->a_lo && y->k < x->k))
+    return 0;
+  resolve(d, x);
+  resolve(d, y);
+  return x->a_lo < y->a_lo || (x->a_lo == y->a_lo && x->k < y->k);
+}
+
+/* Inserts x (the newest request) into the line before the requests it arrives before. */
+static void insert_sorted(const ls_flash_dev *d, fstate *w, freq_t *x)
+{
+  uint32_t m = w->q_cap - 1, i = w->q_n;
+  while (i > 0 && req_before(d, x, &w->q[(w->q_head + i - 1) & m])) {
+    w->q[(w->q_head + i) & m] = w->q[(w->q_head + i - 1) & m];
+    i--;
+  }
+  w->q[(w->q_head + i) & m] = *x;
+  w->q_n++;
+}
+
+/* Sorts the line from offset `from` (a burst, below) to its end by (arrival, k). */
+static void sort_burst(const ls_flash_dev *d, fstate *w, uint32_t from)
+{
+  uint32_t m = w->q_cap - 1;
+  for (uint32_t i = from + 1; i < w->q_n; i++) {
+    freq_t x = w->q[(w->q_head + i) & m];
+    uint32_t j = i;
+    while (j > from && req_before(d, &x, &w->q[(w->q_head + j - 1) & m])) {
+      w->q[(w->q_head + j) & m] = w->q[(w->q_head + j - 1) & m];
+      j--;
+    }
+    w->q[(w->q_head + j) & m] = x;
+  }
+}
+
+/* Issues requests at time t while slots are free, each inserted in link order.
+ * Bursts: plain requests issued together (same time, read and size) with t_x >= hi - lo
+ * (see the top) are kept with their smallest latency first and the rest in any order: the
+ * first starts at max(its arrival, link_free), and by the time its transfer ends every
+ * other one has arrived (arrival <= t + hi <= t + lo + t_x), so they start back to back
+ * whatever their order and latencies. The smallest latency is that of the smallest V_k
+ * (the plain latency rises with V_k), so one comparison of uniforms replaces the exact
+ * latencies. A request that does not join the burst but may arrive before its end first
+ * sorts the burst exactly. */
+static inline void rec_issue(const ls_flash_dev *d, fstate *w, int64_t t)
+{
+  freq_t x;
+  int special;
+  uint32_t m = w->q_cap - 1, burst = UINT32_MAX; /* offset of the open burst's first request */
+  double burst_v = 0.0;
+  while (take_request(d, w, &x.bytes, &x.rid, &x.k, &special)) {
+    x.tx = tx_ns(d, x.bytes);
+    if (special) {
+      x.a_lo = x.a_hi = t + latency_ns(d, x.k, 1);
+    } else {
+      x.a_lo = t + d->lat_lo_ns;
+      x.a_hi = t + d->lat_hi_ns;
+    }
+    freq_t *f = burst != UINT32_MAX ? &w->q[(w->q_head + burst) & m] : NULL;
+    if (f && !special && x.rid == f->rid && x.tx == f->tx && x.a_lo == f->a_lo && f->a_hi == x.a_hi) {
+      double v = ls_uniform_open(d->key + 2 * x.k + 1);
+      freq_t *slot = &w->q[(w->q_head + w->q_n) & m];
+      if (v < burst_v) { /* the new smallest goes first, the old first to the end */
+        *slot = *f;
+        *f = x;
+        burst_v = v;
+      } else {
+        *slot = x;
+      }
+      w->q_n++;
+      continue;
+    }
+    freq_t *back = w->q_n ? &w->q[(w->q_head + w->q_n - 1) & m] : NULL;
+    if (back && back->a_hi > x.a_lo) { /* may arrive before the last in line: sort */
+      if (burst != UINT32_MAX)
+        sort_burst(d, w, burst);
+      burst = UINT32_MAX;
+      insert_sorted(d, w, &x);
+      continue;
+    }
+    w->q[(w->q_head + w->q_n) & m] = x; /* the common case: last in line */
+    w->q_n++;
+    burst = UINT32_MAX;
+    if (!special && x.tx >= d->lat_hi_ns - d->lat_lo_ns) { /* may open a burst */
+      burst = w->q_n - 1;
+      burst_v = ls_uniform_open(d->key + 2 * x.k + 1);
+    }
+  }
+}
+
+/* Start time of the first request in line (resolving its latency when the link may idle). */
+static int64_t first_start(const ls_flash_dev *d, fstate *w)
+{
+  freq_t *p = &w->q[w->q_head];
+  if (p->a_hi > w->link_free)
+    resolve(d, p);
+  return p->a_lo > w->link_free ? p->a_lo : w->link_free;
+}
+
+enum { STEP_NONE, STEP_OK, STEP_FINISH };
+
+/* Many steps at once on a saturated link (see the top, "Runs"): returns how many (0 when
+ * the preconditions do not hold; step() then goes one at a time). The counters and the
+ * line end exactly as that many step() calls leave them, sums taken in the same order. */
+static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
+{
+  uint32_t n = w->q_n, m = w->q_cap - 1;
+  if (n < 2 || w->r_issue == w->r_next)
+    return 0;
+  uint32_t rid = w->r_issue;
+  fread_t *r = read_of(w, rid);
+  if (w->outstanding != r->qd || (uint32_t)w->outstanding != n)
+    return 0; /* not saturated: a pop would not be followed by exactly one issue */
+  int64_t tx = tx_ns(d, r->chunk), t0 = w->link_free, lo = d->lat_lo_ns, hi = d->lat_hi_ns;
+  /* new requests append to the line and never wait for their arrival */
+  if (tx <= 0 || hi - lo > tx || hi > (int64_t)(n - 1) * tx || limit - t0 < RUN_MIN * tx)
+    return 0;
+  /* issues that leave bytes to issue (full chunks), before the next special, done by limit */
+  double left = r->to_issue;
+  uint64_t M = left > r->chunk ? (uint64_t)(left / r->chunk) : 0;
+  while (M > 0 && left - (double)M * r->chunk <= 0)
+    M--;
+  if (w->next_special - w->next_k < M)
+    M = w->next_special - w->next_k;
+  if (limit != INT64_MAX && (uint64_t)((limit - t0) / tx) < M)
+    M = (uint64_t)((limit - t0) / tx);
+  if (M < RUN_MIN || w->q[(w->q_head + n - 1) & m].a_hi > t0 + tx + lo)
+    return 0;
+  /* the requests in line that leave: full chunks of this read, already arrived when the
+   * link takes them */
+  for (uint32_t j = 0; j < n && j < M; j++) {
+    const freq_t *e = &w->q[(w->q_head + j) & m];
+    if (e->rid != rid || e->tx != tx || e->a_hi > t0 + (int64_t)j * tx) {
+      M = j; /* the run stops before the first one that does not qualify */
+      break;
+    }
+  }
+  if (M < RUN_MIN)
+    return 0;
+  for (uint64_t i = 0; i < M; i++) { /* the same floating sums as M steps */
+    r->to_issue -= r->chunk;
+    w->bytes_read += r->chunk;
+  }
+  uint64_t k0 = w->next_k;
+  w->next_k += M;
+  w->requests += M;
+  w->link_free = t0 + (int64_t)M * tx;
+  w->busy_ns += (int64_t)M * tx;
+  /* new request i is issued at t0 + (i + 1) tx and stands after the ones issued before it;
+   * only the last n of them are still in line */
+  for (uint64_t i = M > n ? M - n : 0; i < M; i++) {
+    int64_t t = t0 + (int64_t)(i + 1) * tx;
+    w->q[(w->q_head + n + i) & m] = (freq_t){t + lo, t + hi, tx, k0 + i, r->chunk, rid};
+  }
+  w->q_head = (uint32_t)((w->q_head + M) & m);
+  return M;
+}
+
+/* One transfer, if it is done by `limit` (and, with keep_finish, does not complete a read).
+ * STEP_FINISH: it completed read *fin. */
+static int step(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish, uint32_t *fin)
+{
+  if (w->q_n == 0)
+    return STEP_NONE;
+  int64_t done = first_start(d, w) + w->q[w->q_head].tx;
+  freq_t p = w->q[w->q_head];
+  if (done > limit)
+    return STEP_NONE;
+  fread_t *r = read_of(w, p.rid);
+  if (keep_finish && r->in_flight == 1 && r->to_issue <= 0)
+    return STEP_NONE;
+  w->q_head = (w->q_head + 1) & (w->q_cap - 1);
+  w->q_n--;
+  w->link_free = done;
+  w->busy_ns += p.tx;
+  int finished = transfer_done(w, p.rid, p.bytes);
+  rec_issue(d, w, done); /* the freed slot refills before the read completes */
+  if (!finished)
+    return STEP_OK;
+  *fin = p.rid;
+  return STEP_FINISH;
+}
+
+static void on_wake(ls_engine *e, void *vd);
+
+/* Looks ahead to the next read completion and schedules it (nothing when idle or already
+ * scheduled). */
+static int lookahead(ls_flash_dev *d, ls_error *err)
+{
+  if (d->has_wake || d->w->q_n == 0)
+    return LS_OK;
+  state_copy(d->snap, d->w);
+  d->ahead = 1;
+  uint32_t fin = 0;
+  int st;
+  while ((st = saturated_run(d, d->w, INT64_MAX) ? STEP_OK : step(d, d->w, INT64_MAX, 0, &fin)) == STEP_OK)
+    ;
+  if (st != STEP_FINISH) { /* cannot happen: a read's last transfer completes it */
+    fstate *x = d->w;
+    d->w = d->snap;
+    d->snap = x;
+    d->ahead = 0;
+    return ls_error_set(err, LS_ESTATE, "flash: requests in flight but no read completes");
+  }
+  d->wake_rid = fin;
+  int rc = ls_engine_schedule(d->e, d->w->link_free, on_wake, d, &d->wake, err);
+  d->has_wake = rc == LS_OK;
+  return rc;
+}
+
+/* Brings the working state to time t (the engine's now): drops a lookahead and replays the
+ * steps done by t that complete no read (a completion at t keeps its scheduled event). */
+static void sync_to(ls_flash_dev *d, int64_t t)
+{
+  if (!d->ahead)
+    return;
+  fstate *x = d->w;
+  d->w = d->snap;
+  d->snap = x;
+  d->ahead = 0;
+  if (d->has_wake)
+    ls_engine_cancel(d->e, d->wake);
+  d->has_wake = 0;
+  uint32_t fin;
+  while (saturated_run(d, d->w, t) || step(d, d->w, t, 1, &fin) == STEP_OK)
+    ;
+}
+
+static void on_wake(ls_engine *e, void *vd)
+{
+  (void)e;
+  ls_flash_dev *d = vd;
+  d->has_wake = 0;
+  d->ahead = 0; /* the lookahead ended exactly now: it is the state */
+  read_finished(d, d->wake_rid);
+  lookahead(d, NULL);
+}
+
+/* ---- public ---- */
 
 int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params *p, uint64_t seed,
                         uint64_t stream_id, ls_error *err)
@@ -123,9 +665,28 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
     return ls_error_set(err, LS_ENOMEM, "flash: out of memory");
   d->e = e;
   d->p = *p;
-  d->bw = ls_flash_effective_bw(p);
-  int rc = ls_rng_create(&d->rng, seed, "flash", stream_id, err);
-  if (!rc)
+  d->ns_per_byte = 1e9 / ls_flash_effective_bw(p);
+  d->key = ls_key2(ls_key_str(ls_mix64(seed), "flash"), stream_id);
+  const ls_latency_dist *l = &p->latency;
+  if (l->kind == LS_LAT_EMPIRICAL) { /* every request is plain: the whole table bounds it */
+    d->band_lo = 0.0;
+    d->band_w = 1.0;
+    d->lat_lo_ns = (int64_t)floor(l->x_s[0] * 1e9) - 1;
+    d->lat_hi_ns = (int64_t)ceil(l->x_s[l->n - 1] * 1e9) + 1;
+  } else { /* bounds a little wider than the band's latencies, against rounding */
+    d->band_lo = gsl_cdf_ugaussian_P(-Z_BAND);
+    d->band_w = gsl_cdf_ugaussian_P(Z_BAND) - d->band_lo;
+    d->lat_lo_ns = (int64_t)floor(l->median_s * exp(-l->sigma * (Z_BAND + 1e-3)) * 1e9) - 1;
+    d->lat_hi_ns = (int64_t)ceil(l->median_s * exp(l->sigma * (Z_BAND + 1e-3)) * 1e9) + 1;
+  }
+  double tail = l->kind == LS_LAT_EMPIRICAL ? 0.0 : l->tail_prob, plain = (1.0 - tail) * d->band_w;
+  d->p_tail_special = plain < 1.0 ? tail / (1.0 - plain) : 0.0;
+  d->ln_plain = log(plain);
+  d->w = &d->st[0];
+  d->snap = &d->st[1];
+  int rc = state_init(d->w) || state_init(d->snap) ? ls_error_set(err, LS_ENOMEM, "flash: out of memory") : LS_OK;
+  d->w->next_special = d->ln_plain < 0 ? plain_gap(d, 0) : UINT64_MAX;
+  if (!rc && p->sim == LS_FLASH_SIM_EVENTS)
     rc = ls_resource_create(&d->link, e, "flash.link", 1, err);
   if (rc) {
     ls_flash_dev_free(d);
@@ -139,98 +700,18 @@ void ls_flash_dev_free(ls_flash_dev *d)
 {
   if (!d)
     return;
+  if (d->has_wake)
+    ls_engine_cancel(d->e, d->wake);
   ls_resource_free(d->link);
-  ls_rng_free(d->rng);
-  /* Reads/requests may still be referenced by pending events when the engine was not run
-   * to the end; every one ever allocated is on an all_* list. */
-  for (flash_read *r = d->all_reads, *n; r; r = n) {
-    n = r->all_next;
-    free(r);
-  }
-  for (flash_req *q = d->all_reqs, *n; q; q = n) {
+  state_free(&d->st[0]);
+  state_free(&d->st[1]);
+  /* Requests may still be referenced by pending events when the engine was not run to the
+   * end; every one ever allocated is on the all_reqs list. */
+  for (evreq *q = d->all_reqs, *n; q; q = n) {
     n = q->all_next;
     free(q);
   }
   free(d);
-}
-
-static void issue(ls_flash_dev *d);
-
-static void read_finished(ls_flash_dev *d, flash_read *r)
-{
-  ls_flash_done_fn done = r->done;
-  void *ctx = r->ctx;
-  r->next = d->free_reads;
-  d->free_reads = r;
-  d->pending--;
-  if (done)
-    done(d->e, ctx);
-}
-
-static void on_transfer(ls_engine *e, void *vq)
-{
-  (void)e;
-  flash_req *q = vq;
-  ls_flash_dev *d = q->dev;
-  flash_read *r = q->read;
-  d->outstanding--;
-  d->bytes_read += q->bytes;
-  d->requests++;
-  r->in_flight--;
-  q->next_free = d->free_reqs;
-  d->free_reqs = q;
-  int finished = r->in_flight == 0 && r->to_issue <= 0;
-  issue(d); /* refill the queue before user code runs, so a chained read queues behind */
-  if (finished)
-    read_finished(d, r);
-}
-
-static void on_arrival(ls_engine *e, void *vq)
-{
-  (void)e;
-  flash_req *q = vq;
-  ls_flash_dev *d = q->dev;
-  int64_t t = (int64_t)llround(q->bytes / d->bw * 1e9);
-  ls_resource_submit(d->link, t, on_transfer, q, NULL);
-}
-
-static flash_req *new_req(ls_flash_dev *d)
-{
-  flash_req *q = d->free_reqs;
-  if (q) {
-    d->free_reqs = q->next_free;
-    return q;
-  }
-  if ((q = malloc(sizeof *q))) {
-    q->all_next = d->all_reqs;
-    d->all_reqs = q;
-  }
-  return q;
-}
-
-/* Issues requests from the oldest read with bytes left while the device has free slots. */
-static void issue(ls_flash_dev *d)
-{
-  while (d->head && d->outstanding < d->head->qd) {
-    flash_read *r = d->head;
-    flash_req *q = new_req(d);
-    if (!q)
-      return; /* out of memory: the read stalls; nothing else can be done in a callback */
-    q->dev = d;
-    q->read = r;
-    q->bytes = r->to_issue < r->chunk ? r->to_issue : r->chunk;
-    r->to_issue -= q->bytes;
-    r->in_flight++;
-    d->outstanding++;
-    if (r->to_issue <= 0) {
-      d->head = r->next;
-      if (!d->head)
-        d->tail = NULL;
-      r->next = NULL;
-    }
-    double lat = ls_latency_sample(&d->p.latency, ls_rng_gsl(d->rng));
-    ls_engine_schedule_in(d->e, (int64_t)llround(lat * 1e9), on_arrival, q, NULL, NULL);
-  }
 }
 
 int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
@@ -238,29 +719,19 @@ int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls
 {
   if (!(bytes > 0))
     return ls_error_set(err, LS_ERANGE, "flash read: bytes must be > 0 (got %g)", bytes);
-  flash_read *r = d->free_reads;
-  if (r)
-    d->free_reads = r->next;
-  else if ((r = malloc(sizeof *r))) {
-    r->all_next = d->all_reads;
-    d->all_reads = r;
-  } else
+  int64_t now = ls_engine_now(d->e);
+  sync_to(d, now);
+  chunk = chunk > 0 ? chunk : d->p.chunk_bytes;
+  qd = qd > 0 ? qd : d->p.queue_depth;
+  if (state_reserve(d, qd))
     return ls_error_set(err, LS_ENOMEM, "flash read: out of memory");
-  r->next = NULL;
-  r->to_issue = bytes;
-  r->chunk = chunk > 0 ? chunk : d->p.chunk_bytes;
-  r->qd = qd > 0 ? qd : d->p.queue_depth;
-  r->in_flight = 0;
-  r->done = done;
-  r->ctx = ctx;
-  if (d->tail)
-    d->tail->next = r;
-  else
-    d->head = r;
-  d->tail = r;
-  d->pending++;
-  issue(d);
-  return LS_OK;
+  state_add_read(d->w, bytes, chunk, qd, done, ctx);
+  if (d->link) {
+    ev_issue(d);
+    return LS_OK;
+  }
+  rec_issue(d, d->w, now);
+  return lookahead(d, err);
 }
 
 int ls_flash_dev_read(ls_flash_dev *d, double bytes, ls_flash_done_fn done, void *ctx, ls_error *err)
@@ -268,7 +739,40 @@ int ls_flash_dev_read(ls_flash_dev *d, double bytes, ls_flash_done_fn done, void
   return ls_flash_dev_read_at(d, bytes, 0, 0, done, ctx, err);
 }
 
-double ls_flash_dev_bytes_read(const ls_flash_dev *d) { return d->bytes_read; }
-uint64_t ls_flash_dev_requests(const ls_flash_dev *d) { return d->requests; }
-int64_t ls_flash_dev_link_busy_ns(const ls_flash_dev *d) { return ls_resource_busy_ns(d->link); }
-int ls_flash_dev_pending(const ls_flash_dev *d) { return d->pending; }
+/* The working state at now (recurrence: the lookahead is dropped and redone after). */
+static fstate *state_now(ls_flash_dev *d)
+{
+  sync_to(d, ls_engine_now(d->e));
+  return d->w;
+}
+
+double ls_flash_dev_bytes_read(ls_flash_dev *d)
+{
+  double b = state_now(d)->bytes_read;
+  lookahead(d, NULL);
+  return b;
+}
+
+uint64_t ls_flash_dev_requests(ls_flash_dev *d)
+{
+  uint64_t n = state_now(d)->requests;
+  lookahead(d, NULL);
+  return n;
+}
+
+int64_t ls_flash_dev_link_busy_ns(ls_flash_dev *d)
+{
+  if (d->link)
+    return ls_resource_busy_ns(d->link);
+  fstate *w = state_now(d);
+  int64_t busy = w->busy_ns, now = ls_engine_now(d->e);
+  if (w->q_n > 0) { /* the transfer in progress counts up to now, as a resource's does */
+    int64_t start = first_start(d, w);
+    if (start < now)
+      busy += now - start;
+  }
+  lookahead(d, NULL);
+  return busy;
+}
+
+int ls_flash_dev_pending(const ls_flash_dev *d) { return d->w->pending; }

@@ -6,7 +6,10 @@
  * across queue slots), then moves its data over the link, a single server whose rate is the
  * effective bandwidth: link_bandwidth x path efficiency (UFS stripes one transfer over all
  * lanes). Throughput vs request size and queue depth, and the IOPS limit of small reads,
- * emerge from these events. See flash.c for the equations and sources. */
+ * emerge from these events. Latencies are counter-based draws (request k of a device always
+ * gets the same one). Simulated per request as engine events, or (default) by iterating the
+ * queue's recurrence with one engine event per read: identical results. See flash.c for the
+ * equations, why the two agree, and sources. */
 #ifndef LS_DEVICES_FLASH_H
 #define LS_DEVICES_FLASH_H
 #include <stdint.h>
@@ -15,6 +18,10 @@
 #include "sim/resource.h"
 
 typedef enum { LS_PATH_DIRECT = 0, LS_PATH_PAGE_CACHE = 1 } ls_flash_path;
+/* How the event model is simulated (flash.c): both give identical results for a seed. */
+typedef enum { LS_FLASH_SIM_RECURRENCE = 0, LS_FLASH_SIM_EVENTS = 1 } ls_flash_sim;
+/* Setting values in enum order ("recurrence", "events"), NULL-terminated. */
+extern const char *const ls_flash_sim_names[];
 
 typedef struct ls_flash_params {
   char interface[32];         /* "UFS 4.0" */
@@ -27,6 +34,7 @@ typedef struct ls_flash_params {
   ls_latency_dist latency;    /* per-request command latency */
   double read_j_per_byte;     /* read energy */
   double idle_w;              /* idle power of the device */
+  ls_flash_sim sim;           /* run setting device.flash.sim (not a profile key) */
 } ls_flash_params;
 
 /* Effective data rate of the configured path, B/s. */
@@ -44,8 +52,8 @@ typedef struct ls_flash_dev ls_flash_dev;
 /* Done callback of a whole read: ctx as given to ls_flash_dev_read. */
 typedef void (*ls_flash_done_fn)(ls_engine *e, void *ctx);
 
-/* p is copied; e is borrowed and must outlive the device. Latencies come from the named
- * stream ("flash", stream_id) of seed. *out owned by caller. */
+/* p is copied; e is borrowed and must outlive the device. Latencies come from the
+ * counter-based stream ("flash", stream_id) of seed. *out owned by caller. */
 int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params *p, uint64_t seed,
                         uint64_t stream_id, ls_error *err);
 void ls_flash_dev_free(ls_flash_dev *d);
@@ -55,9 +63,10 @@ void ls_flash_dev_free(ls_flash_dev *d);
 int ls_flash_dev_read(ls_flash_dev *d, double bytes, ls_flash_done_fn done, void *ctx, ls_error *err);
 int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
                          void *ctx, ls_error *err);
-double ls_flash_dev_bytes_read(const ls_flash_dev *d);   /* bytes delivered so far */
-uint64_t ls_flash_dev_requests(const ls_flash_dev *d);   /* requests completed */
-int64_t ls_flash_dev_link_busy_ns(const ls_flash_dev *d); /* link transfer time so far */
+/* Counters at the engine's now (not const: the recurrence brings its state to now first). */
+double ls_flash_dev_bytes_read(ls_flash_dev *d);   /* bytes delivered so far */
+uint64_t ls_flash_dev_requests(ls_flash_dev *d);   /* requests completed */
+int64_t ls_flash_dev_link_busy_ns(ls_flash_dev *d); /* link transfer time so far (in progress counts) */
 int ls_flash_dev_pending(const ls_flash_dev *d);         /* reads not yet done */
 
 #endif

@@ -8,7 +8,9 @@
  * Empirical form: a table of (p_i, x_i) with inverse CDF linear between points, so
  *   E[X] = sum_i (p_{i+1}-p_i)(x_i + x_{i+1})/2 exactly.
  * Sampling: mixture by component choice (gsl_ran_lognormal, gsl_ran_pareto); empirical by
- * inverse transform of one uniform. Quantiles of the mixture: bisection on F (monotone), used
+ * inverse transform of one uniform. The counter-based form (ls_latency_from_uniforms) picks
+ * the component with one uniform and inverts that component's CDF at a second, the same
+ * mixture distribution: P(X <= x) = p P(Pareto <= x) + (1-p) P(Lognormal <= x). Quantiles of the mixture: bisection on F (monotone), used
  * by tests and reports only, never on a hot path.
  * Sources: the shape is a common model of SSD/UFS read latency (a body plus rare slow reads);
  * profile values say where their numbers come from. */
@@ -120,6 +122,15 @@ double ls_latency_sample(const ls_latency_dist *d, gsl_rng *r)
   /* Lognormal body as exp(mu + sigma Z); the ziggurat normal avoids the logarithms of
    * gsl_ran_lognormal's ratio method (this draw runs once per flash request). */
   return d->median_s * exp(d->sigma * gsl_ran_gaussian_ziggurat(r, 1.0));
+}
+
+double ls_latency_from_uniforms(const ls_latency_dist *d, double u_pick, double u)
+{
+  if (d->kind == LS_LAT_EMPIRICAL)
+    return empirical_inverse(d, u);
+  if (u_pick < d->tail_prob) /* Pareto survival (xm/x)^alpha = u */
+    return d->tail_start_s * pow(u, -1.0 / d->tail_alpha);
+  return d->median_s * exp(d->sigma * gsl_cdf_ugaussian_Pinv(u));
 }
 
 double ls_latency_cdf(const ls_latency_dist *d, double x)

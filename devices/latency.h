@@ -33,6 +33,11 @@ int ls_latency_read(const ls_ynode *map, ls_latency_dist *out, ls_error *err);
 int ls_latency_check(const ls_latency_dist *d, ls_error *err);
 /* One draw, seconds. */
 double ls_latency_sample(const ls_latency_dist *d, gsl_rng *r);
+/* One draw from two uniforms (for counter-based streams): u_pick in [0,1) chooses the
+ * component (tail when u_pick < tail_prob), u in (0,1) is inverted through that component's
+ * CDF (lognormal body: median exp(sigma Phi^-1(u)); Pareto tail: tail_start u^(-1/alpha);
+ * empirical: the table's inverse CDF, u_pick unused). Seconds; non-decreasing in u. */
+double ls_latency_from_uniforms(const ls_latency_dist *d, double u_pick, double u);
 /* Closed-form / numerical properties. */
 double ls_latency_cdf(const ls_latency_dist *d, double x_s);
 double ls_latency_quantile(const ls_latency_dist *d, double q); /* inverse CDF, q in (0,1) */

@@ -48,11 +48,26 @@ nice(s) = \
 short(s) = s eq 'mt-bench' ? 'MT' : s eq 'humaneval' ? 'HE' : s eq 'mbpp' ? 'MBPP' : \
   s eq 'gsm8k' ? 'GSM' : s
 
-# One colour per system (the same in every figure), then a cycle for anything else.
-palette8 = '#4e79a7 #f28e2b #59a14f #b07aa1 #76b7b2 #edc948 #9c755f #ff9da7'
-syscol(s) = s eq 'lever' ? '#d62728' : s eq 'ar-flash' ? '#7f7f7f' : s eq 'ar-mem' ? '#bdbdbd' : \
-  s eq 'sd-chain' ? '#9c755f' : s eq 'specinfer' ? '#4e79a7' : s eq 'sequoia' ? '#76b7b2' : \
-  s eq 'eagle2' ? '#f28e2b' : s eq 'opt-tree' ? '#59a14f' : s eq 'lever-no-prune' ? '#ff9da7' : \
-  s eq 'lever-conv-draft' ? '#b07aa1' : s eq 'lever-npu-map' ? '#edc948' : \
-  s eq 'lever-draft-only' ? '#f1a3a3' : '#555555'
+# Colours: the Okabe-Ito palette (distinguishable with every common colour-vision deficiency),
+# one per system, the same in every figure; Lever's variants share Lever's vermillion and are
+# told apart by a hatch pattern (syspat), Lever's conventional-draft variant is purple.
+c_black = '#000000'; c_orange = '#E69F00'; c_sky = '#56B4E9'; c_green = '#009E73'
+c_yellow = '#F0E442'; c_blue = '#0072B2'; c_red = '#D55E00'; c_purple = '#CC79A7'
+c_grey = '#7F7F7F'; c_light = '#C8C8C8'
+palette8 = c_blue.' '.c_orange.' '.c_green.' '.c_purple.' '.c_sky.' '.c_red.' '.c_yellow.' '.c_grey
+syscol(s) = s eq 'lever' ? c_red : s eq 'ar-flash' ? c_grey : s eq 'ar-mem' ? c_light : \
+  s eq 'sd-chain' ? c_yellow : s eq 'specinfer' ? c_blue : s eq 'sequoia' ? c_sky : \
+  s eq 'eagle2' ? c_orange : s eq 'opt-tree' ? c_green : s eq 'lever-conv-draft' ? c_purple : \
+  s[1:6] eq 'lever-' ? c_red : '#555555'
+# Fill: 0 solid; else a gnuplot hatch pattern (4, 5: diagonal; 1: cross-hatched).
+syspat(s) = s eq 'lever-no-prune' ? 4 : s eq 'lever-npu-map' ? 5 : s eq 'lever-draft-only' ? 1 : 0
 nthcol(i) = word(palette8, (i - 1) % 8 + 1)
+serpat(s) = 0  # bars.gp's fill per series: solid unless a script says otherwise
+
+# The paper's claim and the verdict on this figure's data, set by `leversim figures`:
+# claim, verdict (and verdict2, its second line when long), holds (1, 0, -1 not checked).
+if (!exists('claim')) claim = ''
+if (!exists('verdict')) verdict = ''
+if (!exists('verdict2')) verdict2 = ''
+if (!exists('holds')) holds = -1
+verdict_col = holds == 1 ? c_blue : holds == 0 ? c_red : '#404040'  # holds blue, fails vermillion

@@ -6,12 +6,15 @@ load plotdir.'/common.gp'
 series = only(systems, 'lever-no-prune lever')
 scol = 'system'
 sercol(s) = syscol(s)
+serpat(s) = syspat(s)
 groups = datasets
 gkey(x) = strcol('dataset')
 glabel(s) = nice(s)
 allgroup = 1
-set multiplot layout 1,3 margins 0.07,0.99,0.16,0.86 spacing 0.09,0 \
+set multiplot layout 1,3 margins 0.07,0.99,0.16,0.78 spacing 0.09,0 \
   title 'Fig. 12 — Early-exit pruning ablation (mean over devices and targets)' font ',16'
+banner_y = 0.925
+load plotdir.'/banner.gp'
 set xtics scale 0 nomirror font ',11' rotate by 30 right
 set yrange [0:*]
 set offsets 0, 0, graph 0.2, 0
@@ -25,5 +28,6 @@ do for [panel = 1:3] {
   if (panel == 3) { set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#404040' front }
   load plotdir.'/bars.gp'
   unset key
+  unset label 101; unset label 102; unset label 103
 }
 unset multiplot

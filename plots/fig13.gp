@@ -5,14 +5,16 @@ load plotdir.'/common.gp'
 series = only('npu cpu npu-batch lever', maps)  # the paper's order, then any other
 do for [v in maps] { if (idx(v, series) == 0) { series = series.' '.v } }
 scol = 'map'
-sercol(s) = s eq 'npu' ? '#4e79a7' : s eq 'cpu' ? '#59a14f' : s eq 'npu-batch' ? '#f28e2b' : s eq 'lever' ? '#d62728' : '#555555'
+sercol(s) = s eq 'npu' ? c_blue : s eq 'cpu' ? c_green : s eq 'npu-batch' ? c_sky : s eq 'lever' ? c_red : '#555555'
 groups = ''
 do for [m in models] { do for [s in datasets] { groups = groups.' '.m.'/'.s } }
 gkey(x) = strcol('model').'/'.strcol('dataset')
 glabel(g) = nice(g[1:strstrt(g, '/') - 1])."\n".nice(g[strstrt(g, '/') + 1:])
 allgroup = 0
-set multiplot layout 2,1 margins 0.08,0.98,0.1,0.88 spacing 0,0.14 \
+set multiplot layout 2,1 margins 0.08,0.98,0.1,0.77 spacing 0,0.14 \
   title 'Fig. 13 — Draft-stage latency by draft scheduling ('.nice(word(devices, 1)).')' font ',16'
+banner_y = 0.925
+load plotdir.'/banner.gp'
 set xtics scale 0 nomirror font ',12'
 set yrange [0:*]
 set offsets 0, 0, graph 0.25, 0
@@ -25,5 +27,6 @@ do for [panel = 1:2] {
   set ylabel (panel == 1 ? 'draft latency (ms per cycle)' : 'decode throughput (tokens/s)') font ',12'
   load plotdir.'/bars.gp'
   unset key
+  unset label 101; unset label 102; unset label 103
 }
 unset multiplot

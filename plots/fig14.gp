@@ -5,14 +5,16 @@ load plotdir.'/common.gp'
 series = only('eager-npu demand-npu demand-cpu', lmheads)  # the paper's order, then any other
 do for [v in lmheads] { if (idx(v, series) == 0) { series = series.' '.v } }
 scol = 'lmhead'
-sercol(s) = s eq 'eager-npu' ? '#4e79a7' : s eq 'demand-npu' ? '#f28e2b' : s eq 'demand-cpu' ? '#d62728' : '#555555'
+sercol(s) = s eq 'eager-npu' ? c_blue : s eq 'demand-npu' ? c_sky : s eq 'demand-cpu' ? c_red : '#555555'
 groups = ''
 do for [m in models] { do for [s in datasets] { groups = groups.' '.m.'/'.s } }
 gkey(x) = strcol('model').'/'.strcol('dataset')
 glabel(g) = nice(g[1:strstrt(g, '/') - 1])."\n".nice(g[strstrt(g, '/') + 1:])
 allgroup = 0
-set multiplot layout 2,1 margins 0.08,0.98,0.1,0.88 spacing 0,0.14 \
+set multiplot layout 2,1 margins 0.08,0.98,0.1,0.77 spacing 0,0.14 \
   title 'Fig. 14 — Output-projection latency by placement ('.nice(word(devices, 1)).')' font ',16'
+banner_y = 0.925
+load plotdir.'/banner.gp'
 set xtics scale 0 nomirror font ',12'
 set yrange [0:*]
 set offsets 0, 0, graph 0.25, 0
@@ -25,5 +27,6 @@ do for [panel = 1:2] {
   set ylabel (panel == 1 ? 'LM-head latency (ms per cycle)' : 'LM head / cycle time (%)') font ',12'
   load plotdir.'/bars.gp'
   unset key
+  unset label 101; unset label 102; unset label 103
 }
 unset multiplot

@@ -1,8 +1,8 @@
 # plots/regime.gp: the regime map (beyond the paper). Columns: one combination of the
 # assumptions the paper leaves open (NPU runtime regime, overlap of flash reads with compute,
 # where the output projection's weights live, whether a short pass is padded to a tile);
-# rows: the paper's claims. A cell is green where the claim holds under that combination,
-# red where it fails, with the number behind it. Data: regime.csv (view regime).
+# rows: the paper's claims. A cell is blue where the claim holds under that combination,
+# orange where it fails (Okabe-Ito sky blue and orange: colour-blind safe), with the number behind it. Data: regime.csv (view regime).
 # What "holds" means (the same thresholds as docs/CALIBRATION.md, section "Regime map"):
 #   Lever vs AR-flash >= 2 (paper 2.93x); Lever vs SpecInfer >= 1.2 (paper 1.50x);
 #   pruning: Lever / Lever w/o pruning > 1.005; mapping: hybrid above both CPU-only and
@@ -27,8 +27,8 @@ set xtics rotate by 90 right font ',11' offset 0,0.5 noenhanced
 set lmargin 34
 set bmargin 17
 set tmargin 5
-set title "Regime map: where the paper's claims hold (green) or fail (red)\n".nice(word(devices, 1)).', '.nice(word(models, 1)).', '.nice(word(datasets, 1)).'  (default: q4\_0 / serial / head DRAM / pad)' font ',13'
-ok(v, t) = v == v ? (v >= t ? 0x59a14f : 0xe15759) : 0xbdbdbd
+set title "Regime map: where the paper's claims hold (blue) or fail (orange)\n".nice(word(devices, 1)).', '.nice(word(models, 1)).', '.nice(word(datasets, 1)).'  (default: q4\_0 / serial / head DRAM / pad)' font ',13'
+ok(v, t) = v == v ? (v >= t ? 0x56B4E9 : 0xE69F00) : 0xC8C8C8
 mn(a, b) = a < b ? a : b
 lbl(v) = v == v ? sprintf('%.3f', v) : 'n/a'
 set style fill solid 0.9 border rgb 'white'

@@ -30,6 +30,7 @@
  * is simulated with events (flash requests, prefetch), which verify_s approximates. The flash
  * read times are taken once at create: apply device overrides before creating the model. */
 #include "policies/costmodel.h"
+#include <math.h>
 #include <stdlib.h>
 
 #define SAMPLE_S_PER_ENTRY (0.06e-3 / 128256.0) /* see the top comment */
@@ -85,6 +86,19 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
 }
 
 void ls_costmodel_free(ls_costmodel *cm) { free(cm); }
+
+int ls_costmodel_resident_layers(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
+                                 int head_in_dram)
+{
+  const ls_dram_params *d = ls_device_dram(dev);
+  double room = ls_dram_resident_budget(d), left = d->app_budget - draft->total_bytes;
+  if (left < room)
+    room = left;
+  if (head_in_dram) /* a head kept in app memory takes its place in the budget first */
+    room -= target->lmhead_bytes;
+  int n = room > 0 ? (int)floor(room / target->layer_bytes) : 0;
+  return n < target->n_layers ? n : target->n_layers;
+}
 
 void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len) { cm->ctx_len = ctx_len < 0 ? 0 : ctx_len; }
 

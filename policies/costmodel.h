@@ -22,6 +22,13 @@ typedef struct ls_costmodel ls_costmodel;
  * costs: the one conversion every caller (policies, runner, figures, tests) uses. */
 ls_layer_work ls_costmodel_layer_work(const ls_model_costs *m);
 
+/* Target layers the device's DRAM keeps resident (not streamed), first layers first, whole
+ * layers: the profile's resident budget, capped by what the app budget holds beside the draft,
+ * less the output projection's weights when they live in DRAM (head_in_dram). The one rule
+ * the runner, `leversim tree` and the benchmarks share. */
+int ls_costmodel_resident_layers(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
+                                 int head_in_dram);
+
 /* dev, map and map_state are borrowed and must outlive the cost model; target and draft are
  * copied. resident_layers: target layers kept in DRAM (not streamed). threads: CPU threads
  * for CPU work. *out owned by caller (ls_costmodel_free). */

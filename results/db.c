@@ -64,12 +64,14 @@ static const char *const stmt_sql[] = {
     "SELECT 1 FROM runs WHERE run_id = ?1 AND status <> 'failed'",
     "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
     "SELECT value FROM metrics WHERE run_id = ?1 AND name = ?2",
+    "INSERT INTO run_settings(run_id, key, value_text, value_num, unit, type, is_default)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 };
 
 static sqlite3_stmt **stmt_slot(ls_db *db, int i)
 {
   sqlite3_stmt **slots[] = {&db->st_del, &db->st_run, &db->st_metric, &db->st_step,
-                            &db->st_done, &db->st_meta, &db->st_get};
+                            &db->st_done, &db->st_meta, &db->st_get, &db->st_setting};
   return slots[i];
 }
 #define N_STMT ((int)(sizeof stmt_sql / sizeof *stmt_sql))
@@ -403,6 +405,26 @@ static int insert_metrics(ls_db *db, const char *id, const ls_db_metric *m, int 
   return LS_OK;
 }
 
+static int insert_settings(ls_db *db, const char *id, const ls_db_setting *s, int n, ls_error *err)
+{
+  sqlite3_stmt *st = db->st_setting;
+  for (int i = 0; i < n; i++) {
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    bind_text_or_null(st, 2, s[i].key);
+    sqlite3_bind_text(st, 3, s[i].value ? s[i].value : "", -1, SQLITE_STATIC);
+    if (isfinite(s[i].num)) sqlite3_bind_double(st, 4, s[i].num);
+    else sqlite3_bind_null(st, 4);
+    bind_text_or_null(st, 5, s[i].unit);
+    bind_text_or_null(st, 6, s[i].type);
+    sqlite3_bind_int(st, 7, s[i].is_default != 0);
+    char what[160];
+    snprintf(what, sizeof what, "run %s: setting %s", id, s[i].key ? s[i].key : "(null)");
+    int rc = step_reset(db, st, err, what);
+    if (rc != LS_OK) return rc;
+  }
+  return LS_OK;
+}
+
 static int insert_steps(ls_db *db, const char *id, const ls_db_step *s, int n, ls_error *err)
 {
   sqlite3_stmt *st = db->st_step;
@@ -425,7 +447,7 @@ int ls_db_write_run(ls_db *db, const ls_db_run *run, const ls_db_metric *m, int 
                     const ls_db_step *steps, int n_steps, ls_error *err)
 {
   if (!run->run_id || n_metrics < 0 || n_steps < 0 || (n_metrics > 0 && !m) ||
-      (n_steps > 0 && !steps))
+      (n_steps > 0 && !steps) || run->n_settings < 0 || (run->n_settings > 0 && !run->settings))
     return ls_error_set(err, LS_EUSAGE, "%s: ls_db_write_run: bad arguments", db->path);
   int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err);
   if (rc != LS_OK) return rc;
@@ -434,6 +456,8 @@ int ls_db_write_run(ls_db *db, const ls_db_run *run, const ls_db_metric *m, int 
   if (rc == LS_OK) rc = insert_run(db, run, err);
   if (rc == LS_OK) rc = insert_metrics(db, run->run_id, m, n_metrics, err);
   if (rc == LS_OK) rc = insert_steps(db, run->run_id, steps, n_steps, err);
+  if (rc == LS_OK && run->n_settings > 0)
+    rc = insert_settings(db, run->run_id, run->settings, run->n_settings, err);
   if (rc == LS_OK) rc = ls_db_exec(db, "COMMIT", err);
   if (rc != LS_OK) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   return rc;

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include "sim/error.h"
 
-#define LS_DB_SCHEMA_VERSION 1
+#define LS_DB_SCHEMA_VERSION 2 /* 2: run_settings */
 #define LS_DB_RUN_ID_LEN 32  /* hex digits of a run id from ls_db_hash_run (plus NUL: 33) */
 
 typedef struct ls_db ls_db;
@@ -47,11 +47,21 @@ int ls_db_run_done(ls_db *db, const char *run_id, int *done, ls_error *err);
  * axes_json: the swept settings as a JSON object of strings, e.g. {"draft.budget":"16"}
  * ("{}" when none). status: "ok" | "failed" | "invalid". seed is stored as INTEGER (the
  * 64 bits reinterpreted as signed). */
+/* One resolved setting of a run: every key the run read, given or defaulted. */
+typedef struct ls_db_setting {
+  const char *key, *value; /* value as text: as written, or the default's text */
+  double num;              /* the value as a number in base units; NaN when not a number */
+  const char *unit;        /* base unit of num ("B/s", "s"); NULL for plain numbers and text */
+  const char *type;        /* "integer", "number", "quantity", "choice", "numbers", "text" */
+  int is_default;
+} ls_db_setting;
 typedef struct ls_db_run {
   const char *run_id, *part, *device, *model, *dataset, *system, *axes_json, *config_json,
       *git_sha, *version, *status, *message;
   uint64_t seed;
   double wall_s;
+  const ls_db_setting *settings; /* the run's resolved settings (may be NULL when n is 0) */
+  int n_settings;
 } ls_db_run;
 typedef struct ls_db_metric {
   const char *name;  /* see ls_db_metric_name; other names are stored but not pivoted */

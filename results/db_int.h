@@ -7,7 +7,7 @@
 struct ls_db {
   sqlite3 *h;               /* owned */
   char path[512];
-  sqlite3_stmt *st_del, *st_run, *st_metric, *st_step, *st_done, *st_meta, *st_get; /* owned */
+  sqlite3_stmt *st_del, *st_run, *st_metric, *st_step, *st_done, *st_meta, *st_get, *st_setting; /* owned */
 };
 
 /* The SQLite URI that opens path read-only ("file:PATH?mode=ro"), with "&immutable=1" when the

@@ -46,7 +46,8 @@ static const char copy_sql[] =
     " WHERE run_id NOT IN (SELECT run_id FROM main.runs);"
     "INSERT INTO main.runs SELECT * FROM src.runs WHERE run_id IN temp.merge_new;"
     "INSERT INTO main.metrics SELECT * FROM src.metrics WHERE run_id IN temp.merge_new;"
-    "INSERT INTO main.steps SELECT * FROM src.steps WHERE run_id IN temp.merge_new;";
+    "INSERT INTO main.steps SELECT * FROM src.steps WHERE run_id IN temp.merge_new;"
+    "INSERT INTO main.run_settings SELECT * FROM src.run_settings WHERE run_id IN temp.merge_new;";
 
 /* The input exists, is a leversim database and has our schema version. */
 static int check_input(const char *path, ls_error *err)

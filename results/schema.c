@@ -8,6 +8,10 @@
  *        primary key (run_id, name)
  *   steps(run_id -> runs ON DELETE CASCADE, cycle, tree_size, verified_tokens, accepted,
  *        draft_s, verify_s, lmhead_s)  primary key (run_id, cycle)
+ *   run_settings(run_id -> runs ON DELETE CASCADE, key, value_text (as written or the
+ *        default's text), value_num REAL (the value in base units; NULL when not a number),
+ *        unit (base unit of value_num, NULL when none), type, is_default 0|1)
+ *        primary key (run_id, key): every setting the run read, given or defaulted
  *
  * A "configuration" is (part, device, model, dataset, axes_json, seed): the runs of one
  * configuration differ only by system, so ratios between systems are taken within it.
@@ -15,6 +19,8 @@
  * Views (columns):
  *   v_runs       one row per ok run: run_id, part, device, model, dataset, system, axes_json,
  *                seed, then one column per metric of LS_DB_METRICS (NULL when not written).
+ *   v_settings   every resolved setting of every run: run_id, part, device, model, dataset,
+ *                system, status, key, value_text, value_num, unit, type, is_default.
  *   v_failed     runs that are not ok: part, device, model, dataset, system, axes_json, status,
  *                message.
  *   v_vs_lever   every ok run of every part beside the lever and ar-flash runs of its
@@ -76,7 +82,8 @@ static const char *const metric_names[] = {
     "io_share", "wasted_verify", "util_npu", "util_cpu", "util_flash", "energy_per_token_j",
     "share_draft", "share_verify", "share_lmhead", "verify_s_mean", "draft_s_mean",
     "lmhead_s_mean", "tree_size_mean", "verify_tokens_mean", "cycles", "tokens",
-    "target_calls_per_token", "decode_s", NULL};
+    "target_calls_per_token", "decode_s", "wasted_verify_tokens", "resident_layers",
+    "prune_calls", "accepted_pruned", "draft_work_s_mean", NULL};
 
 const char *ls_db_metric_name(int i)
 {
@@ -108,7 +115,12 @@ static const char tables_sql[] =
     " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, cycle INTEGER NOT NULL,"
     " tree_size INTEGER NOT NULL, verified_tokens INTEGER NOT NULL, accepted INTEGER NOT NULL,"
     " draft_s REAL NOT NULL, verify_s REAL NOT NULL, lmhead_s REAL NOT NULL,"
-    " PRIMARY KEY(run_id, cycle)) STRICT, WITHOUT ROWID;";
+    " PRIMARY KEY(run_id, cycle)) STRICT, WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS run_settings("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, key TEXT NOT NULL,"
+    " value_text TEXT NOT NULL, value_num REAL, unit TEXT, type TEXT NOT NULL,"
+    " is_default INTEGER NOT NULL CHECK(is_default IN (0, 1)),"
+    " PRIMARY KEY(run_id, key)) STRICT, WITHOUT ROWID;";
 
 /* Same configuration as run s: the join condition used by every ratio. */
 #define SAME_CONFIG(a, s)                                                                  \
@@ -120,6 +132,10 @@ static const char tables_sql[] =
   ".device, " s ".model, " s ".dataset, " s ".seed)"
 
 static const char views_sql[] =
+    "CREATE VIEW v_settings AS SELECT r.run_id, r.part, r.device, r.model, r.dataset, r.system,"
+    " r.status, s.key, s.value_text, s.value_num, s.unit, s.type, s.is_default"
+    " FROM runs r JOIN run_settings s ON s.run_id = r.run_id"
+    " ORDER BY r.part, r.device, r.model, r.dataset, r.system, r.axes_json, r.seed, s.key;"
     "CREATE VIEW v_failed AS SELECT part, device, model, dataset, system,"
     " axes_json, status, message FROM runs WHERE status <> 'ok'"
     " ORDER BY part, device, model, dataset, system, axes_json;"
@@ -210,6 +226,7 @@ static const char views_sql[] =
 typedef struct view_doc { const char *name, *about; } view_doc;
 static const view_doc views[] = {
     {"v_runs", "one row per ok run, every metric as a column"},
+    {"v_settings", "every resolved setting of every run (value, number, unit, default or not)"},
     {"v_failed", "runs that are failed or invalid, with the reason"},
     {"v_vs_lever", "every ok run beside lever and ar-flash of its configuration (all parts)"},
     {"v_speedup", "part main: each system's throughput vs lever and ar-flash"},

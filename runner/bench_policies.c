@@ -75,7 +75,7 @@ static int bench_one(const char *name, const bench_hw *h, long budget, long reps
   if (rc == LS_OK)
     rc = map->create(&ms, kv, err);
   if (rc == LS_OK) {
-    int resident = (int)(ls_dram_resident_budget(ls_device_dram(h->dev)) / h->tc.layer_bytes);
+    int resident = ls_costmodel_resident_layers(h->dev, &h->tc, &h->dc, map->lmhead(ms) == LS_LMHEAD_DEMAND_CPU);
     rc = ls_costmodel_create(&cm, h->dev, &h->tc, &h->dc, map, ms, resident, 0, err);
   }
   if (rc == LS_OK)

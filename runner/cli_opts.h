@@ -9,8 +9,10 @@
 int ls_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
 /* Parses a whole number in [lo, hi]; returns 0 or prints a usage error and returns -1. */
 int ls_opt_long(const char *cmd, const char *name, const char *text, long lo, long hi, long *out);
-/* Adds "--set key=value" to kv; 0 or -1 after printing the error. */
-int ls_opt_set(const char *cmd, ls_kv *kv, const char *assignment);
+/* Adds "--set key=value" to kv, its origin the position of the value among the command's
+ * arguments (argpos, 1-based), so later messages can point at it; 0 or -1 after printing the
+ * error. */
+int ls_opt_set(const char *cmd, ls_kv *kv, const char *assignment, int argpos);
 /* The command that resumes an interrupted one: "leversim" and the command's own arguments
  * (argv[0] is the subcommand), quoted for a shell where needed, plus --resume unless present.
  * Every original flag (--jobs, --db, --shard, --set, --quick) is kept. Written into buf. */

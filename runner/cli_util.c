@@ -50,11 +50,13 @@ int ls_opt_long(const char *cmd, const char *name, const char *text, long lo, lo
   return 0;
 }
 
-int ls_opt_set(const char *cmd, ls_kv *kv, const char *assignment)
+int ls_opt_set(const char *cmd, ls_kv *kv, const char *assignment, int argpos)
 {
   ls_error err;
+  char origin[48];
   ls_error_clear(&err);
-  if (ls_kv_assign(kv, assignment, "--set", &err) == LS_OK)
+  snprintf(origin, sizeof origin, "argument %d (--set)", argpos);
+  if (ls_kv_assign(kv, assignment, origin, &err) == LS_OK)
     return 0;
   ls_usage_error(cmd, "%s", err.msg);
   return -1;

@@ -8,6 +8,11 @@
  * not in the database: it is computed here from the device and model files
  * (runner/curve.h). table1 and summary are Markdown + CSV, no plot.
  *
+ * Claims (runner/figures.h): each figure that reproduces a claim of the paper has one entry
+ * in claims[] below: the claim's text, its test in words, and the function that applies the
+ * test to the figure's CSV. The verdict goes onto the figure (variables claim, verdict,
+ * verdict2, holds), onto the figure's stdout line, and into <out>/claims.md.
+ *
  * Failure policy (docs/ARCHITECTURE.md, "Exit codes"):
  *   missing database file -> 66; database without any ok run -> 65 (nothing exported);
  *   a figure whose view is empty -> one-line note, skipped, exit unaffected;
@@ -18,6 +23,8 @@
  *   unwritable output folder -> 74; unknown figure name or option -> 64.
  * $LEVERSIM_GNUPLOT names the gnuplot program (default: gnuplot on $PATH). */
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -30,6 +37,8 @@
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
 #include "runner/curve.h"
+#include "devices/device.h"
+#include "runner/figures.h"
 
 extern char **environ;
 
@@ -150,6 +159,456 @@ static void category_words(const csv_tab *t, int col, char *out, size_t size)
   free(v);
 }
 
+/* ---- the paper's claims and their tests ---- */
+typedef struct paper_value { const char *key; double value; const char *label; } paper_value;
+/* src:lever-notes: Table 1 (OnePlus 12); src:lever-paper: the headline of Fig. 10. */
+static const paper_value paper_io[] = {{"qwen3-4b", 78.3, " (likely)"},
+                                       {"llama-3.1-8b", 91.4, ""},
+                                       {"qwen3-8b", -1, ""},
+                                       {"qwen3-14b", 93.3, ""}};
+static const paper_value paper_speedup[] = {{"ar-flash", 2.93, "AR-flash"},
+                                            {"specinfer", 1.50, "SpecInfer"}};
+/* The baselines Fig. 10 draws (its script keeps the same list). */
+static const char *const fig10_baselines[] = {"ar-flash", "sd-chain", "specinfer", "sequoia",
+                                              "eagle2", "opt-tree", NULL};
+/* The draft policies Fig. 11 compares. */
+static const char *const fig11_policies[] = {"sd-chain", "specinfer", "sequoia", "eagle2",
+                                             "opt-tree", "lever-conv-draft", "lever", NULL};
+
+#define FIG04_NPU_GROWS 2.0   /* NPU: a 64-token pass costs at least this many one-token passes */
+#define FIG04_GPU_FLAT 1.25   /* GPU: and at most this many */
+#define FIG10_TOL 0.05        /* mean speedups within +-5 % of the paper's */
+#define FIG12_MIN_GAIN 0.01   /* pruning must raise throughput by more than 1 % */
+#define TABLE1_TOL 3.0        /* I/O share within +-3 points of the paper's */
+
+static double num(const char *s) { return s[0] ? strtod(s, NULL) : -1; }
+/* A percentage for "%+.1f": a change that rounds to zero prints +0.0, not -0.0. */
+static double pct1(double fraction) { return fabs(fraction) < 0.0005 ? 0.0 : 100 * fraction; }
+static double cell_num(const csv_tab *t, int r, int c) { return c < 0 ? NAN : num(csv_at(t, r, c)); }
+static int cell_is(const csv_tab *t, int r, int c, const char *v)
+{
+  return c >= 0 && !strcmp(csv_at(t, r, c), v);
+}
+static int in_list(const char *s, const char *const *list)
+{
+  for (int i = 0; list[i]; i++)
+    if (!strcmp(list[i], s)) return 1;
+  return 0;
+}
+
+/* Mean of column col over the rows whose column key equals val (key NULL: every row), empty
+ * cells skipped; invert: mean of 1/value. NaN when no row has a value. */
+static double mean_of(const csv_tab *t, const char *col, const char *key, const char *val, int invert)
+{
+  int c = csv_col(t, col), k = key ? csv_col(t, key) : -1, n = 0;
+  double s = 0;
+  for (int r = 0; c >= 0 && r < t->nrow; r++) {
+    if (key && !cell_is(t, r, k, val)) continue;
+    const char *x = csv_at(t, r, c);
+    if (!x[0]) continue;
+    s += invert ? 1 / strtod(x, NULL) : strtod(x, NULL);
+    n++;
+  }
+  return n ? s / n : NAN;
+}
+
+static void vset(ls_verdict *v, int holds, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void vset(ls_verdict *v, int holds, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(v->text, sizeof v->text, fmt, ap);
+  va_end(ap);
+  v->holds = holds;
+}
+
+/* A verdict of -1 naming the first of the columns t lacks; 1 when it has them all. */
+static int need_cols(const csv_tab *t, ls_verdict *v, const char *const *cols)
+{
+  for (int i = 0; cols[i]; i++)
+    if (csv_col(t, cols[i]) < 0) {
+      vset(v, -1, "cannot check: the data lack column %s", cols[i]);
+      return 0;
+    }
+  return 1;
+}
+
+/* 1 when rows a and b agree on columns c1 (and c2, c3 when >= 0). */
+static int same_key(const csv_tab *t, int a, int b, int c1, int c2, int c3)
+{
+  return !strcmp(csv_at(t, a, c1), csv_at(t, b, c1)) &&
+         (c2 < 0 || !strcmp(csv_at(t, a, c2), csv_at(t, b, c2))) &&
+         (c3 < 0 || !strcmp(csv_at(t, a, c3), csv_at(t, b, c3)));
+}
+/* 1 when row r is the first with its key (columns c1, c2, c3 as same_key). */
+static int first_of_key(const csv_tab *t, int r, int c1, int c2, int c3)
+{
+  for (int q = 0; q < r; q++)
+    if (same_key(t, q, r, c1, c2, c3)) return 0;
+  return 1;
+}
+
+/* Fig. 4: at the largest token count, the NPU curves in the profile's own regime grow by at
+ * least FIG04_NPU_GROWS, the GPU curves by at most FIG04_GPU_FLAT. */
+static void judge_fig04(const csv_tab *t, ls_verdict *v)
+{
+  static const char *const cols[] = {"kind", "own", "tokens", "relative", NULL};
+  if (!need_cols(t, v, cols)) return;
+  int ck = csv_col(t, "kind"), co = csv_col(t, "own"), cn = csv_col(t, "tokens"),
+      cr = csv_col(t, "relative");
+  double nmax = 0, npu = INFINITY, gpu = 0;
+  for (int r = 0; r < t->nrow; r++) nmax = fmax(nmax, cell_num(t, r, cn));
+  for (int r = 0; r < t->nrow; r++) {
+    if (cell_num(t, r, cn) != nmax) continue;
+    if (cell_is(t, r, ck, "GPU")) gpu = fmax(gpu, cell_num(t, r, cr));
+    else if (cell_is(t, r, co, "1")) npu = fmin(npu, cell_num(t, r, cr));
+  }
+  if (isinf(npu) || gpu == 0) {
+    vset(v, -1, "cannot check: the data lack an NPU or a GPU curve");
+    return;
+  }
+  int ok = npu >= FIG04_NPU_GROWS && gpu <= FIG04_GPU_FLAT;
+  vset(v, ok, "a %g-token pass costs %.1f× one token on the NPU, %.2f× on the GPU%s", nmax, npu,
+       gpu, ok ? "" : npu < FIG04_NPU_GROWS ? " (NPU too flat)" : " (GPU not flat)");
+}
+
+/* Fig. 5: one conventional-SD curve (system s, dataset d: rows of that key). */
+typedef struct budget_curve { double b0, b1, tau0, tau1, peak_b, peak, tps1; } budget_curve;
+static budget_curve fig05_curve(const csv_tab *t, int row, int cs, int cd)
+{
+  int cb = csv_col(t, "budget"), ct = csv_col(t, "tau"), cp = csv_col(t, "throughput_tps");
+  budget_curve c = {INFINITY, -INFINITY, 0, 0, 0, -INFINITY, 0};
+  for (int r = 0; r < t->nrow; r++) {
+    if (!same_key(t, r, row, cs, cd, -1)) continue;
+    double b = cell_num(t, r, cb), tau = cell_num(t, r, ct), tps = cell_num(t, r, cp);
+    if (b < c.b0) c.b0 = b, c.tau0 = tau;
+    if (b > c.b1) c.b1 = b, c.tau1 = tau, c.tps1 = tps;
+    if (tps > c.peak) c.peak = tps, c.peak_b = b;
+  }
+  return c;
+}
+
+/* Fig. 5: for every curve of a system that is not Lever's: tau at the largest budget above
+ * tau at the smallest; speed peaks at an inner budget and is lower at the largest. */
+static void judge_fig05(const csv_tab *t, ls_verdict *v)
+{
+  static const char *const cols[] = {"system", "dataset", "budget", "tau", "throughput_tps", NULL};
+  if (!need_cols(t, v, cols)) return;
+  int cs = csv_col(t, "system"), cd = csv_col(t, "dataset"), n = 0, good = 0, shown = -1;
+  budget_curve show = {0};
+  for (int r = 0; r < t->nrow; r++) {
+    if (!strncmp(csv_at(t, r, cs), "lever", 5) || !first_of_key(t, r, cs, cd, -1)) continue;
+    budget_curve c = fig05_curve(t, r, cs, cd);
+    int ok = c.tau1 > c.tau0 && c.peak_b > c.b0 && c.peak_b < c.b1 && c.tps1 < c.peak;
+    n++;
+    good += ok;
+    if (shown < 0 || (!ok && good == n - 1)) shown = r, show = c; /* the first failure, else the first */
+  }
+  if (!n) {
+    vset(v, -1, "cannot check: no conventional-SD curve in the data");
+    return;
+  }
+  const char *sys = csv_at(t, shown, cs), *ds = csv_at(t, shown, cd);
+  if (good == n)
+    vset(v, 1, "in %d/%d curves; %s, %s: τ %.1f→%.1f, speed peaks at budget %g then falls %.0f %% by %g",
+         good, n, sys, ds, show.tau0, show.tau1, show.peak_b, 100 * (1 - show.tps1 / show.peak), show.b1);
+  else
+    vset(v, 0, "in %d/%d curves; %s, %s: τ %.1f→%.1f, speed peaks at budget %g%s", good, n, sys, ds,
+         show.tau0, show.tau1, show.peak_b,
+         show.tau1 <= show.tau0 ? " (τ does not rise)" : " (at the edge of 4–64, no fall inside)");
+}
+
+/* Fig. 10: configurations where some drawn baseline is at least as fast as Lever. */
+static int fig10_lost(const csv_tab *t, const char **who)
+{
+  int cd = csv_col(t, "device"), cm = csv_col(t, "model"), cs = csv_col(t, "dataset"),
+      cy = csv_col(t, "system"), cv = csv_col(t, "vs_lever"), lost = 0;
+  *who = NULL;
+  for (int r = 0; r < t->nrow; r++) {
+    if (!first_of_key(t, r, cd, cm, cs)) continue;
+    int beaten = 0;
+    for (int q = r; q < t->nrow; q++)
+      if (same_key(t, q, r, cd, cm, cs) && in_list(csv_at(t, q, cy), fig10_baselines) &&
+          cell_num(t, q, cv) >= 1) {
+        beaten = 1;
+        if (!*who) *who = csv_at(t, q, cy);
+      }
+    lost += beaten;
+  }
+  return lost;
+}
+
+static int fig10_configs(const csv_tab *t)
+{
+  int cd = csv_col(t, "device"), cm = csv_col(t, "model"), cs = csv_col(t, "dataset"), n = 0;
+  for (int r = 0; r < t->nrow; r++) n += first_of_key(t, r, cd, cm, cs);
+  return n;
+}
+
+/* Fig. 10: Lever ahead of every drawn baseline in every configuration, and its mean speedup
+ * over each of the paper's two baselines within FIG10_TOL of the paper's. */
+static void judge_fig10(const csv_tab *t, ls_verdict *v)
+{
+  static const char *const cols[] = {"device", "model", "dataset", "system", "vs_lever", NULL};
+  if (!need_cols(t, v, cols)) return;
+  const char *who;
+  int lost = fig10_lost(t, &who), n = fig10_configs(t), ok = lost == 0;
+  char means[160] = "", *w = means;
+  for (size_t p = 0; p < sizeof paper_speedup / sizeof *paper_speedup; p++) {
+    double m = mean_of(t, "vs_lever", "system", paper_speedup[p].key, 1);
+    double off = m / paper_speedup[p].value - 1;
+    ok = ok && fabs(off) <= FIG10_TOL;
+    w += snprintf(w, sizeof means - (size_t)(w - means), "; %.2f× vs %s (paper %.2f×, %+.0f %%)", m,
+                  paper_speedup[p].label, paper_speedup[p].value, 100 * off);
+  }
+  if (lost)
+    vset(v, 0, "fastest in %d/%d configurations (%s ahead or level in some)%s", n - lost, n, who, means);
+  else
+    vset(v, ok, "fastest in %d/%d configurations%s%s", n, n, means,
+         ok ? "" : " — a mean is off by more than 5 %");
+}
+
+/* Fig. 11: Lever's mean throughput / SpecInfer the highest of the draft policies. */
+static void judge_fig11(const csv_tab *t, ls_verdict *v)
+{
+  static const char *const cols[] = {"system", "tps_vs_specinfer", NULL};
+  if (!need_cols(t, v, cols)) return;
+  double lever = mean_of(t, "tps_vs_specinfer", "system", "lever", 0), best = -INFINITY;
+  const char *who = NULL;
+  for (int i = 0; fig11_policies[i]; i++) {
+    double m = mean_of(t, "tps_vs_specinfer", "system", fig11_policies[i], 0);
+    if (strcmp(fig11_policies[i], "lever") && m > best) best = m, who = fig11_policies[i];
+  }
+  if (isnan(lever) || !who) {
+    vset(v, -1, "cannot check: no Lever or no other policy in the data");
+    return;
+  }
+  if (lever > best)
+    vset(v, 1, "Lever %.2f× SpecInfer on average, next best %s %.2f×", lever, who, best);
+  else
+    vset(v, 0, "%s leads at %.2f× SpecInfer on average, Lever %.2f×", who, best, lever);
+}
+
+/* Fig. 12: Lever's mean throughput / no pruning above 1 + FIG12_MIN_GAIN and its mean
+ * wasted share below that of lever-no-prune. */
+static void judge_fig12(const csv_tab *t, ls_verdict *v)
+{
+  static const char *const cols[] = {"system", "tps_vs_no_prune", "wasted_verify", NULL};
+  if (!need_cols(t, v, cols)) return;
+  double gain = mean_of(t, "tps_vs_no_prune", "system", "lever", 0) - 1;
+  double wl = 100 * mean_of(t, "wasted_verify", "system", "lever", 0);
+  double wn = 100 * mean_of(t, "wasted_verify", "system", "lever-no-prune", 0);
+  if (isnan(gain) || isnan(wn)) {
+    vset(v, -1, "cannot check: lever or lever-no-prune missing from the data");
+    return;
+  }
+  int up = gain > FIG12_MIN_GAIN, cut = wl < wn;
+  vset(v, up && cut, "%+.1f %% throughput, wasted compute %.1f %%→%.1f %%%s", pct1(gain), wn, wl,
+       up && cut ? "" : !up ? " (the gain is not above 1 %)" : " (pruning does not cut the waste)");
+}
+
+/* Figs. 13 and 14: variant `own` (of column col) has a lower mean of `cost` and a higher
+ * mean throughput than each of rivals[]. */
+static void judge_variants(const csv_tab *t, ls_verdict *v, const char *col, const char *cost,
+                           const char *own, const char *const *rivals, const char *label)
+{
+  const char *cols[] = {col, cost, "throughput_tps", NULL};
+  if (!need_cols(t, v, cols)) return;
+  double c0 = mean_of(t, cost, col, own, 0), t0 = mean_of(t, "throughput_tps", col, own, 0);
+  if (isnan(c0)) {
+    vset(v, -1, "cannot check: no %s rows in the data", own);
+    return;
+  }
+  int ok = 1;
+  char lat[160] = "", thr[160] = "";
+  size_t nl = 0, nt = 0;
+  for (int i = 0; rivals[i]; i++) {
+    double c = mean_of(t, cost, col, rivals[i], 0), tp = mean_of(t, "throughput_tps", col, rivals[i], 0);
+    if (isnan(c)) {
+      vset(v, -1, "cannot check: no %s rows in the data", rivals[i]);
+      return;
+    }
+    ok = ok && c0 < c && t0 > tp;
+    nl += (size_t)snprintf(lat + nl, sizeof lat - nl, "%s %s %.1f", i ? "," : " vs", rivals[i], 1e3 * c);
+    nt += (size_t)snprintf(thr + nt, sizeof thr - nt, "%s %+.1f %% vs %s", i ? "," : "", pct1(t0 / tp - 1),
+                           rivals[i]);
+  }
+  vset(v, ok, "%s %s %.1f ms/cycle%s; throughput%s%s", own, label, 1e3 * c0, lat, thr,
+       ok ? "" : " (not ahead of each on both)");
+}
+
+static void judge_fig13(const csv_tab *t, ls_verdict *v)
+{
+  static const char *const rivals[] = {"cpu", "npu", NULL};
+  judge_variants(t, v, "map", "draft_s_mean", "lever", rivals, "draft");
+  if (v->holds < 0) return;
+  /* the paper's side remark: batch-aware NPU scheduling lands between NPU and Lever */
+  double b = mean_of(t, "draft_s_mean", "map", "npu-batch", 0);
+  double l = mean_of(t, "draft_s_mean", "map", "lever", 0), n = mean_of(t, "draft_s_mean", "map", "npu", 0);
+  size_t len = strlen(v->text);
+  if (!isnan(b))
+    snprintf(v->text + len, sizeof v->text - len, "; batch-aware NPU %.1f ms (%s)", 1e3 * b,
+             b > l && b < n ? "in between" : "not in between");
+}
+
+static void judge_fig14(const csv_tab *t, ls_verdict *v)
+{
+  static const char *const rivals[] = {"eager-npu", "demand-npu", NULL};
+  judge_variants(t, v, "lmhead", "lmhead_s_mean", "demand-cpu", rivals, "LM head");
+}
+
+/* The part of view table1 that stands for the paper's Table 1: the dedicated run when present. */
+static const char *table1_part(const csv_tab *t)
+{
+  int cp = csv_col(t, "part");
+  for (int r = 0; cp >= 0 && r < t->nrow; r++)
+    if (!strcmp(csv_at(t, r, cp), "table1")) return "table1";
+  return "main";
+}
+
+static int table1_row(const csv_tab *t, const char *part, const char *model)
+{
+  int cp = csv_col(t, "part"), cm = csv_col(t, "model"), row = -1;
+  for (int r = 0; r < t->nrow; r++)
+    if (cell_is(t, r, cp, part) && cell_is(t, r, cm, model)) row = r;
+  return row;
+}
+
+/* Table 1: every target the paper gives within TABLE1_TOL points of its I/O share. */
+static void judge_table1(const csv_tab *t, ls_verdict *v)
+{
+  static const char *const cols[] = {"part", "model", "io_share", NULL};
+  if (!need_cols(t, v, cols)) return;
+  const char *part = table1_part(t);
+  int cs = csv_col(t, "io_share"), n = 0, good = 0;
+  char what[240] = "", *w = what;
+  for (size_t k = 0; k < sizeof paper_io / sizeof *paper_io; k++) {
+    int r = table1_row(t, part, paper_io[k].key);
+    if (paper_io[k].value < 0 || r < 0) continue;
+    double s = 100 * cell_num(t, r, cs);
+    n++;
+    good += fabs(s - paper_io[k].value) <= TABLE1_TOL;
+    w += snprintf(w, sizeof what - (size_t)(w - what), "%s%s %.1f %% (paper %.1f %%)", n > 1 ? ", " : "",
+                  paper_io[k].key, s, paper_io[k].value);
+  }
+  if (!n) vset(v, -1, "cannot check: no target of the paper's Table 1 in the data");
+  else vset(v, good == n, "%d/%d targets within %.0f points: %s", good, n, TABLE1_TOL, what);
+}
+
+/* Beyond the paper: where Lever's energy per token is the lowest of the flash-offloaded
+ * systems (ar-mem keeps the weights in DRAM and is no rival). */
+static void judge_energy(const csv_tab *t, ls_verdict *v)
+{
+  static const char *const cols[] = {"device", "system", "energy_per_token_j", NULL};
+  if (!need_cols(t, v, cols)) return;
+  int cd = csv_col(t, "device"), cy = csv_col(t, "system"), ce = csv_col(t, "energy_per_token_j");
+  int nd = 0, least = 0;
+  for (int r = 0; r < t->nrow; r++) {
+    if (!first_of_key(t, r, cd, -1, -1)) continue;
+    double lever = INFINITY, other = INFINITY;
+    for (int q = r; q < t->nrow; q++) {
+      if (!same_key(t, q, r, cd, -1, -1)) continue;
+      const char *y = csv_at(t, q, cy);
+      if (!strcmp(y, "lever")) lever = cell_num(t, q, ce);
+      else if (strcmp(y, "ar-mem")) other = fmin(other, cell_num(t, q, ce));
+    }
+    nd++;
+    least += lever <= other;
+  }
+  vset(v, -1, "Lever's energy per token is the least of the flash-offloaded systems on %d/%d devices",
+       least, nd);
+}
+
+/* Beyond the paper: Lever's speedup over AR (flash) at the lowest and highest bandwidth. */
+static void judge_sensitivity(const csv_tab *t, ls_verdict *v)
+{
+  static const char *const cols[] = {"system", "bandwidth_gbps", "lever_speedup", NULL};
+  if (!need_cols(t, v, cols)) return;
+  int cy = csv_col(t, "system"), cb = csv_col(t, "bandwidth_gbps"), cl = csv_col(t, "lever_speedup");
+  double b0 = INFINITY, b1 = -INFINITY, s0 = NAN, s1 = NAN;
+  for (int r = 0; r < t->nrow; r++) {
+    if (!cell_is(t, r, cy, "ar-flash")) continue;
+    double b = cell_num(t, r, cb);
+    if (b < b0) b0 = b, s0 = cell_num(t, r, cl);
+    if (b > b1) b1 = b, s1 = cell_num(t, r, cl);
+  }
+  if (isnan(s0)) vset(v, -1, "no AR (flash) rows to compare with");
+  else vset(v, -1, "Lever's speedup over AR (flash): %.2f× at %g GB/s, %.2f× at %g GB/s", s0, b0, s1, b1);
+}
+
+typedef struct claim {
+  const char *fig;
+  const char *paper; /* the claim, printed on the figure; NULL: beyond the paper */
+  const char *test;  /* what "holds" means, in numbers on the figure's CSV */
+  void (*judge)(const csv_tab *, ls_verdict *);
+} claim;
+
+/* Every claim and its test, in one place (the claims: src:lever-paper, its figure captions;
+ * Table 1: src:lever-notes). */
+static const claim claims[] = {
+    {"fig04", "NPU verification latency grows with the tokens verified; the GPU's stays flat",
+     "at the largest token count (64), the NPU curves in the profile's own regime cost >= 2x "
+     "one token and the GPU curves <= 1.25x", judge_fig04},
+    {"fig05", "accepted length rises with the tree budget while decode speed peaks, then falls, "
+     "inside 4–64", "for every curve of a conventional-SD system (not Lever): tau at the largest "
+     "budget > tau at the smallest, and speed peaks at an inner budget and is lower at the "
+     "largest", judge_fig05},
+    {"fig10", "Lever is fastest in every configuration: 2.93× over AR (flash), 1.50× over "
+     "conventional SD on average", "Lever out-runs every drawn baseline (vs_lever < 1) in every "
+     "configuration, and its mean speedup (mean of 1/vs_lever) over ar-flash and over specinfer "
+     "is within +-5 % of 2.93 and 1.50", judge_fig10},
+    {"fig11", "Lever's draft policy leads all draft policies (throughput normalised to SpecInfer)",
+     "Lever's mean tps_vs_specinfer over all rows is the highest of the policies drawn",
+     judge_fig11},
+    {"fig12", "early-exit pruning raises throughput and cuts wasted verification compute",
+     "Lever's mean tps_vs_no_prune > 1.01 and its mean wasted_verify < lever-no-prune's",
+     judge_fig12},
+    {"fig13", "hybrid CPU+NPU drafting beats single-node CPU and single-node NPU drafting "
+     "(batch-aware NPU in between)", "map lever has a lower mean draft_s_mean and a "
+     "higher mean throughput than maps cpu and npu (npu-batch between: reported, not tested)",
+     judge_fig13},
+    {"fig14", "on-demand output projection on the CPU beats eager on the NPU (and on-demand on "
+     "the NPU)", "lmhead demand-cpu has a lower mean lmhead_s_mean and a higher mean throughput "
+     "than eager-npu and demand-npu", judge_fig14},
+    {"table1", "flash I/O is 78.3–93.3 % of one verification across the targets (OnePlus 12)",
+     "every target the paper gives is within +-3 points of its share", judge_table1},
+    {"energy", NULL, "none (beyond the paper): where Lever's energy per token is least",
+     judge_energy},
+    {"sensitivity", NULL, "none (beyond the paper): Lever's speedup over AR (flash) at the "
+     "ends of the bandwidth sweep", judge_sensitivity},
+};
+#define N_CLAIMS ((int)(sizeof claims / sizeof *claims))
+
+static const claim *find_claim(const char *fig)
+{
+  for (int i = 0; i < N_CLAIMS; i++)
+    if (!strcmp(claims[i].fig, fig)) return &claims[i];
+  return NULL;
+}
+
+const char *ls_figures_claim(const char *fig)
+{
+  const claim *c = find_claim(fig);
+  return c ? (c->paper ? c->paper : "beyond the paper: no claim of the paper to check") : NULL;
+}
+
+const char *ls_figures_test(const char *fig)
+{
+  const claim *c = find_claim(fig);
+  return c ? c->test : NULL;
+}
+
+int ls_figures_judge(const char *fig, const char *csv, size_t len, ls_verdict *v, ls_error *err)
+{
+  const claim *c = find_claim(fig);
+  if (!c) return ls_error_set(err, LS_ENOTFOUND, "no claim for figure '%s'", fig);
+  csv_tab t;
+  int rc = csv_parse(&t, csv, len, err);
+  if (rc == LS_OK) c->judge(&t, v);
+  csv_free(&t);
+  return rc;
+}
+
 /* ---- the figures ---- */
 typedef struct fig_ctx fig_ctx;
 typedef struct fig_def {
@@ -165,9 +624,13 @@ struct fig_ctx {
   const char *out_dir;   /* borrowed */
   const char *gnuplot;   /* program, NULL when not found */
   int plotted, skipped_empty, skipped_nognuplot, failed;
+  int judged[N_CLAIMS];          /* 1: verdicts[i] holds this run's verdict on claims[i] */
+  ls_verdict verdicts[N_CLAIMS];
 };
 
 static int extra_fig10(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
+static int extra_fig11(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
+static int extra_sensitivity(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
 static int extra_table1(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
 static int extra_summary(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
 
@@ -180,13 +643,14 @@ static const fig_def figs[] = {
     {"fig05", "fig05", 1, "tree budget 4..64 on oneplus-12: the budget dilemma", NULL},
     {"fig10", "fig10", 1, "decode throughput of every system normalised to Lever (48 configs)",
      extra_fig10},
-    {"fig11", "fig11", 1, "throughput and accepted length by draft policy vs SpecInfer", NULL},
+    {"fig11", "fig11", 1, "throughput and accepted length by draft policy vs SpecInfer",
+     extra_fig11},
     {"fig12", "fig12", 1, "pruning ablation: lever vs lever-no-prune", NULL},
     {"fig13", "fig13", 1, "draft-stage latency by draft-stage mapping", NULL},
     {"regime", "regime", 1, "regime map: the paper's claims under each open assumption", NULL},
     {"fig14", "fig14", 1, "output-projection latency by placement", NULL},
     {"energy", "energy", 1, "energy per token by system and device", NULL},
-    {"sensitivity", "sensitivity", 1, "Lever's speedup vs flash bandwidth", NULL},
+    {"sensitivity", "sensitivity", 1, "Lever's speedup vs flash bandwidth", extra_sensitivity},
 };
 #define N_FIGS ((int)(sizeof figs / sizeof *figs))
 
@@ -197,6 +661,8 @@ static void usage(FILE *f)
              "and SVG), scripts in plots/. Defaults: --db results/leversim.db, --out\n"
              "results/figures, every figure. Names:\n");
   for (int i = 0; i < N_FIGS; i++) fprintf(f, "  %-12s %s\n", figs[i].name, figs[i].about);
+  fprintf(f, "Each figure prints the paper's claim it reproduces and the verdict on its data;\n"
+             "DIR/claims.md lists them with their tests.\n");
   fprintf(f, "Exit: 0 ok (also when gnuplot is missing: plots skipped with a note), 64 usage,\n"
              "65 database without ok runs, 66 database missing, 70 gnuplot failed (see\n"
              "DIR/NAME.log), 74 output not writable. $LEVERSIM_GNUPLOT overrides the program.\n");
@@ -268,6 +734,61 @@ static void out_path(const fig_ctx *cx, char *buf, size_t size, const char *stem
   snprintf(buf, size, "%s/%s.%s", cx->out_dir, stem, ext);
 }
 
+/* Appends `name=value; ` (a number) to vars. */
+static void add_num(char *vars, size_t size, const char *name, double value)
+{
+  size_t len = strlen(vars);
+  snprintf(vars + len, len < size ? size - len : 0, "%s=%.17g; ", name, value);
+}
+
+static const char *holds_word(int holds)
+{
+  return holds > 0 ? "holds" : holds == 0 ? "does NOT hold" : "";
+}
+
+/* The verdict line(s) for the figure's face: one line, or split at the last "; " before
+ * VERDICT_WIDTH characters into line and line2 (empty when not needed). */
+#define VERDICT_WIDTH 125
+static void verdict_lines(const ls_verdict *v, char *line, char *line2, size_t size)
+{
+  snprintf(line, size, "Here: %s%s%s", holds_word(v->holds), v->holds >= 0 ? " — " : "", v->text);
+  line2[0] = '\0';
+  if (strlen(line) <= VERDICT_WIDTH) return;
+  char *cut = NULL;
+  for (char *p = strstr(line, "; "); p && p - line < VERDICT_WIDTH; p = strstr(p + 1, "; ")) cut = p;
+  if (!cut) return;
+  snprintf(line2, size, "%s", cut + 2);
+  cut[1] = '\0';
+}
+
+/* Judges figure name's claim on t (when the figure has one), keeps the verdict for
+ * claims.md, and passes claim, verdict, verdict2 and holds to the script. */
+static void add_claim(fig_ctx *cx, const char *name, const csv_tab *t, char *vars, size_t size)
+{
+  const claim *c = find_claim(name);
+  if (!c) return;
+  int i = (int)(c - claims);
+  c->judge(t, &cx->verdicts[i]);
+  cx->judged[i] = 1;
+  char line[512], line2[512];
+  snprintf(line, sizeof line, "%s%s", c->paper ? "Paper: " : "Beyond the paper: ",
+           c->paper ? c->paper : "no claim of the paper to check");
+  add_var(vars, size, "claim", line);
+  verdict_lines(&cx->verdicts[i], line, line2, sizeof line);
+  add_var(vars, size, "verdict", line);
+  add_var(vars, size, "verdict2", line2);
+  add_num(vars, size, "holds", cx->verdicts[i].holds);
+}
+
+/* "  [claim holds]" etc. for the figure's stdout line; "" without a claim. */
+static const char *claim_note(const fig_ctx *cx, const char *name)
+{
+  const claim *c = find_claim(name);
+  if (!c || !c->paper || !cx->judged[c - claims]) return "";
+  int h = cx->verdicts[c - claims].holds;
+  return h > 0 ? "  [paper's claim holds]" : h == 0 ? "  [paper's claim does NOT hold]" : "  [claim not checked]";
+}
+
 /* Draws figure f (PNG, then SVG) with the variables already in vars. */
 static void plot_figure(fig_ctx *cx, const fig_def *f, char *vars, size_t size)
 {
@@ -301,7 +822,7 @@ static void plot_figure(fig_ctx *cx, const fig_def *f, char *vars, size_t size)
   }
   unlink(log); /* a clean run leaves no log behind */
   cx->plotted++;
-  printf("%-12s %s/%s.png, .svg\n", f->name, cx->out_dir, f->name);
+  printf("%-12s %s/%s.png, .svg%s\n", f->name, cx->out_dir, f->name, claim_note(cx, f->name));
 }
 
 /* Writes len bytes to <out>/<stem>.<ext>. */
@@ -363,6 +884,7 @@ static int do_view_figure(fig_ctx *cx, const fig_def *f, ls_error *err)
     out_path(cx, csvp, sizeof csvp, f->name, "csv");
     add_var(vars, sizeof vars, "csv", csvp);
     add_categories(&t, vars, sizeof vars);
+    add_claim(cx, f->name, &t, vars, sizeof vars);
     if (f->extra) rc = f->extra(cx, &t, vars, sizeof vars, err);
     if (rc == LS_OK && f->plot) plot_figure(cx, f, vars, sizeof vars);
     if (rc == LS_OK && !f->plot) printf("%-12s %s/%s.csv, .md\n", f->name, cx->out_dir, f->name);
@@ -373,54 +895,98 @@ static int do_view_figure(fig_ctx *cx, const fig_def *f, ls_error *err)
 }
 
 /* ---- fig04: computed from the device models ---- */
-static int do_fig04(fig_ctx *cx, ls_error *err)
+/* One curve (device, model, regime: NULL = the profile's own) as CSV rows; *found 0 when the
+ * profile does not give that regime (not an error: a profile may give one regime only). */
+static int fig04_curve(FILE *m, const char *dev, const char *model, const char *regime, int *found,
+                       ls_error *err)
 {
-  static const char *const devs[] = {"oneplus-12", "rtx-3090"};
-  static const char *const models[] = {"llama-3.1-8b", "qwen3-8b"};
   int toks[LS_CURVE_MAX], nt = 0;
   for (int n = 1; n <= 64; n++) toks[nt++] = n;
+  ls_curve_point p[LS_CURVE_MAX];
+  ls_curve_info info;
+  int rc = ls_curve_compute_regime(ls_data_root(), dev, model, NULL, regime, toks, nt, 256, p, &info, err);
+  *found = rc == LS_OK;
+  if (rc == LS_EINVALID && regime) {
+    ls_error_clear(err);
+    return LS_OK;
+  }
+  for (int i = 0; rc == LS_OK && i < nt; i++)
+    fprintf(m, "%s,\"%s\",%s,%s,%d,%s,%d,%d,%.6f,%.6f,%.6f\n", info.device, info.processor,
+            info.is_gpu ? "GPU" : "NPU", info.regime, regime == NULL, info.model, p[i].tokens,
+            p[i].padded, p[i].latency_ms, p[i].relative, p[i].speedup);
+  return rc;
+}
+
+/* Every curve of fig04: per device and model, the profile's own NPU regime (own = 1), then
+ * the other regimes the phone's profile gives. */
+static int fig04_csv(FILE *m, const char *const *devs, const char *const *models, ls_error *err)
+{
+  fprintf(m, "device,processor,kind,regime,own,model,tokens,padded,latency_ms,relative,speedup\n");
+  int rc = LS_OK, found;
+  for (int d = 0; devs[d] && rc == LS_OK; d++)
+    for (int k = 0; models[k] && rc == LS_OK; k++) {
+      rc = fig04_curve(m, devs[d], models[k], NULL, &found, err);
+      ls_device *dev = NULL;
+      if (rc == LS_OK) rc = ls_device_load_id(&dev, ls_data_root(), devs[d], err);
+      if (rc == LS_OK && !ls_device_is_gpu(dev)) {
+        int own = (int)ls_device_npu(dev)->regime;
+        for (int g = 0; ls_npu_regime_names[g] && rc == LS_OK; g++)
+          if (g != own) rc = fig04_curve(m, devs[d], models[k], ls_npu_regime_names[g], &found, err);
+      }
+      ls_device_free(dev);
+    }
+  return rc;
+}
+
+/* The NPU regimes of t's rows, the profile's own first, as gnuplot words. */
+static void fig04_regimes(const csv_tab *t, char *out, size_t size)
+{
+  int ck = csv_col(t, "kind"), cr = csv_col(t, "regime"), co = csv_col(t, "own");
+  size_t n = 0;
+  out[0] = '\0';
+  for (int pass = 1; pass >= 0; pass--)
+    for (int r = 0; r < t->nrow; r++) {
+      const char *g = csv_at(t, r, cr);
+      if (!cell_is(t, r, ck, "NPU") || !cell_is(t, r, co, pass ? "1" : "0")) continue;
+      char pat[80];
+      snprintf(pat, sizeof pat, " %s ", g);
+      char have[600];
+      snprintf(have, sizeof have, " %s ", out);
+      if (!strstr(have, pat) && n < size) n += (size_t)snprintf(out + n, size - n, "%s%s", n ? " " : "", g);
+    }
+}
+
+static int do_fig04(fig_ctx *cx, ls_error *err)
+{
+  static const char *const devs[] = {"oneplus-12", "rtx-3090", NULL};
+  static const char *const models[] = {"llama-3.1-8b", "qwen3-8b", NULL};
   char *text = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&text, &len);
   if (!m) return ls_error_set(err, LS_ENOMEM, "fig04: out of memory");
-  fprintf(m, "device,processor,kind,model,tokens,padded,latency_ms,relative,speedup\n");
-  int rc = LS_OK;
-  for (int d = 0; d < 2 && rc == LS_OK; d++)
-    for (int k = 0; k < 2 && rc == LS_OK; k++) {
-      ls_curve_point p[LS_CURVE_MAX];
-      ls_curve_info info;
-      rc = ls_curve_compute(ls_data_root(), devs[d], models[k], NULL, toks, nt, 256, p, &info, err);
-      for (int i = 0; rc == LS_OK && i < nt; i++)
-        fprintf(m, "%s,\"%s\",%s,%s,%d,%d,%.6f,%.6f,%.6f\n", info.device, info.processor,
-                info.is_gpu ? "GPU" : "NPU", info.model, p[i].tokens, p[i].padded,
-                p[i].latency_ms, p[i].relative, p[i].speedup);
-    }
-  fclose(m);
+  int rc = fig04_csv(m, devs, models, err);
+  if (fclose(m) != 0 && rc == LS_OK) rc = ls_error_set(err, LS_ENOMEM, "fig04: out of memory");
   if (rc == LS_OK) rc = write_file(cx, "fig04", "csv", text, len, err);
+  csv_tab t;
+  memset(&t, 0, sizeof t);
+  if (rc == LS_OK) rc = csv_parse(&t, text, len, err);
   if (rc == LS_OK) {
-    char vars[VARS_MAX] = "", csvp[1024];
+    char vars[VARS_MAX] = "", csvp[1024], words[512];
     out_path(cx, csvp, sizeof csvp, "fig04", "csv");
     add_var(vars, sizeof vars, "csv", csvp);
     add_var(vars, sizeof vars, "devices", "oneplus-12 rtx-3090");
     add_var(vars, sizeof vars, "models", "llama-3.1-8b qwen3-8b");
+    fig04_regimes(&t, words, sizeof words);
+    add_var(vars, sizeof vars, "regimes", words);
+    add_claim(cx, "fig04", &t, vars, sizeof vars);
     plot_figure(cx, &figs[2], vars, sizeof vars);
   }
+  csv_free(&t);
   free(text);
   return rc;
 }
 
 /* ---- Markdown tables ---- */
-typedef struct paper_value { const char *key; double value; const char *label; } paper_value;
-/* src:lever-notes: Table 1 (OnePlus 12); src:lever-paper: the headline of Fig. 10. */
-static const paper_value paper_io[] = {{"qwen3-4b", 78.3, " (likely)"},
-                                       {"llama-3.1-8b", 91.4, ""},
-                                       {"qwen3-8b", -1, ""},
-                                       {"qwen3-14b", 93.3, ""}};
-static const paper_value paper_speedup[] = {{"ar-flash", 2.93, "AR-flash"},
-                                            {"specinfer", 1.50, "SpecInfer"}};
-
-static double num(const char *s) { return s[0] ? strtod(s, NULL) : -1; }
-
 static void md_pct(FILE *f, double v)
 {
   if (v < 0) fprintf(f, " — |");
@@ -438,9 +1004,9 @@ static int extra_table1(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, 
       cs = csv_col(t, "io_share"), clo = csv_col(t, "io_share_min"), chi = csv_col(t, "io_share_max");
   if (cp < 0 || cm < 0 || cn < 0 || cs < 0 || clo < 0 || chi < 0)
     return ls_error_set(err, LS_ESCHEMA, "table1: view lacks a column");
-  const char *part = "main";
-  for (int r = 0; r < t->nrow; r++)
-    if (!strcmp(csv_at(t, r, cp), "table1")) part = "table1";
+  (void)cp;
+  (void)cm;
+  const char *part = table1_part(t);
   char *md = NULL, *csv = NULL;
   size_t mdl = 0, csvl = 0;
   FILE *m = open_memstream(&md, &mdl), *c = open_memstream(&csv, &csvl);
@@ -455,9 +1021,7 @@ static int extra_table1(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, 
              "|---|---:|---:|---:|---:|\n");
   fprintf(c, "model,paper_io_share,io_share,io_share_min,io_share_max,datasets\n");
   for (size_t k = 0; k < sizeof paper_io / sizeof *paper_io; k++) {
-    int row = -1;
-    for (int r = 0; r < t->nrow; r++)
-      if (!strcmp(csv_at(t, r, cp), part) && !strcmp(csv_at(t, r, cm), paper_io[k].key)) row = r;
+    int row = table1_row(t, part, paper_io[k].key);
     double s = row >= 0 ? num(csv_at(t, row, cs)) : -1;
     double lo = row >= 0 ? num(csv_at(t, row, clo)) : -1, hi = row >= 0 ? num(csv_at(t, row, chi)) : -1;
     fprintf(m, "| %s |", paper_io[k].key);
@@ -473,8 +1037,9 @@ static int extra_table1(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, 
             row >= 0 ? csv_at(t, row, clo) : "", row >= 0 ? csv_at(t, row, chi) : "",
             row >= 0 ? csv_at(t, row, cn) : "0");
   }
-  fprintf(m, "\nPaper: flash I/O is 78.3–93.3 %% of one verification across the four targets "
-             "(conventional tree SD, `specinfer`, part `%s`).\n", part);
+  const ls_verdict *v = &cx->verdicts[find_claim("table1") - claims];
+  fprintf(m, "\nPaper: %s. Simulated: part `%s`.\n\nHere: %s%s%s.\n", ls_figures_claim("table1"),
+          part, holds_word(v->holds), v->holds >= 0 ? " — " : "", v->text);
   fclose(m);
   fclose(c);
   int rc = write_file(cx, "table1", "md", md, mdl, err);
@@ -534,34 +1099,40 @@ static int extra_summary(fig_ctx *cx, const csv_tab *t, char *vars, size_t size,
   return rc;
 }
 
-/* fig10's caption: the two average speedups from v_summary. */
-static int extra_fig10(fig_ctx *cx, const csv_tab *fig, char *vars, size_t size, ls_error *err)
+/* Error bars of Figs. 10 and 11: drawn when the view gives ratio_lo and ratio_hi (the
+ * interval of the plotted ratio: vs_lever, tps_vs_specinfer; Fig. 11's tau ratio has
+ * tau_ratio_lo and tau_ratio_hi), skipped otherwise. */
+static void add_ci(const csv_tab *t, char *vars, size_t size)
 {
-  (void)fig;
-  char *text;
-  size_t len;
-  csv_tab t;
-  char cap[512] = "";
-  int rc = export_view(cx->db, "v_summary", &text, &len, &t, err);
-  if (rc != LS_OK) {
-    free(text);
-    csv_free(&t);
-    return rc;
-  }
-  int cm = csv_col(&t, "speedup_mean"), cg = csv_col(&t, "speedup_geomean");
-  size_t n = 0;
-  for (size_t p = 0; p < sizeof paper_speedup / sizeof *paper_speedup && cm >= 0 && cg >= 0; p++) {
-    int r = summary_row(&t, paper_speedup[p].key);
-    if (r < 0) continue;
-    n += (size_t)snprintf(cap + n, n < sizeof cap ? sizeof cap - n : 0,
-                          "%s%s %.2f× (geomean %.2f×; paper %.2f×)", n ? ";  vs " : "Lever vs ",
-                          paper_speedup[p].label, num(csv_at(&t, r, cm)), num(csv_at(&t, r, cg)),
-                          paper_speedup[p].value);
-  }
-  add_var(vars, size, "caption", cap);
-  csv_free(&t);
-  free(text);
+  add_num(vars, size, "has_ci", csv_col(t, "ratio_lo") >= 0 && csv_col(t, "ratio_hi") >= 0);
+}
+
+static int extra_fig10(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
+{
+  (void)cx;
+  (void)err;
+  add_ci(t, vars, size);
   return LS_OK;
+}
+
+static int extra_fig11(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
+{
+  add_num(vars, size, "has_tau_ci", csv_col(t, "tau_ratio_lo") >= 0 && csv_col(t, "tau_ratio_hi") >= 0);
+  return extra_fig10(cx, t, vars, size, err);
+}
+
+/* sensitivity: the effective flash bandwidth of the device's own profile (GB/s), marked on
+ * the figure. */
+static int extra_sensitivity(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
+{
+  (void)cx;
+  int cd = csv_col(t, "device");
+  if (cd < 0 || t->nrow == 0) return LS_OK;
+  ls_device *d = NULL;
+  int rc = ls_device_load_id(&d, ls_data_root(), csv_at(t, 0, cd), err);
+  if (rc == LS_OK) add_num(vars, size, "profile_bw", ls_flash_effective_bw(ls_device_flash(d)) / 1e9);
+  ls_device_free(d);
+  return rc;
 }
 
 /* ---- driver ---- */
@@ -638,6 +1209,29 @@ static int parse_args(int argc, char **argv, const char **db, const char **out, 
   return 0;
 }
 
+/* <out>/claims.md: each figure's claim, its test and this run's verdict (figures judged now). */
+static int write_claims(const fig_ctx *cx, ls_error *err)
+{
+  char *md = NULL;
+  size_t len = 0;
+  int any = 0;
+  FILE *m = open_memstream(&md, &len);
+  if (!m) return ls_error_set(err, LS_ENOMEM, "claims: out of memory");
+  fprintf(m, "| Figure | Paper's claim | Holds when | Here |\n|---|---|---|---|\n");
+  for (int i = 0; i < N_CLAIMS; i++) {
+    if (!cx->judged[i]) continue;
+    any = 1;
+    const ls_verdict *v = &cx->verdicts[i];
+    fprintf(m, "| %s | %s | %s | %s%s%s |\n", claims[i].fig, ls_figures_claim(claims[i].fig),
+            claims[i].test, v->holds > 0 ? "**holds**" : v->holds == 0 ? "**does NOT hold**" : "",
+            v->holds >= 0 ? ": " : "", v->text);
+  }
+  int rc = fclose(m) == 0 ? LS_OK : ls_error_set(err, LS_ENOMEM, "claims: out of memory");
+  if (rc == LS_OK && any) rc = write_file(cx, "claims", "md", md, len, err);
+  free(md);
+  return rc;
+}
+
 static int run_figures(fig_ctx *cx, int n_names, char **names, ls_error *err)
 {
   int rc = LS_OK;
@@ -645,7 +1239,7 @@ static int run_figures(fig_ctx *cx, int n_names, char **names, ls_error *err)
     if (!wanted(&figs[k], n_names, names)) continue;
     rc = figs[k].view ? do_view_figure(cx, &figs[k], err) : do_fig04(cx, err);
   }
-  return rc;
+  return rc == LS_OK ? write_claims(cx, err) : rc;
 }
 
 int ls_cmd_figures(int argc, char **argv)
@@ -663,8 +1257,10 @@ int ls_cmd_figures(int argc, char **argv)
   ls_error_clear(&err);
   char prog_buf[1024];
   const char *prog = getenv("LEVERSIM_GNUPLOT");
-  fig_ctx cx = {NULL, out, find_program(prog && prog[0] ? prog : "gnuplot", prog_buf,
-                                        sizeof prog_buf), 0, 0, 0, 0};
+  fig_ctx cx;
+  memset(&cx, 0, sizeof cx);
+  cx.out_dir = out;
+  cx.gnuplot = find_program(prog && prog[0] ? prog : "gnuplot", prog_buf, sizeof prog_buf);
   int need_db = 0;
   for (int k = 0; k < N_FIGS; k++) need_db |= figs[k].view && wanted(&figs[k], n_names, names);
   int rc = need_db ? open_db(db_path, &cx.db, &err) : LS_OK;

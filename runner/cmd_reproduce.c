@@ -9,6 +9,7 @@
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
 #include "runner/driver.h"
+#include "runner/validate.h"
 
 static const char USAGE[] =
     "usage: leversim reproduce [--quick] [--db FILE] [--out DIR] [--jobs N] [--resume]\n"
@@ -94,6 +95,8 @@ int ls_cmd_reproduce(int argc, char **argv)
   ls_error_clear(&err);
   ls_experiment *x = NULL;
   int e = ls_experiment_load(&x, exp_path, ls_data_root(), o.quick, NULL, 1, 1, &err);
+  if (!e) /* before the old database is removed */
+    e = ls_validate_runs(x, &err);
   if (!e && !o.resume)
     remove_db(o.db);
   ls_driver_summary sum;

@@ -4,13 +4,16 @@
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
 #include "runner/driver.h"
+#include "runner/validate.h"
 
 static const char USAGE[] =
     "usage: leversim sweep EXPERIMENT.yaml [--jobs N] [--shard i/N] [--db FILE] [--resume]\n"
-    "                      [--quick] [--set key=value]... [--steps]\n"
+    "                      [--quick] [--set key=value]... [--steps] [--check]\n"
     "Runs every run of the experiment's matrix x sweep axes into the database (default\n"
     "results/<experiment>.db). Results are identical for any --jobs. --shard i/N runs a fixed\n"
-    "1/N of the runs (merge shards with 'leversim merge'). --resume skips finished runs.\n";
+    "1/N of the runs (merge shards with 'leversim merge'). --resume skips finished runs.\n"
+    "Every run is checked (names, settings, values) before the database is created; --check\n"
+    "only checks and writes nothing.\n";
 
 static int parse_shard(const char *text, int *i, int *n)
 {
@@ -22,7 +25,7 @@ int ls_cmd_sweep(int argc, char **argv)
 {
   const char *exp_path = NULL, *db_path = NULL, *v;
   long jobs = 1;
-  int shard_i = 1, shard_n = 1, resume = 0, quick = 0, steps = 0, rc = 0;
+  int shard_i = 1, shard_n = 1, resume = 0, quick = 0, steps = 0, check = 0, rc = 0;
   ls_error err;
   ls_error_clear(&err);
   ls_kv *kv = NULL;
@@ -42,13 +45,15 @@ int ls_cmd_sweep(int argc, char **argv)
       if (m < 0 || parse_shard(v, &shard_i, &shard_n))
         rc = ls_usage_error("sweep", "--shard: bad value '%s' (expected i/N with 1 <= i <= N)", m < 0 ? "" : v);
     } else if ((m = ls_opt_value("sweep", argc, argv, &i, "--set", &v))) {
-      rc = (m < 0 || ls_opt_set("sweep", kv, v)) ? 64 : 0;
+      rc = (m < 0 || ls_opt_set("sweep", kv, v, i + 1)) ? 64 : 0;
     } else if (strcmp(argv[i], "--resume") == 0) {
       resume = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
     } else if (strcmp(argv[i], "--steps") == 0) {
       steps = 1;
+    } else if (strcmp(argv[i], "--check") == 0) {
+      check = 1;
     } else if (argv[i][0] == '-' || exp_path) {
       rc = ls_usage_error("sweep", "unexpected argument '%s'", argv[i]);
     } else {
@@ -63,6 +68,14 @@ int ls_cmd_sweep(int argc, char **argv)
   }
   ls_experiment *x = NULL;
   int e = ls_experiment_load(&x, exp_path, ls_data_root(), quick, kv, shard_i, shard_n, &err);
+  if (!e) /* every run is checked before the database exists */
+    e = ls_validate_runs(x, &err);
+  if (!e && check) {
+    fprintf(stderr, "leversim sweep: %d runs checked, nothing written\n", ls_experiment_count(x));
+    ls_experiment_free(x);
+    ls_kv_free(kv);
+    return 0;
+  }
   char dbbuf[512], hint[4096];
   if (!e && !db_path) {
     snprintf(dbbuf, sizeof dbbuf, "results/%s.db", ls_experiment_name(x));

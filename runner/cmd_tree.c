@@ -1,9 +1,18 @@
 /* runner/cmd_tree: 'leversim tree' builds one token tree with a draft policy on the
- * positional view (policies/posview.h) and prints it: parent, depth and rank of each node,
- * size, depth, draft passes and the expected accepted length (bonus included) under the
- * acceptance vector. With --device and --model the policy gets the real cost model (map
- * policy --map, default: lever's for lever, npu otherwise); without, it gets none (costs
- * unknown: cost-aware policies build their largest tree). */
+ * positional view (policies/posview.h) and draws it, indented, one node a line: its rank,
+ * its draft probability, its path probability and its gain; then size, depth, draft passes
+ * and the expected accepted length (bonus included) under the acceptance vector. With
+ * --device and --model the policy gets the real cost model (map policy --map, default:
+ * lever's for lever, npu otherwise); without, it gets none (costs unknown: cost-aware
+ * policies build their largest tree).
+ *
+ * The input, as the positional view reads it: p_k = probability that the target's token is
+ * the draft's rank-k candidate (exclusive events, sum <= 1). The draft's own candidate
+ * probabilities are the p_k scaled to sum 1 (q_k = p_k / sum p), the same at every node;
+ * the command says so when sum p < 1. Per node: draft p = q of its rank; path p = product
+ * of q from the root (what a policy ranks by); gain = product of p from the root = the
+ * probability the node is accepted = its share of the expected accepted length (the gains
+ * of all nodes, root included for the bonus token, sum to it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,27 +26,29 @@
 typedef struct {
   const char *policy, *acceptance, *device, *model, *map;
   long budget, ctx, seed;
-  int json;
+  int json, ascii;
 } tree_opts;
 
 static int usage(void)
 {
   printf("usage: leversim tree --policy P [--acceptance p1,p2,...] [--budget N] [--device D --model M]\n"
-         "                     [--map M] [--ctx N] [--seed N] [--set key=value]... [--json]\n"
+         "                     [--map M] [--ctx N] [--seed N] [--set key=value]... [--json] [--ascii]\n"
          "  P: ar, chain, specinfer, sequoia, eagle2, opt-tree, lever (default lever)\n"
          "  --acceptance  positional acceptance by rank (default 0.6,0.2,0.1)\n"
-         "  --ctx         context length for attention costs (default 512)\n");
+         "                (the draft's candidate probabilities: these scaled to sum 1)\n"
+         "  --ctx         context length for attention costs (default 512)\n"
+         "  --ascii       draw the tree with |- and `- instead of box-drawing characters\n");
   return 0;
 }
 
 static int parse(int argc, char **argv, tree_opts *o, ls_kv *kv)
 {
-  *o = (tree_opts){"lever", "0.6,0.2,0.1", NULL, NULL, NULL, 0, 512, 1, 0};
+  *o = (tree_opts){"lever", "0.6,0.2,0.1", NULL, NULL, NULL, 0, 512, 1, 0, 0};
   for (int i = 1; i < argc; i++) {
     const char *v = NULL;
     int r;
-    if (strcmp(argv[i], "--json") == 0) {
-      o->json = 1;
+    if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--ascii") == 0) {
+      *(argv[i][2] == 'j' ? &o->json : &o->ascii) = 1;
       continue;
     }
     if ((r = ls_opt_value(CMD, argc, argv, &i, "--policy", &o->policy)) ||
@@ -65,7 +76,7 @@ static int parse(int argc, char **argv, tree_opts *o, ls_kv *kv)
       continue;
     }
     if ((r = ls_opt_value(CMD, argc, argv, &i, "--set", &v)) != 0) {
-      if (r < 0 || ls_opt_set(CMD, kv, v) < 0)
+      if (r < 0 || ls_opt_set(CMD, kv, v, i + 1) < 0)
         return -1;
       continue;
     }
@@ -140,7 +151,7 @@ static int load_costs(const tree_opts *o, ls_kv *kv, tree_res *r, ls_cost_model 
     rc = ls_model_costs_get(r->draft, NULL, &dc, err);
   if (rc != LS_OK)
     return rc;
-  int resident = (int)(ls_dram_resident_budget(ls_device_dram(r->dev)) / tc.layer_bytes);
+  int resident = ls_costmodel_resident_layers(r->dev, &tc, &dc, r->map->lmhead(r->map_state) == LS_LMHEAD_DEMAND_CPU);
   rc = ls_costmodel_create(&r->cm, r->dev, &tc, &dc, r->map, r->map_state, resident, 0, err);
   if (rc != LS_OK)
     return rc;
@@ -149,45 +160,131 @@ static int load_costs(const tree_opts *o, ls_kv *kv, tree_res *r, ls_cost_model 
   return LS_OK;
 }
 
-static void print_tree(const tree_opts *o, const ls_tree *t, double expected, const ls_cost_model *cost)
+/* gain[i]: product of the acceptance p along node i's path (root 1). */
+static void node_gains(const ls_posview *pv, const ls_tree *t, double *gain)
+{
+  gain[0] = 1.0;
+  for (int i = 1; i < t->n; i++) {
+    int r = t->rank[i];
+    gain[i] = gain[t->parent[i]] * (r >= 0 && r < pv->n ? pv->p[r] : 0.0);
+  }
+}
+
+static void json_array(const char *name, const double *v, int n)
+{
+  printf(",\"%s\":[", name);
+  for (int i = 0; i < n; i++)
+    printf("%s%.6f", i ? "," : "", v[i]);
+  printf("]");
+}
+
+static void print_json(const tree_opts *o, const ls_tree *t, const ls_posview *pv, double expected, int maxd,
+                       const double *gain, double draft_s, double verify_s, int costed)
+{
+  printf("{\"policy\":\"%s\",\"nodes\":%d,\"depth\":%d,\"draft_steps\":%d,\"expected_accepted\":%.6f", o->policy,
+         t->n, maxd, t->n_steps, expected);
+  if (costed)
+    printf(",\"draft_s\":%.9f,\"verify_s\":%.9f,\"tokens_per_s\":%.6f", draft_s, verify_s,
+           expected / (draft_s + verify_s));
+  json_array("acceptance", pv->p, pv->n);
+  json_array("draft_probabilities", pv->q, pv->n);
+  const char *names[3] = {"parent", "depth_of", "rank"};
+  const int *arrays[3] = {t->parent, t->depth, t->rank};
+  for (int a = 0; a < 3; a++) {
+    printf(",\"%s\":[", names[a]);
+    for (int i = 0; i < t->n; i++)
+      printf("%s%d", i ? "," : "", arrays[a][i]);
+    printf("]");
+  }
+  json_array("draft_p", t->prob, t->n);
+  json_array("path_p", t->path_prob, t->n);
+  json_array("gain", gain, t->n);
+  printf(",\"step_nodes\":[");
+  for (int s = 0; s < t->n_steps; s++)
+    printf("%s%d", s ? "," : "", t->step_nodes[s]);
+  printf("]}\n");
+}
+
+/* The input line(s): the acceptance vector and how the draft probabilities follow from it. */
+static void print_input(const ls_posview *pv)
+{
+  double sum = 0.0;
+  printf("input: acceptance by rank p =");
+  for (int k = 0; k < pv->n; k++) {
+    printf("%s %.4g", k ? "," : "", pv->p[k]);
+    sum += pv->p[k];
+  }
+  printf(" (sum %.4g)\n", sum);
+  if (sum < 1.0 - 1e-12)
+    printf("note: the draft's candidate probabilities are p scaled to sum 1 (q_k = p_k / %.4g);\n"
+           "      gain = product of p along the path (the node's share of the expected accepted length)\n",
+           sum);
+  else
+    printf("note: the draft's candidate probabilities are p itself (sum 1); gain = product of p along the path\n");
+}
+
+/* One node's line, then its children (indices ascending), drawn under prefix; the numbers
+ * start at column col. */
+static void draw_node(const ls_tree *t, const double *gain, int node, char *prefix, size_t len, int last, int ascii,
+                      int col)
+{
+  char head[160];
+  const char *branch = node == 0 ? "" : ascii ? (last ? "`- " : "|- ") : (last ? "└─ " : "├─ ");
+  int w = node == 0 ? snprintf(head, sizeof head, "root (0)")
+                    : snprintf(head, sizeof head, "%s%s%d", prefix, branch, node);
+  int glyphs = 0; /* box-drawing characters are 3 bytes and one column */
+  for (const char *c = head; *c; c++)
+    glyphs += ((unsigned char)*c & 0xC0) == 0x80;
+  printf("%s%*s", head, col - (w - glyphs) > 1 ? col - (w - glyphs) : 1, "");
+  if (node == 0)
+    printf("%4s %8.4f %8.4f %8.4f\n", "-", 1.0, 1.0, gain[0]);
+  else
+    printf("%4d %8.4f %8.4f %8.4f\n", t->rank[node], t->prob[node], t->path_prob[node], gain[node]);
+  size_t add = 0;
+  if (node != 0) {
+    const char *pipe = ascii ? (last ? "   " : "|  ") : (last ? "   " : "│  ");
+    add = strlen(pipe);
+    if (len + add + 1 > 4096)
+      return;
+    memcpy(prefix + len, pipe, add + 1);
+  }
+  int lastchild = -1;
+  for (int i = node + 1; i < t->n; i++)
+    if (t->parent[i] == node)
+      lastchild = i;
+  for (int i = node + 1; i < t->n; i++)
+    if (t->parent[i] == node)
+      draw_node(t, gain, i, prefix, len + add, i == lastchild, ascii, col);
+  prefix[len] = '\0';
+}
+
+static void print_tree(const tree_opts *o, const ls_tree *t, const ls_posview *pv, double expected,
+                       const ls_cost_model *cost)
 {
   int maxd = 0;
   for (int i = 0; i < t->n; i++)
     maxd = t->depth[i] > maxd ? t->depth[i] : maxd;
-  double draft_s = 0.0, verify_s = 0.0;
+  double draft_s = 0.0, verify_s = 0.0, gain[LS_TREE_MAX];
   if (cost) {
     for (int s = 0; s < t->n_steps; s++)
       draft_s += cost->draft_step_s(cost->ctx, t->step_nodes[s], t->step_depth[s]);
     verify_s = cost->verify_s(cost->ctx, t->n);
   }
+  node_gains(pv, t, gain);
   if (o->json) {
-    printf("{\"policy\":\"%s\",\"nodes\":%d,\"depth\":%d,\"draft_steps\":%d,\"expected_accepted\":%.6f", o->policy,
-           t->n, maxd, t->n_steps, expected);
-    if (cost)
-      printf(",\"draft_s\":%.9f,\"verify_s\":%.9f,\"tokens_per_s\":%.6f", draft_s, verify_s,
-             expected / (draft_s + verify_s));
-    const char *names[3] = {"parent", "depth_of", "rank"};
-    const int *arrays[3] = {t->parent, t->depth, t->rank};
-    for (int a = 0; a < 3; a++) {
-      printf(",\"%s\":[", names[a]);
-      for (int i = 0; i < t->n; i++)
-        printf("%s%d", i ? "," : "", arrays[a][i]);
-      printf("]");
-    }
-    printf(",\"step_nodes\":[");
-    for (int s = 0; s < t->n_steps; s++)
-      printf("%s%d", s ? "," : "", t->step_nodes[s]);
-    printf("]}\n");
+    print_json(o, t, pv, expected, maxd, gain, draft_s, verify_s, cost != NULL);
     return;
   }
   printf("policy %s: %d nodes (root included), depth %d, %d draft passes\n", o->policy, t->n, maxd, t->n_steps);
-  printf("expected accepted length (bonus included): %.4f\n", expected);
+  print_input(pv);
+  printf("expected accepted length (bonus included) = sum of the gains: %.4f\n", expected);
   if (cost)
     printf("cycle: draft %.3f ms + verify %.3f ms -> %.3f tokens/s\n", draft_s * 1e3, verify_s * 1e3,
            expected / (draft_s + verify_s));
-  printf("%5s %6s %5s %4s %9s\n", "node", "parent", "depth", "rank", "draft_p");
-  for (int i = 0; i < t->n; i++)
-    printf("%5d %6d %5d %4d %9.4f\n", i, t->parent[i], t->depth[i], t->rank[i], t->prob[i]);
+  int col = 3 * maxd + 8 > 20 ? 3 * maxd + 8 : 20; /* 3 columns per level, then the node id */
+  printf("\n%-*s%4s %8s %8s %8s\n", col, "node", "rank", "draft p", "path p", "gain");
+  char prefix[4096] = "";
+  draw_node(t, gain, 0, prefix, 0, 1, o->ascii, col);
 }
 
 int ls_cmd_tree(int argc, char **argv)
@@ -251,7 +348,7 @@ int ls_cmd_tree(int argc, char **argv)
   if (rc == LS_OK)
     rc = r.ops->build(r.state, t, &view, o.device ? &cost : NULL, &err);
   if (rc == LS_OK)
-    print_tree(&o, t, ls_posview_expected(&pv, t), o.device ? &cost : NULL);
+    print_tree(&o, t, &pv, ls_posview_expected(&pv, t), o.device ? &cost : NULL);
   if (rc != LS_OK) {
     ls_error_print(&err, stderr);
     status = ls_status_exit(rc);

@@ -16,11 +16,13 @@ int ls_cmd_profiles(int argc, char **argv);   /* runner/cmd_profiles.c */
 int ls_cmd_devices(int argc, char **argv);    /* runner/cmd_devices.c */
 int ls_cmd_trace(int argc, char **argv);      /* runner/cmd_trace.c */
 int ls_cmd_bench(int argc, char **argv);      /* runner/cmd_bench.c */
+int ls_cmd_settings(int argc, char **argv);   /* runner/cmd_settings.c */
 int ls_cmd_calibrate(int argc, char **argv);  /* runner/cmd_calibrate.c */
 
 /* Bench parts, called by ls_cmd_bench. */
 int ls_bench_engine(int argc, char **argv);   /* runner/bench_engine.c */
 int ls_bench_policies(int argc, char **argv); /* runner/bench_policies.c */
+int ls_bench_cycle(int argc, char **argv);    /* runner/bench_cycle.c */
 
 /* Data folders (devices/profiles, workloads/models, ...) resolve against this root:
  * $LEVERSIM_DATA when set, else the source tree the binary was built from. Borrowed. */

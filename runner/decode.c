@@ -159,32 +159,42 @@ static int scoped_settings(const ls_kv *in, const char *system, ls_kv **out, ls_
   int rc = ls_kv_create(out, err);
   for (int pass = 0; pass < 2 && rc == LS_OK; pass++)
     for (int i = 0; i < ls_kv_count(in) && rc == LS_OK; i++) {
-      const char *key = ls_kv_key(in, i), *colon = strchr(key, ':');
+      const char *key = ls_kv_key(in, i), *colon = strchr(key, ':'), *origin = ls_kv_origin(in, i);
       if (pass == 0 && !colon)
-        rc = ls_kv_set(*out, key, ls_kv_value(in, i), ls_kv_origin(in, i), err);
+        rc = ls_kv_set(*out, key, ls_kv_value(in, i), origin, err);
       if (pass == 0 || !colon)
         continue;
       char scope[64];
       snprintf(scope, sizeof scope, "%.*s", (int)(colon - key), key);
       if (!ls_system_find(scope))
-        rc = ls_error_set(err, LS_EUSAGE, "%s: unknown system '%s' in a scoped setting", key, scope);
+        rc = ls_error_set(err, LS_EUSAGE, "%s%s%s: unknown system '%s' in a scoped setting%s%s%s", origin,
+                          origin[0] ? ": " : "", key, scope, ls_system_nearest(scope) ? " (did you mean " : "",
+                          ls_system_nearest(scope) ? ls_system_nearest(scope) : "",
+                          ls_system_nearest(scope) ? "?)" : "");
       else if (strcmp(scope, system) == 0)
-        rc = ls_kv_set(*out, colon + 1, ls_kv_value(in, i), ls_kv_origin(in, i), err);
+        rc = ls_kv_set(*out, colon + 1, ls_kv_value(in, i), origin, err);
     }
   return rc;
 }
 
-static int has_prefix(const ls_kv *kv, const char *prefix)
+/* Prefixes err (a reader's message without a location) with where key's value was written
+ * and, when the message does not name it, the setting itself. */
+static int at_setting(ls_kv *kv, const char *key, int rc, ls_error *err)
 {
-  for (int i = 0; i < ls_kv_count(kv); i++)
-    if (strncmp(ls_kv_key(kv, i), prefix, strlen(prefix)) == 0)
-      return 1;
-  return 0;
+  const char *origin = ls_kv_origin_of(kv, key);
+  if (!rc || !origin || !origin[0] || !err || err->file[0]) /* keep a file's own location */
+    return rc;
+  if (strstr(err->msg, key))
+    ls_error_wrap(err, "%s", origin);
+  else
+    ls_error_wrap(err, "%s: %s=%s", origin, key, ls_kv_find(kv, key));
+  return rc;
 }
 
 static int pick_policies(ls_run_state *r, const ls_system *sys, ls_kv *kv, ls_error *err)
 {
   const char *d, *p, *m;
+  ls_kv_reader(kv, "system");
   ls_kv_string(kv, "policy.draft", sys->draft, &d);
   ls_kv_string(kv, "policy.prune", sys->prune, &p);
   ls_kv_string(kv, "policy.map", sys->map, &m);
@@ -192,50 +202,70 @@ static int pick_policies(ls_run_state *r, const ls_system *sys, ls_kv *kv, ls_er
   r->pops = ls_prune_find(p);
   r->mops = ls_map_find(m);
   if (!r->dops)
-    return ls_error_set(err, LS_ENOTFOUND, "policy.draft=%s: unknown draft policy", d);
+    return at_setting(kv, "policy.draft", ls_error_set(err, LS_ENOTFOUND, "policy.draft=%s: unknown draft policy", d), err);
   if (!r->pops)
-    return ls_error_set(err, LS_ENOTFOUND, "policy.prune=%s: unknown prune policy", p);
+    return at_setting(kv, "policy.prune", ls_error_set(err, LS_ENOTFOUND, "policy.prune=%s: unknown prune policy", p), err);
   if (!r->mops)
-    return ls_error_set(err, LS_ENOTFOUND, "policy.map=%s: unknown map policy", m);
+    return at_setting(kv, "policy.map", ls_error_set(err, LS_ENOTFOUND, "policy.map=%s: unknown map policy", m), err);
+  ls_kv_reader(kv, "draft policy");
   int rc = r->dops->create(&r->dstate, kv, err);
+  ls_kv_reader(kv, "prune policy");
   if (!rc) rc = r->pops->create(&r->pstate, kv, err);
+  ls_kv_reader(kv, "map policy");
   if (!rc) rc = r->mops->create(&r->mstate, kv, err);
   return rc;
+}
+
+/* The draft model: the target's default_draft unless model.draft names another; a target
+ * never drafts for itself (its "speculation" would be the target's own work twice). */
+static int load_draft(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, ls_error *err)
+{
+  const char *draft_id, *dquant;
+  void *obj;
+  ls_kv_string(kv, "model.draft", ls_model_default_draft(r->target), &draft_id);
+  if (strcmp(draft_id, s->model) == 0)
+    return at_setting(kv, "model.draft", ls_error_set(err, LS_EINVALID, "model.draft=%s: a target cannot "
+                                                      "draft for itself", draft_id), err);
+  int rc = at_setting(kv, "model.draft", cache_get(c, c->mod, &c->n_mod, draft_id, load_mod, &obj, err), err);
+  if (rc)
+    return rc;
+  r->draft = obj;
+  ls_kv_string(kv, "model.draft_quant", ls_model_default_quant(r->draft), &dquant);
+  return at_setting(kv, "model.draft_quant", ls_model_costs_get(r->draft, dquant, &r->dc, err), err);
 }
 
 static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, ls_error *err)
 {
   void *obj;
-  const char *quant, *draft_id, *dquant;
+  const char *quant;
   int rc = cache_get(c, c->dev, &c->n_dev, s->device, load_dev, &obj, err);
   if (!rc) rc = ls_device_clone(&r->dev, obj, err);
-  if (!rc && has_prefix(kv, "device."))
-    rc = ls_device_apply(r->dev, kv, err);
+  ls_kv_reader(kv, "device");
+  if (!rc) rc = ls_device_apply(r->dev, kv, err); /* always: its reads declare the device keys */
   if (!rc) rc = cache_get(c, c->mod, &c->n_mod, s->model, load_mod, &obj, err);
   if (rc)
     return rc;
   r->target = obj;
   if (!ls_model_is_target(r->target))
     return ls_error_set(err, LS_EINVALID, "model '%s' is a draft model, not a target", s->model);
-  ls_kv_string(kv, "model.draft", ls_model_default_draft(r->target), &draft_id);
-  ls_kv_string(kv, "model.quant", NULL, &quant);
-  ls_kv_string(kv, "model.draft_quant", NULL, &dquant);
-  rc = cache_get(c, c->mod, &c->n_mod, draft_id, load_mod, &obj, err);
-  if (rc)
-    return rc;
-  r->draft = obj;
-  rc = ls_model_costs_get(r->target, quant, &r->tc, err);
-  if (!rc) rc = ls_model_costs_get(r->draft, dquant, &r->dc, err);
+  ls_kv_reader(kv, "model");
+  ls_kv_string(kv, "model.quant", ls_model_default_quant(r->target), &quant);
+  rc = at_setting(kv, "model.quant", ls_model_costs_get(r->target, quant, &r->tc, err), err);
+  if (!rc) rc = load_draft(r, c, s, kv, err);
+  ls_kv_reader(kv, "workload");
   if (!rc) rc = cache_get(c, c->ds, &c->n_ds, s->dataset, load_ds, &obj, err);
-  if (!rc) rc = ls_oracle_create(&r->oracle, obj, r->target, r->draft, s->seed, kv, err);
+  if (!rc && r->dry) /* the text is built only to be simulated */
+    rc = ls_oracle_check(obj, r->target, r->draft, kv, err);
+  else if (!rc)
+    rc = ls_oracle_create(&r->oracle, obj, r->target, r->draft, s->seed, kv, err);
   const char *trace_path;
   ls_kv_string(kv, "workload.trace", NULL, &trace_path);
   if (!rc && trace_path)
-    rc = ls_trace_read(&r->trace, trace_path, err);
+    rc = ls_trace_read(&r->trace, trace_path, err); /* its messages name the file */
   const char *rec = r->trace ? ls_trace_meta(r->trace, "target") : NULL;
   if (!rc && rec && strcmp(rec, s->model) != 0) /* a trace is one target's behaviour */
-    rc = ls_error_set(err, LS_EINVALID, "workload.trace=%s was recorded with target %s, not %s",
-                      trace_path, rec, s->model);
+    rc = at_setting(kv, "workload.trace", ls_error_set(err, LS_EINVALID, "workload.trace=%s was recorded "
+                                                       "with target %s, not %s", trace_path, rec, s->model), err);
   r->tw = ls_costmodel_layer_work(&r->tc);
   r->L = r->tc.n_layers;
   return rc;
@@ -280,14 +310,7 @@ static int residency(ls_run_state *r, const ls_system *sys, ls_decode_result *ou
     r->resident = r->L;
     return 1;
   }
-  double room = ls_dram_resident_budget(d);
-  double left = d->app_budget - r->dc.total_bytes;
-  if (left < room)
-    room = left;
-  if (r->head_in_dram) /* a head kept in app memory takes its place in the budget first */
-    room -= r->tc.lmhead_bytes;
-  int n = room > 0 ? (int)floor(room / r->tc.layer_bytes) : 0;
-  r->resident = n < r->L ? n : r->L;
+  r->resident = ls_costmodel_resident_layers(r->dev, &r->tc, &r->dc, r->head_in_dram);
   return 1;
 }
 
@@ -349,9 +372,23 @@ static void free_run(ls_run_state *r)
   ls_device_free(r->dev);
 }
 
+/* The flash requests of one target pass against LS_RUN_MAX_FLASH_REQUESTS (decode.h). */
+static int check_work(const ls_run_state *r, ls_error *err)
+{
+  double chunk = ls_device_flash(r->dev)->chunk_bytes;
+  double req = (r->L - r->resident) * ceil(r->tc.layer_bytes / chunk) + ceil(r->tc.lmhead_bytes / chunk);
+  if (req <= LS_RUN_MAX_FLASH_REQUESTS)
+    return LS_OK;
+  return ls_error_set(err, LS_EINVALID, "model '%s' is too large to simulate: one pass would read "
+                      "%.3g GB from flash in %.3g requests (leversim's limit is %.0e); check its arch",
+                      ls_model_id(r->target), ((r->L - r->resident) * r->tc.layer_bytes +
+                      r->tc.lmhead_bytes) / 1e9, req, LS_RUN_MAX_FLASH_REQUESTS);
+}
+
 static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_error *err)
 {
-  int rc = ls_engine_create(&r->eng, err);
+  int rc = check_work(r, err);
+  if (!rc) rc = ls_engine_create(&r->eng, err);
   if (!rc) rc = ls_devsim_create(&r->ds, r->dev, r->eng, s->seed, 0, err);
   if (!rc) rc = ls_sample_create(&r->tok_lat, err);
   if (rc)
@@ -376,7 +413,43 @@ static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_erro
   return LS_OK;
 }
 
-int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_result *out,
+/* The set-up shared by the dry check and the real run: the system's scoped settings, the
+ * inputs, the policies and the execution settings; every setting must have been read. */
+static int setup(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, const ls_system *sys, ls_kv *kv, ls_error *err)
+{
+  long max_tokens = 0, threads = 0;
+  ls_kv_reader(kv, "workload");
+  int rc = ls_kv_int(kv, "workload.max_tokens", 1, 1000000, 128, &max_tokens, err);
+  if (!rc) rc = load_inputs(r, c, s, kv, err);
+  ls_kv_reader(kv, "runner");
+  if (!rc) rc = ls_kv_int(kv, "run.threads", 1, 64, ls_device_cpu(r->dev)->default_threads, &threads, err);
+  if (!rc) rc = pick_policies(r, sys, kv, err);
+  ls_kv_reader(kv, "verify");
+  if (!rc) rc = read_exec(r, kv, err);
+  const char *unknown = rc ? NULL : ls_kv_unused(kv, "");
+  if (unknown) /* the caller may tell which other systems read it */
+    snprintf(r->res->unknown_key, sizeof r->res->unknown_key, "%s", unknown);
+  if (!rc) rc = ls_kv_check_used(kv, "", err);
+  r->max_tokens = (int)max_tokens;
+  r->threads = (int)threads;
+  return rc;
+}
+
+/* Copies the declarations of kv (every setting read, given or default) into out. */
+static int keep_settings(const ls_kv *kv, ls_decode_result *out, ls_error *err)
+{
+  int n = ls_kv_decl_count(kv);
+  out->settings = n ? malloc((size_t)n * sizeof *out->settings) : NULL;
+  if (n && !out->settings)
+    return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
+  for (int i = 0; i < n; i++)
+    out->settings[i] = *ls_kv_decl_at(kv, i);
+  out->n_settings = n;
+  return LS_OK;
+}
+
+/* dry: everything up to the simulation (ls_decode_check). */
+static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, ls_decode_result *out,
                   ls_error *err)
 {
   memset(out, 0, sizeof *out);
@@ -389,17 +462,11 @@ int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_
     return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
   r->res = out;
   r->keep_steps = keep_steps;
-  long max_tokens = 0, threads = 0;
+  r->dry = dry;
   ls_kv *kv = NULL;
   int rc = scoped_settings(s->settings, s->system, &kv, err);
-  if (!rc) rc = ls_kv_int(kv, "workload.max_tokens", 1, 1000000, 128, &max_tokens, err);
-  if (!rc) rc = load_inputs(r, c, s, kv, err);
-  if (!rc) rc = ls_kv_int(kv, "run.threads", 1, 64, ls_device_cpu(r->dev)->default_threads, &threads, err);
-  if (!rc) rc = pick_policies(r, sys, kv, err);
-  if (!rc) rc = read_exec(r, kv, err);
-  if (!rc) rc = ls_kv_check_used(kv, "", err);
-  r->max_tokens = (int)max_tokens;
-  r->threads = (int)threads;
+  if (!rc) rc = setup(r, c, s, sys, kv, err);
+  if (!rc) rc = keep_settings(kv, out, err);
   if (!rc && residency(r, sys, out)) {
     r->exit_layer = r->pops->exit_layer(r->pstate, r->L);
     if (r->exit_layer <= 0)
@@ -408,9 +475,10 @@ int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_
     if (!rc) {
       ls_costmodel_set_exec(r->cm, r->overlap, r->head_in_dram);
       ls_costmodel_bind(r->cm, &r->cost);
-      rc = simulate(r, c, s, err);
+      if (!dry)
+        rc = simulate(r, c, s, err);
     }
-    if (!rc)
+    if (!rc && !dry)
       metrics(r, out);
   }
   snprintf(out->config_json, sizeof out->config_json,
@@ -425,6 +493,17 @@ int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_
   return rc;
 }
 
+int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_result *out,
+                  ls_error *err)
+{
+  return decode(c, s, keep_steps, 0, out, err);
+}
+
+int ls_decode_check(ls_decode_cache *c, ls_run_spec *s, ls_decode_result *out, ls_error *err)
+{
+  return decode(c, s, 0, 1, out, err);
+}
+
 void ls_decode_result_free(ls_decode_result *r)
 {
   if (!r)
@@ -432,4 +511,7 @@ void ls_decode_result_free(ls_decode_result *r)
   free(r->steps);
   r->steps = NULL;
   r->n_steps = r->cap_steps = 0;
+  free(r->settings);
+  r->settings = NULL;
+  r->n_settings = 0;
 }

@@ -23,6 +23,9 @@ typedef struct ls_decode_result {
   ls_db_step *steps;          /* owned; per-cycle series (NULL unless requested) */
   int n_steps, cap_steps;
   char config_json[4096];     /* resolved configuration */
+  ls_kv_decl *settings;       /* owned; every setting the run read, given or default */
+  int n_settings;
+  char unknown_key[128];      /* a setting no reader of this system asked for ("" if none) */
 } ls_decode_result;
 
 /* The most events one run may simulate, per generated token (times workload.max_tokens and
@@ -31,6 +34,12 @@ typedef struct ls_decode_result {
  * huge layers streamed in millions of flash chunks per token) reach it, and they fail within
  * seconds (about 3e7 events/s) instead of running for hours. */
 #define LS_RUN_EVENTS_PER_TOKEN 1000000ULL
+/* The most flash requests one target pass may read (its streamed layers and head, each in
+ * requests of device.flash.chunk bytes). A flash read is simulated request by request inside
+ * one event (about 1.5e7 requests/s), so the event budget does not bound it; a run whose pass
+ * needs more is refused before it starts. 2e7 is 80 GB in 4 KiB requests, 10 TB in 512 KiB
+ * ones; the paper's largest target (qwen3-14b, 512 KiB) needs about 16000. */
+#define LS_RUN_MAX_FLASH_REQUESTS 2e7
 
 /* Loaded devices/models/datasets shared by the runs of one process. */
 typedef struct ls_decode_cache ls_decode_cache;
@@ -46,6 +55,10 @@ void ls_decode_cache_set_stop(ls_decode_cache *c, const volatile sig_atomic_t *s
  * returns LS_OK with valid = 0. */
 int ls_decode_run(ls_decode_cache *c, ls_run_spec *spec, int keep_steps, ls_decode_result *out,
                   ls_error *err);
+/* The same set-up as ls_decode_run (inputs, scoped settings, policies, cost model, every
+ * setting read and in range) without simulating: the check every run of an experiment passes
+ * before anything is written. out gets valid/message and the resolved settings, no metrics. */
+int ls_decode_check(ls_decode_cache *c, ls_run_spec *spec, ls_decode_result *out, ls_error *err);
 void ls_decode_result_free(ls_decode_result *r);
 
 #endif

@@ -90,6 +90,7 @@ typedef struct ls_run_state {
   long prune_calls, accepted_pruned; /* audit counters: pruning passes; accepted nodes it had removed (must stay 0) */
   ls_decode_result *res;
   int keep_steps;
+  int dry;                      /* set-up only (ls_decode_check) */
   int failed;
   ls_error *err;
 } ls_run_state;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "ls_version.h"
+#include "sim/units.h"
 
 /* The one mutable global: the signal (SIGINT or SIGTERM) that asked the sweep to stop, 0 while
  * none has; written only by the handler. */
@@ -96,11 +97,21 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
     return ls_error_set(err, rc, "%s", msg);
   if (!db)
     return LS_OK;
+  ls_db_setting *set = res->n_settings ? calloc((size_t)res->n_settings, sizeof *set) : NULL;
+  if (res->n_settings && !set)
+    return ls_error_set(err, LS_ENOMEM, "driver: out of memory");
+  for (int i = 0; i < res->n_settings; i++) {
+    const ls_kv_decl *d = &res->settings[i];
+    set[i] = (ls_db_setting){d->key, d->value, d->num,
+                             d->type == LS_KV_QUANTITY && ls_units_base(d->unit)[0] ? ls_units_base(d->unit) : NULL,
+                             ls_kv_type_name(d->type), d->is_default};
+  }
   ls_db_run row = {id, spec->part, spec->device, spec->model, spec->dataset, spec->system,
                    spec->axes_json, json, LS_GIT_SHA, LS_VERSION, status, msg, spec->seed,
-                   now_s() - t0};
+                   now_s() - t0, set, res->n_settings};
   int wrc = ls_db_write_run(db, &row, rc ? NULL : res->metrics, rc ? 0 : res->n_metrics,
                             res->steps, rc ? 0 : res->n_steps, err);
+  free(set);
   if (wrc) {
     *status_out = 3; /* nothing recorded: the caller must stop, not count a failed run */
     return wrc;

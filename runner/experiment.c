@@ -2,6 +2,7 @@
  * Invariants: every run spec's names exist (checked at load with the valid choices in the
  * message); runs[] holds only this shard's runs, each with its own settings copy. */
 #include "runner/experiment.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,12 @@
 #define MAX_LIST 64
 #define MAX_RUNS 100000 /* runs in all parts, before sharding */
 
+#define MAX_PARTS 64
+
 struct ls_experiment {
   char name[LS_NAME_MAX];
+  char parts[MAX_PARTS][LS_NAME_MAX]; /* part names, for the duplicate check */
+  int n_parts;
   ls_run_spec *runs;
   int n, cap, total;
 };
@@ -25,6 +30,7 @@ struct ls_experiment {
 typedef struct {
   char key[128];
   char values[MAX_VALUES][64];
+  int line[MAX_VALUES], col[MAX_VALUES]; /* where each value is written */
   int n;
 } axis;
 
@@ -38,6 +44,7 @@ typedef struct { /* one part while it is being expanded */
 } part_def;
 
 typedef struct {
+  const char *file;        /* the experiment file, for origins */
   const char *data_root;
   const ls_kv *base;       /* experiment (+quick) settings */
   const ls_kv *overrides;  /* command line */
@@ -130,10 +137,10 @@ static int check_name(const ls_ynode *n, const char *what, const char *name, con
   if (name_ok(name, root, list, valid, sizeof valid))
     return LS_OK;
   /* A device, model or dataset names a file that is not there (66); a system is a built-in
-   * name, so a wrong one is a usage error on the command line (64) and bad data in a file (65). */
+   * name, so a wrong one is a usage error (64), like an unknown setting key. */
   if (!n)
     return ls_error_set(err, list ? LS_ENOTFOUND : LS_EUSAGE, "unknown %s '%s' (valid: %s)", what, name, valid);
-  return ls_ynode_error(n, err, list ? LS_ENOTFOUND : LS_ESCHEMA, "unknown %s '%s' (valid: %s)", what, name, valid);
+  return ls_ynode_error(n, err, list ? LS_ENOTFOUND : LS_EUSAGE, "unknown %s '%s' (valid: %s)", what, name, valid);
 }
 
 static int read_names(const ls_ynode *part, const char *key, const char *what, const char *root,
@@ -151,6 +158,9 @@ static int read_names(const ls_ynode *part, const char *key, const char *what, c
     const char *name;
     if ((rc = ls_yas_string(&it, &name, err)) || (rc = check_name(&it, what, name, root, list, err)))
       return rc;
+    for (int j = 0; j < i; j++) /* a repeated name would run (and count) the same runs twice */
+      if (strcmp(out[j], name) == 0)
+        return ls_ynode_error(&it, err, LS_ESCHEMA, "%s '%s' is listed twice", what, name);
     snprintf(out[i], LS_NAME_MAX, "%s", name);
   }
   return LS_OK;
@@ -192,12 +202,63 @@ static int read_axes(const ls_ynode *part, part_def *p, ls_error *err)
       return ls_ynode_error(&vals, err, LS_ERANGE, "expected 1 to %d values, found %d", MAX_VALUES, a->n);
     for (int j = 0; rc == LS_OK && j < a->n; j++) {
       ls_ynode it = ls_yseq_at(&vals, j);
+      a->line[j] = ls_ynode_line(&it);
+      a->col[j] = ls_ynode_col(&it);
       rc = setting_text(&it, a->values[j], sizeof a->values[j], err);
       if (rc == LS_OK)
         rc = json_plain(&it, "value", a->values[j], err);
+      for (int k = 0; rc == LS_OK && k < j; k++)
+        if (strcmp(a->values[k], a->values[j]) == 0)
+          rc = ls_ynode_error(&it, err, LS_ESCHEMA, "sweep value '%s' is listed twice", a->values[j]);
     }
   }
   return rc;
+}
+
+/* Names become file names (results/<name>.db) and database keys: 1 to LS_NAME_MAX - 1
+ * letters, digits, '.', '_' or '-', not starting with '.' (no "..", no hidden files). */
+static int check_ident(const ls_ynode *n, const char *what, const char *name, ls_error *err)
+{
+  size_t len = strlen(name);
+  if (len == 0)
+    return ls_ynode_error(n, err, LS_ESCHEMA, "empty %s", what);
+  if (len >= LS_NAME_MAX)
+    return ls_ynode_error(n, err, LS_ESCHEMA, "%s '%s' is %zu characters long (at most %d)", what,
+                          name, len, LS_NAME_MAX - 1);
+  if (name[0] == '.')
+    return ls_ynode_error(n, err, LS_ESCHEMA, "%s '%s' must not start with '.'", what, name);
+  for (const char *c = name; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '.' && *c != '_' && *c != '-')
+      return ls_ynode_error(n, err, LS_ESCHEMA, "%s '%s': only letters, digits, '.', '_' and '-' "
+                            "are allowed (it becomes a file name)", what, name);
+  return LS_OK;
+}
+
+/* 1 when setting key would override sweep axis `axis` for some system: the same key, or
+ * the key scoped to a system ("lever:draft.budget"), since scoped settings win. */
+static int shadows(const char *key, const char *axis)
+{
+  const char *colon = strchr(key, ':');
+  if (strcmp(key, axis) == 0)
+    return 1;
+  return colon && !strchr(axis, ':') && strcmp(colon + 1, axis) == 0;
+}
+
+/* A part setting, a scoped experiment setting or a --set that would silently replace a sweep
+ * axis turns every sweep point into the same run: refuse it, located at the setting. */
+static int check_clash(const ls_kv *kv, int scoped_only, const part_def *p, const char *what,
+                       ls_error *err)
+{
+  for (int i = 0; kv && i < ls_kv_count(kv); i++) {
+    const char *key = ls_kv_key(kv, i);
+    if (scoped_only && !strchr(key, ':'))
+      continue;
+    for (int a = 0; a < p->n_axes; a++)
+      if (shadows(key, p->axes[a].key))
+        return ls_error_set(err, LS_EUSAGE, "%s: %s %s: part %s sweeps %s; drop the setting or the "
+                            "sweep axis", ls_kv_origin(kv, i), what, key, p->name, p->axes[a].key);
+  }
+  return LS_OK;
 }
 
 static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, const int *ix,
@@ -225,10 +286,12 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
   r->index = index;
   int rc = ls_kv_copy(&r->settings, c->base, err);
   for (int i = 0; rc == LS_OK && i < ls_kv_count(part_kv); i++)
-    rc = ls_kv_set(r->settings, ls_kv_key(part_kv, i), ls_kv_value(part_kv, i), "part settings", err);
+    rc = ls_kv_set(r->settings, ls_kv_key(part_kv, i), ls_kv_value(part_kv, i), ls_kv_origin(part_kv, i), err);
   size_t len = (size_t)snprintf(r->axes_json, sizeof r->axes_json, "{");
   for (int a = 0; rc == LS_OK && a < p->n_axes; a++) {
-    rc = ls_kv_set(r->settings, p->axes[a].key, p->axes[a].values[point[a]], "sweep", err);
+    char origin[LS_ERR_FILE + 32];
+    snprintf(origin, sizeof origin, "%s:%d:%d", c->file, p->axes[a].line[point[a]], p->axes[a].col[point[a]]);
+    rc = ls_kv_set(r->settings, p->axes[a].key, p->axes[a].values[point[a]], origin, err);
     if (len < sizeof r->axes_json)
       len += (size_t)snprintf(r->axes_json + len, sizeof r->axes_json - len, "%s\"%s\":\"%s\"",
                               a ? "," : "", p->axes[a].key, p->axes[a].values[point[a]]);
@@ -238,15 +301,9 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
   if (rc == LS_OK && len >= sizeof r->axes_json) /* a cut record would not identify the run */
     rc = ls_error_set(err, LS_ERANGE, "part %s: sweep point longer than %zu characters as JSON "
                       "(shorten the sweep setting names or values)", p->name, sizeof r->axes_json - 1);
-  for (int i = 0; rc == LS_OK && c->overrides && i < ls_kv_count(c->overrides); i++) {
-    const char *key = ls_kv_key(c->overrides, i);
-    for (int a = 0; rc == LS_OK && a < p->n_axes; a++) /* else every sweep point is one run */
-      if (strcmp(p->axes[a].key, key) == 0)
-        rc = ls_error_set(err, LS_EUSAGE, "--set %s: part %s sweeps this setting; drop --set or the "
-                          "sweep axis", key, p->name);
-    if (rc == LS_OK)
-      rc = ls_kv_set(r->settings, key, ls_kv_value(c->overrides, i), "--set", err);
-  }
+  for (int i = 0; rc == LS_OK && c->overrides && i < ls_kv_count(c->overrides); i++)
+    rc = ls_kv_set(r->settings, ls_kv_key(c->overrides, i), ls_kv_value(c->overrides, i),
+                   ls_kv_origin(c->overrides, i), err);
   if (rc) {
     ls_kv_free(r->settings);
     return rc;
@@ -286,7 +343,17 @@ static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part
   ls_kv *kv = NULL;
   if (!pd)
     return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
-  int in_quick = 1, rc = ls_yreq_string(part, "name", &pd->name, err);
+  ls_ynode name_node;
+  int in_quick = 1, rc = ls_ymap_require(part, "name", &name_node, err);
+  if (!rc) rc = ls_yas_string(&name_node, &pd->name, err);
+  if (!rc) rc = check_ident(&name_node, "part name", pd->name, err);
+  for (int i = 0; !rc && i < x->n_parts; i++)
+    if (strcmp(x->parts[i], pd->name) == 0)
+      rc = ls_ynode_error(&name_node, err, LS_ESCHEMA, "part '%s' is defined twice", pd->name);
+  if (!rc && x->n_parts == MAX_PARTS)
+    rc = ls_ynode_error(&name_node, err, LS_ERANGE, "more than %d parts", MAX_PARTS);
+  if (!rc)
+    snprintf(x->parts[x->n_parts++], LS_NAME_MAX, "%s", pd->name);
   if (!rc) rc = ls_yopt_bool(part, "quick", 1, &in_quick, err);
   if (!rc) rc = read_names(part, "devices", "device", c->data_root, ls_device_list, pd->devices, &pd->n_dev, err);
   if (!rc) rc = read_names(part, "models", "model", c->data_root, ls_model_list, pd->models, &pd->n_mod, err);
@@ -298,6 +365,9 @@ static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part
   if (!rc && ls_ymap_find(part, "settings", &s))
     rc = read_settings(&s, kv, err);
   if (!rc) rc = ls_ymap_finish(part, err);
+  if (!rc) rc = check_clash(kv, 0, pd, "part setting", err);
+  if (!rc) rc = check_clash(c->base, 1, pd, "scoped setting", err);
+  if (!rc) rc = check_clash(c->overrides, 0, pd, "--set", err);
   double runs = (double)pd->n_dev * pd->n_mod * pd->n_ds * pd->n_sys;
   for (int a = 0; a < pd->n_axes; a++)
     runs *= pd->axes[a].n;
@@ -316,9 +386,11 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
 {
   const char *name;
   long seed;
-  ls_ynode s, parts, q;
+  ls_ynode s, parts, q, name_node;
   int rc = ls_ynode_expect(root, LS_Y_MAP, err);
-  if (!rc) rc = ls_yreq_string(root, "name", &name, err);
+  if (!rc) rc = ls_ymap_require(root, "name", &name_node, err);
+  if (!rc) rc = ls_yas_string(&name_node, &name, err);
+  if (!rc) rc = check_ident(&name_node, "experiment name", name, err);
   if (!rc) rc = ls_yreq_int(root, "seed", 0, 0x7fffffffL, &seed, err);
   const char *desc;
   if (!rc) rc = ls_yopt_string(root, "description", "", &desc, err);
@@ -332,6 +404,8 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
   }
   if (!rc) rc = ls_ymap_require(root, "parts", &parts, err);
   if (!rc) rc = ls_ynode_expect(&parts, LS_Y_SEQ, err);
+  if (!rc && ls_yseq_len(&parts) == 0)
+    rc = ls_ynode_error(&parts, err, LS_ESCHEMA, "no parts (an experiment needs at least one run)");
   if (!rc) rc = ls_ymap_finish(root, err);
   if (rc)
     return rc;
@@ -342,6 +416,9 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
     if (!(rc = ls_ynode_expect(&part, LS_Y_MAP, err)))
       rc = read_part(x, c, &part, quick, err);
   }
+  if (!rc && x->total == 0) /* e.g. --quick and every part says quick: false */
+    rc = ls_ynode_error(&parts, err, LS_ESCHEMA, "%s", quick ? "no runs with --quick: every part has quick: false"
+                                                             : "no runs (an experiment needs at least one)");
   return rc;
 }
 
@@ -359,7 +436,7 @@ int ls_experiment_load(ls_experiment **out, const char *path, const char *data_r
   int rc = ls_ydoc_load_file(&doc, path, err);
   if (!rc) rc = ls_kv_create(&base, err);
   if (!rc) {
-    expand_ctx c = {data_root, base, overrides, 0, shard_i, shard_n};
+    expand_ctx c = {path, data_root, base, overrides, 0, shard_i, shard_n};
     ls_ynode root = ls_ydoc_root(doc);
     rc = read_top(x, &root, &c, base, quick, err);
   }
@@ -371,6 +448,23 @@ int ls_experiment_load(ls_experiment **out, const char *path, const char *data_r
   }
   *out = x;
   return LS_OK;
+}
+
+int ls_experiment_defaults(const char *path, ls_kv *into, uint64_t *seed, ls_error *err)
+{
+  ls_ydoc *doc = NULL;
+  long v = 0;
+  ls_ynode s;
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  ls_ynode root = rc ? (ls_ynode){0} : ls_ydoc_root(doc);
+  if (!rc) rc = ls_ynode_expect(&root, LS_Y_MAP, err);
+  if (!rc) rc = ls_yreq_int(&root, "seed", 0, 0x7fffffffL, &v, err);
+  if (!rc && ls_ymap_find(&root, "settings", &s))
+    rc = read_settings(&s, into, err);
+  if (!rc)
+    *seed = (uint64_t)v;
+  ls_ydoc_free(doc);
+  return rc;
 }
 
 /* A device is a profile id, or a profile file (ls_device_is_path: e.g. `leversim calibrate`'s

@@ -23,7 +23,8 @@ static const command COMMANDS[] = {
     {"profiles", ls_cmd_profiles, "list, show or validate device profiles"},
     {"devices", ls_cmd_devices, "device-model queries (verification latency curve)"},
     {"trace", ls_cmd_trace, "record or inspect draft/target traces"},
-    {"bench", ls_cmd_bench, "micro-benchmarks: engine, policies"},
+    {"settings", ls_cmd_settings, "list every setting key: default, unit, range, which systems read it"},
+    {"bench", ls_cmd_bench, "micro-benchmarks: engine, cycle, policies"},
     {"calibrate", ls_cmd_calibrate, "fit a device profile to llama-bench and fio measurements"},
 };
 
@@ -35,9 +36,9 @@ static const char EXIT_TABLE[] =
     "66 input not found, 70 internal error, 74 I/O or database error, 130 interrupted.\n"
     "A bad value typed on the command line (an option, --set) is a usage error (64); the same\n"
     "value read from a file (experiment, profile, model, dataset, trace) is bad input data (65).\n"
-    "A device, model or dataset whose file is missing, or a missing input file, is 66; an\n"
-    "unknown command, option or system name is 64. A full disk is 74; a worker killed by a\n"
-    "signal is 70; SIGINT or SIGTERM stops a sweep with 130.\n";
+    "A wrong name (command, option, setting key, system) is 64 wherever it is written; a\n"
+    "device, model or dataset whose file is missing, or a missing input file, is 66. A full disk\n"
+    "is 74; a worker killed by a signal is 70; SIGINT or SIGTERM stops a sweep with 130.\n";
 
 static void usage(FILE *f)
 {

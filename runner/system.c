@@ -6,6 +6,7 @@
 #include "runner/system.h"
 #include <stdio.h>
 #include <string.h>
+#include "sim/kv.h"
 
 static const ls_system SYSTEMS[] = {
     {"ar-mem", "ar", "none", "npu", 1, "autoregressive, whole target resident in DRAM (reference)"},
@@ -40,4 +41,18 @@ const char *ls_system_names(char *buf, unsigned size)
   for (const ls_system *s = SYSTEMS; s->name && len + 2 < size; s++)
     len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", s->name);
   return buf;
+}
+
+const char *ls_system_nearest(const char *name)
+{
+  const char *best = NULL;
+  int bd = (int)strlen(name) / 3 + 1;
+  for (const ls_system *s = SYSTEMS; s->name; s++) {
+    int d = ls_kv_distance(name, s->name);
+    if (d < bd) {
+      bd = d;
+      best = s->name;
+    }
+  }
+  return best;
 }

@@ -21,5 +21,7 @@ const ls_system *ls_system_find(const char *name);
 const ls_system *ls_system_all(void);
 /* Comma-separated list of valid names into buf (for messages); returns buf. */
 const char *ls_system_names(char *buf, unsigned size);
+/* The system name nearest to name by edit distance (a likely typo), or NULL. Borrowed. */
+const char *ls_system_nearest(const char *name);
 
 #endif

@@ -1,6 +1,6 @@
 /* sim/engine: the discrete-event engine.
  *
- * Time is int64_t nanoseconds from 0. Pending events sit in a binary heap keyed by
+ * Time is int64_t nanoseconds from 0. Pending events sit in a 4-ary heap keyed by
  * (time, seq), seq a per-engine counter incremented at every schedule, so:
  *   SAME-TIME RULE: events with equal time fire in the order they were scheduled (FIFO),
  *   including events scheduled, during a callback, for the current time — they fire after
@@ -32,7 +32,8 @@ int ls_engine_schedule_in(ls_engine *e, int64_t delay, ls_event_fn fn, void *ctx
 /* Cancels a pending event: 1 if it was pending, 0 if it already fired, was cancelled or is unknown. */
 int ls_engine_cancel(ls_engine *e, ls_event_id id);
 /* Fires events in order while the next one's time is <= until; then now = the last fired
- * event's time (now never moves past `until` and never backwards). Returns the number fired. */
+ * event's time (now never moves past `until` and never backwards). Returns the number fired.
+ * Not reentrant: called from a callback it fires nothing and returns 0. */
 uint64_t ls_engine_run_until(ls_engine *e, int64_t until);
 /* Fires all events until none is pending. Returns the number fired. */
 uint64_t ls_engine_run(ls_engine *e);
@@ -45,6 +46,9 @@ void ls_engine_set_bounds(ls_engine *e, const volatile sig_atomic_t *stop, uint6
 int ls_engine_halted(const ls_engine *e);
 /* Live (not cancelled) pending events. */
 size_t ls_engine_pending(const ls_engine *e);
+/* For tests: moves the internal schedule counter forward to seq (at most 2^32 - 2), to reach
+ * the renumbering that keeps the same-time rule past 2^32 schedules. */
+void ls_engine_test_set_seq(ls_engine *e, uint32_t seq);
 /* Checks the heap invariant (for tests); 1 when it holds. */
 int ls_engine_check_heap(const ls_engine *e);
 

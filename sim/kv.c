@@ -11,15 +11,13 @@ typedef struct {
   int used;
 } kv_pair;
 
-typedef struct {
-  char *key, *dflt, *accepts;
-} kv_read;
-
 struct ls_kv {
   kv_pair *p;
   int n, cap;
-  kv_read *r; /* the read log (see kv.h) */
-  int nr, rcap;
+  ls_kv_decl *d;       /* declarations, first-read order */
+  int nd, capd;
+  int decl_oom;        /* a declaration could not be stored: reported by ls_kv_check_used */
+  const char *reader;  /* static text */
 };
 
 int ls_kv_create(ls_kv **out, ls_error *err)
@@ -38,12 +36,7 @@ void ls_kv_free(ls_kv *kv)
     free(kv->p[i].origin);
   }
   free(kv->p);
-  for (int i = 0; i < kv->nr; i++) {
-    free(kv->r[i].key);
-    free(kv->r[i].dflt);
-    free(kv->r[i].accepts);
-  }
-  free(kv->r);
+  free(kv->d);
   free(kv);
 }
 
@@ -133,56 +126,142 @@ const char *ls_kv_key(const ls_kv *kv, int i) { return kv->p[i].key; }
 const char *ls_kv_value(const ls_kv *kv, int i) { return kv->p[i].value; }
 const char *ls_kv_origin(const ls_kv *kv, int i) { return kv->p[i].origin; }
 
-int ls_kv_read_count(const ls_kv *kv) { return kv->nr; }
-const char *ls_kv_read_key(const ls_kv *kv, int i) { return kv->r[i].key; }
-const char *ls_kv_read_default(const ls_kv *kv, int i) { return kv->r[i].dflt; }
-const char *ls_kv_read_accepts(const ls_kv *kv, int i) { return kv->r[i].accepts; }
-
-/* Adds key to the read log unless it is there already (the first reader's default stays). */
-static int note(ls_kv *kv, const char *key, const char *dflt, const char *accepts, ls_error *err)
+const char *ls_kv_origin_of(const ls_kv *kv, const char *key)
 {
-  for (int i = 0; i < kv->nr; i++)
-    if (strcmp(kv->r[i].key, key) == 0)
-      return LS_OK;
-  if (kv->nr == kv->rcap) {
-    int cap = kv->rcap ? 2 * kv->rcap : 16;
-    kv_read *nr = realloc(kv->r, (size_t)cap * sizeof *nr);
-    if (!nr)
-      return ls_error_set(err, LS_ENOMEM, "settings: out of memory");
-    kv->r = nr;
-    kv->rcap = cap;
-  }
-  kv_read e = {dup(key), dup(dflt), dup(accepts)};
-  if (!e.key || !e.dflt || !e.accepts) {
-    free(e.key);
-    free(e.dflt);
-    free(e.accepts);
-    return ls_error_set(err, LS_ENOMEM, "settings: out of memory");
-  }
-  kv->r[kv->nr++] = e;
-  return LS_OK;
+  for (int i = 0; i < kv->n; i++)
+    if (strcmp(kv->p[i].key, key) == 0)
+      return kv->p[i].origin;
+  return NULL;
 }
+
+int ls_kv_has(const ls_kv *kv, const char *key) { return ls_kv_origin_of(kv, key) != NULL; }
+
+/* ---- declarations ---- */
+
+void ls_kv_reader(ls_kv *kv, const char *s) { kv->reader = s; }
+int ls_kv_decl_count(const ls_kv *kv) { return kv->nd; }
+const ls_kv_decl *ls_kv_decl_at(const ls_kv *kv, int i) { return &kv->d[i]; }
+
+int ls_kv_read_count(const ls_kv *kv) { return kv->nd; }
+const char *ls_kv_read_key(const ls_kv *kv, int i) { return kv->d[i].key; }
+const char *ls_kv_read_default(const ls_kv *kv, int i)
+{
+  return kv->d[i].type == LS_KV_QUANTITY ? kv->d[i].base_dflt : kv->d[i].dflt;
+}
+const char *ls_kv_read_accepts(const ls_kv *kv, int i) { return kv->d[i].accepts; }
 
 /* Shortest of %.15g and %.17g that reads back as v (0.1 stays "0.1"). */
-static int fmt_double(char *out, size_t cap, double v)
+static void fmt_exact(char *out, size_t cap, double v)
 {
-  int n = snprintf(out, cap, "%.15g", v);
+  snprintf(out, cap, "%.15g", v);
   if (strtod(out, NULL) != v)
-    n = snprintf(out, cap, "%.17g", v);
-  return n;
+    snprintf(out, cap, "%.17g", v);
 }
 
-static int note_range(ls_kv *kv, const char *key, double dflt, double lo, double hi, ls_error *err)
+/* d's accepted range as plain numbers: "[lo, hi]", or "> 0, <= hi" when lo is DBL_MIN. */
+static void plain_range(ls_kv_decl *d)
 {
-  char d[32], l[32], h[32], a[80];
-  fmt_double(d, sizeof d, dflt);
-  fmt_double(l, sizeof l, lo);
-  fmt_double(h, sizeof h, hi);
-  if (lo == DBL_MIN)
-    snprintf(a, sizeof a, "> 0, <= %s", h);
+  char l[32], h[32];
+  fmt_exact(l, sizeof l, d->lo);
+  fmt_exact(h, sizeof h, d->hi);
+  if (d->lo == DBL_MIN)
+    snprintf(d->accepts, sizeof d->accepts, "> 0, <= %s", h);
   else
-    snprintf(a, sizeof a, "[%s, %s]", l, h);
-  return note(kv, key, d, a, err);
+    snprintf(d->accepts, sizeof d->accepts, "[%s, %s]", l, h);
+}
+
+const char *ls_kv_type_name(ls_kv_type t)
+{
+  static const char *const NAMES[] = {"text", "integer", "number", "quantity", "choice", "numbers"};
+  return t >= LS_KV_TEXT && t <= LS_KV_NUMBERS ? NAMES[t] : "?";
+}
+
+/* A new record for key, or NULL when the key is already declared (the first read is the one
+ * the run used) or memory ran out (remembered, reported by ls_kv_check_used). */
+static ls_kv_decl *declare(ls_kv *kv, const char *key, ls_kv_type t, double lo, double hi)
+{
+  for (int i = 0; i < kv->nd; i++)
+    if (strcmp(kv->d[i].key, key) == 0)
+      return NULL;
+  if (kv->nd == kv->capd) {
+    int cap = kv->capd ? 2 * kv->capd : 16;
+    ls_kv_decl *nd = realloc(kv->d, (size_t)cap * sizeof *nd);
+    if (!nd) {
+      kv->decl_oom = 1;
+      return NULL;
+    }
+    kv->d = nd;
+    kv->capd = cap;
+  }
+  ls_kv_decl *d = &kv->d[kv->nd++];
+  memset(d, 0, sizeof *d);
+  snprintf(d->key, sizeof d->key, "%s", key);
+  d->type = t;
+  d->lo = lo;
+  d->hi = hi;
+  d->num = NAN;
+  d->reader = kv->reader ? kv->reader : "";
+  return d;
+}
+
+/* Fills the value fields of d (NULL allowed): p is the setting or NULL (default used). */
+static void resolve(ls_kv_decl *d, const kv_pair *p, double num)
+{
+  if (!d)
+    return;
+  d->is_default = p == NULL;
+  snprintf(d->value, sizeof d->value, "%s", p ? p->value : d->dflt);
+  snprintf(d->origin, sizeof d->origin, "%s", p ? p->origin : "");
+  d->num = num;
+}
+
+static void fmt_number(char *buf, size_t size, double v, const ls_kv_decl *d)
+{
+  if (d->type == LS_KV_QUANTITY)
+    ls_units_format(v, d->unit, buf, (unsigned)size);
+  else
+    snprintf(buf, size, "%.10g", v);
+}
+
+const char *ls_kv_decl_range(const ls_kv_decl *d, char *buf, size_t size)
+{
+  char lo[48], hi[48];
+  buf[0] = '\0';
+  if (d->type != LS_KV_INT && d->type != LS_KV_NUMBER && d->type != LS_KV_QUANTITY &&
+      d->type != LS_KV_NUMBERS)
+    return buf;
+  fmt_number(hi, sizeof hi, d->hi, d);
+  if (d->lo == DBL_MIN) {
+    snprintf(buf, size, "> 0, <= %s", hi);
+    return buf;
+  }
+  fmt_number(lo, sizeof lo, d->lo, d);
+  snprintf(buf, size, "[%s, %s]", lo, hi);
+  return buf;
+}
+
+int ls_kv_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 127 || lb > 127)
+    return (int)(la > lb ? la : lb);
+  int row[128];
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= lb; j++) {
+      int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best)
+        best = up + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[lb];
 }
 
 static kv_pair *lookup(ls_kv *kv, const char *key)
@@ -197,20 +276,25 @@ static kv_pair *lookup(ls_kv *kv, const char *key)
 
 const char *ls_kv_find(ls_kv *kv, const char *key)
 {
-  (void)note(kv, key, "", "", NULL); /* out of memory only costs the log its entry */
   kv_pair *p = lookup(kv, key);
+  resolve(declare(kv, key, LS_KV_TEXT, 0, 0), p, NAN);
   return p ? p->value : NULL;
 }
 
-/* The exit-code rule (README, "Exit codes"): a bad setting typed on the command line (origin
- * "--set", "--prompts", ...) is a usage error, 64, whatever is wrong with it; the same setting
- * read from a file (origin file:line:col, "part settings", "sweep") is bad input data, 65. */
+static int report(const kv_pair *p, ls_error *err, int code, const char *why)
+{
+  return ls_error_set(err, code, "%s%s%s=%s: %s", p->origin, p->origin[0] ? ": " : "", p->key,
+                      p->value, why);
+}
+
+/* A bad value, by the exit-code rule (README, "Exit codes"): typed on the command line (origin
+ * "--set", "--prompts", "argument N (--set)") it is a usage error, 64, whatever is wrong with
+ * it; read from a file (origin file:line:col, "part settings", "sweep") it is bad input data,
+ * 65. (An unknown key is a wrong name, 64 wherever it is written: ls_kv_check_used.) */
 static int bad(const kv_pair *p, ls_error *err, int code, const char *why)
 {
   int typed = strncmp(p->origin, "--", 2) == 0 || strncmp(p->origin, "argument ", 9) == 0;
-  code = typed ? LS_EUSAGE : code == LS_EUSAGE ? LS_ESCHEMA : code;
-  return ls_error_set(err, code, "%s%s%s=%s: %s", p->origin, p->origin[0] ? ": " : "", p->key,
-                      p->value, why);
+  return report(p, err, typed ? LS_EUSAGE : code == LS_EUSAGE ? LS_ESCHEMA : code, why);
 }
 
 /* Decimal only (ls_units_decimal): strtod would also take "0x1p3", "inf" and "nan". */
@@ -228,14 +312,22 @@ static int parse_number(const char *s, double *out)
   return 0;
 }
 
-static int check_range(const kv_pair *p, double v, double lo, double hi, ls_error *err)
+/* d (may be NULL) gives the unit the range is printed in. */
+static int check_range(const kv_pair *p, double v, double lo, double hi, const ls_kv_decl *d,
+                       ls_error *err)
 {
-  char why[160];
+  char why[200], range[120];
   if (v < lo || v > hi) {
-    if (lo == DBL_MIN)
+    ls_kv_decl tmp = {.type = LS_KV_NUMBER, .lo = lo, .hi = hi};
+    if (d) {
+      tmp.type = d->type;
+      tmp.unit = d->unit;
+    }
+    if (lo == DBL_MIN && !d)
       snprintf(why, sizeof why, "out of range (must be > 0)");
     else
-      snprintf(why, sizeof why, "out of range (must be in [%g, %g])", lo, hi);
+      snprintf(why, sizeof why, "out of range (must be %s%s)", lo == DBL_MIN ? "" : "in ",
+               ls_kv_decl_range(&tmp, range, sizeof range));
     return bad(p, err, LS_ERANGE, why);
   }
   return LS_OK;
@@ -243,32 +335,38 @@ static int check_range(const kv_pair *p, double v, double lo, double hi, ls_erro
 
 int ls_kv_double(ls_kv *kv, const char *key, double lo, double hi, double dflt, double *out, ls_error *err)
 {
-  if (note_range(kv, key, dflt, lo, hi, err) != LS_OK)
-    return LS_ENOMEM;
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_NUMBER, lo, hi);
+  if (d) {
+    fmt_exact(d->dflt, sizeof d->dflt, dflt);
+    plain_range(d);
+  }
   if (!p) {
     *out = dflt;
+    resolve(d, NULL, dflt);
     return LS_OK;
   }
   double v;
   if (parse_number(p->value, &v))
     return bad(p, err, LS_EUSAGE, "expected a number");
-  int rc = check_range(p, v, lo, hi, err);
+  int rc = check_range(p, v, lo, hi, d, err);
   if (rc == LS_OK)
     *out = v;
+  resolve(d, p, v);
   return rc;
 }
 
 int ls_kv_int(ls_kv *kv, const char *key, long lo, long hi, long dflt, long *out, ls_error *err)
 {
-  char d[32], a[64];
-  snprintf(d, sizeof d, "%ld", dflt);
-  snprintf(a, sizeof a, "[%ld, %ld]", lo, hi);
-  if (note(kv, key, d, a, err) != LS_OK)
-    return LS_ENOMEM;
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_INT, (double)lo, (double)hi);
+  if (d) {
+    snprintf(d->dflt, sizeof d->dflt, "%ld", dflt);
+    snprintf(d->accepts, sizeof d->accepts, "[%ld, %ld]", lo, hi);
+  }
   if (!p) {
     *out = dflt;
+    resolve(d, NULL, (double)dflt);
     return LS_OK;
   }
   char *end;
@@ -282,17 +380,24 @@ int ls_kv_int(ls_kv *kv, const char *key, long lo, long hi, long dflt, long *out
     return bad(p, err, LS_ERANGE, why);
   }
   *out = v;
+  resolve(d, p, (double)v);
   return LS_OK;
 }
 
 int ls_kv_unit(ls_kv *kv, const char *key, ls_unit_kind k, double lo, double hi, double dflt,
                double *out, ls_error *err)
 {
-  if (note_range(kv, key, dflt, lo, hi, err) != LS_OK)
-    return LS_ENOMEM;
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_QUANTITY, lo, hi);
+  if (d) {
+    d->unit = k;
+    ls_units_format(dflt, k, d->dflt, sizeof d->dflt);
+    fmt_exact(d->base_dflt, sizeof d->base_dflt, dflt);
+    plain_range(d);
+  }
   if (!p) {
     *out = dflt;
+    resolve(d, NULL, dflt);
     return LS_OK;
   }
   const char *why;
@@ -302,31 +407,40 @@ int ls_kv_unit(ls_kv *kv, const char *key, ls_unit_kind k, double lo, double hi,
     snprintf(msg, sizeof msg, "%s (a %s, e.g. %s)", why, ls_units_kind_name(k), ls_units_examples(k));
     return bad(p, err, LS_EUNIT, msg);
   }
-  int rc = check_range(p, v, lo, hi, err);
+  ls_kv_decl unit_of = {.type = LS_KV_QUANTITY, .unit = k};
+  int rc = check_range(p, v, lo, hi, &unit_of, err);
   if (rc == LS_OK)
     *out = v;
+  resolve(d, p, v);
   return rc;
 }
 
 int ls_kv_enum(ls_kv *kv, const char *key, const char *const *choices, int dflt, int *out, ls_error *err)
 {
-  char list[512] = "";
-  size_t len = 0;
-  for (int i = 0; choices[i]; i++)
-    if (len + 2 < sizeof list)
-      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
-  if (note(kv, key, choices[dflt], list, err) != LS_OK)
-    return LS_ENOMEM;
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_CHOICE, 0, 0);
+  for (int i = 0; d && choices[i]; i++) {
+    size_t len = strlen(d->choices), la = strlen(d->accepts);
+    snprintf(d->choices + len, sizeof d->choices - len, "%s%s", i ? "|" : "", choices[i]);
+    snprintf(d->accepts + la, sizeof d->accepts - la, "%s%s", i ? ", " : "", choices[i]);
+    if (i == dflt)
+      snprintf(d->dflt, sizeof d->dflt, "%s", choices[i]);
+  }
+  resolve(d, p, NAN);
   if (!p) {
     *out = dflt;
     return LS_OK;
   }
-  for (int i = 0; choices[i]; i++)
+  char list[512] = "";
+  size_t len = 0;
+  for (int i = 0; choices[i]; i++) {
     if (strcmp(p->value, choices[i]) == 0) {
       *out = i;
       return LS_OK;
     }
+    if (len + 2 < sizeof list)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
+  }
   char why[600];
   snprintf(why, sizeof why, "unknown choice (expected one of: %s)", list);
   return bad(p, err, LS_EUSAGE, why);
@@ -334,8 +448,11 @@ int ls_kv_enum(ls_kv *kv, const char *key, const char *const *choices, int dflt,
 
 int ls_kv_string(ls_kv *kv, const char *key, const char *dflt, const char **out)
 {
-  (void)note(kv, key, dflt ? dflt : "", "", NULL); /* as in ls_kv_find: the lookup must answer */
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_TEXT, 0, 0);
+  if (d)
+    snprintf(d->dflt, sizeof d->dflt, "%s", dflt ? dflt : "");
+  resolve(d, p, NAN);
   *out = p ? p->value : dflt;
   return LS_OK;
 }
@@ -343,19 +460,21 @@ int ls_kv_string(ls_kv *kv, const char *key, const char *dflt, const char **out)
 int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out, int max, int *count,
                   ls_error *err)
 {
-  char d[512] = "", a[80];
-  size_t len = 0;
-  char l[32], h[32], x[32];
-  for (int i = 0; i < *count && i < max && len + 34 < sizeof d; i++) { /* *count may be a sentinel */
-    fmt_double(x, sizeof x, out[i]);
-    len += (size_t)snprintf(d + len, sizeof d - len, "%s%s", i ? "," : "", x);
-  }
-  fmt_double(l, sizeof l, lo);
-  fmt_double(h, sizeof h, hi);
-  snprintf(a, sizeof a, "up to %d of [%s, %s]", max, l, h);
-  if (note(kv, key, d, a, err) != LS_OK)
-    return LS_ENOMEM;
   kv_pair *p = lookup(kv, key);
+  ls_kv_decl *d = declare(kv, key, LS_KV_NUMBERS, lo, hi);
+  for (int i = 0; d && i < *count && i < max; i++) { /* *count may be a sentinel */
+    char x[32];
+    size_t len = strlen(d->dflt);
+    fmt_exact(x, sizeof x, out[i]);
+    snprintf(d->dflt + len, sizeof d->dflt - len, "%s%s", i ? "," : "", x);
+  }
+  if (d) {
+    char l[32], h[32];
+    fmt_exact(l, sizeof l, lo);
+    fmt_exact(h, sizeof h, hi);
+    snprintf(d->accepts, sizeof d->accepts, "up to %d of [%s, %s]", max, l, h);
+  }
+  resolve(d, p, NAN);
   if (!p)
     return LS_OK;
   int n = 0;
@@ -372,7 +491,7 @@ int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out,
     double v;
     if (parse_number(item, &v))
       return bad(p, err, LS_EUSAGE, "expected comma-separated numbers");
-    int rc = check_range(p, v, lo, hi, err);
+    int rc = check_range(p, v, lo, hi, NULL, err);
     if (rc)
       return rc;
     out[n++] = v;
@@ -384,22 +503,46 @@ int ls_kv_doubles(ls_kv *kv, const char *key, double lo, double hi, double *out,
   return LS_OK;
 }
 
+/* The declared key nearest to key (within a third of its length), or NULL. */
+static const char *nearest(const ls_kv *kv, const char *key)
+{
+  const char *best = NULL;
+  int bd = (int)strlen(key) / 3 + 1;
+  for (int i = 0; i < kv->nd; i++) {
+    int dist = ls_kv_distance(key, kv->d[i].key);
+    if (dist < bd) {
+      bd = dist;
+      best = kv->d[i].key;
+    }
+  }
+  return best;
+}
+
+const char *ls_kv_unused(const ls_kv *kv, const char *prefix)
+{
+  size_t plen = strlen(prefix);
+  for (int i = 0; i < kv->n; i++)
+    if (!kv->p[i].used && strncmp(kv->p[i].key, prefix, plen) == 0)
+      return kv->p[i].key;
+  return NULL;
+}
+
 int ls_kv_check_used(const ls_kv *kv, const char *prefix, ls_error *err)
 {
+  if (kv->decl_oom)
+    return ls_error_set(err, LS_ENOMEM, "settings: out of memory");
   size_t plen = strlen(prefix);
   for (int i = 0; i < kv->n; i++) {
     const kv_pair *p = &kv->p[i];
     if (p->used || strncmp(p->key, prefix, plen) != 0)
       continue;
-    char known[600] = "";
-    size_t len = 0;
-    for (int j = 0; j < kv->n; j++)
-      if (kv->p[j].used && strncmp(kv->p[j].key, prefix, plen) == 0 && len + 2 < sizeof known)
-        len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", kv->p[j].key);
-    char why[700];
-    snprintf(why, sizeof why, "unknown setting%s%s%s", known[0] ? " (known here: " : "", known,
-             known[0] ? ")" : "");
-    return bad(p, err, LS_EUSAGE, why);
+    const char *near = nearest(kv, p->key);
+    char why[300];
+    if (near)
+      snprintf(why, sizeof why, "unknown setting (did you mean %s?)", near);
+    else
+      snprintf(why, sizeof why, "unknown setting (see 'leversim settings' for the valid keys)");
+    return report(p, err, LS_EUSAGE, why);
   }
   return LS_OK;
 }

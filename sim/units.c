@@ -49,6 +49,13 @@ const char *ls_units_kind_name(ls_unit_kind k)
   return (unsigned)k < LS_U_KIND_COUNT ? KIND_NAMES[k] : "?";
 }
 
+const char *ls_units_base(ls_unit_kind k)
+{
+  static const char *const BASE[LS_U_KIND_COUNT] = {"", "B", "B/s", "s", "Hz", "W", "J", "J/B",
+                                                    "FLOP/s", "1/s"};
+  return (unsigned)k < LS_U_KIND_COUNT ? BASE[k] : "?";
+}
+
 const char *ls_units_examples(ls_unit_kind k)
 {
   return (unsigned)k < LS_U_KIND_COUNT ? KIND_EXAMPLES[k] : "?";

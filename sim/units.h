@@ -26,6 +26,8 @@ typedef enum ls_unit_kind {
 /* Name of a kind ("bandwidth") and a few example units ("B/s, MB/s, GB/s, GiB/s"). */
 const char *ls_units_kind_name(ls_unit_kind k);
 const char *ls_units_examples(ls_unit_kind k);
+/* The SI base unit ls_units_parse returns for kind k ("B/s"; "" for a ratio). */
+const char *ls_units_base(ls_unit_kind k);
 
 /* Reads the decimal number at the start of text: an optional sign, digits with an optional
  * fraction, an optional exponent ("-4.2", ".5", "1e-3"). strtod alone would also take

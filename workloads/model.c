@@ -40,6 +40,8 @@ struct ls_model {
   char id[64];
   char family[32];
   char draft[64];
+  char draft_file[LS_ERR_FILE]; /* where default_draft is written, for messages */
+  int draft_line, draft_col;
   char quant[16];
   int is_target;
   int is_eagle3;   /* an EAGLE-3 draft head (see the top comment) */
@@ -150,6 +152,14 @@ static int read_model(ls_ydoc *doc, ls_model *m, ls_error *err)
     m->attn_input = 1;
   if (m->is_target && m->draft[0] == '\0')
     return ls_ynode_error(&root, err, LS_ESCHEMA, "a target needs default_draft");
+  if (m->is_target) {
+    ls_ymap_find(&root, "default_draft", &n);
+    snprintf(m->draft_file, sizeof m->draft_file, "%s", ls_ydoc_name(root.doc));
+    m->draft_line = ls_ynode_line(&n);
+    m->draft_col = ls_ynode_col(&n);
+    if (strcmp(m->draft, m->id) == 0)
+      return ls_ynode_error(&n, err, LS_ESCHEMA, "'%s': a target cannot draft for itself", m->draft);
+  }
   if (!m->is_target && m->draft[0] != '\0') {
     ls_ymap_find(&root, "default_draft", &n);
     return ls_ynode_error(&n, err, LS_ESCHEMA, "a draft model has no default_draft");
@@ -191,7 +201,20 @@ int ls_model_load_id(ls_model **out, const char *data_root, const char *id, ls_e
   char path[LS_WL_PATH];
   *out = NULL;
   int rc = ls_wl_resolve(data_root, "workloads/models", "model", id, path, sizeof path, err);
-  return rc ? rc : ls_model_load(out, path, err);
+  if (!rc) rc = ls_model_load(out, path, err);
+  if (rc || !(*out)->is_target)
+    return rc;
+  /* a default_draft naming no model is an error of this file, at its line */
+  ls_error e2;
+  char dpath[LS_WL_PATH];
+  ls_error_clear(&e2);
+  if (ls_wl_resolve(data_root, "workloads/models", "model", (*out)->draft, dpath, sizeof dpath, &e2)) {
+    rc = ls_error_at(err, e2.code, (*out)->draft_file, (*out)->draft_line, (*out)->draft_col,
+                     "default_draft: %s", e2.msg);
+    ls_model_free(*out);
+    *out = NULL;
+  }
+  return rc;
 }
 
 int ls_model_list(const char *data_root, char (*ids)[64], int max)

@@ -330,8 +330,11 @@ static int read_settings(ls_oracle *o, const ls_dataset *ds, ls_kv *kv, ls_error
   return rc;
 }
 
-int ls_oracle_create(ls_oracle **out, const ls_dataset *ds, const ls_model *target, const ls_model *draft,
-                     uint64_t seed, ls_kv *kv, ls_error *err)
+void ls_oracle_free(ls_oracle *o);
+
+/* build = 0: settings and consistency only, no tables or prompts (ls_oracle_check). */
+static int create(ls_oracle **out, const ls_dataset *ds, const ls_model *target, const ls_model *draft,
+                  uint64_t seed, ls_kv *kv, int build, ls_error *err)
 {
   *out = NULL;
   ls_kv *own = NULL;
@@ -350,6 +353,11 @@ int ls_oracle_create(ls_oracle **out, const ls_dataset *ds, const ls_model *targ
     rc = pick_process(o, ds, target, draft, kv ? kv : own, err);
   }
   if (!rc) rc = read_settings(o, ds, kv ? kv : own, err);
+  if (!rc && !build) {
+    ls_kv_free(own);
+    ls_oracle_free(o);
+    return LS_OK;
+  }
   if (!rc) {
     o->exit_mu = sqrt(2.0) * gsl_cdf_ugaussian_Pinv(o->auc);
     if (o->kind == LS_DATASET_SYNTH)
@@ -367,6 +375,19 @@ int ls_oracle_create(ls_oracle **out, const ls_dataset *ds, const ls_model *targ
   }
   *out = o;
   return LS_OK;
+}
+
+int ls_oracle_create(ls_oracle **out, const ls_dataset *ds, const ls_model *target, const ls_model *draft,
+                     uint64_t seed, ls_kv *kv, ls_error *err)
+{
+  return create(out, ds, target, draft, seed, kv, 1, err);
+}
+
+int ls_oracle_check(const ls_dataset *ds, const ls_model *target, const ls_model *draft, ls_kv *kv,
+                    ls_error *err)
+{
+  ls_oracle *o = NULL;
+  return create(&o, ds, target, draft, 0, kv, 0, err);
 }
 
 void ls_oracle_free(ls_oracle *o)

@@ -35,6 +35,10 @@ typedef struct ls_oracle ls_oracle;
 int ls_oracle_create(ls_oracle **out, const ls_dataset *ds, const ls_model *target,
                      const ls_model *draft, uint64_t seed, ls_kv *kv, ls_error *err);
 void ls_oracle_free(ls_oracle *o);
+/* ls_oracle_create's reading and checking of the settings and inputs, without building the
+ * text (fast: for checking a run before it is simulated). */
+int ls_oracle_check(const ls_dataset *ds, const ls_model *target, const ls_model *draft, ls_kv *kv,
+                    ls_error *err);
 
 int ls_oracle_prompts(const ls_oracle *o);               /* prompts in the run */
 int ls_oracle_prompt_len(const ls_oracle *o, int prompt); /* tokens, per (seed, prompt) */

@@ -159,6 +159,171 @@ static void test_run_json(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"valid\":true"));
 }
 
+/* ---- validate: every run checked before anything is written ---- */
+
+static int file_exists(const char *path) { return access(path, F_OK) == 0; }
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Writes text as g_tmp/name and returns the path in buf. */
+static const char *write_exp(const char *name, const char *text, char *buf, size_t size)
+{
+  snprintf(buf, size, "%s/%s", g_tmp, name);
+  FILE *f = fopen(buf, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs(text, f);
+  fclose(f);
+  return buf;
+}
+
+/* The issue's example, on the fixture: a typo in --set fails at once with exit 64, names the
+ * argument and the nearest valid key, and creates no database. */
+static void test_typo_fails_before_db(void)
+{
+  char out[8192], db[512], args[1200];
+  snprintf(db, sizeof db, "%s/typo.db", g_tmp);
+  snprintf(args, sizeof args, "sweep '%s/exp.yaml' --quick --db '%s' --set draft.budgte=8", g_tmp, db);
+  double t0 = now_s();
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+  CU_ASSERT(now_s() - t0 < 1.0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "argument 7 (--set): draft.budgte=8: unknown setting (did you mean draft.budget?)"));
+  CU_ASSERT_PTR_NULL(strstr(strchr(out, '\n') ? strchr(out, '\n') + 1 : "", "leversim:")); /* one error line */
+  CU_ASSERT_FALSE(file_exists(db));
+  /* a key that only some systems read names them */
+  snprintf(args, sizeof args, "sweep '%s/exp.yaml' --quick --db '%s' --set draft.gamma=3", g_tmp, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "sd-chain does (scope it: sd-chain:draft.gamma)"));
+  CU_ASSERT_FALSE(file_exists(db));
+  /* --check validates and writes nothing */
+  snprintf(args, sizeof args, "sweep '%s/exp.yaml' --db '%s' --check", g_tmp, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "runs checked, nothing written"));
+  CU_ASSERT_FALSE(file_exists(db));
+}
+
+/* Errors inside the experiment file are located at the line and column of the value. */
+static void test_experiment_typos_located(void)
+{
+  static const struct {
+    const char *yaml, *want;
+    int code;
+  } cases[] = {
+      {"name: t\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n    settings:\n      draft.budgte: 8\n",
+       "v.yaml:10:21: draft.budgte=8: unknown setting (did you mean draft.budget?)", 64},
+      {"name: t\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever, specinfer]\n    settings:\n      specinfr:draft.budget: 8\n",
+       "v.yaml:10:30: specinfr:draft.budget: unknown system 'specinfr' in a scoped setting (did you mean specinfer?)", 64},
+      {"name: t\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n    sweep:\n      draft.budget: [4, 0]\n",
+       "v.yaml:10:25: draft.budget=0: out of range (must be in [1, 1024])", 65},
+      {"name: t\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n    sweep:\n      device.flash.bandwidth: [1 GB/s, 1 kB/s]\n",
+       "v.yaml:10:40: device.flash.bandwidth=1 kB/s: unknown unit", 65},
+      /* a scope no run uses, and a typo behind a scope of a system another part runs */
+      {"name: t\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n    settings:\n      specinfer:draft.budget: 8\n",
+       "v.yaml:10:31: specinfer:draft.budget: no run of this experiment uses system specinfer", 64},
+      {"name: t\nseed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n    settings:\n      specinfer:draft.expanson: 2\n"
+       "  - name: b\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [specinfer]\n",
+       "v.yaml:10:33: specinfer:draft.expanson=2: system specinfer reads no setting draft.expanson (did you mean "
+       "draft.expansion?)", 64},
+  };
+  char path[512], db[512], args[1200], out[8192];
+  snprintf(db, sizeof db, "%s/v.db", g_tmp);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    write_exp("v.yaml", cases[i].yaml, path, sizeof path);
+    snprintf(args, sizeof args, "sweep '%s' --db '%s'", path, db);
+    CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), cases[i].code);
+    if (!strstr(out, cases[i].want))
+      fprintf(stderr, "case %zu: %s\n", i, out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i].want));
+    CU_ASSERT_FALSE(file_exists(db));
+  }
+}
+
+/* run echoes every resolved setting; the database stores them typed. */
+static void test_run_echo_and_stored_settings(void)
+{
+  char out[32768], db[512], args[1200];
+  snprintf(db, sizeof db, "%s/echo.db", g_tmp);
+  snprintf(args, sizeof args, "run --device tiny --model tiny-target --dataset iid --system lever --tokens 6 "
+                              "--prompts 1 --set draft.budget=9 --db '%s'", db);
+  CU_ASSERT_EQUAL_FATAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "settings (seed 1 from the built-in default"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "draft.budget"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "argument 15 (--set)"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "draft.topk"));
+  snprintf(args, sizeof args, "export --db '%s' --view v_settings --format csv", db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, ",draft.budget,9,9,,integer,0"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, ",draft.topk,8,8,,integer,1"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, ",device.flash.bandwidth,"));
+  /* merging carries the settings along */
+  char merged[512];
+  snprintf(merged, sizeof merged, "%s/echo-merged.db", g_tmp);
+  snprintf(args, sizeof args, "merge '%s' '%s'", merged, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  snprintf(args, sizeof args, "export --db '%s' --view v_settings --format csv", merged);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, ",draft.budget,9,9,,integer,0"));
+  snprintf(args, sizeof args, "run --device tiny --model tiny-target --dataset iid --system lever --tokens 6 --json");
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"seed\":1,\"settings\":{"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"workload.max_tokens\":{\"value\":\"6\",\"default\":false,\"from\":\"--tokens\"}"));
+}
+
+/* `run` with no settings reproduces the paper replay's cell of the same configuration: the
+ * paper experiment's seed and settings are its defaults (shipped data, one shard of the
+ * replay so the test stays short). */
+static void test_run_reproduces_paper_cell(void)
+{
+  char db[512], args[1500], *out = big();
+  const char *fixture = getenv("LEVERSIM_DATA");
+  char saved[512];
+  snprintf(saved, sizeof saved, "%s", fixture ? fixture : "");
+  setenv("LEVERSIM_DATA", LS_SOURCE_DIR, 1);
+  snprintf(db, sizeof db, "%s/paper-shard.db", g_tmp);
+  snprintf(args, sizeof args, "sweep '%s/runner/experiments/paper.yaml' --shard 7/300 --db '%s'", LS_SOURCE_DIR, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, 1 << 20), 0);
+  export_runs(db, out, 1 << 20);
+  /* run_id,part,device,model,dataset,system,axes_json,seed,throughput_tps,... */
+  char dev[64] = "", model[64] = "", ds[64] = "", sys[64] = "", tps[64] = "";
+  for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+    if (sscanf(line, "%*[^,],main,%63[^,],%63[^,],%63[^,],%63[^,],{},%*[^,],%63[^,]", dev, model, ds, sys, tps) == 5)
+      break;
+  CU_ASSERT_FATAL(tps[0] != '\0');
+  snprintf(args, sizeof args, "run --device %s --model %s --dataset %s --system %s --json", dev, model, ds, sys);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, 1 << 20), 0);
+  const char *got = strstr(out, "\"throughput_tps\":");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+  CU_ASSERT(strtod(got + strlen("\"throughput_tps\":"), NULL) == strtod(tps, NULL)); /* bit-identical */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"seed\":20260523,"));
+  setenv("LEVERSIM_DATA", saved, 1);
+  free(out);
+}
+
+static void test_settings_command(void)
+{
+  char out[65536];
+  CU_ASSERT_EQUAL(ls_test_cli("settings", out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "draft.gamma"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "sd-chain"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "device.flash.bandwidth"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "defaults: ar-mem=1"));
+  CU_ASSERT_EQUAL(ls_test_cli("settings --system ar-flash", out, sizeof out), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, "draft.gamma"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "draft.budget"));
+  CU_ASSERT_EQUAL(ls_test_cli("settings --system lver", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "did you mean lever?"));
+}
+
 /* ---- determinism ---- */
 
 static void test_jobs_identical(void)
@@ -531,6 +696,13 @@ static CU_TestInfo basics_tests[] = {
     {"--help's exit table is the README's", test_exit_table_matches_readme},
     {"run --json", test_run_json},
     CU_TEST_INFO_NULL};
+static CU_TestInfo validate_tests[] = {
+    {"a --set typo fails at once, located, no database", test_typo_fails_before_db},
+    {"typos in the experiment file are located", test_experiment_typos_located},
+    {"run echoes its settings; the database stores them", test_run_echo_and_stored_settings},
+    {"leversim settings", test_settings_command},
+    {"run with no settings reproduces the paper replay's cell", test_run_reproduces_paper_cell},
+    CU_TEST_INFO_NULL};
 static CU_TestInfo determinism_tests[] = {{"--jobs 1 and --jobs 2 give identical metrics", test_jobs_identical}, CU_TEST_INFO_NULL};
 static CU_TestInfo shards_tests[] = {
     {"3 shards merged equal the whole sweep", test_shards_merge_identical},
@@ -561,6 +733,7 @@ static int clean(void)
 
 static CU_SuiteInfo suites[] = {
     {"basics", init, clean, NULL, NULL, basics_tests},
+    {"validate", init, clean, NULL, NULL, validate_tests},
     {"determinism", init, clean, NULL, NULL, determinism_tests},
     {"shards", init, clean, NULL, NULL, shards_tests},
     {"resume", init, clean, NULL, NULL, resume_tests},

@@ -139,6 +139,8 @@ cp "$M" "$W/m.orig"; cp "$D" "$W/d.orig"
 sub "$W/m.orig" "n_kv_heads:" "  n_kv_heads: 5" "$M"; DATA=1 row "model: n_heads not a multiple of n_kv_heads" $RUN
 sub "$W/m.orig" "id:" "id: llama-3.1-8b-v2" "$M"; DATA=1 row "model: id differs from the file name" $RUN
 sub "$W/m.orig" "n_layers:" "  n_layers: 100000" "$M"; DATA=1 row "model: 100000 layers" $RUN
+sub "$W/m.orig" "default_draft:" "default_draft: llama-9b" "$M"; DATA=1 row "model: default_draft names no model (no line before the fix)" $RUN
+sub "$W/m.orig" "default_draft:" "default_draft: llama-3.1-8b" "$M"; DATA=1 row "model: a target as its own default_draft" $RUN
 cp "$W/m.orig" "$M"
 sub "$W/d.orig" "agree:" "      agree: 1.5" "$D"; DATA=1 row "dataset: probability above 1" $RUN
 sub "$W/d.orig" "  min:" "  min: 100000" "$D"; DATA=1 row "dataset: min above max" $RUN
@@ -167,6 +169,10 @@ row "bandwidth without a unit" $RUN --set device.flash.bandwidth=3
 row "bandwidth overflowing to infinity" $RUN --set device.flash.bandwidth=1e308GB/s
 row "list with an empty item" run --device oneplus-12 --model llama-3.1-8b --dataset positional --system lever --set workload.p=0.5,,0.1
 row "300-character setting name" $RUN --set "$(head -c 300 /dev/zero | tr '\0' k)=1"
+row "a target drafting for itself (accepted before the fix)" $RUN --set model.draft=llama-3.1-8b
+row "scope naming no system" $RUN --set specinfr:draft.budget=8
+row "draft model that does not exist" $RUN --set model.draft=tiny-7b
+row "range in the key's own unit" $RUN --set "device.flash.bandwidth=0.5 MB/s"
 
 cat <<'HEAD'
 
@@ -183,9 +189,9 @@ exp_part() { # a one-part experiment with the given extra lines
 exp_part "    sweep:" "      draft.budget: []" > "$W/e1.yaml"; row "empty sweep axis" sweep e1.yaml --db e.db
 DEV=pixel-99 exp_part > "$W/e2.yaml"; row "unknown device" sweep e2.yaml --db e.db
 exp_part "    colour: red" > "$W/e3.yaml"; row "unknown key in a part" sweep e3.yaml --db e.db
-DEV=$(printf 'oneplus-12, %.0s' $(seq 63))oneplus-12 exp_part "    sweep:" \
+exp_part "    sweep:" \
   "$(i=0; while [ $i -lt 8 ]; do printf '      a%d: [%s]\n' $i "$(seq -s, 0 31)"; i=$((i + 1)); done)" > "$W/e4.yaml"
-row "expansion bomb (64 devices x 32^8 sweep points)" sweep e4.yaml --db e.db
+row "expansion bomb (32^8 sweep points)" sweep e4.yaml --db e.db
 exp_part "    sweep:" "$(i=0; while [ $i -lt 8 ]; do printf '      %s%d: [%s]\n' "$(head -c 120 /dev/zero | tr '\0' k)" $i "$(head -c 60 /dev/zero | tr '\0' v)"; i=$((i + 1)); done)" > "$W/e5.yaml"
 row "sweep point too long for the run record (crashed before the fix)" sweep e5.yaml --db e.db
 exp_part "    settings:" "      workload.p: [$(seq -s, 1 200 | sed 's/[0-9]*/0.001/g')]" > "$W/e6.yaml"; row "setting value longer than 511 characters" sweep e6.yaml --db e.db
@@ -194,6 +200,25 @@ row "shard 4/3" sweep "$EXP" --shard 4/3 --db e.db
 printf 'name: bad\nseed: -1\nparts: []\n' > "$W/e7.yaml"; row "negative seed" sweep e7.yaml --db e.db
 exp_part "    sweep:" "      device.npu.dispatch: ['100 us\"']" > "$W/e8.yaml"
 row "quote in a sweep value (run failed with a database CHECK error before the fix)" sweep e8.yaml --db e.db
+row "misspelt key in --set (612 failed rows and exit 1 before the fix)" sweep "$EXP" --quick --set draft.budgte=8 --db e.db
+row "key only other systems read" sweep "$EXP" --quick --set draft.gamma=3 --db e.db
+exp_part "    settings:" "      draft.budgte: 8" > "$W/e9.yaml"; row "misspelt key in a part's settings" sweep e9.yaml --db e.db
+exp_part "    settings:" "      specinfr:draft.budget: 8" > "$W/e10.yaml"; row "misspelt system in a scoped setting" sweep e10.yaml --db e.db
+exp_part "    sweep:" "      draft.budget: [4, 0]" > "$W/e11.yaml"; row "sweep value out of range" sweep e11.yaml --db e.db
+exp_part "    sweep:" "      device.flash.bandwidth: [1 GB/s, 2 GB]" > "$W/e12.yaml"; row "sweep value of the wrong unit" sweep e12.yaml --db e.db
+exp_part "    sweep:" "      draft.budget: [4, 8, 4]" > "$W/e13.yaml"; row "duplicate sweep value (counted twice before the fix)" sweep e13.yaml --db e.db
+exp_part "    settings:" "      draft.budget: 16" "    sweep:" "      draft.budget: [4, 8]" > "$W/e14.yaml"
+row "part setting shadowing its sweep axis (silently overridden before the fix)" sweep e14.yaml --db e.db
+exp_part | sed 's/systems: \[lever\]/systems: [lever, specinfer, lever]/' > "$W/e15.yaml"; row "duplicate system (counted twice before the fix)" sweep e15.yaml --db e.db
+{ exp_part; exp_part | sed -n '4,$p'; } > "$W/e16.yaml"; row "duplicate part name" sweep e16.yaml --db e.db
+exp_part | sed "s/name: p\$/name: $(head -c 70 /dev/zero | tr '\0' p)/" > "$W/e17.yaml"; row "part name over 63 characters (cut silently before the fix)" sweep e17.yaml
+exp_part | sed 's|^name: bad|name: ../../x|' > "$W/e18.yaml"; row "experiment name escaping results/ (accepted before the fix)" sweep e18.yaml
+exp_part | sed "s|^name: bad|name: ''|" > "$W/e19.yaml"; row "empty experiment name (gave results/.db before the fix)" sweep e19.yaml
+printf 'name: bad\nseed: 1\nparts: []\n' > "$W/e20.yaml"; row "no parts (exit 0 before the fix)" sweep e20.yaml --db e.db
+exp_part "    quick: false" > "$W/e21.yaml"; row "no runs with --quick" sweep e21.yaml --quick --db e.db
+exp_part "    settings:" "      specinfer:draft.budget: 8" > "$W/e22.yaml"; row "scope naming a system no run uses (ignored before the fix)" sweep e22.yaml --db e.db
+{ exp_part "    settings:" "      specinfer:draft.expanson: 2"; exp_part | sed -n '4,$p' | sed 's/name: p$/name: q/; s/systems: \[lever\]/systems: [specinfer]/'; } > "$W/e23.yaml"
+row "typo scoped to a system of another part (ignored before the fix)" sweep e23.yaml --db e.db
 
 cat <<'HEAD'
 

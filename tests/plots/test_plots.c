@@ -5,6 +5,9 @@
  *            Table 1 and summary Markdown with the fixture's numbers
  *   partial  main part only: the study figures are skipped with a note, the rest drawn
  *   errors   missing/empty database, usage errors, gnuplot missing or failing
+ *   verdicts each claim's verdict on a holding and a failing CSV (test_verdicts.c)
+ *   errorbars Figs. 10 and 11 with and without interval columns (test_verdicts.c)
+ *   tree     `leversim tree` draws the tree (test_verdicts.c)
  * Set PX_KEEP=1 to keep the output folder for a look at the figures. */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include "fixture.h"
 #include "ls_test.h"
 #include "runner/curve.h"
+#include "verdicts.h"
 
 static char g_dir[256];
 static char g_out[64 * 1024];
@@ -109,7 +113,7 @@ static const char *const png_figs[] = {"fig04", "fig05", "fig10", "fig11", "fig1
                                        "fig14", "energy", "sensitivity", NULL};
 /* Expected CSV header columns of each file (a subset, comma-separated). */
 static const char *const csv_cols[][2] = {
-    {"fig04", "device,processor,kind,model,tokens,padded,latency_ms,relative,speedup"},
+    {"fig04", "device,processor,kind,regime,own,model,tokens,padded,latency_ms,relative,speedup"},
     {"fig05", "device,model,dataset,system,budget,throughput_tps,tau,verify_s_mean"},
     {"fig10", "device,model,dataset,system,throughput_tps,vs_lever,vs_ar_flash"},
     {"fig11", "system,throughput_tps,tau,tps_vs_specinfer,tau_vs_specinfer"},
@@ -168,6 +172,25 @@ static void test_all_figures(void)
   }
   for (int i = 0; csv_cols[i][0]; i++) check_header(out, csv_cols[i][0], csv_cols[i][1]);
   CU_ASSERT(exists(out, "table1.md") && exists(out, "summary.md"));
+  /* claims.md: a row per judged figure; the fixture's pruning rows waste as much as no
+   * pruning (wasted_verify 0.2 for both: tau 4.1 and 4.4 > 3), so Fig. 12's claim fails;
+   * its gain is the mean of px_ratio(8, k) = 1.15 + 0.02 (k % 5 - 2) over k < 48:
+   * 1.15 + 0.02 (93 / 48 - 2) = 1.14875 */
+  snprintf(p, sizeof p, "%s/claims.md", out);
+  char *md = px_read(p, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(md);
+  static const char *const rows[] = {"| fig04 |", "| fig05 |", "| fig10 |", "| fig11 |", "| fig12 |",
+                                     "| fig13 |", "| fig14 |", "| table1 |", "| energy |", NULL};
+  for (int i = 0; rows[i]; i++) CU_ASSERT_PTR_NOT_NULL(strstr(md, rows[i]));
+  CU_ASSERT_PTR_NOT_NULL(strstr(md, "**does NOT hold**: +14.9 % throughput, wasted compute 20.0 %→20.0 % "
+                                    "(pruning does not cut the waste)"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(g_out, "fig12.png, .svg  [paper's claim does NOT hold]"));
+  free(md);
+  /* the verdict is on the figure's face: its text is in the SVG */
+  snprintf(p, sizeof p, "%s/fig12.svg", out);
+  md = px_read(p, NULL);
+  CU_ASSERT(md && strstr(md, "does NOT hold") && strstr(md, "pruning raises throughput"));
+  free(md);
 }
 
 /* table1_vs_paper.csv: the simulated share is the fixture's mean over the four datasets. */
@@ -325,6 +348,9 @@ static CU_SuiteInfo suites[] = {
     {"figures", suite_init, suite_clean, NULL, NULL, figures_tests},
     {"partial", suite_init, suite_clean, NULL, NULL, partial_tests},
     {"errors", suite_init, suite_clean, NULL, NULL, errors_tests},
+    {"verdicts", NULL, NULL, NULL, NULL, px_verdict_tests},
+    {"errorbars", px_eb_init, px_eb_clean, NULL, NULL, px_errorbar_tests},
+    {"tree", NULL, NULL, NULL, NULL, px_tree_tests},
     CU_SUITE_INFO_NULL,
 };
 

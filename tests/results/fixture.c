@@ -53,7 +53,7 @@ int fx_add(ls_db *db, const char *part, const char *device, const char *model,
                             "\"system\":\"%s\",\"axes\":%s}", device, model, dataset, system, axes);
   ls_db_hash_run(part, cfg, seed, id);
   ls_db_run r = {id, part, device, model, dataset, system, axes, cfg, "abc123", "0.1.0", "ok",
-                 NULL, seed, 0.5};
+                 NULL, seed, 0.5, NULL, 0};
   ls_db_metric m[] = {{"throughput_tps", tps, "tok/s"}, {"tau", tau, NULL},
                       {"io_share", 0.9 - 0.01 * tau, NULL}, {"energy_per_token_j", 1.0 / tps, "J"},
                       {"verify_s_mean", 0.1 * tau, "s"}, {"decode_s", 100 / tps, "s"}};

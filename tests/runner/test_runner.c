@@ -11,6 +11,7 @@
 #include "ls_test.h"
 #include "policies/costmodel.h"
 #include "policies/policy.h"
+#include "results/db.h"
 #include "runner/decode.h"
 #include "runner/experiment.h"
 #include "runner/system.h"
@@ -139,8 +140,8 @@ static void test_experiment_errors(void)
   ls_error err;
   ls_error_clear(&err);
   ls_experiment *x = NULL;
-  /* a system is a built-in name: a wrong one in a file is bad data (65), not "not found" */
-  CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_ESCHEMA);
+  /* a system is a built-in name: a wrong one is a usage error (64), not "not found" */
+  CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_EUSAGE);
   char msg[2048];
   ls_error_format(&err, msg, sizeof msg);
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "exp-bad.yaml:8:22: parts[0].systems[1]: unknown system 'levr'"));
@@ -157,6 +158,53 @@ static void test_experiment_errors(void)
   CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_ESCHEMA);
   ls_error_format(&err, msg, sizeof msg);
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "exp-bad.yaml:10:25: parts[0].sweep.draft.budget[1]: sweep value"));
+}
+
+/* Each bad experiment is refused at load, with its status and a located message (the
+ * defects of a hand audit: every one was accepted before and over-counted or escaped). */
+static void test_experiment_refusals(void)
+{
+#define HEAD "seed: 1\nparts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n"
+  static const struct {
+    const char *yaml, *want;
+    int code;
+  } cases[] = {
+      {"name: ../../x\n" HEAD "    systems: [lever]\n", ":1:7: name: experiment name '../../x' must not start", LS_ESCHEMA},
+      {"name: ''\n" HEAD "    systems: [lever]\n", ":1:7: name: empty experiment name", LS_ESCHEMA},
+      {"name: .hidden\n" HEAD "    systems: [lever]\n", "must not start with '.'", LS_ESCHEMA},
+      {"name: b\nseed: 1\nparts: []\n", ":3:8: parts: no parts", LS_ESCHEMA},
+      {"name: b\n" HEAD "    systems: [lever, specinfer, lever]\n", ":8:33: parts[0].systems[2]: system 'lever' is listed twice", LS_ESCHEMA},
+      {"name: b\nseed: 1\nparts:\n  - name: a\n    devices: [tiny, tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n", ":5:21: parts[0].devices[1]: device 'tiny' is listed twice", LS_ESCHEMA},
+      {"name: b\n" HEAD "    systems: [lever]\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [specinfer]\n", ":9:11: parts[1].name: part 'a' is defined twice", LS_ESCHEMA},
+      {"name: b\n" HEAD "    systems: [lever]\n    sweep:\n      draft.budget: [4, 8, 4]\n",
+       ":10:28: parts[0].sweep.draft.budget[2]: sweep value '4' is listed twice", LS_ESCHEMA},
+      {"name: b\nseed: 1\nparts:\n  - name: a234567890123456789012345678901234567890123456789012345678901234\n"
+       "    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever]\n",
+       ":4:11: parts[0].name: part name 'a2345", LS_ESCHEMA},
+      {"name: b\n" HEAD "    systems: [lever]\n    settings:\n      draft.budget: 16\n    sweep:\n      draft.budget: [4, 8]\n",
+       ":10:21: part setting draft.budget: part a sweeps draft.budget", LS_EUSAGE},
+      {"name: b\n" HEAD "    systems: [lever]\n    settings:\n      lever:draft.budget: 16\n    sweep:\n      draft.budget: [4, 8]\n",
+       ":10:27: part setting lever:draft.budget: part a sweeps draft.budget", LS_EUSAGE},
+      {"name: b\nseed: 1\nparts:\n  - name: a\n    quick: false\n    devices: [tiny]\n    models: [tiny-target]\n"
+       "    datasets: [iid]\n    systems: [lever]\n", "no runs with --quick", LS_ESCHEMA},
+  };
+#undef HEAD
+  char path[600], msg[2048];
+  snprintf(path, sizeof path, "%s/exp-refuse.yaml", g_tmp);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    write_file(path, cases[i].yaml);
+    ls_error err;
+    ls_error_clear(&err);
+    ls_experiment *x = NULL;
+    CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 1, NULL, 1, 1, &err), cases[i].code);
+    CU_ASSERT_PTR_NULL(x);
+    ls_error_format(&err, msg, sizeof msg);
+    if (!strstr(msg, cases[i].want))
+      fprintf(stderr, "case %zu: got '%s'\n", i, msg);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, cases[i].want));
+  }
 }
 
 /* ---- the decode cycle ---- */
@@ -246,6 +294,68 @@ static void test_ar_mem_validity(void)
   ls_decode_result_free(&mem);
 }
 
+/* Every metric a run writes is a column of v_runs, and the run's resolved settings hold
+ * every key it read: given ones with their origin, the others as defaults. The dry check
+ * resolves the same settings without simulating. */
+static void test_metrics_and_settings_recorded(void)
+{
+  ls_decode_result r;
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "lever",
+                                "workload.prompts=1;workload.max_tokens=6;draft.budget=9", &r), LS_OK);
+  CU_ASSERT(r.n_metrics > 20);
+  for (int i = 0; i < r.n_metrics; i++) {
+    int found = 0;
+    for (int j = 0; ls_db_metric_name(j); j++)
+      found |= strcmp(ls_db_metric_name(j), r.metrics[i].name) == 0;
+    if (!found)
+      fprintf(stderr, "metric %s is not a v_runs column\n", r.metrics[i].name);
+    CU_ASSERT(found);
+  }
+  int budget = 0, topk = 0;
+  for (int i = 0; i < r.n_settings; i++) {
+    const ls_kv_decl *d = &r.settings[i];
+    if (strcmp(d->key, "draft.budget") == 0) {
+      budget = 1;
+      CU_ASSERT_EQUAL(d->is_default, 0);
+      CU_ASSERT_DOUBLE_EQUAL(d->num, 9.0, 0.0);
+      CU_ASSERT_STRING_EQUAL(d->origin, "test");
+    }
+    if (strcmp(d->key, "draft.topk") == 0) {
+      topk = 1;
+      CU_ASSERT_EQUAL(d->is_default, 1);
+      CU_ASSERT_STRING_EQUAL(d->value, "8");
+    }
+  }
+  CU_ASSERT(budget && topk);
+  int n = r.n_settings;
+  ls_decode_result_free(&r);
+  /* the dry check: the same keys, no metrics */
+  ls_error err;
+  ls_kv *kv = NULL;
+  ls_experiment *x = NULL;
+  ls_decode_cache *c = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  ls_kv_assign(kv, "workload.prompts=1", "test", &err);
+  ls_kv_assign(kv, "workload.max_tokens=6", "test", &err);
+  ls_kv_assign(kv, "draft.budget=9", "test", &err);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, g_data, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_decode_cache_create(&c, g_data, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_decode_check(c, ls_experiment_run(x, 0), &r, &err), LS_OK);
+  CU_ASSERT_EQUAL(r.n_metrics, 0);
+  CU_ASSERT_EQUAL(r.n_settings, n);
+  ls_decode_result_free(&r);
+  /* a target may not draft for itself */
+  ls_kv_assign(kv, "model.draft=tiny-target", "argument 9 (--set)", &err);
+  ls_experiment_free(x);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, g_data, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_decode_check(c, ls_experiment_run(x, 0), &r, &err), LS_EINVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "argument 9 (--set): model.draft=tiny-target: a target cannot draft for itself"));
+  ls_decode_result_free(&r);
+  ls_decode_cache_free(c);
+  ls_experiment_free(x);
+  ls_kv_free(kv);
+}
+
 /* A recorded trace replaces the synthetic oracle: the run decodes exactly the positions the
  * trace holds, every accepted token comes from its recorded choices, and a trace of another
  * target is refused. */
@@ -268,8 +378,8 @@ static void test_trace_replay(void)
 /* ---- bounds of one run (regressions of issue 13) ---- */
 
 /* A model whose arch fields are huge but each within its range made a 4-token run last
- * minutes (millions of flash chunks per token). The event budget per generated token stops it
- * with a message naming the model, in well under a second. */
+ * minutes (billions of flash requests per pass). It is refused before it starts, naming the
+ * model and the limit (LS_RUN_MAX_FLASH_REQUESTS). */
 static void test_huge_model_refused(void)
 {
   char root[600], cmd[1400];
@@ -290,12 +400,14 @@ static void test_huge_model_refused(void)
   CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
   ls_kv_set(kv, "workload.max_tokens", "4", "test", &err);
   ls_kv_set(kv, "workload.prompts", "1", "test", &err);
+  ls_kv_set(kv, "device.flash.chunk", "4 KiB", "test", &err);
   CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, root, &err), LS_OK);
   CU_ASSERT_EQUAL_FATAL(ls_decode_cache_create(&c, root, &err), LS_OK);
   clock_t t0 = clock();
   CU_ASSERT_EQUAL(ls_decode_run(c, ls_experiment_run(x, 0), 0, &res, &err), LS_EINVALID);
-  CU_ASSERT(clock() - t0 < 5 * CLOCKS_PER_SEC); /* 4e6 events: a fraction of a second */
+  CU_ASSERT(clock() - t0 < 5 * CLOCKS_PER_SEC); /* refused before simulating */
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model 'tiny-target' is too large to simulate"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "limit is 2e+07"));
   ls_decode_result_free(&res);
   ls_decode_cache_free(c);
   ls_experiment_free(x);
@@ -337,6 +449,7 @@ static CU_TestInfo systems_tests[] = {
 static CU_TestInfo experiment_tests[] = {
     {"expansion order and sharding partition", test_experiment_expand_and_shard},
     {"unknown names and keys are located", test_experiment_errors},
+    {"bad names, duplicates, empty matrices and shadowed axes are refused", test_experiment_refusals},
     CU_TEST_INFO_NULL};
 /* Runner-level invariants of Lever's cycle on the shipped data (OnePlus 12, Llama-3.1-8B,
  * GSM8K), with an aggressive prune threshold so that pruning removes nodes every cycle:
@@ -410,8 +523,9 @@ static CU_TestInfo cycle_tests[] = {
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
     {"ar-mem is valid only when the target fits", test_ar_mem_validity},
+    {"every metric is a v_runs column; resolved settings; the dry check", test_metrics_and_settings_recorded},
     {"a recorded trace replaces the oracle", test_trace_replay},
-    {"a huge model is refused by the event budget", test_huge_model_refused},
+    {"a huge model is refused before it runs", test_huge_model_refused},
     {"the stop flag ends a run in progress", test_stop_flag_reaches_run},
     CU_TEST_INFO_NULL};
 

@@ -360,7 +360,67 @@ static void test_bounds(void)
   ls_engine_free(e);
 }
 
+/* The 32-bit schedule counter is renumbered before it runs out: equal-time events scheduled
+ * on both sides of the renumbering still fire in scheduling order. */
+static void test_seq_renumber(void)
+{
+  ls_engine *e = new_engine();
+  fire_log log = {0};
+  rec r[12];
+  for (int i = 0; i < 12; i++)
+    r[i] = (rec){&log, i, NULL, 0};
+  for (int i = 0; i < 4; i++) /* 0..3 at t=20 and t=10 alternately */
+    CU_ASSERT_EQUAL(ls_engine_schedule(e, i % 2 ? 10 : 20, on_fire, &r[i], NULL, NULL), LS_OK);
+  ls_engine_test_set_seq(e, UINT32_MAX - 4u); /* 2 more schedules, then a renumbering */
+  for (int i = 4; i < 12; i++)
+    CU_ASSERT_EQUAL(ls_engine_schedule(e, i % 2 ? 10 : 20, on_fire, &r[i], NULL, NULL), LS_OK);
+  CU_ASSERT(ls_engine_check_heap(e));
+  CU_ASSERT_EQUAL(ls_engine_run(e), 12);
+  static const int want[] = {1, 3, 5, 7, 9, 11, 0, 2, 4, 6, 8, 10};
+  CU_ASSERT_EQUAL(log.n, 12);
+  for (int i = 0; i < 12 && i < log.n; i++)
+    CU_ASSERT_EQUAL(log.tag[i], want[i]);
+  ls_engine_free(e);
+}
+
+/* While a callback runs, its node is the root hole: the heap still checks, a nested run fires
+ * nothing, and a callback that schedules nothing leaves a consistent heap. */
+typedef struct {
+  int check_ok, nested;
+  int schedule;
+} hole_probe;
+
+static void on_probe(ls_engine *e, void *ctx)
+{
+  hole_probe *p = ctx;
+  p->check_ok += ls_engine_check_heap(e);
+  p->nested += (int)ls_engine_run_until(e, INT64_MAX);
+  if (p->schedule) {
+    p->schedule--;
+    CU_ASSERT_EQUAL(ls_engine_schedule_in(e, 3, on_probe, p, NULL, NULL), LS_OK);
+    CU_ASSERT_EQUAL(ls_engine_schedule_in(e, 1, on_probe, p, NULL, NULL), LS_OK);
+    p->check_ok += ls_engine_check_heap(e);
+  }
+}
+
+static void test_hole(void)
+{
+  ls_engine *e = new_engine();
+  hole_probe p = {0, 0, 3};
+  for (int i = 0; i < 9; i++)
+    CU_ASSERT_EQUAL(ls_engine_schedule(e, 100 + i, on_probe, &p, NULL, NULL), LS_OK);
+  /* 9 events, 3 of them schedule 2 more each: 15 fire; 15 checks + 3 after scheduling. */
+  CU_ASSERT_EQUAL(ls_engine_run(e), 15);
+  CU_ASSERT_EQUAL(p.check_ok, 18);
+  CU_ASSERT_EQUAL(p.nested, 0);
+  CU_ASSERT(ls_engine_check_heap(e));
+  CU_ASSERT_EQUAL(ls_engine_pending(e), 0);
+  ls_engine_free(e);
+}
+
 CU_TestInfo ls_t_engine[] = {
+    {"schedule counter renumbering keeps the same-time rule", test_seq_renumber},
+    {"firing event's root hole: checks, no nesting", test_hole},
     {"ordering by time", test_ordering},
     {"same-time rule: FIFO ties, incl. scheduling at now", test_same_time_fifo},
     {"cancel: pending, fired, double, stale, from a callback", test_cancel},
@@ -389,7 +449,25 @@ static void test_bench_cli(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "--pending"));
 }
 
+static void test_bench_cycle_cli(void)
+{
+  char out[4096];
+  CU_ASSERT_EQUAL(ls_test_cli("bench cycle --systems ar-flash,lever --prompts 1 --tokens 8 --repeats 3", out,
+                              sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "oneplus-12 / llama-3.1-8b / gsm8k, 3 repeats"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "median_us"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nar-flash "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nlever "));
+  /* as 'leversim run': an unknown system is a wrong name, exit 64 */
+  CU_ASSERT_EQUAL(ls_test_cli("bench cycle --systems nosuch --prompts 1 --tokens 2 --repeats 1", out, sizeof out),
+                  64);
+  CU_ASSERT_EQUAL(ls_test_cli("bench cycle --repeats 0", out, sizeof out), 64);
+  CU_ASSERT_EQUAL(ls_test_cli("bench cycle --set device.flash.sim=bogus --repeats 1", out, sizeof out), 64);
+  CU_ASSERT_EQUAL(ls_test_cli("bench engine --draw nope", out, sizeof out), 64);
+}
+
 CU_TestInfo ls_t_bench[] = {
     {"bench engine prints events/s; bad options exit 64", test_bench_cli},
+    {"bench cycle prints per-cycle times; bad systems/settings fail", test_bench_cycle_cli},
     CU_TEST_INFO_NULL,
 };
