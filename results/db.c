@@ -447,7 +447,8 @@ int ls_db_write_run(ls_db *db, const ls_db_run *run, const ls_db_metric *m, int 
                     const ls_db_step *steps, int n_steps, ls_error *err)
 {
   if (!run->run_id || n_metrics < 0 || n_steps < 0 || (n_metrics > 0 && !m) ||
-      (n_steps > 0 && !steps) || run->n_settings < 0 || (run->n_settings > 0 && !run->settings))
+      (n_steps > 0 && !steps) || run->n_settings < 0 || (run->n_settings > 0 && !run->settings) ||
+      run->n_prompts < 0 || (run->n_prompts > 0 && !run->prompts))
     return ls_error_set(err, LS_EUSAGE, "%s: ls_db_write_run: bad arguments", db->path);
   int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err);
   if (rc != LS_OK) return rc;
@@ -458,6 +459,8 @@ int ls_db_write_run(ls_db *db, const ls_db_run *run, const ls_db_metric *m, int 
   if (rc == LS_OK) rc = insert_steps(db, run->run_id, steps, n_steps, err);
   if (rc == LS_OK && run->n_settings > 0)
     rc = insert_settings(db, run->run_id, run->settings, run->n_settings, err);
+  if (rc == LS_OK && run->n_prompts > 0)
+    rc = ls_db_stats_write_run(db, run->run_id, run->prompts, run->n_prompts, err);
   if (rc == LS_OK) rc = ls_db_exec(db, "COMMIT", err);
   if (rc != LS_OK) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   return rc;

@@ -55,6 +55,19 @@ typedef struct ls_db_setting {
   const char *type;        /* "integer", "number", "quantity", "choice", "numbers", "text" */
   int is_default;
 } ls_db_setting;
+/* One prompt of a run: the per-prompt sums every interval is resampled from (results/stats.c).
+ * Times in seconds of simulated decode (after prefill); sums are over the prompt's cycles. */
+typedef struct ls_db_prompt {
+  int prompt;                        /* index in the dataset (the same text for every system) */
+  double tokens, cycles, tau_sum;    /* emitted tokens; decode cycles; sum of accepted + 1 */
+  double decode_s, ttft_s;           /* decode time; time to first token */
+  double draft_s, draft_work_s, verify_s, lmhead_s; /* stage wall times; passes added up */
+  double tree_nodes, verify_tok;     /* sums of tree size and tokens per target layer */
+  double io_wait_s, compute_s, waste_s;        /* NPU waits for flash; layer compute; beyond useful */
+  double token_layers, waste_layers; /* token-layers computed; beyond the useful ones */
+  double npu_busy_s, cpu_busy_s, flash_busy_s; /* busy times (cpu: core-seconds / cores) */
+  double energy_j;                   /* decode energy */
+} ls_db_prompt;
 typedef struct ls_db_run {
   const char *run_id, *part, *device, *model, *dataset, *system, *axes_json, *config_json,
       *git_sha, *version, *status, *message;
@@ -62,6 +75,8 @@ typedef struct ls_db_run {
   double wall_s;
   const ls_db_setting *settings; /* the run's resolved settings (may be NULL when n is 0) */
   int n_settings;
+  const ls_db_prompt *prompts; /* per-prompt sums (may be NULL when n_prompts is 0) */
+  int n_prompts;
 } ls_db_run;
 typedef struct ls_db_metric {
   const char *name;  /* see ls_db_metric_name; other names are stored but not pivoted */
@@ -74,7 +89,8 @@ typedef struct ls_db_step {
 } ls_db_step;
 
 /* One transaction (BEGIN IMMEDIATE): replaces any previous row of run->run_id with the run,
- * its n_metrics metrics and n_steps steps (steps may be NULL when n_steps is 0). Any failure
+ * its per-prompt sums with each metric's 95 % interval (table metric_ci), its n_metrics metrics
+ * and n_steps steps (steps may be NULL when n_steps is 0). Any failure
  * rolls back and leaves the database as it was. Prepared statements are reused. */
 int ls_db_write_run(ls_db *db, const ls_db_run *run, const ls_db_metric *m, int n_metrics,
                     const ls_db_step *steps, int n_steps, ls_error *err);
@@ -112,16 +128,50 @@ int ls_db_export(ls_db *db, const char *view, const char *format, FILE *out, ls_
 int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *added,
                 ls_error *err);
 
-/* Regression check of v_speedup (lever throughput / system throughput per configuration)
- * against a baseline file (YAML; format documented in results/check.c). tolerance < 0 uses
- * the file's tolerance. Prints a table to report (may be NULL); *regressions = number of
- * entries whose ratio is below baseline * (1 - tol) or that are missing from the database.
- * Returns LS_OK when the comparison ran (even with regressions), an input error otherwise
- * (missing file, malformed baseline with file:line:col). */
-int ls_db_check(ls_db *db, const char *baseline_path, double tolerance, FILE *report,
+/* --- confidence intervals (results/stats.c; method: sim/boot.h, docs/STATISTICS.md) ---- */
+
+/* The metrics that get an interval from the per-prompt sums, in order; NULL past the end.
+ * (Totals of the design - tokens, cycles, decode_s - and latency quantiles get none.) */
+const char *ls_db_ci_metric_name(int i);
+/* The 95 % interval of metric i of ls_db_ci_metric_name over a run's n prompts, resampled
+ * with a seed derived from run_id. *lo = *hi = NaN when n < LS_BOOT_MIN_UNITS (sim/boot.h);
+ * *est is the metric as the runner computes it. */
+int ls_db_metric_ci(const ls_db_prompt *p, int n, const char *run_id, int i, double *est,
+                    double *lo, double *hi, ls_error *err);
+
+/* Recomputes the paired intervals between runs of a configuration (table ratio_ci: every ok
+ * run against the lever, ar-flash, specinfer and lever-no-prune runs of its configuration,
+ * for throughput and tau) and of Lever's mean speedups over part main (table summary_ci).
+ * One transaction; the views (v_vs_lever, v_speedup, v_summary, fig10, fig11, fig12) read
+ * these tables. Called after a sweep, a `run --db` and a merge. */
+int ls_db_stats_refresh(ls_db *db, ls_error *err);
+
+/* The achieved precision of a replay (part main): relative 95 % half-widths, NaN when not
+ * available (too few prompts). */
+typedef struct ls_db_precision {
+  double vs_ar_flash, vs_specinfer; /* Lever's arithmetic mean speedup over ar-flash, specinfer */
+  double worst_config;              /* the widest per-configuration Lever speedup */
+  char worst[192];                  /* which configuration and system that is */
+  int prompts;                      /* smallest prompt count of a main run */
+} ls_db_precision;
+#define LS_DB_TARGET_HEADLINE 0.01  /* target half-width of a headline mean ratio */
+#define LS_DB_TARGET_CONFIG 0.03    /* target half-width of a per-configuration ratio */
+int ls_db_precision_get(ls_db *db, ls_db_precision *out, ls_error *err);
+
+/* Two-sided regression check of v_speedup (lever throughput / system throughput per
+ * configuration, with its 95 % interval) against a baseline file (YAML; format and rule in
+ * results/check.c). k > 0 overrides the file's multiplier of the combined half-width. Prints
+ * a table to report (may be NULL); *regressions = entries outside their tolerance in either
+ * direction, or missing. Returns LS_OK when the comparison ran (even with regressions);
+ * LS_EINVALID when the database is from another replay than the baseline (the message names
+ * the baseline that fits); an input error otherwise (file:line:col). */
+int ls_db_check(ls_db *db, const char *baseline_path, double k, FILE *report,
                 int *regressions, ls_error *err);
 
-/* Writes a baseline file (every non-lever row of v_speedup) with the given tolerance. */
-int ls_db_write_baseline(ls_db *db, double tolerance, FILE *out, ls_error *err);
+/* Writes a baseline file (every non-lever row of v_speedup with its interval) with
+ * multiplier k. Only from a database that records its replay (meta experiment, replay,
+ * spec_hash, prompts, max_tokens: `leversim reproduce` writes them); out_name (may be NULL)
+ * must then be named <replay>.yaml. */
+int ls_db_write_baseline(ls_db *db, double k, const char *out_name, FILE *out, ls_error *err);
 
 #endif

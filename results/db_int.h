@@ -29,5 +29,8 @@ int ls_db_schema_create(ls_db *db, ls_error *err);
 void ls_db_format_real(double x, char *buf, size_t size);
 /* Registers ln() and exp() on the connection (views use them for geometric means). */
 int ls_db_register_math(sqlite3 *h);
+/* Writes run id's prompts and their metric intervals (results/stats.c), inside the caller's
+ * transaction; nothing when n is 0. */
+int ls_db_stats_write_run(ls_db *db, const char *id, const ls_db_prompt *p, int n, ls_error *err);
 
 #endif

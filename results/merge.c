@@ -7,7 +7,8 @@
  *   1. conflicts: a run id present in both whose content differs — any of part, device, model,
  *      dataset, system, axes_json, config_json, seed, status, message, or its set of metrics
  *      (name, value, unit) or steps — is an error naming the run; the transaction rolls back;
- *   2. runs absent from the output are copied with their metrics and steps.
+ *   2. runs absent from the output are copied with their metrics, steps, per-prompt sums and
+ *      run intervals; the paired intervals between runs are then recomputed over the result.
  * wall_s, git_sha and version are provenance, not content: shards run on different hosts at
  * different speeds, so they are not compared. Idempotence follows: a second merge of the same
  * inputs finds every run present and equal, and copies nothing.
@@ -48,6 +49,21 @@ static const char copy_sql[] =
     "INSERT INTO main.metrics SELECT * FROM src.metrics WHERE run_id IN temp.merge_new;"
     "INSERT INTO main.steps SELECT * FROM src.steps WHERE run_id IN temp.merge_new;"
     "INSERT INTO main.run_settings SELECT * FROM src.run_settings WHERE run_id IN temp.merge_new;";
+
+/* Per-prompt sums and run intervals travel with their runs (separate: an input written before
+ * these tables existed has none); the paired intervals are recomputed after the merge. */
+static const char copy_stats_sql[] =
+    "INSERT INTO main.prompts SELECT * FROM src.prompts WHERE run_id IN temp.merge_new;"
+    "INSERT INTO main.metric_ci SELECT * FROM src.metric_ci WHERE run_id IN temp.merge_new;";
+
+static int src_has_prompts(ls_db *db)
+{
+  sqlite3_stmt *st = NULL;
+  int yes = sqlite3_prepare_v2(db->h, "SELECT 1 FROM src.sqlite_master WHERE name = 'metric_ci'",
+                               -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  return yes;
+}
 
 /* The input exists, is a leversim database and has our schema version. */
 static int check_input(const char *path, ls_error *err)
@@ -105,6 +121,7 @@ static int merge_one(ls_db *db, const char *input, int copy, int *added, ls_erro
     rc = find_conflict(db, input, err);
     if (rc == LS_OK && copy) {
       rc = ls_db_exec(db, copy_sql, err);
+      if (rc == LS_OK && src_has_prompts(db)) rc = ls_db_exec(db, copy_stats_sql, err);
       if (rc == LS_OK && added) {
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM temp.merge_new", -1, &st, NULL) ==
@@ -140,6 +157,7 @@ int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *add
   for (int pass = 0; rc == LS_OK && pass < 2; pass++)
     for (int i = 0; rc == LS_OK && i < n; i++)
       if (!same_file(inputs[i], out_path)) rc = merge_one(db, inputs[i], pass, added, err);
+  if (rc == LS_OK) rc = ls_db_stats_refresh(db, err);
   ls_db_close(db);
   return rc;
 }

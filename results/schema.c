@@ -68,6 +68,25 @@
  *                tokens/s of each system of pivot_systems as a column named after it (NULL
  *                when the run is missing or not valid, e.g. ar-mem that does not fit).
  *   summary      v_summary under the name the reproduce command prints.
+ *
+ * Intervals (results/stats.c: 95 %, paired percentile bootstrap over prompts; NULL with fewer
+ * than 5 prompts): tables prompts (per-prompt sums of each run), metric_ci (run_id, name,
+ * value, lo, hi, prompts), ratio_ci (run_id, ref_system, ref_run_id, metric, ratio, lo, hi,
+ * prompts: the run over the reference system's run of its configuration, for throughput_tps
+ * and tau, references lever, ar-flash, specinfer, lever-no-prune) and summary_ci (part, system,
+ * configs, prompts, mean, mean_lo, mean_hi, geomean, geomean_lo, geomean_hi: Lever's speedup
+ * over the system across the configurations). Interval columns of the views:
+ *   v_runs       + prompts, throughput_tps_lo/hi, tau_lo/hi;
+ *   v_vs_lever, v_speedup  + lever_speedup_lo/hi, vs_lever_lo/hi, vs_ar_flash_lo/hi, prompts;
+ *   v_summary, summary  + speedup_mean_lo/hi, speedup_geomean_lo/hi, prompts;
+ *   fig10        + ratio_lo/hi (of vs_lever, the plotted ratio), vs_ar_flash_lo/hi;
+ *   fig11        + ratio_lo/hi (of tps_vs_specinfer), tau_ratio_lo/hi (of tau_vs_specinfer);
+ *   fig12        + tps_vs_no_prune_lo/hi;
+ *   table1       + io_share_lo/hi (mean over datasets +- the mean of the per-run half-widths:
+ *                the datasets share their prompt draws, so their errors may add up fully);
+ *   v_metric_ci  every run's metric intervals, one row per (run, metric);
+ *   lever_ratios part main, one row per configuration: vs_ar_flash, vs_specinfer (Lever's
+ *                speedup over each) with _lo/_hi, prompts.
  * Geometric means use ln()/exp(). Debian 12's libsqlite3 3.40.1 is built with
  * SQLITE_ENABLE_MATH_FUNCTIONS, but other builds are not, so ls_db_open registers its own
  * (libm log/exp) on every connection; the views then work whatever the library's options. */
@@ -122,6 +141,29 @@ static const char tables_sql[] =
     " is_default INTEGER NOT NULL CHECK(is_default IN (0, 1)),"
     " PRIMARY KEY(run_id, key)) STRICT, WITHOUT ROWID;";
 
+/* Per-prompt sums and the intervals drawn from them (results/stats.c): separate statements. */
+static const char stats_tables_sql[] =
+    "CREATE TABLE IF NOT EXISTS prompts("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, prompt INTEGER NOT NULL,"
+    " tokens REAL, cycles REAL, tau_sum REAL, decode_s REAL, ttft_s REAL, draft_s REAL,"
+    " draft_work_s REAL, verify_s REAL, lmhead_s REAL, tree_nodes REAL, verify_tok REAL,"
+    " io_wait_s REAL, compute_s REAL, waste_s REAL, token_layers REAL, waste_layers REAL,"
+    " npu_busy_s REAL, cpu_busy_s REAL, flash_busy_s REAL, energy_j REAL,"
+    " PRIMARY KEY(run_id, prompt)) STRICT, WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS metric_ci("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, name TEXT NOT NULL,"
+    " value REAL, lo REAL, hi REAL, prompts INTEGER NOT NULL,"
+    " PRIMARY KEY(run_id, name)) STRICT, WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS ratio_ci("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, ref_system TEXT NOT NULL,"
+    " ref_run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,"
+    " metric TEXT NOT NULL, ratio REAL, lo REAL, hi REAL,"
+    " prompts INTEGER NOT NULL, PRIMARY KEY(run_id, ref_system, metric)) STRICT, WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS summary_ci("
+    " part TEXT NOT NULL, system TEXT NOT NULL, configs INTEGER NOT NULL,"
+    " prompts INTEGER NOT NULL, mean REAL, mean_lo REAL, mean_hi REAL, geomean REAL,"
+    " geomean_lo REAL, geomean_hi REAL, PRIMARY KEY(part, system)) STRICT, WITHOUT ROWID;";
+
 /* Same configuration as run s: the join condition used by every ratio. */
 #define SAME_CONFIG(a, s)                                                                  \
   "(" a ".part, " a ".device, " a ".model, " a ".dataset, " a ".axes_json, " a ".seed) = (" s \
@@ -130,6 +172,11 @@ static const char tables_sql[] =
 #define SAME_CELL(a, s)                                                                    \
   "(" a ".part, " a ".device, " a ".model, " a ".dataset, " a ".seed) = (" s ".part, " s   \
   ".device, " s ".model, " s ".dataset, " s ".seed)"
+
+/* The paired interval of run s's metric M against reference system R (alias A). */
+#define RATIO_CI(A, s, R, M)                                                                 \
+  " LEFT JOIN ratio_ci " A " ON " A ".run_id = " s ".run_id AND " A ".ref_system = '" R     \
+  "' AND " A ".metric = '" M "'"
 
 static const char views_sql[] =
     "CREATE VIEW v_settings AS SELECT r.run_id, r.part, r.device, r.model, r.dataset, r.system,"
@@ -144,33 +191,46 @@ static const char views_sql[] =
     " a.throughput_tps AS ar_flash_tps,"
     " l.throughput_tps / s.throughput_tps AS lever_speedup,"
     " s.throughput_tps / l.throughput_tps AS vs_lever,"
-    " s.throughput_tps / a.throughput_tps AS vs_ar_flash"
+    " s.throughput_tps / a.throughput_tps AS vs_ar_flash,"
+    " 1 / cl.hi AS lever_speedup_lo, 1 / cl.lo AS lever_speedup_hi,"
+    " cl.lo AS vs_lever_lo, cl.hi AS vs_lever_hi, ca.lo AS vs_ar_flash_lo,"
+    " ca.hi AS vs_ar_flash_hi, s.prompts"
     " FROM v_runs s"
     " LEFT JOIN v_runs l ON l.system = 'lever' AND " SAME_CONFIG("l", "s")
     " LEFT JOIN v_runs a ON a.system = 'ar-flash' AND " SAME_CONFIG("a", "s")
+    RATIO_CI("cl", "s", "lever", "throughput_tps") RATIO_CI("ca", "s", "ar-flash", "throughput_tps")
     " ORDER BY s.part, s.device, s.model, s.dataset, s.axes_json, s.seed, s.system;"
     "CREATE VIEW v_speedup AS SELECT * FROM v_vs_lever WHERE part = 'main';"
-    "CREATE VIEW v_summary AS SELECT system, count(*) AS configs,"
+    "CREATE VIEW v_summary AS SELECT v.system, count(*) AS configs,"
     " avg(lever_speedup) AS speedup_mean, exp(avg(ln(lever_speedup))) AS speedup_geomean,"
-    " min(lever_speedup) AS speedup_min, max(lever_speedup) AS speedup_max"
-    " FROM v_speedup WHERE system <> 'lever' AND lever_speedup > 0"
-    " GROUP BY system ORDER BY system;"
+    " min(lever_speedup) AS speedup_min, max(lever_speedup) AS speedup_max,"
+    " c.mean_lo AS speedup_mean_lo, c.mean_hi AS speedup_mean_hi,"
+    " c.geomean_lo AS speedup_geomean_lo, c.geomean_hi AS speedup_geomean_hi,"
+    " c.prompts AS prompts"
+    " FROM v_speedup v LEFT JOIN summary_ci c ON c.part = 'main' AND c.system = v.system"
+    " WHERE v.system <> 'lever' AND lever_speedup > 0"
+    " GROUP BY v.system ORDER BY v.system;"
     "CREATE VIEW fig05 AS SELECT device, model, dataset, system,"
     " CAST(json_extract(axes_json, '$.\"draft.budget\"') AS REAL) AS budget, throughput_tps,"
     " tau, verify_s_mean, target_calls_per_token, decode_s, tree_size_mean"
     " FROM v_runs WHERE part = 'budget' ORDER BY device, model, dataset, system, budget;"
     "CREATE VIEW fig10 AS SELECT device, model, dataset, system, throughput_tps,"
-    " vs_lever, vs_ar_flash FROM v_speedup;"
+    " vs_lever, vs_ar_flash, vs_lever_lo AS ratio_lo, vs_lever_hi AS ratio_hi,"
+    " vs_ar_flash_lo, vs_ar_flash_hi FROM v_speedup;"
     "CREATE VIEW fig11 AS SELECT s.device, s.model, s.dataset, s.system,"
     " s.throughput_tps, s.tau, s.throughput_tps / r.throughput_tps AS tps_vs_specinfer,"
-    " s.tau / r.tau AS tau_vs_specinfer FROM v_runs s"
+    " s.tau / r.tau AS tau_vs_specinfer, ct.lo AS ratio_lo, ct.hi AS ratio_hi,"
+    " cu.lo AS tau_ratio_lo, cu.hi AS tau_ratio_hi FROM v_runs s"
     " LEFT JOIN v_runs r ON r.system = 'specinfer' AND " SAME_CONFIG("r", "s")
+    RATIO_CI("ct", "s", "specinfer", "throughput_tps") RATIO_CI("cu", "s", "specinfer", "tau")
     " WHERE s.part IN ('main', 'draft-policies') AND s.system NOT LIKE 'ar-%'"
     " ORDER BY s.device, s.model, s.dataset, s.system;"
     "CREATE VIEW fig12 AS SELECT s.device, s.model, s.dataset, s.system,"
     " s.throughput_tps, s.tau, s.wasted_verify, s.verify_s_mean, s.verify_tokens_mean,"
-    " s.throughput_tps / r.throughput_tps AS tps_vs_no_prune FROM v_runs s"
+    " s.throughput_tps / r.throughput_tps AS tps_vs_no_prune, cn.lo AS tps_vs_no_prune_lo,"
+    " cn.hi AS tps_vs_no_prune_hi FROM v_runs s"
     " LEFT JOIN v_runs r ON r.system = 'lever-no-prune' AND " SAME_CONFIG("r", "s")
+    RATIO_CI("cn", "s", "lever-no-prune", "throughput_tps")
     " WHERE s.part IN ('main', 'pruning') AND s.system IN ('lever', 'lever-no-prune')"
     " ORDER BY s.device, s.model, s.dataset, s.system;"
     "CREATE VIEW fig13 AS SELECT device, model, dataset, system,"
@@ -182,8 +242,13 @@ static const char views_sql[] =
     " throughput_tps FROM v_runs WHERE part = 'lmhead'"
     " ORDER BY device, model, dataset, system, lmhead;"
     "CREATE VIEW table1 AS SELECT part, model, count(*) AS datasets,"
-    " avg(io_share) AS io_share, min(io_share) AS io_share_min, max(io_share) AS io_share_max"
-    " FROM v_runs WHERE device = 'oneplus-12' AND ((part = 'table1' AND system = 'ar-flash')"
+    " avg(io_share) AS io_share, min(io_share) AS io_share_min, max(io_share) AS io_share_max,"
+    " CASE WHEN count(c.lo) = count(*) THEN avg(io_share) - avg(c.hi - c.lo) / 2 END"
+    " AS io_share_lo,"
+    " CASE WHEN count(c.lo) = count(*) THEN avg(io_share) + avg(c.hi - c.lo) / 2 END"
+    " AS io_share_hi"
+    " FROM v_runs LEFT JOIN metric_ci c ON c.run_id = v_runs.run_id AND c.name = 'io_share'"
+    " WHERE device = 'oneplus-12' AND ((part = 'table1' AND system = 'ar-flash')"
     " OR (part = 'table1-tree' AND system = 'specinfer') OR (part = 'main' AND system = 'ar-flash'"
     " AND NOT EXISTS (SELECT 1 FROM runs WHERE part = 'table1' AND status = 'ok')))"
     " GROUP BY part, model ORDER BY part, io_share;"
@@ -221,7 +286,23 @@ static const char views_sql[] =
     " CAST(json_extract(axes_json, '$.\"device.flash.bandwidth\"') AS REAL) AS bandwidth_gbps,"
     " system, throughput_tps, lever_speedup FROM v_vs_lever WHERE part = 'sensitivity'"
     " ORDER BY device, model, dataset, bandwidth_gbps, system;"
-    "CREATE VIEW summary AS SELECT * FROM v_summary;";
+    "CREATE VIEW summary AS SELECT * FROM v_summary;"
+    "CREATE VIEW lever_ratios AS SELECT l.device, l.model, l.dataset,"
+    " max(CASE WHEN v.system = 'ar-flash' THEN v.lever_speedup END) AS vs_ar_flash,"
+    " max(CASE WHEN v.system = 'ar-flash' THEN v.lever_speedup_lo END) AS vs_ar_flash_lo,"
+    " max(CASE WHEN v.system = 'ar-flash' THEN v.lever_speedup_hi END) AS vs_ar_flash_hi,"
+    " max(CASE WHEN v.system = 'specinfer' THEN v.lever_speedup END) AS vs_specinfer,"
+    " max(CASE WHEN v.system = 'specinfer' THEN v.lever_speedup_lo END) AS vs_specinfer_lo,"
+    " max(CASE WHEN v.system = 'specinfer' THEN v.lever_speedup_hi END) AS vs_specinfer_hi,"
+    " max(l.prompts) AS prompts FROM v_speedup l JOIN v_speedup v"
+    " ON (v.device, v.model, v.dataset, v.axes_json, v.seed)"
+    " = (l.device, l.model, l.dataset, l.axes_json, l.seed)"
+    " WHERE l.system = 'lever' GROUP BY l.device, l.model, l.dataset"
+    " ORDER BY l.device, l.model, l.dataset;"
+    "CREATE VIEW v_metric_ci AS SELECT r.run_id, r.part, r.device, r.model, r.dataset,"
+    " r.system, r.axes_json, r.seed, c.name AS metric, c.value, c.lo, c.hi, c.prompts"
+    " FROM runs r JOIN metric_ci c ON c.run_id = r.run_id WHERE r.status = 'ok'"
+    " ORDER BY r.part, r.device, r.model, r.dataset, r.system, r.axes_json, r.seed, c.name;";
 
 typedef struct view_doc { const char *name, *about; } view_doc;
 static const view_doc views[] = {
@@ -244,6 +325,8 @@ static const view_doc views[] = {
     {"sensitivity", "lever speedup vs flash bandwidth"},
     {"throughput", "main: tokens/s per configuration, one column per system"},
     {"summary", "same as v_summary (printed by reproduce)"},
+    {"v_metric_ci", "95 % interval of every run's metrics (bootstrap over prompts)"},
+    {"lever_ratios", "main: Lever's speedup over ar-flash and specinfer per configuration, 95 % CI"},
     {NULL, NULL}};
 
 const char *ls_db_view_name(int i)
@@ -275,6 +358,13 @@ static int create_v_runs(ls_db *db, ls_error *err)
                           ", max(CASE WHEN m.name = '%s' THEN m.value END) AS %s",
                           metric_names[i], metric_names[i]);
   n += (size_t)snprintf(sql + n, sizeof sql - n,
+                        ", (SELECT count(*) FROM prompts p WHERE p.run_id = r.run_id) AS prompts"
+                        ", (SELECT lo FROM metric_ci c WHERE c.run_id = r.run_id AND c.name ="
+                        " 'throughput_tps') AS throughput_tps_lo, (SELECT hi FROM metric_ci c"
+                        " WHERE c.run_id = r.run_id AND c.name = 'throughput_tps')"
+                        " AS throughput_tps_hi, (SELECT lo FROM metric_ci c WHERE c.run_id ="
+                        " r.run_id AND c.name = 'tau') AS tau_lo, (SELECT hi FROM metric_ci c"
+                        " WHERE c.run_id = r.run_id AND c.name = 'tau') AS tau_hi"
                         " FROM runs r LEFT JOIN metrics m ON m.run_id = r.run_id"
                         " WHERE r.status = 'ok' GROUP BY r.run_id"
                         " ORDER BY r.part, r.device, r.model, r.dataset, r.system,"
@@ -315,6 +405,7 @@ static int create_throughput(ls_db *db, ls_error *err)
 int ls_db_schema_create(ls_db *db, ls_error *err)
 {
   int rc = ls_db_exec(db, tables_sql, err);
+  if (rc == LS_OK) rc = ls_db_exec(db, stats_tables_sql, err);
   if (rc == LS_OK) rc = drop_views(db, err);
   if (rc == LS_OK) rc = create_v_runs(db, err);
   if (rc == LS_OK) rc = ls_db_exec(db, views_sql, err);

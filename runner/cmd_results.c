@@ -25,34 +25,37 @@ static int open_existing(const char *path, ls_db **db, ls_error *e)
   return ls_db_open_read(db, path, e);
 }
 
-static int parse_tolerance(const char *text, double *tol)
+static int parse_k(const char *text, double *k)
 {
   const char *end = text, *why;
   double v = -1;
-  if (ls_units_decimal(text, &v, &end, &why) != LS_OK || *end || !(v >= 0 && v < 1))
-    return ls_usage_error("check", "--tolerance: bad value '%s' (expected a number in [0, 1))",
-                          text);
-  *tol = v;
+  if (ls_units_decimal(text, &v, &end, &why) != LS_OK || *end || !(v > 0 && v <= 100))
+    return ls_usage_error("check", "--k: bad value '%s' (expected a number in (0, 100])", text);
+  *k = v;
   return 0;
 }
 
 static const char check_help[] =
-    "usage: leversim check --db FILE --baseline FILE [--tolerance X]\n"
-    "       leversim check --db FILE --write-baseline OUT [--tolerance X]\n"
-    "Compares lever's speedup over every system per configuration (view v_speedup) with a\n"
-    "baseline file; prints ratio, baseline, delta. A ratio below baseline*(1-X) or a missing\n"
-    "configuration is a regression. X defaults to the baseline file's tolerance (0.05 when\n"
-    "writing). Exit: 0 ok, 2 regression, 64+ bad input.\n";
+    "usage: leversim check --db FILE --baseline FILE [--k K]\n"
+    "       leversim check --db FILE --write-baseline results/baseline/REPLAY.yaml [--k K]\n"
+    "Compares lever's speedup over every system per configuration (view v_speedup, with its\n"
+    "95 % interval) with a baseline; prints ratio, baseline, delta, tolerance. Two-sided: a\n"
+    "ratio further from the baseline than K x the combined half-width of the two intervals\n"
+    "(plus a 0.1 % floor), higher or lower, or a missing configuration, is a regression.\n"
+    "K defaults to the baseline's (1 when writing). The database must come from the replay\n"
+    "the baseline records (quick or full; spec hash), else exit 65 naming the baseline that\n"
+    "fits. Baselines are written only from a `leversim reproduce [--quick]` database, as\n"
+    "REPLAY.yaml. Exit: 0 ok, 2 regression, 64 usage, 65 wrong replay or bad baseline.\n";
 
 /* --write-baseline: into OUT.tmp, then renamed, so a failed write never leaves half a file. */
-static int write_baseline(ls_db *db, const char *out, double tol, ls_error *e)
+static int write_baseline(ls_db *db, const char *out, double k, ls_error *e)
 {
-  if (!strcmp(out, "-")) return ls_db_write_baseline(db, tol, stdout, e);
+  if (!strcmp(out, "-")) return ls_db_write_baseline(db, k, NULL, stdout, e);
   char tmp[1024];
   snprintf(tmp, sizeof tmp, "%s.tmp", out);
   FILE *f = fopen(tmp, "w");
   if (!f) return ls_error_set(e, LS_EIO, "%s: %s", tmp, strerror(errno));
-  int rc = ls_db_write_baseline(db, tol, f, e);
+  int rc = ls_db_write_baseline(db, k, out, f, e);
   if (fclose(f) != 0 && rc == LS_OK) rc = ls_error_set(e, LS_EIO, "%s: write failed", tmp);
   if (rc == LS_OK && rename(tmp, out) != 0)
     rc = ls_error_set(e, LS_EIO, "%s: %s", out, strerror(errno));
@@ -62,7 +65,7 @@ static int write_baseline(ls_db *db, const char *out, double tol, ls_error *e)
 
 int ls_cmd_check(int argc, char **argv)
 {
-  const char *dbp = NULL, *base = NULL, *wbase = NULL, *tol_s = NULL;
+  const char *dbp = NULL, *base = NULL, *wbase = NULL, *k_s = NULL;
   for (int i = 1; i < argc; i++) {
     int r = 0;
     if (is_help(argv[i])) {
@@ -72,22 +75,22 @@ int ls_cmd_check(int argc, char **argv)
     if ((r = ls_opt_value("check", argc, argv, &i, "--db", &dbp)) ||
         (r = ls_opt_value("check", argc, argv, &i, "--baseline", &base)) ||
         (r = ls_opt_value("check", argc, argv, &i, "--write-baseline", &wbase)) ||
-        (r = ls_opt_value("check", argc, argv, &i, "--tolerance", &tol_s))) {
+        (r = ls_opt_value("check", argc, argv, &i, "--k", &k_s))) {
       if (r < 0) return 64;
       continue;
     }
     return ls_usage_error("check", "unknown argument '%s'", argv[i]);
   }
   if (!base == !wbase) return ls_usage_error("check", "give one of --baseline or --write-baseline");
-  double tol = -1;
-  if (tol_s && parse_tolerance(tol_s, &tol)) return 64;
+  double k = -1;
+  if (k_s && parse_k(k_s, &k)) return 64;
   ls_error e;
   ls_error_clear(&e);
   ls_db *db = NULL;
   if (!dbp) return ls_usage_error("check", "--db FILE is required");
   int rc = open_existing(dbp, &db, &e), regress = 0;
-  if (rc == LS_OK && wbase) rc = write_baseline(db, wbase, tol < 0 ? 0.05 : tol, &e);
-  else if (rc == LS_OK) rc = ls_db_check(db, base, tol, stdout, &regress, &e);
+  if (rc == LS_OK && wbase) rc = write_baseline(db, wbase, k < 0 ? 1 : k, &e);
+  else if (rc == LS_OK) rc = ls_db_check(db, base, k, stdout, &regress, &e);
   ls_db_close(db);
   if (rc != LS_OK) return fail(&e);
   if (wbase && strcmp(wbase, "-")) fprintf(stderr, "leversim check: wrote %s\n", wbase);

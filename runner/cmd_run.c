@@ -1,8 +1,12 @@
-/* runner/cmd_run: 'leversim run' — simulate one configuration, print its metrics. */
+/* runner/cmd_run: 'leversim run' — simulate one configuration, print its metrics with their
+ * 95 % intervals over the prompts (results/stats.c) and the settings it used. --json: stdout
+ * is one JSON document (errors go to stderr). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "results/db.h"
+#include "sim/boot.h"
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
 #include "runner/decode.h"
@@ -12,7 +16,8 @@
 static const char USAGE[] =
     "usage: leversim run --device D --model M --dataset S --system Y [--set key=value]...\n"
     "                    [--prompts N] [--tokens N] [--seed N] [--db FILE] [--steps] [--json]\n"
-    "Simulates one configuration and prints its metrics (throughput, accepted length, ...),\n"
+    "Simulates one configuration and prints its metrics (throughput, accepted length, ...)\n"
+    "with 95 % intervals over the prompts (none below 5 prompts; --json: one JSON document),\n"
     "then every setting the run used: its value and where it came from (default, the paper\n"
     "experiment, or an argument). Unless overridden, the seed and settings are those of\n"
     "runner/experiments/paper.yaml (its top-level seed and settings), so a run reproduces the\n"
@@ -59,26 +64,77 @@ static void print_settings(const ls_run_spec *s, const char *seed_from, const ls
   }
 }
 
+static void json_real(double v)
+{
+  if (isfinite(v)) printf("%.17g", v);
+  else printf("null");
+}
+
+/* Metric name's 95 % interval over the run's prompts (NaN: too few prompts, or none). */
+static void interval(const ls_decode_result *r, const char *name, double *lo, double *hi)
+{
+  *lo = *hi = NAN;
+  for (int i = 0; r->n_prompts > 0 && ls_db_ci_metric_name(i); i++)
+    if (!strcmp(ls_db_ci_metric_name(i), name)) {
+      double est;
+      ls_error e;
+      ls_db_metric_ci(r->prompts, r->n_prompts, r->run_id, i, &est, lo, hi, &e);
+    }
+}
+
+static void print_json(const ls_run_spec *s, const char *seed_from, const ls_decode_result *r)
+{
+  const char *names[][2] = {{"device", s->device}, {"model", s->model},
+                            {"dataset", s->dataset}, {"system", s->system}};
+  for (int i = 0; i < 4; i++) {
+    printf("%s\"%s\":", i ? "," : "{", names[i][0]);
+    json_text(names[i][1]);
+  }
+  printf(",\"run_id\":\"%s\",\"valid\":%s,\"prompts\":%d", r->run_id, r->valid ? "true" : "false",
+         r->n_prompts);
+  if (!r->valid) {
+    printf(",\"message\":");
+    json_text(r->message);
+  }
+  printf(",\"metrics\":{");
+  for (int i = 0; i < r->n_metrics; i++) {
+    double lo, hi;
+    interval(r, r->metrics[i].name, &lo, &hi);
+    printf("%s\"%s\":{\"value\":", i ? "," : "", r->metrics[i].name);
+    json_real(r->metrics[i].value);
+    printf(",\"lo\":");
+    json_real(lo);
+    printf(",\"hi\":");
+    json_real(hi);
+    printf("}");
+  }
+  printf("}");
+  print_settings(s, seed_from, r, 1);
+  printf("}\n");
+}
+
 static void print_metrics(const ls_run_spec *s, const char *seed_from, const ls_decode_result *r, int json)
 {
   if (json) {
-    printf("{\"device\":\"%s\",\"model\":\"%s\",\"dataset\":\"%s\",\"system\":\"%s\",\"valid\":%s",
-           s->device, s->model, s->dataset, s->system, r->valid ? "true" : "false");
-    if (!r->valid)
-      printf(",\"message\":\"%s\"", r->message);
-    printf(",\"metrics\":{");
-    for (int i = 0; i < r->n_metrics; i++)
-      printf("%s\"%s\":%.17g", i ? "," : "", r->metrics[i].name, r->metrics[i].value);
-    printf("}");
-    print_settings(s, seed_from, r, 1);
-    printf("}\n");
+    print_json(s, seed_from, r);
     return;
   }
   printf("%s / %s / %s / %s\n", s->device, s->model, s->dataset, s->system);
   if (!r->valid)
     printf("  not valid here: %s\n", r->message);
-  for (int i = 0; i < r->n_metrics; i++)
-    printf("  %-24s %14.6g %s\n", r->metrics[i].name, r->metrics[i].value, r->metrics[i].unit);
+  else
+    printf("  %-24s %14s %-10s %s\n", "metric", "value", "unit",
+           "95 % interval (bootstrap over prompts)");
+  for (int i = 0; i < r->n_metrics; i++) {
+    double lo, hi;
+    interval(r, r->metrics[i].name, &lo, &hi);
+    printf("  %-24s %14.6g %-10s", r->metrics[i].name, r->metrics[i].value, r->metrics[i].unit);
+    if (isfinite(lo)) printf(" [%.6g, %.6g]", lo, hi);
+    printf("\n");
+  }
+  if (r->valid && r->n_prompts < LS_BOOT_MIN_UNITS)
+    printf("  (%d prompt%s: no intervals below %d prompts; --prompts N sets the sample)\n",
+           r->n_prompts, r->n_prompts == 1 ? "" : "s", LS_BOOT_MIN_UNITS);
   print_settings(s, seed_from, r, 0);
 }
 
@@ -163,6 +219,7 @@ int ls_cmd_run(int argc, char **argv)
   if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), &err);
   if (!e && db_path) e = ls_db_open(&db, db_path, &err);
   if (!e) e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), steps, &res, &st, &err);
+  if (!e && db) e = ls_db_stats_refresh(db, &err); /* ratios against runs already there */
   if (!e)
     print_metrics(ls_experiment_run(x, 0), seed >= 0 ? "--seed" : from, &res, json);
   else

@@ -19,7 +19,9 @@
  *     It is measured in compute time, not token counts, because the NPU's cost per extra
  *     token is far below one token's (batch curve): this is the quantity the paper's "about
  *     20 %" can refer to (with token counts a 64-node tree would "waste" over 90 %).
- *   Per-token latency: each of the tau tokens of a cycle is charged cycle time / tau. */
+ *   Per-token latency: each of the tau tokens of a cycle is charged cycle time / tau.
+ * Prompt end: the run's totals minus those at the previous prompt's end are that prompt's
+ * sums (ls_db_prompt), the samples of every confidence interval (results/stats.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "runner/decode_int.h"
@@ -129,6 +131,46 @@ void ls_cyc_cycle_end(ls_run_state *r)
   prompt_end(r);
 }
 
+/* The run's totals so far, in the units of ls_db_prompt. */
+static ls_db_prompt run_totals(const ls_run_state *r)
+{
+  double cores = ls_cpu_total_cores(ls_device_cpu(r->dev));
+  return (ls_db_prompt){r->prompt, (double)r->tokens, (double)r->cycles, r->tau.sum,
+                        r->decode_ns * 1e-9, r->ttft.sum, r->cycle_draft.sum,
+                        r->draft_work_s.sum, r->cycle_verify.sum, r->cycle_lmhead.sum,
+                        r->tree_size.sum, r->verify_tokens.sum, r->io_wait_ns * 1e-9,
+                        r->compute_total * 1e-9, (r->compute_total - r->useful_compute) * 1e-9,
+                        r->token_layers_total, r->token_layers_total - r->useful_token_layers,
+                        r->npu_busy * 1e-9, r->cpu_busy * 1e-9 / cores, r->flash_busy * 1e-9,
+                        r->decode_energy};
+}
+
+/* This prompt's sums = the totals now - the totals at the previous prompt's end. */
+static void record_prompt(ls_run_state *r)
+{
+  ls_decode_result *res = r->res;
+  if (res->n_prompts == res->cap_prompts) {
+    int cap = res->cap_prompts ? 2 * res->cap_prompts : 16;
+    ls_db_prompt *p = realloc(res->prompts, (size_t)cap * sizeof *p);
+    if (!p) {
+      ls_cyc_fail(r, LS_ENOMEM);
+      return;
+    }
+    res->prompts = p;
+    res->cap_prompts = cap;
+  }
+  ls_db_prompt t = run_totals(r), *b = &r->totals_prev;
+  res->prompts[res->n_prompts++] = (ls_db_prompt){
+      r->prompt, t.tokens - b->tokens, t.cycles - b->cycles, t.tau_sum - b->tau_sum,
+      t.decode_s - b->decode_s, t.ttft_s - b->ttft_s, t.draft_s - b->draft_s,
+      t.draft_work_s - b->draft_work_s, t.verify_s - b->verify_s, t.lmhead_s - b->lmhead_s,
+      t.tree_nodes - b->tree_nodes, t.verify_tok - b->verify_tok, t.io_wait_s - b->io_wait_s,
+      t.compute_s - b->compute_s, t.waste_s - b->waste_s, t.token_layers - b->token_layers,
+      t.waste_layers - b->waste_layers, t.npu_busy_s - b->npu_busy_s,
+      t.cpu_busy_s - b->cpu_busy_s, t.flash_busy_s - b->flash_busy_s, t.energy_j - b->energy_j};
+  *b = t;
+}
+
 static void prompt_end(ls_run_state *r)
 {
   int64_t now = ls_engine_now(r->eng);
@@ -141,6 +183,7 @@ static void prompt_end(ls_run_state *r)
   ls_energy en;
   ls_devsim_energy(r->ds, r->dev, now, &en);
   r->decode_energy += en.total_j - r->energy0;
+  record_prompt(r);
   if (++r->prompt < ls_cyc_text_prompts(r))
     ls_cyc_prompt_start(r);
 }

@@ -511,6 +511,9 @@ void ls_decode_result_free(ls_decode_result *r)
   free(r->steps);
   r->steps = NULL;
   r->n_steps = r->cap_steps = 0;
+  free(r->prompts);
+  r->prompts = NULL;
+  r->n_prompts = r->cap_prompts = 0;
   free(r->settings);
   r->settings = NULL;
   r->n_settings = 0;

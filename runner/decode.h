@@ -22,6 +22,9 @@ typedef struct ls_decode_result {
   int n_metrics;
   ls_db_step *steps;          /* owned; per-cycle series (NULL unless requested) */
   int n_steps, cap_steps;
+  ls_db_prompt *prompts;      /* owned; per-prompt sums (the intervals' samples) */
+  int n_prompts, cap_prompts;
+  char run_id[LS_DB_RUN_ID_LEN + 1]; /* set by ls_driver_run_one */
   char config_json[4096];     /* resolved configuration */
   ls_kv_decl *settings;       /* owned; every setting the run read, given or default */
   int n_settings;

@@ -88,6 +88,7 @@ typedef struct ls_run_state {
   double npu_busy0, cpu_busy0, flash_busy0, energy0, decode_energy, npu_busy, cpu_busy, flash_busy;
   long tokens, cycles;
   long prune_calls, accepted_pruned; /* audit counters: pruning passes; accepted nodes it had removed (must stay 0) */
+  ls_db_prompt totals_prev; /* the run's totals at the end of the previous prompt */
   ls_decode_result *res;
   int keep_steps;
   int dry;                      /* set-up only (ls_decode_check) */

@@ -86,6 +86,7 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
   int rc = ls_decode_run(cache, spec, keep_steps, res, &run_err);
   if (rc == LS_EINTR) /* stopped half-way: nothing to record, the run is redone on --resume */
     return ls_error_set(err, LS_EINTR, "interrupted");
+  snprintf(res->run_id, sizeof res->run_id, "%s", id);
   const char *status = rc ? "failed" : res->valid ? "ok" : "invalid";
   char msg[LS_ERR_MSG + LS_ERR_FILE + 64];
   if (rc)
@@ -108,7 +109,7 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
   }
   ls_db_run row = {id, spec->part, spec->device, spec->model, spec->dataset, spec->system,
                    spec->axes_json, json, LS_GIT_SHA, LS_VERSION, status, msg, spec->seed,
-                   now_s() - t0, set, res->n_settings};
+                   now_s() - t0, set, res->n_settings, res->prompts, rc ? 0 : res->n_prompts};
   int wrc = ls_db_write_run(db, &row, rc ? NULL : res->metrics, rc ? 0 : res->n_metrics,
                             res->steps, rc ? 0 : res->n_steps, err);
   free(set);
@@ -124,11 +125,9 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
 
 static int already_done(ls_db *db, ls_run_spec *spec, int *done, ls_error *err)
 {
-  char json[8192], id[LS_DB_RUN_ID_LEN + 1];
-  if (spec_json(spec, json, sizeof json))
-    return ls_error_set(err, LS_EINVALID, "settings too long for one run record");
-  ls_db_hash_run(spec->part, json, spec->seed, id);
-  return ls_db_run_done(db, id, done, err);
+  char id[LS_DB_RUN_ID_LEN + 1];
+  int rc = ls_driver_spec_id(spec, id, err);
+  return rc ? rc : ls_db_run_done(db, id, done, err);
 }
 
 /* A worker: runs positions k, k+jobs, ...; reports each finished run as one byte on fd
@@ -399,5 +398,20 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
     snprintf(err->msg + n, sizeof err->msg - n, "; %d of %d runs done, finished runs are saved; "
              "resume with: %s", done, sum->total, hint);
   }
+  if (rc != LS_OK)
+    return rc;
+  /* the paired intervals span runs of different workers: computed once all are written */
+  rc = ls_db_open(&db, o->db_path, err);
+  if (rc == LS_OK) rc = ls_db_stats_refresh(db, err);
+  ls_db_close(db);
   return rc;
+}
+
+int ls_driver_spec_id(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err)
+{
+  char json[8192];
+  if (spec_json(spec, json, sizeof json))
+    return ls_error_set(err, LS_EINVALID, "settings too long for one run record");
+  ls_db_hash_run(spec->part, json, spec->seed, id);
+  return LS_OK;
 }

@@ -30,7 +30,12 @@ typedef struct ls_driver_summary {
   double wall_s;
 } ls_driver_summary;
 
+/* Runs every spec of x into o->db_path, then recomputes the database's paired intervals
+ * (ls_db_stats_refresh). */
 int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err);
+
+/* The run id of spec (the database key; 32 hex digits). */
+int ls_driver_spec_id(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err);
 
 /* Runs one spec and writes it to db (NULL: not written; shared by the driver and `leversim
  * run`). *status_out: 0 ok, 1 not valid here, 2 the run failed (and was recorded),

@@ -1,7 +1,10 @@
 /* workloads/oracle: the synthetic token oracle (docs/ARCHITECTURE.md, "The token oracle").
  *
  * Text and keys. For prompt p the true text has canonical node keys
- *   K(t) = key2(B_p, t),  B_p = LS_KEY(seed, TEXT, p),   t = text position,
+ *   K(t) = key2(B_p, t),  B_p = LS_KEY(s, TEXT, p),   t = text position,
+ * s = key_str(key_str(seed, dataset id), target id): each dataset and target has its own
+ * texts, the same for every system and draft model (common random numbers within a
+ * configuration, independent samples across configurations).
  * where t = 0 is the prompt's last token and t = 1.. are generated tokens. A cycle rooted at
  * position pos has root key K(pos); a node at depth d of its tree stands for position pos+d.
  * The child of rank r of node (k, d) is K(pos+d+1) when k = K(pos+d) and r is the true rank
@@ -347,7 +350,10 @@ static int create(ls_oracle **out, const ls_dataset *ds, const ls_model *target,
   if (!rc && !o)
     rc = ls_error_set(err, LS_ENOMEM, "oracle: out of memory");
   if (!rc) {
-    o->seed = seed;
+    /* one text per (seed, dataset, target): every system and draft of a configuration faces
+     * it, while other datasets and targets get texts of their own (independent samples, so a
+     * mean over configurations does not repeat one prompt's luck 48 times) */
+    o->seed = ls_key_str(ls_key_str(seed, ls_dataset_id(ds)), ls_model_id(target));
     o->kind = ds->kind;
     o->exit_w = ds->conf_weight;
     rc = pick_process(o, ds, target, draft, kv ? kv : own, err);

@@ -301,9 +301,9 @@ static void test_run_reproduces_paper_cell(void)
   CU_ASSERT_FATAL(tps[0] != '\0');
   snprintf(args, sizeof args, "run --device %s --model %s --dataset %s --system %s --json", dev, model, ds, sys);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, 1 << 20), 0);
-  const char *got = strstr(out, "\"throughput_tps\":");
+  const char *got = strstr(out, "\"throughput_tps\":{\"value\":"); /* with lo, hi beside it */
   CU_ASSERT_PTR_NOT_NULL_FATAL(got);
-  CU_ASSERT(strtod(got + strlen("\"throughput_tps\":"), NULL) == strtod(tps, NULL)); /* bit-identical */
+  CU_ASSERT(strtod(got + strlen("\"throughput_tps\":{\"value\":"), NULL) == strtod(tps, NULL)); /* bit-identical */
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"seed\":20260523,"));
   setenv("LEVERSIM_DATA", saved, 1);
   free(out);

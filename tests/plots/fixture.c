@@ -39,7 +39,7 @@ static int add_run(ls_db *db, const char *part, const char *dev, const char *mod
   snprintf(cfg, sizeof cfg, "{\"device\":\"%s\",\"model\":\"%s\",\"dataset\":\"%s\",\"system\":"
                             "\"%s\",\"axes\":%s}", dev, model, dataset, system, axes);
   ls_db_hash_run(part, cfg, 7, id);
-  ls_db_run r = {id, part, dev, model, dataset, system, axes, cfg, NULL, "test", "ok", NULL, 7, 0.1, NULL, 0};
+  ls_db_run r = {id, part, dev, model, dataset, system, axes, cfg, NULL, "test", "ok", NULL, 7, 0.1, NULL, 0, NULL, 0};
   ls_db_metric m[] = {
       {"throughput_tps", tps, "tok/s"},        {"tau", tau, NULL},
       {"io_share", extra, NULL},               {"wasted_verify", 0.3 - 0.1 * (tau > 3), NULL},

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "fixture.h"
+#include "sim/rng.h"
 
 static char tmpdir[256];
 static char made[64][512];
@@ -52,13 +53,31 @@ int fx_add(ls_db *db, const char *part, const char *device, const char *model,
   snprintf(cfg, sizeof cfg, "{\"device\":\"%s\",\"model\":\"%s\",\"dataset\":\"%s\","
                             "\"system\":\"%s\",\"axes\":%s}", device, model, dataset, system, axes);
   ls_db_hash_run(part, cfg, seed, id);
+  ls_db_prompt pr[FX_PROMPTS];
+  fx_prompts(system, tps, tau, pr);
   ls_db_run r = {id, part, device, model, dataset, system, axes, cfg, "abc123", "0.1.0", "ok",
-                 NULL, seed, 0.5, NULL, 0};
+                 NULL, seed, 0.5, NULL, 0, pr, FX_PROMPTS};
   ls_db_metric m[] = {{"throughput_tps", tps, "tok/s"}, {"tau", tau, NULL},
                       {"io_share", 0.9 - 0.01 * tau, NULL}, {"energy_per_token_j", 1.0 / tps, "J"},
                       {"verify_s_mean", 0.1 * tau, "s"}, {"decode_s", 100 / tps, "s"}};
   ls_db_step st[] = {{0, 8, 8, 2, 0.01, 0.2, 0.001}, {1, 8, 6, 3, 0.01, 0.2, 0.001}};
   return ls_db_write_run(db, &r, m, 6, st, 2, NULL);
+}
+
+void fx_prompts(const char *system, double tps, double tau, ls_db_prompt *p)
+{
+  double sum = 0;
+  for (int j = 0; j < FX_PROMPTS; j++) {
+    memset(&p[j], 0, sizeof p[j]);
+    p[j].prompt = j;
+    p[j].tokens = 64;
+    p[j].cycles = 64 / tau;
+    p[j].tau_sum = 64;
+    double noise = ls_uniform(ls_key_str((uint64_t)j + 1, system)) - 0.5;
+    p[j].decode_s = (0.6 + 0.1 * j) * (1 + 0.04 * noise); /* shared difficulty, own jitter */
+    sum += p[j].decode_s;
+  }
+  for (int j = 0; j < FX_PROMPTS; j++) p[j].decode_s *= 64 * FX_PROMPTS / tps / sum;
 }
 
 double fx_main_ratio(const char *system, int k)
@@ -81,7 +100,7 @@ int fx_fill_main(ls_db *db)
       rc = fx_add(db, "main", dev, mod, "s0", sys[s], "{}", 7, lever / fx_main_ratio(sys[s], k),
                   2 + s);
   }
-  return rc;
+  return rc == LS_OK ? ls_db_stats_refresh(db, NULL) : rc;
 }
 
 double fx_query(ls_db *db, const char *sql)

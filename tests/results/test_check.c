@@ -1,4 +1,5 @@
-/* tests/results: the regression check (pass, regression, missing, bad baselines) and the
+/* tests/results: the regression check (two-sided, interval tolerance, replay identity, bad
+ * baselines) and the
  * check/export/merge commands through the leversim binary. */
 #include <math.h>
 #include <stdlib.h>
@@ -14,15 +15,29 @@ static void write_file(const char *path, const char *text)
   fclose(f);
 }
 
-/* A main-matrix db and a baseline written from it. */
+#define HASH_QUICK "00000000000000aa"
+#define HASH_FULL "00000000000000bb"
+
+/* Records the replay a database holds, as `leversim reproduce` does. */
+static void set_replay(ls_db *db, const char *replay, const char *hash, const char *prompts)
+{
+  ls_db_set_meta(db, "experiment", "paper", NULL);
+  ls_db_set_meta(db, "replay", replay, NULL);
+  ls_db_set_meta(db, "spec_hash", hash, NULL);
+  ls_db_set_meta(db, "prompts", prompts, NULL);
+  ls_db_set_meta(db, "max_tokens", "64", NULL);
+}
+
+/* A main-matrix db of the quick replay and its baseline quick.yaml. */
 static ls_db *setup(char *dbp, char *base)
 {
   ls_db *db = NULL;
   ls_error e;
   if (ls_db_open(&db, fx_path(dbp, "check.db"), &e) != LS_OK || fx_fill_main(db) != LS_OK)
     return NULL;
-  FILE *f = fopen(fx_path(base, "baseline.yaml"), "w");
-  int rc = ls_db_write_baseline(db, 0.05, f, &e);
+  set_replay(db, "quick", HASH_QUICK, "8");
+  FILE *f = fopen(fx_path(base, "quick.yaml"), "w");
+  int rc = ls_db_write_baseline(db, 1, base, f, &e);
   fclose(f);
   if (rc != LS_OK) {
     ls_db_close(db);
@@ -31,12 +46,19 @@ static ls_db *setup(char *dbp, char *base)
   return db;
 }
 
-static int run_check(ls_db *db, const char *base, double tol, int *reg, ls_error *e)
+static int run_check(ls_db *db, const char *base, double k, int *reg, ls_error *e)
 {
   FILE *f = fopen("/dev/null", "w");
-  int rc = ls_db_check(db, base, tol, f, reg, e);
+  int rc = ls_db_check(db, base, k, f, reg, e);
   fclose(f);
   return rc;
+}
+
+/* Lever's throughput on configuration (d1, m1) scaled by f, intervals recomputed. */
+static void scale_lever(ls_db *db, double f)
+{
+  CU_ASSERT_EQUAL(fx_add(db, "main", "d1", "m1", "s0", "lever", "{}", 7, 13 * f, 2), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_refresh(db, NULL), LS_OK);
 }
 
 static void test_check_pass_and_regress(void)
@@ -48,31 +70,99 @@ static void test_check_pass_and_regress(void)
   int reg = -1;
   CU_ASSERT_EQUAL(run_check(db, base, -1, &reg, &e), LS_OK);
   CU_ASSERT_EQUAL(reg, 0);
-  /* lever on configuration (d1, m1) 4% slower: within 5%, outside 3%. */
-  CU_ASSERT_EQUAL(fx_add(db, "main", "d1", "m1", "s0", "lever", "{}", 7, 13 * 0.96, 2), LS_OK);
+  /* The half-width of Lever's speedup over ar-flash on (d1, m1), relative. */
+  double hw = fx_query(db, "SELECT (lever_speedup_hi - lever_speedup_lo) / 2 / lever_speedup"
+                           " FROM v_speedup WHERE device = 'd1' AND model = 'm1'"
+                           " AND system = 'ar-flash'");
+  CU_ASSERT_FATAL(hw > 1e-4 && hw < 0.05);
+  /* Within a fifth of the interval: passes. */
+  scale_lever(db, 1 + 0.2 * hw);
   CU_ASSERT_EQUAL(run_check(db, base, -1, &reg, &e), LS_OK);
   CU_ASSERT_EQUAL(reg, 0);
-  CU_ASSERT_EQUAL(run_check(db, base, 0.03, &reg, &e), LS_OK);
-  CU_ASSERT_EQUAL(reg, 2);  /* lever vs ar-flash and vs specinfer of that configuration */
-  /* The report lists ratio, baseline, delta and status. */
+  /* Raised by three half-widths (beyond sqrt(2) x combined): both ratios of (d1, m1) flagged. */
+  scale_lever(db, 1 + 3 * hw);
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  CU_ASSERT_EQUAL(ls_db_check(db, base, 0.03, f, &reg, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_check(db, base, -1, f, &reg, &e), LS_OK);
   fclose(f);
-  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "REGRESSION"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "-4.00%"));
+  CU_ASSERT_EQUAL(reg, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "REGRESSION (higher)"));
   CU_ASSERT_PTR_NOT_NULL(strstr(buf, "2 regressions"));
   free(buf);
-  /* Faster is not a regression. */
-  CU_ASSERT_EQUAL(fx_add(db, "main", "d1", "m1", "s0", "lever", "{}", 7, 13 * 1.5, 2), LS_OK);
-  CU_ASSERT_EQUAL(run_check(db, base, 0.03, &reg, &e), LS_OK);
+  /* Lowered as much: flagged too. */
+  scale_lever(db, 1 - 3 * hw);
+  buf = NULL;
+  f = open_memstream(&buf, &len);
+  CU_ASSERT_EQUAL(ls_db_check(db, base, -1, f, &reg, &e), LS_OK);
+  fclose(f);
+  CU_ASSERT_EQUAL(reg, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "REGRESSION (lower)"));
+  free(buf);
+  /* A larger k accepts it. */
+  CU_ASSERT_EQUAL(run_check(db, base, 10, &reg, &e), LS_OK);
   CU_ASSERT_EQUAL(reg, 0);
   /* A configuration that vanished is a regression (MISSING). */
+  scale_lever(db, 1);
   CU_ASSERT_EQUAL(sqlite3_exec(db->h, "DELETE FROM runs WHERE device = 'd0' AND model = 'm0' AND "
                                       "system = 'ar-flash'", NULL, NULL, NULL), SQLITE_OK);
   CU_ASSERT_EQUAL(run_check(db, base, -1, &reg, &e), LS_OK);
   CU_ASSERT_EQUAL(reg, 1);
+  ls_db_close(db);
+}
+
+/* Where a side has no interval, the baseline's no_interval tolerance applies. */
+static void test_no_interval(void)
+{
+  char dbp[512], base[512];
+  ls_db *db = setup(dbp, base);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  char p[512];
+  write_file(fx_path(p, "nointerval.yaml"),
+             "experiment: paper\nreplay: quick\nspec_hash: \"" HASH_QUICK "\"\nprompts: 8\n"
+             "max_tokens: 64\nk: 1\nfloor: 0\nno_interval: 0.02\nentries:\n"
+             "  - {device: d0, model: m0, dataset: s0, system: ar-flash, ratio: 2.03}\n"
+             "  - {device: d0, model: m0, dataset: s0, system: specinfer, ratio: 1.23}\n");
+  ls_error e;
+  int reg = -1;
+  /* 2 vs 2.03: 1.5 % < 2 %; 1.2 vs 1.23: 2.4 % > 2 % */
+  CU_ASSERT_EQUAL(run_check(db, p, -1, &reg, &e), LS_OK);
+  CU_ASSERT_EQUAL(reg, 1);
+  ls_db_close(db);
+}
+
+/* A database of another replay is refused, naming the baseline that fits it. */
+static void test_replay_refused(void)
+{
+  char dbp[512], base[512], full[512];
+  ls_db *db = setup(dbp, base);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  set_replay(db, "full", HASH_FULL, "20");
+  FILE *f = fopen(fx_path(full, "full.yaml"), "w");
+  ls_error e;
+  CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, full, f, &e), LS_OK);
+  fclose(f);
+  int reg = -1;
+  CU_ASSERT_EQUAL(run_check(db, base, -1, &reg, &e), LS_EINVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "full.yaml"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "quick replay"));
+  CU_ASSERT_EQUAL(ls_status_exit(e.code), 65);
+  CU_ASSERT_EQUAL(run_check(db, full, -1, &reg, &e), LS_OK); /* its own baseline passes */
+  CU_ASSERT_EQUAL(reg, 0);
+  /* No replay recorded (a sweep's database): refused for checks and for writing. */
+  CU_ASSERT_EQUAL(sqlite3_exec(db->h, "DELETE FROM meta WHERE key = 'spec_hash'", NULL, NULL,
+                               NULL), SQLITE_OK);
+  CU_ASSERT_EQUAL(run_check(db, full, -1, &reg, &e), LS_EINVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "records no replay"));
+  f = fopen("/dev/null", "w");
+  CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, full, f, &e), LS_EINVALID);
+  set_replay(db, "custom", HASH_FULL, "20"); /* reproduce --prompts/--tokens: a trial */
+  CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, full, f, &e), LS_EINVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "custom"));
+  set_replay(db, "full", HASH_FULL, "20");
+  CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, base, f, &e), LS_EUSAGE); /* full into quick.yaml */
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "full.yaml"));
+  fclose(f);
   ls_db_close(db);
 }
 
@@ -81,7 +171,7 @@ static void test_baseline_format(void)
   char dbp[512], base[512];
   ls_db *db = setup(dbp, base);
   CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-  /* 4 configurations x 2 non-lever systems, exact ratios. */
+  /* 4 configurations x 2 non-lever systems, exact ratios with intervals around them. */
   FILE *f = fopen(base, "r");
   char text[8192];
   size_t n = fread(text, 1, sizeof text - 1, f);
@@ -90,8 +180,17 @@ static void test_baseline_format(void)
   int entries = 0;
   for (char *c = text; (c = strstr(c, "- {")); c++) entries++;
   CU_ASSERT_EQUAL(entries, 8);
-  CU_ASSERT_PTR_NOT_NULL(strstr(text, "tolerance: 0.05"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(text, "system: \"ar-flash\", ratio: 3.5}"));  /* k = 3: 2 + 1.5 */
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "replay: quick\nspec_hash: \"" HASH_QUICK "\"\nprompts: 8\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "k: 1\n"));
+  const char *row = strstr(text, "system: \"ar-flash\", ratio: 3.5");  /* k = 3: 2 + 1.5 */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+  double lo = NAN, hi = NAN;
+  const char *l = strstr(row, "lo: "), *h = strstr(row, "hi: ");
+  if (l && h) {
+    lo = strtod(l + 4, NULL);
+    hi = strtod(h + 4, NULL);
+  }
+  CU_ASSERT(lo < 3.5 && 3.5 < hi && hi - lo < 0.35);
   ls_db_close(db);
 }
 
@@ -109,22 +208,29 @@ static void expect_bad(ls_db *db, const char *name, const char *text, int code, 
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, needle));
 }
 
+#define HEAD "experiment: paper\nreplay: quick\nspec_hash: \"" HASH_QUICK "\"\nprompts: 8\n" \
+             "max_tokens: 64\nk: 1\nfloor: 0.001\nno_interval: 0.02\n"  /* 8 lines */
+
 static void test_bad_baselines(void)
 {
   char dbp[512], base[512];
   ls_db *db = setup(dbp, base);
   CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-  expect_bad(db, "b1.yaml", "tolerance: 0.05\nentries:\n  - {device: d0, model: m0, dataset: s0,"
-             " system: ar-flash, ratio: 2, tolerence: 0.1}\n", LS_ESCHEMA, 3, "tolerence");
-  expect_bad(db, "b2.yaml", "tolerance: 0.05\nentries:\n  - {device: d0, model: m0, dataset: s0,"
-             " system: ar-flash, ratio: -2}\n", LS_ERANGE, 3, "ratio");
-  expect_bad(db, "b3.yaml", "tolerance: 1.5\nentries: []\n", LS_ERANGE, 1, "tolerance");
-  expect_bad(db, "b4.yaml", "tolerance: 0.05\nentries:\n  - {device: d0, model: m0, dataset: s0,"
+  expect_bad(db, "b1.yaml", HEAD "entries:\n  - {device: d0, model: m0, dataset: s0,"
+             " system: ar-flash, ratio: 2, tolerence: 0.1}\n", LS_ESCHEMA, 10, "tolerence");
+  expect_bad(db, "b2.yaml", HEAD "entries:\n  - {device: d0, model: m0, dataset: s0,"
+             " system: ar-flash, ratio: -2}\n", LS_ERANGE, 10, "ratio");
+  expect_bad(db, "b3.yaml", "experiment: paper\nreplay: quick\nspec_hash: \"x\"\nprompts: 8\n"
+             "max_tokens: 64\nk: 0\nfloor: 0\nno_interval: 0\nentries: []\n", LS_ERANGE, 6, "k");
+  expect_bad(db, "b4.yaml", HEAD "entries:\n  - {device: d0, model: m0, dataset: s0,"
              " system: x, ratio: 2}\n  - {device: d0, model: m0, dataset: s0, system: x,"
-             " ratio: 3}\n", LS_ESCHEMA, 4, "duplicate entry");
-  expect_bad(db, "b5.yaml", "tolerance: 0.05\n", LS_ESCHEMA, 1, "entries");
-  expect_bad(db, "b6.yaml", "tolerance: 0.05\nentries:\n  - {device: d0, model: m0, dataset: s0,"
-             " system: x, ratio: fast}\n", LS_ESCHEMA, 3, "fast");
+             " ratio: 3}\n", LS_ESCHEMA, 11, "duplicate entry");
+  expect_bad(db, "b5.yaml", HEAD, LS_ESCHEMA, 1, "entries");
+  expect_bad(db, "b6.yaml", HEAD "entries:\n  - {device: d0, model: m0, dataset: s0,"
+             " system: x, ratio: fast}\n", LS_ESCHEMA, 10, "fast");
+  expect_bad(db, "b7.yaml", HEAD "entries:\n  - {device: d0, model: m0, dataset: s0,"
+             " system: x, ratio: 2, lo: 1.9}\n", LS_ESCHEMA, 10, "lo and hi");
+  expect_bad(db, "b8.yaml", "tolerance: 0.05\nentries: []\n", LS_ESCHEMA, 1, "experiment");
   ls_error e;
   int reg;
   CU_ASSERT_NOT_EQUAL(run_check(db, "/nonexistent/baseline.yaml", -1, &reg, &e), LS_OK);
@@ -142,28 +248,36 @@ static void test_cli_check(void)
   snprintf(args, sizeof args, "check --db '%s' --baseline '%s'", dbp, base);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "0 regressions"));
-  /* --write-baseline round-trips through the command too. */
-  snprintf(args, sizeof args, "check --db '%s' --write-baseline '%s' --tolerance 0.02", dbp,
+  /* --write-baseline round-trips through the command too, into <replay>.yaml only. */
+  snprintf(args, sizeof args, "check --db '%s' --write-baseline '%s' --k 2", dbp,
            fx_path(wb, "written.yaml"));
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+  snprintf(args, sizeof args, "check --db '%s' --write-baseline '%s' --k 2", dbp,
+           fx_path(wb, "quick.yaml"));
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   snprintf(args, sizeof args, "check --db '%s' --baseline '%s'", dbp, wb);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "tolerance 2%"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "2 x combined"));
   CU_ASSERT_EQUAL(fx_add(db, "main", "d0", "m1", "s0", "lever", "{}", 7, 5, 2), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_refresh(db, NULL), LS_OK);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 2);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "REGRESSION"));
+  /* Another replay: 65, naming the baseline that fits. */
+  set_replay(db, "full", HASH_FULL, "20");
   ls_db_close(db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "full replay"));
   /* Bad input: 64+. */
   char bad[512];
-  write_file(fx_path(bad, "bad.yaml"), "tolerance: 0.05\nentries: {a: 1}\n");
+  write_file(fx_path(bad, "bad.yaml"), HEAD "entries: {a: 1}\n");
   snprintf(args, sizeof args, "check --db '%s' --baseline '%s'", dbp, bad);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 65);
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "bad.yaml:2:"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "bad.yaml:9:"));
   snprintf(args, sizeof args, "check --db /nonexistent.db --baseline '%s'", base);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 66);
   snprintf(args, sizeof args, "check --db '%s'", dbp);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
-  snprintf(args, sizeof args, "check --db '%s' --baseline '%s' --tolerance 2", dbp, base);
+  snprintf(args, sizeof args, "check --db '%s' --baseline '%s' --k 0", dbp, base);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
 }
 
@@ -223,7 +337,9 @@ static void test_cli_merge(void)
 }
 
 CU_TestInfo fx_check_tests[] = {
-    {"pass, regression, improvement, missing", test_check_pass_and_regress},
+    {"two-sided: within, above, below the interval; missing", test_check_pass_and_regress},
+    {"no interval: the baseline's relative tolerance", test_no_interval},
+    {"another replay is refused, naming the baseline that fits", test_replay_refused},
     {"written baseline format", test_baseline_format},
     {"malformed baselines name file:line", test_bad_baselines},
     CU_TEST_INFO_NULL};

@@ -172,7 +172,7 @@ static void test_round_trip(void)
   CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "rt.db"), &e), LS_OK);
   ls_db_run r = {"run1", "main", "oneplus-12", "qwen3-8b", "gsm8k", "lever",
                  "{\"draft.budget\":\"16\"}", "{\"a\":[1,2]}", "deadbeef", "0.1.0", "ok", NULL,
-                 UINT64_C(0xfedcba9876543210), 1.25, NULL, 0};
+                 UINT64_C(0xfedcba9876543210), 1.25, NULL, 0, NULL, 0};
   ls_db_metric m[] = {{"throughput_tps", 1.0 / 3.0, "tok/s"}, {"tau", 3.25, NULL},
                       {"custom_metric", -0.0, "x"}, {"ttft_s", NAN, "s"}};
   ls_db_step st[] = {{0, 16, 12, 3, 0.02, 0.5, 0.004}};
@@ -205,13 +205,13 @@ static void test_resume_lookup(void)
   CU_ASSERT_EQUAL(ls_db_run_done(db, "x", &done, &e), LS_OK);
   CU_ASSERT_EQUAL(done, 0);
   ls_db_run r = {"x", "main", "d", "m", "s", "ar-mem", "{}", "{}", NULL, NULL, "invalid",
-                 "ar-mem: target does not fit the DRAM budget", 1, 0, NULL, 0};
+                 "ar-mem: target does not fit the DRAM budget", 1, 0, NULL, 0, NULL, 0};
   CU_ASSERT_EQUAL(ls_db_write_run(db, &r, NULL, 0, NULL, 0, &e), LS_OK);
   CU_ASSERT_EQUAL(ls_db_run_done(db, "x", &done, &e), LS_OK);
   CU_ASSERT_EQUAL(done, 1);  /* invalid runs are finished too: resume must not redo them */
   CU_ASSERT_EQUAL(ls_db_run_done(db, "y", &done, &e), LS_OK);
   CU_ASSERT_EQUAL(done, 0);
-  ls_db_run f = {"z", "main", "d", "m", "s", "lever", "{}", "{}", NULL, NULL, "failed", "boom", 1, 0, NULL, 0};
+  ls_db_run f = {"z", "main", "d", "m", "s", "lever", "{}", "{}", NULL, NULL, "failed", "boom", 1, 0, NULL, 0, NULL, 0};
   CU_ASSERT_EQUAL(ls_db_write_run(db, &f, NULL, 0, NULL, 0, &e), LS_OK);
   CU_ASSERT_EQUAL(ls_db_run_done(db, "z", &done, &e), LS_OK);
   CU_ASSERT_EQUAL(done, 0); /* failed runs are retried by --resume */
@@ -232,7 +232,7 @@ static void test_atomicity(void)
   ls_db *db = NULL;
   ls_error e;
   CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "atomic.db"), &e), LS_OK);
-  ls_db_run r = {"a", "main", "d", "m", "s", "lever", "{}", "{}", NULL, NULL, "ok", NULL, 1, 0, NULL, 0};
+  ls_db_run r = {"a", "main", "d", "m", "s", "lever", "{}", "{}", NULL, NULL, "ok", NULL, 1, 0, NULL, 0, NULL, 0};
   ls_db_metric good[] = {{"throughput_tps", 5, NULL}, {"tau", 2, NULL}};
   ls_db_metric dup[] = {{"throughput_tps", 9, NULL}, {"tau", 3, NULL}, {"tau", 4, NULL}};
   ls_db_step steps[] = {{0, 1, 1, 1, 0, 0, 0}, {0, 2, 2, 2, 0, 0, 0}};  /* duplicate cycle */

@@ -26,7 +26,7 @@ static ls_db *export_db(char *p)
   ls_error e;
   if (ls_db_open(&db, fx_path(p, "export.db"), &e) != LS_OK) return NULL;
   ls_db_run r = {"r1", "main", "dev,ice", "mo\"del", "data\nset", "lever", "{}", "{}", NULL,
-                 NULL, "ok", NULL, 3, 0, NULL, 0};
+                 NULL, "ok", NULL, 3, 0, NULL, 0, NULL, 0};
   ls_db_metric m[] = {{"throughput_tps", 0.1 + 0.2, NULL}, {"tau", 1.0 / 3.0, NULL},
                       {"ttft_s", 1e-300, NULL}, {"cycles", 12, NULL}, {"decode_s", 2.93, NULL}};
   if (ls_db_write_run(db, &r, m, 5, NULL, 0, &e) != LS_OK) {
@@ -52,14 +52,16 @@ static void test_csv_exact(void)
                      "0.30000000000000004,0.3333333333333333,1e-300,";
   CU_ASSERT_EQUAL(strncmp(row, want, strlen(want)), 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(row, ",2.93,"));  /* shortest form, not 2.9300000000000002 */
+  /* after the metrics: prompts (0: none written) and the empty intervals */
+  CU_ASSERT_PTR_NOT_NULL(strstr(row, ",0,,,,\n"));
   CU_ASSERT(strtod("0.3333333333333333", NULL) == 1.0 / 3.0);
   CU_ASSERT(strtod("0.30000000000000004", NULL) == 0.1 + 0.2);
-  /* Column count: 8 fixed + metrics; row fields (with empties) match the header. */
+  /* Column count: 8 fixed + metrics + prompts and 4 interval bounds. */
   int nmet = 0;
   while (ls_db_metric_name(nmet)) nmet++;
   int commas = 0;
   for (const char *c = t; *c != '\n'; c++) commas += *c == ',';
-  CU_ASSERT_EQUAL(commas + 1, 8 + nmet);
+  CU_ASSERT_EQUAL(commas + 1, 8 + nmet + 5);
   free(t);
   ls_db_close(db);
 }

@@ -1,5 +1,5 @@
 /* tests/results: the CUnit runner for results/ (schema, writer, export, views, merge,
- * concurrent writers, regression check) and the check/export/merge commands. */
+ * concurrent writers, regression check, intervals) and the check/export/merge commands. */
 #include "ls_test.h"
 #include "fixture.h"
 
@@ -18,6 +18,7 @@ static CU_SuiteInfo suites[] = {
     {"concurrency", NULL, cleanup, NULL, NULL, fx_concurrency_tests},
     {"check", NULL, cleanup, NULL, NULL, fx_check_tests},
     {"cli", NULL, cleanup, NULL, NULL, fx_cli_tests},
+    {"stats", NULL, cleanup, NULL, NULL, fx_stats_tests},
     CU_SUITE_INFO_NULL,
 };
 

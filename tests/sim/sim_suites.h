@@ -12,5 +12,6 @@ extern CU_TestInfo ls_t_units[];    /* test_units.c */
 extern CU_TestInfo ls_t_yaml[];     /* test_yaml.c */
 extern CU_TestInfo ls_t_kv[];       /* test_kv.c */
 extern CU_TestInfo ls_t_bench[];    /* test_engine.c */
+extern CU_TestInfo ls_t_boot[];     /* test_boot.c */
 
 #endif

@@ -42,6 +42,7 @@ static CU_SuiteInfo suites[] = {
     {"yaml", NULL, NULL, NULL, NULL, ls_t_yaml},
     {"kv", NULL, NULL, NULL, NULL, ls_t_kv},
     {"bench", NULL, NULL, NULL, NULL, ls_t_bench},
+    {"boot", NULL, NULL, NULL, NULL, ls_t_boot},
     CU_SUITE_INFO_NULL,
 };
 

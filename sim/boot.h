@@ -1,0 +1,65 @@
+/* sim/boot: paired percentile bootstrap of ratios of sums over shared units.
+ *
+ * The setting: two systems A and B measured on the same n units (prompts), each unit giving a
+ * numerator and a denominator per system (tokens and seconds, say). The statistic of one pair
+ * is a ratio of sums, R = (sum a_num / sum a_den) / (sum b_num / sum b_den); without B it is
+ * sum a_num / sum a_den. Its 95 % interval comes from resampling the units with replacement,
+ * the SAME resample for A and B (common random numbers: the pairing cancels the unit-to-unit
+ * variation both systems share), and taking the 2.5 % and 97.5 % quantiles of the resampled
+ * statistic (percentile method, src:efron-tibshirani-1993 ch. 13; the quantile rule is GSL's,
+ * see sim/stats.h).
+ * An aggregate over m pairs (the mean or geometric mean of their ratios) is resampled jointly,
+ * with unit j of every pair taken as the same unit: replicate r draws ONE list of unit indices
+ * and applies it to every pair. The pairs may share their units (the configurations of a
+ * replay decode the same prompt texts, so prompt j is correlated across them); resampling the
+ * units independently per pair would treat the pairs as independent and understate the
+ * variance of their mean.
+ * Resamples are pure functions of (seed, replicate, draw): a SplitMix64 sequence keyed by
+ * ls_key2(seed, replicate), the pair's own seed alone and the first pair's seed in an
+ * aggregate, so results never depend on call order or threads.
+ * With fewer than LS_BOOT_MIN_UNITS units the percentile interval is far too narrow (with one
+ * unit it is a point); such intervals are not computed: lo = hi = NaN, reliable = 0. */
+#ifndef LS_SIM_BOOT_H
+#define LS_SIM_BOOT_H
+#include <stdint.h>
+#include "sim/error.h"
+
+#define LS_BOOT_RESAMPLES 2000  /* replicates of every interval */
+#define LS_BOOT_MIN_UNITS 5     /* fewer units: no interval (reliable = 0) */
+#define LS_BOOT_LEVEL 0.95
+
+/* One pair of systems on n shared units; arrays borrowed, each of length n. b_num and b_den
+ * may be NULL (no B: the statistic is one system's ratio of sums). */
+typedef struct ls_boot_pair {
+  int n;
+  const double *a_num, *a_den, *b_num, *b_den;
+  uint64_t seed; /* resampling key: derive it from the runs' identities */
+} ls_boot_pair;
+
+typedef struct ls_boot_ci {
+  double est;    /* the statistic on the data as measured */
+  double lo, hi; /* the interval; NaN when !reliable */
+  int n;         /* units (the smallest n over the pairs of an aggregate) */
+  int reliable;  /* n >= LS_BOOT_MIN_UNITS and every replicate finite */
+} ls_boot_ci;
+
+typedef enum { LS_BOOT_MEAN, LS_BOOT_GEOMEAN } ls_boot_agg;
+
+/* The statistic of p on the units idx[0..n-1] (idx NULL: the units as measured). NaN when a
+ * sum of denominators is 0. */
+double ls_boot_stat(const ls_boot_pair *p, const int *idx);
+
+/* Interval of one pair (resamples >= 100, level in (0, 1)). */
+int ls_boot_ci_pair(const ls_boot_pair *p, int resamples, double level, ls_boot_ci *out,
+                    ls_error *err);
+
+/* Interval of the mean (or geometric mean) of the m pairs' statistics, resampled jointly with
+ * one list of unit indices per replicate (keyed by pairs[0].seed; a pair with fewer units
+ * maps the draws onto its own n). */
+int ls_boot_ci_agg(const ls_boot_pair *pairs, int m, ls_boot_agg agg, int resamples,
+                   double level, ls_boot_ci *out, ls_error *err);
+
+/* Relative half-width (hi - lo) / 2 / |est|; NaN when the interval is not reliable. */
+double ls_boot_rel_halfwidth(const ls_boot_ci *ci);
+
+#endif

@@ -1,0 +1,202 @@
+/* tests/results: the intervals of the results database (results/stats.c) — per-run metric
+ * intervals against hand arithmetic, paired ratios and their views, the summary's joint
+ * resampling, merge, and `run`/`reproduce --json` as one JSON document on stdout. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ls_test.h"
+#include "fixture.h"
+#include "sim/boot.h"
+
+/* Every prompt identical: each metric's interval is its value; with 4 prompts there is none. */
+static void test_metric_ci_by_hand(void)
+{
+  ls_db_prompt p[6];
+  memset(p, 0, sizeof p);
+  for (int j = 0; j < 6; j++) {
+    p[j].prompt = j;
+    p[j].tokens = 60;
+    p[j].cycles = 20;
+    p[j].tau_sum = 60;
+    p[j].decode_s = 12;
+    p[j].verify_s = 6;
+    p[j].lmhead_s = 2;
+    p[j].io_wait_s = 4;
+  }
+  double est, lo, hi;
+  ls_error e;
+  int i_tps = -1, i_io = -1, i_vs = -1;
+  for (int i = 0; ls_db_ci_metric_name(i); i++) {
+    if (!strcmp(ls_db_ci_metric_name(i), "throughput_tps")) i_tps = i;
+    if (!strcmp(ls_db_ci_metric_name(i), "io_share")) i_io = i;
+    if (!strcmp(ls_db_ci_metric_name(i), "verify_s_mean")) i_vs = i;
+  }
+  CU_ASSERT_FATAL(i_tps >= 0 && i_io >= 0 && i_vs >= 0);
+  CU_ASSERT_EQUAL(ls_db_metric_ci(p, 6, "r", i_tps, &est, &lo, &hi, &e), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(est, 5.0, 1e-12); /* 360 tokens / 72 s */
+  CU_ASSERT_DOUBLE_EQUAL(lo, 5.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(hi, 5.0, 1e-12);
+  ls_db_metric_ci(p, 6, "r", i_io, &est, &lo, &hi, &e);
+  CU_ASSERT_DOUBLE_EQUAL(est, 0.5, 1e-12); /* 4 s waits / (6 + 2) s verification */
+  ls_db_metric_ci(p, 6, "r", i_vs, &est, &lo, &hi, &e);
+  CU_ASSERT_DOUBLE_EQUAL(est, 0.4, 1e-12); /* (6 + 2) s / 20 cycles */
+  /* One slow prompt (24 s): a resample holding it K times gives 360 / (72 + 12 K), K ~
+   * Binomial(6, 1/6). P(K = 0) = 0.33 > 2.5 %, so the upper bound is 5; P(K >= 4) = 0.9 % and
+   * P(K >= 3) = 6.2 % put the 2.5 % quantile at K = 3: 360 / 108. */
+  p[5].decode_s = 24;
+  ls_db_metric_ci(p, 6, "r", i_tps, &est, &lo, &hi, &e);
+  CU_ASSERT_DOUBLE_EQUAL(est, 360.0 / 84, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(lo, 360.0 / 108, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(hi, 5.0, 1e-12);
+  CU_ASSERT_EQUAL(ls_db_metric_ci(p, 4, "r", i_tps, &est, &lo, &hi, &e), LS_OK);
+  CU_ASSERT(isnan(lo) && isnan(hi));
+}
+
+/* Written runs carry metric_ci rows; refresh fills ratio_ci and the views' _lo/_hi. */
+static void test_views_intervals(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "ci.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(fx_fill_main(db), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM prompts"), 12 * FX_PROMPTS);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT prompts FROM v_runs LIMIT 1"), FX_PROMPTS);
+  /* every run's throughput interval contains its value */
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_runs WHERE throughput_tps_lo <="
+                               " throughput_tps AND throughput_tps <= throughput_tps_hi"), 12);
+  /* ratio_ci's ratio is the ratio of the two runs' throughputs (sums of the same prompts) */
+  CU_ASSERT(fx_query(db, "SELECT max(abs(ratio - vs_lever)) FROM ratio_ci c JOIN v_speedup v"
+                         " ON c.ref_system = 'lever' AND c.metric = 'throughput_tps'"
+                         " AND c.run_id = (SELECT run_id FROM v_runs r WHERE (r.device,"
+                         " r.model, r.system) = (v.device, v.model, v.system))") < 1e-12);
+  /* lever against itself: the pairing makes the interval the point 1 */
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_speedup WHERE system = 'lever'"
+                               " AND vs_lever_lo = 1 AND vs_lever_hi = 1"), 4);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_speedup WHERE system <> 'lever' AND"
+                               " lever_speedup_lo < lever_speedup AND lever_speedup <"
+                               " lever_speedup_hi AND lever_speedup_hi - lever_speedup_lo <"
+                               " 0.1 * lever_speedup"), 8);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM fig10 WHERE ratio_lo <= vs_lever AND"
+                               " vs_lever <= ratio_hi"), 12);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM fig11 WHERE system = 'lever' AND"
+                               " ratio_lo < tps_vs_specinfer AND tps_vs_specinfer < ratio_hi"
+                               " AND tau_ratio_lo = tau_ratio_hi"), 4); /* tau: exact */
+  /* the summary: mean (2 + 2.5 + 3 + 3.5) / 4 inside its interval, narrower than any one */
+  CU_ASSERT_DOUBLE_EQUAL(fx_query(db, "SELECT speedup_mean FROM v_summary WHERE system ="
+                                      " 'ar-flash'"), 2.75, 1e-9);
+  double lo = fx_query(db, "SELECT speedup_mean_lo FROM v_summary WHERE system = 'ar-flash'");
+  double hi = fx_query(db, "SELECT speedup_mean_hi FROM v_summary WHERE system = 'ar-flash'");
+  CU_ASSERT(lo < 2.75 && 2.75 < hi);
+  double widest = fx_query(db, "SELECT max(lever_speedup_hi - lever_speedup_lo) FROM v_speedup"
+                               " WHERE system = 'ar-flash'");
+  CU_ASSERT(hi - lo < widest);
+  ls_db_precision pr;
+  CU_ASSERT_EQUAL(ls_db_precision_get(db, &pr, &e), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(pr.vs_ar_flash, (hi - lo) / 2 / 2.75, 1e-12);
+  CU_ASSERT(pr.worst_config > 0 && pr.worst_config < 0.05);
+  CU_ASSERT_EQUAL(pr.prompts, FX_PROMPTS);
+  /* rewriting a run removes its stale ratios until the next refresh */
+  CU_ASSERT_EQUAL(fx_add(db, "main", "d0", "m0", "s0", "lever", "{}", 7, 11, 2), LS_OK);
+  CU_ASSERT(isnan(fx_query(db, "SELECT vs_lever_lo FROM v_speedup WHERE device = 'd0' AND"
+                               " model = 'm0' AND system = 'ar-flash'")));
+  ls_db_close(db);
+}
+
+/* Shards merge into one database whose paired intervals span them. */
+static void test_merge_intervals(void)
+{
+  char a[512], b[512], o[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(a, "sa.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "main", "d", "m", "s", "lever", "{}", 1, 10, 2), LS_OK);
+  ls_db_close(db);
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(b, "sb.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "main", "d", "m", "s", "ar-flash", "{}", 1, 4, 1), LS_OK);
+  ls_db_close(db);
+  const char *in[] = {a, b};
+  CU_ASSERT_EQUAL(ls_db_merge(fx_path(o, "so.db"), in, 2, NULL, &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, o, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM prompts"), 2 * FX_PROMPTS);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metric_ci WHERE name = 'tau'"), 2);
+  double lo = fx_query(db, "SELECT lever_speedup_lo FROM v_speedup WHERE system = 'ar-flash'");
+  double hi = fx_query(db, "SELECT lever_speedup_hi FROM v_speedup WHERE system = 'ar-flash'");
+  CU_ASSERT(lo < 2.5 && 2.5 < hi);
+  ls_db_close(db);
+}
+
+/* stdout of a command, stderr dropped, through Python's JSON parser: 0 when it parses. */
+static int json_parses(const char *args)
+{
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "{ '%s' %s; } 2>/dev/null | python3 -m json.tool >/dev/null 2>&1",
+           LS_BINARY, args);
+  return system(cmd);
+}
+
+static void test_json_one_document(void)
+{
+  CU_ASSERT_EQUAL(json_parses("run --device oneplus-12 --model qwen3-4b --dataset gsm8k"
+                              " --system lever --tokens 20 --prompts 6 --json"), 0);
+  char out[65536];
+  int rc = ls_test_cli("run --device oneplus-12 --model qwen3-4b --dataset gsm8k --system lever"
+                       " --tokens 20 --prompts 6 --json", out, sizeof out);
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"throughput_tps\":{\"value\":"));
+  CU_ASSERT_PTR_NULL(strstr(out, "\"lo\":null,\"hi\":null},\"tau\"")); /* 6 prompts: intervals */
+  /* the test of the parser itself: two documents do not parse */
+  CU_ASSERT_NOT_EQUAL(json_parses("run --device oneplus-12 --model qwen3-4b --dataset gsm8k"
+                                  " --system lever --tokens 5 --prompts 1 --json; echo '{}'"), 0);
+}
+
+/* A simulated run's prompt sums add up to its totals, and give its metrics. */
+static void test_prompt_sums(void)
+{
+  char p[512], args[1024], out[16384];
+  snprintf(args, sizeof args, "run --device oneplus-12 --model qwen3-4b --dataset mbpp --system"
+           " lever --tokens 24 --prompts 6 --db '%s'", fx_path(p, "sums.db"));
+  CU_ASSERT_EQUAL_FATAL(ls_test_cli(args, out, sizeof out), 0);
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM prompts"), 6);
+  static const char *const pairs[][2] = {
+      {"sum(tokens)", "tokens"}, {"sum(cycles)", "cycles"}, {"sum(decode_s)", "decode_s"},
+      {"sum(tokens) / sum(decode_s)", "throughput_tps"}, {"sum(tau_sum) / sum(cycles)", "tau"},
+      {"sum(ttft_s) / count(*)", "ttft_s"},
+      {"sum(io_wait_s) / (sum(verify_s) + sum(lmhead_s))", "io_share"},
+      {"sum(waste_s) / sum(compute_s)", "wasted_verify"},
+      {"sum(energy_j) / sum(tokens)", "energy_per_token_j"},
+      {"sum(npu_busy_s) / sum(decode_s)", "util_npu"}};
+  for (int i = 0; i < (int)(sizeof pairs / sizeof *pairs); i++) {
+    char q[512];
+    snprintf(q, sizeof q, "SELECT (SELECT %s FROM prompts) / (SELECT value FROM metrics WHERE"
+             " name = '%s') - 1", pairs[i][0], pairs[i][1]);
+    double rel = fx_query(db, q);
+    if (!(fabs(rel) < 1e-9)) fprintf(stderr, "\n%s vs %s: %g\n", pairs[i][0], pairs[i][1], rel);
+    CU_ASSERT(fabs(rel) < 1e-9);
+  }
+  ls_db_close(db);
+}
+
+static void test_reproduce_json(void)
+{
+  char p[512], args[1400];
+  fx_path(p, "repro.db");
+  snprintf(args, sizeof args, "reproduce --quick --jobs 2 --db '%s' --out '%s.figs' --json", p, p);
+  CU_ASSERT_EQUAL(json_parses(args), 0);
+  snprintf(args, sizeof args, "export --db '%s' --view summary --format csv", p);
+  char out[16384];
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "speedup_mean_lo"));
+}
+
+CU_TestInfo fx_stats_tests[] = {
+    {"metric intervals by hand; none under 5 prompts", test_metric_ci_by_hand},
+    {"paired ratios in the views; summary resampled jointly", test_views_intervals},
+    {"merge carries prompts and recomputes ratios", test_merge_intervals},
+    {"run --json is one JSON document", test_json_one_document},
+    {"a run's prompt sums add up to its metrics", test_prompt_sums},
+    {"reproduce --quick --json is one JSON document (figures to stderr)", test_reproduce_json},
+    CU_TEST_INFO_NULL};

@@ -1,0 +1,166 @@
+/* tests/sim/test_boot: the paired bootstrap (sim/boot) against hand arithmetic, pairing,
+ * determinism, the few-units rule and the coverage of known ratios. */
+#include <math.h>
+#include "ls_test.h"
+#include "sim/boot.h"
+#include "sim/rng.h"
+#include "sim_suites.h"
+
+static void test_point(void)
+{
+  /* tokens 10, 20, 30 in 1, 2, 4 s: 60 / 7; B: the same tokens in 2, 2, 2 s: 60 / 6. */
+  double tok[] = {10, 20, 30}, ta[] = {1, 2, 4}, tb[] = {2, 2, 2};
+  ls_boot_pair p = {3, tok, ta, tok, tb, 7};
+  CU_ASSERT_DOUBLE_EQUAL(ls_boot_stat(&p, NULL), (60.0 / 7) / (60.0 / 6), 1e-15);
+  int idx[] = {2, 2, 0};
+  CU_ASSERT_DOUBLE_EQUAL(ls_boot_stat(&p, idx), (70.0 / 9) / (70.0 / 6), 1e-15);
+  ls_boot_pair one = {3, tok, ta, NULL, NULL, 7};
+  CU_ASSERT_DOUBLE_EQUAL(ls_boot_stat(&one, NULL), 60.0 / 7, 1e-15);
+  double zero[] = {0, 0, 0};
+  ls_boot_pair z = {3, tok, zero, NULL, NULL, 7};
+  CU_ASSERT(isnan(ls_boot_stat(&z, NULL)));
+}
+
+static void test_few_units(void)
+{
+  double tok[] = {10, 20, 30, 40}, t[] = {1, 2, 3, 5};
+  ls_boot_pair p = {4, tok, t, NULL, NULL, 1};
+  ls_boot_ci ci;
+  ls_error err;
+  CU_ASSERT_EQUAL(ls_boot_ci_pair(&p, 2000, 0.95, &ci, &err), LS_OK);
+  CU_ASSERT_FALSE(ci.reliable);
+  CU_ASSERT(isnan(ci.lo) && isnan(ci.hi));
+  CU_ASSERT_DOUBLE_EQUAL(ci.est, 100.0 / 11, 1e-12);
+  CU_ASSERT_EQUAL(ci.n, 4);
+  CU_ASSERT(isnan(ls_boot_rel_halfwidth(&ci)));
+  CU_ASSERT_EQUAL(ls_boot_ci_pair(&p, 10, 0.95, &ci, &err), LS_ERANGE);
+}
+
+/* B takes exactly twice A's time on every prompt: every paired resample gives 2, so the
+ * interval is the point 2 however much the prompts differ; an unpaired one would not be. */
+static void test_pairing(void)
+{
+  double tok[12], ta[12], tb[12];
+  for (int i = 0; i < 12; i++) {
+    tok[i] = 50 + 10 * i;
+    ta[i] = 1 + 0.5 * i * i;
+    tb[i] = 2 * ta[i];
+  }
+  ls_boot_pair p = {12, tok, ta, tok, tb, 99};
+  ls_boot_ci ci;
+  ls_error err;
+  CU_ASSERT_EQUAL(ls_boot_ci_pair(&p, 2000, 0.95, &ci, &err), LS_OK);
+  CU_ASSERT_TRUE(ci.reliable);
+  CU_ASSERT_DOUBLE_EQUAL(ci.est, 2.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(ci.lo, 2.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(ci.hi, 2.0, 1e-12);
+  /* A alone varies: its own interval is wide and contains the estimate. */
+  ls_boot_pair a = {12, tok, ta, NULL, NULL, 99};
+  CU_ASSERT_EQUAL(ls_boot_ci_pair(&a, 2000, 0.95, &ci, &err), LS_OK);
+  CU_ASSERT(ci.lo < ci.est && ci.est < ci.hi);
+  CU_ASSERT(ls_boot_rel_halfwidth(&ci) > 0.05);
+}
+
+static void test_deterministic(void)
+{
+  double tok[8], ta[8], tb[8];
+  for (int i = 0; i < 8; i++) {
+    tok[i] = 64;
+    ta[i] = 1 + ls_uniform(LS_KEY(5, (uint64_t)i));
+    tb[i] = ta[i] * (1.2 + 0.2 * ls_uniform(LS_KEY(6, (uint64_t)i)));
+  }
+  ls_boot_pair p = {8, tok, ta, tok, tb, 1234};
+  ls_boot_ci c1, c2, c3, agg;
+  ls_error err;
+  ls_boot_ci_pair(&p, 2000, 0.95, &c1, &err);
+  ls_boot_ci_pair(&p, 2000, 0.95, &c2, &err);
+  CU_ASSERT_EQUAL(c1.lo, c2.lo);
+  CU_ASSERT_EQUAL(c1.hi, c2.hi);
+  p.seed = 1235;
+  ls_boot_ci_pair(&p, 2000, 0.95, &c3, &err);
+  CU_ASSERT(c3.lo != c1.lo || c3.hi != c1.hi);
+  /* an aggregate of one pair resamples that pair exactly as alone */
+  p.seed = 1234;
+  ls_boot_ci_agg(&p, 1, LS_BOOT_MEAN, 2000, 0.95, &agg, &err);
+  CU_ASSERT_EQUAL(agg.lo, c1.lo);
+  CU_ASSERT_EQUAL(agg.hi, c1.hi);
+}
+
+/* Two configurations that share their prompts (the same data): the mean of their ratios is as
+ * uncertain as one of them, since one resample of the prompts applies to both. Independent
+ * resamples would shrink the interval by about sqrt(2). */
+static void test_aggregate_shared_units(void)
+{
+  double tok[10], ta[10], tb[10];
+  for (int i = 0; i < 10; i++) {
+    tok[i] = 100;
+    ta[i] = 1 + ls_uniform(LS_KEY(8, (uint64_t)i));
+    tb[i] = ta[i] * (1 + ls_uniform(LS_KEY(9, (uint64_t)i)));
+  }
+  ls_boot_pair ps[2] = {{10, tok, ta, tok, tb, 41}, {10, tok, ta, tok, tb, 42}};
+  ls_boot_ci one, mean;
+  ls_error err;
+  ls_boot_ci_pair(&ps[0], 2000, 0.95, &one, &err);
+  ls_boot_ci_agg(ps, 2, LS_BOOT_MEAN, 2000, 0.95, &mean, &err);
+  CU_ASSERT_DOUBLE_EQUAL(mean.lo, one.lo, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(mean.hi, one.hi, 1e-12);
+}
+
+/* Three pairs whose ratios are exactly 1, 2 and 4 on every prompt: mean 7/3, geomean 2. */
+static void test_aggregate(void)
+{
+  double tok[6] = {5, 6, 7, 8, 9, 10}, t[6] = {1, 3, 2, 5, 4, 6}, t2[6], t4[6];
+  for (int i = 0; i < 6; i++) {
+    t2[i] = t[i] / 2;
+    t4[i] = t[i] / 4;
+  }
+  ls_boot_pair ps[3] = {{6, tok, t, tok, t, 1}, {6, tok, t2, tok, t, 2}, {6, tok, t4, tok, t, 3}};
+  ls_boot_ci m, g;
+  ls_error err;
+  CU_ASSERT_EQUAL(ls_boot_ci_agg(ps, 3, LS_BOOT_MEAN, 1000, 0.95, &m, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_boot_ci_agg(ps, 3, LS_BOOT_GEOMEAN, 1000, 0.95, &g, &err), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(m.est, 7.0 / 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.lo, 7.0 / 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(m.hi, 7.0 / 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(g.est, 2.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(g.hi, 2.0, 1e-12);
+  ps[1].n = 3; /* one pair with too few prompts makes the aggregate unreliable */
+  ls_boot_ci_agg(ps, 3, LS_BOOT_MEAN, 1000, 0.95, &m, &err);
+  CU_ASSERT_FALSE(m.reliable);
+  CU_ASSERT_EQUAL(m.n, 3);
+}
+
+/* Coverage: B's per-prompt time is A's times a noisy factor f of mean 1.25, so A's throughput
+ * over B's, sum tb / sum ta, tends to E[ta f] / E[ta] = E[f] = 1.25 (f independent of ta); with 20 prompts and 200 trials the
+ * 95 % interval must contain the population ratio in about 95 % of trials (binomial sd 1.5 %). */
+static void test_coverage(void)
+{
+  enum { N = 20, TRIALS = 200 };
+  int hit = 0;
+  for (int t = 0; t < TRIALS; t++) {
+    double tok[N], ta[N], tb[N];
+    for (int i = 0; i < N; i++) {
+      uint64_t k = LS_KEY(77, (uint64_t)t, (uint64_t)i);
+      tok[i] = 128;
+      ta[i] = 2 + 4 * ls_uniform(ls_key2(k, 1));
+      tb[i] = ta[i] * (1.0 + 0.5 * ls_uniform(ls_key2(k, 2))); /* mean factor 1.25 */
+    }
+    ls_boot_pair p = {N, tok, ta, tok, tb, (uint64_t)t};
+    ls_boot_ci ci;
+    ls_error err;
+    ls_boot_ci_pair(&p, 1000, 0.95, &ci, &err);
+    hit += ci.lo <= 1.25 && 1.25 <= ci.hi;
+  }
+  CU_ASSERT(hit >= 176 && hit <= 198); /* 88 % .. 99 % */
+}
+
+CU_TestInfo ls_t_boot[] = {
+    {"ratio of sums by hand, NaN on a zero denominator", test_point},
+    {"fewer than 5 prompts: no interval", test_few_units},
+    {"pairing: a constant per-prompt ratio has a point interval", test_pairing},
+    {"deterministic in the seed; aggregate of one = the pair", test_deterministic},
+    {"mean and geometric mean of exact ratios", test_aggregate},
+    {"an aggregate resamples shared prompts once", test_aggregate_shared_units},
+    {"95 % coverage of a known ratio", test_coverage},
+    CU_TEST_INFO_NULL,
+};
