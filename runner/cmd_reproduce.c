@@ -115,8 +115,8 @@ static int record_replay(ls_db *db, const replay_info *r, ls_error *err)
 }
 
 static const char QUICK_NOTE[] =
-    "--quick is a regression guard, not a result: too few prompts per configuration for\n"
-    "intervals (they need at least 5); compare it with results/baseline/quick.yaml only.";
+    "--quick is a regression guard, not a result: too few prompts and tokens per\n"
+    "configuration for tight intervals; compare it with results/baseline/quick.yaml only.";
 
 static void print_hw(const char *what, double hw, double target)
 {
