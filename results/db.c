@@ -14,24 +14,41 @@
  * 8 bytes — FNV-1a 64 and a SplitMix64-finalised multiply-xorshift chain with another seed.
  * Not cryptographic: it only has to make accidental collisions between configurations
  * vanishingly unlikely (2^-128 per pair). */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "results/db_int.h"
 
 #define LS_DB_BUSY_MS 60000  /* a writer waits up to a minute for another's commit */
 
+/* SQLite's text for a failed write says "disk I/O error"; the system's reason (No space left
+ * on device, File too large) is what the user can act on. "" when there is none. */
+static const char *os_reason(sqlite3 *h, char *buf, size_t size)
+{
+  int code = sqlite3_errcode(h) & 0xff, sys = sqlite3_system_errno(h);
+  buf[0] = '\0';
+  if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && sys)
+    snprintf(buf, size, " (%s)", strerror(sys));
+  return buf;
+}
+
 int ls_db_fail(ls_db *db, ls_error *err, const char *what)
 {
-  return ls_error_set(err, LS_EDB, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+  char why[160];
+  return ls_error_set(err, LS_EDB, "%s: %s: %s%s", db->path, what, sqlite3_errmsg(db->h),
+                      os_reason(db->h, why, sizeof why));
 }
 
 int ls_db_exec(ls_db *db, const char *sql, ls_error *err)
 {
-  char *msg = NULL;
+  char *msg = NULL, why[160];
   if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) == SQLITE_OK) return LS_OK;
-  int rc = ls_error_set(err, LS_EDB, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+  int rc = ls_error_set(err, LS_EDB, "%s: %s%s", db->path, msg ? msg : sqlite3_errmsg(db->h),
+                        os_reason(db->h, why, sizeof why));
   sqlite3_free(msg);
   return rc;
 }
@@ -127,13 +144,27 @@ static int configure(ls_db *db, ls_error *err)
   return rc;
 }
 
+/* SQLite reads "" as a private temporary file and ":memory:" as a database in memory: both
+ * vanish when the connection closes, so results written there would be lost silently. */
+static int path_is_temporary(const char *path)
+{
+  return path[0] == '\0' || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0;
+}
+
 int ls_db_open(ls_db **out, const char *path, ls_error *err)
 {
   *out = NULL;
+  if (path_is_temporary(path))
+    return ls_error_set(err, LS_EUSAGE,
+                        "--db '%s': not a file: results written there would be lost (give a "
+                        "file name such as results/run.db)", path);
   ls_db *db = calloc(1, sizeof *db);
   if (!db) return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
   snprintf(db->path, sizeof db->path, "%s", path);
-  if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+  /* URI names are allowed so that merge can ATTACH its inputs read-only (ls_db_input_uri);
+   * a plain path given here never starts with "file:" (refused above). */
+  if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+                      NULL) !=
       SQLITE_OK) {
     int rc = ls_error_set(err, LS_EIO, "%s: cannot open database: %s", path,
                           db->h ? sqlite3_errmsg(db->h) : "out of memory");
@@ -141,6 +172,103 @@ int ls_db_open(ls_db **out, const char *path, ls_error *err)
     return rc;
   }
   int rc = configure(db, err);
+  if (rc != LS_OK) {
+    ls_db_close(db);
+    return rc;
+  }
+  *out = db;
+  return LS_OK;
+}
+
+/* --- opening an input read-only ---------------------------------------------------------- */
+
+/* Writable for us: the process may write it AND some write bit is set. The mode bits are
+ * looked at too because root passes access(W_OK) on a chmod'ed file, yet a file made
+ * read-only on purpose (or copied from read-only media) should be treated as such. */
+static int writable(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 && (st.st_mode & 0222) && access(path, W_OK) == 0;
+}
+
+static int dir_writable(const char *path)
+{
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) return writable(".");
+  if (slash == dir) slash[1] = '\0';
+  else *slash = '\0';
+  return writable(dir);
+}
+
+int ls_db_input_uri(const char *path, char *uri, size_t size)
+{
+  int immutable = !writable(path) || !dir_writable(path);
+  size_t n = (size_t)snprintf(uri, size, "file:%s", path[0] == '/' ? "//" : "");
+  for (const unsigned char *p = (const unsigned char *)path; *p && n < size; p++)
+    if (*p == '?' || *p == '#' || *p == '%' || *p < 0x20 || *p >= 0x7f)
+      n += (size_t)snprintf(uri + n, size - n, "%%%02X", *p);
+    else
+      uri[n++] = (char)*p;
+  if (n < size)
+    n += (size_t)snprintf(uri + n, size - n, "?mode=ro%s", immutable ? "&immutable=1" : "");
+  if (n >= size) return -1;
+  return immutable;
+}
+
+int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = LS_OK;
+  if (sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
+                         NULL) != SQLITE_OK) {
+    int code = sqlite3_errcode(h) & 0xff;
+    if (code == SQLITE_NOTADB)
+      rc = ls_error_set(err, LS_EPARSE, "%s: not a SQLite database, so not a leversim results "
+                        "database", path);
+    else if (code == SQLITE_ERROR && strstr(sqlite3_errmsg(h), "no such table"))
+      rc = ls_error_set(err, LS_EPARSE, "%s: not a leversim results database (no meta table)",
+                        path);
+    else
+      rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s", path, sqlite3_errmsg(h));
+  } else {
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW && sqlite3_column_int(st, 0) != LS_DB_SCHEMA_VERSION)
+      rc = ls_error_set(err, LS_EDB, "%s: schema_version %d, this leversim reads %d", path,
+                        sqlite3_column_int(st, 0), LS_DB_SCHEMA_VERSION);
+    else if (s == SQLITE_DONE)
+      rc = ls_error_set(err, LS_EPARSE, "%s: not a leversim results database (no "
+                        "schema_version)", path);
+    else if (s != SQLITE_ROW)
+      rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s", path, sqlite3_errmsg(h));
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int ls_db_open_read(ls_db **out, const char *path, ls_error *err)
+{
+  *out = NULL;
+  struct stat st;
+  char uri[4096 + 64];
+  if (path_is_temporary(path))
+    return ls_db_open(out, path, err); /* the same refusal */
+  if (stat(path, &st) != 0)
+    return ls_error_set(err, LS_ENOTFOUND, "%s: %s", path, strerror(errno));
+  if (ls_db_input_uri(path, uri, sizeof uri) < 0)
+    return ls_error_set(err, LS_EUSAGE, "%s: path too long", path);
+  ls_db *db = calloc(1, sizeof *db);
+  if (!db) return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
+  snprintf(db->path, sizeof db->path, "%s", path);
+  int rc = LS_OK;
+  if (sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+    rc = ls_error_set(err, LS_EIO, "%s: cannot open database: %s", path,
+                      db->h ? sqlite3_errmsg(db->h) : "out of memory");
+  if (rc == LS_OK && (sqlite3_busy_timeout(db->h, LS_DB_BUSY_MS) != SQLITE_OK ||
+                      ls_db_register_math(db->h) != SQLITE_OK))
+    rc = ls_db_fail(db, err, "configuring the connection");
+  if (rc == LS_OK) rc = ls_db_check_input(db->h, path, err);
   if (rc != LS_OK) {
     ls_db_close(db);
     return rc;

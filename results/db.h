@@ -24,6 +24,13 @@ typedef struct ls_db ls_db;
  * *out is owned by the caller; free with ls_db_close. */
 int ls_db_open(ls_db **out, const char *path, ls_error *err);
 void ls_db_close(ls_db *db);  /* NULL allowed */
+/* "" and ":memory:" (and "file:" URIs) are refused by both opens with LS_EUSAGE: SQLite would
+ * keep such a database only until it is closed. */
+
+/* Opens an existing database for reading only (export, check, merge inputs): never creates a
+ * file, never writes, and reads databases on read-only media (see ls_db_input_uri). Missing
+ * file: LS_ENOTFOUND; not a leversim database: LS_EPARSE; other schema version: LS_EDB. */
+int ls_db_open_read(ls_db **out, const char *path, ls_error *err);
 
 /* A 128-bit content hash (two independent 64-bit chains) of part, the resolved config JSON
  * and the seed, as 32 lowercase hex digits into out (33 bytes). Include part so that the same

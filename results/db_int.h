@@ -10,6 +10,14 @@ struct ls_db {
   sqlite3_stmt *st_del, *st_run, *st_metric, *st_step, *st_done, *st_meta, *st_get, *st_setting; /* owned */
 };
 
+/* The SQLite URI that opens path read-only ("file:PATH?mode=ro"), with "&immutable=1" when the
+ * file or its folder is not writable: a WAL database there could not create its -shm file, and
+ * immutable tells SQLite that nobody will change it, so it reads without one. Returns 1 when
+ * immutable was chosen, 0 when not, -1 when uri (size bytes) is too small. */
+int ls_db_input_uri(const char *path, char *uri, size_t size);
+/* LS_OK when h holds a leversim results database of our schema version; else LS_EPARSE (not
+ * SQLite, or SQLite without leversim's meta table), LS_EDB (other version) or LS_EIO. */
+int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err);
 /* Records the connection's last SQLite error as LS_EDB: "<path>: <what>: <sqlite msg>". */
 int ls_db_fail(ls_db *db, ls_error *err, const char *what);
 /* Runs SQL text without results (several statements allowed). */

@@ -1,8 +1,9 @@
 /* results/merge: combining shard databases into one.
  *
- * Each input is first opened read-only on its own (so a missing input is an error, never an
- * empty file created by ATTACH) and its schema_version checked; then it is ATTACHed to the
- * output connection and merged in one transaction:
+ * Each input is first opened read-only on its own (ls_db_open_read: a missing input is an
+ * error, never an empty file created by ATTACH) and its schema_version checked; then it is
+ * ATTACHed read-only (immutable on read-only media) to the output connection and merged in one
+ * transaction:
  *   1. conflicts: a run id present in both whose content differs — any of part, device, model,
  *      dataset, system, axes_json, config_json, seed, status, message, or its set of metrics
  *      (name, value, unit) or steps — is an error naming the run; the transaction rolls back;
@@ -67,22 +68,9 @@ static int src_has_prompts(ls_db *db)
 /* The input exists, is a leversim database and has our schema version. */
 static int check_input(const char *path, ls_error *err)
 {
-  sqlite3 *h = NULL;
-  sqlite3_stmt *st = NULL;
-  int rc = LS_OK;
-  if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    rc = ls_error_set(err, LS_ENOTFOUND, "%s: cannot open: %s", path,
-                      h ? sqlite3_errmsg(h) : "out of memory");
-  } else if (sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE key = 'schema_version'", -1,
-                                &st, NULL) != SQLITE_OK) {
-    rc = ls_error_set(err, LS_EDB, "%s: not a leversim results database (%s)", path,
-                      sqlite3_errmsg(h));
-  } else if (sqlite3_step(st) != SQLITE_ROW ||
-             sqlite3_column_int(st, 0) != LS_DB_SCHEMA_VERSION) {
-    rc = ls_error_set(err, LS_EDB, "%s: schema_version is not %d", path, LS_DB_SCHEMA_VERSION);
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+  ls_db *in = NULL;
+  int rc = ls_db_open_read(&in, path, err);
+  ls_db_close(in);
   return rc;
 }
 
@@ -90,9 +78,12 @@ static int attach(ls_db *db, const char *path, ls_error *err)
 {
   sqlite3_stmt *st = NULL;
   int rc = LS_OK;
+  char uri[4096 + 64];
+  if (ls_db_input_uri(path, uri, sizeof uri) < 0)
+    return ls_error_set(err, LS_EUSAGE, "%s: path too long", path);
   if (sqlite3_prepare_v2(db->h, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) != SQLITE_OK)
     return ls_db_fail(db, err, "attaching an input");
-  sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
   if (sqlite3_step(st) != SQLITE_DONE)
     rc = ls_error_set(err, LS_EDB, "%s: cannot attach: %s", path, sqlite3_errmsg(db->h));
   sqlite3_finalize(st);

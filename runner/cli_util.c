@@ -61,3 +61,34 @@ int ls_opt_set(const char *cmd, ls_kv *kv, const char *assignment, int argpos)
   ls_usage_error(cmd, "%s", err.msg);
   return -1;
 }
+
+/* A word a POSIX shell reads back unchanged: as is when it has only safe characters, else in
+ * single quotes (a quote inside written as '\''). */
+static size_t shell_word(char *buf, size_t size, size_t n, const char *w)
+{
+  int safe = w[0] != '\0';
+  for (const char *c = w; *c; c++)
+    safe &= (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+            strchr("_./:=,@%+-", *c) != NULL;
+  if (safe)
+    return n + (size_t)snprintf(buf + n, size > n ? size - n : 0, " %s", w);
+  n += (size_t)snprintf(buf + n, size > n ? size - n : 0, " '");
+  for (const char *c = w; *c; c++)
+    n += (size_t)snprintf(buf + n, size > n ? size - n : 0, *c == '\'' ? "'\\''" : "%c", *c);
+  return n + (size_t)snprintf(buf + n, size > n ? size - n : 0, "'");
+}
+
+const char *ls_resume_hint(char *buf, size_t size, int argc, char **argv)
+{
+  size_t n = (size_t)snprintf(buf, size, "leversim");
+  int has_resume = 0;
+  for (int i = 0; i < argc; i++) {
+    n = shell_word(buf, size, n, argv[i]);
+    has_resume |= strcmp(argv[i], "--resume") == 0;
+  }
+  if (!has_resume)
+    n += (size_t)snprintf(buf + n, size > n ? size - n : 0, " --resume");
+  if (n >= size) /* never print a cut command: it would run something else */
+    snprintf(buf, size, "the same command with --resume");
+  return buf;
+}

@@ -115,8 +115,8 @@ static int record_replay(ls_db *db, const replay_info *r, ls_error *err)
 }
 
 static const char QUICK_NOTE[] =
-    "--quick is a regression guard, not a result: too few prompts per configuration for\n"
-    "intervals (they need at least 5); compare it with results/baseline/quick.yaml only.";
+    "--quick is a regression guard, not a result: too few prompts and tokens per\n"
+    "configuration for tight intervals; compare it with results/baseline/quick.yaml only.";
 
 static void print_hw(const char *what, double hw, double target)
 {
@@ -227,11 +227,9 @@ int ls_cmd_reproduce(int argc, char **argv)
   int rc = parse(argc, argv, &o);
   if (rc)
     return rc == 1 ? 0 : rc;
-  char exp_path[1024], hint[1400];
+  char exp_path[1024], hint[4096];
   snprintf(exp_path, sizeof exp_path, "%s/runner/experiments/paper.yaml", ls_data_root());
-  snprintf(hint, sizeof hint, "leversim reproduce --db %s --resume%s%s%s%s%s", o.db,
-           o.quick ? " --quick" : "", o.prompts ? " --prompts " : "", o.prompts ? o.prompts : "",
-           o.tokens ? " --tokens " : "", o.tokens ? o.tokens : "");
+  ls_resume_hint(hint, sizeof hint, argc, argv);
   ls_error err;
   ls_error_clear(&err);
   ls_experiment *x = NULL;
@@ -253,7 +251,7 @@ int ls_cmd_reproduce(int argc, char **argv)
     remove_db(o.db);
   ls_driver_summary sum;
   if (!e) {
-    ls_driver_opts d = {o.db, ls_data_root(), hint, (int)o.jobs, o.resume, 0};
+    ls_driver_opts d = {o.db, ls_data_root(), hint, (int)o.jobs, o.resume, 0, 0};
     e = ls_driver_run(x, &d, &sum, &err);
   }
   if (!e) {

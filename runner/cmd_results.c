@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "results/db.h"
+#include "sim/units.h"
 #include "runner/cli_opts.h"
 #include "runner/commands.h"
 
@@ -19,21 +19,17 @@ static int fail(const ls_error *e)
 
 static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
-/* Opens an existing database (never creates one). */
+/* Opens an existing database read-only (never creates one, works on read-only media). */
 static int open_existing(const char *path, ls_db **db, ls_error *e)
 {
-  struct stat st;
-  if (stat(path, &st) != 0)
-    return ls_error_set(e, LS_ENOTFOUND, "%s: %s", path, strerror(errno));
-  return ls_db_open(db, path, e);
+  return ls_db_open_read(db, path, e);
 }
 
 static int parse_k(const char *text, double *k)
 {
-  char *end;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (end == text || *end || errno || !(v > 0 && v <= 100))
+  const char *end = text, *why;
+  double v = -1;
+  if (ls_units_decimal(text, &v, &end, &why) != LS_OK || *end || !(v > 0 && v <= 100))
     return ls_usage_error("check", "--k: bad value '%s' (expected a number in (0, 100])", text);
   *k = v;
   return 0;

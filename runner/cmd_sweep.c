@@ -76,15 +76,15 @@ int ls_cmd_sweep(int argc, char **argv)
     ls_kv_free(kv);
     return 0;
   }
-  char dbbuf[512], hint[1200];
+  char dbbuf[512], hint[4096];
   if (!e && !db_path) {
     snprintf(dbbuf, sizeof dbbuf, "results/%s.db", ls_experiment_name(x));
     db_path = dbbuf;
   }
   ls_driver_summary sum;
   if (!e) {
-    snprintf(hint, sizeof hint, "leversim sweep %s --db %s --resume%s", exp_path, db_path, quick ? " --quick" : "");
-    ls_driver_opts o = {db_path, ls_data_root(), hint, (int)jobs, resume, steps};
+    ls_resume_hint(hint, sizeof hint, argc, argv);
+    ls_driver_opts o = {db_path, ls_data_root(), hint, (int)jobs, resume, steps, 0};
     e = ls_driver_run(x, &o, &sum, &err);
     if (!e || e == LS_EINTR)
       fprintf(stderr, "leversim sweep: %d runs (%d ok, %d not valid here, %d failed, %d already done) in %.1f s -> %s\n",

@@ -49,7 +49,13 @@ struct ls_decode_cache {
   char root[512];
   cached dev[MAX_CACHED], mod[MAX_CACHED], ds[MAX_CACHED];
   int n_dev, n_mod, n_ds;
+  const volatile sig_atomic_t *stop; /* ls_decode_cache_set_stop (borrowed; may be NULL) */
 };
+
+void ls_decode_cache_set_stop(ls_decode_cache *c, const volatile sig_atomic_t *stop)
+{
+  c->stop = stop;
+}
 
 int ls_decode_cache_create(ls_decode_cache **out, const char *data_root, ls_error *err)
 {
@@ -366,9 +372,23 @@ static void free_run(ls_run_state *r)
   ls_device_free(r->dev);
 }
 
-static int simulate(ls_run_state *r, ls_run_spec *s, ls_error *err)
+/* The flash requests of one target pass against LS_RUN_MAX_FLASH_REQUESTS (decode.h). */
+static int check_work(const ls_run_state *r, ls_error *err)
 {
-  int rc = ls_engine_create(&r->eng, err);
+  double chunk = ls_device_flash(r->dev)->chunk_bytes;
+  double req = (r->L - r->resident) * ceil(r->tc.layer_bytes / chunk) + ceil(r->tc.lmhead_bytes / chunk);
+  if (req <= LS_RUN_MAX_FLASH_REQUESTS)
+    return LS_OK;
+  return ls_error_set(err, LS_EINVALID, "model '%s' is too large to simulate: one pass would read "
+                      "%.3g GB from flash in %.3g requests (leversim's limit is %.0e); check its arch",
+                      ls_model_id(r->target), ((r->L - r->resident) * r->tc.layer_bytes +
+                      r->tc.lmhead_bytes) / 1e9, req, LS_RUN_MAX_FLASH_REQUESTS);
+}
+
+static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_error *err)
+{
+  int rc = check_work(r, err);
+  if (!rc) rc = ls_engine_create(&r->eng, err);
   if (!rc) rc = ls_devsim_create(&r->ds, r->dev, r->eng, s->seed, 0, err);
   if (!rc) rc = ls_sample_create(&r->tok_lat, err);
   if (rc)
@@ -376,9 +396,18 @@ static int simulate(ls_run_state *r, ls_run_spec *s, ls_error *err)
   r->err = err;
   r->prompt = 0;
   ls_cyc_prompt_start(r);
+  uint64_t budget = LS_RUN_EVENTS_PER_TOKEN * (uint64_t)r->max_tokens * (uint64_t)ls_cyc_text_prompts(r);
+  ls_engine_set_bounds(r->eng, c->stop, budget);
   ls_engine_run(r->eng);
   if (r->failed)
     return r->failed;
+  if (ls_engine_halted(r->eng) == LS_EINTR)
+    return ls_error_set(err, LS_EINTR, "interrupted");
+  if (ls_engine_halted(r->eng))
+    return ls_error_set(err, LS_EINVALID, "model '%s' is too large to simulate: more than %llu "
+                        "simulated events per generated token (leversim's limit of one run); "
+                        "check its arch", ls_model_id(r->target),
+                        (unsigned long long)LS_RUN_EVENTS_PER_TOKEN);
   if (r->prompt < ls_cyc_text_prompts(r))
     return ls_error_set(err, LS_ESTATE, "decode: the simulation stalled in prompt %d", r->prompt);
   return LS_OK;
@@ -447,7 +476,7 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
       ls_costmodel_set_exec(r->cm, r->overlap, r->head_in_dram);
       ls_costmodel_bind(r->cm, &r->cost);
       if (!dry)
-        rc = simulate(r, s, err);
+        rc = simulate(r, c, s, err);
     }
     if (!rc && !dry)
       metrics(r, out);

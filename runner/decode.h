@@ -9,6 +9,7 @@
  * KV cache grows). Everything runs on one sim/engine with resources for NPU, CPU and flash. */
 #ifndef LS_RUNNER_DECODE_H
 #define LS_RUNNER_DECODE_H
+#include <signal.h>
 #include <stdint.h>
 #include "results/db.h"
 #include "runner/experiment.h"
@@ -38,10 +39,27 @@ typedef struct ls_decode_result {
   uint64_t text_hash;
 } ls_decode_result;
 
+/* The most events one run may simulate, per generated token (times workload.max_tokens and
+ * the prompts). The paper's most expensive configuration (ar-flash, qwen3-14b) needs about
+ * 25000 events per token, so only inputs whose work is out of all proportion (a model with
+ * huge layers streamed in millions of flash chunks per token) reach it, and they fail within
+ * seconds (about 3e7 events/s) instead of running for hours. */
+#define LS_RUN_EVENTS_PER_TOKEN 1000000ULL
+/* The most flash requests one target pass may read (its streamed layers and head, each in
+ * requests of device.flash.chunk bytes). A flash read is simulated request by request inside
+ * one event (about 1.5e7 requests/s), so the event budget does not bound it; a run whose pass
+ * needs more is refused before it starts. 2e7 is 80 GB in 4 KiB requests, 10 TB in 512 KiB
+ * ones; the paper's largest target (qwen3-14b, 512 KiB) needs about 16000. */
+#define LS_RUN_MAX_FLASH_REQUESTS 2e7
+
 /* Loaded devices/models/datasets shared by the runs of one process. */
 typedef struct ls_decode_cache ls_decode_cache;
 int ls_decode_cache_create(ls_decode_cache **out, const char *data_root, ls_error *err);
 void ls_decode_cache_free(ls_decode_cache *c);
+/* Runs of this cache stop between two events once *stop is non-zero (a signal handler's flag;
+ * borrowed, NULL: never) and fail with LS_EINTR. Every run also stops, with LS_ERANGE, after
+ * LS_RUN_EVENTS_PER_TOKEN simulated events per generated token. */
+void ls_decode_cache_set_stop(ls_decode_cache *c, const volatile sig_atomic_t *stop);
 
 /* Simulates spec (its settings are consumed; unknown settings are an error). keep_steps: fill
  * the per-cycle series. A configuration that cannot run (ar-mem whose target does not fit)

@@ -4,6 +4,7 @@
  * --resume can skip a run before simulating it. */
 #include "runner/driver.h"
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,13 @@
 #include "ls_version.h"
 #include "sim/units.h"
 
-static volatile sig_atomic_t g_stop; /* the one mutable global: set only by the SIGINT handler */
+/* The one mutable global: the signal (SIGINT or SIGTERM) that asked the sweep to stop, 0 while
+ * none has; written only by the handler. */
+static volatile sig_atomic_t g_stop;
 
-static void on_sigint(int sig)
+static void on_stop_signal(int sig)
 {
-  (void)sig;
-  g_stop = 1;
+  g_stop = sig;
 }
 
 static double now_s(void)
@@ -82,6 +84,8 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
   ls_error run_err;
   ls_error_clear(&run_err);
   int rc = ls_decode_run(cache, spec, keep_steps, res, &run_err);
+  if (rc == LS_EINTR) /* stopped half-way: nothing to record, the run is redone on --resume */
+    return ls_error_set(err, LS_EINTR, "interrupted");
   snprintf(res->run_id, sizeof res->run_id, "%s", id);
   const char *status = rc ? "failed" : res->valid ? "ok" : "invalid";
   char msg[LS_ERR_MSG + LS_ERR_FILE + 64];
@@ -137,6 +141,8 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
   int rc = ls_db_open(&db, o->db_path, &err);
   if (!rc)
     rc = ls_decode_cache_create(&cache, o->data_root, &err);
+  if (!rc) /* Ctrl-C reaches the run in progress, not only the gap between two runs */
+    ls_decode_cache_set_stop(cache, &g_stop);
   for (int i = k; rc == LS_OK && i < ls_experiment_count(x) && !g_stop; i += o->jobs) {
     ls_run_spec *spec = ls_experiment_run(x, i);
     int done = 0;
@@ -149,6 +155,8 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
       int st;
       rc = ls_driver_run_one(cache, db, spec, o->keep_steps, &res, &st, &err);
       ls_decode_result_free(&res);
+      if (st == 3) /* nothing recorded (interrupted, or the database failed): not a run done */
+        break;
       mark = st == 0 ? 'o' : st == 1 ? 'i' : 'f';
       if (rc && st == 2) { /* a failed run is recorded; report it and go on */
         ls_error_print(&err, stderr);
@@ -156,19 +164,32 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
       }
     }
     if (write(fd, &mark, 1) != 1)
-      rc = LS_EIO;
+      rc = ls_error_set(&err, LS_EIO, "worker %d: cannot report to the parent: %s", k + 1,
+                        strerror(errno));
   }
-  if (rc)
+  if (rc && rc != LS_EINTR)
     ls_error_print(&err, stderr);
   ls_decode_cache_free(cache);
   ls_db_close(db);
-  return rc ? 1 : 0;
+  return rc ? ls_status_exit(rc) : 0; /* e.g. 74 for a full disk: the parent passes it on */
 }
 
-static void progress(const ls_driver_summary *s, int done, double t0)
+/* On a terminal: a bar redrawn after every run. Elsewhere (a log, CI): one line about every
+ * LS_PROGRESS_S seconds, so a long sweep shows it is alive without flooding the log. */
+#define LS_PROGRESS_S 5.0 /* default of ls_driver_opts.progress_s */
+
+static void progress(const ls_driver_summary *s, int done, double t0, int tty)
 {
   double el = now_s() - t0, rate = el > 0 ? done / el : 0;
   double left = rate > 0 ? (s->total - done) / rate : 0;
+  if (!tty) {
+    if (done > 0)
+      fprintf(stderr, "leversim: %d/%d runs done, %d failed, %.0f s elapsed, about %.0f s left\n",
+              done, s->total, s->failed, el, left);
+    else
+      fprintf(stderr, "leversim: 0/%d runs done, %.0f s elapsed\n", s->total, el);
+    return;
+  }
   int width = 30, fill = s->total ? width * done / s->total : width;
   fprintf(stderr, "\r[%.*s%*s] %d/%d  %.1f runs/s  %.0fs left ", fill,
           "##############################", width - fill, "", done, s->total, rate, left);
@@ -206,18 +227,141 @@ static void tally(ls_driver_summary *s, char mark)
   else s->skipped++;
 }
 
+/* The name of a signal that ends a worker ("SIGKILL"); strsignal's text is not its name. */
+static const char *signal_name(int sig)
+{
+  static const struct { int sig; const char *name; } NAMES[] = {
+      {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"}, {SIGSEGV, "SIGSEGV"},
+      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"}, {SIGILL, "SIGILL"},
+      {SIGXFSZ, "SIGXFSZ"}, {SIGXCPU, "SIGXCPU"}, {SIGPIPE, "SIGPIPE"}, {SIGHUP, "SIGHUP"},
+      {SIGQUIT, "SIGQUIT"}, {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
+  for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+    if (NAMES[i].sig == sig)
+      return NAMES[i].name;
+  return "a signal";
+}
+
+/* The status code whose exit status a worker returned (74 -> LS_EIO); LS_ERUN if none. */
+static int status_of_exit(int exit_status)
+{
+  static const int CODES[] = {LS_EIO, LS_EINVALID, LS_ENOTFOUND, LS_EUSAGE, LS_ESTATE, LS_EINTR};
+  for (size_t i = 0; i < sizeof CODES / sizeof CODES[0]; i++)
+    if (ls_status_exit(CODES[i]) == exit_status)
+      return CODES[i];
+  return LS_ERUN;
+}
+
+/* The workers' processes and how each ended (status as from waitpid; valid when reaped). */
+typedef struct {
+  pid_t pid[64];
+  int status[64], reaped[64], jobs;
+} workers;
+
+static int ended_badly(int st)
+{
+  return WIFSIGNALED(st) ||
+         (WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != ls_status_exit(LS_EINTR));
+}
+
+/* Reaps workers that have ended (wait: block until all have). Returns 1 when one ended badly. */
+static int check_workers(workers *w, int wait)
+{
+  int bad = 0;
+  for (int k = 0; k < w->jobs; k++) {
+    if (w->reaped[k])
+      continue;
+    pid_t r;
+    while ((r = waitpid(w->pid[k], &w->status[k], wait ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+    }
+    w->reaped[k] = r == w->pid[k];
+    bad |= w->reaped[k] && ended_badly(w->status[k]);
+  }
+  return bad;
+}
+
+/* The first worker that did not end cleanly, in err: by exit status (its own message was
+ * printed) or by the signal that killed it. Returns that code, LS_OK when none. */
+static int worker_error(const workers *w, ls_error *err)
+{
+  for (int k = 0; k < w->jobs; k++) {
+    int st = w->status[k];
+    if (!w->reaped[k] || !ended_badly(st))
+      continue;
+    if (WIFSIGNALED(st))
+      return ls_error_set(err, LS_ESTATE, "worker %d killed by %s; its run in flight is lost",
+                          k + 1, signal_name(WTERMSIG(st)));
+    return ls_error_set(err, status_of_exit(WEXITSTATUS(st)),
+                        "worker %d stopped with exit status %d (its message is above)", k + 1,
+                        WEXITSTATUS(st));
+  }
+  return LS_OK;
+}
+
+/* Asks the workers still running to stop after their current run, once: on a signal sent to
+ * the parent alone (kill PID, a job scheduler), not only a terminal's Ctrl-C to the whole
+ * group; and when one worker has failed (a full disk fails the others too). */
+static void stop_workers(const workers *w, int *stopped)
+{
+  if (*stopped)
+    return;
+  for (int k = 0; k < w->jobs; k++)
+    if (!w->reaped[k])
+      kill(w->pid[k], SIGINT);
+  *stopped = 1;
+}
+
+/* Reads the workers' one-byte reports until every worker has closed the pipe. */
+static void collect(int fd, workers *w, const ls_driver_opts *o, ls_driver_summary *sum,
+                    double t0, int *done)
+{
+  int tty = isatty(2), stopped = 0;
+  double last = now_s(), every = o->progress_s > 0 ? o->progress_s : LS_PROGRESS_S;
+  int wait_ms = every < 1 ? (int)(every * 1000) + 1 : 1000;
+  for (;;) {
+    if (g_stop || check_workers(w, 0))
+      stop_workers(w, &stopped);
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int ready = poll(&pfd, 1, wait_ms);
+    if (ready < 0 && errno != EINTR)
+      break;
+    if (!tty && now_s() - last >= every) {
+      progress(sum, *done, t0, 0);
+      last = now_s();
+    }
+    if (ready <= 0)
+      continue;
+    char mark;
+    ssize_t got = read(fd, &mark, 1);
+    if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
+      break;
+    if (got < 0)
+      continue;
+    tally(sum, mark);
+    ++*done;
+    if (tty)
+      progress(sum, *done, t0, 1);
+  }
+  if (tty)
+    fprintf(stderr, "\n");
+}
+
 int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err)
 {
   memset(sum, 0, sizeof *sum);
   sum->total = ls_experiment_count(x);
   double t0 = now_s();
-  /* The handler is in place before the database exists, so anyone who sees the file can
-   * interrupt cleanly; workers inherit it. */
-  struct sigaction sa, old;
+  /* The handlers are in place before the database exists, so anyone who sees the file can
+   * interrupt cleanly; workers inherit them. A file-size limit (ulimit -f) must show up as a
+   * write error (exit 74), not kill a worker with SIGXFSZ. */
+  struct sigaction sa, old_int, old_term, ign, old_xfsz;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigint;
+  sa.sa_handler = on_stop_signal;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
   g_stop = 0;
-  sigaction(SIGINT, &sa, &old);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGXFSZ, &ign, &old_xfsz);
   /* Create the schema once before the workers race to it. */
   ls_db *db = NULL;
   int rc = ls_db_open(&db, o->db_path, err);
@@ -225,52 +369,37 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   int fd[2];
   if (rc == LS_OK && pipe(fd) != 0)
     rc = ls_error_set(err, LS_EIO, "pipe failed: %s", strerror(errno));
-  if (rc) {
-    sigaction(SIGINT, &old, NULL);
-    return rc;
-  }
-  pid_t pids[64];
-  int jobs = o->jobs;
+  workers w;
+  memset(&w, 0, sizeof w);
+  w.jobs = o->jobs;
   fflush(NULL); /* children must not re-flush the parent's buffered output */
-  if ((rc = spawn(x, o, pids, fd, err))) {
-    sigaction(SIGINT, &old, NULL);
-    return rc;
+  if (rc == LS_OK)
+    rc = spawn(x, o, w.pid, fd, err);
+  int done = 0;
+  if (rc == LS_OK) {
+    collect(fd[0], &w, o, sum, t0, &done);
+    close(fd[0]);
+    check_workers(&w, 1);
+    rc = worker_error(&w, err);
   }
-  int tty = isatty(2), done = 0;
-  char mark;
-  ssize_t got;
-  while ((got = read(fd[0], &mark, 1)) != 0) {
-    if (got < 0) {
-      if (errno == EINTR)
-        continue;
-      break;
-    }
-    tally(sum, mark);
-    done++;
-    if (tty)
-      progress(sum, done, t0);
-  }
-  close(fd[0]);
-  int worker_failed = 0;
-  for (int k = 0; k < jobs; k++) {
-    int st;
-    while (waitpid(pids[k], &st, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-      worker_failed = 1;
-  }
-  if (tty)
-    fprintf(stderr, "\n");
   sum->interrupted = g_stop != 0;
-  sigaction(SIGINT, &old, NULL);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGXFSZ, &old_xfsz, NULL);
   sum->wall_s = now_s() - t0;
-  if (sum->interrupted) {
+  const char *hint = o->resume_hint ? o->resume_hint : "the same command and --resume";
+  if (sum->interrupted && rc == LS_OK) {
     fprintf(stderr, "leversim: interrupted after %d of %d runs; finished runs are saved.\n"
-                    "resume with: %s\n", done, sum->total, o->resume_hint ? o->resume_hint : "the same command and --resume");
+                    "resume with: %s\n", done, sum->total, hint);
     return ls_error_set(err, LS_EINTR, "interrupted");
   }
-  if (worker_failed)
-    return ls_error_set(err, LS_ERUN, "a worker process failed (see messages above)");
+  if (rc != LS_OK && done > 0 && err) {
+    size_t n = strlen(err->msg);
+    snprintf(err->msg + n, sizeof err->msg - n, "; %d of %d runs done, finished runs are saved; "
+             "resume with: %s", done, sum->total, hint);
+  }
+  if (rc != LS_OK)
+    return rc;
   /* the paired intervals span runs of different workers: computed once all are written */
   rc = ls_db_open(&db, o->db_path, err);
   if (rc == LS_OK) rc = ls_db_stats_refresh(db, err);

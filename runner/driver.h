@@ -3,9 +3,12 @@
  * --jobs N forks N worker processes; worker k simulates the runs whose position is k modulo N
  * and writes each finished run in its own transaction (results/db.h: WAL, busy timeout), so
  * results are identical for any N and a killed sweep loses only runs in flight. --resume skips
- * runs already finished in the database. SIGINT lets every worker finish its current run,
- * then stops and prints how to resume. Progress (done/total, rate, time left) goes to stderr
- * only when stderr is a terminal. */
+ * runs already finished in the database. SIGINT or SIGTERM — to the whole process group or to
+ * the parent alone, which passes it on — lets every worker finish its current run, then stops
+ * and prints how to resume (exit 130). A worker that fails stops with its own exit status (74
+ * for a full disk or a file-size limit), one killed by a signal is named with it; the others
+ * are then stopped after their current run, and the driver returns that error. Progress goes to stderr: on a terminal a bar redrawn after every
+ * run, elsewhere a line (done/total, failures, elapsed, time left) about every 5 s. */
 #ifndef LS_RUNNER_DRIVER_H
 #define LS_RUNNER_DRIVER_H
 #include "runner/decode.h"
@@ -18,6 +21,7 @@ typedef struct ls_driver_opts {
   int jobs;               /* >= 1 */
   int resume;
   int keep_steps;         /* write per-cycle series */
+  double progress_s;      /* off a terminal, a progress line every this many seconds (0: 5) */
 } ls_driver_opts;
 
 typedef struct ls_driver_summary {

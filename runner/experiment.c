@@ -136,9 +136,11 @@ static int check_name(const ls_ynode *n, const char *what, const char *name, con
   char valid[1024];
   if (name_ok(name, root, list, valid, sizeof valid))
     return LS_OK;
+  /* A device, model or dataset names a file that is not there (66); a system is a built-in
+   * name, so a wrong one is a usage error (64), like an unknown setting key. */
   if (!n)
-    return ls_error_set(err, LS_ENOTFOUND, "unknown %s '%s' (valid: %s)", what, name, valid);
-  return ls_ynode_error(n, err, LS_ENOTFOUND, "unknown %s '%s' (valid: %s)", what, name, valid);
+    return ls_error_set(err, list ? LS_ENOTFOUND : LS_EUSAGE, "unknown %s '%s' (valid: %s)", what, name, valid);
+  return ls_ynode_error(n, err, list ? LS_ENOTFOUND : LS_EUSAGE, "unknown %s '%s' (valid: %s)", what, name, valid);
 }
 
 static int read_names(const ls_ynode *part, const char *key, const char *what, const char *root,

@@ -28,14 +28,24 @@ static const command COMMANDS[] = {
     {"calibrate", ls_cmd_calibrate, "fit a device profile to llama-bench and fio measurements"},
 };
 
+/* The exit statuses: this one table is printed by --help and quoted word for word in the
+ * README's "Exit codes" bullet (tests/cli checks that the two agree). sim/error.h maps every
+ * status code onto it (ls_status_exit). */
+static const char EXIT_TABLE[] =
+    "0 ok, 1 a run failed, 2 regression found, 64 usage error, 65 bad input data,\n"
+    "66 input not found, 70 internal error, 74 I/O or database error, 130 interrupted.\n"
+    "A bad value typed on the command line (an option, --set) is a usage error (64); the same\n"
+    "value read from a file (experiment, profile, model, dataset, trace) is bad input data (65).\n"
+    "A wrong name (command, option, setting key, system) is 64 wherever it is written; a\n"
+    "device, model or dataset whose file is missing, or a missing input file, is 66. A full disk\n"
+    "is 74; a worker killed by a signal is 70; SIGINT or SIGTERM stops a sweep with 130.\n";
+
 static void usage(FILE *f)
 {
   fprintf(f, "usage: leversim <command> [options]\n       leversim --help | --version\n\ncommands:\n");
   for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
     fprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-  fprintf(f, "\n'leversim <command> --help' describes a command.\n"
-             "exit status: 0 ok, 1 a run failed, 2 regression found, 64 usage error,\n"
-             "65 bad input data, 66 input not found, 70 internal error, 74 I/O or database error\n");
+  fprintf(f, "\n'leversim <command> --help' describes a command.\n\nexit status: %s", EXIT_TABLE);
 }
 
 int main(int argc, char **argv)

@@ -82,6 +82,9 @@ struct ls_engine {
   int64_t now;
   uint32_t seq;
   size_t live;
+  const volatile sig_atomic_t *stop; /* ls_engine_set_bounds: borrowed, NULL when unset */
+  uint64_t budget, spent;            /* events allowed and fired since (budget 0: no limit) */
+  int halted;
   int hole; /* the root is the event being fired: the next schedule may take its place */
 };
 
@@ -318,12 +321,33 @@ int ls_engine_cancel(ls_engine *e, ls_event_id id)
   return 1;
 }
 
+void ls_engine_set_bounds(ls_engine *e, const volatile sig_atomic_t *stop, uint64_t max_events)
+{
+  e->stop = stop;
+  e->budget = max_events;
+  e->spent = 0;
+  e->halted = LS_OK;
+}
+
+int ls_engine_halted(const ls_engine *e) { return e->halted; }
+
+/* Checked between events, so a stop never cuts a callback short. */
+static int out_of_bounds(ls_engine *e)
+{
+  if (e->stop && *e->stop)
+    e->halted = LS_EINTR;
+  else if (e->budget && e->spent >= e->budget)
+    e->halted = LS_ERANGE;
+  return e->halted != LS_OK;
+}
+
 uint64_t ls_engine_run_until(ls_engine *e, int64_t until)
 {
   uint64_t fired = 0;
   if (e->hole)
     return 0; /* called from a callback: not reentrant */
-  while (e->n > 0 && e->heap[0].time <= until) {
+  e->halted = LS_OK;
+  while (e->n > 0 && e->heap[0].time <= until && !out_of_bounds(e)) {
     hnode top = e->heap[0];
     slot_t *sl = &e->slots[top.slot];
     ls_event_fn fn = sl->fn;
@@ -346,6 +370,7 @@ uint64_t ls_engine_run_until(ls_engine *e, int64_t until)
       heap_pop(e);
     }
     fired++;
+    e->spent++;
   }
   return fired;
 }

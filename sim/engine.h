@@ -9,6 +9,7 @@
  * Scheduling before now() is an error (LS_ESTATE); nothing is scheduled then. */
 #ifndef LS_SIM_ENGINE_H
 #define LS_SIM_ENGINE_H
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "sim/error.h"
@@ -36,6 +37,13 @@ int ls_engine_cancel(ls_engine *e, ls_event_id id);
 uint64_t ls_engine_run_until(ls_engine *e, int64_t until);
 /* Fires all events until none is pending. Returns the number fired. */
 uint64_t ls_engine_run(ls_engine *e);
+/* Bounds later runs: ls_engine_run/run_until return early, between two events, once *stop is
+ * non-zero (a flag a signal handler sets; NULL: none; borrowed) or max_events events have
+ * fired since this call (0: no limit). Events left pending stay pending. */
+void ls_engine_set_bounds(ls_engine *e, const volatile sig_atomic_t *stop, uint64_t max_events);
+/* Why the last run returned early: LS_EINTR (the stop flag), LS_ERANGE (max_events), or
+ * LS_OK (it did not). */
+int ls_engine_halted(const ls_engine *e);
 /* Live (not cancelled) pending events. */
 size_t ls_engine_pending(const ls_engine *e);
 /* For tests: moves the internal schedule counter forward to seq (at most 2^32 - 2), to reach

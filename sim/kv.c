@@ -281,20 +281,32 @@ const char *ls_kv_find(ls_kv *kv, const char *key)
   return p ? p->value : NULL;
 }
 
-static int bad(const kv_pair *p, ls_error *err, int code, const char *why)
+static int report(const kv_pair *p, ls_error *err, int code, const char *why)
 {
   return ls_error_set(err, code, "%s%s%s=%s: %s", p->origin, p->origin[0] ? ": " : "", p->key,
                       p->value, why);
 }
 
+/* A bad value, by the exit-code rule (README, "Exit codes"): typed on the command line (origin
+ * "--set", "--prompts", "argument N (--set)") it is a usage error, 64, whatever is wrong with
+ * it; read from a file (origin file:line:col, "part settings", "sweep") it is bad input data,
+ * 65. (An unknown key is a wrong name, 64 wherever it is written: ls_kv_check_used.) */
+static int bad(const kv_pair *p, ls_error *err, int code, const char *why)
+{
+  int typed = strncmp(p->origin, "--", 2) == 0 || strncmp(p->origin, "argument ", 9) == 0;
+  return report(p, err, typed ? LS_EUSAGE : code == LS_EUSAGE ? LS_ESCHEMA : code, why);
+}
+
+/* Decimal only (ls_units_decimal): strtod would also take "0x1p3", "inf" and "nan". */
 static int parse_number(const char *s, double *out)
 {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
+  const char *end, *why;
+  double v;
+  if (ls_units_decimal(s, &v, &end, &why) != LS_OK)
+    return -1;
   while (*end == ' ')
     end++;
-  if (end == s || *end || errno == ERANGE || !isfinite(v))
+  if (*end)
     return -1;
   *out = v;
   return 0;
@@ -530,7 +542,7 @@ int ls_kv_check_used(const ls_kv *kv, const char *prefix, ls_error *err)
       snprintf(why, sizeof why, "unknown setting (did you mean %s?)", near);
     else
       snprintf(why, sizeof why, "unknown setting (see 'leversim settings' for the valid keys)");
-    return bad(p, err, LS_EUSAGE, why);
+    return report(p, err, LS_EUSAGE, why);
   }
   return LS_OK;
 }

@@ -1,6 +1,7 @@
 /* sim/units: see units.h. One table of (kind, spelling, factor to SI). */
 #include "sim/units.h"
 #include "sim/error.h"
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ static const unit_def UNITS[] = {
     {LS_U_BYTES, "MiB", 1048576.0}, {LS_U_BYTES, "GiB", 1073741824.0},
     {LS_U_BYTES, "TiB", 1099511627776.0},
     {LS_U_BANDWIDTH, "B/s", 1.0}, {LS_U_BANDWIDTH, "KB/s", 1e3}, {LS_U_BANDWIDTH, "MB/s", 1e6},
-    {LS_U_BANDWIDTH, "GB/s", 1e9}, {LS_U_BANDWIDTH, "KiB/s", 1024.0},
+    {LS_U_BANDWIDTH, "GB/s", 1e9}, {LS_U_BANDWIDTH, "TB/s", 1e12}, {LS_U_BANDWIDTH, "KiB/s", 1024.0},
     {LS_U_BANDWIDTH, "MiB/s", 1048576.0}, {LS_U_BANDWIDTH, "GiB/s", 1073741824.0},
     {LS_U_BANDWIDTH, "Mb/s", 1e6 / 8}, {LS_U_BANDWIDTH, "Gb/s", 1e9 / 8},
     {LS_U_TIME, "ns", 1e-9}, {LS_U_TIME, "us", 1e-6}, {LS_U_TIME, "ms", 1e-3}, {LS_U_TIME, "s", 1.0},
@@ -68,6 +69,56 @@ static const unit_def *find_unit(const char *s)
   return NULL;
 }
 
+static const char *digits(const char *s)
+{
+  while (*s >= '0' && *s <= '9')
+    s++;
+  return s;
+}
+
+int ls_units_decimal(const char *text, double *out, const char **end, const char **why)
+{
+  const char *s = text + (*text == '+' || *text == '-');
+  const char *int_end = digits(s), *p = int_end;
+  int have = int_end > s;
+  if (*p == '.') {
+    const char *frac_end = digits(p + 1);
+    have |= frac_end > p + 1;
+    p = frac_end;
+  }
+  if (!have) {
+    *why = "expected a decimal number";
+    return LS_EPARSE;
+  }
+  if (int_end == s + 1 && *s == '0' && (*int_end == 'x' || *int_end == 'X')) {
+    *why = "hexadecimal numbers are not accepted (write the number in decimal)";
+    return LS_EPARSE;
+  }
+  if ((*p == 'e' || *p == 'E')) {
+    const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
+    if (digits(q) > q)
+      p = digits(q);
+  }
+  /* strtod reads exactly the validated prefix: copy it, so text after it is not read. */
+  char buf[128];
+  size_t n = (size_t)(p - text);
+  if (n >= sizeof buf) {
+    *why = "number too long";
+    return LS_EPARSE;
+  }
+  memcpy(buf, text, n);
+  buf[n] = '\0';
+  errno = 0;
+  double v = strtod(buf, NULL);
+  if (errno == ERANGE || !isfinite(v)) {
+    *why = "number beyond the range of a double";
+    return LS_EPARSE;
+  }
+  *out = v;
+  *end = p;
+  return LS_OK;
+}
+
 int ls_units_parse(const char *text, ls_unit_kind k, double *out, const char **why)
 {
   static const char *const WRONG_KIND[LS_U_KIND_COUNT] = {
@@ -80,10 +131,13 @@ int ls_units_parse(const char *text, ls_unit_kind k, double *out, const char **w
   *why = "expected a number followed by a unit";
   if (!text || (unsigned)k >= LS_U_KIND_COUNT)
     return LS_EUNIT;
-  char *end = NULL;
-  double v = strtod(text, &end);
-  if (end == text || !isfinite(v))
+  const char *end = NULL, *num_why;
+  double v;
+  if (ls_units_decimal(text, &v, &end, &num_why) != LS_OK) {
+    if (strstr(num_why, "hexadecimal"))
+      *why = num_why;
     return LS_EUNIT;
+  }
   while (*end == ' ' || *end == '\t')
     end++;
   if (*end == '\0') {

@@ -4,14 +4,15 @@
  * text into SI base units (bytes, seconds, hertz, watts, joules, bytes/s, FLOP/s, J/byte,
  * 1/s) and rejects a bare number where a unit is required and a unit of the wrong kind.
  * Decimal prefixes are powers of 1000 (GB = 1e9 B), binary ones powers of 1024 (GiB);
- * bit rates (Gb/s) are divided by 8. LS_U_RATIO takes a bare number or a percentage. */
+ * bit rates (Gb/s) are divided by 8. LS_U_RATIO takes a bare number or a percentage. Numbers
+ * are decimal only (ls_units_decimal). */
 #ifndef LS_SIM_UNITS_H
 #define LS_SIM_UNITS_H
 
 typedef enum ls_unit_kind {
   LS_U_RATIO = 0,   /* dimensionless: "0.85" or "85 %" */
   LS_U_BYTES,       /* B, KB, MB, GB, TB, KiB, MiB, GiB, TiB */
-  LS_U_BANDWIDTH,   /* B/s ... GB/s, KiB/s ... GiB/s, Mb/s, Gb/s */
+  LS_U_BANDWIDTH,   /* B/s ... TB/s, KiB/s ... GiB/s, Mb/s, Gb/s */
   LS_U_TIME,        /* ns, us, ms, s */
   LS_U_FREQ,        /* Hz, kHz, MHz, GHz */
   LS_U_POWER,       /* mW, W */
@@ -27,6 +28,13 @@ const char *ls_units_kind_name(ls_unit_kind k);
 const char *ls_units_examples(ls_unit_kind k);
 /* The SI base unit ls_units_parse returns for kind k ("B/s"; "" for a ratio). */
 const char *ls_units_base(ls_unit_kind k);
+
+/* Reads the decimal number at the start of text: an optional sign, digits with an optional
+ * fraction, an optional exponent ("-4.2", ".5", "1e-3"). strtod alone would also take
+ * hexadecimal ("0x1p3"), "inf", "nan" and leading spaces, which the file formats do not allow.
+ * Returns LS_OK with *out and *end (the first character after the number), or LS_EPARSE with
+ * *why (static text): not a decimal number, or beyond the range of a double. */
+int ls_units_decimal(const char *text, double *out, const char **end, const char **why);
 
 /* Parses text as a quantity of kind k into SI base units. On failure returns a negative
  * LS_E* code and sets *why to a static explanation (never NULL on failure). */

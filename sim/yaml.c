@@ -160,11 +160,48 @@ static int check_duplicates(ls_ydoc *d, ls_error *err)
   return rc;
 }
 
-static int parse_error(yaml_parser_t *p, const char *name, ls_error *err)
+/* Line and column (1-based, columns in characters as libyaml counts them) of byte offset in
+ * the input: libyaml gives reader errors (bad bytes, bad UTF-8) only as a byte offset. A file
+ * is read again from its start; 0 when it cannot be (a pipe). */
+static int offset_mark(FILE *f, const char *text, size_t offset, int *line, int *col)
 {
-  const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->context_mark;
-  return ls_error_at(err, LS_EPARSE, name, (int)m->line + 1, (int)m->column + 1,
-                     "malformed YAML: %s%s%s", p->problem ? p->problem : "parse error",
+  *line = 1;
+  *col = 1;
+  if (f && fseek(f, 0, SEEK_SET) != 0)
+    return 0;
+  for (size_t i = 0; i < offset; i++) {
+    int c = f ? getc(f) : (unsigned char)text[i];
+    if (c == EOF || (!f && c == 0))
+      break;
+    if (c == '\n') {
+      ++*line;
+      *col = 1;
+    } else if ((c & 0xC0) != 0x80) { /* not a UTF-8 continuation byte */
+      ++*col;
+    }
+  }
+  return 1;
+}
+
+/* Reader errors are located by their byte offset, scanner and parser errors by problem_mark;
+ * when the construct that failed began on another line (an unclosed quote or bracket), the
+ * message also says where it began (context_mark). */
+static int parse_error(yaml_parser_t *p, const char *name, FILE *f, const char *text, ls_error *err)
+{
+  const char *problem = p->problem ? p->problem : "parse error";
+  if (p->error == YAML_READER_ERROR && strcmp(problem, "input error") == 0)
+    return ls_error_set(err, LS_EIO, "%s: cannot read: %s", name, strerror(errno));
+  int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+  if (p->error == YAML_READER_ERROR && !offset_mark(f, text, p->problem_offset, &line, &col))
+    line = col = 0;
+  if (p->error == YAML_READER_ERROR && p->problem_value >= 0)
+    return ls_error_at(err, LS_EPARSE, name, line, col, "malformed YAML: %s (byte 0x%02X)",
+                       problem, (unsigned)p->problem_value & 0xFF);
+  int cline = (int)p->context_mark.line + 1;
+  if (p->context && cline != line)
+    return ls_error_at(err, LS_EPARSE, name, line, col, "malformed YAML: %s %s (begun at %d:%d)",
+                       problem, p->context, cline, (int)p->context_mark.column + 1);
+  return ls_error_at(err, LS_EPARSE, name, line, col, "malformed YAML: %s%s%s", problem,
                      p->context ? " " : "", p->context ? p->context : "");
 }
 
@@ -183,7 +220,7 @@ static int load(ls_ydoc **out, const char *name, FILE *f, const char *text, ls_e
     yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
   int rc = LS_OK;
   if (!yaml_parser_load(&p, &d->doc)) {
-    rc = parse_error(&p, name, err);
+    rc = parse_error(&p, name, f, text, err);
     yaml_parser_delete(&p);
     free(d);
     return rc;
@@ -193,7 +230,7 @@ static int load(ls_ydoc **out, const char *name, FILE *f, const char *text, ls_e
   } else {
     yaml_document_t extra;
     if (!yaml_parser_load(&p, &extra)) {
-      rc = parse_error(&p, name, err);
+      rc = parse_error(&p, name, f, text, err);
     } else {
       yaml_node_t *r = yaml_document_get_root_node(&extra);
       if (r)
@@ -400,16 +437,17 @@ int ls_yas_double(const ls_ynode *n, double lo, double hi, double *out, ls_error
   int rc = scalar(n, &t, err);
   if (rc)
     return rc;
-  char *end;
-  errno = 0;
-  double v = strtod(t, &end);
-  if (end == t || *end != '\0' || errno == ERANGE || !isfinite(v)) {
-    const char *why = NULL;
+  const char *end, *why;
+  double v;
+  int bad = ls_units_decimal(t, &v, &end, &why) != LS_OK;
+  if (bad && strstr(why, "hexadecimal"))
+    return ls_ynode_error(n, err, LS_ESCHEMA, "bad value '%s': %s", t, why);
+  if (bad || *end != '\0') {
     double dummy;
     /* A value with a unit where a plain number is wanted gets a precise message. */
-    if (end != t && *end && ls_units_parse(t, LS_U_RATIO, &dummy, &why) != LS_OK)
+    if (!bad && ls_units_parse(t, LS_U_RATIO, &dummy, &why) != LS_OK)
       return ls_ynode_error(n, err, LS_EUNIT, "bad value '%s': expected a plain number, without a unit", t);
-    return ls_ynode_error(n, err, LS_ESCHEMA, "wrong type: expected a number, found '%s'", t);
+    return ls_ynode_error(n, err, LS_ESCHEMA, "wrong type: expected a decimal number, found '%s'", t);
   }
   if (v < lo || v > hi)
     return range_error(n, err, t, lo, hi);

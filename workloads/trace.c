@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include "sim/units.h"
 
 #define KMAX LS_VIEW_TOPK_MAX
 #define LINE_MAX_LEN 4096
@@ -188,9 +189,9 @@ static int get_probs(const rd *r, const tok *toks, int ntok, int first, tr_node 
   double sum = 0.0;
   for (int i = 0; i < n->k; i++) {
     const tok *t = &toks[first + 1 + i];
-    char *end;
-    double v = strtod(t->s, &end);
-    if (*end != '\0' || !(v >= 0.0 && v <= 1.0))
+    const char *end = t->s, *why;
+    double v = -1.0;
+    if (ls_units_decimal(t->s, &v, &end, &why) != LS_OK || *end != '\0' || !(v >= 0.0 && v <= 1.0))
       return rd_err(r, t->col, "expected a probability in [0,1], found", t->s);
     if (i > 0 && v > n->q[i - 1])
       return rd_err(r, t->col, "probabilities must be non-increasing, found", t->s);
@@ -330,28 +331,49 @@ static int rd_header(const rd *r, char *line)
   return LS_OK;
 }
 
-/* One line per getline call: its byte count is exact, so a NUL byte cannot hide the rest of
- * a line (or split a long one) the way it can with fgets. */
+/* Reads one line (without its '\n') into buf, at most cap - 1 bytes, counting every byte, so
+ * a NUL byte cannot hide the rest of a line. The bound is checked before anything grows: a
+ * file without line ends (/dev/zero) stops at cap instead of filling memory.
+ * Returns 1 (a line), 0 (end of file), -1 (longer than cap - 1 bytes), -2 (read error). */
+static int read_line(FILE *f, char *buf, size_t cap, size_t *len)
+{
+  size_t n = 0;
+  int c;
+  while ((c = getc(f)) != EOF && c != '\n') {
+    if (n == cap - 1)
+      return -1;
+    buf[n++] = (char)c;
+  }
+  buf[n] = '\0';
+  *len = n;
+  if (c == EOF && ferror(f))
+    return -2;
+  return (c == EOF && n == 0) ? 0 : 1;
+}
+
 static int read_stream(FILE *f, rd *r, ls_trace *tr)
 {
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t got;
+  char line[LINE_MAX_LEN];
+  size_t len;
   tok toks[TOK_MAX];
-  int ended = 0, rc = LS_OK, header = 0;
-  while (!rc && (got = getline(&line, &cap, f)) != -1) {
+  int ended = 0, rc = LS_OK, header = 0, got;
+  while (!rc && (got = read_line(f, line, sizeof line, &len)) != 0) {
     r->line++;
-    size_t len = (size_t)got;
+    if (got == -1) {
+      rc = ls_error_at(r->err, LS_EPARSE, r->file, r->line, 1,
+                       "line too long (the limit is %d bytes)", LINE_MAX_LEN - 1);
+      break;
+    }
+    if (got == -2) {
+      rc = ls_error_at(r->err, LS_EIO, r->file, r->line, 1, "read error: %s", strerror(errno));
+      break;
+    }
     if (memchr(line, '\0', len)) {
       rc = rd_err(r, (int)strlen(line) + 1, "NUL byte in a text line", NULL);
       break;
     }
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+    if (len > 0 && line[len - 1] == '\r')
       line[--len] = '\0';
-    if (len >= LINE_MAX_LEN - 1) {
-      rc = rd_err(r, 1, "line too long", NULL);
-      break;
-    }
     if (strchr(line, '\r')) { /* a CRLF line end is fine, a CR inside a line is not */
       rc = rd_err(r, (int)(strchr(line, '\r') - line) + 1, "carriage return inside a line", NULL);
       break;
@@ -370,7 +392,6 @@ static int read_stream(FILE *f, rd *r, ls_trace *tr)
       continue;
     rc = rd_line(r, tr, toks, n, &ended);
   }
-  free(line);
   if (!rc && !header)
     rc = rd_err(r, 1, "empty file", NULL);
   if (!rc && !ended)

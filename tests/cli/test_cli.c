@@ -2,14 +2,18 @@
  * --jobs determinism, sharded sweeps merged, resume after SIGKILL, clean SIGINT.
  * Sweeps run on the fixture data root tests/runner/data (a tiny deterministic phone and a
  * one-layer model) so that each test takes well under a second per sweep. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "ls_test.h"
+#include "runner/cli_opts.h"
+#include "runner/driver.h"
 
 static char g_tmp[256];  /* per-process scratch folder */
 
@@ -84,6 +88,50 @@ static void test_help_and_version(void)
   CU_ASSERT_EQUAL(ls_test_cli("frobnicate", out, sizeof out), 64);
 }
 
+/* Collapses every run of white space to one space, in place. */
+static void squeeze(char *s)
+{
+  char *w = s;
+  for (char *r = s; *r; r++)
+    if (!(*r == ' ' || *r == '\n' || *r == '\t') || (w > s && w[-1] != ' '))
+      *w++ = (*r == '\n' || *r == '\t') ? ' ' : *r;
+  *w = '\0';
+}
+
+/* The exit-code table of --help is the README's "Exit codes" bullet, word for word, and every
+ * status code maps onto a row of it. */
+static void test_exit_table_matches_readme(void)
+{
+  char help[8192], path[512];
+  static char readme[1 << 16];
+  CU_ASSERT_EQUAL_FATAL(ls_test_cli("--help", help, sizeof help), 0);
+  snprintf(path, sizeof path, "%s/../README.md", LS_TEST_DIR);
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  size_t n = fread(readme, 1, sizeof readme - 1, f);
+  readme[n] = '\0';
+  fclose(f);
+  char *a = strstr(readme, "- **Exit codes:** "), *h = strstr(help, "exit status: ");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+  a += strlen("- **Exit codes:** ");
+  h += strlen("exit status: ");
+  char *end = strstr(a, "\n  Bad inputs and their messages");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+  *end = '\0';
+  squeeze(a);
+  squeeze(h);
+  while (strlen(h) && h[strlen(h) - 1] == ' ')
+    h[strlen(h) - 1] = '\0';
+  CU_ASSERT_STRING_EQUAL(a, h);
+  CU_ASSERT_PTR_NOT_NULL(strstr(h, "130 interrupted"));
+  for (int code = 0; code >= -15; code--) {
+    char row[16];
+    snprintf(row, sizeof row, "%d ", ls_status_exit(code));
+    CU_ASSERT_PTR_NOT_NULL(strstr(h, row));
+  }
+}
+
 static void test_unknown_names_list_choices(void)
 {
   char out[8192];
@@ -92,7 +140,7 @@ static void test_unknown_names_list_choices(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown device 'oneplus-13'"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "valid: tiny")); /* the fixture data root's only phone */
   rc = ls_test_cli("run --device tiny --model tiny-target --dataset iid --system levr", out, sizeof out);
-  CU_ASSERT_EQUAL(rc, 66);
+  CU_ASSERT_EQUAL(rc, 64); /* a built-in name typed on the command line: usage */
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "ar-flash"));
   rc = ls_test_cli("run --device tiny --model tiny-target --dataset iid --system lever --set draft.budgett=4", out, sizeof out);
   CU_ASSERT_EQUAL(rc, 64);
@@ -467,9 +515,185 @@ static void test_sigint_clean(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "already done"));
 }
 
+/* ---- reliability (regressions of issue 13) ---- */
+
+static void read_text(const char *path, char *out, size_t size)
+{
+  out[0] = '\0';
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  size_t n = fread(out, 1, size - 1, f);
+  out[n] = '\0';
+  fclose(f);
+}
+
+/* Runs in the export of db, one line a run (header excluded); -1 when unreadable. */
+static int count_runs(const char *db)
+{
+  char args[1024];
+  char *b = big();
+  snprintf(args, sizeof args, "export --db '%s' --view v_runs --format csv", db);
+  int n = ls_test_cli(args, b, 1 << 20) == 0 ? -1 : -2;
+  for (char *c = b; *c; c++)
+    n += *c == '\n';
+  free(b);
+  return n;
+}
+
+/* The pid of one child of parent (0 when none yet). */
+static pid_t child_of(pid_t parent)
+{
+  char cmd[64], line[64];
+  snprintf(cmd, sizeof cmd, "pgrep -P %ld", (long)parent);
+  FILE *p = popen(cmd, "r");
+  if (!p)
+    return 0;
+  pid_t child = fgets(line, sizeof line, p) ? (pid_t)atol(line) : 0;
+  pclose(p);
+  return child;
+}
+
+/* Starts the sweep into <tmp>/<name>.db, sends sig to the parent alone or to one worker once
+ * it is running, and returns its exit status (-1 when it did not exit), its stderr in out. */
+static int signal_sweep(const char *name, int sig, int to_worker, char *db, size_t db_size,
+                        char *out, size_t size)
+{
+  char errfile[600];
+  snprintf(db, db_size, "%s/%s.db", g_tmp, name);
+  snprintf(errfile, sizeof errfile, "%s/%s-err.txt", g_tmp, name);
+  pid_t pid = start_sweep(db, "--resume", errfile);
+  wait_for_file(db);
+  pid_t target = pid;
+  for (int i = 0; to_worker && i < 200 && (target = child_of(pid)) <= 0; i++)
+    sleep_ms(5);
+  sleep_ms(30);
+  if (target > 0)
+    kill(target, sig); /* one process, not its group */
+  int st;
+  waitpid(pid, &st, 0);
+  kill(-pid, SIGKILL); /* nothing must be left of the group; this only cleans up on failure */
+  read_text(errfile, out, size);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Regression: SIGINT sent to the parent alone (kill PID, a scheduler) set its flag but the
+ * workers ran every remaining run; and the resume hint dropped --jobs. */
+static void test_sigint_parent_only(void)
+{
+  char db[512], out[8192];
+  CU_ASSERT_EQUAL(signal_sweep("int-parent", SIGINT, 0, db, sizeof db, out, sizeof out), 130);
+  int n = count_runs(db);
+  CU_ASSERT(n >= 0 && n < 48 + 320); /* the whole experiment has 368 runs */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, " --jobs 2 --resume"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "--db "));
+}
+
+/* Regression: a worker killed by a signal was reported as "see messages above" with no
+ * message above. It is named with its signal, exit 70; the other worker is stopped too, and
+ * the finished runs are kept. */
+static void test_worker_killed_named(void)
+{
+  char db[512], out[8192];
+  CU_ASSERT_EQUAL(signal_sweep("killed-worker", SIGKILL, 1, db, sizeof db, out, sizeof out), 70);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "killed by SIGKILL"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
+  int n = count_runs(db);
+  CU_ASSERT(n >= 0 && n < 48 + 320);
+}
+
+/* Regression: a file-size limit (ulimit -f, the same failure as a full disk) in the middle of
+ * a sweep killed the worker with SIGXFSZ and the sweep exited 1 ("a run failed"). It is an
+ * I/O error: exit 74, with the database's message. */
+static void test_file_size_limit_exit_74(void)
+{
+  char db[512], errfile[600], exp[512], out[8192];
+  snprintf(db, sizeof db, "%s/fsize.db", g_tmp);
+  snprintf(errfile, sizeof errfile, "%s/fsize-err.txt", g_tmp);
+  snprintf(exp, sizeof exp, "%s/exp.yaml", g_tmp);
+  pid_t pid = fork();
+  if (pid == 0) {
+    struct rlimit rl = {256 * 1024, 256 * 1024};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0 || !freopen("/dev/null", "w", stdout) ||
+        !freopen(errfile, "w", stderr))
+      _exit(126);
+    execl(LS_BINARY, LS_BINARY, "sweep", exp, "--db", db, "--steps", "--jobs", "2", (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  waitpid(pid, &st, 0);
+  CU_ASSERT_FATAL(WIFEXITED(st));
+  CU_ASSERT_EQUAL(WEXITSTATUS(st), 74);
+  read_text(errfile, out, sizeof out);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "exit status 74"));
+  CU_ASSERT_PTR_NULL(strstr(out, "see messages above"));
+}
+
+/* --db '' and --db :memory: exited 0 and kept nothing. */
+static void test_temporary_db_refused(void)
+{
+  char args[1024], out[4096];
+  const char *dbs[] = {"''", ":memory:"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(args, sizeof args, "sweep '%s/exp.yaml' --quick --db %s", g_tmp, dbs[i]);
+    CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "would be lost"));
+    snprintf(args, sizeof args, "run --device tiny --model tiny-target --dataset iid --system lever --db %s",
+             dbs[i]);
+    CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+  }
+}
+
+/* The resume hint repeats every original argument, quoted for the shell where needed. */
+static void test_resume_hint(void)
+{
+  char buf[512];
+  char *a1[] = {"sweep", "exp.yaml", "--jobs", "4", "--shard", "2/3", "--set", "draft.budget=8",
+                "--db", "my results.db"};
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, 10, a1),
+                         "leversim sweep exp.yaml --jobs 4 --shard 2/3 --set draft.budget=8 --db "
+                         "'my results.db' --resume");
+  char *a2[] = {"reproduce", "--resume", "--quick", "it's"};
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, 4, a2),
+                         "leversim reproduce --resume --quick 'it'\\''s'");
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, 40, 10, a1), "the same command with --resume");
+}
+
+/* Off a terminal, a progress line about every progress_s seconds (5 by default). */
+static void test_progress_off_terminal(void)
+{
+  char path[512], db[512], errfile[600], out[8192];
+  snprintf(path, sizeof path, "%s/exp.yaml", g_tmp);
+  snprintf(db, sizeof db, "%s/progress.db", g_tmp);
+  snprintf(errfile, sizeof errfile, "%s/progress-err.txt", g_tmp);
+  ls_error err;
+  ls_error_clear(&err);
+  ls_experiment *x = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_load(&x, path, getenv("LEVERSIM_DATA"), 0, NULL, 1, 1, &err), LS_OK);
+  fflush(stderr);
+  int saved = dup(2), fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CU_ASSERT_FATAL(saved >= 0 && fd >= 0);
+  dup2(fd, 2);
+  close(fd);
+  ls_driver_opts o = {db, getenv("LEVERSIM_DATA"), NULL, 2, 0, 0, 0.05};
+  ls_driver_summary sum;
+  int rc = ls_driver_run(x, &o, &sum, &err);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  ls_experiment_free(x);
+  CU_ASSERT_EQUAL(rc, LS_OK);
+  CU_ASSERT_EQUAL(sum.ok + sum.invalid, 368);
+  read_text(errfile, out, sizeof out);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "/368 runs done, 0 failed, "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, " s elapsed, about "));
+  CU_ASSERT_PTR_NULL(strchr(out, '\r')); /* no terminal bar in a log */
+}
+
 static CU_TestInfo basics_tests[] = {
     {"help and version of every command", test_help_and_version},
     {"unknown names list the valid choices", test_unknown_names_list_choices},
+    {"--help's exit table is the README's", test_exit_table_matches_readme},
     {"run --json", test_run_json},
     CU_TEST_INFO_NULL};
 static CU_TestInfo validate_tests[] = {
@@ -488,6 +712,14 @@ static CU_TestInfo shards_tests[] = {
 static CU_TestInfo resume_tests[] = {{"SIGKILL at several points, then --resume", test_resume_after_kill}, CU_TEST_INFO_NULL};
 static CU_TestInfo interrupt_tests[] = {
     {"SIGINT keeps finished runs and says how to resume", test_sigint_clean},
+    {"SIGINT to the parent alone stops the workers; the hint keeps --jobs", test_sigint_parent_only},
+    CU_TEST_INFO_NULL};
+static CU_TestInfo reliability_tests[] = {
+    {"a worker killed by a signal is named (exit 70)", test_worker_killed_named},
+    {"a file-size limit mid-sweep exits 74", test_file_size_limit_exit_74},
+    {"--db '' and :memory: are refused (64)", test_temporary_db_refused},
+    {"the resume hint repeats the original arguments", test_resume_hint},
+    {"progress lines off a terminal", test_progress_off_terminal},
     CU_TEST_INFO_NULL};
 
 static int init(void) { return setup_tmp(); }
@@ -506,6 +738,7 @@ static CU_SuiteInfo suites[] = {
     {"shards", init, clean, NULL, NULL, shards_tests},
     {"resume", init, clean, NULL, NULL, resume_tests},
     {"interrupt", init, clean, NULL, NULL, interrupt_tests},
+    {"reliability", init, clean, NULL, NULL, reliability_tests},
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv) { return ls_test_main(argc, argv, suites); }

@@ -19,19 +19,47 @@ RUN="run --device oneplus-12 --model llama-3.1-8b --dataset gsm8k --system lever
 
 n=0
 # row WHAT COMMAND...: runs leversim with the arguments (in $W, data root $W/data when
-# DATA=1) and prints one table row.
+# DATA=1, the test fixture root when DATA=fixture; a file-size limit of LIMIT_F blocks when
+# set) and prints one table row. The message is the first line of stderr (the first line
+# matching PICK when set; the first line of stdout when stderr is empty); NUMS=1 writes the
+# counts of an interrupted sweep, which vary from run to run, as N.
 row() {
   what=$1
   shift
   n=$((n + 1))
-  if [ "${DATA:-0}" = 1 ]; then
-    out=$(cd "$W" && LEVERSIM_DATA="$W/data" timeout 60 "$BIN" "$@" 2>&1 >/dev/null)
-  else
-    out=$(cd "$W" && timeout 60 "$BIN" "$@" 2>&1 >/dev/null)
-  fi
+  data=
+  [ "${DATA:-0}" = 1 ] && data=$W/data
+  [ "${DATA:-0}" = fixture ] && data=$ROOT/tests/runner/data
+  out=$(cd "$W" && { [ -z "${LIMIT_F:-}" ] || ulimit -f "$LIMIT_F"; } &&
+        LEVERSIM_DATA=${data:-${LEVERSIM_DATA:-}} timeout 60 "$BIN" "$@" 2>&1 >"$W/stdout")
   code=$?
-  msg=$(printf '%s\n' "$out" | grep -v '^$' | head -1 | sed "s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g" | shorten)
-  args=$(printf '%s ' "$@" | sed "s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g; s/ *\$//" | shorten)
+  report "$what" "$code" "$out" "$@"
+}
+# row_signal WHAT SIGNAL parent|worker COMMAND...: starts a sweep (fixture data root) in the
+# background, sends SIGNAL to the parent alone or to one worker after SIG_AFTER seconds (0.5),
+# and prints the row of what it says.
+row_signal() {
+  what=$1 sig=$2 whom=$3
+  shift 3
+  n=$((n + 1))
+  (cd "$W" && exec env LEVERSIM_DATA="$ROOT/tests/runner/data" "$BIN" "$@" 2>"$W/async.err" >/dev/null) &
+  pid=$!
+  sleep "${SIG_AFTER:-0.5}"
+  target=$pid
+  [ "$whom" = worker ] && target=$(pgrep -P $pid | head -1)
+  kill -s "$sig" "$target"
+  wait $pid
+  code=$?
+  report "$what" "$code" "$(cat "$W/async.err")" "$@"
+}
+report() {
+  what=$1 code=$2 out=$3
+  shift 3
+  [ -z "$out" ] && out=$(cat "$W/stdout" 2>/dev/null)
+  msg=$(printf '%s\n' "$out" | grep -v '^$' | grep -e "${PICK:-.}" | head -1 | sed "s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g" | shorten)
+  [ "${NUMS:-0}" = 1 ] && msg=$(printf '%s' "$msg" |
+    sed -E 's/[0-9]+( of |\/| runs| failed)/N\1/g; s/[0-9.]+ s( |$)/N s\1/g; s/worker [0-9]+/worker N/')
+  args=$(for a in "$@"; do [ -n "$a" ] && printf '%s ' "$a" || printf "'' "; done | sed "s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g; s/ *\$//" | shorten)
   printf '| %d | %s | `leversim %s` | %s | `%s` |\n' "$n" "$what" "$args" "$code" "$msg"
 }
 # shorten: a line over 240 characters keeps its start and its end (where the reason is).
@@ -48,8 +76,9 @@ cat <<'HEAD'
 
 Every row was produced by running the `leversim` binary on the input described
 (`tests/fuzz/bad_inputs.sh build/leversim > docs/BAD_INPUTS.md` regenerates this file).
-Exit statuses: 64 usage, 65 bad input data, 66 not found, 70 internal, 74 I/O
-(`leversim --help`). The message is the first line printed on stderr; paths are shown
+Exit statuses: 1 a run failed, 64 usage, 65 bad input data, 66 not found, 70 internal,
+74 I/O, 130 interrupted (`leversim --help` gives the table and its rule: a bad value typed on
+the command line is 64, the same value read from a file is 65). The message is the first line printed on stderr; paths are shown
 relative to the work folder. Inputs found by fuzzing are kept as seeds under
 `tests/fuzz/seeds/` and replayed by `tests/fuzz/run.sh`.
 
@@ -214,3 +243,39 @@ tr_body 'pos 0 0 1 0.5\rjunk\nend\n' > "$W/t11.trace"; row "carriage return insi
 { tr_body 'pos 0 0 1 0.5'; head -c 5000 /dev/zero | tr '\0' ' '; printf '\nend\n'; } > "$W/t12.trace"; row "5000-character line" trace info t12.trace
 tr_body 'pos 0 0 1 0.5\nend\nprompt 1 1 1\n' > "$W/t13.trace"; row "text after end" trace info t13.trace
 printf 'leversim-trace 1\nprompt 0 10 8388608\nend\n' > "$W/t14.trace"; row "output length beyond the position limit" trace info t14.trace
+
+cat <<'HEAD'
+
+## Runs, sweeps and results databases
+
+Sweeps here use the test fixture's data root (`tests/runner/data`: a one-layer model), so
+they take seconds; `N` stands for counts that depend on timing.
+
+| # | input | command | exit | message |
+|---|---|---|---|---|
+HEAD
+FX=$ROOT/tests/runner/data
+cp "$W/m.orig" "$M"
+sub "$W/m.orig" "n_layers:" "  n_layers: 1000" "$W/m1"; sub "$W/m1" "hidden:" "  hidden: 1048576" "$W/m2"
+sub "$W/m2" "  ffn:" "  ffn: 4194304" "$M"
+DATA=1 row "model whose layers are huge but each field in range (a 4-token run took minutes)" $RUN
+cp "$W/m.orig" "$M"
+row "a file without line ends (grew memory without bound, then said 'empty file')" trace info /dev/zero
+printf 'name: x\nseed: 1\nparts:\n  - name: p\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever, specinfer, sequoia, eagle2]\n    settings: {workload.prompts: 8, workload.max_tokens: 400}\n    sweep:\n      draft.budget: [4, 8, 16, 32, 48, 64]\n      workload.alpha: [0.5, 0.6, 0.7, 0.8, 0.9]\n' > "$W/s1.yaml"
+sed 's/workload.prompts: 8, workload.max_tokens: 400/workload.prompts: 400, workload.max_tokens: 4000/' "$W/s1.yaml" > "$W/s2.yaml"
+rm -f "$W"/f.db*; LIMIT_F=200 DATA=fixture PICK=worker row "file-size limit (ulimit -f 200) mid-sweep, like a full disk (exit 1 before the fix)" sweep s1.yaml --db f.db --steps --jobs 2
+rm -f "$W"/k.db*; NUMS=1 PICK='killed by' row_signal "a worker killed by SIGKILL ('see messages above' before the fix)" KILL worker sweep s2.yaml --db k.db --jobs 2
+rm -f "$W"/i.db*; PICK='resume with' row_signal "SIGINT to the parent alone (workers ran to the end and --jobs was dropped before the fix)" INT parent sweep s2.yaml --db i.db --jobs 2 --quick
+rm -f "$W"/i.db*; NUMS=1 PICK='runs done' SIG_AFTER=6 row_signal "stderr not a terminal, a sweep of more than 5 s (silent until the end before the fix)" INT parent sweep s2.yaml --db i.db --jobs 2
+DATA=fixture row "--db '' (exit 0, results lost before the fix)" sweep s1.yaml --db ''
+DATA=fixture row "--db :memory: (exit 0, results lost before the fix)" sweep s1.yaml --db :memory:
+rm -rf "$W/media" "$W"/ok.db*; NUMS=1 DATA=fixture row "(a finished sweep, for the next rows)" sweep s1.yaml --db ok.db --quick
+mkdir "$W/media"; cp "$W/ok.db" "$W/media/"; chmod 0444 "$W/media/ok.db"; chmod 0555 "$W/media"
+row "database on read-only media (WAL needed -shm: 'not a leversim results database' before the fix)" merge out.db media/ok.db
+printf 'hello\n' > "$W/text.db"; row "merge input that is not SQLite" merge out.db text.db
+chmod 0755 "$W/media"
+row "unknown system name (66 before the fix)" run --device oneplus-12 --model llama-3.1-8b --dataset gsm8k --system levr
+printf 'id: x\nname: y\nsoc: \001z\n' > "$W/ctl.yaml"; row "control character on line 3 (reported at 1:1 before the fix)" profiles validate ctl.yaml
+sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 0x1p3 GB/s" "$W/hex.yaml"; row "hexadecimal float (accepted before the fix)" profiles validate hex.yaml
+row "hexadecimal float in --set" $RUN --set device.flash.bandwidth=0x1p3GB/s
+sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 2 TB/s" "$W/fast.yaml"; row "bandwidth above the range (printed in the key's unit)" profiles validate fast.yaml

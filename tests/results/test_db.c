@@ -2,6 +2,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "fixture.h"
 
 static void test_schema_created(void)
@@ -40,6 +43,94 @@ static void test_open_errors(void)
   CU_ASSERT_NOT_EQUAL(ls_db_open(&db, "/nonexistent-dir/x.db", &e), LS_OK);
   CU_ASSERT_PTR_NULL(db);
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "/nonexistent-dir/x.db"));
+}
+
+/* "" and ":memory:" would be private, temporary databases: results would vanish. */
+static void test_temporary_paths_refused(void)
+{
+  const char *paths[] = {"", ":memory:", "file:x.db?mode=memory"};
+  for (int i = 0; i < 3; i++) {
+    ls_db *db = NULL;
+    ls_error e;
+    CU_ASSERT_EQUAL(ls_db_open(&db, paths[i], &e), LS_EUSAGE);
+    CU_ASSERT_PTR_NULL(db);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "would be lost"));
+    CU_ASSERT_EQUAL(ls_db_open_read(&db, paths[i], &e), LS_EUSAGE);
+  }
+}
+
+/* Reads a database as user nobody in a child process: 0 when the read gave the expected run
+ * count, 1 when it failed, 2 when the child could not drop its privileges. */
+static int read_as_nobody(const char *path, int plain_readonly)
+{
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0)
+      _exit(2);
+    ls_db *db = NULL;
+    ls_error e;
+    if (!plain_readonly) {
+      int ok = ls_db_open_read(&db, path, &e) == LS_OK && fx_query(db, "SELECT count(*) FROM runs") == 1;
+      ls_db_close(db);
+      _exit(ok ? 0 : 1);
+    }
+    /* What leversim did before: a read-only open without immutable. */
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    int ok = sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+             sqlite3_prepare_v2(h, "SELECT count(*) FROM runs", -1, &st, NULL) == SQLITE_OK &&
+             sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    _exit(ok ? 0 : 1);
+  }
+  int st;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 3;
+}
+
+/* A finished WAL database copied to a folder nobody may write (read-only media): immutable is
+ * chosen from the mode bits (so even root takes that path), the copy reads, and no -shm file
+ * appears beside it. As root, a child that drops to user nobody shows the real failure: a
+ * plain read-only open cannot read the file, ls_db_open_read can. */
+static void test_read_only_media(void)
+{
+  char src[512], dir[] = "/tmp/leversim-ro-XXXXXX", ro[600], path[700], uri[1024], cmd[1600];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(src, "ro-src.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "main", "d", "m", "s", "lever", "{}", 1, 10, 2), LS_OK);
+  ls_db_close(db);
+  CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+  chmod(dir, 0755);
+  snprintf(ro, sizeof ro, "%s/media", dir);
+  snprintf(path, sizeof path, "%s/sweep.db", ro);
+  snprintf(cmd, sizeof cmd, "mkdir '%s' && cp '%s' '%s' && chmod 0444 '%s' && chmod 0555 '%s'", ro,
+           src, path, path, ro);
+  CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+  CU_ASSERT_EQUAL(ls_db_input_uri(path, uri, sizeof uri), 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(uri, "?mode=ro&immutable=1"));
+  CU_ASSERT_EQUAL(strncmp(uri, "file:///tmp/leversim-ro-", 24), 0);
+  CU_ASSERT_EQUAL(ls_db_open_read(&db, path, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM runs"), 1);
+  ls_db_close(db);
+  char shm[800];
+  snprintf(shm, sizeof shm, "%s-shm", path);
+  CU_ASSERT_NOT_EQUAL(access(shm, F_OK), 0);
+  if (geteuid() == 0) {
+    CU_ASSERT_EQUAL(read_as_nobody(path, 1), 1); /* the defect, reproduced */
+    CU_ASSERT_EQUAL(read_as_nobody(path, 0), 0); /* fixed */
+  }
+  /* A writable file in a writable folder is opened read-only but not immutable; special
+   * characters are escaped. */
+  CU_ASSERT_EQUAL(ls_db_input_uri(src, uri, sizeof uri), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(uri, "?mode=ro"));
+  CU_ASSERT_PTR_NULL(strstr(uri, "immutable"));
+  CU_ASSERT_EQUAL(ls_db_input_uri("a?b#c%d.db", uri, sizeof uri), 1); /* absent: not writable */
+  CU_ASSERT_STRING_EQUAL(uri, "file:a%3Fb%23c%25d.db?mode=ro&immutable=1");
+  CU_ASSERT_EQUAL(ls_db_input_uri("x.db", uri, 8), -1);
+  snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' && rm -rf '%s'", dir, dir);
+  CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
 static void test_hash(void)
@@ -177,6 +268,8 @@ static void test_atomicity(void)
 CU_TestInfo fx_schema_tests[] = {
     {"tables, views, WAL, schema_version", test_schema_created},
     {"open errors name the path", test_open_errors},
+    {"'' and :memory: are refused", test_temporary_paths_refused},
+    {"a database on read-only media is read (immutable)", test_read_only_media},
     {"run id hash", test_hash},
     CU_TEST_INFO_NULL};
 CU_TestInfo fx_write_tests[] = {

@@ -137,7 +137,7 @@ static void test_merge_conflict(void)
   sqlite3_exec(h, "CREATE TABLE t(x)", NULL, NULL, NULL);
   sqlite3_close(h);
   const char *fin[] = {foreign};
-  CU_ASSERT_EQUAL(ls_db_merge(out, fin, 1, &added, &e), LS_EDB);
+  CU_ASSERT_EQUAL(ls_db_merge(out, fin, 1, &added, &e), LS_EPARSE);
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "not a leversim results database"));
   CU_ASSERT(digest(out) == before);
 }

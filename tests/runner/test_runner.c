@@ -2,9 +2,11 @@
  * sharding, the decode cycle against a hand computation, closed forms of chain SD, and the
  * command line (run, sweep with --jobs and --resume, reproduce --quick). */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "devices/device.h"
 #include "ls_test.h"
 #include "rtest.h"
@@ -147,7 +149,8 @@ static void test_experiment_errors(void)
   ls_error err;
   ls_error_clear(&err);
   ls_experiment *x = NULL;
-  CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_ENOTFOUND);
+  /* a system is a built-in name: a wrong one is a usage error (64), not "not found" */
+  CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_EUSAGE);
   char msg[2048];
   ls_error_format(&err, msg, sizeof msg);
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "exp-bad.yaml:8:22: parts[0].systems[1]: unknown system 'levr'"));
@@ -403,6 +406,73 @@ static void test_trace_replay(void)
   ls_decode_result_free(&res);
 }
 
+/* ---- bounds of one run (regressions of issue 13) ---- */
+
+/* A model whose arch fields are huge but each within its range made a 4-token run last
+ * minutes (billions of flash requests per pass). It is refused before it starts, naming the
+ * model and the limit (LS_RUN_MAX_FLASH_REQUESTS). */
+static void test_huge_model_refused(void)
+{
+  char root[600], cmd[1400];
+  snprintf(root, sizeof root, "%s/huge-data", g_tmp);
+  snprintf(cmd, sizeof cmd,
+           "rm -rf '%s' && cp -r '%s' '%s' && sed -i 's/^  n_layers: 1 /  n_layers: 1000 /; "
+           "s/^  hidden: 2048 /  hidden: 1048576 /; s/^  ffn: 8192 /  ffn: 4194304 /' "
+           "'%s/workloads/models/tiny-target.yaml'",
+           root, g_data, root, root);
+  CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+  ls_decode_result res;
+  memset(&res, 0, sizeof res);
+  ls_error err;
+  ls_kv *kv = NULL;
+  ls_experiment *x = NULL;
+  ls_decode_cache *c = NULL;
+  ls_error_clear(&err);
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  ls_kv_set(kv, "workload.max_tokens", "4", "test", &err);
+  ls_kv_set(kv, "workload.prompts", "1", "test", &err);
+  ls_kv_set(kv, "device.flash.chunk", "4 KiB", "test", &err);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, root, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_decode_cache_create(&c, root, &err), LS_OK);
+  clock_t t0 = clock();
+  CU_ASSERT_EQUAL(ls_decode_run(c, ls_experiment_run(x, 0), 0, &res, &err), LS_EINVALID);
+  CU_ASSERT(clock() - t0 < 5 * CLOCKS_PER_SEC); /* refused before simulating */
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "model 'tiny-target' is too large to simulate"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "limit is 2e+07"));
+  ls_decode_result_free(&res);
+  ls_decode_cache_free(c);
+  ls_experiment_free(x);
+  ls_kv_free(kv);
+}
+
+/* A stop flag set (by the driver's SIGINT handler) ends a run in progress with LS_EINTR. */
+static void test_stop_flag_reaches_run(void)
+{
+  ls_decode_result res;
+  memset(&res, 0, sizeof res);
+  ls_error err;
+  ls_experiment *x = NULL;
+  ls_decode_cache *c = NULL;
+  ls_error_clear(&err);
+  volatile sig_atomic_t stop = SIGINT;
+  ls_kv *kv = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  ls_kv_set(kv, "workload.max_tokens", "20", "test", &err);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, g_data, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_decode_cache_create(&c, g_data, &err), LS_OK);
+  ls_decode_cache_set_stop(c, &stop);
+  CU_ASSERT_EQUAL(ls_decode_run(c, ls_experiment_run(x, 0), 0, &res, &err), LS_EINTR);
+  ls_decode_result_free(&res);
+  memset(&res, 0, sizeof res);
+  stop = 0; /* the same cache runs normally once the flag is clear */
+  CU_ASSERT_EQUAL(ls_decode_run(c, ls_experiment_run(x, 0), 0, &res, &err), LS_OK);
+  CU_ASSERT(res.valid);
+  ls_decode_result_free(&res);
+  ls_decode_cache_free(c);
+  ls_experiment_free(x);
+  ls_kv_free(kv);
+}
+
 static CU_TestInfo systems_tests[] = {
     {"every system resolves in the registry", test_systems_resolve},
     {"each ablation switches exactly one part", test_ablations_switch_one_part},
@@ -486,6 +556,8 @@ static CU_TestInfo cycle_tests[] = {
     {"ar-mem is valid only when the target fits", test_ar_mem_validity},
     {"every metric is a v_runs column; resolved settings; the dry check", test_metrics_and_settings_recorded},
     {"a recorded trace replaces the oracle", test_trace_replay},
+    {"a huge model is refused before it runs", test_huge_model_refused},
+    {"the stop flag ends a run in progress", test_stop_flag_reaches_run},
     CU_TEST_INFO_NULL};
 
 static CU_SuiteInfo suites[] = {

@@ -321,6 +321,45 @@ static void test_stress(void)
   ls_engine_free(e);
 }
 
+/* A clock that ticks every 10 ns forever; sets *stop_at_tick's flag at tick 25. */
+typedef struct {
+  volatile sig_atomic_t flag;
+  int ticks;
+} ticker;
+
+static void tick(ls_engine *e, void *ctx)
+{
+  ticker *t = ctx;
+  if (++t->ticks == 25)
+    t->flag = SIGINT;
+  ls_engine_schedule_in(e, 10, tick, t, NULL, NULL);
+}
+
+/* Regression (a model with huge layers made one run last minutes and Ctrl-C could not reach
+ * it): a run stops between events at an event budget or when the caller's flag is set. */
+static void test_bounds(void)
+{
+  ls_engine *e = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
+  ticker t = {0, 0};
+  const volatile sig_atomic_t never = 0;
+  ls_engine_schedule(e, 0, tick, &t, NULL, NULL);
+  ls_engine_set_bounds(e, &never, 10);
+  CU_ASSERT_EQUAL(ls_engine_run(e), 10);
+  CU_ASSERT_EQUAL(ls_engine_halted(e), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_engine_now(e), 90); /* ticks at 0, 10, ..., 90 */
+  CU_ASSERT_EQUAL(ls_engine_pending(e), 1);
+  ls_engine_set_bounds(e, &t.flag, 1000); /* the flag stops it at tick 25, long before 1000 */
+  CU_ASSERT_EQUAL(ls_engine_run(e), 15);
+  CU_ASSERT_EQUAL(ls_engine_halted(e), LS_EINTR);
+  CU_ASSERT_EQUAL(t.ticks, 25);
+  ls_engine_set_bounds(e, NULL, 5); /* a run that ends by itself is not halted */
+  CU_ASSERT_EQUAL(ls_engine_run_until(e, ls_engine_now(e) + 20), 2);
+  CU_ASSERT_EQUAL(ls_engine_halted(e), LS_OK);
+  CU_ASSERT(ls_engine_check_heap(e));
+  ls_engine_free(e);
+}
+
 /* The 32-bit schedule counter is renumbered before it runs out: equal-time events scheduled
  * on both sides of the renumbering still fire in scheduling order. */
 static void test_seq_renumber(void)
@@ -389,6 +428,7 @@ CU_TestInfo ls_t_engine[] = {
     {"scheduling in the past is LS_ESTATE", test_past_schedule},
     {"run_until semantics", test_run_until},
     {"10^6-event stress with heap checks", test_stress},
+    {"event budget and stop flag end a run between events", test_bounds},
     CU_TEST_INFO_NULL,
 };
 
@@ -418,9 +458,9 @@ static void test_bench_cycle_cli(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "median_us"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nar-flash "));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nlever "));
-  /* as 'leversim run': an unknown name is LS_ENOTFOUND, exit 66 */
+  /* as 'leversim run': an unknown system is a wrong name, exit 64 */
   CU_ASSERT_EQUAL(ls_test_cli("bench cycle --systems nosuch --prompts 1 --tokens 2 --repeats 1", out, sizeof out),
-                  66);
+                  64);
   CU_ASSERT_EQUAL(ls_test_cli("bench cycle --repeats 0", out, sizeof out), 64);
   CU_ASSERT_EQUAL(ls_test_cli("bench cycle --set device.flash.sim=bogus --repeats 1", out, sizeof out), 64);
   CU_ASSERT_EQUAL(ls_test_cli("bench engine --draw nope", out, sizeof out), 64);

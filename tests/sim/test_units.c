@@ -115,10 +115,53 @@ static void test_overflow(void)
   LS_ASSERT_CLOSE(v, 1e308, 1e-12);
 }
 
+/* Regression: strtod accepts hexadecimal floats ("0x1p3" = 8), inf and nan, so a profile
+ * could say "0x1p3 GB/s" where the format says decimal. Only decimal numbers are read now. */
+static void test_decimal_only(void)
+{
+  static const struct { const char *text; int ok; double v; const char *rest; } C[] = {
+      {"4.2", 1, 4.2, ""}, {"-0.5e3 GB", 1, -500, " GB"}, {".5", 1, 0.5, ""}, {"5.", 1, 5, ""},
+      {"+2", 1, 2, ""}, {"1e", 1, 1, "e"}, {"7E+2x", 1, 700, "x"},
+      {"0x1p3", 0, 0, NULL}, {"-0X10", 0, 0, NULL}, {"inf", 0, 0, NULL}, {"nan", 0, 0, NULL},
+      {" 1", 0, 0, NULL}, {".", 0, 0, NULL}, {"", 0, 0, NULL}, {"1e999", 0, 0, NULL},
+  };
+  for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+    double v = -1;
+    const char *end = NULL, *why = NULL;
+    int rc = ls_units_decimal(C[i].text, &v, &end, &why);
+    CU_ASSERT_EQUAL(rc, C[i].ok ? LS_OK : LS_EPARSE);
+    if (C[i].ok && rc == LS_OK) {
+      CU_ASSERT_DOUBLE_EQUAL(v, C[i].v, 1e-12);
+      CU_ASSERT_STRING_EQUAL(end, C[i].rest);
+    }
+  }
+  double v;
+  const char *why;
+  CU_ASSERT_EQUAL(ls_units_parse("0x1p3 GB/s", LS_U_BANDWIDTH, &v, &why), LS_EUNIT);
+  CU_ASSERT_PTR_NOT_NULL(strstr(why, "hexadecimal"));
+  CU_ASSERT_EQUAL(ls_units_parse("0x10", LS_U_RATIO, &v, &why), LS_EUNIT);
+  CU_ASSERT_EQUAL(ls_units_parse("8 GB/s", LS_U_BANDWIDTH, &v, &why), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(v, 8e9, 1e-3);
+}
+
+/* Ranges are printed in the key's own unit: 1e12 B/s is "1 TB/s", not "1e+12". */
+static void test_range_units(void)
+{
+  char a[64], b[64];
+  CU_ASSERT_STRING_EQUAL(ls_units_format(1e6, LS_U_BANDWIDTH, a, sizeof a), "1 MB/s");
+  CU_ASSERT_STRING_EQUAL(ls_units_format(1e12, LS_U_BANDWIDTH, b, sizeof b), "1 TB/s");
+  double v;
+  const char *why;
+  CU_ASSERT_EQUAL(ls_units_parse("2 TB/s", LS_U_BANDWIDTH, &v, &why), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(v, 2e12, 1);
+}
+
 CU_TestInfo ls_t_units[] = {
     {"overflow to infinity is refused (fuzz regression)", test_overflow},
     {"each kind parses", test_each_kind},
     {"bare number, wrong kind, unknown unit -> LS_EUNIT", test_bad},
     {"format round trip", test_format_round_trip},
+    {"decimal numbers only: no hex, inf, nan", test_decimal_only},
+    {"ranges in the key's unit (TB/s)", test_range_units},
     CU_TEST_INFO_NULL,
 };

@@ -3,6 +3,7 @@
  * file:line:col, key path and bad value. */
 #include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ls_test.h"
 #include "sim/yaml.h"
@@ -99,7 +100,8 @@ static void test_error_fixtures(void)
       {"wrong_type.yaml", LS_ESCHEMA,
        "5:16: flash.queue_depth: wrong type: expected a scalar, found a sequence"},
       {"malformed.yaml", LS_EPARSE,
-       "7:7: malformed YAML: did not find expected ',' or ']' while parsing a flow sequence"},
+       "7:7: malformed YAML: did not find expected ',' or ']' while parsing a flow sequence "
+       "(begun at 6:16)"},
   };
   for (unsigned i = 0; i < sizeof C / sizeof C[0]; i++) {
     char path[512], msg[2048], want[2600];
@@ -198,6 +200,14 @@ static void test_more_errors(void)
        LS_ESCHEMA, "t.yaml:8:9: npu.mode: bad value 'turbo' (expected one of: direct, cached)"},
       {"name: x\n" FLASH_OK NPU_OK "enabled: yes\n", LS_ESCHEMA,
        "t.yaml:9:10: enabled: wrong type: expected true or false, found 'yes'"},
+      {"name: x\n" FLASH_OK "npu:\n  peak: 45 TOPS\n  batch_curve: [0x1p0]\n  mode: direct\n",
+       LS_ESCHEMA, "t.yaml:7:17: npu.batch_curve[0]: bad value '0x1p0': hexadecimal numbers are not "
+       "accepted (write the number in decimal)"},
+      {"name: x\n" FLASH_OK "npu:\n  peak: 45 TOPS\n  batch_curve: [inf]\n  mode: direct\n",
+       LS_ESCHEMA, "t.yaml:7:17: npu.batch_curve[0]: wrong type: expected a decimal number, found 'inf'"},
+      {"name: x\n" FLASH_OK "npu:\n  peak: 0x2d TOPS\n  batch_curve: [1.0]\n  mode: direct\n",
+       LS_EUNIT, "t.yaml:6:9: npu.peak: bad value '0x2d TOPS': hexadecimal numbers are not accepted "
+       "(write the number in decimal) (a compute rate, e.g. GFLOP/s, TFLOP/s, TOPS)"},
       {"name: x\n" FLASH_OK "npu:\n  peak: 0 TOPS\n  batch_curve: [1.0]\n  mode: direct\n",
        LS_ERANGE, "t.yaml:6:9: npu.peak: value '0 TOPS' out of range (must be > 0)"},
       {"- a\n- b\n", LS_ESCHEMA,
@@ -219,6 +229,43 @@ static void test_more_errors(void)
     if (rc != C[i].code || strcmp(msg, C[i].msg) != 0)
       printf("\n    case %u: rc %d\n      got  %s\n      want %s\n", i, rc, msg, C[i].msg);
   }
+}
+
+/* Regression: libyaml reports reader errors (control characters, bad UTF-8) by byte offset
+ * only, and leversim printed them all at 1:1. Each is now at its real line and column, from a
+ * string and from a file; an unclosed construct also says where it began. */
+static void test_reader_errors_located(void)
+{
+  static const struct {
+    const char *text, *msg;
+  } C[] = {
+      {"name: x\nflash: fast\nnpu: \001z\n",
+       "t.yaml:3:6: malformed YAML: control characters are not allowed (byte 0x01)"},
+      {"name: x\nflash: fast\nnpu: \xc3\xa9\xff\n",
+       "t.yaml:3:7: malformed YAML: invalid leading UTF-8 octet (byte 0xFF)"},
+      {"name: x\nflash: \"abc\nnpu: y\n",
+       "t.yaml:4:1: malformed YAML: found unexpected end of stream while scanning a quoted "
+       "scalar (begun at 2:8)"},
+  };
+  for (unsigned i = 0; i < sizeof C / sizeof C[0]; i++) {
+    char msg[2048];
+    CU_ASSERT_EQUAL(run_string(C[i].text, msg, sizeof msg), LS_EPARSE);
+    CU_ASSERT_STRING_EQUAL(msg, C[i].msg);
+  }
+  char path[] = "/tmp/leversim-yaml-XXXXXX";
+  int fd = mkstemp(path);
+  CU_ASSERT_FATAL(fd >= 0);
+  FILE *f = fdopen(fd, "wb");
+  fputs("name: x\n\nflash: \001\n", f);
+  fclose(f);
+  ls_ydoc *d = NULL;
+  ls_error err;
+  ls_error_clear(&err);
+  CU_ASSERT_EQUAL(ls_ydoc_load_file(&d, path, &err), LS_EPARSE);
+  CU_ASSERT_EQUAL(err.line, 3);
+  CU_ASSERT_EQUAL(err.col, 8);
+  ls_ydoc_free(d);
+  remove(path);
 }
 
 /* Regression (found while reviewing the walker for fuzzing): keys of 64 characters or more
@@ -256,5 +303,6 @@ CU_TestInfo ls_t_yaml[] = {
     {"one fixture per error kind: exact location, path, value", test_error_fixtures},
     {"a valid document read fully", test_valid},
     {"more errors: types, enums, bools, sequences, documents", test_more_errors},
+    {"reader errors at their real line (not 1:1)", test_reader_errors_located},
     CU_TEST_INFO_NULL,
 };

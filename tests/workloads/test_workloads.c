@@ -714,6 +714,42 @@ static void test_traces_nul_cr(void)
   }
 }
 
+/* Regression: the reader called getline before checking the length, so /dev/zero (no line
+ * end, ever) grew memory without bound and a failed allocation was reported as "empty file".
+ * Now the length is bounded before anything is allocated: a 4095-byte line is read, a
+ * 4096-byte one is refused at its line, and /dev/zero stops at once. A folder is an I/O error. */
+static void test_traces_line_bound(void)
+{
+  static char text[8192];
+  ls_trace *t = NULL;
+  ls_error e;
+  for (int over = 0; over < 2; over++) {
+    int n = snprintf(text, sizeof text, "leversim-trace 1\n# ");
+    memset(text + n, 'x', (size_t)(4095 - 2 + over));
+    snprintf(text + n + 4095 - 2 + over, sizeof text - (size_t)(n + 4095 - 2 + over),
+             "\nprompt 0 10 1\npos 0 0 1 0.5\nend\n");
+    const char *p = write_tmp("long.trace", text);
+    ls_error_clear(&e);
+    int rc = ls_trace_read(&t, p, &e);
+    CU_ASSERT_EQUAL(rc, over ? LS_EPARSE : LS_OK);
+    if (over) {
+      CU_ASSERT_EQUAL(e.line, 2);
+      CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "line too long (the limit is 4095 bytes)"));
+    }
+    ls_trace_free(t);
+    t = NULL;
+  }
+  ls_error_clear(&e);
+  CU_ASSERT_EQUAL(ls_trace_read(&t, "/dev/zero", &e), LS_EPARSE);
+  CU_ASSERT_EQUAL(e.line, 1);
+  CU_ASSERT_STRING_EQUAL(e.file, "/dev/zero");
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "line too long"));
+  CU_ASSERT_PTR_NULL(t);
+  ls_error_clear(&e);
+  CU_ASSERT_EQUAL(ls_trace_read(&t, tmp_dir(), &e), LS_EIO);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "read error"));
+}
+
 /* ---- cli ---- */
 
 static void test_cli_trace(void)
@@ -764,6 +800,7 @@ static CU_TestInfo traces_tests[] = {{"round trip", test_traces_roundtrip},
                                      {"replay matches the oracle", test_traces_replay},
                                      {"malformed traces located", test_traces_malformed},
                                      {"NUL bytes and carriage returns (fuzz regression)", test_traces_nul_cr},
+                                     {"line length bounded before reading (/dev/zero)", test_traces_line_bound},
                                      CU_TEST_INFO_NULL};
 static CU_TestInfo cli_tests[] = {{"trace record and info", test_cli_trace}, CU_TEST_INFO_NULL};
 
