@@ -20,19 +20,6 @@
 #define MAX_SYSTEMS 16
 #define MAX_REPEATS 1000
 
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Quantile q of sorted x[0..n-1], linear between order statistics. */
 static double quantile(const double *x, int n, double q)
 {
@@ -71,10 +58,10 @@ static int run_once(ls_decode_cache *cache, const cycle_opts *o, const char *sys
   memset(&res, 0, sizeof res);
   int rc = ls_experiment_single(&x, o->device, o->model, o->dataset, sys, o->kv, (uint64_t)o->seed,
                                 ls_data_root(), err);
-  double t0 = now_s();
+  double t0 = ls_now_s();
   if (rc == LS_OK)
     rc = ls_decode_run(cache, ls_experiment_run(x, 0), 0, &res, err);
-  *wall = now_s() - t0;
+  *wall = ls_now_s() - t0;
   *cycles = 0;
   for (int i = 0; rc == LS_OK && i < res.n_metrics; i++)
     if (strcmp(res.metrics[i].name, "cycles") == 0)
@@ -97,7 +84,7 @@ static int bench_system(ls_decode_cache *cache, const cycle_opts *o, const char 
   }
   if (rc)
     return rc;
-  qsort(us, (size_t)o->repeats, sizeof *us, cmp_double);
+  qsort(us, (size_t)o->repeats, sizeof *us, ls_cmp_double);
   int n = (int)o->repeats;
   printf("%-12s %8.0f %12.1f %10.1f %10.1f\n", sys, cycles, quantile(us, n, 0.5), quantile(us, n, 0.25),
          quantile(us, n, 0.75));

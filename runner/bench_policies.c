@@ -14,19 +14,6 @@
 
 #define CMD "bench policies"
 
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 typedef struct {
   ls_device *dev;
   ls_model *tm, *dm;
@@ -89,12 +76,12 @@ static int bench_one(const char *name, const bench_hw *h, long budget, long reps
     ls_posview pv = *pv0;
     ls_draft_view v;
     ls_posview_init(&pv, pv0->p, pv0->n, (uint64_t)r, &v, NULL);
-    double t0 = now_s();
+    double t0 = ls_now_s();
     rc = ops->build(st, t, &v, &cost, err);
-    times[r] = now_s() - t0;
+    times[r] = ls_now_s() - t0;
   }
   if (rc == LS_OK) {
-    qsort(times, (size_t)reps, sizeof times[0], cmp_double);
+    qsort(times, (size_t)reps, sizeof times[0], ls_cmp_double);
     *med = times[reps / 2];
     *p90 = times[(reps * 9) / 10];
     *nodes = t->n;

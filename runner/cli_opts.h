@@ -17,5 +17,9 @@ int ls_opt_set(const char *cmd, ls_kv *kv, const char *assignment, int argpos);
  * (argv[0] is the subcommand), quoted for a shell where needed, plus --resume unless present.
  * Every original flag (--jobs, --db, --shard, --set, --quick) is kept. Written into buf. */
 const char *ls_resume_hint(char *buf, size_t size, int argc, char **argv);
+/* Monotonic wall clock in seconds (benchmarks, progress, run wall times). */
+double ls_now_s(void);
+/* qsort comparator of doubles, ascending. */
+int ls_cmp_double(const void *a, const void *b);
 
 #endif

@@ -1,4 +1,5 @@
 /* runner/cli_util: helpers shared by the subcommands (data root, usage errors). */
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,4 +92,17 @@ const char *ls_resume_hint(char *buf, size_t size, int argc, char **argv)
   if (n >= size) /* never print a cut command: it would run something else */
     snprintf(buf, size, "the same command with --resume");
   return buf;
+}
+
+double ls_now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int ls_cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
 }

@@ -3,6 +3,7 @@
  * run_id = ls_db_hash_run of that text, so the same inputs always map to the same row and
  * --resume can skip a run before simulating it. */
 #include "runner/driver.h"
+#include "runner/cli_opts.h"
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,13 +23,6 @@ static volatile sig_atomic_t g_stop;
 static void on_stop_signal(int sig)
 {
   g_stop = sig;
-}
-
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static size_t json_str(char *buf, size_t size, size_t len, const char *s)
@@ -80,7 +74,7 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
     return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
                         spec->device, spec->model, spec->dataset, spec->system);
   ls_db_hash_run(spec->part, json, spec->seed, id);
-  double t0 = now_s();
+  double t0 = ls_now_s();
   ls_error run_err;
   ls_error_clear(&run_err);
   int rc = ls_decode_run(cache, spec, keep_steps, res, &run_err);
@@ -109,7 +103,7 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
   }
   ls_db_run row = {id, spec->part, spec->device, spec->model, spec->dataset, spec->system,
                    spec->axes_json, json, LS_GIT_SHA, LS_VERSION, status, msg, spec->seed,
-                   now_s() - t0, set, res->n_settings, res->prompts, rc ? 0 : res->n_prompts};
+                   ls_now_s() - t0, set, res->n_settings, res->prompts, rc ? 0 : res->n_prompts};
   int wrc = ls_db_write_run(db, &row, rc ? NULL : res->metrics, rc ? 0 : res->n_metrics,
                             res->steps, rc ? 0 : res->n_steps, err);
   free(set);
@@ -180,7 +174,7 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
 
 static void progress(const ls_driver_summary *s, int done, double t0, int tty)
 {
-  double el = now_s() - t0, rate = el > 0 ? done / el : 0;
+  double el = ls_now_s() - t0, rate = el > 0 ? done / el : 0;
   double left = rate > 0 ? (s->total - done) / rate : 0;
   if (!tty) {
     if (done > 0)
@@ -315,7 +309,7 @@ static void collect(int fd, workers *w, const ls_driver_opts *o, ls_driver_summa
                     double t0, int *done)
 {
   int tty = isatty(2), stopped = 0;
-  double last = now_s(), every = o->progress_s > 0 ? o->progress_s : LS_PROGRESS_S;
+  double last = ls_now_s(), every = o->progress_s > 0 ? o->progress_s : LS_PROGRESS_S;
   int wait_ms = every < 1 ? (int)(every * 1000) + 1 : 1000;
   for (;;) {
     if (g_stop || check_workers(w, 0))
@@ -324,9 +318,9 @@ static void collect(int fd, workers *w, const ls_driver_opts *o, ls_driver_summa
     int ready = poll(&pfd, 1, wait_ms);
     if (ready < 0 && errno != EINTR)
       break;
-    if (!tty && now_s() - last >= every) {
+    if (!tty && ls_now_s() - last >= every) {
       progress(sum, *done, t0, 0);
-      last = now_s();
+      last = ls_now_s();
     }
     if (ready <= 0)
       continue;
@@ -349,7 +343,7 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
 {
   memset(sum, 0, sizeof *sum);
   sum->total = ls_experiment_count(x);
-  double t0 = now_s();
+  double t0 = ls_now_s();
   /* The handlers are in place before the database exists, so anyone who sees the file can
    * interrupt cleanly; workers inherit them. A file-size limit (ulimit -f) must show up as a
    * write error (exit 74), not kill a worker with SIGXFSZ. */
@@ -386,7 +380,7 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
   sigaction(SIGXFSZ, &old_xfsz, NULL);
-  sum->wall_s = now_s() - t0;
+  sum->wall_s = ls_now_s() - t0;
   const char *hint = o->resume_hint ? o->resume_hint : "the same command and --resume";
   if (sum->interrupted && rc == LS_OK) {
     fprintf(stderr, "leversim: interrupted after %d of %d runs; finished runs are saved.\n"

@@ -25,24 +25,17 @@ double ls_boot_stat(const ls_boot_pair *p, const int *idx)
   return p->b_num ? a / sum_ratio(bn, bd) : a;
 }
 
-/* Replicate r of pair p: n units drawn with replacement from a SplitMix64 sequence keyed by
- * (seed, r). The multiply-shift maps 32 random bits onto [0, n) with a bias below n / 2^32. */
-static double replicate(const ls_boot_pair *p, uint64_t seed, int r)
+/* Replicate r of pair p: n unit indices drawn with replacement from a SplitMix64 sequence
+ * keyed by (seed, r) into idx, then the statistic over them. The multiply-shift maps 32 random
+ * bits onto [0, n) with a bias below n / 2^32. */
+static double replicate(const ls_boot_pair *p, uint64_t seed, int r, int *idx)
 {
   uint64_t state = ls_key2(seed, (uint64_t)r);
-  double an = 0, ad = 0, bn = 0, bd = 0;
   for (int j = 0; j < p->n; j++) {
     state += 0x9e3779b97f4a7c15ULL;
-    int u = (int)(((ls_mix64(state) >> 32) * (uint64_t)p->n) >> 32);
-    an += p->a_num[u];
-    ad += p->a_den[u];
-    if (p->b_num) {
-      bn += p->b_num[u];
-      bd += p->b_den[u];
-    }
+    idx[j] = (int)(((ls_mix64(state) >> 32) * (uint64_t)p->n) >> 32);
   }
-  double a = sum_ratio(an, ad);
-  return p->b_num ? a / sum_ratio(bn, bd) : a;
+  return ls_boot_stat(p, idx);
 }
 
 static double aggregate(const double *x, int m, ls_boot_agg agg)
@@ -64,10 +57,15 @@ int ls_boot_ci_agg(const ls_boot_pair *pairs, int m, ls_boot_agg agg, int resamp
   if (m < 1 || resamples < 100 || !(level > 0 && level < 1))
     return ls_error_set(err, LS_ERANGE, "bootstrap: %d pairs, %d resamples, level %g", m,
                         resamples, level);
+  int nmax = 1;
+  for (int i = 0; i < m; i++)
+    nmax = pairs[i].n > nmax ? pairs[i].n : nmax;
   double *x = malloc((size_t)m * sizeof *x), *rep = malloc((size_t)resamples * sizeof *rep);
-  if (!x || !rep) {
+  int *idx = malloc((size_t)nmax * sizeof *idx);
+  if (!x || !rep || !idx) {
     free(x);
     free(rep);
+    free(idx);
     return ls_error_set(err, LS_ENOMEM, "bootstrap: out of memory");
   }
   out->n = pairs[0].n;
@@ -79,7 +77,7 @@ int ls_boot_ci_agg(const ls_boot_pair *pairs, int m, ls_boot_agg agg, int resamp
   out->lo = out->hi = NAN;
   out->reliable = out->n >= LS_BOOT_MIN_UNITS && isfinite(out->est);
   for (int r = 0; out->reliable && r < resamples; r++) {
-    for (int i = 0; i < m; i++) x[i] = replicate(&pairs[i], pairs[0].seed, r);
+    for (int i = 0; i < m; i++) x[i] = replicate(&pairs[i], pairs[0].seed, r, idx);
     rep[r] = aggregate(x, m, agg);
     out->reliable = isfinite(rep[r]);
   }
@@ -91,6 +89,7 @@ int ls_boot_ci_agg(const ls_boot_pair *pairs, int m, ls_boot_agg agg, int resamp
   }
   free(x);
   free(rep);
+  free(idx);
   return LS_OK;
 }
 
