@@ -33,7 +33,9 @@
  *   P_i = kappa_s * q_i^gamma   (scaled down to sum 1 if needed),  none with 1 - sum P_i,
  * a calibration curve: the more confident the draft, the likelier its top candidates match;
  * gamma < 1 means an under-confident draft, kappa_s < 1 leaves room for misses. One uniform
- * u(K(t), TRUE) walks the cumulative P. Cached per prompt for t < output_len + MARGIN.
+ * u(K(t), TRUE) walks the cumulative P. Drawn on first use and cached per prompt for
+ * t < output_len + MARGIN (a pure function of (seed, p, t), so when it is drawn does not matter;
+ * most of the margin is never visited, and drawing it up front cost a quarter of a replay).
  *
  * Validation modes. iid: one candidate with draft probability alpha, true rank 0 w.p. alpha,
  * else none (chain SD then gives (1-alpha^(g+1))/(1-alpha) tokens per cycle). positional:
@@ -60,6 +62,7 @@
 #define MARGIN 1088 /* cached positions past output_len: the deepest tree plus slack */
 #define GOLDEN 0x9E3779B97F4A7C15ULL
 #define QTAB 4096 /* quantile table points per regime */
+#define RANK_UNDRAWN INT8_MIN
 
 enum { TAG_TEXT = 0x5458, TAG_CHILD, TAG_TOP1, TAG_STICK, TAG_TRUE, TAG_EXIT, TAG_REGIME, TAG_PLEN, TAG_OLEN };
 
@@ -67,7 +70,7 @@ typedef struct prompt_state {
   int prompt_len, output_len, horizon;
   uint64_t base;   /* B_p */
   uint8_t *regime; /* [horizon] */
-  int8_t *rank;    /* [horizon] true rank at K(t) */
+  int8_t *rank;    /* [horizon] true rank at K(t); RANK_UNDRAWN until first used */
 } prompt_state;
 
 struct ls_oracle {
@@ -184,9 +187,16 @@ static int rank_draw(const ls_oracle *o, const prompt_state *ps, uint64_t key, i
   return -1;
 }
 
-static int rank_at(const ls_oracle *o, const prompt_state *ps, int t)
+/* The oracle is const to its users, but the prompt states it points to hold the rank cache:
+ * filling it changes no observable value (the draw is pure), and one oracle serves one run in
+ * one process. */
+static int rank_at(const ls_oracle *o, prompt_state *ps, int t)
 {
-  return t < ps->horizon ? ps->rank[t] : rank_draw(o, ps, true_key(ps, t), t);
+  if (t >= ps->horizon)
+    return rank_draw(o, ps, true_key(ps, t), t);
+  if (ps->rank[t] == RANK_UNDRAWN)
+    ps->rank[t] = (int8_t)rank_draw(o, ps, true_key(ps, t), t);
+  return ps->rank[t];
 }
 
 /* ---- the view (ctx = the cycle) ---- */
@@ -208,7 +218,7 @@ static int view_candidates(const void *ctx, uint64_t key, int depth, double *pro
 static uint64_t view_child_key(const void *ctx, uint64_t key, int depth, int rank)
 {
   const ls_oracle_cycle *c = ctx;
-  const prompt_state *ps = &c->o->ps[c->prompt];
+  prompt_state *ps = &c->o->ps[c->prompt];
   int t = c->pos + depth;
   if (key == true_key(ps, t) && rank == rank_at(c->o, ps, t))
     return true_key(ps, t + 1);
@@ -230,7 +240,7 @@ void ls_oracle_begin(const ls_oracle *o, int prompt, int pos, ls_oracle_cycle *c
 
 int ls_oracle_true_rank(const ls_oracle_cycle *cyc, uint64_t key, int depth)
 {
-  const prompt_state *ps = &cyc->o->ps[cyc->prompt];
+  prompt_state *ps = &cyc->o->ps[cyc->prompt];
   int t = cyc->pos + depth;
   return key == true_key(ps, t) ? rank_at(cyc->o, ps, t) : LS_ORACLE_OFF_PATH;
 }
@@ -277,8 +287,7 @@ static int init_prompt(ls_oracle *o, const ls_dataset *ds, int p, ls_error *err)
       ps->regime[t] = (uint8_t)s;
     }
   }
-  for (int t = 0; t < ps->horizon; t++)
-    ps->rank[t] = (int8_t)rank_draw(o, ps, true_key(ps, t), t);
+  memset(ps->rank, RANK_UNDRAWN, (size_t)ps->horizon);
   return LS_OK;
 }
 
