@@ -89,6 +89,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
 #include "sim/rng.h"
 
 double ls_flash_effective_bw(const ls_flash_params *f)
@@ -137,7 +138,8 @@ const char *const ls_flash_sim_names[] = {"recurrence", "events", NULL};
 /* ---- event model: shared state ---- */
 
 typedef struct {
-  double to_issue, chunk;     /* bytes not yet issued; request size */
+  int64_t to_issue, chunk;    /* bytes not yet issued; request size (whole bytes) */
+  int64_t tx_chunk;           /* transfer time of a full chunk, ns */
   int qd, in_flight, finished;
   ls_flash_done_fn done;
   void *ctx;
@@ -148,7 +150,7 @@ typedef struct {
                                  special requests; plain: issue time + lat_lo_ns .. lat_hi_ns) */
   int64_t tx;                 /* transfer time, ns */
   uint64_t k;                 /* issue index (the draw's counter) */
-  double bytes;
+  int64_t bytes;
   uint32_t rid;               /* read id */
 } freq_t;
 
@@ -162,7 +164,7 @@ typedef struct {
   fread_t *r;
   uint32_t r_first, r_issue, r_next, r_cap;
   int64_t link_free, busy_ns;
-  double bytes_read;
+  int64_t bytes_read;
   uint64_t requests, next_k;
   uint64_t next_special, n_special; /* k of the next special request; specials drawn so far */
   int outstanding, pending;
@@ -175,8 +177,16 @@ struct evreq {
   uint64_t k;
   uint32_t rid;
   int special;
-  double bytes;
+  int64_t bytes;
 };
+
+#define Z_BAND 3.0
+#define LAT_TAB 4096 /* intervals of the plain latency table */
+
+/* A node of the plain latency table: the latency (ns) and its slope per table interval. */
+typedef struct {
+  double ns, slope;
+} lat_node;
 
 struct ls_flash_dev {
   ls_engine *e;
@@ -187,6 +197,7 @@ struct ls_flash_dev {
   double p_tail_special;      /* P(tail | special) */
   double ln_plain;            /* ln P(plain); 0: every request is plain */
   int64_t lat_lo_ns, lat_hi_ns; /* bounds of a plain request's latency */
+  lat_node plain[LAT_TAB + 1]; /* parametric: the plain latency at V = i / LAT_TAB (see top) */
   fstate st[2];               /* working state and the snapshot before a lookahead */
   fstate *w, *snap;
   int ahead;                  /* w is past now (a lookahead); snap is the state at now's side */
@@ -197,12 +208,25 @@ struct ls_flash_dev {
   evreq *free_reqs, *all_reqs;
 };
 
-#define Z_BAND 3.0
 #define RUN_MIN 4 /* shortest saturated run worth taking at once */
+#define MAX_BYTES 1e15 /* largest read or chunk: int64 counters of whole bytes never overflow */
 
-static int64_t tx_ns(const ls_flash_dev *d, double bytes)
+static int64_t tx_ns(const ls_flash_dev *d, int64_t bytes)
 {
-  return (int64_t)(bytes * d->ns_per_byte + 0.5);
+  return (int64_t)((double)bytes * d->ns_per_byte + 0.5);
+}
+
+/* A plain request's latency at V = v from the table: cubic Hermite between nodes (see top),
+ * kept within the plain bounds. */
+static int64_t plain_latency_ns(const ls_flash_dev *d, double v)
+{
+  double x = v * LAT_TAB;
+  int i = x < LAT_TAB ? (int)x : LAT_TAB - 1;
+  double s = x - i, r = 1.0 - s;
+  const lat_node *a = &d->plain[i], *b = a + 1;
+  double l = r * r * ((1.0 + 2.0 * s) * a->ns + s * a->slope) + s * s * ((3.0 - 2.0 * s) * b->ns - r * b->slope);
+  int64_t ns = (int64_t)(l + 0.5);
+  return ns < d->lat_lo_ns ? d->lat_lo_ns : ns > d->lat_hi_ns ? d->lat_hi_ns : ns;
 }
 
 /* Latency of request k (see the top: plain requests invert U2 within the band, special ones
@@ -210,6 +234,8 @@ static int64_t tx_ns(const ls_flash_dev *d, double bytes)
 static int64_t latency_ns(const ls_flash_dev *d, uint64_t k, int special)
 {
   double v = ls_uniform_open(d->key + 2 * k + 1), u2, l;
+  if (!special && d->p.latency.kind == LS_LAT_PARAMETRIC)
+    return plain_latency_ns(d, v);
   if (!special) {
     u2 = d->band_lo + d->band_w * v;
   } else if (ls_uniform(d->key + 2 * k) < d->p_tail_special) {
@@ -287,9 +313,10 @@ static int state_reserve(ls_flash_dev *d, int qd)
 }
 
 /* Appends a read (capacity reserved). */
-static void state_add_read(fstate *w, double bytes, double chunk, int qd, ls_flash_done_fn done, void *ctx)
+static void state_add_read(fstate *w, int64_t bytes, int64_t chunk, int64_t tx_chunk, int qd,
+                           ls_flash_done_fn done, void *ctx)
 {
-  *read_of(w, w->r_next) = (fread_t){bytes, chunk, qd, 0, 0, done, ctx};
+  *read_of(w, w->r_next) = (fread_t){bytes, chunk, tx_chunk, qd, 0, 0, done, ctx};
   w->r_next++;
   w->pending++;
 }
@@ -297,7 +324,7 @@ static void state_add_read(fstate *w, double bytes, double chunk, int qd, ls_fla
 /* Takes the next request of the oldest read with bytes left, if a slot is free: its bytes,
  * read id, k and whether it is special (advancing the specials' cursor). 0 when nothing is
  * issued. */
-static inline int take_request(const ls_flash_dev *d, fstate *w, double *bytes, uint32_t *rid,
+static inline int take_request(const ls_flash_dev *d, fstate *w, int64_t *bytes, uint32_t *rid,
                                uint64_t *k, int *special)
 {
   if (w->r_issue == w->r_next)
@@ -320,7 +347,7 @@ static inline int take_request(const ls_flash_dev *d, fstate *w, double *bytes, 
 }
 
 /* A request's transfer is done: counters; 1 when its read has nothing left. */
-static int transfer_done(fstate *w, uint32_t rid, double bytes)
+static int transfer_done(fstate *w, uint32_t rid, int64_t bytes)
 {
   fread_t *r = read_of(w, rid);
   w->outstanding--;
@@ -527,15 +554,12 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
   fread_t *r = read_of(w, rid);
   if (w->outstanding != r->qd || (uint32_t)w->outstanding != n)
     return 0; /* not saturated: a pop would not be followed by exactly one issue */
-  int64_t tx = tx_ns(d, r->chunk), t0 = w->link_free, lo = d->lat_lo_ns, hi = d->lat_hi_ns;
+  int64_t tx = r->tx_chunk, t0 = w->link_free, lo = d->lat_lo_ns, hi = d->lat_hi_ns;
   /* new requests append to the line and never wait for their arrival */
   if (tx <= 0 || hi - lo > tx || hi > (int64_t)(n - 1) * tx || limit - t0 < RUN_MIN * tx)
     return 0;
   /* issues that leave bytes to issue (full chunks), before the next special, done by limit */
-  double left = r->to_issue;
-  uint64_t M = left > r->chunk ? (uint64_t)(left / r->chunk) : 0;
-  while (M > 0 && left - (double)M * r->chunk <= 0)
-    M--;
+  uint64_t M = r->to_issue > 0 ? (uint64_t)((r->to_issue - 1) / r->chunk) : 0;
   if (w->next_special - w->next_k < M)
     M = w->next_special - w->next_k;
   if (limit != INT64_MAX && (uint64_t)((limit - t0) / tx) < M)
@@ -553,10 +577,8 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
   }
   if (M < RUN_MIN)
     return 0;
-  for (uint64_t i = 0; i < M; i++) { /* the same floating sums as M steps */
-    r->to_issue -= r->chunk;
-    w->bytes_read += r->chunk;
-  }
+  r->to_issue -= (int64_t)M * r->chunk; /* whole bytes: the same counts as M steps */
+  w->bytes_read += (int64_t)M * r->chunk;
   uint64_t k0 = w->next_k;
   w->next_k += M;
   w->requests += M;
@@ -572,29 +594,54 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
   return M;
 }
 
-/* One transfer, if it is done by `limit` (and, with keep_finish, does not complete a read).
+/* Takes the first request in line off the link, if its transfer is done by `limit` (and, with
+ * keep_finish, does not complete a read); the freed slot is not refilled (step does that).
  * STEP_FINISH: it completed read *fin. */
-static int step(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish, uint32_t *fin)
+static inline int pop(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish, uint32_t *fin)
 {
   if (w->q_n == 0)
     return STEP_NONE;
   int64_t done = first_start(d, w) + w->q[w->q_head].tx;
-  freq_t p = w->q[w->q_head];
+  const freq_t *p = &w->q[w->q_head];
   if (done > limit)
     return STEP_NONE;
-  fread_t *r = read_of(w, p.rid);
+  fread_t *r = read_of(w, p->rid);
   if (keep_finish && r->in_flight == 1 && r->to_issue <= 0)
     return STEP_NONE;
   w->q_head = (w->q_head + 1) & (w->q_cap - 1);
   w->q_n--;
   w->link_free = done;
-  w->busy_ns += p.tx;
-  int finished = transfer_done(w, p.rid, p.bytes);
-  rec_issue(d, w, done); /* the freed slot refills before the read completes */
-  if (!finished)
+  w->busy_ns += p->tx;
+  if (!transfer_done(w, p->rid, p->bytes))
     return STEP_OK;
-  *fin = p.rid;
+  *fin = p->rid;
   return STEP_FINISH;
+}
+
+/* One transfer, then the issues it allows (see pop). */
+static int step(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish, uint32_t *fin)
+{
+  int st = pop(d, w, limit, keep_finish, fin);
+  if (st != STEP_NONE)
+    rec_issue(d, w, w->link_free); /* the freed slot refills before the read completes */
+  return st;
+}
+
+/* Every step it can take by `limit` (keep_finish: none that completes a read); STEP_FINISH
+ * when the last one completed read *fin, else STEP_NONE. When no read has bytes left to issue
+ * (a read's last requests draining) a step issues nothing, so the pops run back to back. */
+static int advance(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish, uint32_t *fin)
+{
+  int st;
+  do {
+    if (w->r_issue == w->r_next) {
+      while ((st = pop(d, w, limit, keep_finish, fin)) == STEP_OK)
+        ;
+      return st;
+    }
+    st = saturated_run(d, w, limit) ? STEP_OK : step(d, w, limit, keep_finish, fin);
+  } while (st == STEP_OK);
+  return st;
 }
 
 static void on_wake(ls_engine *e, void *vd);
@@ -608,10 +655,7 @@ static int lookahead(ls_flash_dev *d, ls_error *err)
   state_copy(d->snap, d->w);
   d->ahead = 1;
   uint32_t fin = 0;
-  int st;
-  while ((st = saturated_run(d, d->w, INT64_MAX) ? STEP_OK : step(d, d->w, INT64_MAX, 0, &fin)) == STEP_OK)
-    ;
-  if (st != STEP_FINISH) { /* cannot happen: a read's last transfer completes it */
+  if (advance(d, d->w, INT64_MAX, 0, &fin) != STEP_FINISH) { /* cannot happen: a read's last transfer completes it */
     fstate *x = d->w;
     d->w = d->snap;
     d->snap = x;
@@ -638,8 +682,7 @@ static void sync_to(ls_flash_dev *d, int64_t t)
     ls_engine_cancel(d->e, d->wake);
   d->has_wake = 0;
   uint32_t fin;
-  while (saturated_run(d, d->w, t) || step(d, d->w, t, 1, &fin) == STEP_OK)
-    ;
+  advance(d, d->w, t, 1, &fin);
 }
 
 static void on_wake(ls_engine *e, void *vd)
@@ -653,6 +696,18 @@ static void on_wake(ls_engine *e, void *vd)
 }
 
 /* ---- public ---- */
+
+/* The plain latency table: L(V) = median exp(sigma Phi^-1(band_lo + band_w V)) and its slope
+ * dL/dV = L sigma band_w / phi(Z) times the interval 1 / LAT_TAB. */
+static void plain_table(ls_flash_dev *d)
+{
+  const ls_latency_dist *l = &d->p.latency;
+  for (int i = 0; i <= LAT_TAB; i++) {
+    double z = gsl_cdf_ugaussian_Pinv(d->band_lo + d->band_w * i / LAT_TAB);
+    double ns = ls_latency_from_uniforms(l, 1.0, d->band_lo + d->band_w * i / LAT_TAB) * 1e9;
+    d->plain[i] = (lat_node){ns, ns * l->sigma * d->band_w / gsl_ran_ugaussian_pdf(z) / LAT_TAB};
+  }
+}
 
 int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params *p, uint64_t seed,
                         uint64_t stream_id, ls_error *err)
@@ -678,6 +733,7 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
     d->band_w = gsl_cdf_ugaussian_P(Z_BAND) - d->band_lo;
     d->lat_lo_ns = (int64_t)floor(l->median_s * exp(-l->sigma * (Z_BAND + 1e-3)) * 1e9) - 1;
     d->lat_hi_ns = (int64_t)ceil(l->median_s * exp(l->sigma * (Z_BAND + 1e-3)) * 1e9) + 1;
+    plain_table(d);
   }
   double tail = l->kind == LS_LAT_EMPIRICAL ? 0.0 : l->tail_prob, plain = (1.0 - tail) * d->band_w;
   d->p_tail_special = plain < 1.0 ? tail / (1.0 - plain) : 0.0;
@@ -717,15 +773,19 @@ void ls_flash_dev_free(ls_flash_dev *d)
 int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
                          void *ctx, ls_error *err)
 {
-  if (!(bytes > 0))
-    return ls_error_set(err, LS_ERANGE, "flash read: bytes must be > 0 (got %g)", bytes);
+  if (!(bytes > 0 && bytes <= MAX_BYTES))
+    return ls_error_set(err, LS_ERANGE, "flash read: bytes must be in (0, %g] (got %g)", MAX_BYTES, bytes);
+  chunk = chunk > 0 ? chunk : d->p.chunk_bytes;
+  if (!(chunk <= MAX_BYTES))
+    return ls_error_set(err, LS_ERANGE, "flash read: chunk must be <= %g bytes (got %g)", MAX_BYTES, chunk);
   int64_t now = ls_engine_now(d->e);
   sync_to(d, now);
-  chunk = chunk > 0 ? chunk : d->p.chunk_bytes;
   qd = qd > 0 ? qd : d->p.queue_depth;
   if (state_reserve(d, qd))
     return ls_error_set(err, LS_ENOMEM, "flash read: out of memory");
-  state_add_read(d->w, bytes, chunk, qd, done, ctx);
+  /* whole bytes (a partial byte is read as a byte), so the counters are exact integers */
+  int64_t b = (int64_t)ceil(bytes), c = (int64_t)ceil(chunk);
+  state_add_read(d->w, b, c, tx_ns(d, c), qd, done, ctx);
   if (d->link) {
     ev_issue(d);
     return LS_OK;
@@ -748,7 +808,7 @@ static fstate *state_now(ls_flash_dev *d)
 
 double ls_flash_dev_bytes_read(ls_flash_dev *d)
 {
-  double b = state_now(d)->bytes_read;
+  double b = (double)state_now(d)->bytes_read;
   lookahead(d, NULL);
   return b;
 }
