@@ -627,19 +627,69 @@ static int step(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish
   return st;
 }
 
+/* The rest of a lone read at once, when the link provably never idles until its last byte
+ * (see the top, "Whole reads"): 1 and the state at its completion (read *fin), else 0 and
+ * nothing changed but exact arrivals. */
+static int whole_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
+{
+  uint32_t n = w->q_n, m = w->q_cap - 1, rid = w->r_issue;
+  if (n < 2 || rid == w->r_next || w->r_next - w->r_first != 1)
+    return 0; /* not one read with bytes left to issue */
+  fread_t *r = read_of(w, rid);
+  int64_t tx = r->tx_chunk, cap = (int64_t)(n - 2) * tx;
+  if (r->in_flight != (int)n || r->qd != (int)n || d->lat_hi_ns > cap)
+    return 0; /* not saturated, or a plain latency may exceed (QD - 2) t_x */
+  int64_t start = first_start(d, w);
+  for (uint32_t j = 0; j < n; j++) { /* line entry j has arrived by start + j t_x */
+    const freq_t *e = &w->q[(w->q_head + j) & m];
+    if (e->tx != tx || e->a_hi > start + (int64_t)j * tx)
+      return 0;
+  }
+  uint64_t full = (uint64_t)((r->to_issue - 1) / r->chunk), kend = w->next_k + full + 1;
+  uint64_t ns = w->next_special, nsp = w->n_special;
+  for (; ns < kend; ns += 1 + plain_gap(d, ++nsp)) /* the specials still to issue */
+    if (latency_ns(d, ns, 1) > cap)
+      return 0;
+  int64_t last = r->to_issue - (int64_t)full * r->chunk, busy = (int64_t)(n + full) * tx + tx_ns(d, last);
+  w->next_special = ns;
+  w->n_special = nsp;
+  w->next_k = kend;
+  w->requests += n + full + 1;
+  w->bytes_read += (int64_t)n * r->chunk + r->to_issue;
+  w->busy_ns += busy;
+  w->link_free = start + busy;
+  w->q_n = 0;
+  w->outstanding = 0;
+  w->r_issue++;
+  r->to_issue = 0;
+  r->in_flight = 0;
+  *fin = rid;
+  return 1;
+}
+
 /* Every step it can take by `limit` (keep_finish: none that completes a read); STEP_FINISH
  * when the last one completed read *fin, else STEP_NONE. When no read has bytes left to issue
- * (a read's last requests draining) a step issues nothing, so the pops run back to back. */
+ * (a read's last requests draining) a step issues nothing, so the pops run back to back.
+ * Without a limit (a lookahead) a lone read is finished at once when it can be (whole_read),
+ * tried first and after each saturated run. */
 static int advance(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish, uint32_t *fin)
 {
-  int st;
+  int st, whole = limit == INT64_MAX && !keep_finish;
+  if (whole && whole_read(d, w, fin))
+    return STEP_FINISH;
   do {
     if (w->r_issue == w->r_next) {
       while ((st = pop(d, w, limit, keep_finish, fin)) == STEP_OK)
         ;
       return st;
     }
-    st = saturated_run(d, w, limit) ? STEP_OK : step(d, w, limit, keep_finish, fin);
+    if (saturated_run(d, w, limit)) {
+      if (whole && whole_read(d, w, fin))
+        return STEP_FINISH;
+      st = STEP_OK;
+    } else {
+      st = step(d, w, limit, keep_finish, fin);
+    }
   } while (st == STEP_OK);
   return st;
 }
