@@ -202,6 +202,9 @@ struct ls_flash_dev {
   fstate *w, *snap;
   int ahead;                  /* w is past now (a lookahead); snap is the state at now's side */
   int has_wake;
+  int snap_issue;             /* the snapshot is from before issuing at snap_t (fresh_read) */
+  int64_t snap_t;
+  int plain_tab;              /* plain latencies come from the table (parametric, monotone) */
   ls_event_id wake;
   uint32_t wake_rid;          /* the read the lookahead's last step completes */
   ls_resource *link;          /* events mode */
@@ -234,7 +237,7 @@ static int64_t plain_latency_ns(const ls_flash_dev *d, double v)
 static int64_t latency_ns(const ls_flash_dev *d, uint64_t k, int special)
 {
   double v = ls_uniform_open(d->key + 2 * k + 1), u2, l;
-  if (!special && d->p.latency.kind == LS_LAT_PARAMETRIC)
+  if (!special && d->plain_tab)
     return plain_latency_ns(d, v);
   if (!special) {
     u2 = d->band_lo + d->band_w * v;
@@ -282,8 +285,12 @@ static void state_copy(fstate *dst, const fstate *src)
   *dst = *src;
   dst->q = q;
   dst->r = r;
-  memcpy(q, src->q, src->q_cap * sizeof *q);
-  memcpy(r, src->r, src->r_cap * sizeof *r);
+  for (uint32_t i = 0, j; i < src->q_n; i++) { /* live entries only, at the same positions */
+    j = (src->q_head + i) & (src->q_cap - 1);
+    q[j] = src->q[j];
+  }
+  for (uint32_t id = src->r_first; id != src->r_next; id++)
+    r[id & (src->r_cap - 1)] = *read_of(src, id);
 }
 
 /* Doubles the rings of both states until they hold qd requests and one more read; the
@@ -627,9 +634,38 @@ static int step(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish
   return st;
 }
 
-/* The rest of a lone read at once, when the link provably never idles until its last byte
- * (see the top, "Whole reads"): 1 and the state at its completion (read *fin), else 0 and
- * nothing changed but exact arrivals. */
+/* Completes the lone read rid at once (see the top, "Whole reads"): the link starts at `start`
+ * and never idles; n full chunks are in line (or issued with them), the rest is still to
+ * issue from request k on, the next special being request ns (number nsp). 0 and nothing
+ * changed when a special still to issue may take longer than cap; else 1 and the state at
+ * the read's completion. */
+static int finish_whole(const ls_flash_dev *d, fstate *w, uint32_t rid, int64_t start, uint64_t n,
+                        uint64_t k, int64_t left, int64_t cap, uint64_t ns, uint64_t nsp)
+{
+  fread_t *r = read_of(w, rid);
+  uint64_t full = (uint64_t)((left - 1) / r->chunk), kend = k + full + 1;
+  for (; ns < kend; ns += 1 + plain_gap(d, ++nsp))
+    if (latency_ns(d, ns, 1) > cap)
+      return 0;
+  int64_t busy = (int64_t)(n + full) * r->tx_chunk + tx_ns(d, left - (int64_t)full * r->chunk);
+  w->next_special = ns;
+  w->n_special = nsp;
+  w->next_k = kend;
+  w->requests += n + full + 1;
+  w->bytes_read += (int64_t)n * r->chunk + left;
+  w->busy_ns += busy;
+  w->link_free = start + busy;
+  w->q_n = 0;
+  w->outstanding = 0;
+  w->r_issue++;
+  r->to_issue = 0;
+  r->in_flight = 0;
+  return 1;
+}
+
+/* The rest of a lone saturated read at once, when the link provably never idles until its
+ * last byte (see the top, "Whole reads"): 1 and the state at its completion (read *fin),
+ * else 0 and nothing changed but exact arrivals. */
 static int whole_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
 {
   uint32_t n = w->q_n, m = w->q_cap - 1, rid = w->r_issue;
@@ -645,24 +681,48 @@ static int whole_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
     if (e->tx != tx || e->a_hi > start + (int64_t)j * tx)
       return 0;
   }
-  uint64_t full = (uint64_t)((r->to_issue - 1) / r->chunk), kend = w->next_k + full + 1;
-  uint64_t ns = w->next_special, nsp = w->n_special;
-  for (; ns < kend; ns += 1 + plain_gap(d, ++nsp)) /* the specials still to issue */
-    if (latency_ns(d, ns, 1) > cap)
-      return 0;
-  int64_t last = r->to_issue - (int64_t)full * r->chunk, busy = (int64_t)(n + full) * tx + tx_ns(d, last);
-  w->next_special = ns;
-  w->n_special = nsp;
-  w->next_k = kend;
-  w->requests += n + full + 1;
-  w->bytes_read += (int64_t)n * r->chunk + r->to_issue;
-  w->busy_ns += busy;
-  w->link_free = start + busy;
-  w->q_n = 0;
-  w->outstanding = 0;
-  w->r_issue++;
-  r->to_issue = 0;
-  r->in_flight = 0;
+  if (!finish_whole(d, w, rid, start, n, w->next_k, r->to_issue, cap, w->next_special, w->n_special))
+    return 0;
+  *fin = rid;
+  return 1;
+}
+
+/* A read just submitted at t to an empty device, done at once without issuing its first QD
+ * requests one by one (see the top, "Whole reads"): they would arrive within t_x of the
+ * first arrival, t plus the smallest of their latencies; the plain ones' smallest is the
+ * plain latency of their smallest V. 1 and the state at its completion, else 0 and nothing
+ * changed. */
+static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin)
+{
+  uint32_t rid = w->r_issue;
+  if (w->q_n || w->r_next - w->r_first != 1 || rid != w->r_first || w->link_free > t || !d->plain_tab)
+    return 0;
+  fread_t *r = read_of(w, rid);
+  int64_t tx = r->tx_chunk, cap = (int64_t)(r->qd - 2) * tx;
+  if (r->qd < 2 || r->to_issue <= (int64_t)r->qd * r->chunk || d->lat_hi_ns > cap)
+    return 0; /* no request beyond the first QD, or a plain latency may exceed (QD - 2) t_x */
+  uint64_t k0 = w->next_k, ns = w->next_special, nsp = w->n_special;
+  int64_t lmin = INT64_MAX, lmax = INT64_MIN;
+  double vmin = 2.0;
+  for (uint64_t k = k0; k < k0 + (uint64_t)r->qd; k++) {
+    if (k == ns) {
+      int64_t l = latency_ns(d, k, 1);
+      lmin = l < lmin ? l : lmin;
+      lmax = l > lmax ? l : lmax;
+      ns += 1 + plain_gap(d, ++nsp);
+    } else {
+      double v = ls_uniform_open(d->key + 2 * k + 1);
+      vmin = v < vmin ? v : vmin;
+    }
+  }
+  if (vmin < 2.0) {
+    int64_t l = plain_latency_ns(d, vmin);
+    lmin = l < lmin ? l : lmin;
+    lmax = d->lat_hi_ns > lmax ? d->lat_hi_ns : lmax;
+  }
+  if (lmax > lmin + tx || !finish_whole(d, w, rid, t + lmin, (uint64_t)r->qd, k0 + (uint64_t)r->qd,
+                                         r->to_issue - (int64_t)r->qd * r->chunk, cap, ns, nsp))
+    return 0;
   *fin = rid;
   return 1;
 }
@@ -696,6 +756,15 @@ static int advance(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_fin
 
 static void on_wake(ls_engine *e, void *vd);
 
+/* Schedules the completion of read rid at the working state's link_free. */
+static int schedule_wake(ls_flash_dev *d, uint32_t rid, ls_error *err)
+{
+  d->wake_rid = rid;
+  int rc = ls_engine_schedule(d->e, d->w->link_free, on_wake, d, &d->wake, err);
+  d->has_wake = rc == LS_OK;
+  return rc;
+}
+
 /* Looks ahead to the next read completion and schedules it (nothing when idle or already
  * scheduled). */
 static int lookahead(ls_flash_dev *d, ls_error *err)
@@ -712,10 +781,8 @@ static int lookahead(ls_flash_dev *d, ls_error *err)
     d->ahead = 0;
     return ls_error_set(err, LS_ESTATE, "flash: requests in flight but no read completes");
   }
-  d->wake_rid = fin;
-  int rc = ls_engine_schedule(d->e, d->w->link_free, on_wake, d, &d->wake, err);
-  d->has_wake = rc == LS_OK;
-  return rc;
+  d->snap_issue = 0;
+  return schedule_wake(d, fin, err);
 }
 
 /* Brings the working state to time t (the engine's now): drops a lookahead and replays the
@@ -731,6 +798,9 @@ static void sync_to(ls_flash_dev *d, int64_t t)
   if (d->has_wake)
     ls_engine_cancel(d->e, d->wake);
   d->has_wake = 0;
+  if (d->snap_issue) /* the snapshot is from before a submission's issues */
+    rec_issue(d, d->w, d->snap_t);
+  d->snap_issue = 0;
   uint32_t fin;
   advance(d, d->w, t, 1, &fin);
 }
@@ -741,6 +811,7 @@ static void on_wake(ls_engine *e, void *vd)
   ls_flash_dev *d = vd;
   d->has_wake = 0;
   d->ahead = 0; /* the lookahead ended exactly now: it is the state */
+  d->snap_issue = 0;
   read_finished(d, d->wake_rid);
   lookahead(d, NULL);
 }
@@ -748,7 +819,9 @@ static void on_wake(ls_engine *e, void *vd)
 /* ---- public ---- */
 
 /* The plain latency table: L(V) = median exp(sigma Phi^-1(band_lo + band_w V)) and its slope
- * dL/dV = L sigma band_w / phi(Z) times the interval 1 / LAT_TAB. */
+ * dL/dV = L sigma band_w / phi(Z) times the interval 1 / LAT_TAB. Used only when the cubic
+ * is non-decreasing on every interval (Fritsch-Carlson: slopes over the secant a, b >= 0 with
+ * a^2 + b^2 <= 9), so a plain latency never falls as V rises. */
 static void plain_table(ls_flash_dev *d)
 {
   const ls_latency_dist *l = &d->p.latency;
@@ -756,6 +829,12 @@ static void plain_table(ls_flash_dev *d)
     double z = gsl_cdf_ugaussian_Pinv(d->band_lo + d->band_w * i / LAT_TAB);
     double ns = ls_latency_from_uniforms(l, 1.0, d->band_lo + d->band_w * i / LAT_TAB) * 1e9;
     d->plain[i] = (lat_node){ns, ns * l->sigma * d->band_w / gsl_ran_ugaussian_pdf(z) / LAT_TAB};
+  }
+  d->plain_tab = 1;
+  for (int i = 0; i < LAT_TAB; i++) {
+    double sec = d->plain[i + 1].ns - d->plain[i].ns, a = d->plain[i].slope / sec, b = d->plain[i + 1].slope / sec;
+    if (!(sec > 0 && a >= 0 && b >= 0 && a * a + b * b <= 9.0))
+      d->plain_tab = 0;
   }
 }
 
@@ -839,6 +918,16 @@ int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls
   if (d->link) {
     ev_issue(d);
     return LS_OK;
+  }
+  if (!d->has_wake) { /* a read on an empty device may be done at once (fresh_read) */
+    uint32_t fin;
+    state_copy(d->snap, d->w);
+    if (fresh_read(d, d->w, now, &fin)) {
+      d->ahead = 1;
+      d->snap_issue = 1;
+      d->snap_t = now;
+      return schedule_wake(d, fin, err);
+    }
   }
   rec_issue(d, d->w, now);
   return lookahead(d, err);
