@@ -270,6 +270,10 @@ typedef struct {
   int id;
 } modes_read;
 struct modes_log {
+  const double *chunks; /* request sizes and queue depths the reads pick from */
+  const int *qds;
+  int n_chunks, n_qds;
+  int lone;             /* every read starts when the previous is done; probes mid-read */
   ls_flash_dev *dev;
   int started, done_n, nprobe;
   int64_t done_at[MODES_READS];
@@ -284,8 +288,17 @@ static void modes_done(ls_engine *e, void *vr)
   modes_read *r = vr;
   r->log->done_at[r->id] = ls_engine_now(e);
   r->log->done_n++;
-  if (r->id % 3 == 0)
+  if (r->id % 3 == 0 || r->log->lone)
     modes_start(e, r->log);
+}
+
+static void modes_probe(ls_engine *e, void *vl)
+{
+  (void)e;
+  modes_log *L = vl;
+  L->probe[L->nprobe++] = (int64_t)ls_flash_dev_bytes_read(L->dev);
+  L->probe[L->nprobe++] = ls_flash_dev_link_busy_ns(L->dev);
+  L->probe[L->nprobe++] = (int64_t)ls_flash_dev_requests(L->dev);
 }
 
 static void modes_start(ls_engine *e, void *vl)
@@ -295,27 +308,32 @@ static void modes_start(ls_engine *e, void *vl)
     return;
   int i = L->started++;
   uint64_t h = ls_mix64((uint64_t)i + 12345u);
-  static const double chunks[] = {4096, 65536, 524288, 131072};
-  static const int qds[] = {1, 4, 32, 8, 2};
   L->ctx[i] = (modes_read){L, i};
   double bytes = (1000.0 + (double)(h % 3000000u)) * (i % 5 ? 1 : 20); /* some layer-sized */
-  CU_ASSERT_EQUAL(ls_flash_dev_read_at(L->dev, bytes, chunks[(h >> 20) % 4], qds[(h >> 24) % 5], modes_done,
-                                       &L->ctx[i], NULL), LS_OK);
-  if ((h >> 30) % 4 == 0) {
-    L->probe[L->nprobe++] = (int64_t)ls_flash_dev_bytes_read(L->dev);
-    L->probe[L->nprobe++] = ls_flash_dev_link_busy_ns(L->dev);
-    L->probe[L->nprobe++] = (int64_t)ls_flash_dev_requests(L->dev);
-  }
+  CU_ASSERT_EQUAL(ls_flash_dev_read_at(L->dev, bytes, L->chunks[(h >> 20) % (uint64_t)L->n_chunks],
+                                       L->qds[(h >> 24) % (uint64_t)L->n_qds], modes_done, &L->ctx[i], NULL),
+                  LS_OK);
   int64_t gap = (h >> 40) % 2 ? (int64_t)((h >> 44) % 400000u) : (int64_t)((h >> 44) % 4000000u);
-  if (i % 3 != 0)
+  if ((h >> 30) % 4 == 0) /* now, or (lone reads) part-way through the read */
+    ls_engine_schedule_in(e, L->lone ? gap / 2 : 0, modes_probe, L, NULL, NULL);
+  if (i % 3 != 0 && !L->lone)
     ls_engine_schedule_in(e, gap, modes_start, L, NULL, NULL);
 }
 
-static modes_log *modes_run(ls_flash_params f, ls_flash_sim sim)
+static const double modes_chunks[] = {4096, 65536, 524288, 131072};
+static const int modes_qds[] = {1, 4, 32, 8, 2};
+
+static modes_log *modes_run(ls_flash_params f, ls_flash_sim sim, const double *chunks, int n_chunks,
+                            const int *qds, int n_qds, int lone)
 {
   modes_log *L = calloc(1, sizeof *L);
   ls_engine *e;
   CU_ASSERT_FATAL(L != NULL);
+  L->chunks = chunks;
+  L->n_chunks = n_chunks;
+  L->qds = qds;
+  L->n_qds = n_qds;
+  L->lone = lone;
   CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
   f.sim = sim;
   CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&L->dev, e, &f, 11, 3, NULL), LS_OK);
@@ -327,9 +345,11 @@ static modes_log *modes_run(ls_flash_params f, ls_flash_sim sim)
   return L;
 }
 
-static void modes_compare(const ls_flash_params *f)
+static void modes_compare_with(const ls_flash_params *f, const double *chunks, int n_chunks, const int *qds,
+                               int n_qds, int lone)
 {
-  modes_log *a = modes_run(*f, LS_FLASH_SIM_EVENTS), *b = modes_run(*f, LS_FLASH_SIM_RECURRENCE);
+  modes_log *a = modes_run(*f, LS_FLASH_SIM_EVENTS, chunks, n_chunks, qds, n_qds, lone);
+  modes_log *b = modes_run(*f, LS_FLASH_SIM_RECURRENCE, chunks, n_chunks, qds, n_qds, lone);
   CU_ASSERT_EQUAL(a->started, MODES_READS);
   CU_ASSERT_EQUAL(a->done_n, MODES_READS);
   CU_ASSERT_EQUAL(b->done_n, MODES_READS);
@@ -343,6 +363,11 @@ static void modes_compare(const ls_flash_params *f)
   CU_ASSERT_EQUAL(diff, 0);
   free(a);
   free(b);
+}
+
+static void modes_compare(const ls_flash_params *f)
+{
+  modes_compare_with(f, modes_chunks, 4, modes_qds, 5, 0);
 }
 
 /* The recurrence reproduces the per-request events exactly (flash.c): the profile, a heavy
@@ -363,7 +388,26 @@ static void test_recurrence_equals_events(void)
   ls_device_free(dev);
 }
 
-CU_TestInfo flash_tests[] = {{"empirical latency table through the events", test_empirical_profile},
+/* Whole reads (flash.c) at the edges of their conditions: transfers shorter than the plain
+ * band's width (the first QD may not arrive within t_x of the first) and slow requests near
+ * (QD - 2) t_x, where the link may idle; the recurrence must still match the events. */
+static void test_whole_reads_at_limits(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_flash_params f = *ls_device_flash(dev);
+  static const double chunks[] = {131072, 212992, 262144, 524288};
+  static const int qds[] = {6, 4, 3, 8};
+  f.latency.tail_prob = 0.2;
+  f.latency.tail_start_s = 150e-6;
+  f.latency.tail_alpha = 3.0;
+  modes_compare_with(&f, chunks, 4, qds, 4, 1);
+  f.latency.sigma = 0.6; /* a wide band: a read's first QD spread over more than t_x */
+  modes_compare_with(&f, chunks, 4, qds, 4, 1);
+  ls_device_free(dev);
+}
+
+CU_TestInfo flash_tests[] = {{"whole reads match the events at their limits", test_whole_reads_at_limits},
+                             {"empirical latency table through the events", test_empirical_profile},
                              {"1 GiB sequential within 5 % of effective bandwidth", test_sequential_gib},
                              {"4 KiB QD1 reads give the latency quantiles", test_random_4k_qd1},
                              {"pure query agrees with events", test_query_matches_events},
