@@ -1,6 +1,7 @@
 /* devices/flash: a UFS (or NVMe) flash device: parameters, pure cost query, event model.
  *
- * A read of B bytes is split into requests of `chunk` bytes (the last one shorter); at most
+ * A read of B bytes (whole bytes: a fraction is rounded up, as is the chunk) is split into
+ * requests of `chunk` bytes (the last one shorter); at most
  * `queue_depth` requests are outstanding on the device. Each request first waits its command
  * latency (drawn from the latency distribution; NAND read + controller, served in parallel
  * across queue slots), then moves its data over the link, a single server whose rate is the
@@ -59,7 +60,8 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
 void ls_flash_dev_free(ls_flash_dev *d);
 /* Starts a read of `bytes` now; reads are served in FIFO order (a later read's requests are
  * issued once every request of earlier reads has been issued). done fires when its last
- * byte has arrived. chunk <= 0 / qd <= 0 mean the profile's values. */
+ * byte has arrived. chunk <= 0 / qd <= 0 mean the profile's values. LS_ERANGE unless
+ * 0 < bytes <= 1e15 and chunk <= 1e15. */
 int ls_flash_dev_read(ls_flash_dev *d, double bytes, ls_flash_done_fn done, void *ctx, ls_error *err);
 int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
                          void *ctx, ls_error *err);
