@@ -81,9 +81,10 @@
  *    read submitted to an empty device), only in a lookahead (a sync replays the steps).
  *    Why the link never idles, with all of its full chunks taking t_x and QD in flight:
  *    (a) the QD requests in line at S (at submission: the first QD, issued together) have
- *    arrival bounds with entry j (line order) in by S + j t_x (at submission: every one in
- *    by S + t_x, S = t + their smallest latency; the plain ones' smallest is that of their
- *    smallest V, the plain latency rising with V); (b) every request still to issue has
+ *    arrival bounds with entry j (line order) in by S + j t_x (at submission: S = t + their
+ *    smallest latency, the plain ones' smallest being that of their smallest V as the plain
+ *    latency rises with V; the plain ones in by t + hi <= S + t_x, and the specials, exact,
+ *    in by S + j t_x at their place j in the arrival order); (b) every request still to issue has
  *    L <= (QD - 2) t_x (plain: hi; specials: their exact latency). At the start of service
  *    j >= 1, j transfers have started and QD requests are waiting: if one of them was in
  *    line at S, some entry i <= j is still waiting and arrived by S + i t_x; otherwise the
@@ -243,6 +244,7 @@ struct ls_flash_dev {
 };
 
 #define RUN_MIN 4 /* shortest saturated run worth taking at once */
+#define BURST_SPECIALS 8 /* most specials among a fresh read's first QD it takes at once */
 #define MAX_BYTES 1e15 /* largest read or chunk: int64 counters of whole bytes never overflow */
 
 static int64_t tx_ns(const ls_flash_dev *d, int64_t bytes)
@@ -719,10 +721,10 @@ static int whole_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
 }
 
 /* A read just submitted at t to an empty device, done at once without issuing its first QD
- * requests one by one (see the top, "Whole reads"): they would arrive within t_x of the
- * first arrival, t plus the smallest of their latencies; the plain ones' smallest is the
- * plain latency of their smallest V. 1 and the state at its completion, else 0 and nothing
- * changed. */
+ * requests one by one (see the top, "Whole reads"): the j-th of them to arrive must be in by
+ * S + j t_x, S = t + the smallest of their latencies (the plain ones' smallest is the plain
+ * latency of their smallest V; the plain ones arrive by t + hi); specials are placed by
+ * their exact latencies. 1 and the state at its completion, else 0 and nothing changed. */
 static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin)
 {
   uint32_t rid = w->r_issue;
@@ -733,26 +735,39 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
   if (r->qd < 2 || r->to_issue <= (int64_t)r->qd * r->chunk || d->lat_hi_ns > cap)
     return 0; /* no request beyond the first QD, or a plain latency may exceed (QD - 2) t_x */
   uint64_t k0 = w->next_k, ns = w->next_special, nsp = w->n_special;
-  int64_t lmin = INT64_MAX, lmax = INT64_MIN;
+  int64_t lmin = INT64_MAX, sl[BURST_SPECIALS]; /* the specials' latencies, ascending */
+  int n_sp = 0;
   double vmin = 2.0;
   for (uint64_t k = k0; k < k0 + (uint64_t)r->qd; k++) {
     if (k == ns) {
+      if (n_sp == BURST_SPECIALS)
+        return 0;
       int64_t l = latency_ns(d, k, 1);
-      lmin = l < lmin ? l : lmin;
-      lmax = l > lmax ? l : lmax;
+      int i = n_sp++;
+      for (; i > 0 && sl[i - 1] > l; i--)
+        sl[i] = sl[i - 1];
+      sl[i] = l;
       ns += 1 + plain_gap(d, ++nsp);
     } else {
       double v = ls_uniform_open(d->key + 2 * k + 1);
       vmin = v < vmin ? v : vmin;
     }
   }
-  if (vmin < 2.0) {
-    int64_t l = plain_latency_ns(d, vmin);
-    lmin = l < lmin ? l : lmin;
-    lmax = d->lat_hi_ns > lmax ? d->lat_hi_ns : lmax;
+  if (vmin < 2.0)
+    lmin = plain_latency_ns(d, vmin);
+  if (n_sp && sl[0] < lmin)
+    lmin = sl[0];
+  if (vmin < 2.0 && d->lat_hi_ns > lmin + tx)
+    return 0; /* a plain one may arrive later than S + t_x */
+  /* special i (ascending) arriving after S + t_x comes after every plain one, at position
+   * QD - n_sp + i of the arrival order */
+  for (int i = 0; i < n_sp; i++) {
+    int64_t pos = r->qd - n_sp + i > 1 ? r->qd - n_sp + i : 1;
+    if (sl[i] > lmin + pos * tx)
+      return 0;
   }
-  if (lmax > lmin + tx || !finish_whole(d, w, rid, t + lmin, (uint64_t)r->qd, k0 + (uint64_t)r->qd,
-                                         r->to_issue - (int64_t)r->qd * r->chunk, cap, ns, nsp))
+  if (!finish_whole(d, w, rid, t + lmin, (uint64_t)r->qd, k0 + (uint64_t)r->qd,
+                    r->to_issue - (int64_t)r->qd * r->chunk, cap, ns, nsp))
     return 0;
   *fin = rid;
   return 1;
