@@ -29,13 +29,15 @@
  *  - live == the number of heap nodes whose slot is live;
  *  - now only grows, and every pending key has time >= now (enforced at schedule time).
  *
- * Replace-top: while a callback runs, its event's node stays at the root as a hole (its key is
- * below every other, so the order holds) and the first event the callback schedules takes
- * its place with one downward walk; only when it schedules nothing is the root popped. Most
- * events schedule a successor (a request its next stage, the hold model its next event), and
- * a new event is usually near the front, so the walk stops after a level or two: the
- * push-after-pop's walk up from a leaf is saved. While the hole exists the heap holds n - 1
- * pending nodes and the root's slot is already free.
+ * Replace-top: before a callback runs, its event's node leaves the root and the hole walks
+ * down along the smallest child to a leaf (Floyd's bottom-up pop, below), where it stays
+ * while the callback runs: the first event the callback schedules climbs from that leaf
+ * (one upward walk), and only when it schedules nothing does the last node fill the hole.
+ * Most events schedule a successor (a request its next stage, the hold model its next
+ * event), so a pop plus a push costs one walk down and one short walk up. The walk down does
+ * not depend on what the callback schedules, so it is done first and the processor can
+ * overlap it with the callback's own work (the hold model's draw). While the hole exists
+ * heap[hole_at] holds no event, n counts it, and the fired event's slot is already free.
  *
  * Pop uses Floyd's bottom-up sift: the hole left at the root walks down along the smallest
  * child to a leaf, then the last node is sifted up from there. In the hold model the last
@@ -47,14 +49,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* seq is 32 bits so a node is 16 bytes (four children fill a cache line). Before the counter
+/* seq is 32 bits so a node is 16 bytes (four children fill a cache line); the fields run from
+ * the least significant to the most (key_less). Before the counter
  * would pass UINT32_MAX - 1 the pending nodes are renumbered 0..n-1 in key order
  * (renumber_seq): the order of every pair is unchanged, so the same-time rule holds for any
  * number of schedules. */
 typedef struct {
-  int64_t time;
-  uint32_t seq;
   uint32_t slot;
+  uint32_t seq;
+  int64_t time;
 } hnode;
 
 typedef struct {
@@ -70,8 +73,9 @@ typedef struct {
 #define ARITY 4
 /* heap[n .. n+ARITY-1] always hold this key, larger than any event's (an event at INT64_MAX
  * has a smaller seq), so every node below n has ARITY children to compare without a count. */
-#define SENTINEL ((hnode){INT64_MAX, UINT32_MAX, NO_SLOT})
+#define SENTINEL ((hnode){.slot = NO_SLOT, .seq = UINT32_MAX, .time = INT64_MAX})
 #define SEQ_LIMIT (UINT32_MAX - 1u) /* seqs stay below the sentinel's */
+_Static_assert(sizeof(hnode) == 16, "a heap node is 16 bytes");
 
 struct ls_engine {
   hnode *heap;     /* heap_mem + HEAP_SHIFT */
@@ -85,16 +89,27 @@ struct ls_engine {
   const volatile sig_atomic_t *stop; /* ls_engine_set_bounds: borrowed, NULL when unset */
   uint64_t budget, spent;            /* events allowed and fired since (budget 0: no limit) */
   int halted;
-  int hole; /* the root is the event being fired: the next schedule may take its place */
+  int hole;       /* a callback runs and heap[hole_at], a leaf, is empty (see the top) */
+  size_t hole_at;
 };
 
-/* Times almost never tie, so the test for a tie is a branch the predictor learns; which time
- * is smaller is a coin flip and becomes a flag (setcc/cmov), not a branch. */
+/* (time, seq) order. With 128-bit integers the node, read as one little-endian number, is
+ * time * 2^64 + seq * 2^32 + slot (times are never negative, seqs unique), so the order is
+ * one unsigned comparison, two instructions and no branch. Otherwise times almost never tie,
+ * so the tie test is a branch the predictor learns. */
 static inline int key_less(const hnode *a, const hnode *b)
 {
+#if defined(__SIZEOF_INT128__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  __extension__ typedef unsigned __int128 u128;
+  u128 x, y;
+  memcpy(&x, a, sizeof x);
+  memcpy(&y, b, sizeof y);
+  return x < y;
+#else
   if (__builtin_expect(a->time != b->time, 1))
     return a->time < b->time;
   return a->seq < b->seq;
+#endif
 }
 
 /* Nodes 4i+1..4i+4 (the children of i) share one 64-byte cache line when node 1 starts a
@@ -213,9 +228,9 @@ static inline size_t min_child(const hnode *h, size_t c)
   return key_less(&h[b], &h[a]) ? b : a;
 }
 
-/* Fills the root hole of h[0..n-1] with x: the hole walks down along the smallest child to
- * a leaf, then x climbs from there (bottom-up, see the top). */
-static inline void replace_root(hnode *h, size_t n, hnode x)
+/* Walks a hole at the root of h[0..n-1] down along the smallest child to a leaf; returns
+ * where it ends (bottom-up, see the top). */
+static inline size_t hole_down(hnode *h, size_t n)
 {
   size_t i = 0, c;
   while ((c = ARITY * i + 1) < n) {
@@ -223,7 +238,13 @@ static inline void replace_root(hnode *h, size_t n, hnode x)
     h[i] = h[c];
     i = c;
   }
-  sift_up(h, i, x);
+  return i;
+}
+
+/* Fills the root hole of h[0..n-1] with x. */
+static inline void replace_root(hnode *h, size_t n, hnode x)
+{
+  sift_up(h, hole_down(h, n), x);
 }
 
 /* Removes the root (n > 0). */
@@ -235,6 +256,17 @@ static inline void heap_pop(ls_engine *e)
   h[n] = SENTINEL;
   if (n > 0)
     replace_root(h, n, last);
+}
+
+/* Closes the leaf hole at hole_at with the last node (one node fewer). */
+static inline void fill_hole(ls_engine *e)
+{
+  hnode *h = e->heap;
+  size_t n = --e->n;
+  hnode last = h[n];
+  h[n] = SENTINEL;
+  if (e->hole_at < n)
+    sift_up(h, e->hole_at, last);
 }
 
 static int cmp_node(const void *a, const void *b)
@@ -249,13 +281,15 @@ static int renumber_seq(ls_engine *e, ls_error *err)
   hnode **order = malloc((e->n + 1) * sizeof *order);
   if (!order)
     return ls_error_set(err, LS_ENOMEM, "engine: out of memory renumbering %zu events", e->n);
+  size_t m = 0;
   for (size_t i = 0; i < e->n; i++)
-    order[i] = &e->heap[i];
-  qsort(order, e->n, sizeof *order, cmp_node);
-  for (size_t i = 0; i < e->n; i++)
+    if (!e->hole || i != e->hole_at) /* the hole holds no event */
+      order[m++] = &e->heap[i];
+  qsort(order, m, sizeof *order, cmp_node);
+  for (size_t i = 0; i < m; i++)
     order[i]->seq = (uint32_t)i;
   free(order);
-  e->seq = (uint32_t)e->n;
+  e->seq = (uint32_t)m;
   return LS_OK;
 }
 
@@ -279,13 +313,13 @@ int ls_engine_schedule(ls_engine *e, int64_t at, ls_event_fn fn, void *ctx, ls_e
   slot_t *sl = &e->slots[s];
   sl->fn = fn;
   sl->ctx = ctx;
-  hnode x = {at, e->seq++, s};
-  if (e->hole) { /* the fired event's node is still the root: replace it */
+  hnode x = {.slot = s, .seq = e->seq++, .time = at};
+  if (e->hole) { /* the fired event's place: x climbs from the leaf hole */
     e->hole = 0;
-    replace_root(e->heap, e->n, x);
+    sift_up(e->heap, e->hole_at, x);
   } else {
     e->n++;
-    sift_up(e->heap, e->n - 1, x); /* never above a hole root: x's key is larger */
+    sift_up(e->heap, e->n - 1, x);
   }
   e->live++;
   if (id)
@@ -361,13 +395,14 @@ uint64_t ls_engine_run_until(ls_engine *e, int64_t until)
     e->live--;
     slot_release(e, top.slot);
     e->now = top.time;
-    /* The root stays in place as a hole while fn runs (its key is the smallest possible, so
-     * the heap order holds); the first event fn schedules takes its place. */
+    /* The root's hole walks down to a leaf before fn runs (that walk does not depend on what
+     * fn schedules); the first event fn schedules climbs from there. */
+    e->hole_at = hole_down(e->heap, e->n);
     e->hole = 1;
     fn(e, ctx); /* may schedule or cancel: slots/heap may move, nothing is held across */
-    if (e->hole) {
+    if (e->hole) { /* fn scheduled nothing: the last node fills the hole (Floyd's pop) */
       e->hole = 0;
-      heap_pop(e);
+      fill_hole(e);
     }
     fired++;
     e->spent++;
@@ -394,7 +429,9 @@ int ls_engine_check_heap(const ls_engine *e)
     return 0;
   int ok = 1;
   size_t live = 0, nfree = 0;
-  for (size_t i = (size_t)e->hole; ok && i < e->n; i++) { /* a hole root references no slot */
+  for (size_t i = 0; ok && i < e->n; i++) {
+    if (e->hole && i == e->hole_at)
+      continue; /* the hole references no slot */
     const hnode *x = &e->heap[i];
     if ((i > 0 && key_less(x, &e->heap[(i - 1) / ARITY])) || x->slot >= e->nslots ||
         x->time < e->now || seen[x->slot]++)
