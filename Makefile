@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test reproduce sanitize mutation clean calibrate-examples
+.PHONY: all deps configure build test reproduce sanitize mutation bench-compare clean calibrate-examples
 
 all: build
 
@@ -47,6 +47,11 @@ sanitize:
 # (tests/mutation/README.md); prints the kill rate.
 mutation: deps
 	@bash tests/mutation/run.sh
+
+# Speed of this checkout beside an older revision (REV, default 6222c0f), both built and
+# measured interleaved in one run (scripts/bench_compare.sh, docs/PERFORMANCE.md).
+bench-compare: deps
+	@bash scripts/bench_compare.sh $(REV)
 
 clean:
 	rm -rf build build-asan
