@@ -8,10 +8,9 @@
 # temporary build directory; both are removed on exit. This checkout is built with `make build`.
 #
 # Measurements, each repeated REPEATS times (median printed, and the spread as min..max):
-#  - `leversim bench engine`: hold-model events per second (the engine with its draw). Old
-#    revisions have no --draw option and draw with gsl_ran_exponential; this checkout is run
-#    with its default (counter-based) draw and with --draw gsl, the old draw, to compare the
-#    engines alone.
+#  - `leversim bench engine`: hold-model events per second (the engine with its draw), with
+#    each binary's default draw and with --draw gsl (gsl_ran_exponential, the only draw of
+#    revisions that have no --draw option), the same draw in both, to compare the engines.
 #  - wall and user CPU time per simulated decode cycle of lever, ar-flash and specinfer on
 #    OnePlus 12 / Llama-3.1-8B / mbpp: each binary runs `leversim run ... --set
 #    workload.prompts=P --set workload.max_tokens=T --json` at two sizes (SMALL and LARGE
@@ -57,6 +56,8 @@ cmake --build "$tmp/build" -j "$jobs" --target leversim >/dev/null
 make -C "$top" --no-print-directory build JOBS="$jobs" >/dev/null
 old="$tmp/build/leversim"
 new="$top/build/leversim"
+old_has_draw=0 # revisions with the counter-based draw also have --draw gsl
+"$old" bench engine --help | grep -q -- '--draw' && old_has_draw=1
 
 # seconds (wall user) of one command, its stdout to $tmp/out
 TIMEFORMAT='%3R %3U'
@@ -102,7 +103,9 @@ for r in $(seq "$repeats"); do
     bin=$old
     [ "$who" = new ] && bin=$new
     sample_engine "$who" "$bin"
-    [ "$who" = new ] && sample_engine new_gsl "$new" --draw gsl
+    if [ "$who" = new ] || [ "$old_has_draw" = 1 ]; then
+      sample_engine "${who}_gsl" "$bin" --draw gsl
+    fi
     for s in $systems; do
       sample_cycle "$who" "$bin" "$s"
     done
@@ -131,7 +134,9 @@ echo "old = $old_sha, new = $new_sha; medians of $repeats interleaved repeats (r
 echo "per-cycle cost: OnePlus 12 / Llama-3.1-8B / mbpp, ($large - $small prompts) x <= $tokens tokens"
 printf "%-34s %10s %10s %9s   %s\n" "measure" "old" "new" "new/old" "range"
 row "bench engine, M events/s" "$tmp/engine.old" "$tmp/engine.new" 1 1
-row "bench engine --draw gsl, M ev/s" "$tmp/engine.old" "$tmp/engine.new_gsl" 1 1
+old_gsl="$tmp/engine.old" # without --draw, the old binary's only draw is gsl's
+[ "$old_has_draw" = 1 ] && old_gsl="$tmp/engine.old_gsl"
+row "bench engine --draw gsl, M ev/s" "$old_gsl" "$tmp/engine.new_gsl" 1 1
 for s in $systems; do
   row "$s: wall us per cycle" "$tmp/cycle.old.$s" "$tmp/cycle.new.$s" 1 0
   row "$s: user us per cycle" "$tmp/cycle.old.$s" "$tmp/cycle.new.$s" 2 0
@@ -139,4 +144,5 @@ done
 for s in $systems; do
   echo "cycles at $small and $large prompts, $s: old $(cat "$tmp/cycles.old.$s"), new $(cat "$tmp/cycles.new.$s")"
 done
-echo "(new/old: speed-up, > 1 is faster; the engine row compares the old draw with the new default draw)"
+echo "(new/old: speed-up, > 1 is faster; the first engine row runs each binary's default draw,"
+echo " the second gsl_ran_exponential in both)"
