@@ -112,31 +112,47 @@ static int before(const ls_tree *t, int a, int b)
   return a < b;
 }
 
+/* Restores the heap below slot i of h[0..n) whose root is the node ranked last ("worst")
+ * by before(). */
+static void sift_worst(const ls_tree *t, int *h, int n, int i)
+{
+  for (;;) {
+    int w = i, l = 2 * i + 1, r = l + 1;
+    if (l < n && before(t, h[w], h[l]))
+      w = l;
+    if (r < n && before(t, h[w], h[r]))
+      w = r;
+    if (w == i)
+      return;
+    int x = h[i];
+    h[i] = h[w];
+    h[w] = x;
+    i = w;
+  }
+}
+
+/* The m first nodes in before()'s order (a strict total order, so the set is unique): a heap
+ * of the m best seen so far with the worst at the root, O(n log m); a full sort per call was a
+ * few per cent of a replay (OPT-Tree calls it once per depth). */
 int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep)
 {
-  int idx[LS_TREE_MAX], tmp[LS_TREE_MAX];
-  int n = t->n - 1;
-  for (int i = 0; i < n; i++)
-    idx[i] = i + 1;
-  /* bottom-up merge sort: stable, no callbacks with context needed */
-  for (int w = 1; w < n; w *= 2) {
-    for (int lo = 0; lo < n; lo += 2 * w) {
-      int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      int i = lo, j = mid, k = lo;
-      while (i < mid && j < hi)
-        tmp[k++] = before(t, idx[j], idx[i]) ? idx[j++] : idx[i++];
-      while (i < mid)
-        tmp[k++] = idx[i++];
-      while (j < hi)
-        tmp[k++] = idx[j++];
-    }
-    memcpy(idx, tmp, sizeof(int) * (size_t)n);
-  }
+  int h[LS_TREE_MAX], n = t->n - 1;
   if (m > n)
     m = n;
+  if (m < 0)
+    m = 0;
+  for (int i = 0; i < m; i++)
+    h[i] = i + 1;
+  for (int i = m / 2 - 1; i >= 0; i--)
+    sift_worst(t, h, m, i);
+  for (int v = m + 1; m > 0 && v <= n; v++)
+    if (before(t, v, h[0])) {
+      h[0] = v;
+      sift_worst(t, h, m, 0);
+    }
   memset(keep, 0, (size_t)t->n);
   keep[0] = 1;
   for (int i = 0; i < m; i++)
-    keep[idx[i]] = 1;
+    keep[h[i]] = 1;
   return m;
 }

@@ -19,7 +19,8 @@
  *   experiment: paper
  *   replay: quick                # quick | full
  *   spec_hash: "1f0c..."         # 16 hex digits
- *   prompts: 8                   # workload.prompts and workload.max_tokens of the replay
+ *   prompts: "8"                 # workload.prompts ("MIN-MAX" when sized per system) and
+ *                                # workload.max_tokens of the replay
  *   max_tokens: 128
  *   k: 1                         # multiplier of the combined half-width
  *   floor: 0.001                 # relative floor of the tolerance
@@ -30,6 +31,7 @@
  * Unknown or duplicate keys, a duplicated entry, a ratio <= 0, lo > hi or only one of them
  * are errors with file:line:col. */
 #include <dirent.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +45,8 @@ typedef struct entry {
 } entry;
 
 typedef struct baseline {
-  const char *experiment, *replay, *spec_hash; /* borrowed from the document */
-  long prompts, max_tokens;
+  const char *experiment, *replay, *spec_hash, *prompts; /* borrowed from the document */
+  long max_tokens;
   double k, floor, no_interval;
   entry *es; /* owned */
   int n;
@@ -87,13 +89,29 @@ static int same_key(const entry *a, const entry *b)
          !strcmp(a->system, b->system);
 }
 
+/* prompts: "N" or "MIN-MAX" (a replay whose sizing gives some systems more prompts). */
+static int read_prompts(const ls_ynode *root, const char **out, ls_error *err)
+{
+  ls_ynode v;
+  int rc = ls_ymap_require(root, "prompts", &v, err);
+  if (!rc) rc = ls_yas_string(&v, out, err);
+  if (rc) return rc;
+  char *end;
+  long lo = strtol(*out, &end, 10), hi = lo;
+  if (end != *out && *end == '-') hi = strtol(end + 1, &end, 10);
+  if (!isdigit((unsigned char)**out) || *end || lo < 1 || hi < lo || hi > 1000000)
+    return ls_ynode_error(&v, err, LS_ESCHEMA, "'%s' is not a prompt count N or range MIN-MAX",
+                          *out);
+  return LS_OK;
+}
+
 static int read_header(const ls_ynode *root, baseline *b, ls_error *err)
 {
   int rc = ls_ynode_expect(root, LS_Y_MAP, err);
   if (!rc) rc = ls_yreq_string(root, "experiment", &b->experiment, err);
   if (!rc) rc = ls_yreq_string(root, "replay", &b->replay, err);
   if (!rc) rc = ls_yreq_string(root, "spec_hash", &b->spec_hash, err);
-  if (!rc) rc = ls_yreq_int(root, "prompts", 1, 1000000, &b->prompts, err);
+  if (!rc) rc = read_prompts(root, &b->prompts, err);
   if (!rc) rc = ls_yreq_int(root, "max_tokens", 1, 1000000, &b->max_tokens, err);
   if (!rc) rc = ls_yreq_double(root, "k", LS_Y_POS, 100, &b->k, err);
   if (!rc) rc = ls_yreq_double(root, "floor", 0, 0.5, &b->floor, err);
@@ -182,7 +200,7 @@ static int refuse_replay(ls_db *db, const char *path, const baseline *b, ls_erro
   db_replay(db, &r);
   if (!r.spec_hash[0])
     return ls_error_set(err, LS_EINVALID, "%s records no replay (it was not written by `leversim"
-                        " reproduce`): %s is the baseline of the %s replay (%ld prompts x %ld"
+                        " reproduce`): %s is the baseline of the %s replay (%s prompts x %ld"
                         " tokens); compare a database from `leversim reproduce%s`", db->path,
                         path, b->replay, b->prompts, b->max_tokens,
                         strcmp(b->replay, "quick") ? "" : " --quick");
@@ -190,7 +208,7 @@ static int refuse_replay(ls_db *db, const char *path, const baseline *b, ls_erro
   char fit[768];
   int found = find_fitting(path, r.spec_hash, fit, sizeof fit);
   return ls_error_set(err, LS_EINVALID, "%s is from the %s replay (spec hash %s, %s prompts x %s"
-                      " tokens) but %s is the baseline of the %s replay (spec hash %s, %ld x %ld):"
+                      " tokens) but %s is the baseline of the %s replay (spec hash %s, %s x %ld):"
                       " %s%s", db->path, r.replay, r.spec_hash, r.prompts, r.max_tokens, path,
                       b->replay, b->spec_hash, b->prompts, b->max_tokens,
                       found ? "compare it with " : "no baseline beside it fits; write one as"
@@ -355,7 +373,7 @@ static void write_header(ls_db *db, const replay_id *r, double k, FILE *out)
                "configuration (view v_speedup)\n# with its paired 95 %% interval. Written from "
                "%s by leversim %s (git %s);\n# never edit by hand: results/baseline/README.md "
                "gives the command. Format: results/check.c.\n", base, ver, sha);
-  fprintf(out, "experiment: %s\nreplay: %s\nspec_hash: \"%s\"\nprompts: %s\nmax_tokens: %s\n"
+  fprintf(out, "experiment: %s\nreplay: %s\nspec_hash: \"%s\"\nprompts: \"%s\"\nmax_tokens: %s\n"
                "k: %g\nfloor: 0.001\nno_interval: 0.02\nentries:\n", r->experiment, r->replay,
           r->spec_hash, r->prompts, r->max_tokens, k);
 }

@@ -150,9 +150,13 @@ int ls_db_stats_refresh(ls_db *db, ls_error *err);
  * available (too few prompts). */
 typedef struct ls_db_precision {
   double vs_ar_flash, vs_specinfer; /* Lever's arithmetic mean speedup over ar-flash, specinfer */
-  double worst_config;              /* the widest per-configuration Lever speedup */
+  double worst_config;              /* the widest per-configuration Lever speedup over ar-flash
+                                       or specinfer (the ratios with the 3 % target) */
   char worst[192];                  /* which configuration and system that is */
-  int prompts;                      /* smallest prompt count of a main run */
+  double worst_any;                 /* the widest over every system (no target: the other
+                                       systems decode fewer prompts) */
+  char worst_any_name[192];
+  int prompts, prompts_max;         /* smallest and largest prompt count of a main run */
 } ls_db_precision;
 #define LS_DB_TARGET_HEADLINE 0.01  /* target half-width of a headline mean ratio */
 #define LS_DB_TARGET_CONFIG 0.03    /* target half-width of a per-configuration ratio */

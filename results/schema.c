@@ -75,7 +75,11 @@
  * prompts: the run over the reference system's run of its configuration, for throughput_tps
  * and tau, references lever, ar-flash, specinfer, lever-no-prune) and summary_ci (part, system,
  * configs, prompts, mean, mean_lo, mean_hi, geomean, geomean_lo, geomean_hi: Lever's speedup
- * over the system across the configurations). Interval columns of the views:
+ * over the system across the configurations). Runs of one configuration may decode different
+ * numbers of prompts (the replay's sizing): a ratio between two runs is then taken over the
+ * prompts both decoded (prompt j is the same text in both), so the ratio columns of v_vs_lever,
+ * v_speedup, fig10, fig11 and fig12 are ratio_ci's paired estimates (the quotient of the two
+ * runs' own metrics only where no paired estimate exists). Interval columns of the views:
  *   v_runs       + prompts, throughput_tps_lo/hi, tau_lo/hi;
  *   v_vs_lever, v_speedup  + lever_speedup_lo/hi, vs_lever_lo/hi, vs_ar_flash_lo/hi, prompts;
  *   v_summary, summary  + speedup_mean_lo/hi, speedup_geomean_lo/hi, prompts;
@@ -178,6 +182,13 @@ static const char stats_tables_sql[] =
   " LEFT JOIN ratio_ci " A " ON " A ".run_id = " s ".run_id AND " A ".ref_system = '" R     \
   "' AND " A ".metric = '" M "'"
 
+/* A ratio between runs a and s of one configuration: the quotient of their own metrics when
+ * they decoded the same prompts, else the paired estimate over the prompts both decoded
+ * (ratio_ci; the quotient when there is none). */
+#define PAIRED(est, quotient, a, s)                                                        \
+  "CASE WHEN " a ".prompts IS NOT " s ".prompts AND " est " IS NOT NULL THEN " est " ELSE " \
+  quotient " END"
+
 static const char views_sql[] =
     "CREATE VIEW v_settings AS SELECT r.run_id, r.part, r.device, r.model, r.dataset, r.system,"
     " r.status, s.key, s.value_text, s.value_num, s.unit, s.type, s.is_default"
@@ -189,9 +200,9 @@ static const char views_sql[] =
     "CREATE VIEW v_vs_lever AS SELECT s.part, s.device, s.model, s.dataset,"
     " s.axes_json, s.seed, s.system, s.throughput_tps, l.throughput_tps AS lever_tps,"
     " a.throughput_tps AS ar_flash_tps,"
-    " l.throughput_tps / s.throughput_tps AS lever_speedup,"
-    " s.throughput_tps / l.throughput_tps AS vs_lever,"
-    " s.throughput_tps / a.throughput_tps AS vs_ar_flash,"
+    " " PAIRED("1 / cl.ratio", "l.throughput_tps / s.throughput_tps", "l", "s") " AS lever_speedup,"
+    " " PAIRED("cl.ratio", "s.throughput_tps / l.throughput_tps", "l", "s") " AS vs_lever,"
+    " " PAIRED("ca.ratio", "s.throughput_tps / a.throughput_tps", "a", "s") " AS vs_ar_flash,"
     " 1 / cl.hi AS lever_speedup_lo, 1 / cl.lo AS lever_speedup_hi,"
     " cl.lo AS vs_lever_lo, cl.hi AS vs_lever_hi, ca.lo AS vs_ar_flash_lo,"
     " ca.hi AS vs_ar_flash_hi, s.prompts"
@@ -218,8 +229,8 @@ static const char views_sql[] =
     " vs_lever, vs_ar_flash, vs_lever_lo AS ratio_lo, vs_lever_hi AS ratio_hi,"
     " vs_ar_flash_lo, vs_ar_flash_hi FROM v_speedup;"
     "CREATE VIEW fig11 AS SELECT s.device, s.model, s.dataset, s.system,"
-    " s.throughput_tps, s.tau, s.throughput_tps / r.throughput_tps AS tps_vs_specinfer,"
-    " s.tau / r.tau AS tau_vs_specinfer, ct.lo AS ratio_lo, ct.hi AS ratio_hi,"
+    " s.throughput_tps, s.tau, " PAIRED("ct.ratio", "s.throughput_tps / r.throughput_tps", "r", "s") " AS tps_vs_specinfer,"
+    " " PAIRED("cu.ratio", "s.tau / r.tau", "r", "s") " AS tau_vs_specinfer, ct.lo AS ratio_lo, ct.hi AS ratio_hi,"
     " cu.lo AS tau_ratio_lo, cu.hi AS tau_ratio_hi FROM v_runs s"
     " LEFT JOIN v_runs r ON r.system = 'specinfer' AND " SAME_CONFIG("r", "s")
     RATIO_CI("ct", "s", "specinfer", "throughput_tps") RATIO_CI("cu", "s", "specinfer", "tau")
@@ -227,7 +238,7 @@ static const char views_sql[] =
     " ORDER BY s.device, s.model, s.dataset, s.system;"
     "CREATE VIEW fig12 AS SELECT s.device, s.model, s.dataset, s.system,"
     " s.throughput_tps, s.tau, s.wasted_verify, s.verify_s_mean, s.verify_tokens_mean,"
-    " s.throughput_tps / r.throughput_tps AS tps_vs_no_prune, cn.lo AS tps_vs_no_prune_lo,"
+    " " PAIRED("cn.ratio", "s.throughput_tps / r.throughput_tps", "r", "s") " AS tps_vs_no_prune, cn.lo AS tps_vs_no_prune_lo,"
     " cn.hi AS tps_vs_no_prune_hi FROM v_runs s"
     " LEFT JOIN v_runs r ON r.system = 'lever-no-prune' AND " SAME_CONFIG("r", "s")
     RATIO_CI("cn", "s", "lever-no-prune", "throughput_tps")

@@ -202,12 +202,15 @@ static int rows_load(ls_db *db, sqlite3_stmt *st, const char *id, prow **rows, i
 }
 
 /* Pairs A's and B's prompts for metric m (0 throughput, 1 tau) into buf (4 n doubles:
- * a_num, a_den, b_num, b_den). Returns n, or 0 when the two runs did not decode the same
- * prompts (then there is no paired interval). */
+ * a_num, a_den, b_num, b_den) over the prompts both decoded. Prompt j is the same text
+ * whatever the number of prompts of a run, so two runs of different sizes (the replay's
+ * sizing gives the headline systems more prompts) pair over the first min(na, nb) prompts.
+ * Returns n, or 0 when the runs' prompts do not line up (then there is no paired ratio). */
 static int pair_fill(const prow *a, int na, const prow *b, int nb, int m, double *buf,
                      ls_boot_pair *p, uint64_t seed)
 {
-  if (na != nb || na == 0) return 0;
+  if (nb < na) na = nb;
+  if (na == 0) return 0;
   for (int j = 0; j < na; j++) {
     if (a[j].prompt != b[j].prompt) return 0;
     buf[j] = m ? a[j].tau : a[j].tok;
@@ -419,13 +422,31 @@ int ls_db_stats_refresh(ls_db *db, ls_error *err)
 
 /* --- the achieved precision of a replay ------------------------------------------------- */
 
+/* The widest per-configuration Lever speedup: over the headline systems (?1 = 1), whose
+ * ratios have the 3 % target, or over every system (?1 = 0). */
 static const char worst_sql[] =
     "SELECT r.device || ' / ' || r.model || ' / ' || r.dataset || ' / lever vs ' || r.system,"
     " c.ratio * (c.hi - c.lo) / (2 * c.lo * c.hi), c.lo IS NULL"
     " FROM ratio_ci c JOIN runs r ON r.run_id = c.run_id"
     " WHERE r.part = 'main' AND r.system <> 'lever' AND c.ref_system = 'lever'"
     " AND c.metric = 'throughput_tps' AND c.ratio > 0"
+    " AND (?1 = 0 OR r.system IN ('ar-flash', 'specinfer'))"
     " ORDER BY c.lo IS NULL DESC, 2 DESC LIMIT 1";
+
+static int worst_get(ls_db *db, int headline, double *hw, char *what, size_t size, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  *hw = NAN;
+  if (sqlite3_prepare_v2(db->h, worst_sql, -1, &st, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, "reading the precision");
+  sqlite3_bind_int(st, 1, headline);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    snprintf(what, size, "%s", (const char *)sqlite3_column_text(st, 0));
+    if (!sqlite3_column_int(st, 2)) *hw = sqlite3_column_double(st, 1);
+  }
+  sqlite3_finalize(st);
+  return LS_OK;
+}
 
 static double summary_hw(ls_db *db, const char *system)
 {
@@ -446,21 +467,19 @@ int ls_db_precision_get(ls_db *db, ls_db_precision *out, ls_error *err)
   memset(out, 0, sizeof *out);
   out->vs_ar_flash = summary_hw(db, "ar-flash");
   out->vs_specinfer = summary_hw(db, "specinfer");
-  out->worst_config = NAN;
+  int rc = worst_get(db, 1, &out->worst_config, out->worst, sizeof out->worst, err);
+  if (!rc) rc = worst_get(db, 0, &out->worst_any, out->worst_any_name, sizeof out->worst_any_name, err);
+  if (rc) return rc;
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db->h, worst_sql, -1, &st, NULL) != SQLITE_OK)
-    return ls_db_fail(db, err, "reading the precision");
-  if (sqlite3_step(st) == SQLITE_ROW) {
-    snprintf(out->worst, sizeof out->worst, "%s", (const char *)sqlite3_column_text(st, 0));
-    if (!sqlite3_column_int(st, 2)) out->worst_config = sqlite3_column_double(st, 1);
-  }
-  sqlite3_finalize(st);
-  if (sqlite3_prepare_v2(db->h, "SELECT coalesce(min(n), 0) FROM (SELECT count(p.prompt) AS n"
+  if (sqlite3_prepare_v2(db->h, "SELECT coalesce(min(n), 0), coalesce(max(n), 0) FROM (SELECT count(p.prompt) AS n"
                          " FROM runs r LEFT JOIN prompts p ON p.run_id = r.run_id"
                          " WHERE r.part = 'main' AND r.status = 'ok' GROUP BY r.run_id)", -1,
                          &st, NULL) != SQLITE_OK)
     return ls_db_fail(db, err, "reading the precision");
-  if (sqlite3_step(st) == SQLITE_ROW) out->prompts = sqlite3_column_int(st, 0);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    out->prompts = sqlite3_column_int(st, 0);
+    out->prompts_max = sqlite3_column_int(st, 1);
+  }
   sqlite3_finalize(st);
   return LS_OK;
 }

@@ -85,6 +85,27 @@ typedef struct replay_info {
   const char *replay;
 } replay_info;
 
+/* The runs' workload.prompts as "N" or, when the sizing gives some systems more, "MIN-MAX"
+ * ("default" when a run leaves it to its dataset). */
+static void prompts_range(ls_experiment *x, char *out, size_t size)
+{
+  long lo = 0, hi = 0;
+  for (int i = 0; i < ls_experiment_count(x); i++) {
+    const char *p = ls_kv_find(ls_experiment_run(x, i)->settings, "workload.prompts");
+    if (!p) {
+      snprintf(out, size, "default");
+      return;
+    }
+    long n = strtol(p, NULL, 10);
+    lo = i == 0 || n < lo ? n : lo;
+    hi = i == 0 || n > hi ? n : hi;
+  }
+  if (lo == hi)
+    snprintf(out, size, "%ld", lo);
+  else
+    snprintf(out, size, "%ld-%ld", lo, hi);
+}
+
 static int replay_of(ls_experiment *x, int quick, int custom, replay_info *r, ls_error *err)
 {
   uint64_t h = 0x7265706c6179ULL;
@@ -96,9 +117,8 @@ static int replay_of(ls_experiment *x, int quick, int custom, replay_info *r, ls
   }
   snprintf(r->spec_hash, sizeof r->spec_hash, "%016llx", (unsigned long long)h);
   ls_run_spec *s0 = ls_experiment_run(x, 0);
-  const char *p = s0 ? ls_kv_find(s0->settings, "workload.prompts") : NULL;
   const char *t = s0 ? ls_kv_find(s0->settings, "workload.max_tokens") : NULL;
-  snprintf(r->prompts, sizeof r->prompts, "%s", p ? p : "default");
+  prompts_range(x, r->prompts, sizeof r->prompts);
   snprintf(r->max_tokens, sizeof r->max_tokens, "%s", t ? t : "default");
   r->replay = custom ? "custom" : quick ? "quick" : "full";
   return LS_OK;
@@ -131,13 +151,16 @@ static void print_hw(const char *what, double hw, double target)
 static void precision_text(const ls_db_precision *p, const replay_info *r)
 {
   printf("\nPrecision: relative half-widths of the 95 %% intervals (paired bootstrap over "
-         "prompts;\n%s prompts x %s tokens per configuration, at least %d prompts per run):\n",
-         r->prompts, r->max_tokens, p->prompts);
+         "prompts;\n%s prompts x %s tokens per run, %d to %d prompts per run of part main):\n",
+         r->prompts, r->max_tokens, p->prompts, p->prompts_max);
   print_hw("Lever vs ar-flash, mean of the configurations", p->vs_ar_flash, LS_DB_TARGET_HEADLINE);
   print_hw("Lever vs specinfer, mean of the configurations", p->vs_specinfer,
            LS_DB_TARGET_HEADLINE);
   print_hw("widest per-configuration Lever ratio", p->worst_config, LS_DB_TARGET_CONFIG);
   if (p->worst[0]) printf("    (%s)\n", p->worst);
+  if (isfinite(p->worst_any))
+    printf("  %-47s %5.2f %% (no target: %s)\n", "widest Lever ratio over any system",
+           100 * p->worst_any, p->worst_any_name);
 }
 
 static void json_num(const char *key, double v)
@@ -161,6 +184,8 @@ static int summary_json(ls_db *db, const replay_info *r, const ls_driver_summary
   json_num("vs_ar_flash_halfwidth", p->vs_ar_flash);
   json_num("vs_specinfer_halfwidth", p->vs_specinfer);
   json_num("worst_config_halfwidth", p->worst_config);
+  json_num("worst_any_system_halfwidth", p->worst_any);
+  printf(",\"max_prompts\":%d", p->prompts_max);
   json_num("target_headline", LS_DB_TARGET_HEADLINE);
   json_num("target_config", LS_DB_TARGET_CONFIG);
   printf(",\"headline_met\":%s,\"config_met\":%s}",

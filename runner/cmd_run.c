@@ -138,16 +138,16 @@ static void print_metrics(const ls_run_spec *s, const char *seed_from, const ls_
   print_settings(s, seed_from, r, 0);
 }
 
-/* The paper experiment's top-level settings under the command line's (which win). A data
- * root without the paper experiment (a test fixture) has the code's defaults and seed 1, and
- * the echo says so. */
-static int with_defaults(const ls_kv *given, ls_kv **out, uint64_t *seed, char *from, size_t size,
-                         ls_error *err)
+/* The paper experiment's top-level settings (and its sizing of this model and system) under the
+ * command line's (which win). A data root without the paper experiment (a test fixture) has the
+ * code's defaults and seed 1, and the echo says so. */
+static int with_defaults(const ls_kv *given, const char *model, const char *system, ls_kv **out,
+                         uint64_t *seed, char *from, size_t size, ls_error *err)
 {
   snprintf(from, size, "%s/runner/experiments/paper.yaml", ls_data_root());
   int rc = ls_kv_create(out, err);
   if (!rc && access(from, F_OK) == 0)
-    rc = ls_experiment_defaults(from, *out, seed, err);
+    rc = ls_experiment_defaults(from, ls_data_root(), model, system, *out, seed, err);
   else if (!rc) {
     *seed = 1;
     snprintf(from, size, "the built-in default (no runner/experiments/paper.yaml)");
@@ -212,7 +212,7 @@ int ls_cmd_run(int argc, char **argv)
   int st = 0;
   uint64_t paper_seed = 0;
   char from[600];
-  int e = with_defaults(kv, &all, &paper_seed, from, sizeof from, &err);
+  int e = with_defaults(kv, model, sys, &all, &paper_seed, from, sizeof from, &err);
   if (!e) e = ls_experiment_single(&x, dev, model, ds, sys, all, seed >= 0 ? (uint64_t)seed : paper_seed,
                                    ls_data_root(), &err);
   if (!e) e = ls_validate_runs(x, &err); /* before the database is opened */

@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,9 +126,44 @@ static int already_done(ls_db *db, ls_run_spec *spec, int *done, ls_error *err)
   return rc ? rc : ls_db_run_done(db, id, done, err);
 }
 
-/* A worker: runs positions k, k+jobs, ...; reports each finished run as one byte on fd
- * ('o' ok, 'i' invalid, 'f' failed, 's' skipped). Returns the process exit status. */
-static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
+/* Runs are handed out one at a time from a counter the workers share (a MAP_SHARED page of a
+ * temporary file, POSIX): whoever is free takes the next position. A fixed split (k, k+jobs,
+ * ...) gave one worker every run of the systems at odd positions of a part, and the headline
+ * systems, which the sizing gives the most prompts, all sit there. Which worker runs a run
+ * changes nothing in its result (each run is a pure function of its spec). */
+typedef struct {
+  atomic_int *next; /* shared; NULL: no sharing (then a fixed split) */
+} run_queue;
+
+static int queue_open(run_queue *q, ls_error *err)
+{
+  q->next = NULL;
+  FILE *f = tmpfile();
+  int fd = f ? fileno(f) : -1;
+  void *m = MAP_FAILED;
+  if (fd >= 0 && ftruncate(fd, (off_t)sizeof(atomic_int)) == 0)
+    m = mmap(NULL, sizeof(atomic_int), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int e = errno;
+  if (f) fclose(f); /* the mapping keeps the (unlinked) file alive */
+  if (m == MAP_FAILED)
+    return ls_error_set(err, LS_EIO, "cannot share the run counter between workers: %s", strerror(e));
+  q->next = m;
+  atomic_init(q->next, 0);
+  return LS_OK;
+}
+
+static void queue_close(run_queue *q)
+{
+  if (q->next) munmap((void *)q->next, sizeof(atomic_int));
+  q->next = NULL;
+}
+
+static int queue_take(run_queue *q) { return atomic_fetch_add(q->next, 1); }
+
+/* A worker: takes positions from the queue until none is left; reports each finished run as
+ * one byte on fd ('o' ok, 'i' invalid, 'f' failed, 's' skipped). Returns the process exit
+ * status. */
+static int worker(ls_experiment *x, const ls_driver_opts *o, run_queue *q, int k, int fd)
 {
   ls_error err;
   ls_error_clear(&err);
@@ -137,7 +174,7 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, int k, int fd)
     rc = ls_decode_cache_create(&cache, o->data_root, &err);
   if (!rc) /* Ctrl-C reaches the run in progress, not only the gap between two runs */
     ls_decode_cache_set_stop(cache, &g_stop);
-  for (int i = k; rc == LS_OK && i < ls_experiment_count(x) && !g_stop; i += o->jobs) {
+  for (int i = queue_take(q); rc == LS_OK && i < ls_experiment_count(x) && !g_stop; i = queue_take(q)) {
     ls_run_spec *spec = ls_experiment_run(x, i);
     int done = 0;
     char mark = 's';
@@ -190,7 +227,8 @@ static void progress(const ls_driver_summary *s, int done, double t0, int tty)
   fflush(stderr);
 }
 
-static int spawn(ls_experiment *x, const ls_driver_opts *o, pid_t *pids, int fd[2], ls_error *err)
+static int spawn(ls_experiment *x, const ls_driver_opts *o, run_queue *q, pid_t *pids, int fd[2],
+                 ls_error *err)
 {
   for (int k = 0; k < o->jobs; k++) {
     pids[k] = fork();
@@ -206,7 +244,7 @@ static int spawn(ls_experiment *x, const ls_driver_opts *o, pid_t *pids, int fd[
     }
     if (pids[k] == 0) {
       close(fd[0]);
-      _exit(worker(x, o, k, fd[1]));
+      _exit(worker(x, o, q, k, fd[1]));
     }
   }
   close(fd[1]);
@@ -367,8 +405,11 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   memset(&w, 0, sizeof w);
   w.jobs = o->jobs;
   fflush(NULL); /* children must not re-flush the parent's buffered output */
+  run_queue q = {NULL};
   if (rc == LS_OK)
-    rc = spawn(x, o, w.pid, fd, err);
+    rc = queue_open(&q, err);
+  if (rc == LS_OK)
+    rc = spawn(x, o, &q, w.pid, fd, err);
   int done = 0;
   if (rc == LS_OK) {
     collect(fd[0], &w, o, sum, t0, &done);
@@ -376,6 +417,7 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
     check_workers(&w, 1);
     rc = worker_error(&w, err);
   }
+  queue_close(&q);
   sum->interrupted = g_stop != 0;
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);

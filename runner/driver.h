@@ -1,7 +1,7 @@
 /* runner/driver: runs an experiment's run specs into a results database.
  *
- * --jobs N forks N worker processes; worker k simulates the runs whose position is k modulo N
- * and writes each finished run in its own transaction (results/db.h: WAL, busy timeout), so
+ * --jobs N forks N worker processes; each takes the next run not yet taken (a counter they
+ * share), simulates it and writes each finished run in its own transaction (results/db.h: WAL, busy timeout), so
  * results are identical for any N and a killed sweep loses only runs in flight. --resume skips
  * runs already finished in the database. SIGINT or SIGTERM — to the whole process group or to
  * the parent alone, which passes it on — lets every worker finish its current run, then stops

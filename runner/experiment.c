@@ -43,11 +43,25 @@ typedef struct { /* one part while it is being expanded */
   int n_axes;
 } part_def;
 
+#define MAX_SIZED 32
+
+/* The top-level `sizing` block: workload.prompts per target model for some systems of some
+ * parts (the paper replay gives the systems of its headline ratios as many prompts as their
+ * 95 % intervals need, docs/STATISTICS.md). Ignored with --quick. */
+typedef struct {
+  char parts[MAX_LIST][LS_NAME_MAX], systems[MAX_LIST][LS_NAME_MAX], models[MAX_SIZED][LS_NAME_MAX];
+  char prompts[MAX_SIZED][24];
+  char origin[MAX_SIZED][LS_ERR_FILE + 32];
+  int part_line[MAX_LIST], part_col[MAX_LIST];
+  int n_parts, n_sys, n_models;
+} sizing;
+
 typedef struct {
   const char *file;        /* the experiment file, for origins */
   const char *data_root;
   const ls_kv *base;       /* experiment (+quick) settings */
   const ls_kv *overrides;  /* command line */
+  const sizing *size;      /* NULL: none (or --quick) */
   uint64_t seed;
   int shard_i, shard_n;
 } expand_ctx;
@@ -261,6 +275,71 @@ static int check_clash(const ls_kv *kv, int scoped_only, const part_def *p, cons
   return LS_OK;
 }
 
+static int listed(const char (*names)[LS_NAME_MAX], int n, const char *name)
+{
+  for (int i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0)
+      return 1;
+  return 0;
+}
+
+/* Sets workload.prompts from the sizing block when it covers (part, model, system); part
+ * settings, sweeps and --set come later and win. part may be NULL: any part (leversim run). */
+static int apply_sizing(const sizing *z, const char *part, const char *model, const char *system,
+                        ls_kv *kv, ls_error *err)
+{
+  if (!z || (part && !listed(z->parts, z->n_parts, part)) || !listed(z->systems, z->n_sys, system))
+    return LS_OK;
+  for (int i = 0; i < z->n_models; i++)
+    if (strcmp(z->models[i], model) == 0)
+      return ls_kv_set(kv, "workload.prompts", z->prompts[i], z->origin[i], err);
+  return LS_OK;
+}
+
+/* Reads the sizing block (names checked against the data folders; its parts are checked
+ * once all parts are read, by check_sizing_parts). */
+static int read_sizing(const ls_ynode *node, const char *data_root, sizing *z, ls_error *err)
+{
+  ls_ynode parts, models;
+  int rc = ls_ynode_expect(node, LS_Y_MAP, err);
+  if (!rc) rc = read_names(node, "systems", "system", data_root, NULL, z->systems, &z->n_sys, err);
+  if (!rc) rc = ls_ymap_require(node, "parts", &parts, err);
+  if (!rc) rc = ls_ynode_expect(&parts, LS_Y_SEQ, err);
+  if (!rc && (ls_yseq_len(&parts) == 0 || ls_yseq_len(&parts) > MAX_LIST))
+    rc = ls_ynode_error(&parts, err, LS_ERANGE, "expected 1 to %d part names, found %d", MAX_LIST,
+                        ls_yseq_len(&parts));
+  for (int i = 0; !rc && i < ls_yseq_len(&parts) && i < MAX_LIST; i++) {
+    ls_ynode it = ls_yseq_at(&parts, i);
+    const char *name;
+    if (!(rc = ls_yas_string(&it, &name, err))) {
+      snprintf(z->parts[i], LS_NAME_MAX, "%s", name);
+      z->part_line[i] = ls_ynode_line(&it);
+      z->part_col[i] = ls_ynode_col(&it);
+      z->n_parts = i + 1;
+    }
+  }
+  if (!rc) rc = ls_ymap_require(node, "prompts", &models, err);
+  if (!rc) rc = ls_ynode_expect(&models, LS_Y_MAP, err);
+  if (!rc && ls_ymap_size(&models) > MAX_SIZED)
+    rc = ls_ynode_error(&models, err, LS_ERANGE, "more than %d models", MAX_SIZED);
+  for (int i = 0; !rc && i < ls_ymap_size(&models); i++) {
+    const char *model;
+    ls_ynode v;
+    long n;
+    ls_ymap_at(&models, i, &model, &v);
+    if ((rc = check_name(&v, "model", model, data_root, ls_model_list, err)) ||
+        (rc = ls_yas_int(&v, 1, 100000, &n, err)))
+      break;
+    snprintf(z->models[i], LS_NAME_MAX, "%s", model);
+    snprintf(z->prompts[i], sizeof z->prompts[i], "%ld", n);
+    snprintf(z->origin[i], sizeof z->origin[i], "%s:%d:%d", ls_ydoc_name(node->doc), ls_ynode_line(&v),
+             ls_ynode_col(&v));
+    z->n_models = i + 1;
+  }
+  if (!rc) rc = ls_ymap_finish(node, err);
+  return rc;
+}
+
 static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, const int *ix,
                     const ls_kv *part_kv, const int *point, ls_error *err)
 {
@@ -285,6 +364,8 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
   r->seed = c->seed;
   r->index = index;
   int rc = ls_kv_copy(&r->settings, c->base, err);
+  if (rc == LS_OK)
+    rc = apply_sizing(c->size, p->name, r->model, r->system, r->settings, err);
   for (int i = 0; rc == LS_OK && i < ls_kv_count(part_kv); i++)
     rc = ls_kv_set(r->settings, ls_kv_key(part_kv, i), ls_kv_value(part_kv, i), ls_kv_origin(part_kv, i), err);
   size_t len = (size_t)snprintf(r->axes_json, sizeof r->axes_json, "{");
@@ -402,13 +483,23 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
       rc = read_settings(&qs, base, err);
     if (!rc) rc = ls_ymap_finish(&q, err);
   }
+  ls_ynode zn;
+  sizing *z = NULL;
+  if (!rc && ls_ymap_find(root, "sizing", &zn)) {
+    if (!(z = calloc(1, sizeof *z)))
+      rc = ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+    if (!rc) rc = read_sizing(&zn, c->data_root, z, err);
+    c->size = quick ? NULL : z;
+  }
   if (!rc) rc = ls_ymap_require(root, "parts", &parts, err);
   if (!rc) rc = ls_ynode_expect(&parts, LS_Y_SEQ, err);
   if (!rc && ls_yseq_len(&parts) == 0)
     rc = ls_ynode_error(&parts, err, LS_ESCHEMA, "no parts (an experiment needs at least one run)");
   if (!rc) rc = ls_ymap_finish(root, err);
-  if (rc)
+  if (rc) {
+    free(z);
     return rc;
+  }
   snprintf(x->name, sizeof x->name, "%s", name);
   c->seed = (uint64_t)seed;
   for (int i = 0; rc == LS_OK && i < ls_yseq_len(&parts); i++) {
@@ -416,6 +507,16 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
     if (!(rc = ls_ynode_expect(&part, LS_Y_MAP, err)))
       rc = read_part(x, c, &part, quick, err);
   }
+  for (int i = 0; rc == LS_OK && z && i < z->n_parts; i++) {
+    int found = 0;
+    for (int j = 0; j < x->n_parts; j++)
+      found |= strcmp(x->parts[j], z->parts[i]) == 0;
+    if (!found)
+      rc = ls_error_set(err, LS_ESCHEMA, "%s:%d:%d: sizing: unknown part '%s'", ls_ydoc_name(zn.doc),
+                        z->part_line[i], z->part_col[i], z->parts[i]);
+  }
+  free(z);
+  c->size = NULL;
   if (!rc && x->total == 0) /* e.g. --quick and every part says quick: false */
     rc = ls_ynode_error(&parts, err, LS_ESCHEMA, "%s", quick ? "no runs with --quick: every part has quick: false"
                                                              : "no runs (an experiment needs at least one)");
@@ -436,7 +537,7 @@ int ls_experiment_load(ls_experiment **out, const char *path, const char *data_r
   int rc = ls_ydoc_load_file(&doc, path, err);
   if (!rc) rc = ls_kv_create(&base, err);
   if (!rc) {
-    expand_ctx c = {path, data_root, base, overrides, 0, shard_i, shard_n};
+    expand_ctx c = {path, data_root, base, overrides, NULL, 0, shard_i, shard_n};
     ls_ynode root = ls_ydoc_root(doc);
     rc = read_top(x, &root, &c, base, quick, err);
   }
@@ -450,17 +551,24 @@ int ls_experiment_load(ls_experiment **out, const char *path, const char *data_r
   return LS_OK;
 }
 
-int ls_experiment_defaults(const char *path, ls_kv *into, uint64_t *seed, ls_error *err)
+int ls_experiment_defaults(const char *path, const char *data_root, const char *model,
+                           const char *system, ls_kv *into, uint64_t *seed, ls_error *err)
 {
   ls_ydoc *doc = NULL;
   long v = 0;
-  ls_ynode s;
+  ls_ynode s, zn;
   int rc = ls_ydoc_load_file(&doc, path, err);
   ls_ynode root = rc ? (ls_ynode){0} : ls_ydoc_root(doc);
   if (!rc) rc = ls_ynode_expect(&root, LS_Y_MAP, err);
   if (!rc) rc = ls_yreq_int(&root, "seed", 0, 0x7fffffffL, &v, err);
   if (!rc && ls_ymap_find(&root, "settings", &s))
     rc = read_settings(&s, into, err);
+  if (!rc && model && system && ls_ymap_find(&root, "sizing", &zn)) {
+    sizing *z = calloc(1, sizeof *z);
+    rc = z ? read_sizing(&zn, data_root, z, err) : ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+    if (!rc) rc = apply_sizing(z, NULL, model, system, into, err);
+    free(z);
+  }
   if (!rc)
     *seed = (uint64_t)v;
   ls_ydoc_free(doc);

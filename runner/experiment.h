@@ -4,8 +4,9 @@
  * matrix devices x models x datasets x systems with sweep axes (setting -> list of values),
  * expanded in that order (sweep axes last, in key order), so run i is the same run on every
  * machine: --shard i/N keeps the runs whose index is congruent to i-1 modulo N.
- * Settings precedence (later wins): experiment settings, quick settings (with --quick), part
- * settings, the sweep point, command-line --set; a part setting, a scoped experiment setting
+ * Settings precedence (later wins): experiment settings, quick settings (with --quick), the
+ * `sizing` block (without --quick: workload.prompts per target model for the listed systems
+ * of the listed parts), part settings, the sweep point, command-line --set; a part setting, a scoped experiment setting
  * or a --set that would replace a part's sweep axis is refused (every point would be one run).
  * Refused at load, located: experiment and part names that are not file names (letters,
  * digits, '.', '_', '-', not starting with '.', under LS_NAME_MAX), a name, part or sweep
@@ -43,8 +44,10 @@ ls_run_spec *ls_experiment_run(ls_experiment *x, int i); /* borrowed */
 
 /* The top-level `settings` and `seed` of the experiment at path (no parts, no quick
  * settings), for `leversim run`'s defaults: settings are added to into (later ls_kv_set
- * calls override them), each with its file:line:col origin. */
-int ls_experiment_defaults(const char *path, ls_kv *into, uint64_t *seed, ls_error *err);
+ * calls override them), each with its file:line:col origin. With model and system (may be
+ * NULL), the `sizing` block's workload.prompts for them too, as in the replay's cell. */
+int ls_experiment_defaults(const char *path, const char *data_root, const char *model,
+                           const char *system, ls_kv *into, uint64_t *seed, ls_error *err);
 
 /* A one-run experiment from names and settings (for `leversim run`); settings copied; names
  * checked against the data folders (unknown -> LS_ENOTFOUND listing the valid choices). */

@@ -49,14 +49,21 @@ int fx_add(ls_db *db, const char *part, const char *device, const char *model,
            const char *dataset, const char *system, const char *axes, uint64_t seed, double tps,
            double tau)
 {
+  ls_db_prompt pr[FX_PROMPTS];
+  fx_prompts(system, tps, tau, pr);
+  return fx_add_prompts(db, part, device, model, dataset, system, axes, seed, tps, tau, pr, FX_PROMPTS);
+}
+
+int fx_add_prompts(ls_db *db, const char *part, const char *device, const char *model,
+                   const char *dataset, const char *system, const char *axes, uint64_t seed,
+                   double tps, double tau, const ls_db_prompt *pr, int n)
+{
   char cfg[512], id[LS_DB_RUN_ID_LEN + 1];
   snprintf(cfg, sizeof cfg, "{\"device\":\"%s\",\"model\":\"%s\",\"dataset\":\"%s\","
                             "\"system\":\"%s\",\"axes\":%s}", device, model, dataset, system, axes);
   ls_db_hash_run(part, cfg, seed, id);
-  ls_db_prompt pr[FX_PROMPTS];
-  fx_prompts(system, tps, tau, pr);
   ls_db_run r = {id, part, device, model, dataset, system, axes, cfg, "abc123", "0.1.0", "ok",
-                 NULL, seed, 0.5, NULL, 0, pr, FX_PROMPTS};
+                 NULL, seed, 0.5, NULL, 0, pr, n};
   ls_db_metric m[] = {{"throughput_tps", tps, "tok/s"}, {"tau", tau, NULL},
                       {"io_share", 0.9 - 0.01 * tau, NULL}, {"energy_per_token_j", 1.0 / tps, "J"},
                       {"verify_s_mean", 0.1 * tau, "s"}, {"decode_s", 100 / tps, "s"}};

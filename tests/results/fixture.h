@@ -21,6 +21,11 @@ void fx_prompts(const char *system, double tps, double tau, ls_db_prompt *p);
 int fx_add(ls_db *db, const char *part, const char *device, const char *model,
            const char *dataset, const char *system, const char *axes, uint64_t seed, double tps,
            double tau);
+/* fx_add with the given prompts (n of them) instead of fx_prompts' (tps, tau: the metrics
+ * written). */
+int fx_add_prompts(ls_db *db, const char *part, const char *device, const char *model,
+                   const char *dataset, const char *system, const char *axes, uint64_t seed,
+                   double tps, double tau, const ls_db_prompt *p, int n);
 /* The synthetic 'main' matrix: devices d0,d1 x models m0,m1 x dataset s0, systems lever,
  * ar-flash, specinfer. lever tps = 10 + k, ar-flash = lever / (2 + 0.5 k), specinfer =
  * lever / (1.2 + 0.1 k), k = configuration index 0..3. */

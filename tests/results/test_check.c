@@ -180,7 +180,7 @@ static void test_baseline_format(void)
   int entries = 0;
   for (char *c = text; (c = strstr(c, "- {")); c++) entries++;
   CU_ASSERT_EQUAL(entries, 8);
-  CU_ASSERT_PTR_NOT_NULL(strstr(text, "replay: quick\nspec_hash: \"" HASH_QUICK "\"\nprompts: 8\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "replay: quick\nspec_hash: \"" HASH_QUICK "\"\nprompts: \"8\"\n"));
   CU_ASSERT_PTR_NOT_NULL(strstr(text, "k: 1\n"));
   const char *row = strstr(text, "system: \"ar-flash\", ratio: 3.5");  /* k = 3: 2 + 1.5 */
   CU_ASSERT_PTR_NOT_NULL_FATAL(row);
@@ -231,6 +231,10 @@ static void test_bad_baselines(void)
   expect_bad(db, "b7.yaml", HEAD "entries:\n  - {device: d0, model: m0, dataset: s0,"
              " system: x, ratio: 2, lo: 1.9}\n", LS_ESCHEMA, 10, "lo and hi");
   expect_bad(db, "b8.yaml", "tolerance: 0.05\nentries: []\n", LS_ESCHEMA, 1, "experiment");
+  expect_bad(db, "b9.yaml", "experiment: paper\nreplay: full\nspec_hash: \"x\"\nprompts: \"16-8\"\n"
+             "max_tokens: 64\nk: 1\nfloor: 0\nno_interval: 0\nentries: []\n", LS_ESCHEMA, 4, "16-8");
+  expect_bad(db, "b10.yaml", "experiment: paper\nreplay: full\nspec_hash: \"x\"\nprompts: many\n"
+             "max_tokens: 64\nk: 1\nfloor: 0\nno_interval: 0\nentries: []\n", LS_ESCHEMA, 4, "many");
   ls_error e;
   int reg;
   CU_ASSERT_NOT_EQUAL(run_check(db, "/nonexistent/baseline.yaml", -1, &reg, &e), LS_OK);

@@ -103,6 +103,50 @@ static void test_views_intervals(void)
   ls_db_close(db);
 }
 
+/* Runs of one configuration with different prompt counts (the replay's sizing): ratios pair
+ * over the prompts both decoded, and the views show that paired ratio, not the quotient of
+ * the two runs' own throughputs (over different prompts). */
+static void test_unequal_prompts(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "prefix.db"), &e), LS_OK);
+  ls_db_prompt lv[FX_PROMPTS], ar[FX_PROMPTS];
+  fx_prompts("lever", 10, 3, lv);
+  fx_prompts("ar-flash", 4, 1, ar);
+  for (int j = 0; j < FX_PROMPTS; j++) /* lever's last prompts are its fastest */
+    lv[j].decode_s *= j < 6 ? 1.0 : 0.25;
+  double tl = 0, tl6 = 0, ta6 = 0, tok6 = 0;
+  for (int j = 0; j < FX_PROMPTS; j++) {
+    tl += lv[j].decode_s;
+    if (j < 6) tl6 += lv[j].decode_s, ta6 += ar[j].decode_s, tok6 += lv[j].tokens;
+  }
+  double tps_l = 64.0 * FX_PROMPTS / tl, tps_a = tok6 / ta6;
+  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "lever", "{}", 7, tps_l, 3, lv, FX_PROMPTS), LS_OK);
+  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "ar-flash", "{}", 7, tps_a, 1, ar, 6), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_db_stats_refresh(db, &e), LS_OK);
+  double paired = ta6 / tl6; /* Lever's speedup over the 6 shared prompts (same tokens) */
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT prompts FROM ratio_ci c JOIN runs r USING(run_id) WHERE"
+                               " r.system = 'ar-flash' AND c.ref_system = 'lever' AND c.metric = 'throughput_tps'"), 6);
+  CU_ASSERT_DOUBLE_EQUAL(fx_query(db, "SELECT lever_speedup FROM v_speedup WHERE system = 'ar-flash'"),
+                         paired, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(fx_query(db, "SELECT vs_lever FROM fig10 WHERE system = 'ar-flash'"),
+                         1 / paired, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(fx_query(db, "SELECT speedup_mean FROM v_summary WHERE system = 'ar-flash'"),
+                         paired, 1e-12);
+  /* the unpaired quotient would be 1.5x higher here: the test can tell them apart */
+  CU_ASSERT(fabs(tps_l / tps_a - paired) > 0.1 * paired);
+  double lo = fx_query(db, "SELECT lever_speedup_lo FROM v_speedup WHERE system = 'ar-flash'");
+  double hi = fx_query(db, "SELECT lever_speedup_hi FROM v_speedup WHERE system = 'ar-flash'");
+  CU_ASSERT(lo <= paired && paired <= hi);
+  ls_db_precision pr;
+  CU_ASSERT_EQUAL(ls_db_precision_get(db, &pr, &e), LS_OK);
+  CU_ASSERT_EQUAL(pr.prompts, 6);
+  CU_ASSERT_EQUAL(pr.prompts_max, FX_PROMPTS);
+  ls_db_close(db);
+}
+
 /* Shards merge into one database whose paired intervals span them. */
 static void test_merge_intervals(void)
 {
@@ -195,6 +239,7 @@ static void test_reproduce_json(void)
 CU_TestInfo fx_stats_tests[] = {
     {"metric intervals by hand; none under 5 prompts", test_metric_ci_by_hand},
     {"paired ratios in the views; summary resampled jointly", test_views_intervals},
+    {"runs of different sizes pair over the prompts both decoded", test_unequal_prompts},
     {"merge carries prompts and recomputes ratios", test_merge_intervals},
     {"run --json is one JSON document", test_json_one_document},
     {"a run's prompt sums add up to its metrics", test_prompt_sums},

@@ -140,6 +140,54 @@ static void test_experiment_expand_and_shard(void)
     CU_ASSERT_EQUAL(seen[k], 1);
 }
 
+/* The sizing block: workload.prompts per target model for the listed systems of the listed
+ * parts, under part settings and --set, and not with --quick. */
+static void test_experiment_sizing(void)
+{
+  static const char SIZED[] =
+      "name: sized\nseed: 3\nsettings:\n  workload.prompts: 2\n"
+      "sizing:\n  parts: [a]\n  systems: [lever]\n  prompts:\n    tiny-target: 7\n"
+      "parts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n"
+      "    systems: [ar-flash, lever]\n"
+      "  - name: b\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n"
+      "    systems: [lever]\n";
+  char path[600];
+  snprintf(path, sizeof path, "%s/exp-sized.yaml", g_tmp);
+  write_file(path, SIZED);
+  ls_error err;
+  ls_experiment *x = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_count(x), 3);
+  /* part a: ar-flash keeps the experiment's 2, lever gets 7 (from the sizing's line); part b: 2 */
+  CU_ASSERT_STRING_EQUAL(ls_kv_find(ls_experiment_run(x, 0)->settings, "workload.prompts"), "2");
+  CU_ASSERT_STRING_EQUAL(ls_kv_find(ls_experiment_run(x, 1)->settings, "workload.prompts"), "7");
+  CU_ASSERT_PTR_NOT_NULL(strstr(ls_kv_origin_of(ls_experiment_run(x, 1)->settings, "workload.prompts"),
+                                "exp-sized.yaml:9:18"));
+  CU_ASSERT_STRING_EQUAL(ls_kv_find(ls_experiment_run(x, 2)->settings, "workload.prompts"), "2");
+  ls_experiment_free(x);
+  /* --quick: no sizing */
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_load(&x, path, g_data, 1, NULL, 1, 1, &err), LS_OK);
+  CU_ASSERT_STRING_EQUAL(ls_kv_find(ls_experiment_run(x, 1)->settings, "workload.prompts"), "2");
+  ls_experiment_free(x);
+  /* --set wins */
+  ls_kv *kv = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_assign(kv, "workload.prompts=5", "--set", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_load(&x, path, g_data, 0, kv, 1, 1, &err), LS_OK);
+  CU_ASSERT_STRING_EQUAL(ls_kv_find(ls_experiment_run(x, 1)->settings, "workload.prompts"), "5");
+  ls_experiment_free(x);
+  ls_kv_free(kv);
+  /* `leversim run`'s defaults: the sizing of its model and system, whatever the part */
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  uint64_t seed = 0;
+  CU_ASSERT_EQUAL(ls_experiment_defaults(path, g_data, "tiny-target", "lever", kv, &seed, &err), LS_OK);
+  CU_ASSERT_STRING_EQUAL(ls_kv_find(kv, "workload.prompts"), "7");
+  CU_ASSERT_EQUAL(seed, 3);
+  CU_ASSERT_EQUAL(ls_experiment_defaults(path, g_data, "tiny-target", "ar-flash", kv, &seed, &err), LS_OK);
+  CU_ASSERT_STRING_EQUAL(ls_kv_find(kv, "workload.prompts"), "2");
+  ls_kv_free(kv);
+}
+
 static void test_experiment_errors(void)
 {
   char path[600];
@@ -198,6 +246,16 @@ static void test_experiment_refusals(void)
        ":10:27: part setting lever:draft.budget: part a sweeps draft.budget", LS_EUSAGE},
       {"name: b\nseed: 1\nparts:\n  - name: a\n    quick: false\n    devices: [tiny]\n    models: [tiny-target]\n"
        "    datasets: [iid]\n    systems: [lever]\n", "no runs with --quick", LS_ESCHEMA},
+      {"name: b\nsizing:\n  parts: [a, c]\n  systems: [lever]\n  prompts: {tiny-target: 4}\n" HEAD "    systems: [lever]\n",
+       ":3:14: sizing: unknown part 'c'", LS_ESCHEMA},
+      {"name: b\nsizing:\n  parts: [a]\n  systems: [lever]\n  prompts: {tiny-targt: 4}\n" HEAD "    systems: [lever]\n",
+       ":5:25: sizing.prompts.tiny-targt: unknown model 'tiny-targt'", LS_ENOTFOUND},
+      {"name: b\nsizing:\n  parts: [a]\n  systems: [lever]\n  prompts: {tiny-target: 0}\n" HEAD "    systems: [lever]\n",
+       ":5:26: sizing.prompts.tiny-target: value '0' out of range", LS_ERANGE},
+      {"name: b\nsizing:\n  parts: [a]\n  systems: [levr]\n  prompts: {tiny-target: 4}\n" HEAD "    systems: [lever]\n",
+       ":4:13: sizing.systems[0]: unknown system 'levr'", LS_EUSAGE},
+      {"name: b\nsizing:\n  parts: [a]\n  systems: [lever]\n  prompt: {tiny-target: 4}\n" HEAD "    systems: [lever]\n",
+       "sizing", LS_ESCHEMA},
   };
 #undef HEAD
   char path[600], msg[2048];
@@ -480,6 +538,7 @@ static CU_TestInfo systems_tests[] = {
 static CU_TestInfo experiment_tests[] = {
     {"expansion order and sharding partition", test_experiment_expand_and_shard},
     {"unknown names and keys are located", test_experiment_errors},
+    {"the sizing block: per model, listed systems and parts, not with --quick, under --set", test_experiment_sizing},
     {"bad names, duplicates, empty matrices and shadowed axes are refused", test_experiment_refusals},
     CU_TEST_INFO_NULL};
 /* Runner-level invariants of Lever's cycle on the shipped data (OnePlus 12, Llama-3.1-8B,
