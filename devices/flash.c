@@ -46,8 +46,9 @@
  *    requests in (arrival, issue) order, which is the order its queue sees them in the
  *    events (arrivals are scheduled in issue order, so equal arrival times keep k order);
  *    completions happen one at a time on the single link, so the step order is time order.
- *    Equal draws give equal done times: a test runs both modes on the same overlapping
- *    reads and compares completion times to the nanosecond.
+ *    Equal draws give equal done times: tests run both modes on the same overlapping reads,
+ *    and on lone reads probed part-way, and compare completion times and counters to the
+ *    nanosecond.
  *    Lookahead and rollback: steps are computed ahead of the engine up to the next read
  *    completion, which is scheduled as the one engine event. A step at time done depends on
  *    the outside world only through reads submitted before done (they take freed slots and
@@ -57,7 +58,7 @@
  *    same: they depend on k only), and the lookahead restarts with the new read queued.
  *    Lazy latencies: a plain L_k lies within median x exp(+-3 sigma) (an empirical table:
  *    within its first and last latency), so a plain request keeps the bounds
- *    [arrive_lo, arrive_hi]; the exact L_k (a hash and the table above) is computed
+ *    [arrive_lo, arrive_hi]; the exact L_k (a hash and a table look-up) is computed
  *    only when a comparison needs it: ordering against a neighbour whose bounds overlap, or
  *    a start when arrive_hi > link_free (an idle link). On a busy link (layer streaming)
  *    a request waits far longer than its latency, so it starts at link_free whatever L_k
