@@ -733,7 +733,7 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
     return 0;
   fread_t *r = read_of(w, rid);
   int64_t tx = r->tx_chunk, cap = (int64_t)(r->qd - 2) * tx;
-  if (r->qd < 2 || r->to_issue <= (int64_t)r->qd * r->chunk || d->lat_hi_ns > cap)
+  if (r->qd < 2 || (r->to_issue - 1) / r->chunk < r->qd || d->lat_hi_ns > cap)
     return 0; /* no request beyond the first QD, or a plain latency may exceed (QD - 2) t_x */
   uint64_t k0 = w->next_k, ns = w->next_special, nsp = w->n_special;
   int64_t lmin = INT64_MAX, sl[BURST_SPECIALS]; /* the specials' latencies, ascending */
