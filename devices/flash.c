@@ -85,11 +85,12 @@
  *    arrival bounds with entry j (line order) in by S + j t_x (at submission: S = t + their
  *    smallest latency, the plain ones' smallest being that of their smallest V as the plain
  *    latency rises with V; the plain ones in by t + hi <= S + t_x, and the specials, exact,
- *    in by S + j t_x at their place j in the arrival order); (b) every request still to issue has
- *    L <= (QD - 2) t_x (plain: hi; specials: their exact latency). At the start of service
- *    j >= 1, j transfers have started and QD requests are waiting: if one of them was in
- *    line at S, some entry i <= j is still waiting and arrived by S + i t_x; otherwise the
- *    QD waiting were issued one per completion, so the oldest was issued at least
+ *    in by S + j t_x at their place j in the arrival order); (b) every request still to
+ *    issue has L <= (QD - 2) t_x (plain: hi; specials: a bound when it decides, else their
+ *    exact latency). At the start of service j >= 1, j transfers have started and QD
+ *    requests are waiting: if one of them was in line at S, some entry i <= j is still
+ *    waiting and arrived by S + i t_x; otherwise the QD waiting were issued one per
+ *    completion, so the oldest was issued at least
  *    (QD - 1) t_x ago while issuing, or (QD - 2) t_x + t_last ago once the read's last
  *    (shorter, t_last) chunk has been issued and maybe served: it has arrived. The counters
  *    then move by the read's totals; the state at completion (an empty line, link_free,
@@ -200,6 +201,8 @@ typedef struct {
   int64_t bytes_read;
   uint64_t requests, next_k;
   uint64_t next_special, n_special; /* k of the next special request; specials drawn so far */
+  int64_t tail_cap;           /* special_within: the cap tail_u was computed for (0: none) */
+  double tail_u;
   int outstanding, pending;
 } fstate;
 
@@ -214,6 +217,7 @@ struct evreq {
 };
 
 #define Z_BAND 3.0
+#define Z_MAX 8.3 /* above Phi^-1(1 - 2^-53), the largest |Z| of a body draw */
 #define LAT_TAB 4096 /* intervals of the plain latency table */
 
 /* A node of the plain latency table: the latency (ns) and its slope per table interval. */
@@ -230,6 +234,7 @@ struct ls_flash_dev {
   double p_tail_special;      /* P(tail | special) */
   double ln_plain;            /* ln P(plain); 0: every request is plain */
   int64_t lat_lo_ns, lat_hi_ns; /* bounds of a plain request's latency */
+  int64_t body_max_ns;        /* bound of a special body draw's latency (|Z| <= Z_MAX) */
   lat_node plain[LAT_TAB + 1]; /* parametric: the plain latency at V = i / LAT_TAB (see top) */
   fstate st[2];               /* working state and the snapshot before a lookahead */
   fstate *w, *snap;
@@ -668,6 +673,28 @@ static int step(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish
   return st;
 }
 
+/* Whether special request k's latency is at most cap ns (cap > 0), computing it only when no
+ * bound decides: a body draw is at most body_max_ns; a tail draw tail_start V^(-1/alpha) is
+ * within cap when V >= (tail_start / cap)^alpha, taken with a relative margin of 1e-9 (far
+ * above the rounding of pow), the threshold kept for the last cap asked. */
+static int special_within(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t cap)
+{
+  const ls_latency_dist *l = &d->p.latency;
+  if (l->kind != LS_LAT_PARAMETRIC)
+    return latency_ns(d, k, 1) <= cap;
+  if (ls_uniform(d->key + 2 * k) < d->p_tail_special) {
+    if (w->tail_cap != cap) {
+      w->tail_cap = cap;
+      w->tail_u = pow(l->tail_start_s * 1e9 / (double)cap, l->tail_alpha) * (1.0 + 1e-9);
+    }
+    if (ls_uniform_open(d->key + 2 * k + 1) >= w->tail_u)
+      return 1;
+  } else if (d->body_max_ns <= cap) {
+    return 1;
+  }
+  return latency_ns(d, k, 1) <= cap;
+}
+
 /* Completes the lone read rid at once (see the top, "Whole reads"): the link starts at `start`
  * and never idles; n full chunks are in line (or issued with them), the rest is still to
  * issue from request k on, the next special being request ns (number nsp). 0 and nothing
@@ -679,7 +706,7 @@ static int finish_whole(const ls_flash_dev *d, fstate *w, uint32_t rid, int64_t 
   fread_t *r = read_of(w, rid);
   uint64_t full = (uint64_t)((left - 1) / r->chunk), kend = k + full + 1;
   for (; ns < kend; ns += 1 + plain_gap(d, ++nsp))
-    if (latency_ns(d, ns, 1) > cap)
+    if (!special_within(d, w, ns, cap))
       return 0;
   int64_t busy = (int64_t)(n + full) * r->tx_chunk + tx_ns(d, left - (int64_t)full * r->chunk);
   w->next_special = ns;
@@ -909,6 +936,7 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
     d->band_w = gsl_cdf_ugaussian_P(Z_BAND) - d->band_lo;
     d->lat_lo_ns = (int64_t)floor(l->median_s * exp(-l->sigma * (Z_BAND + 1e-3)) * 1e9) - 1;
     d->lat_hi_ns = (int64_t)ceil(l->median_s * exp(l->sigma * (Z_BAND + 1e-3)) * 1e9) + 1;
+    d->body_max_ns = (int64_t)ceil(l->median_s * exp(l->sigma * Z_MAX) * 1e9) + 1;
     plain_table(d);
   }
   double tail = l->kind == LS_LAT_EMPIRICAL ? 0.0 : l->tail_prob, plain = (1.0 - tail) * d->band_w;
