@@ -9,7 +9,7 @@
  * (runner/curve.h). table1 and summary are Markdown + CSV, no plot.
  *
  * Claims (runner/figures.h): each figure that reproduces a claim of the paper has one entry
- * in claims[] below: the claim's text, its test in words, and the function that applies the
+ * in runner/figures.c: the claim's text, its test in words, and the function that applies the
  * test to the figure's CSV. The verdict goes onto the figure (variables claim, verdict,
  * verdict2, holds), onto the figure's stdout line, and into <out>/claims.md.
  *
@@ -43,78 +43,7 @@
 extern char **environ;
 
 #define VARS_MAX 8192 /* gnuplot -e text: paths + category lists + caption */
-
-/* ---- a parsed CSV table (RFC 4180 as ls_db_export writes it) ---- */
-typedef struct csv_tab {
-  char *buf;    /* owned: unescaped fields, NUL-terminated */
-  char **cell;  /* owned: (nrow + 1) * ncol pointers into buf, header row first */
-  int ncol, nrow;
-} csv_tab;
-
-static void csv_free(csv_tab *t)
-{
-  free(t->buf);
-  free(t->cell);
-  memset(t, 0, sizeof *t);
-}
-
-/* Splits text into cells in place (quotes removed, "" -> "). Every row must have the
- * header's column count. */
-static int csv_parse(csv_tab *t, const char *text, size_t len, ls_error *err)
-{
-  memset(t, 0, sizeof *t);
-  t->buf = malloc(len + 1);
-  size_t cap = 64, n = 0;
-  t->cell = malloc(cap * sizeof *t->cell);
-  if (!t->buf || !t->cell) return ls_error_set(err, LS_ENOMEM, "csv: out of memory");
-  char *w = t->buf;
-  size_t i = 0;
-  int col = 0;
-  while (i < len) {
-    if (n == cap) {
-      char **c = realloc(t->cell, (cap *= 2) * sizeof *c);
-      if (!c) return ls_error_set(err, LS_ENOMEM, "csv: out of memory");
-      t->cell = c;
-    }
-    t->cell[n++] = w;
-    if (text[i] == '"') {
-      for (i++; i < len; i++) {
-        if (text[i] == '"' && !(i + 1 < len && text[i + 1] == '"')) {
-          i++; /* closing quote */
-          break;
-        }
-        if (text[i] == '"') i++; /* "" inside quotes is one quote */
-        *w++ = text[i];
-      }
-    } else {
-      while (i < len && text[i] != ',' && text[i] != '\n' && text[i] != '\r') *w++ = text[i++];
-    }
-    *w++ = '\0';
-    col++;
-    if (i < len && text[i] == ',') {
-      i++;
-      continue;
-    }
-    while (i < len && (text[i] == '\r' || text[i] == '\n')) i++;
-    if (!t->ncol) t->ncol = col;
-    if (col != t->ncol)
-      return ls_error_set(err, LS_EPARSE, "csv: a row has %d fields, the header %d", col, t->ncol);
-    col = 0;
-  }
-  t->nrow = t->ncol ? (int)(n / (size_t)t->ncol) - 1 : 0;
-  return LS_OK;
-}
-
-static int csv_col(const csv_tab *t, const char *name)
-{
-  for (int c = 0; c < t->ncol; c++)
-    if (!strcmp(t->cell[c], name)) return c;
-  return -1;
-}
-static const char *csv_at(const csv_tab *t, int row, int col)
-{
-  return t->cell[(size_t)(row + 1) * (size_t)t->ncol + (size_t)col];
-}
+#define LS_FIGURES_MAX 32 /* claim entries a run keeps verdicts for (figures.c has fewer) */
 
 /* ---- categories in the paper's order ---- */
 static const char *const canon_order[] = {
@@ -139,14 +68,14 @@ static int cmp_category(const void *a, const void *b)
 
 /* The distinct non-empty values of column col as "a b c" into out (size bytes). Values with
  * blanks or quotes cannot be gnuplot words and are left out. */
-static void category_words(const csv_tab *t, int col, char *out, size_t size)
+static void category_words(const ls_csvtab *t, int col, char *out, size_t size)
 {
   const char **v = malloc((size_t)(t->nrow + 1) * sizeof *v);
   int n = 0;
   out[0] = '\0';
   if (!v) return;
   for (int r = 0; r < t->nrow; r++) {
-    const char *s = csv_at(t, r, col);
+    const char *s = ls_csvtab_at(t, r, col);
     if (!s[0] || strpbrk(s, " \t'\"")) continue;
     int seen = 0;
     for (int k = 0; k < n && !seen; k++) seen = !strcmp(v[k], s);
@@ -159,456 +88,6 @@ static void category_words(const csv_tab *t, int col, char *out, size_t size)
   free(v);
 }
 
-/* ---- the paper's claims and their tests ---- */
-typedef struct paper_value { const char *key; double value; const char *label; } paper_value;
-/* src:lever-notes: Table 1 (OnePlus 12); src:lever-paper: the headline of Fig. 10. */
-static const paper_value paper_io[] = {{"qwen3-4b", 78.3, " (likely)"},
-                                       {"llama-3.1-8b", 91.4, ""},
-                                       {"qwen3-8b", -1, ""},
-                                       {"qwen3-14b", 93.3, ""}};
-static const paper_value paper_speedup[] = {{"ar-flash", 2.93, "AR-flash"},
-                                            {"specinfer", 1.50, "SpecInfer"}};
-/* The baselines Fig. 10 draws (its script keeps the same list). */
-static const char *const fig10_baselines[] = {"ar-flash", "sd-chain", "specinfer", "sequoia",
-                                              "eagle2", "opt-tree", NULL};
-/* The draft policies Fig. 11 compares. */
-static const char *const fig11_policies[] = {"sd-chain", "specinfer", "sequoia", "eagle2",
-                                             "opt-tree", "lever-conv-draft", "lever", NULL};
-
-#define FIG04_NPU_GROWS 2.0   /* NPU: a 64-token pass costs at least this many one-token passes */
-#define FIG04_GPU_FLAT 1.25   /* GPU: and at most this many */
-#define FIG10_TOL 0.05        /* mean speedups within +-5 % of the paper's */
-#define FIG12_MIN_GAIN 0.01   /* pruning must raise throughput by more than 1 % */
-#define TABLE1_TOL 3.0        /* I/O share within +-3 points of the paper's */
-
-static double num(const char *s) { return s[0] ? strtod(s, NULL) : -1; }
-/* A percentage for "%+.1f": a change that rounds to zero prints +0.0, not -0.0. */
-static double pct1(double fraction) { return fabs(fraction) < 0.0005 ? 0.0 : 100 * fraction; }
-static double cell_num(const csv_tab *t, int r, int c) { return c < 0 ? NAN : num(csv_at(t, r, c)); }
-static int cell_is(const csv_tab *t, int r, int c, const char *v)
-{
-  return c >= 0 && !strcmp(csv_at(t, r, c), v);
-}
-static int in_list(const char *s, const char *const *list)
-{
-  for (int i = 0; list[i]; i++)
-    if (!strcmp(list[i], s)) return 1;
-  return 0;
-}
-
-/* Mean of column col over the rows whose column key equals val (key NULL: every row), empty
- * cells skipped; invert: mean of 1/value. NaN when no row has a value. */
-static double mean_of(const csv_tab *t, const char *col, const char *key, const char *val, int invert)
-{
-  int c = csv_col(t, col), k = key ? csv_col(t, key) : -1, n = 0;
-  double s = 0;
-  for (int r = 0; c >= 0 && r < t->nrow; r++) {
-    if (key && !cell_is(t, r, k, val)) continue;
-    const char *x = csv_at(t, r, c);
-    if (!x[0]) continue;
-    s += invert ? 1 / strtod(x, NULL) : strtod(x, NULL);
-    n++;
-  }
-  return n ? s / n : NAN;
-}
-
-static void vset(ls_verdict *v, int holds, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void vset(ls_verdict *v, int holds, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(v->text, sizeof v->text, fmt, ap);
-  va_end(ap);
-  v->holds = holds;
-}
-
-/* A verdict of -1 naming the first of the columns t lacks; 1 when it has them all. */
-static int need_cols(const csv_tab *t, ls_verdict *v, const char *const *cols)
-{
-  for (int i = 0; cols[i]; i++)
-    if (csv_col(t, cols[i]) < 0) {
-      vset(v, -1, "cannot check: the data lack column %s", cols[i]);
-      return 0;
-    }
-  return 1;
-}
-
-/* 1 when rows a and b agree on columns c1 (and c2, c3 when >= 0). */
-static int same_key(const csv_tab *t, int a, int b, int c1, int c2, int c3)
-{
-  return !strcmp(csv_at(t, a, c1), csv_at(t, b, c1)) &&
-         (c2 < 0 || !strcmp(csv_at(t, a, c2), csv_at(t, b, c2))) &&
-         (c3 < 0 || !strcmp(csv_at(t, a, c3), csv_at(t, b, c3)));
-}
-/* 1 when row r is the first with its key (columns c1, c2, c3 as same_key). */
-static int first_of_key(const csv_tab *t, int r, int c1, int c2, int c3)
-{
-  for (int q = 0; q < r; q++)
-    if (same_key(t, q, r, c1, c2, c3)) return 0;
-  return 1;
-}
-
-/* Fig. 4: at the largest token count, the NPU curves in the profile's own regime grow by at
- * least FIG04_NPU_GROWS, the GPU curves by at most FIG04_GPU_FLAT. */
-static void judge_fig04(const csv_tab *t, ls_verdict *v)
-{
-  static const char *const cols[] = {"kind", "own", "tokens", "relative", NULL};
-  if (!need_cols(t, v, cols)) return;
-  int ck = csv_col(t, "kind"), co = csv_col(t, "own"), cn = csv_col(t, "tokens"),
-      cr = csv_col(t, "relative");
-  double nmax = 0, npu = INFINITY, gpu = 0;
-  for (int r = 0; r < t->nrow; r++) nmax = fmax(nmax, cell_num(t, r, cn));
-  for (int r = 0; r < t->nrow; r++) {
-    if (cell_num(t, r, cn) != nmax) continue;
-    if (cell_is(t, r, ck, "GPU")) gpu = fmax(gpu, cell_num(t, r, cr));
-    else if (cell_is(t, r, co, "1")) npu = fmin(npu, cell_num(t, r, cr));
-  }
-  if (isinf(npu) || gpu == 0) {
-    vset(v, -1, "cannot check: the data lack an NPU or a GPU curve");
-    return;
-  }
-  int ok = npu >= FIG04_NPU_GROWS && gpu <= FIG04_GPU_FLAT;
-  vset(v, ok, "a %g-token pass costs %.1f× one token on the NPU, %.2f× on the GPU%s", nmax, npu,
-       gpu, ok ? "" : npu < FIG04_NPU_GROWS ? " (NPU too flat)" : " (GPU not flat)");
-}
-
-/* Fig. 5: one conventional-SD curve (system s, dataset d: rows of that key). */
-typedef struct budget_curve { double b0, b1, tau0, tau1, peak_b, peak, tps1; } budget_curve;
-static budget_curve fig05_curve(const csv_tab *t, int row, int cs, int cd)
-{
-  int cb = csv_col(t, "budget"), ct = csv_col(t, "tau"), cp = csv_col(t, "throughput_tps");
-  budget_curve c = {INFINITY, -INFINITY, 0, 0, 0, -INFINITY, 0};
-  for (int r = 0; r < t->nrow; r++) {
-    if (!same_key(t, r, row, cs, cd, -1)) continue;
-    double b = cell_num(t, r, cb), tau = cell_num(t, r, ct), tps = cell_num(t, r, cp);
-    if (b < c.b0) c.b0 = b, c.tau0 = tau;
-    if (b > c.b1) c.b1 = b, c.tau1 = tau, c.tps1 = tps;
-    if (tps > c.peak) c.peak = tps, c.peak_b = b;
-  }
-  return c;
-}
-
-/* Fig. 5: for every curve of a system that is not Lever's: tau at the largest budget above
- * tau at the smallest; speed peaks at an inner budget and is lower at the largest. */
-static void judge_fig05(const csv_tab *t, ls_verdict *v)
-{
-  static const char *const cols[] = {"system", "dataset", "budget", "tau", "throughput_tps", NULL};
-  if (!need_cols(t, v, cols)) return;
-  int cs = csv_col(t, "system"), cd = csv_col(t, "dataset"), n = 0, good = 0, shown = -1;
-  budget_curve show = {0};
-  for (int r = 0; r < t->nrow; r++) {
-    if (!strncmp(csv_at(t, r, cs), "lever", 5) || !first_of_key(t, r, cs, cd, -1)) continue;
-    budget_curve c = fig05_curve(t, r, cs, cd);
-    int ok = c.tau1 > c.tau0 && c.peak_b > c.b0 && c.peak_b < c.b1 && c.tps1 < c.peak;
-    n++;
-    good += ok;
-    if (shown < 0 || (!ok && good == n - 1)) shown = r, show = c; /* the first failure, else the first */
-  }
-  if (!n) {
-    vset(v, -1, "cannot check: no conventional-SD curve in the data");
-    return;
-  }
-  const char *sys = csv_at(t, shown, cs), *ds = csv_at(t, shown, cd);
-  if (good == n)
-    vset(v, 1, "in %d/%d curves; %s, %s: τ %.1f→%.1f, speed peaks at budget %g then falls %.0f %% by %g",
-         good, n, sys, ds, show.tau0, show.tau1, show.peak_b, 100 * (1 - show.tps1 / show.peak), show.b1);
-  else
-    vset(v, 0, "in %d/%d curves; %s, %s: τ %.1f→%.1f, speed peaks at budget %g%s", good, n, sys, ds,
-         show.tau0, show.tau1, show.peak_b,
-         show.tau1 <= show.tau0 ? " (τ does not rise)" : " (at the edge of 4–64, no fall inside)");
-}
-
-/* Fig. 10: configurations where some drawn baseline is at least as fast as Lever. */
-static int fig10_lost(const csv_tab *t, const char **who)
-{
-  int cd = csv_col(t, "device"), cm = csv_col(t, "model"), cs = csv_col(t, "dataset"),
-      cy = csv_col(t, "system"), cv = csv_col(t, "vs_lever"), lost = 0;
-  *who = NULL;
-  for (int r = 0; r < t->nrow; r++) {
-    if (!first_of_key(t, r, cd, cm, cs)) continue;
-    int beaten = 0;
-    for (int q = r; q < t->nrow; q++)
-      if (same_key(t, q, r, cd, cm, cs) && in_list(csv_at(t, q, cy), fig10_baselines) &&
-          cell_num(t, q, cv) >= 1) {
-        beaten = 1;
-        if (!*who) *who = csv_at(t, q, cy);
-      }
-    lost += beaten;
-  }
-  return lost;
-}
-
-static int fig10_configs(const csv_tab *t)
-{
-  int cd = csv_col(t, "device"), cm = csv_col(t, "model"), cs = csv_col(t, "dataset"), n = 0;
-  for (int r = 0; r < t->nrow; r++) n += first_of_key(t, r, cd, cm, cs);
-  return n;
-}
-
-/* Fig. 10: Lever ahead of every drawn baseline in every configuration, and its mean speedup
- * over each of the paper's two baselines within FIG10_TOL of the paper's. */
-static void judge_fig10(const csv_tab *t, ls_verdict *v)
-{
-  static const char *const cols[] = {"device", "model", "dataset", "system", "vs_lever", NULL};
-  if (!need_cols(t, v, cols)) return;
-  const char *who;
-  int lost = fig10_lost(t, &who), n = fig10_configs(t), ok = lost == 0;
-  char means[160] = "", *w = means;
-  for (size_t p = 0; p < sizeof paper_speedup / sizeof *paper_speedup; p++) {
-    double m = mean_of(t, "vs_lever", "system", paper_speedup[p].key, 1);
-    double off = m / paper_speedup[p].value - 1;
-    ok = ok && fabs(off) <= FIG10_TOL;
-    w += snprintf(w, sizeof means - (size_t)(w - means), "; %.2f× vs %s (paper %.2f×, %+.0f %%)", m,
-                  paper_speedup[p].label, paper_speedup[p].value, 100 * off);
-  }
-  if (lost)
-    vset(v, 0, "fastest in %d/%d configurations (%s ahead or level in some)%s", n - lost, n, who, means);
-  else
-    vset(v, ok, "fastest in %d/%d configurations%s%s", n, n, means,
-         ok ? "" : " — a mean is off by more than 5 %");
-}
-
-/* Fig. 11: Lever's mean throughput / SpecInfer the highest of the draft policies. */
-static void judge_fig11(const csv_tab *t, ls_verdict *v)
-{
-  static const char *const cols[] = {"system", "tps_vs_specinfer", NULL};
-  if (!need_cols(t, v, cols)) return;
-  double lever = mean_of(t, "tps_vs_specinfer", "system", "lever", 0), best = -INFINITY;
-  const char *who = NULL;
-  for (int i = 0; fig11_policies[i]; i++) {
-    double m = mean_of(t, "tps_vs_specinfer", "system", fig11_policies[i], 0);
-    if (strcmp(fig11_policies[i], "lever") && m > best) best = m, who = fig11_policies[i];
-  }
-  if (isnan(lever) || !who) {
-    vset(v, -1, "cannot check: no Lever or no other policy in the data");
-    return;
-  }
-  if (lever > best)
-    vset(v, 1, "Lever %.2f× SpecInfer on average, next best %s %.2f×", lever, who, best);
-  else
-    vset(v, 0, "%s leads at %.2f× SpecInfer on average, Lever %.2f×", who, best, lever);
-}
-
-/* Fig. 12: Lever's mean throughput / no pruning above 1 + FIG12_MIN_GAIN and its mean
- * wasted share below that of lever-no-prune. */
-static void judge_fig12(const csv_tab *t, ls_verdict *v)
-{
-  static const char *const cols[] = {"system", "tps_vs_no_prune", "wasted_verify", NULL};
-  if (!need_cols(t, v, cols)) return;
-  double gain = mean_of(t, "tps_vs_no_prune", "system", "lever", 0) - 1;
-  double wl = 100 * mean_of(t, "wasted_verify", "system", "lever", 0);
-  double wn = 100 * mean_of(t, "wasted_verify", "system", "lever-no-prune", 0);
-  if (isnan(gain) || isnan(wn)) {
-    vset(v, -1, "cannot check: lever or lever-no-prune missing from the data");
-    return;
-  }
-  int up = gain > FIG12_MIN_GAIN, cut = wl < wn;
-  vset(v, up && cut, "%+.1f %% throughput, wasted compute %.1f %%→%.1f %%%s", pct1(gain), wn, wl,
-       up && cut ? "" : !up ? " (the gain is not above 1 %)" : " (pruning does not cut the waste)");
-}
-
-/* Figs. 13 and 14: variant `own` (of column col) has a lower mean of `cost` and a higher
- * mean throughput than each of rivals[]. */
-static void judge_variants(const csv_tab *t, ls_verdict *v, const char *col, const char *cost,
-                           const char *own, const char *const *rivals, const char *label)
-{
-  const char *cols[] = {col, cost, "throughput_tps", NULL};
-  if (!need_cols(t, v, cols)) return;
-  double c0 = mean_of(t, cost, col, own, 0), t0 = mean_of(t, "throughput_tps", col, own, 0);
-  if (isnan(c0)) {
-    vset(v, -1, "cannot check: no %s rows in the data", own);
-    return;
-  }
-  int ok = 1;
-  char lat[160] = "", thr[160] = "";
-  size_t nl = 0, nt = 0;
-  for (int i = 0; rivals[i]; i++) {
-    double c = mean_of(t, cost, col, rivals[i], 0), tp = mean_of(t, "throughput_tps", col, rivals[i], 0);
-    if (isnan(c)) {
-      vset(v, -1, "cannot check: no %s rows in the data", rivals[i]);
-      return;
-    }
-    ok = ok && c0 < c && t0 > tp;
-    nl += (size_t)snprintf(lat + nl, sizeof lat - nl, "%s %s %.1f", i ? "," : " vs", rivals[i], 1e3 * c);
-    nt += (size_t)snprintf(thr + nt, sizeof thr - nt, "%s %+.1f %% vs %s", i ? "," : "", pct1(t0 / tp - 1),
-                           rivals[i]);
-  }
-  vset(v, ok, "%s %s %.1f ms/cycle%s; throughput%s%s", own, label, 1e3 * c0, lat, thr,
-       ok ? "" : " (not ahead of each on both)");
-}
-
-static void judge_fig13(const csv_tab *t, ls_verdict *v)
-{
-  static const char *const rivals[] = {"cpu", "npu", NULL};
-  judge_variants(t, v, "map", "draft_s_mean", "lever", rivals, "draft");
-  if (v->holds < 0) return;
-  /* the paper's side remark: batch-aware NPU scheduling lands between NPU and Lever */
-  double b = mean_of(t, "draft_s_mean", "map", "npu-batch", 0);
-  double l = mean_of(t, "draft_s_mean", "map", "lever", 0), n = mean_of(t, "draft_s_mean", "map", "npu", 0);
-  size_t len = strlen(v->text);
-  if (!isnan(b))
-    snprintf(v->text + len, sizeof v->text - len, "; batch-aware NPU %.1f ms (%s)", 1e3 * b,
-             b > l && b < n ? "in between" : "not in between");
-}
-
-static void judge_fig14(const csv_tab *t, ls_verdict *v)
-{
-  static const char *const rivals[] = {"eager-npu", "demand-npu", NULL};
-  judge_variants(t, v, "lmhead", "lmhead_s_mean", "demand-cpu", rivals, "LM head");
-}
-
-/* The part of view table1 that stands for the paper's Table 1: the dedicated run when present. */
-static const char *table1_part(const csv_tab *t)
-{
-  int cp = csv_col(t, "part");
-  for (int r = 0; cp >= 0 && r < t->nrow; r++)
-    if (!strcmp(csv_at(t, r, cp), "table1")) return "table1";
-  return "main";
-}
-
-static int table1_row(const csv_tab *t, const char *part, const char *model)
-{
-  int cp = csv_col(t, "part"), cm = csv_col(t, "model"), row = -1;
-  for (int r = 0; r < t->nrow; r++)
-    if (cell_is(t, r, cp, part) && cell_is(t, r, cm, model)) row = r;
-  return row;
-}
-
-/* Table 1: every target the paper gives within TABLE1_TOL points of its I/O share. */
-static void judge_table1(const csv_tab *t, ls_verdict *v)
-{
-  static const char *const cols[] = {"part", "model", "io_share", NULL};
-  if (!need_cols(t, v, cols)) return;
-  const char *part = table1_part(t);
-  int cs = csv_col(t, "io_share"), n = 0, good = 0;
-  char what[240] = "", *w = what;
-  for (size_t k = 0; k < sizeof paper_io / sizeof *paper_io; k++) {
-    int r = table1_row(t, part, paper_io[k].key);
-    if (paper_io[k].value < 0 || r < 0) continue;
-    double s = 100 * cell_num(t, r, cs);
-    n++;
-    good += fabs(s - paper_io[k].value) <= TABLE1_TOL;
-    w += snprintf(w, sizeof what - (size_t)(w - what), "%s%s %.1f %% (paper %.1f %%)", n > 1 ? ", " : "",
-                  paper_io[k].key, s, paper_io[k].value);
-  }
-  if (!n) vset(v, -1, "cannot check: no target of the paper's Table 1 in the data");
-  else vset(v, good == n, "%d/%d targets within %.0f points: %s", good, n, TABLE1_TOL, what);
-}
-
-/* Beyond the paper: where Lever's energy per token is the lowest of the flash-offloaded
- * systems (ar-mem keeps the weights in DRAM and is no rival). */
-static void judge_energy(const csv_tab *t, ls_verdict *v)
-{
-  static const char *const cols[] = {"device", "system", "energy_per_token_j", NULL};
-  if (!need_cols(t, v, cols)) return;
-  int cd = csv_col(t, "device"), cy = csv_col(t, "system"), ce = csv_col(t, "energy_per_token_j");
-  int nd = 0, least = 0;
-  for (int r = 0; r < t->nrow; r++) {
-    if (!first_of_key(t, r, cd, -1, -1)) continue;
-    double lever = INFINITY, other = INFINITY;
-    for (int q = r; q < t->nrow; q++) {
-      if (!same_key(t, q, r, cd, -1, -1)) continue;
-      const char *y = csv_at(t, q, cy);
-      if (!strcmp(y, "lever")) lever = cell_num(t, q, ce);
-      else if (strcmp(y, "ar-mem")) other = fmin(other, cell_num(t, q, ce));
-    }
-    nd++;
-    least += lever <= other;
-  }
-  vset(v, -1, "Lever's energy per token is the least of the flash-offloaded systems on %d/%d devices",
-       least, nd);
-}
-
-/* Beyond the paper: Lever's speedup over AR (flash) at the lowest and highest bandwidth. */
-static void judge_sensitivity(const csv_tab *t, ls_verdict *v)
-{
-  static const char *const cols[] = {"system", "bandwidth_gbps", "lever_speedup", NULL};
-  if (!need_cols(t, v, cols)) return;
-  int cy = csv_col(t, "system"), cb = csv_col(t, "bandwidth_gbps"), cl = csv_col(t, "lever_speedup");
-  double b0 = INFINITY, b1 = -INFINITY, s0 = NAN, s1 = NAN;
-  for (int r = 0; r < t->nrow; r++) {
-    if (!cell_is(t, r, cy, "ar-flash")) continue;
-    double b = cell_num(t, r, cb);
-    if (b < b0) b0 = b, s0 = cell_num(t, r, cl);
-    if (b > b1) b1 = b, s1 = cell_num(t, r, cl);
-  }
-  if (isnan(s0)) vset(v, -1, "no AR (flash) rows to compare with");
-  else vset(v, -1, "Lever's speedup over AR (flash): %.2f× at %g GB/s, %.2f× at %g GB/s", s0, b0, s1, b1);
-}
-
-typedef struct claim {
-  const char *fig;
-  const char *paper; /* the claim, printed on the figure; NULL: beyond the paper */
-  const char *test;  /* what "holds" means, in numbers on the figure's CSV */
-  void (*judge)(const csv_tab *, ls_verdict *);
-} claim;
-
-/* Every claim and its test, in one place (the claims: src:lever-paper, its figure captions;
- * Table 1: src:lever-notes). */
-static const claim claims[] = {
-    {"fig04", "NPU verification latency grows with the tokens verified; the GPU's stays flat",
-     "at the largest token count (64), the NPU curves in the profile's own regime cost >= 2x "
-     "one token and the GPU curves <= 1.25x", judge_fig04},
-    {"fig05", "accepted length rises with the tree budget while decode speed peaks, then falls, "
-     "inside 4–64", "for every curve of a conventional-SD system (not Lever): tau at the largest "
-     "budget > tau at the smallest, and speed peaks at an inner budget and is lower at the "
-     "largest", judge_fig05},
-    {"fig10", "Lever is fastest in every configuration: 2.93× over AR (flash), 1.50× over "
-     "conventional SD on average", "Lever out-runs every drawn baseline (vs_lever < 1) in every "
-     "configuration, and its mean speedup (mean of 1/vs_lever) over ar-flash and over specinfer "
-     "is within +-5 % of 2.93 and 1.50", judge_fig10},
-    {"fig11", "Lever's draft policy leads all draft policies (throughput normalised to SpecInfer)",
-     "Lever's mean tps_vs_specinfer over all rows is the highest of the policies drawn",
-     judge_fig11},
-    {"fig12", "early-exit pruning raises throughput and cuts wasted verification compute",
-     "Lever's mean tps_vs_no_prune > 1.01 and its mean wasted_verify < lever-no-prune's",
-     judge_fig12},
-    {"fig13", "hybrid CPU+NPU drafting beats single-node CPU and single-node NPU drafting "
-     "(batch-aware NPU in between)", "map lever has a lower mean draft_s_mean and a "
-     "higher mean throughput than maps cpu and npu (npu-batch between: reported, not tested)",
-     judge_fig13},
-    {"fig14", "on-demand output projection on the CPU beats eager on the NPU (and on-demand on "
-     "the NPU)", "lmhead demand-cpu has a lower mean lmhead_s_mean and a higher mean throughput "
-     "than eager-npu and demand-npu", judge_fig14},
-    {"table1", "flash I/O is 78.3–93.3 % of one verification across the targets (OnePlus 12)",
-     "every target the paper gives is within +-3 points of its share", judge_table1},
-    {"energy", NULL, "none (beyond the paper): where Lever's energy per token is least",
-     judge_energy},
-    {"sensitivity", NULL, "none (beyond the paper): Lever's speedup over AR (flash) at the "
-     "ends of the bandwidth sweep", judge_sensitivity},
-};
-#define N_CLAIMS ((int)(sizeof claims / sizeof *claims))
-
-static const claim *find_claim(const char *fig)
-{
-  for (int i = 0; i < N_CLAIMS; i++)
-    if (!strcmp(claims[i].fig, fig)) return &claims[i];
-  return NULL;
-}
-
-const char *ls_figures_claim(const char *fig)
-{
-  const claim *c = find_claim(fig);
-  return c ? (c->paper ? c->paper : "beyond the paper: no claim of the paper to check") : NULL;
-}
-
-const char *ls_figures_test(const char *fig)
-{
-  const claim *c = find_claim(fig);
-  return c ? c->test : NULL;
-}
-
-int ls_figures_judge(const char *fig, const char *csv, size_t len, ls_verdict *v, ls_error *err)
-{
-  const claim *c = find_claim(fig);
-  if (!c) return ls_error_set(err, LS_ENOTFOUND, "no claim for figure '%s'", fig);
-  csv_tab t;
-  int rc = csv_parse(&t, csv, len, err);
-  if (rc == LS_OK) c->judge(&t, v);
-  csv_free(&t);
-  return rc;
-}
-
 /* ---- the figures ---- */
 typedef struct fig_ctx fig_ctx;
 typedef struct fig_def {
@@ -616,7 +95,7 @@ typedef struct fig_def {
   const char *view;  /* exported view, NULL when computed here */
   int plot;          /* 1: plots/<name>.gp draws it */
   const char *about;
-  int (*extra)(fig_ctx *, const csv_tab *, char *vars, size_t size, ls_error *err); /* or NULL */
+  int (*extra)(fig_ctx *, const ls_csvtab *, char *vars, size_t size, ls_error *err); /* or NULL */
 } fig_def;
 
 struct fig_ctx {
@@ -624,15 +103,15 @@ struct fig_ctx {
   const char *out_dir;   /* borrowed */
   const char *gnuplot;   /* program, NULL when not found */
   int plotted, skipped_empty, skipped_nognuplot, failed;
-  int judged[N_CLAIMS];          /* 1: verdicts[i] holds this run's verdict on claims[i] */
-  ls_verdict verdicts[N_CLAIMS];
+  int judged[LS_FIGURES_MAX];          /* 1: verdicts[i] holds this run's verdict on claims[i] */
+  ls_verdict verdicts[LS_FIGURES_MAX];
 };
 
-static int extra_fig10(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
-static int extra_fig11(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
-static int extra_sensitivity(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
-static int extra_table1(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
-static int extra_summary(fig_ctx *, const csv_tab *, char *, size_t, ls_error *);
+static int extra_fig10(fig_ctx *, const ls_csvtab *, char *, size_t, ls_error *);
+static int extra_fig11(fig_ctx *, const ls_csvtab *, char *, size_t, ls_error *);
+static int extra_sensitivity(fig_ctx *, const ls_csvtab *, char *, size_t, ls_error *);
+static int extra_table1(fig_ctx *, const ls_csvtab *, char *, size_t, ls_error *);
+static int extra_summary(fig_ctx *, const ls_csvtab *, char *, size_t, ls_error *);
 
 static const fig_def figs[] = {
     {"table1", "table1", 0, "I/O share of one verification per target on oneplus-12 (Markdown)",
@@ -763,16 +242,15 @@ static void verdict_lines(const ls_verdict *v, char *line, char *line2, size_t s
 
 /* Judges figure name's claim on t (when the figure has one), keeps the verdict for
  * claims.md, and passes claim, verdict, verdict2 and holds to the script. */
-static void add_claim(fig_ctx *cx, const char *name, const csv_tab *t, char *vars, size_t size)
+static void add_claim(fig_ctx *cx, const char *name, const ls_csvtab *t, char *vars, size_t size)
 {
-  const claim *c = find_claim(name);
-  if (!c) return;
-  int i = (int)(c - claims);
-  c->judge(t, &cx->verdicts[i]);
+  int i = ls_figures_index(name);
+  if (i < 0 || i >= LS_FIGURES_MAX) return;
+  ls_figures_judge_table(name, t, &cx->verdicts[i]);
   cx->judged[i] = 1;
   char line[512], line2[512];
-  snprintf(line, sizeof line, "%s%s", c->paper ? "Paper: " : "Beyond the paper: ",
-           c->paper ? c->paper : "no claim of the paper to check");
+  snprintf(line, sizeof line, "%s%s", ls_figures_from_paper(name) ? "Paper: " : "Beyond the paper: ",
+           ls_figures_from_paper(name) ? ls_figures_claim(name) : "no claim of the paper to check");
   add_var(vars, size, "claim", line);
   verdict_lines(&cx->verdicts[i], line, line2, sizeof line);
   add_var(vars, size, "verdict", line);
@@ -783,9 +261,9 @@ static void add_claim(fig_ctx *cx, const char *name, const csv_tab *t, char *var
 /* "  [claim holds]" etc. for the figure's stdout line; "" without a claim. */
 static const char *claim_note(const fig_ctx *cx, const char *name)
 {
-  const claim *c = find_claim(name);
-  if (!c || !c->paper || !cx->judged[c - claims]) return "";
-  int h = cx->verdicts[c - claims].holds;
+  int i = ls_figures_index(name);
+  if (i < 0 || i >= LS_FIGURES_MAX || !ls_figures_from_paper(name) || !cx->judged[i]) return "";
+  int h = cx->verdicts[i].holds;
   return h > 0 ? "  [paper's claim holds]" : h == 0 ? "  [paper's claim does NOT hold]" : "  [claim not checked]";
 }
 
@@ -839,7 +317,7 @@ static int write_file(const fig_ctx *cx, const char *stem, const char *ext, cons
 }
 
 /* Exports view into memory (owned by caller, free()) and parses it. */
-static int export_view(ls_db *db, const char *view, char **text, size_t *len, csv_tab *t,
+static int export_view(ls_db *db, const char *view, char **text, size_t *len, ls_csvtab *t,
                        ls_error *err)
 {
   *text = NULL;
@@ -849,19 +327,19 @@ static int export_view(ls_db *db, const char *view, char **text, size_t *len, cs
   if (!m) return ls_error_set(err, LS_ENOMEM, "export %s: out of memory", view);
   int rc = ls_db_export(db, view, "csv", m, err);
   if (fclose(m) != 0 && rc == LS_OK) rc = ls_error_set(err, LS_EIO, "export %s failed", view);
-  if (rc == LS_OK) rc = csv_parse(t, *text, *len, err);
+  if (rc == LS_OK) rc = ls_csvtab_parse(t, *text, *len, err);
   if (rc != LS_OK) ls_error_wrap(err, "view %s", view);
   return rc;
 }
 
 /* Category lists of the columns a script groups by, as gnuplot variables. */
-static void add_categories(const csv_tab *t, char *vars, size_t size)
+static void add_categories(const ls_csvtab *t, char *vars, size_t size)
 {
   static const char *const cols[][2] = {{"device", "devices"}, {"model", "models"},
                                         {"dataset", "datasets"}, {"system", "systems"},
                                         {"map", "maps"},       {"lmhead", "lmheads"}};
   for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
-    int c = csv_col(t, cols[i][0]);
+    int c = ls_csvtab_col(t, cols[i][0]);
     if (c < 0) continue;
     char words[2048];
     category_words(t, c, words, sizeof words);
@@ -873,7 +351,7 @@ static int do_view_figure(fig_ctx *cx, const fig_def *f, ls_error *err)
 {
   char *text, vars[VARS_MAX] = "", csvp[1024];
   size_t len;
-  csv_tab t;
+  ls_csvtab t;
   int rc = export_view(cx->db, f->view, &text, &len, &t, err);
   if (rc == LS_OK) rc = write_file(cx, f->name, "csv", text, len, err);
   if (rc == LS_OK && t.nrow == 0) {
@@ -889,7 +367,7 @@ static int do_view_figure(fig_ctx *cx, const fig_def *f, ls_error *err)
     if (rc == LS_OK && f->plot) plot_figure(cx, f, vars, sizeof vars);
     if (rc == LS_OK && !f->plot) printf("%-12s %s/%s.csv, .md\n", f->name, cx->out_dir, f->name);
   }
-  csv_free(&t);
+  ls_csvtab_free(&t);
   free(text);
   return rc;
 }
@@ -939,15 +417,15 @@ static int fig04_csv(FILE *m, const char *const *devs, const char *const *models
 }
 
 /* The NPU regimes of t's rows, the profile's own first, as gnuplot words. */
-static void fig04_regimes(const csv_tab *t, char *out, size_t size)
+static void fig04_regimes(const ls_csvtab *t, char *out, size_t size)
 {
-  int ck = csv_col(t, "kind"), cr = csv_col(t, "regime"), co = csv_col(t, "own");
+  int ck = ls_csvtab_col(t, "kind"), cr = ls_csvtab_col(t, "regime"), co = ls_csvtab_col(t, "own");
   size_t n = 0;
   out[0] = '\0';
   for (int pass = 1; pass >= 0; pass--)
     for (int r = 0; r < t->nrow; r++) {
-      const char *g = csv_at(t, r, cr);
-      if (!cell_is(t, r, ck, "NPU") || !cell_is(t, r, co, pass ? "1" : "0")) continue;
+      const char *g = ls_csvtab_at(t, r, cr);
+      if (!ls_csvtab_is(t, r, ck, "NPU") || !ls_csvtab_is(t, r, co, pass ? "1" : "0")) continue;
       char pat[80];
       snprintf(pat, sizeof pat, " %s ", g);
       char have[600];
@@ -967,9 +445,9 @@ static int do_fig04(fig_ctx *cx, ls_error *err)
   int rc = fig04_csv(m, devs, models, err);
   if (fclose(m) != 0 && rc == LS_OK) rc = ls_error_set(err, LS_ENOMEM, "fig04: out of memory");
   if (rc == LS_OK) rc = write_file(cx, "fig04", "csv", text, len, err);
-  csv_tab t;
+  ls_csvtab t;
   memset(&t, 0, sizeof t);
-  if (rc == LS_OK) rc = csv_parse(&t, text, len, err);
+  if (rc == LS_OK) rc = ls_csvtab_parse(&t, text, len, err);
   if (rc == LS_OK) {
     char vars[VARS_MAX] = "", csvp[1024], words[512];
     out_path(cx, csvp, sizeof csvp, "fig04", "csv");
@@ -981,7 +459,7 @@ static int do_fig04(fig_ctx *cx, ls_error *err)
     add_claim(cx, "fig04", &t, vars, sizeof vars);
     plot_figure(cx, &figs[2], vars, sizeof vars);
   }
-  csv_free(&t);
+  ls_csvtab_free(&t);
   free(text);
   return rc;
 }
@@ -996,17 +474,17 @@ static void md_pct(FILE *f, double v)
 /* table1.md and table1_vs_paper.csv: paper vs simulated I/O share. The view holds part
  * 'table1' (a dedicated run) and/or 'main' (specinfer inside the main matrix): the dedicated
  * part wins when present. */
-static int extra_table1(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
+static int extra_table1(fig_ctx *cx, const ls_csvtab *t, char *vars, size_t size, ls_error *err)
 {
   (void)vars;
   (void)size;
-  int cp = csv_col(t, "part"), cm = csv_col(t, "model"), cn = csv_col(t, "datasets"),
-      cs = csv_col(t, "io_share"), clo = csv_col(t, "io_share_min"), chi = csv_col(t, "io_share_max");
+  int cp = ls_csvtab_col(t, "part"), cm = ls_csvtab_col(t, "model"), cn = ls_csvtab_col(t, "datasets"),
+      cs = ls_csvtab_col(t, "io_share"), clo = ls_csvtab_col(t, "io_share_min"), chi = ls_csvtab_col(t, "io_share_max");
   if (cp < 0 || cm < 0 || cn < 0 || cs < 0 || clo < 0 || chi < 0)
     return ls_error_set(err, LS_ESCHEMA, "table1: view lacks a column");
   (void)cp;
   (void)cm;
-  const char *part = table1_part(t);
+  const char *part = ls_figures_table1_part(t);
   char *md = NULL, *csv = NULL;
   size_t mdl = 0, csvl = 0;
   FILE *m = open_memstream(&md, &mdl), *c = open_memstream(&csv, &csvl);
@@ -1020,24 +498,26 @@ static int extra_table1(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, 
   fprintf(m, "| Target (OnePlus 12) | Paper | Simulated (mean) | Simulated range | Datasets |\n"
              "|---|---:|---:|---:|---:|\n");
   fprintf(c, "model,paper_io_share,io_share,io_share_min,io_share_max,datasets\n");
-  for (size_t k = 0; k < sizeof paper_io / sizeof *paper_io; k++) {
-    int row = table1_row(t, part, paper_io[k].key);
-    double s = row >= 0 ? num(csv_at(t, row, cs)) : -1;
-    double lo = row >= 0 ? num(csv_at(t, row, clo)) : -1, hi = row >= 0 ? num(csv_at(t, row, chi)) : -1;
-    fprintf(m, "| %s |", paper_io[k].key);
-    if (paper_io[k].value < 0) fprintf(m, " not given |");
-    else fprintf(m, " %.1f %%%s |", paper_io[k].value, paper_io[k].label);
+  const char *model, *label;
+  double paper;
+  for (int k = 0; ls_figures_paper_io(k, &model, &paper, &label); k++) {
+    int row = ls_figures_table1_row(t, part, model);
+    double s = row >= 0 ? ls_csvtab_num(t, row, cs) : -1;
+    double lo = row >= 0 ? ls_csvtab_num(t, row, clo) : -1, hi = row >= 0 ? ls_csvtab_num(t, row, chi) : -1;
+    fprintf(m, "| %s |", model);
+    if (paper < 0) fprintf(m, " not given |");
+    else fprintf(m, " %.1f %%%s |", paper, label);
     md_pct(m, s);
     if (lo < 0) fprintf(m, " — |");
     else fprintf(m, " %.1f–%.1f %% |", 100 * lo, 100 * hi);
-    fprintf(m, " %s |\n", row >= 0 ? csv_at(t, row, cn) : "0");
-    fprintf(c, "%s,", paper_io[k].key);
-    if (paper_io[k].value >= 0) fprintf(c, "%.3f", paper_io[k].value / 100);
-    fprintf(c, ",%s,%s,%s,%s\n", row >= 0 ? csv_at(t, row, cs) : "",
-            row >= 0 ? csv_at(t, row, clo) : "", row >= 0 ? csv_at(t, row, chi) : "",
-            row >= 0 ? csv_at(t, row, cn) : "0");
+    fprintf(m, " %s |\n", row >= 0 ? ls_csvtab_at(t, row, cn) : "0");
+    fprintf(c, "%s,", model);
+    if (paper >= 0) fprintf(c, "%.3f", paper / 100);
+    fprintf(c, ",%s,%s,%s,%s\n", row >= 0 ? ls_csvtab_at(t, row, cs) : "",
+            row >= 0 ? ls_csvtab_at(t, row, clo) : "", row >= 0 ? ls_csvtab_at(t, row, chi) : "",
+            row >= 0 ? ls_csvtab_at(t, row, cn) : "0");
   }
-  const ls_verdict *v = &cx->verdicts[find_claim("table1") - claims];
+  const ls_verdict *v = &cx->verdicts[ls_figures_index("table1")];
   fprintf(m, "\nPaper: %s. Simulated: part `%s`.\n\nHere: %s%s%s.\n", ls_figures_claim("table1"),
           part, holds_word(v->holds), v->holds >= 0 ? " — " : "", v->text);
   fclose(m);
@@ -1050,22 +530,22 @@ static int extra_table1(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, 
 }
 
 /* Row of v_summary for system, or -1. */
-static int summary_row(const csv_tab *t, const char *system)
+static int summary_row(const ls_csvtab *t, const char *system)
 {
-  int cs = csv_col(t, "system");
+  int cs = ls_csvtab_col(t, "system");
   for (int r = 0; cs >= 0 && r < t->nrow; r++)
-    if (!strcmp(csv_at(t, r, cs), system)) return r;
+    if (!strcmp(ls_csvtab_at(t, r, cs), system)) return r;
   return -1;
 }
 
 /* summary.md: Lever's speedup over every system, the paper's two averages beside. */
-static int extra_summary(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
+static int extra_summary(fig_ctx *cx, const ls_csvtab *t, char *vars, size_t size, ls_error *err)
 {
   (void)vars;
   (void)size;
-  int cs = csv_col(t, "system"), cn = csv_col(t, "configs"), cm = csv_col(t, "speedup_mean"),
-      cg = csv_col(t, "speedup_geomean"), clo = csv_col(t, "speedup_min"),
-      chi = csv_col(t, "speedup_max");
+  int cs = ls_csvtab_col(t, "system"), cn = ls_csvtab_col(t, "configs"), cm = ls_csvtab_col(t, "speedup_mean"),
+      cg = ls_csvtab_col(t, "speedup_geomean"), clo = ls_csvtab_col(t, "speedup_min"),
+      chi = ls_csvtab_col(t, "speedup_max");
   if (cs < 0 || cn < 0 || cm < 0 || cg < 0 || clo < 0 || chi < 0)
     return ls_error_set(err, LS_ESCHEMA, "summary: view lacks a column");
   char *md = NULL;
@@ -1075,18 +555,16 @@ static int extra_summary(fig_ctx *cx, const csv_tab *t, char *vars, size_t size,
   fprintf(m, "| Lever vs | Configs | Paper (mean) | Simulated mean | Geomean | Min | Max |\n"
              "|---|---:|---:|---:|---:|---:|---:|\n");
   const char **order = malloc((size_t)(t->nrow + 1) * sizeof *order);
-  for (int r = 0; order && r < t->nrow; r++) order[r] = csv_at(t, r, cs);
+  for (int r = 0; order && r < t->nrow; r++) order[r] = ls_csvtab_at(t, r, cs);
   if (order) qsort(order, (size_t)t->nrow, sizeof *order, cmp_category);
   for (int k = 0; order && k < t->nrow; k++) {
     int r = summary_row(t, order[k]);
-    double paper = -1;
-    for (size_t p = 0; p < sizeof paper_speedup / sizeof *paper_speedup; p++)
-      if (!strcmp(paper_speedup[p].key, order[k])) paper = paper_speedup[p].value;
-    fprintf(m, "| %s | %s |", order[k], csv_at(t, r, cn));
+    double paper = ls_figures_paper_speedup(order[k]);
+    fprintf(m, "| %s | %s |", order[k], ls_csvtab_at(t, r, cn));
     if (paper < 0) fprintf(m, " — |");
     else fprintf(m, " %.2f× |", paper);
-    fprintf(m, " %.2f× | %.2f× | %.2f× | %.2f× |\n", num(csv_at(t, r, cm)),
-            num(csv_at(t, r, cg)), num(csv_at(t, r, clo)), num(csv_at(t, r, chi)));
+    fprintf(m, " %.2f× | %.2f× | %.2f× | %.2f× |\n", ls_csvtab_num(t, r, cm),
+            ls_csvtab_num(t, r, cg), ls_csvtab_num(t, r, clo), ls_csvtab_num(t, r, chi));
   }
   fprintf(m, "\nSpeedup = Lever's decode throughput / the system's, per configuration of part "
              "`main`; the paper's average is the arithmetic mean (2.93× over flash-offloaded "
@@ -1102,12 +580,12 @@ static int extra_summary(fig_ctx *cx, const csv_tab *t, char *vars, size_t size,
 /* Error bars of Figs. 10 and 11: drawn when the view gives ratio_lo and ratio_hi (the
  * interval of the plotted ratio: vs_lever, tps_vs_specinfer; Fig. 11's tau ratio has
  * tau_ratio_lo and tau_ratio_hi), skipped otherwise. */
-static void add_ci(const csv_tab *t, char *vars, size_t size)
+static void add_ci(const ls_csvtab *t, char *vars, size_t size)
 {
-  add_num(vars, size, "has_ci", csv_col(t, "ratio_lo") >= 0 && csv_col(t, "ratio_hi") >= 0);
+  add_num(vars, size, "has_ci", ls_csvtab_col(t, "ratio_lo") >= 0 && ls_csvtab_col(t, "ratio_hi") >= 0);
 }
 
-static int extra_fig10(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
+static int extra_fig10(fig_ctx *cx, const ls_csvtab *t, char *vars, size_t size, ls_error *err)
 {
   (void)cx;
   (void)err;
@@ -1115,21 +593,21 @@ static int extra_fig10(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, l
   return LS_OK;
 }
 
-static int extra_fig11(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
+static int extra_fig11(fig_ctx *cx, const ls_csvtab *t, char *vars, size_t size, ls_error *err)
 {
-  add_num(vars, size, "has_tau_ci", csv_col(t, "tau_ratio_lo") >= 0 && csv_col(t, "tau_ratio_hi") >= 0);
+  add_num(vars, size, "has_tau_ci", ls_csvtab_col(t, "tau_ratio_lo") >= 0 && ls_csvtab_col(t, "tau_ratio_hi") >= 0);
   return extra_fig10(cx, t, vars, size, err);
 }
 
 /* sensitivity: the effective flash bandwidth of the device's own profile (GB/s), marked on
  * the figure. */
-static int extra_sensitivity(fig_ctx *cx, const csv_tab *t, char *vars, size_t size, ls_error *err)
+static int extra_sensitivity(fig_ctx *cx, const ls_csvtab *t, char *vars, size_t size, ls_error *err)
 {
   (void)cx;
-  int cd = csv_col(t, "device");
+  int cd = ls_csvtab_col(t, "device");
   if (cd < 0 || t->nrow == 0) return LS_OK;
   ls_device *d = NULL;
-  int rc = ls_device_load_id(&d, ls_data_root(), csv_at(t, 0, cd), err);
+  int rc = ls_device_load_id(&d, ls_data_root(), ls_csvtab_at(t, 0, cd), err);
   if (rc == LS_OK) add_num(vars, size, "profile_bw", ls_flash_effective_bw(ls_device_flash(d)) / 1e9);
   ls_device_free(d);
   return rc;
@@ -1166,12 +644,12 @@ static int open_db(const char *path, ls_db **db, ls_error *err)
   if (rc != LS_OK) return rc;
   char *text;
   size_t len;
-  csv_tab t;
+  ls_csvtab t;
   rc = export_view(*db, "v_runs", &text, &len, &t, err);
   if (rc == LS_OK && t.nrow == 0)
     rc = ls_error_set(err, LS_ESCHEMA, "database %s holds no successful run (nothing to draw; "
                       "see `leversim export --db %s --view v_failed`)", path, path);
-  csv_free(&t);
+  ls_csvtab_free(&t);
   free(text);
   return rc;
 }
@@ -1218,12 +696,12 @@ static int write_claims(const fig_ctx *cx, ls_error *err)
   FILE *m = open_memstream(&md, &len);
   if (!m) return ls_error_set(err, LS_ENOMEM, "claims: out of memory");
   fprintf(m, "| Figure | Paper's claim | Holds when | Here |\n|---|---|---|---|\n");
-  for (int i = 0; i < N_CLAIMS; i++) {
+  for (int i = 0; i < ls_figures_count() && i < LS_FIGURES_MAX; i++) {
     if (!cx->judged[i]) continue;
     any = 1;
     const ls_verdict *v = &cx->verdicts[i];
-    fprintf(m, "| %s | %s | %s | %s%s%s |\n", claims[i].fig, ls_figures_claim(claims[i].fig),
-            claims[i].test, v->holds > 0 ? "**holds**" : v->holds == 0 ? "**does NOT hold**" : "",
+    const char *fig = ls_figures_name(i);
+    fprintf(m, "| %s | %s | %s | %s%s%s |\n", fig, ls_figures_claim(fig), ls_figures_test(fig), v->holds > 0 ? "**holds**" : v->holds == 0 ? "**does NOT hold**" : "",
             v->holds >= 0 ? ": " : "", v->text);
   }
   int rc = fclose(m) == 0 ? LS_OK : ls_error_set(err, LS_ENOMEM, "claims: out of memory");
