@@ -9,9 +9,11 @@
  *  - a run's interval resamples its prompts (2000 percentile-bootstrap replicates, seed from
  *    the run id); a ratio between two systems of one configuration resamples the prompts once
  *    for both (they decode the same prompts with the same text: common random numbers), seed
- *    from the two run ids; Lever's mean (and geometric mean) speedup over a system across the
- *    configurations of part main resamples the prompts of every configuration independently in
- *    each replicate and averages (configurations are independent samples);
+ *    from the two run ids; two runs of different sizes pair over the prompts both decoded;
+ *    Lever's mean (and geometric mean) speedup over a system across the configurations of
+ *    part main draws each configuration's indices from one shared sequence per replicate
+ *    (sim/boot.c: configurations of equal size, e.g. the devices that share a target's texts,
+ *    get the same indices) and averages;
  *  - under LS_BOOT_MIN_UNITS prompts there is no interval: lo/hi are NULL.
  * Tables written here: prompts, metric_ci (with the run, in its transaction), ratio_ci and
  * summary_ci (by ls_db_stats_refresh, after the runs). */

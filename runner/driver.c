@@ -132,7 +132,7 @@ static int already_done(ls_db *db, ls_run_spec *spec, int *done, ls_error *err)
  * systems, which the sizing gives the most prompts, all sit there. Which worker runs a run
  * changes nothing in its result (each run is a pure function of its spec). */
 typedef struct {
-  atomic_int *next; /* shared; NULL: no sharing (then a fixed split) */
+  atomic_int *next; /* the next position to take, shared by the workers; NULL before open */
 } run_queue;
 
 static int queue_open(run_queue *q, ls_error *err)

@@ -297,7 +297,7 @@ static int apply_sizing(const sizing *z, const char *part, const char *model, co
 }
 
 /* Reads the sizing block (names checked against the data folders; its parts are checked
- * once all parts are read, by check_sizing_parts). */
+ * once all parts are read, by sizing_parts_known). */
 static int read_sizing(const ls_ynode *node, const char *data_root, sizing *z, ls_error *err)
 {
   ls_ynode parts, models;
@@ -338,6 +338,16 @@ static int read_sizing(const ls_ynode *node, const char *data_root, sizing *z, l
   }
   if (!rc) rc = ls_ymap_finish(node, err);
   return rc;
+}
+
+/* Every part the sizing block names is a part of the experiment (located error otherwise). */
+static int sizing_parts_known(const ls_experiment *x, const sizing *z, const char *file, ls_error *err)
+{
+  for (int i = 0; i < z->n_parts; i++)
+    if (!listed(x->parts, x->n_parts, z->parts[i]))
+      return ls_error_set(err, LS_ESCHEMA, "%s:%d:%d: sizing: unknown part '%s'", file,
+                          z->part_line[i], z->part_col[i], z->parts[i]);
+  return LS_OK;
 }
 
 static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, const int *ix,
@@ -507,14 +517,8 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
     if (!(rc = ls_ynode_expect(&part, LS_Y_MAP, err)))
       rc = read_part(x, c, &part, quick, err);
   }
-  for (int i = 0; rc == LS_OK && z && i < z->n_parts; i++) {
-    int found = 0;
-    for (int j = 0; j < x->n_parts; j++)
-      found |= strcmp(x->parts[j], z->parts[i]) == 0;
-    if (!found)
-      rc = ls_error_set(err, LS_ESCHEMA, "%s:%d:%d: sizing: unknown part '%s'", ls_ydoc_name(zn.doc),
-                        z->part_line[i], z->part_col[i], z->parts[i]);
-  }
+  if (rc == LS_OK && z)
+    rc = sizing_parts_known(x, z, ls_ydoc_name(zn.doc), err);
   free(z);
   c->size = NULL;
   if (!rc && x->total == 0) /* e.g. --quick and every part says quick: false */
