@@ -4,6 +4,7 @@
 #include <string.h>
 #include "ls_version.h"
 #include "runner/commands.h"
+#include "runner/testbed/testbed.h"
 
 typedef struct {
   const char *name;
@@ -26,6 +27,7 @@ static const command COMMANDS[] = {
     {"settings", ls_cmd_settings, "list every setting key: default, unit, range, which systems read it"},
     {"bench", ls_cmd_bench, "micro-benchmarks: engine, cycle, policies"},
     {"calibrate", ls_cmd_calibrate, "fit a device profile to llama-bench and fio measurements"},
+    {"testbed", ls_cmd_testbed, "time a real llama.cpp here and check the simulator's predictions"},
 };
 
 /* The exit statuses: this one table is printed by --help and quoted word for word in the

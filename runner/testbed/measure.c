@@ -1,0 +1,448 @@
+/* runner/testbed/measure: see measure.h.
+ *
+ * Why each pass is set up as it is:
+ * - The cache is cleared before every prompt pass, so a pass of N tokens always attends over
+ *   the same context (llama-bench does the same between repetitions).
+ * - Cold passes evict after the cache is cleared and any prefix is decoded, right before the
+ *   timed call, so only the timed pass streams the file.
+ * - Token ids are byte tokens (3..258), valid in every vocabulary the testbed writes; with
+ *   random weights which ids are used does not change the work. */
+#include "runner/testbed/measure.h"
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runner/testbed/llamadrv.h"
+#include "workloads/trace.h"
+
+#define MAX_TREE 256
+#define MAX_TRACE 8192
+
+ls_tbm_config ls_tbm_defaults(void)
+{
+  ls_tbm_config c = {0};
+  c.threads = 1;
+  c.reps = 3;
+  c.max_n = 128;
+  c.tg = 16;
+  c.step_ctx = 64;
+  c.tree_prompt = 32;
+  c.spec_tokens = 32;
+  c.spec_k = 4;
+  c.repack = 1;
+  return c;
+}
+
+static int add(ls_tbm_result *r, const char *kind, int n, int ctx, int rep, const ls_llamadrv_cost *c, ls_error *err)
+{
+  if (r->n == r->cap) {
+    int nc = r->cap ? 2 * r->cap : 64;
+    ls_tbm_pass *p = realloc(r->p, (size_t)nc * sizeof *p);
+    if (!p)
+      return ls_error_set(err, LS_ENOMEM, "out of memory");
+    r->p = p;
+    r->cap = nc;
+  }
+  ls_tbm_pass *p = &r->p[r->n++];
+  memset(p, 0, sizeof *p);
+  snprintf(p->kind, sizeof p->kind, "%s", kind);
+  p->n_tokens = n;
+  p->ctx = ctx;
+  p->rep = rep;
+  p->c = *c;
+  return LS_OK;
+}
+
+static void say(FILE *log, const ls_tbm_pass *p)
+{
+  if (log)
+    fprintf(log, "  %-11s N=%-3d ctx=%-3d rep %d: %.4f s (wall %.4f, cpu %.4f, read %.1f MB)\n", p->kind,
+            p->n_tokens, p->ctx, p->rep, p->c.time_s, p->c.wall_s, p->c.cpu_s, p->c.read_bytes / 1e6);
+}
+
+/* A prompt pass of n tokens after a prefix of ctx tokens; evict first when cold. rep < 0:
+ * untimed warm-up. */
+static int prompt_pass(ls_llamadrv_model *m, ls_tbm_result *r, const char *kind, int n, int ctx, int cold, int rep,
+                       FILE *log, ls_error *err)
+{
+  ls_llamadrv_clear(m);
+  ls_llamadrv_cost c;
+  int rc = ctx > 0 ? ls_llamadrv_prompt(m, ctx, 0, NULL, err) : LS_OK;
+  if (!rc && cold)
+    rc = ls_llamadrv_evict(m, NULL, err);
+  if (!rc)
+    rc = ls_llamadrv_prompt(m, n, ctx, &c, err);
+  if (rc || rep < 0)
+    return rc;
+  if ((rc = add(r, kind, n, ctx, rep, &c, err)))
+    return rc;
+  say(log, &r->p[r->n - 1]);
+  return LS_OK;
+}
+
+static int sizes(const ls_tbm_config *c, int *ns)
+{
+  int k = 0;
+  for (int n = 1; n <= c->max_n && k < 16; n *= 2)
+    ns[k++] = n;
+  return k;
+}
+
+static int tg_row(ls_llamadrv_model *m, ls_tbm_result *r, int g, int rep, FILE *log, ls_error *err)
+{
+  ls_llamadrv_clear(m);
+  ls_llamadrv_cost sum = {0}, c;
+  for (int i = 0; i < g; i++) {
+    int rc = ls_llamadrv_prompt(m, 1, i, &c, err);
+    if (rc)
+      return rc;
+    sum.wall_s += c.wall_s;
+    sum.cpu_s += c.cpu_s;
+    sum.thread_cpu_s += c.thread_cpu_s;
+    sum.runqueue_s += c.runqueue_s;
+    sum.time_s += c.time_s;
+    sum.majflt += c.majflt;
+    sum.minflt += c.minflt;
+    sum.read_bytes += c.read_bytes;
+  }
+  int rc = add(r, "tg", g, 0, rep, &sum, err);
+  if (!rc)
+    say(log, &r->p[r->n - 1]);
+  return rc;
+}
+
+/* ---- tree ---- */
+
+typedef struct tree {
+  int n, depth_max, leaves;
+  int parent[MAX_TREE], depth[MAX_TREE], leaf_of[MAX_TREE];
+} tree;
+
+static int read_tree(const char *path, tree *t, ls_error *err)
+{
+  json_error_t je;
+  json_t *doc = json_load_file(path, 0, &je);
+  if (!doc)
+    return ls_error_at(err, LS_EPARSE, path, je.line, je.column, "malformed JSON: %s", je.text);
+  json_t *par = json_object_get(doc, "parent");
+  int rc = LS_OK;
+  size_t n = json_array_size(par);
+  if (!json_is_array(par) || n < 1 || n > MAX_TREE) {
+    rc = ls_error_set(err, LS_ESCHEMA, "%s: $.parent: an array of 1..%d node parents expected (leversim tree "
+                      "--json)", path, MAX_TREE);
+  }
+  memset(t, 0, sizeof *t);
+  for (size_t i = 0; i < n && !rc; i++) {
+    json_t *v = json_array_get(par, i);
+    long long p = json_is_integer(v) ? json_integer_value(v) : -2;
+    if ((i == 0 && p != -1) || (i > 0 && (p < 0 || p >= (long long)i)))
+      rc = ls_error_set(err, LS_ESCHEMA, "%s: $.parent[%zu] = %lld: the root first, every parent before its child",
+                        path, i, p);
+    else {
+      t->parent[i] = (int)p;
+      t->depth[i] = i ? t->depth[p] + 1 : 0;
+      if (t->depth[i] > t->depth_max)
+        t->depth_max = t->depth[i];
+    }
+  }
+  json_decref(doc);
+  if (rc)
+    return rc;
+  t->n = (int)n;
+  for (int i = 0; i < t->n; i++) {
+    int has_child = 0;
+    for (int k = i + 1; k < t->n; k++)
+      has_child |= t->parent[k] == i;
+    t->leaf_of[i] = has_child ? -1 : t->leaves++;
+  }
+  if (t->leaves > LS_LLAMADRV_MAX_SEQ)
+    return ls_error_set(err, LS_ERANGE, "%s: %d branches, the driver takes at most %d", path, t->leaves,
+                        LS_LLAMADRV_MAX_SEQ);
+  return LS_OK;
+}
+
+/* The tree as one batch after a prompt of p tokens: node i at position p - 1 + 1 + depth
+ * (the root is the last accepted token, at position p), in every branch below it; the prompt
+ * belongs to every branch. */
+static int tree_pass(ls_llamadrv_model *m, const tree *t, int p, int cold, int rep, ls_tbm_result *r, FILE *log,
+                     ls_error *err)
+{
+  ls_llamadrv_tok *tok = calloc((size_t)(p > t->n ? p : t->n), sizeof *tok);
+  if (!tok)
+    return ls_error_set(err, LS_ENOMEM, "out of memory");
+  for (int i = 0; i < p; i++) {
+    tok[i].id = 3 + i % 256;
+    tok[i].pos = i;
+    tok[i].n_seq = t->leaves;
+    for (int s = 0; s < t->leaves; s++)
+      tok[i].seq[s] = s;
+  }
+  ls_llamadrv_clear(m);
+  int rc = ls_llamadrv_decode(m, tok, p, NULL, err);
+  if (!rc && cold)
+    rc = ls_llamadrv_evict(m, NULL, err);
+  for (int i = 0; i < t->n && !rc; i++) {
+    tok[i].id = 3 + (7 * i) % 256;
+    tok[i].pos = p + t->depth[i];
+    tok[i].n_seq = 0;
+    tok[i].logits = 1; /* verification reads every node's row */
+    for (int l = 0; l < t->n; l++) { /* branches whose leaf has i as an ancestor (or is i) */
+      if (t->leaf_of[l] < 0)
+        continue;
+      int a = l;
+      while (a > i)
+        a = t->parent[a];
+      if (a == i)
+        tok[i].seq[tok[i].n_seq++] = t->leaf_of[l];
+    }
+  }
+  ls_llamadrv_cost c;
+  if (!rc)
+    rc = ls_llamadrv_decode(m, tok, t->n, &c, err);
+  free(tok);
+  if (rc || rep < 0)
+    return rc;
+  if (!(rc = add(r, cold ? "tree-cold" : "tree-warm", t->n, p, rep, &c, err)))
+    say(log, &r->p[r->n - 1]);
+  return rc;
+}
+
+/* ---- speculative run ---- */
+
+/* The target's rank of the draft's candidates at each text position of prompt 0 (the `pos`
+ * records, workloads/TRACE_FORMAT.md); the file is validated by the trace reader first. */
+static int trace_ranks(const char *path, int *rank, int max, int *n, ls_error *err)
+{
+  ls_trace *tr;
+  if (ls_trace_read(&tr, path, err))
+    return err ? err->code : LS_EPARSE;
+  ls_trace_free(tr);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return ls_error_set(err, LS_EIO, "%s: cannot open", path);
+  char line[4096];
+  int prompt = -1, t, k;
+  *n = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "prompt %d", &k) == 1)
+      prompt = k;
+    else if (prompt == 0 && sscanf(line, "pos %d %d", &t, &k) == 2 && t == *n && *n < max)
+      rank[(*n)++] = k;
+  }
+  fclose(f);
+  return LS_OK;
+}
+
+static void acc(ls_llamadrv_cost *s, const ls_llamadrv_cost *c)
+{
+  s->wall_s += c->wall_s;
+  s->cpu_s += c->cpu_s;
+  s->time_s += c->time_s;
+  s->runqueue_s += c->runqueue_s;
+  s->read_bytes += c->read_bytes;
+}
+
+static int tokens_at(ls_llamadrv_tok *t, int n, int pos0, int logits_all)
+{
+  for (int i = 0; i < n; i++) {
+    memset(&t[i], 0, sizeof t[i]);
+    t[i].id = 3 + (pos0 + i) % 256;
+    t[i].pos = pos0 + i;
+    t[i].n_seq = 1;
+    t[i].logits = logits_all || i == n - 1;
+  }
+  return n;
+}
+
+static int spec_run(ls_llamadrv_model *tgt, ls_llamadrv_model *dft, const ls_tbm_config *c, ls_tbm_result *r,
+                    FILE *log, ls_error *err)
+{
+  static int rank[MAX_TRACE];
+  int n_rank = 0, rc = trace_ranks(c->trace, rank, MAX_TRACE, &n_rank, err);
+  if (rc)
+    return rc;
+  int k = c->spec_k, p = c->tree_prompt;
+  if (k < 1 || k > 16 || n_rank < c->spec_tokens + k + 1)
+    return ls_error_set(err, LS_ERANGE, "%s: %d positions for %d tokens at k = %d (1..16): record a longer trace",
+                        c->trace, n_rank, c->spec_tokens, k);
+  ls_llamadrv_tok tok[64];
+  ls_llamadrv_cost cst;
+  ls_tbm_spec *s = &r->spec;
+  memset(s, 0, sizeof *s);
+  s->k = k;
+  /* Both models hold the prompt (prefill is not part of the per-token figure). */
+  ls_llamadrv_clear(tgt);
+  ls_llamadrv_clear(dft);
+  if ((rc = ls_llamadrv_prompt(tgt, p - 1, 0, NULL, err)) || (rc = ls_llamadrv_prompt(dft, p - 1, 0, NULL, err)))
+    return rc;
+  /* Neither holds the last accepted token yet (position p - 1 + generated): each cycle's
+   * draft catch-up and verification start with it. Text position T of the trace is the
+   * position of the T-th generated token's predecessor. */
+  int gen = 0, dft_next = p - 1;
+  while (gen < c->spec_tokens) {
+    int pos = p + gen - 1; /* the last accepted token's position */
+    ls_llamadrv_cost d = {0}, v = {0};
+    /* Draft: catch up on the accepted tokens it has not seen (one call), then k - 1 more
+     * single-token steps, each proposing the next. */
+    int catchup = pos + 1 - dft_next;
+    rc = ls_llamadrv_decode(dft, tok, tokens_at(tok, catchup, dft_next, 0), &cst, err);
+    if (!rc) {
+      acc(&d, &cst);
+      rc = add(r, "spec-draft", catchup, dft_next, s->cycles, &cst, err);
+    }
+    for (int i = 1; i < k && !rc; i++) {
+      rc = ls_llamadrv_decode(dft, tok, tokens_at(tok, 1, pos + i, 0), &cst, err);
+      if (!rc) {
+        acc(&d, &cst);
+        rc = add(r, "spec-draft", 1, pos + i, s->cycles, &cst, err);
+      }
+    }
+    /* Target: stream it (evicted), verify the last accepted token and the k proposals. */
+    if (!rc)
+      rc = ls_llamadrv_evict(tgt, NULL, err);
+    if (!rc)
+      rc = ls_llamadrv_decode(tgt, tok, tokens_at(tok, k + 1, pos, 1), &cst, err);
+    if (rc)
+      return rc;
+    acc(&v, &cst);
+    if ((rc = add(r, "spec-verify", k + 1, pos, s->cycles, &cst, err)))
+      return rc;
+    /* Accept: the draft's top candidate matches while the target's rank there is 0. */
+    int a = 0;
+    while (a < k && rank[gen + a] == 0)
+      a++;
+    s->accepted[a]++;
+    gen += a + 1;
+    s->cycles++;
+    /* Drop what was rejected: target positions after the accepted ones, draft likewise. */
+    int keep_to = pos + 1 + a; /* first position not kept */
+    if ((rc = ls_llamadrv_seq_rm(tgt, 0, keep_to, -1, err)) || (rc = ls_llamadrv_seq_rm(dft, 0, keep_to, -1, err)))
+      return rc;
+    dft_next = keep_to < pos + k ? keep_to : pos + k;
+    s->time_s += d.time_s + v.time_s;
+    s->wall_s += d.wall_s + v.wall_s;
+    s->cpu_s += d.cpu_s + v.cpu_s;
+    s->draft_s += d.time_s;
+    s->verify_s += v.time_s;
+    if (log)
+      fprintf(log, "  spec cycle %d: draft %.4f s, verify %.4f s, accepted %d\n", s->cycles, d.time_s, v.time_s, a);
+  }
+  s->generated = gen;
+  r->has_spec = 1;
+  return LS_OK;
+}
+
+/* ---- the whole plan ---- */
+
+static int load(ls_llamadrv *d, const char *path, const ls_tbm_config *c, int repack, int n_seq, int n_ctx,
+                ls_llamadrv_model **m, ls_error *err)
+{
+  ls_llamadrv_opts o = ls_llamadrv_defaults();
+  o.threads = c->threads;
+  o.repack = repack;
+  o.n_seq = n_seq;
+  o.n_ctx = n_ctx;
+  o.n_batch = 256;
+  return ls_llamadrv_load(d, path, &o, m, err);
+}
+
+int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *err)
+{
+  memset(r, 0, sizeof *r);
+  if (c->reps < 1 || c->reps > 50 || c->max_n < 1 || c->max_n > 256 || c->threads < 1)
+    return ls_error_set(err, LS_ERANGE, "testbed: reps %d (1..50), max N %d (1..256), threads %d (>= 1)", c->reps,
+                        c->max_n, c->threads);
+  ls_llamadrv *d;
+  int rc = ls_llamadrv_open(&d, c->lib_dir, err);
+  if (rc)
+    return rc;
+  ls_llamadrv_model *m = NULL, *dm = NULL;
+  int ns[16], nn = sizes(c, ns);
+  if ((rc = load(d, c->target, c, 0, 1, 512, &m, err)))
+    goto out;
+  r->threads_seen = ls_llamadrv_threads(m);
+  r->target_model_bytes = ls_llamadrv_model_bytes(m);
+  if (log)
+    fprintf(log, "testbed: %s, %d thread(s), weights %.1f MB\n", c->target, r->threads_seen,
+            r->target_model_bytes / 1e6);
+  rc = prompt_pass(m, r, "warm", 1, 0, 0, -1, NULL, err); /* warm-up: pages in, buffers made */
+  for (int i = 0; i < nn && !rc; i++)
+    for (int k = -1; k < c->reps && !rc; k++)
+      rc = prompt_pass(m, r, "warm", ns[i], 0, 0, k, log, err);
+  for (int k = 0; k < c->reps && !rc && c->tg > 0; k++)
+    rc = tg_row(m, r, c->tg, k, log, err);
+  for (int i = 0; i < nn && !rc; i++)
+    for (int k = 0; k < c->reps && !rc; k++)
+      rc = prompt_pass(m, r, "cold", ns[i], 0, 1, k, log, err);
+  for (int k = 0; k < c->reps && !rc && c->step_ctx > 0; k++)
+    rc = prompt_pass(m, r, "step", 1, c->step_ctx, 1, k, log, err);
+  ls_llamadrv_unload(m);
+  m = NULL;
+  if (!rc && c->tree_json) {
+    tree t;
+    if (!(rc = read_tree(c->tree_json, &t, err)) &&
+        !(rc = load(d, c->target, c, 0, t.leaves, 512, &m, err))) {
+      r->tree_nodes = t.n;
+      r->tree_depth = t.depth_max;
+      r->tree_leaves = t.leaves;
+      rc = tree_pass(m, &t, c->tree_prompt, 0, -1, r, NULL, err);
+      for (int k = 0; k < c->reps && !rc; k++)
+        rc = tree_pass(m, &t, c->tree_prompt, 1, k, r, log, err);
+      for (int k = 0; k < c->reps && !rc; k++)
+        rc = tree_pass(m, &t, c->tree_prompt, 0, k, r, log, err);
+      ls_llamadrv_unload(m);
+      m = NULL;
+    }
+  }
+  if (!rc && c->draft && c->trace) {
+    if (!(rc = load(d, c->target, c, 0, 1, 512, &m, err)) && !(rc = load(d, c->draft, c, 0, 1, 512, &dm, err))) {
+      r->draft_model_bytes = ls_llamadrv_model_bytes(dm);
+      rc = prompt_pass(dm, r, "warm", 1, 0, 0, -1, NULL, err);
+      if (!rc)
+        rc = spec_run(m, dm, c, r, log, err);
+    }
+    ls_llamadrv_unload(dm);
+    ls_llamadrv_unload(m);
+    m = dm = NULL;
+  }
+  if (!rc && c->repack) {
+    if (!(rc = load(d, c->target, c, 1, 1, 512, &m, err))) {
+      rc = prompt_pass(m, r, "repack", 1, 0, 0, -1, NULL, err);
+      for (int i = 0; i < nn && !rc; i += 2)
+        for (int k = 0; k < c->reps && !rc; k++)
+          rc = prompt_pass(m, r, "repack", ns[i], 0, 0, k, log, err);
+    }
+  }
+out:
+  ls_llamadrv_unload(m);
+  ls_llamadrv_close(d);
+  if (rc)
+    ls_tbm_result_free(r);
+  return rc;
+}
+
+void ls_tbm_result_free(ls_tbm_result *r)
+{
+  free(r->p);
+  r->p = NULL;
+  r->n = r->cap = 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double ls_tbm_median(const ls_tbm_result *r, const char *kind, int n_tokens, int ctx)
+{
+  double v[64];
+  int n = 0;
+  for (int i = 0; i < r->n && n < 64; i++)
+    if (strcmp(r->p[i].kind, kind) == 0 && r->p[i].n_tokens == n_tokens && (ctx < 0 || r->p[i].ctx == ctx))
+      v[n++] = r->p[i].c.time_s;
+  if (n == 0)
+    return NAN;
+  qsort(v, (size_t)n, sizeof v[0], cmp_d);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}

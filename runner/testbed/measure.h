@@ -1,0 +1,77 @@
+/* runner/testbed/measure: the testbed's measurements of a real llama.cpp (through
+ * runner/testbed/llamadrv) on this machine, each pass timed alone:
+ *   warm    prompt passes of N tokens on an empty cache, the model in the page cache
+ *           (what llama-bench's pp N times; these, with fio, are all the calibration sees);
+ *   tg      llama-bench's tg: G one-token steps from an empty cache (calibration too);
+ *   cold    the same N-token passes with the model file evicted before each one: a real
+ *           "stream the target from storage, then compute" pass;
+ *   step    cold one-token steps at a context of `step_ctx` tokens (a decode step);
+ *   tree    a verification tree (from `leversim tree --json`) after a prompt, submitted as
+ *           one batch, every branch its own sequence id, cold and warm;
+ *   repack  warm passes with Q4_0 repacking on (the library's default; then the weights
+ *           live in anonymous memory and a pass no longer reads the file): its own case;
+ *   spec    a speculative run: a small draft model (resident) proposes k tokens one at a
+ *           time, the target (evicted before every verification) checks them in one pass;
+ *           how many are accepted comes from a token-oracle trace (`leversim trace record`:
+ *           the target's rank of the draft's top candidate at each text position), since
+ *           random weights accept nothing meaningful. Rejected positions are removed from
+ *           both caches, as a real run does.
+ * Every pass is measured reps times after one untimed warm-up; rows keep every repetition. */
+#ifndef LS_RUNNER_TESTBED_MEASURE_H
+#define LS_RUNNER_TESTBED_MEASURE_H
+#include <stdio.h>
+#include "runner/testbed/llamadrv.h"
+
+#define LS_TBM_KIND 16
+
+typedef struct ls_tbm_config {
+  const char *lib_dir;     /* folder of libllama (scripts/testbed/fetch.sh prints it) */
+  const char *target;      /* target GGUF */
+  const char *draft;       /* draft GGUF (NULL: no speculative run) */
+  int threads, reps;       /* 1, 3 */
+  int max_n;               /* warm and cold passes at N = 1, 2, 4, ... max_n */
+  int tg;                  /* one-token steps of the tg row (0: none) */
+  int step_ctx;            /* context of the cold one-token steps */
+  const char *tree_json;   /* `leversim tree --json` output (NULL: no tree passes) */
+  int tree_prompt;         /* tokens before the tree */
+  const char *trace;       /* `leversim trace record` output (NULL: no speculative run) */
+  int spec_tokens, spec_k; /* tokens to generate, draft tokens per cycle */
+  int repack;              /* 1: also measure the repacked case */
+} ls_tbm_config;
+
+/* One timed pass. */
+typedef struct ls_tbm_pass {
+  char kind[LS_TBM_KIND];  /* warm, tg, cold, step, tree-cold, tree-warm, repack, spec-draft, spec-verify */
+  int n_tokens, ctx, rep;  /* ctx: tokens already in the cache */
+  ls_llamadrv_cost c;
+} ls_tbm_pass;
+
+typedef struct ls_tbm_spec {
+  int generated, cycles, k;
+  double time_s, wall_s, cpu_s;   /* sums over every draft and verification pass */
+  double draft_s, verify_s;       /* time_s split */
+  int accepted[17];               /* cycles by accepted draft tokens (0..k) */
+} ls_tbm_spec;
+
+typedef struct ls_tbm_result {
+  ls_tbm_pass *p;          /* owned */
+  int n, cap;
+  int tree_nodes, tree_depth, tree_leaves;
+  int has_spec;
+  ls_tbm_spec spec;
+  uint64_t target_file_bytes, target_model_bytes, draft_model_bytes;
+  int threads_seen;        /* llama_n_threads of the target's context */
+} ls_tbm_result;
+
+/* Defaults: 1 thread, 3 repetitions, N up to 128, tg 16, step context 64, tree after 32
+ * tokens, 32 generated tokens with k = 4, repacked case on. */
+ls_tbm_config ls_tbm_defaults(void);
+/* Runs every measurement of c (progress lines to log, NULL: quiet). */
+int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *out, FILE *log, ls_error *err);
+void ls_tbm_result_free(ls_tbm_result *r);
+
+/* Median of the `time_s` of the rows of kind with n_tokens (and ctx when ctx >= 0); NAN when
+ * none. */
+double ls_tbm_median(const ls_tbm_result *r, const char *kind, int n_tokens, int ctx);
+
+#endif
