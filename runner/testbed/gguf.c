@@ -293,7 +293,7 @@ static void write_tokenizer(wr *w, int vocab)
 
 #define CHUNK_BLOCKS 65536
 
-/* Q6_K (src:ggml-q6_k): 256 weights in 210 bytes: ql[128], qh[64], 16 int8 sub-block scales,
+/* Q6_K (src:ggml-q6-k): 256 weights in 210 bytes: ql[128], qh[64], 16 int8 sub-block scales,
  * then the fp16 super-block scale d last. Random bytes everywhere but d and the scales,
  * which are kept small so the head's logits stay finite. */
 static void write_q6_k(wr *w, const ls_gguf_tensor *t, uint64_t seed, uint8_t *buf)

@@ -15,7 +15,7 @@
  * in Q6_K beside Q4_0 layers, as llama.cpp's Q4_0 files have it and workloads/model costs it). In the file
  * the embedding comes first, then the layers in order, then the head: the order a pass reads
  * them, so a cold pass streams the file front to back.
- * Q4_0 (src:ggml-q4_0): blocks of 32 weights in 18 bytes: the scale d as IEEE fp16, then 16
+ * Q4_0 (src:ggml-q4-0): blocks of 32 weights in 18 bytes: the scale d as IEEE fp16, then 16
  * bytes where byte j holds weight j in its low nibble and weight j + 16 in its high nibble;
  * weight = d * (nibble - 8). */
 #ifndef LS_RUNNER_TESTBED_GGUF_H
