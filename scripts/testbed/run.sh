@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# scripts/testbed/run.sh [full|small]: the whole sim-to-real check (docs/VALIDATION.md):
+# fetch the pinned llama.cpp, write the random-weight models, measure (warm, cold, tree,
+# speculative, repacked), run fio on the same file system, calibrate a profile of this machine
+# from the warm rows and fio only, then predict every held-out measurement and print the error
+# table. `make testbed` runs `full` (about 15 minutes on 2 cores); CI runs `small`.
+# Outputs: build/testbed/<config>/ (models, testbed.db, warm.csv, fio-*.json, the profile,
+# testbed-validation.png). Environment: BUILD (default build), LEVERSIM (default
+# $BUILD/leversim), TB_OUT (default $BUILD/testbed/<config>).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+config=${1:-full}
+BUILD=${BUILD:-$top/build}
+LEVERSIM=${LEVERSIM:-$BUILD/leversim}
+out=${TB_OUT:-$BUILD/testbed/$config}
+mkdir -p "$out"
+case $config in
+  full)  layers=0; width=0; reps=3; max_n=128; fio_s=3; spec=48 ;;   # llama-3.2-1b as published: 16 layers, 763 MB
+  small) layers=8; width=1024; reps=2; max_n=32; fio_s=1; spec=16 ;; # 8 layers at width 1024: 180 MB
+  *) echo "run.sh: unknown configuration '$config' (full, small)" >&2; exit 64 ;;
+esac
+set +e
+lib=$(bash "$here/fetch.sh" "$BUILD/testbed/pkg")
+st=$?
+set -e
+if [ $st -eq 77 ]; then echo "SKIP: the pinned llama.cpp cannot be fetched here" >&2; exit 77; fi
+[ $st -eq 0 ] || exit $st
+command -v fio >/dev/null 2>&1 || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo -n";
+  $sudo apt-get install -y -qq fio >&2 || { echo "run.sh: fio is missing and cannot be installed" >&2; exit 69; }; }
+
+target=$out/Llama-3.2-1B-testbed-Q4_0.gguf
+draft=$out/draft-2l-1024.gguf
+echo "== models"
+[ -f "$target" ] || "$LEVERSIM" testbed model --model llama-3.2-1b --layers "$layers" --width "$width" \
+  --out "$target" --yaml "$out/target.yaml"
+[ -f "$draft" ] || "$LEVERSIM" testbed model --model llama-3.2-1b --layers 2 --width 1024 --seed 2 \
+  --out "$draft" --yaml "$out/draft.yaml"
+# The verification tree: Lever's own, on the phone where its tree has branches and depth.
+"$LEVERSIM" tree --policy lever --json --device honor-500-pro --model llama-3.1-8b > "$out/tree.json"
+# Acceptance along a real text: the token oracle's trace (one MT-Bench prompt, EAGLE-3 pair).
+"$LEVERSIM" trace record --dataset mt-bench --model llama-3.1-8b --prompts 1 --out "$out/trace.txt"
+
+echo "== measure"
+rm -f "$out/testbed.db"
+model=llama-3.2-1b
+[ "$layers" = 0 ] || model=$out/target.yaml
+"$LEVERSIM" testbed measure --lib "$lib" --target "$target" --model "$model" --db "$out/testbed.db" \
+  --csv "$out/warm.csv" --draft "$draft" --draft-model "$out/draft.yaml" --trace "$out/trace.txt" \
+  --tree "$out/tree.json" --reps "$reps" --max-n "$max_n" --spec-tokens "$spec"
+
+echo "== fio (the README's jobs, on the file system of the model)"
+for d in 1 0; do
+  fio --filename="$out/fio.dat" --size=1g --direct=$d --invalidate=1 --rw=randread --ioengine=libaio \
+    --runtime=$fio_s --time_based --stonewall --output-format=json \
+    --name=bs4k-qd1 --bs=4k --iodepth=1 --name=bs128k-qd1 --bs=128k --iodepth=1 \
+    --name=bs512k-qd8 --bs=512k --iodepth=8 --name=bs512k-qd32 --bs=512k --iodepth=32 > "$out/fio-direct$d.json"
+done
+rm -f "$out/fio.dat"
+
+echo "== calibrate (warm rows and fio only)"
+calib_model=()
+if [ "$layers" != 0 ]; then
+  # A scaled shape is no workloads/models id: calibrate reads models from a data root that
+  # adds it beside the shipped ones (LEVERSIM_DATA).
+  id=$(sed -n 's/^id: //p' "$out/target.yaml")
+  rm -rf "$out/data" && mkdir -p "$out/data/workloads/models"
+  ln -s "$top/devices" "$out/data/devices"
+  for f in "$top"/workloads/models/*.yaml; do ln -s "$f" "$out/data/workloads/models/"; done
+  cp "$out/target.yaml" "$out/data/workloads/models/$id.yaml"
+  export LEVERSIM_DATA=$out/data
+  calib_model=(--model "$id")
+fi
+"$LEVERSIM" calibrate --base "$here/base-profile.yaml" --only cpu,flash --fix max_bandwidth \
+  --llama-bench "$out/warm.csv" --fio "$out/fio-direct1.json" "$out/fio-direct0.json" "${calib_model[@]}" \
+  --out "$out/testbed-vm.yaml" --plot "$out"
+
+echo "== validate (held-out points)"
+"$LEVERSIM" testbed validate --db "$out/testbed.db" --profile "$out/testbed-vm.yaml" --plot "$out"
