@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test reproduce sanitize mutation bench-compare clean calibrate-examples
+.PHONY: all deps configure build test reproduce sanitize mutation bench-compare clean calibrate-examples testbed
 
 all: build
 
@@ -38,6 +38,12 @@ calibrate-examples: build
 	  --out $(BUILD)/calibrated/honor-500-pro.yaml
 	./$(BUILD)/leversim calibrate --base oneplus-12 --only cpu --llama-bench $(MEAS)/8gen3-cpu-executorch.csv \
 	  --out $(BUILD)/calibrated/oneplus-12-cpu.yaml
+
+# The sim-to-real check (docs/VALIDATION.md): fetches the pinned llama.cpp (installing Node/npm
+# with apt-get when missing), measures it on this machine, calibrates this machine's profile
+# from the warm rows and fio, and prints the prediction error table (about 15 minutes).
+testbed: build
+	bash scripts/testbed/run.sh full
 
 # AddressSanitizer + UBSan build of everything, then its tests.
 sanitize:

@@ -18,7 +18,8 @@ static const char USAGE[] =
     "                                [--draft FILE.gguf --draft-model ID|FILE.yaml --trace FILE] [--tree FILE.json]\n"
     "                                [--threads T] [--reps R] [--max-n N] [--tg G] [--spec-tokens N] [--spec-k K]\n"
     "                                [--no-repack]\n"
-    "       leversim testbed validate --db DB --profile ID|FILE [--run RUN] [--plot DIR] [--check]\n"
+    "       leversim testbed validate --db DB --profile ID|FILE [--run RUN] [--fio-mmap FIO.json] [--mode mapped|serial]\n"
+    "                                 [--readahead BYTES] [--plot DIR] [--check]\n"
     "model     a random-weight GGUF v3 (Q4_0 layers, Q6_K head) with the shape of a workloads/models id,\n"
     "          scaled to L layers and width W; --yaml writes that shape as a model file for the simulator\n"
     "measure   times the real llama.cpp in DIR (scripts/testbed/fetch.sh) on it: warm, tg, cold, cold steps,\n"
@@ -79,9 +80,9 @@ static int cmd_model(int argc, char **argv)
     else if (!strcmp(argv[i], "--yaml") && !(rc = need(argc, argv, i)))
       yaml = argv[++i];
     else if (!strcmp(argv[i], "--layers") && !(rc = need(argc, argv, i)))
-      rc = num("--layers", argv[++i], 1, 1024, &layers);
+      rc = num("--layers", argv[++i], 0, 1024, &layers);
     else if (!strcmp(argv[i], "--width") && !(rc = need(argc, argv, i)))
-      rc = num("--width", argv[++i], 256, 65536, &width);
+      rc = num("--width", argv[++i], 0, 65536, &width);
     else if (!strcmp(argv[i], "--seed") && !(rc = need(argc, argv, i)))
       rc = num("--seed", argv[++i], 0, 1 << 30, &seed);
     else if (!rc)

@@ -32,7 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LIBNAME "libllama.v0.5.0.so"
+#define LIBNAME "libllama.v0.5.0.so" /* the package's name; a plain CMake build (Android) names it libllama.so */
+#define LIBNAME_PLAIN "libllama.so"
 
 /* ---- the pinned build's interface, declared here ---- */
 
@@ -129,6 +130,14 @@ static void quiet(int level, const char *text, void *user)
     fputs(text, stderr);
 }
 
+/* Load progress: silent (the library's default prints dots), never cancels. */
+static bool no_progress(float progress, void *user)
+{
+  (void)progress;
+  (void)user;
+  return true;
+}
+
 /* ---- layout check ---- */
 
 #if defined(__x86_64__)
@@ -190,7 +199,9 @@ int ls_llamadrv_open(ls_llamadrv **out, const char *libdir, ls_error *err)
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", libdir, LIBNAME);
   if (access(path, R_OK) != 0)
-    return ls_error_set(err, LS_ENOTFOUND, "%s: not found (scripts/testbed/fetch.sh installs it)", path);
+    snprintf(path, sizeof path, "%s/%s", libdir, LIBNAME_PLAIN);
+  if (access(path, R_OK) != 0)
+    return ls_error_set(err, LS_ENOTFOUND, "%s/%s: not found (scripts/testbed/fetch.sh installs it)", libdir, LIBNAME);
   ls_llamadrv *d = calloc(1, sizeof *d);
   if (!d)
     return ls_error_set(err, LS_ENOMEM, "out of memory");
@@ -282,6 +293,8 @@ int ls_llamadrv_load(ls_llamadrv *d, const char *gguf, const ls_llamadrv_opts *o
   struct lp_model_params mp = d->f.model_default_params();
   mp.n_gpu_layers = 0;
   mp.use_extra_bufts = o->repack != 0;
+  bool (*progress)(float, void *) = no_progress;
+  memcpy(&mp.progress_callback, &progress, sizeof progress);
   m->model = d->f.model_load_from_file(gguf, mp);
   if (!m->model) {
     free(m);
@@ -535,5 +548,47 @@ int ls_llamadrv_resident(const char *path, uint64_t *bytes, ls_error *err)
   }
   free(vec);
   munmap(p, len);
+  return rc;
+}
+
+int ls_llamadrv_stream(const char *path, ls_llamadrv_cost *cost, ls_error *err)
+{
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+    close(fd);
+    return ls_error_set(err, LS_EIO, "%s: cannot size the file", path);
+  }
+  size_t len = (size_t)st.st_size;
+  void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    close(fd);
+    return ls_error_set(err, LS_EIO, "%s: mmap: %s", path, strerror(errno));
+  }
+  int rc = LS_OK;
+  if (madvise(p, len, MADV_DONTNEED) != 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
+    rc = ls_error_set(err, LS_EIO, "%s: cannot evict: %s", path, strerror(errno));
+  long pg = sysconf(_SC_PAGESIZE);
+  snap s0, s1;
+  take(&s0);
+  volatile unsigned char sink = 0;
+  for (size_t off = 0; !rc && off < len; off += (size_t)pg)
+    sink ^= ((const volatile unsigned char *)p)[off];
+  take(&s1);
+  (void)sink;
+  munmap(p, len);
+  close(fd);
+  if (!rc && cost) {
+    cost->wall_s = s1.wall - s0.wall;
+    cost->cpu_s = s1.cpu - s0.cpu;
+    cost->thread_cpu_s = s1.thr - s0.thr;
+    cost->runqueue_s = s1.rq - s0.rq;
+    cost->time_s = cost->wall_s - cost->runqueue_s;
+    cost->majflt = s1.majflt - s0.majflt;
+    cost->minflt = s1.minflt - s0.minflt;
+    cost->read_bytes = s1.rb - s0.rb;
+  }
   return rc;
 }

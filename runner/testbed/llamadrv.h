@@ -85,4 +85,9 @@ int ls_llamadrv_evict(ls_llamadrv_model *m, int *mappings, ls_error *err);
 /* Bytes of a file resident in the page cache (mincore over a mapping of it). */
 int ls_llamadrv_resident(const char *path, uint64_t *bytes, ls_error *err);
 
+/* Reads a file from a cold page cache the way a mapped model is read, without compute: evicts
+ * it, maps it, touches one byte of every page in file order, timed. Its rate is what the
+ * kernel's read-ahead of a mapping delivers (devices/mapread.h). */
+int ls_llamadrv_stream(const char *path, ls_llamadrv_cost *cost, ls_error *err);
+
 #endif

@@ -1,5 +1,8 @@
 /* runner/testbed/measure: the testbed's measurements of a real llama.cpp (through
  * runner/testbed/llamadrv) on this machine, each pass timed alone:
+ *   stream  the model file read through a mapping from a cold page cache, no compute
+ *           (ls_llamadrv_stream): the storage path's own rate, the source of the read-ahead
+ *           model's rate (devices/mapread.h), never a held-out point;
  *   warm    prompt passes of N tokens on an empty cache, the model in the page cache
  *           (what llama-bench's pp N times; these, with fio, are all the calibration sees);
  *   tg      llama-bench's tg: G one-token steps from an empty cache (calibration too);
@@ -16,7 +19,9 @@
  *           the target's rank of the draft's top candidate at each text position), since
  *           random weights accept nothing meaningful. Rejected positions are removed from
  *           both caches, as a real run does.
- * Every pass is measured reps times after one untimed warm-up; rows keep every repetition. */
+ * Every pass is measured reps times after one untimed warm-up; rows keep every repetition. Warm
+ * and cold passes of one N alternate, so both meet the same load from other processes; the
+ * speculative run is repeated reps times (a pass's rep field: repetition x 1000 + cycle). */
 #ifndef LS_RUNNER_TESTBED_MEASURE_H
 #define LS_RUNNER_TESTBED_MEASURE_H
 #include <stdio.h>
@@ -61,6 +66,7 @@ typedef struct ls_tbm_result {
   ls_tbm_spec spec;
   uint64_t target_file_bytes, target_model_bytes, draft_model_bytes;
   int threads_seen;        /* llama_n_threads of the target's context */
+  double read_ahead_bytes; /* the target's file system's read-ahead window (0: unknown) */
 } ls_tbm_result;
 
 /* Defaults: 1 thread, 3 repetitions, N up to 128, tg 16, step context 64, tree after 32

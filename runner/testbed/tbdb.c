@@ -15,7 +15,7 @@ static const char *const SCHEMA =
     "CREATE TABLE IF NOT EXISTS tb_run(run_id TEXT PRIMARY KEY, created TEXT, target TEXT, draft TEXT,"
     " model_id TEXT, draft_model TEXT, threads INTEGER, threads_seen INTEGER, reps INTEGER,"
     " target_file_bytes INTEGER, target_model_bytes INTEGER, draft_model_bytes INTEGER,"
-    " tree_nodes INTEGER, tree_depth INTEGER, tree_leaves INTEGER);"
+    " tree_nodes INTEGER, tree_depth INTEGER, tree_leaves INTEGER, read_ahead_bytes REAL);"
     "CREATE TABLE IF NOT EXISTS tb_pass(run_id TEXT, kind TEXT, n_tokens INTEGER, ctx INTEGER, rep INTEGER,"
     " time_s REAL, wall_s REAL, cpu_s REAL, thread_cpu_s REAL, runqueue_s REAL, majflt INTEGER, minflt INTEGER,"
     " read_bytes INTEGER);"
@@ -76,7 +76,7 @@ int ls_tbdb_store_run(ls_tbdb *d, ls_tbdb_meta *m, const ls_tbm_result *r, ls_er
   if (rc)
     return rc;
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(d->db, "INSERT OR REPLACE INTO tb_run VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st,
+  if (sqlite3_prepare_v2(d->db, "INSERT OR REPLACE INTO tb_run VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st,
                          NULL) != SQLITE_OK)
     goto bad;
   sqlite3_bind_text(st, 1, m->run_id, -1, SQLITE_TRANSIENT);
@@ -94,6 +94,7 @@ int ls_tbdb_store_run(ls_tbdb *d, ls_tbdb_meta *m, const ls_tbm_result *r, ls_er
   sqlite3_bind_int(st, 13, r->tree_nodes);
   sqlite3_bind_int(st, 14, r->tree_depth);
   sqlite3_bind_int(st, 15, r->tree_leaves);
+  sqlite3_bind_double(st, 16, r->read_ahead_bytes);
   if (sqlite3_step(st) != SQLITE_DONE)
     goto bad;
   sqlite3_finalize(st);
@@ -166,10 +167,10 @@ int ls_tbdb_load_run(ls_tbdb *d, const char *run_id, ls_tbdb_meta *m, ls_tbm_res
   const char *q = run_id && run_id[0]
                       ? "SELECT run_id, target, draft, model_id, draft_model, threads, reps, threads_seen,"
                         " target_file_bytes, target_model_bytes, draft_model_bytes, tree_nodes, tree_depth,"
-                        " tree_leaves FROM tb_run WHERE run_id = ?1"
+                        " tree_leaves, read_ahead_bytes FROM tb_run WHERE run_id = ?1"
                       : "SELECT run_id, target, draft, model_id, draft_model, threads, reps, threads_seen,"
                         " target_file_bytes, target_model_bytes, draft_model_bytes, tree_nodes, tree_depth,"
-                        " tree_leaves FROM tb_run ORDER BY created DESC, run_id DESC LIMIT 1";
+                        " tree_leaves, read_ahead_bytes FROM tb_run ORDER BY created DESC, run_id DESC LIMIT 1";
   if (sqlite3_prepare_v2(d->db, q, -1, &st, NULL) != SQLITE_OK)
     return fail(d, err, "reading tb_run");
   if (run_id && run_id[0])
@@ -193,6 +194,7 @@ int ls_tbdb_load_run(ls_tbdb *d, const char *run_id, ls_tbdb_meta *m, ls_tbm_res
   r->tree_nodes = sqlite3_column_int(st, 11);
   r->tree_depth = sqlite3_column_int(st, 12);
   r->tree_leaves = sqlite3_column_int(st, 13);
+  r->read_ahead_bytes = sqlite3_column_double(st, 14);
   sqlite3_finalize(st);
   if (sqlite3_prepare_v2(d->db, "SELECT kind, n_tokens, ctx, rep, time_s, wall_s, cpu_s, thread_cpu_s, runqueue_s,"
                                 " majflt, minflt, read_bytes FROM tb_pass WHERE run_id = ?1 ORDER BY rowid",

@@ -1,0 +1,82 @@
+/* devices/mapread: see mapread.h.
+ *
+ * Recurrence over windows w = 0, 1, ... of the concatenated segments (the last one shorter):
+ *   c_w     compute falling in window w (each segment's compute_s pro rata to its bytes in w)
+ *           plus fault_s_per_byte x the window's bytes
+ *   r_w     one read request of the window's bytes at queue depth 1 (ls_flash_read_ns_at) on the
+ *           profile's page-cache path
+ *   issue_0 = 0; issue_w = max(done_{w-1}, start_{w-1} + trigger x c_{w-1})   (asynchronous
+ *           read-ahead: issued when compute reaches the trigger point of the previous window,
+ *           never before the previous read has finished: one read at a time)
+ *   done_w  = issue_w + r_w
+ *   start_w = max(end_{w-1}, done_w); end_w = start_w + c_w
+ * The time is end of the last window. With trigger 0 the reads run back to back (the most
+ * overlap); with trigger 1 and one window per segment it is the serial bound. */
+#include "devices/mapread.h"
+#include <math.h>
+
+/* One window: the kernel submits it as one read (src:linux-readahead), so it is one request
+ * of its size at queue depth 1, on the page-cache path. */
+static double window_s(const ls_flash_params *f, double bytes)
+{
+  ls_flash_params p = *f;
+  p.path = LS_PATH_PAGE_CACHE;
+  return (double)ls_flash_read_ns_at(&p, bytes, bytes, 1) * 1e-9;
+}
+
+static double read_s(const ls_flash_params *f, double bytes)
+{
+  ls_flash_params p = *f;
+  p.path = LS_PATH_PAGE_CACHE;
+  return (double)ls_flash_read_ns(&p, bytes) * 1e-9;
+}
+
+double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, const ls_mapread_seg *segs, int n)
+{
+  double total = 0;
+  for (int i = 0; i < n; i++)
+    total += segs[i].bytes > 0 ? segs[i].bytes : 0;
+  if (total <= 0 || !(m->window > 0))
+    return 0;
+  int seg = 0;
+  double seg_used = 0; /* bytes of segs[seg] already assigned to windows */
+  double prev_start = 0, prev_end = 0, prev_done = 0, prev_c = 0;
+  for (double pos = 0; pos < total; pos += m->window) {
+    double wb = fmin(m->window, total - pos), c = wb * m->fault_s_per_byte, need = wb;
+    while (need > 0 && seg < n) {
+      if (!(segs[seg].bytes > 0)) { /* compute without bytes of its own runs in this window */
+        c += segs[seg++].compute_s;
+        continue;
+      }
+      double left = segs[seg].bytes - seg_used, take = fmin(left, need);
+      if (segs[seg].bytes > 0)
+        c += segs[seg].compute_s * take / segs[seg].bytes;
+      seg_used += take;
+      need -= take;
+      if (seg_used >= segs[seg].bytes) {
+        seg++;
+        seg_used = 0;
+      }
+    }
+    double issue = pos == 0 ? 0 : fmax(prev_done, prev_start + m->trigger * prev_c);
+    double done = issue + window_s(f, wb);
+    double start = fmax(prev_end, done);
+    prev_start = start;
+    prev_end = start + c;
+    prev_done = done;
+    prev_c = c;
+  }
+  /* Compute of segments without bytes (none here in practice) runs after the last window. */
+  for (; seg < n; seg++)
+    if (!(segs[seg].bytes > 0))
+      prev_end += segs[seg].compute_s;
+  return prev_end;
+}
+
+double ls_mapread_serial_s(const ls_flash_params *f, const ls_mapread_seg *segs, int n)
+{
+  double t = 0;
+  for (int i = 0; i < n; i++)
+    t += (segs[i].bytes > 0 ? read_s(f, segs[i].bytes) : 0) + segs[i].compute_s;
+  return t;
+}

@@ -1,0 +1,37 @@
+/* devices/mapread: reading a memory-mapped file that compute faults in, with the kernel's
+ * read-ahead (src:linux-readahead): how llama.cpp streams a model it maps, measured by the
+ * testbed (src:testbed-run, docs/VALIDATION.md).
+ *
+ * The file is consumed front to back as a sequence of segments (a layer's weights, the head),
+ * each with the compute that uses it. The kernel reads the file in windows of `window` bytes
+ * (the device's read_ahead_kb): the first fault reads a window synchronously; once compute has
+ * consumed `trigger` (0..1) of a window, the next window's read is issued asynchronously, so
+ * reading overlaps compute by up to one window. Compute cannot use a byte before its window
+ * has arrived. Windows are read one after another on the flash model (devices/flash.h), each
+ * as one request of its size on the page-cache path. Compute is spread over a segment's bytes
+ * evenly.
+ * Each byte brought in also costs the faulting thread `fault_s_per_byte` of CPU time (mapping
+ * pages into the process), added to compute.
+ * The result lies between max(read, compute) (perfect overlap) and read + compute (the
+ * `serial` assumption of the phone replay: read a layer, then compute it). */
+#ifndef LS_DEVICES_MAPREAD_H
+#define LS_DEVICES_MAPREAD_H
+#include "devices/flash.h"
+
+typedef struct ls_mapread_seg {
+  double bytes;      /* file bytes of the segment */
+  double compute_s;  /* compute that uses them */
+} ls_mapread_seg;
+
+typedef struct ls_mapread_params {
+  double window;            /* read-ahead window, bytes (> 0) */
+  double trigger;           /* fraction of a window consumed when the next read is issued */
+  double fault_s_per_byte;  /* CPU time per byte faulted in */
+} ls_mapread_params;
+
+/* Time (s) to consume the segments in order from a cold page cache. */
+double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, const ls_mapread_seg *segs, int n);
+/* The serial bound: every segment read whole (ls_flash_read_ns), then computed. */
+double ls_mapread_serial_s(const ls_flash_params *f, const ls_mapread_seg *segs, int n);
+
+#endif

@@ -1,0 +1,45 @@
+/* runner/testbed/predict: what the simulator's device models say a testbed pass costs, on a
+ * profile (devices/), for a model's costs (workloads/model.h, ls_costmodel_layer_work), with
+ * the same per-pass equations `leversim calibrate` fits (runner/calibrate.c): a pass of n
+ * tokens after c cached ones costs
+ *   compute = L x ls_cpu_layer_ns(n, c + n/2, threads) + ls_cpu_lmhead_ns(rows, threads)
+ * where rows is the number of output rows the pass asks for (1 for a prompt pass as
+ * llama-bench times it, every token for a verification). A cold pass also reads the weights:
+ *   serial:  each layer read whole, then computed (the phone replay's `serial` overlap),
+ *   mapped:  the file faulted in by compute under the kernel's read-ahead
+ *            (devices/mapread.h: reads overlap compute by up to one window).
+ * The speculative run is predicted pass by pass along the cycles it actually ran (the
+ * acceptance came from the trace, so both sides see the same cycles). */
+#ifndef LS_RUNNER_TESTBED_PREDICT_H
+#define LS_RUNNER_TESTBED_PREDICT_H
+#include "devices/device.h"
+#include "devices/mapread.h"
+#include "workloads/model.h"
+
+/* Linux issues the next read-ahead window when a quarter of the current one is left
+ * (async_size = window / 4 for a mapped file's read-around, src:linux-readahead). */
+#define LS_TBP_TRIGGER 0.75
+
+typedef enum { LS_TBP_SERIAL = 0, LS_TBP_MAPPED = 1 } ls_tbp_mode;
+
+typedef struct ls_tbp {
+  const ls_device *dev;    /* borrowed */
+  int threads;
+  ls_tbp_mode mode;
+  ls_mapread_params map;   /* for LS_TBP_MAPPED */
+  const ls_flash_params *flash; /* the read path's parameters; NULL: the profile's (borrowed) */
+} ls_tbp;
+
+/* The profile's flash with its page-cache rate set so that streaming `bytes` through a mapping
+ * without compute (devices/mapread.h) takes `seconds`: the rate the stream measurement shows
+ * (bisection to 1e-6; the latency model kept). */
+ls_flash_params ls_tbp_stream_flash(const ls_flash_params *base, const ls_mapread_params *m, double bytes,
+                                    double seconds);
+
+/* Compute of one pass, s. */
+double ls_tbp_compute_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows);
+/* A pass with the model in memory (warm) or streamed from a cold page cache. */
+double ls_tbp_warm_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows);
+double ls_tbp_cold_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows);
+
+#endif
