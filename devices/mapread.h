@@ -5,8 +5,9 @@
  * The file is consumed front to back as a sequence of segments (a layer's weights, the head),
  * each with the compute that uses it. The kernel reads the file in windows of `window` bytes
  * (the device's read_ahead_kb): the first fault reads a window synchronously; once compute has
- * consumed `trigger` (0..1) of a window, the next window's read is issued asynchronously, so
- * reading overlaps compute by up to one window. Compute cannot use a byte before its window
+ * consumed `trigger` (0..1) of a window, the next window's read is issued asynchronously (in
+ * steady state at the window's first page: trigger 0), so reading overlaps compute by up to
+ * one window. Compute cannot use a byte before its window
  * has arrived. Windows are read one after another on the flash model (devices/flash.h), each
  * as one request of its size on the page-cache path. Compute is spread over a segment's bytes
  * evenly.

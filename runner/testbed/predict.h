@@ -16,9 +16,10 @@
 #include "devices/mapread.h"
 #include "workloads/model.h"
 
-/* Linux issues the next read-ahead window when a quarter of the current one is left
- * (async_size = window / 4 for a mapped file's read-around, src:linux-readahead). */
-#define LS_TBP_TRIGGER 0.75
+/* Where in a window the next read-ahead is issued: at its first page. Once a mapped file is read
+ * in order, Linux marks the first page of each new window for asynchronous read-ahead
+ * (async_size = the window), so touching it issues the next window (src:linux-readahead). */
+#define LS_TBP_TRIGGER 0.0
 
 typedef enum { LS_TBP_SERIAL = 0, LS_TBP_MAPPED = 1 } ls_tbp_mode;
 

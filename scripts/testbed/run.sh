@@ -11,8 +11,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 config=${1:-full}
-BUILD=${BUILD:-$top/build}
-LEVERSIM=${LEVERSIM:-$BUILD/leversim}
+# Paths are kept relative to the checkout, so the files written (a profile's `calibrated:`
+# comments, the database) name no machine's folders.
+cd "$top"
+BUILD=${BUILD:-build}
+LEVERSIM=${LEVERSIM:-$top/$BUILD/leversim}
 out=${TB_OUT:-$BUILD/testbed/$config}
 mkdir -p "$out"
 case $config in
@@ -83,12 +86,13 @@ if [ "$layers" != 0 ]; then
   id=$(sed -n 's/^id: //p' "$target_yaml")
   rm -rf "$out/data" && mkdir -p "$out/data/workloads/models"
   ln -s "$top/devices" "$out/data/devices"
+  ln -s "$top/runner" "$out/data/runner"
   for f in "$top"/workloads/models/*.yaml; do ln -s "$f" "$out/data/workloads/models/"; done
   cp "$target_yaml" "$out/data/workloads/models/$id.yaml"
   export LEVERSIM_DATA=$out/data
   calib_model=(--model "$id")
 fi
-"$LEVERSIM" calibrate --base "$here/base-profile.yaml" --only cpu,flash --fix max_bandwidth \
+"$LEVERSIM" calibrate --base scripts/testbed/base-profile.yaml --only cpu,flash --fix max_bandwidth \
   --llama-bench "$out/warm.csv" --fio "$out/fio-direct1.json" "${calib_model[@]}" \
   --out "$out/testbed-vm.yaml" --plot "$out"
 

@@ -15,6 +15,7 @@
 #include "ls_test.h"
 #include "runner/testbed/gguf.h"
 #include "runner/testbed/llamadrv.h"
+#include "devices/mapread.h"
 
 #define PAGE 4096ULL
 
@@ -152,6 +153,47 @@ static void test_bad_files(void)
   unlink(cut);
 }
 
+/* ---- mapread (devices/mapread) ---- */
+
+static ls_flash_params flash_1gbs(void)
+{
+  ls_flash_params f;
+  memset(&f, 0, sizeof f);
+  f.link_bandwidth = 1e9;
+  f.efficiency[0] = f.efficiency[1] = 1.0;
+  f.path = LS_PATH_PAGE_CACHE;
+  f.chunk_bytes = 128 * 1024;
+  f.queue_depth = 1;
+  f.latency.kind = LS_LAT_PARAMETRIC; /* about no latency: the arithmetic below is link time */
+  f.latency.median_s = 1e-12;
+  f.latency.sigma = 0.01;
+  f.latency.tail_start_s = 1;
+  f.latency.tail_alpha = 2;
+  return f;
+}
+
+/* No compute: the windows are read back to back; all compute: one window, then compute; in
+ * between, never below max(read, compute) nor above read + compute. */
+static void test_mapread(void)
+{
+  ls_flash_params f = flash_1gbs();
+  ls_mapread_params m = {8e6, 0.75, 0};
+  ls_mapread_seg io[2] = {{40e6, 0}, {40e6, 0}};
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &m, io, 2) - 0.080) < 1e-6);
+  ls_mapread_seg cpu[1] = {{8e6, 1.0}};
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &m, cpu, 1) - 1.008) < 1e-6);
+  ls_mapread_seg mix[4] = {{16e6, 0.010}, {16e6, 0.010}, {16e6, 0.010}, {16e6, 0.010}};
+  double t = ls_mapread_time_s(&f, &m, mix, 4), serial = ls_mapread_serial_s(&f, mix, 4);
+  CU_ASSERT(t >= 0.064 - 1e-9 && t <= serial + 1e-9);
+  CU_ASSERT(fabs(serial - 0.104) < 1e-6);
+  /* Read-ahead hides reading behind compute: a later trigger overlaps less. */
+  ls_mapread_params late = {8e6, 1.0, 0};
+  CU_ASSERT(ls_mapread_time_s(&f, &late, mix, 4) >= t);
+  /* Fault CPU adds to compute. */
+  ls_mapread_params fault = {8e6, 0.75, 1e-9};
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &fault, cpu, 1) - 1.016) < 1e-6);
+}
+
 /* ---- driver (the pinned library) ---- */
 
 static ls_llamadrv *drv;
@@ -280,11 +322,13 @@ static void test_evict_and_bytes(void)
 static CU_TestInfo gguf_tests[] = {
     {"q4_0 block layout", test_q4_0_layout}, {"fp16", test_f16}, {"scaled shapes", test_shape},
     {"write and read back", test_write_read}, {"bad files", test_bad_files}, CU_TEST_INFO_NULL};
+static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread}, CU_TEST_INFO_NULL};
 static CU_TestInfo driver_tests[] = {
     {"ggml dequantises the writer's Q4_0", test_ggml_reads_q4_0}, {"one thread", test_threads},
     {"cpu ratio 32 / 1 tokens", test_cpu_ratio}, {"eviction and bytes read", test_evict_and_bytes},
     CU_TEST_INFO_NULL};
 static CU_SuiteInfo suites[] = {{"gguf", NULL, NULL, NULL, NULL, gguf_tests},
+                                {"mapread", NULL, NULL, NULL, NULL, mapread_tests},
                                 {"driver", driver_init, driver_clean, NULL, NULL, driver_tests},
                                 CU_SUITE_INFO_NULL};
 

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# scripts/testbed/publish.sh [RUN_DIR]: copies a full testbed run (default build/testbed/full)
+# into results/testbed/ (committed: the database, the warm rows, fio, the tree), then refits the
+# profile and redraws the validation from those copies, so every file names only repository
+# paths. The refit is the same deterministic fit as the run's.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+run=${1:-build/testbed/full}
+dst=results/testbed
+LEVERSIM=${LEVERSIM:-$top/build/leversim}
+mkdir -p "$dst"
+for f in testbed.db warm.csv fio-direct1.json fio-mmap.json tree.json; do cp "$run/$f" "$dst/$f"; done
+"$LEVERSIM" calibrate --base scripts/testbed/base-profile.yaml --only cpu,flash --fix max_bandwidth \
+  --llama-bench "$dst/warm.csv" --fio "$dst/fio-direct1.json" --out "$dst/testbed-vm.yaml" > "$dst/calibrate.txt"
+"$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \
+  --plot "$dst" > "$dst/validate.txt"
+"$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \
+  --mode serial > "$dst/validate-serial.txt"
+rm -f "$dst/testbed-validation.dat" "$dst/testbed-validation.gp"
+cat "$dst/validate.txt"
