@@ -11,6 +11,9 @@ dst=results/testbed
 LEVERSIM=${LEVERSIM:-$top/build/leversim}
 mkdir -p "$dst"
 for f in testbed.db warm.csv fio-direct1.json fio-mmap.json tree.json; do cp "$run/$f" "$dst/$f"; done
+# fio records the file it read as given; keep only its name (a run started elsewhere gave a
+# machine's absolute path).
+sed -i 's|"filename" : ".*/\([^/"]*\)"|"filename" : "\1"|' "$dst/fio-direct1.json" "$dst/fio-mmap.json"
 "$LEVERSIM" calibrate --base scripts/testbed/base-profile.yaml --only cpu,flash --fix max_bandwidth \
   --llama-bench "$dst/warm.csv" --fio "$dst/fio-direct1.json" --out "$dst/testbed-vm.yaml" > "$dst/calibrate.txt"
 "$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \
