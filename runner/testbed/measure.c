@@ -373,9 +373,19 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   if (c->reps < 1 || c->reps > 50 || c->max_n < 1 || c->max_n > 256 || c->threads < 1)
     return ls_error_set(err, LS_ERANGE, "testbed: reps %d (1..50), max N %d (1..256), threads %d (>= 1)", c->reps,
                         c->max_n, c->threads);
-  ls_llamadrv *d;
-  int rc = ls_llamadrv_open(&d, c->lib_dir, err);
+  /* Inputs are read before anything is measured: a bad file fails in a second, not after
+   * minutes of passes. */
+  tree t;
+  int rc = c->tree_json ? read_tree(c->tree_json, &t, err) : LS_OK;
+  if (!rc && c->trace) {
+    static int rank[MAX_TRACE];
+    int n_rank = 0;
+    rc = trace_ranks(c->trace, rank, MAX_TRACE, &n_rank, err);
+  }
   if (rc)
+    return rc;
+  ls_llamadrv *d;
+  if ((rc = ls_llamadrv_open(&d, c->lib_dir, err)))
     return rc;
   ls_llamadrv_model *m = NULL, *dm = NULL;
   int ns[16], nn = sizes(c, ns);
@@ -409,9 +419,7 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   ls_llamadrv_unload(m);
   m = NULL;
   if (!rc && c->tree_json) {
-    tree t;
-    if (!(rc = read_tree(c->tree_json, &t, err)) &&
-        !(rc = load(d, c->target, c, 0, t.leaves, 512, &m, err))) {
+    if (!(rc = load(d, c->target, c, 0, t.leaves, 512, &m, err))) {
       r->tree_nodes = t.n;
       r->tree_depth = t.depth_max;
       r->tree_leaves = t.leaves;

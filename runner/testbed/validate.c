@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "runner/commands.h"
 #include "runner/testbed/predict.h"
 #include "runner/testbed/tbdb.h"
@@ -259,6 +260,8 @@ int ls_tbv_command(int argc, char **argv)
   if (!rc)
     rc = ls_device_is_path(profile) ? ls_device_load(&dev, profile, &err)
                                     : ls_device_load_id(&dev, ls_data_root(), profile, &err);
+  if (!rc && access(db, R_OK) != 0) /* opening would create an empty database */
+    rc = ls_error_set(&err, LS_ENOTFOUND, "%s: %s (leversim testbed measure writes it)", db, strerror(errno));
   if (!rc)
     rc = ls_tbdb_open(&d, db, &err);
   if (!rc)
