@@ -114,7 +114,7 @@ const char *ls_db_metric_name(int i)
   return metric_names[i];
 }
 
-/* The systems of the paper replay (runner/system.c, paper.yaml) in the order the throughput
+/* The systems of the paper replay (runner/decode/system.c, paper.yaml) in the order the throughput
  * view shows them; a system not listed still appears in every other view. */
 static const char *const pivot_systems[] = {
     "ar-mem", "ar-flash", "sd-chain", "specinfer", "sequoia", "eagle2", "opt-tree", "lever",

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "ls_test.h"
-#include "runner/cli_opts.h"
-#include "runner/driver.h"
+#include "runner/cli/cli_opts.h"
+#include "runner/study/driver.h"
 
 static char g_tmp[256];  /* per-process scratch folder */
 

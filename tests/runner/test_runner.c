@@ -13,9 +13,9 @@
 #include "policies/costmodel.h"
 #include "policies/policy.h"
 #include "results/db.h"
-#include "runner/decode.h"
-#include "runner/experiment.h"
-#include "runner/system.h"
+#include "runner/decode/decode.h"
+#include "runner/study/experiment.h"
+#include "runner/decode/system.h"
 #include "workloads/model.h"
 
 static char g_data[512]; /* fixture data root: tests/runner/data (set once in main) */
