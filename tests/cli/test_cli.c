@@ -584,7 +584,7 @@ static void test_sigint_parent_only(void)
   CU_ASSERT_EQUAL(signal_sweep("int-parent", SIGINT, 0, db, sizeof db, out, sizeof out), 130);
   int n = count_runs(db);
   CU_ASSERT(n >= 0 && n < 48 + 320); /* the whole experiment has 368 runs */
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: " LS_BINARY " sweep"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, " --jobs 2 --resume"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "--db "));
 }
@@ -597,7 +597,7 @@ static void test_worker_killed_named(void)
   char db[512], out[8192];
   CU_ASSERT_EQUAL(signal_sweep("killed-worker", SIGKILL, 1, db, sizeof db, out, sizeof out), 70);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "killed by SIGKILL"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: " LS_BINARY " sweep"));
   int n = count_runs(db);
   CU_ASSERT(n >= 0 && n < 48 + 320);
 }
@@ -650,13 +650,16 @@ static void test_resume_hint(void)
   char buf[512];
   char *a1[] = {"sweep", "exp.yaml", "--jobs", "4", "--shard", "2/3", "--set", "draft.budget=8",
                 "--db", "my results.db"};
-  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, 10, a1),
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, "leversim", 10, a1),
                          "leversim sweep exp.yaml --jobs 4 --shard 2/3 --set draft.budget=8 --db "
                          "'my results.db' --resume");
   char *a2[] = {"reproduce", "--resume", "--quick", "it's"};
-  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, 4, a2),
-                         "leversim reproduce --resume --quick 'it'\\''s'");
-  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, 40, 10, a1), "the same command with --resume");
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, "build/leversim", 4, a2),
+                         "build/leversim reproduce --resume --quick 'it'\\''s'");
+  /* the program as the user ran it, quoted like any other word */
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, "/opt/my tools/leversim", 4, a2),
+                         "'/opt/my tools/leversim' reproduce --resume --quick 'it'\\''s'");
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, 40, "leversim", 10, a1), "the same command with --resume");
 }
 
 /* Off a terminal, a progress line about every progress_s seconds (5 by default). */
