@@ -87,18 +87,22 @@ static int unknown(const char *name)
   return ls_status_exit(LS_EUSAGE);
 }
 
-/* `leversim help`, `help CMD` (= CMD --help), `help --markdown`. */
+/* `leversim help`, `help CMD` (= CMD --help), `help --markdown`; a trailing --help shows
+ * the top-level help after checking the rest. */
 static int help(int argc, char **argv)
 {
-  if (argc == 2 || (argc == 3 && !strcmp(argv[2], "--help"))) {
+  int h = argc > 2 && !strcmp(argv[argc - 1], "--help");
+  argc -= h;
+  const ls_subcmd *c = argc == 3 ? find(argv[2]) : NULL;
+  if (argc > 3 || (argc == 3 && !c && strcmp(argv[2], "--markdown") != 0))
+    return argc == 3 && argv[2][0] != '-' ? unknown(argv[2])
+                                         : ls_usage_error("help", "expected one command or --markdown");
+  if (argc == 2 || h) {
     usage(stdout);
     return 0;
   }
-  if (argc == 3 && !strcmp(argv[2], "--markdown"))
+  if (!c)
     return markdown();
-  const ls_subcmd *c = find(argv[2]);
-  if (argc != 3 || !c)
-    return argc == 3 ? unknown(argv[2]) : ls_usage_error("help", "expected one command or --markdown");
   char *sub[] = {argv[2], "--help", NULL};
   return c->fn(2, sub);
 }

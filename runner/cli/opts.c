@@ -355,11 +355,17 @@ void ls_opts_help(const ls_cmd_spec *spec, FILE *f)
     spec->more(f);
 }
 
-/* Text for a Markdown table cell: '|' escaped, '<' and '>' as entities. */
+/* Text for a Markdown table cell: '|' escaped, '<' and '>' as entities, backticks escaped
+ * when they do not pair (a lone one would open a code span that swallows the page). */
 static void cell(const char *s, FILE *f)
 {
+  int ticks = 0;
+  for (const char *c = s; *c; c++)
+    ticks += *c == '`';
   for (; *s; s++)
-    if (*s == '|')
+    if (*s == '`' && ticks % 2)
+      fputs("\\`", f);
+    else if (*s == '|')
       fputs("\\|", f);
     else if (*s == '<')
       fputs("&lt;", f);

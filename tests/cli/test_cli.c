@@ -816,6 +816,9 @@ static CU_TestInfo reliability_tests[] = {
     CU_TEST_INFO_NULL};
 
 extern CU_TestInfo ls_cli_opts_tests[]; /* test_opts.c */
+extern CU_TestInfo ls_cli_docs_tests[]; /* test_docs.c */
+int ls_cli_docs_init(void);
+int ls_cli_docs_clean(void);
 
 static int init(void) { return setup_tmp(); }
 
@@ -836,6 +839,7 @@ static CU_SuiteInfo suites[] = {
     {"reliability", init, clean, NULL, NULL, reliability_tests},
     {"writes", init, clean, NULL, NULL, writes_tests},
     {"opts", NULL, NULL, NULL, NULL, ls_cli_opts_tests},
+    {"docs", ls_cli_docs_init, ls_cli_docs_clean, NULL, NULL, ls_cli_docs_tests},
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv) { return ls_test_main(argc, argv, suites); }
