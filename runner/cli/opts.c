@@ -15,12 +15,36 @@ static int is_help(const char *a)
 /* An option word: "-x" or "--x" (a lone "-" is a value: stdout). */
 static int is_option(const char *a) { return a[0] == '-' && a[1] != '\0'; }
 
+/* Edit distance counting a swap of two neighbours as one edit (optimal string alignment):
+ * "shwo" is one typo from "show", not two. Words longer than 63 bytes are never close. */
+static int distance(const char *a, const char *b)
+{
+  int la = (int)strlen(a), lb = (int)strlen(b);
+  if (la > 63 || lb > 63)
+    return 1 << 20;
+  int d[64][64];
+  for (int i = 0; i <= la; i++)
+    d[i][0] = i;
+  for (int j = 0; j <= lb; j++)
+    d[0][j] = j;
+  for (int i = 1; i <= la; i++)
+    for (int j = 1; j <= lb; j++) {
+      int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]), del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+      int m = sub < del ? sub : del;
+      m = m < ins ? m : ins;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < m)
+        m = d[i - 2][j - 2] + 1;
+      d[i][j] = m;
+    }
+  return d[la][lb];
+}
+
 const char *ls_opts_nearest(const char *word, const char *const *names, int n)
 {
   const char *best = NULL;
   int bd = (int)strlen(word) / 3 + 1;
   for (int i = 0; i < n; i++) {
-    int d = ls_kv_distance(word, names[i]);
+    int d = distance(word, names[i]);
     if (d < bd) {
       bd = d;
       best = names[i];

@@ -142,6 +142,15 @@ static void test_unknown_names_list_choices(void)
   rc = ls_test_cli("run --device tiny --model tiny-target --dataset iid --system levr", out, sizeof out);
   CU_ASSERT_EQUAL(rc, 64); /* a built-in name typed on the command line: usage */
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "ar-flash"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "'levr', did you mean lever?")); /* issue 18, Why 6 */
+  CU_ASSERT_EQUAL(ls_test_cli("swep exp.yaml", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown command 'swep' (did you mean sweep?)"));
+  CU_ASSERT_EQUAL(ls_test_cli("run --devcie tiny", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown option '--devcie' (did you mean --device?)"));
+  CU_ASSERT_EQUAL(ls_test_cli("profiles shwo tiny", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown subcommand 'shwo', did you mean show?"));
+  CU_ASSERT_EQUAL(ls_test_cli("settings --system lver", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "did you mean lever?"));
   rc = ls_test_cli("run --device tiny --model tiny-target --dataset iid --system lever --set draft.budgett=4", out, sizeof out);
   CU_ASSERT_EQUAL(rc, 64);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "draft.budgett"));

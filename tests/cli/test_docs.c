@@ -39,6 +39,8 @@ static int run(char **argv, char *out, size_t size)
     close(fd[0]);
     close(fd[1]);
     argv[0] = (char *)LS_BINARY;
+    if (chdir(LS_TEST_DIR "/..") != 0) /* paths in the docs are relative to the top */
+      _exit(126);
     execv(LS_BINARY, argv);
     _exit(127);
   }
@@ -152,6 +154,11 @@ static void check_command(doc_count *c, const char *where, char **tok, int n, in
     return; /* "leversim run: bad value ..." quotes a message; "leversim > file" is no command */
   char *argv[MAX_TOK + 2];
   argv[0] = NULL;
+  int k = 0;
+  for (int i = 0; i < n; i++) /* "<command>" stands for any name: left out */
+    if (tok[i][0] != '<')
+      tok[k++] = tok[i];
+  n = k;
   for (int i = 0; i < n; i++)
     argv[i + 1] = tok[i];
   int top_flag = !strcmp(tok[0], "--version") || (!strcmp(tok[0], "--help") && n == 1);

@@ -145,6 +145,10 @@ static void test_names_suggested(void)
   const char *names[] = {"run", "sweep", "reproduce"};
   CU_ASSERT_STRING_EQUAL(ls_opts_nearest("swep", names, 3), "sweep");
   CU_ASSERT_PTR_NULL(ls_opts_nearest("zzz", names, 3));
+  const char *subs[] = {"list", "show", "validate"};
+  CU_ASSERT_STRING_EQUAL(ls_opts_nearest("shwo", subs, 3), "show"); /* a swap is one typo */
+  CU_ASSERT_STRING_EQUAL(ls_opts_nearest("valdiate", subs, 3), "validate");
+  CU_ASSERT_PTR_NULL(ls_opts_nearest("owhs", subs, 3));
 }
 
 static void test_required_and_positionals(void)
