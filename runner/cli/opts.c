@@ -335,20 +335,18 @@ static void usage_lines(const ls_cmd_spec *spec, FILE *f)
   fputc('\n', f);
 }
 
-/* What an option accepts, when the table knows: "(a whole number in [1, 64])". */
+/* What an option accepts, when the table knows: "; a whole number in [1, 64]", "; one of
+ * csv, json, table", "; repeatable", "; required". */
 static void accepts(const ls_opt *o, char *buf, size_t size)
 {
   char c[64];
   buf[0] = '\0';
   size_t len = 0;
   if (o->kind == LS_OPT_LONG || o->kind == LS_OPT_SETTING)
-    len = (size_t)snprintf(buf, size, " [%ld, %ld]", o->lo, o->hi);
-  if (o->kind == LS_OPT_CHOICE && o->choices) {
-    len = (size_t)snprintf(buf, size, " (");
+    len = (size_t)snprintf(buf, size, "; a whole number in [%ld, %ld]", o->lo, o->hi);
+  if (o->kind == LS_OPT_CHOICE && o->choices)
     for (int i = 0; choice(o, i, c, sizeof c); i++)
-      len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s", i ? ", " : "", c);
-    len += (size_t)snprintf(buf + len, len < size ? size - len : 0, ")");
-  }
+      len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s", i ? ", " : "; one of ", c);
   if (o->kind == LS_OPT_SET || o->kind == LS_OPT_MULTI || o->kind == LS_OPT_FILES)
     len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "; repeatable");
   if (o->flags & LS_OPT_REQUIRED)

@@ -180,14 +180,14 @@ static void test_help_mode(void)
   fclose(f);
   CU_ASSERT_PTR_NOT_NULL(strstr(h, "usage: leversim test A [B] --str S [--num N] [--flag]"));
   CU_ASSERT_PTR_NOT_NULL(strstr(h, "[--set key=value]..."));
-  CU_ASSERT_PTR_NOT_NULL(strstr(h, "  --num N                a number [-3, 7]\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(h, "  --num N                a number; a whole number in [-3, 7]\n"));
   CU_ASSERT_PTR_NOT_NULL(strstr(h, "More text."));
   free(h);
   f = open_memstream(&h, &n);
   ls_opts_markdown(&T, f);
   fclose(f);
   CU_ASSERT_PTR_NOT_NULL(strstr(h, "## leversim test\n"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(h, "| `--format F` | a choice (csv, json, table) |"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(h, "| `--format F` | a choice; one of csv, json, table |"));
   free(h);
 }
 
