@@ -165,6 +165,9 @@ static void check_command(doc_count *c, const char *where, char **tok, int n, in
   argv[n + 1] = top_flag ? NULL : "--help";
   argv[n + 2] = NULL;
   c->help_runs++;
+  if (getenv("LS_DOCS_VERBOSE")) /* LS_DOCS_VERBOSE=1 test_cli docs: every command as read */
+    fprintf(stderr, "  %s: leversim %s%s\n", where, shown,
+            pattern || !runs_for_real(tok, n) || strstr(where, "BAD_INPUTS.md") ? "" : "   [runs for real]");
   int rc = run(argv, out, sizeof out);
   if (rc != 0 || (!top_flag && !strstr(out, "usage: leversim")))
     fail(c, where, shown, rc != 0 ? "with --help: not exit 0 (a command or option that does not exist?)"
