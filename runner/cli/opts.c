@@ -279,10 +279,26 @@ static int positional(const ls_cmd_spec *spec, const char *a, void *dst, int hel
   return append(spec, "arguments", l, a);
 }
 
+/* A table this parser cannot serve is the programmer's error, caught on first use. */
+static int table_ok(const ls_cmd_spec *spec, const ls_kv *kv)
+{
+  int n = 0;
+  for (const ls_opt *o = spec->opts; o && o->name; o++, n++)
+    if ((o->kind == LS_OPT_SET || o->kind == LS_OPT_SETTING) && !kv) {
+      fprintf(stderr, "leversim %s: internal error: %s needs the command's settings (kv)\n", spec->name, o->name);
+      return 0;
+    }
+  if (n > MAX_OPTS)
+    fprintf(stderr, "leversim %s: internal error: more than %d options in the table\n", spec->name, MAX_OPTS);
+  return n <= MAX_OPTS;
+}
+
 int ls_opts_parse(const ls_cmd_spec *spec, int argc, char **argv, void *dst, ls_kv *kv)
 {
   int help = 0, markdown = 0;
   unsigned char given[MAX_OPTS] = {0};
+  if (!table_ok(spec, kv))
+    return LS_ESTATE;
   for (int i = 1; i < argc; i++)
     if (is_help(argv[i])) {
       help = 1;
