@@ -131,7 +131,8 @@ int ls_cmd_export(int argc, char **argv)
   FILE *f = stdout;
   if (rc == LS_OK && o.out && !(f = fopen(o.out, "w")))
     rc = ls_error_set(&e, LS_EIO, "%s: %s", o.out, strerror(errno));
-  if (rc == LS_OK) rc = ls_db_export(db, o.view, o.format, f, &e);
+  if (rc == LS_OK && (rc = ls_db_export(db, o.view, o.format, f, &e)) == LS_EIO && o.out)
+    ls_error_wrap(&e, "%s", o.out); /* a failed write names the file it went to */
   if (f && f != stdout && fclose(f) != 0 && rc == LS_OK)
     rc = ls_error_set(&e, LS_EIO, "%s: write failed", o.out);
   ls_db_close(db);
