@@ -2,7 +2,7 @@
 # (oneplus-12, Snapdragon 8 Gen 3; each NPU runtime regime its profile gives, its own first)
 # vs a desktop GPU (rtx-3090), for Llama-3.1-8B and Qwen3-8B; (b) speedup of one n-token
 # pass over n single-token passes. Data: fig04.csv, computed by `leversim figures` from the
-# device and model files (runner/curve.c), weights in memory. regimes: the NPU regimes found.
+# device and model files (runner/report/curve.c), weights in memory. regimes: the NPU regimes found.
 load plotdir.'/common.gp'
 if (!exists('regimes')) { regimes = 'static-graph' }
 isgpu(d) = d eq 'rtx-3090'

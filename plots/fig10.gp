@@ -7,7 +7,7 @@
 load plotdir.'/common.gp'
 if (!exists("has_ci")) { has_ci = 0 }
 # The systems drawn (the others stay in the CSV): baselines, conventional SD, Lever; the same
-# list as the verdict's (runner/cmd_figures.c, fig10_baselines).
+# list as the verdict's (runner/cli/cmd_figures.c, fig10_baselines).
 sel = only(systems, 'ar-flash sd-chain specinfer sequoia eagle2 opt-tree lever')
 J = words(sel)
 ND = words(datasets)

@@ -114,7 +114,7 @@ const char *ls_db_metric_name(int i)
   return metric_names[i];
 }
 
-/* The systems of the paper replay (runner/system.c, paper.yaml) in the order the throughput
+/* The systems of the paper replay (runner/decode/system.c, paper.yaml) in the order the throughput
  * view shows them; a system not listed still appears in every other view. */
 static const char *const pivot_systems[] = {
     "ar-mem", "ar-flash", "sd-chain", "specinfer", "sequoia", "eagle2", "opt-tree", "lever",
@@ -344,11 +344,6 @@ const char *ls_db_view_name(int i)
 {
   if (i < 0 || i >= (int)(sizeof views / sizeof *views) - 1) return NULL;
   return views[i].name;
-}
-const char *ls_db_view_about(int i)
-{
-  if (i < 0 || i >= (int)(sizeof views / sizeof *views) - 1) return NULL;
-  return views[i].about;
 }
 
 int ls_db_list_views(FILE *out)

@@ -616,3 +616,25 @@ void ls_gguf_layout_free(ls_gguf_layout *l)
   l->t = NULL;
   l->n = 0;
 }
+
+/* See gguf.h. */
+int ls_gguf_write_yaml(const char *path, const char *id, const ls_gguf_shape *s, ls_error *err)
+{
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return ls_error_set(err, LS_EIO, "%s: cannot create: %s", path, strerror(errno));
+  double q = (double)s->n_heads * s->head_dim, kv = (double)s->n_kv_heads * s->head_dim;
+  double params = s->n_layers * (s->hidden * (2 * q + 2 * kv) + 3.0 * s->hidden * s->ffn + 2.0 * s->hidden) +
+                  (double)s->vocab * s->hidden * (s->tied ? 1 : 2) + s->hidden;
+  int bad = fprintf(f,
+                    "# %s scaled by leversim testbed model (runner/testbed/gguf.h): the shape of a random-weight file.\n"
+                    "id: %s-tb%dl%dw\nfamily: llama3\nrole: draft\ndefault_quant: q4_0\nparams_b: %.6f\narch:\n"
+                    "  n_layers: %d\n  hidden: %d\n  ffn: %d\n  n_heads: %d\n  n_kv_heads: %d\n  head_dim: %d\n"
+                    "  vocab: %d\n  tied_embeddings: %s\n  qk_norm: false\n",
+                    id, id, s->n_layers, s->hidden, params / 1e9, s->n_layers, s->hidden, s->ffn, s->n_heads,
+                    s->n_kv_heads, s->head_dim, s->vocab, s->tied ? "true" : "false") < 0;
+  if (fclose(f) != 0 || bad)
+    return ls_error_set(err, LS_EIO, "%s: write failed: %s", path, strerror(errno));
+  return LS_OK;
+}
+

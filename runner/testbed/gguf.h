@@ -88,4 +88,8 @@ void ls_gguf_layout_free(ls_gguf_layout *l);
 /* Bytes of a tensor of type with ne0 x ne1 elements (Q4_0: ne0 must be a multiple of 32). */
 uint64_t ls_gguf_tensor_bytes(int type, int64_t ne0, int64_t ne1);
 
+/* Writes shape s as a workloads/models file (id "<id>-tb<L>l<W>w", role draft) so the simulator
+ * costs a scaled file as it is. The file must be named by its id to be loaded by id. */
+int ls_gguf_write_yaml(const char *path, const char *id, const ls_gguf_shape *s, ls_error *err);
+
 #endif

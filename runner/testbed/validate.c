@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "runner/commands.h"
+#include "runner/decode/paths.h"
 #include "runner/testbed/predict.h"
 #include "runner/testbed/tbdb.h"
 
@@ -217,67 +217,39 @@ static int plot(const char *dir, const ls_tbdb_point *pts, int n, ls_error *err)
   return LS_OK;
 }
 
-int ls_tbv_command(int argc, char **argv)
+int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
 {
-  const char *db = NULL, *profile = NULL, *run = NULL, *dir = NULL, *mode = "mapped", *fio = NULL;
-  int check = 0;
-  double readahead = 0, fault = 0;
-  for (int i = 1; i < argc; i++) {
-    const char **s = !strcmp(argv[i], "--db")        ? &db
-                     : !strcmp(argv[i], "--profile") ? &profile
-                     : !strcmp(argv[i], "--run")     ? &run
-                     : !strcmp(argv[i], "--plot")    ? &dir
-                     : !strcmp(argv[i], "--mode")    ? &mode
-                     : !strcmp(argv[i], "--fio-mmap") ? &fio
-                                                     : NULL;
-    if (s) {
-      if (i + 1 >= argc)
-        return ls_usage_error("testbed", "%s needs a value", argv[i]);
-      *s = argv[++i];
-    } else if (!strcmp(argv[i], "--check")) {
-      check = 1;
-    } else if (!strcmp(argv[i], "--readahead") && i + 1 < argc) {
-      char *end;
-      readahead = strtod(argv[++i], &end);
-      if (*end || !(readahead > 0))
-        return ls_usage_error("testbed", "--readahead '%s': bytes > 0 expected", argv[i]);
-    } else {
-      return ls_usage_error("testbed", "validate: unknown option '%s'", argv[i]);
-    }
-  }
-  if (!db || !profile)
-    return ls_usage_error("testbed", "validate: --db and --profile are required");
-  if (strcmp(mode, "mapped") && strcmp(mode, "serial"))
-    return ls_usage_error("testbed", "--mode '%s': mapped or serial", mode);
-  ls_error err = {0};
+  const char *mode = o->serial ? "serial" : "mapped";
+  double readahead = o->readahead, fault = 0;
   ls_tbdb *d = NULL;
   ls_device *dev = NULL;
   ls_tbm_result r = {0};
   ls_tbdb_meta meta;
   ls_model_costs tc, dc;
+  *met = 0;
   ls_tbdb_point *pts = calloc(MAX_PTS, sizeof *pts);
-  int rc = pts ? LS_OK : ls_error_set(&err, LS_ENOMEM, "out of memory");
+  int rc = pts ? LS_OK : ls_error_set(err, LS_ENOMEM, "out of memory");
   if (!rc)
-    rc = ls_device_is_path(profile) ? ls_device_load(&dev, profile, &err)
-                                    : ls_device_load_id(&dev, ls_data_root(), profile, &err);
-  if (!rc && access(db, R_OK) != 0) /* opening would create an empty database */
-    rc = ls_error_set(&err, LS_ENOTFOUND, "%s: %s (leversim testbed measure writes it)", db, strerror(errno));
+    rc = ls_device_is_path(o->profile) ? ls_device_load(&dev, o->profile, err)
+                                       : ls_device_load_id(&dev, ls_data_root(), o->profile, err);
+  if (!rc && access(o->db, R_OK) != 0) /* opening would create an empty database */
+    rc = ls_error_set(err, LS_ENOTFOUND, "%s: %s (leversim testbed measure writes it)", o->db, strerror(errno));
   if (!rc)
-    rc = ls_tbdb_open(&d, db, &err);
+    rc = ls_tbdb_open(&d, o->db, err);
   if (!rc)
-    rc = ls_tbdb_load_run(d, run, &meta, &r, &err);
+    rc = ls_tbdb_load_run(d, o->run, &meta, &r, err);
   if (!rc)
-    rc = load_costs(meta.model_id, &tc, &err);
+    rc = load_costs(meta.model_id, &tc, err);
   int has_draft = !rc && meta.draft_model[0];
   if (has_draft)
-    rc = load_costs(meta.draft_model, &dc, &err);
-  if (!rc && fio)
-    rc = fault_cost(fio, &fault, &err);
+    rc = load_costs(meta.draft_model, &dc, err);
+  if (!rc && o->fio_mmap)
+    rc = fault_cost(o->fio_mmap, &fault, err);
   if (!rc && readahead == 0)
     readahead = r.read_ahead_bytes > 0 ? r.read_ahead_bytes : 128 * 1024;
-  int n = 0;
+  int n = 0, bad = 0;
   if (!rc) {
-    ls_tbp p = {dev, meta.threads > 0 ? meta.threads : 1, strcmp(mode, "serial") ? LS_TBP_MAPPED : LS_TBP_SERIAL,
+    ls_tbp p = {dev, meta.threads > 0 ? meta.threads : 1, o->serial ? LS_TBP_SERIAL : LS_TBP_MAPPED,
                 {readahead, LS_TBP_TRIGGER, fault}, NULL};
     /* The mapped path's rate: the stream measurement (the fastest repetition). */
     double stream = NAN;
@@ -293,20 +265,21 @@ int ls_tbv_command(int argc, char **argv)
       m0.fault_s_per_byte = 0; /* the touch loop's own CPU is part of its time */
       sf = ls_tbp_stream_flash(ls_device_flash(dev), &m0, (double)sbytes, stream);
       p.flash = &sf;
-      printf("mapped read path: %.1f MB streamed in %.3f s: %.2f GB/s at the page cache (the profile's fio-fitted "
-             "rate: %.2f GB/s)\n", sbytes / 1e6, stream, ls_flash_effective_bw(&sf) / 1e9,
-             ls_flash_effective_bw(ls_device_flash(dev)) / 1e9);
+      bad |= fprintf(out, "mapped read path: %.1f MB streamed in %.3f s: %.2f GB/s at the page cache (the profile's "
+                          "fio-fitted rate: %.2f GB/s)\n", sbytes / 1e6, stream, ls_flash_effective_bw(&sf) / 1e9,
+                     ls_flash_effective_bw(ls_device_flash(dev)) / 1e9) < 0;
     }
     n = predict_all(&p, &r, &tc, &dc, has_draft, pts);
-    printf("testbed validate: run %s, profile %s, %s reads (read-ahead %.0f KiB, fault CPU %.1f ms/GB)\n",
-           meta.run_id, profile, mode, readahead / 1024, fault * 1e12);
-    printf("%-10s %5s %5s %12s %12s %9s\n", "kind", "N", "ctx", "measured_s", "predicted_s", "error");
+    bad |= fprintf(out, "testbed validate: run %s, profile %s, %s reads (read-ahead %.0f KiB, fault CPU %.1f ms/GB)\n",
+                   meta.run_id, o->profile, mode, readahead / 1024, fault * 1e12) < 0;
+    bad |= fprintf(out, "%-10s %5s %5s %12s %12s %9s\n", "kind", "N", "ctx", "measured_s", "predicted_s", "error") < 0;
     double errs[MAX_PTS], kind_sum[16] = {0}, kind_max[16] = {0};
     int ne = 0, kind_n[16] = {0};
     for (int i = 0; i < n; i++) {
       double e = pts[i].predicted_s / pts[i].measured_s - 1;
-      printf("%-10s %5d %5d %12.4f %12.4f %+8.1f%%%s\n", pts[i].kind, pts[i].n_tokens, pts[i].ctx, pts[i].measured_s,
-             pts[i].predicted_s, 100 * e, pts[i].held_out == 1 ? "" : pts[i].held_out == 0 ? "  (fitted)" : "  (info)");
+      bad |= fprintf(out, "%-10s %5d %5d %12.4f %12.4f %+8.1f%%%s\n", pts[i].kind, pts[i].n_tokens, pts[i].ctx,
+                     pts[i].measured_s, pts[i].predicted_s, 100 * e,
+                     pts[i].held_out == 1 ? "" : pts[i].held_out == 0 ? "  (fitted)" : "  (info)") < 0;
       if (pts[i].held_out != 1)
         continue;
       errs[ne++] = fabs(e);
@@ -320,35 +293,31 @@ int ls_tbv_command(int argc, char **argv)
     qsort(errs, (size_t)ne, sizeof errs[0], cmp_d);
     double med = ne ? (ne % 2 ? errs[ne / 2] : 0.5 * (errs[ne / 2 - 1] + errs[ne / 2])) : NAN;
     int ok = ne > 0 && med <= 0.10;
-    printf("\nheld-out points: %d, median absolute error %.1f %%\n", ne, 100 * med);
-    printf("%-10s %6s %14s %14s\n", "kind", "points", "mean |error|", "max |error|");
+    bad |= fprintf(out, "\nheld-out points: %d, median absolute error %.1f %%\n", ne, 100 * med) < 0;
+    bad |= fprintf(out, "%-10s %6s %14s %14s\n", "kind", "points", "mean |error|", "max |error|") < 0;
     for (int k = 0; KINDS[k]; k++) {
       if (!kind_n[k])
         continue;
       double mean = kind_sum[k] / kind_n[k];
-      printf("%-10s %6d %13.1f%% %13.1f%%\n", KINDS[k], kind_n[k], 100 * mean, 100 * kind_max[k]);
+      bad |= fprintf(out, "%-10s %6d %13.1f%% %13.1f%%\n", KINDS[k], kind_n[k], 100 * mean, 100 * kind_max[k]) < 0;
       ok &= mean <= 0.20;
       if (!strcmp(KINDS[k], "spec"))
         ok &= kind_max[k] <= 0.10;
     }
-    printf("targets (median <= 10 %%, every kind's mean <= 20 %%, spec <= 10 %%): %s\n", ok ? "met" : "NOT met");
+    bad |= fprintf(out, "targets (median <= 10 %%, every kind's mean <= 20 %%, spec <= 10 %%): %s\n",
+                   ok ? "met" : "NOT met") < 0;
+    *met = ok;
     char label[600];
-    snprintf(label, sizeof label, "%s:%s", profile, mode);
-    rc = ls_tbdb_store_points(d, meta.run_id, label, pts, n, &err);
-    if (!rc && dir)
-      rc = plot(dir, pts, n, &err);
-    if (!rc && check && !ok)
-      rc = LS_EREGRESS;
+    snprintf(label, sizeof label, "%s:%s", o->profile, mode);
+    rc = ls_tbdb_store_points(d, meta.run_id, label, pts, n, err);
+    if (!rc && o->plot_dir)
+      rc = plot(o->plot_dir, pts, n, err);
+    if (!rc && bad)
+      rc = ls_error_set(err, LS_EIO, "testbed validate: writing the report failed");
   }
   ls_tbm_result_free(&r);
   ls_tbdb_close(d);
   ls_device_free(dev);
   free(pts);
-  if (rc == LS_EREGRESS)
-    return 2;
-  if (rc) {
-    ls_error_print(&err, stderr);
-    return ls_status_exit(rc);
-  }
-  return fflush(stdout) == 0 ? 0 : 74;
+  return rc;
 }

@@ -1,12 +1,25 @@
-/* runner/testbed/validate: 'leversim testbed validate': the simulator's device models, with a
- * profile calibrated from the warm rows and fio only, predict every held-out measurement of a
- * testbed run (runner/testbed/predict); measured vs predicted is printed, stored
- * (runner/testbed/tbdb) and drawn (gnuplot: predicted against measured, the y = x line, one
- * colour per kind). */
+/* runner/testbed/validate: the comparison behind 'leversim testbed validate': the simulator's
+ * device models, with a profile calibrated from the warm rows and fio only, predict every
+ * held-out measurement of a testbed run (runner/testbed/predict); measured vs predicted is
+ * printed, stored (runner/testbed/tbdb, table tb_prediction, view tb_error) and drawn
+ * (gnuplot: predicted against measured, the y = x line, one colour per kind). */
 #ifndef LS_RUNNER_TESTBED_VALIDATE_H
 #define LS_RUNNER_TESTBED_VALIDATE_H
+#include <stdio.h>
+#include "sim/error.h"
 
-/* argv[0] is "validate". Returns the process exit status. */
-int ls_tbv_command(int argc, char **argv);
+typedef struct ls_tbv_options {
+  const char *db;        /* the run's database (required) */
+  const char *profile;   /* a profile id or file (required) */
+  const char *run;       /* run id; NULL: the latest */
+  const char *plot_dir;  /* NULL: no figure; else DIR/testbed-validation.png */
+  const char *fio_mmap;  /* fio mmap jobs: kernel CPU per byte mapped in; NULL: none */
+  int serial;            /* 1: the serial read assumption instead of read-ahead */
+  double readahead;      /* read-ahead window, bytes; 0: as measured with the run */
+} ls_tbv_options;
+
+/* Prints the comparison to out, stores it, draws it. *met: the issue's targets (median
+ * absolute error of held-out points <= 10 %, every kind's mean <= 20 %, spec <= 10 %). */
+int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err);
 
 #endif

@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include "ls_test.h"
 #include "policies/costmodel.h"
-#include "runner/calib_input.h"
-#include "runner/calibrate.h"
-#include "runner/commands.h"
+#include "runner/calibrate/calib_input.h"
+#include "runner/calibrate/calibrate.h"
+#include "runner/cli/commands.h"
 #include "workloads/model.h"
 
 static char g_tmp[256];

@@ -12,15 +12,15 @@ PROFDATA=${LLVM_PROFDATA:-llvm-profdata}
 LLVMCOV=${LLVM_COV:-llvm-cov}
 CFLAGS="-std=c11 -g -O1 -ffp-contract=off -D_POSIX_C_SOURCE=200809L -I$ROOT -I$ROOT/tests/fuzz"
 LIBS="$(pkg-config --libs yaml-0.1 gsl 2>/dev/null || echo -lyaml -lgsl -lgslcblas) -lm"
-SRCS="$(ls "$ROOT"/sim/*.c "$ROOT"/devices/*.c "$ROOT"/workloads/*.c) $ROOT/runner/experiment.c \
-$ROOT/runner/system.c $ROOT/tests/fuzz/fuzz_util.c"
+SRCS="$(ls "$ROOT"/sim/*.c "$ROOT"/devices/*.c "$ROOT"/workloads/*.c) $ROOT/runner/study/experiment.c \
+$ROOT/runner/decode/system.c $ROOT/tests/fuzz/fuzz_util.c"
 mkdir -p "$OUT"
 files_for() {
   case $1 in
   device) echo devices/device.c devices/latency.c devices/npu.c ;;
   model) echo workloads/model.c ;;
   dataset) echo workloads/dataset.c workloads/oracle.c ;;
-  experiment) echo runner/experiment.c ;;
+  experiment) echo runner/study/experiment.c ;;
   yaml) echo sim/yaml.c sim/units.c sim/kv.c ;;
   trace) echo workloads/trace.c ;;
   esac

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "fuzz_util.h"
-#include "runner/experiment.h"
+#include "runner/study/experiment.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

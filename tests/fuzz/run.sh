@@ -30,7 +30,7 @@ mkdir -p "$OUT/obj" "$OUT/logs"
 # Only the folders the readers need (sim, devices, workloads, and from runner/ the
 # experiment reader and the system table), so work in progress elsewhere cannot break it.
 SRCS="$(ls "$ROOT"/sim/*.c "$ROOT"/devices/*.c "$ROOT"/workloads/*.c) \
-$ROOT/runner/experiment.c $ROOT/runner/system.c $ROOT/tests/fuzz/fuzz_util.c"
+$ROOT/runner/study/experiment.c $ROOT/runner/decode/system.c $ROOT/tests/fuzz/fuzz_util.c"
 echo "fuzz: building in $OUT" >&2
 rm -f "$OUT"/obj/*.o # a full rebuild takes seconds and never mixes stale objects
 n=0

@@ -1,5 +1,5 @@
-/* tests/plots: the CUnit runner for `leversim figures` (runner/cmd_figures.c, plots/figNN.gp)
- * and the Fig. 4 curve (runner/curve.c). Suites (tests/plots/SUITES):
+/* tests/plots: the CUnit runner for `leversim figures` (runner/cli/cmd_figures.c, plots/figNN.gp)
+ * and the Fig. 4 curve (runner/report/curve.c). Suites (tests/plots/SUITES):
  *   curve    closed-form properties of the verification curve, NPU vs GPU
  *   figures  a synthetic database with every part: every PNG (1200x800), SVG, CSV header,
  *            Table 1 and summary Markdown with the fixture's numbers
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include "fixture.h"
 #include "ls_test.h"
-#include "runner/curve.h"
+#include "runner/report/curve.h"
 #include "verdicts.h"
 
 static char g_dir[256];

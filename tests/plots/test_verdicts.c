@@ -1,4 +1,4 @@
-/* tests/plots/test_verdicts: the paper's claims on the figures (runner/figures.h): for each
+/* tests/plots/test_verdicts: the paper's claims on the figures (runner/report/figures.h): for each
  * claim, a CSV on which it holds and one on which it fails, the numbers in the verdict
  * checked against hand arithmetic; the error bars of Figs. 10 and 11 with and without the
  * interval columns; `leversim tree`'s drawing. Suites: verdicts, errorbars, tree. */
@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "fixture.h"
 #include "ls_test.h"
-#include "runner/figures.h"
+#include "runner/report/figures.h"
 #include "verdicts.h"
 
 /* The verdict on fig's claim for csv; holds -2 when the call itself failed. */

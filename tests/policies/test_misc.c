@@ -6,7 +6,7 @@
 #include "ls_test.h"
 #include "policies/costmodel.h"
 #include "ptest.h"
-#include "runner/commands.h"
+#include "runner/cli/commands.h"
 
 /* ---- map ---- */
 

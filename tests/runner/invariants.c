@@ -29,7 +29,7 @@
 #include "policies/costmodel.h"
 #include "policies/policy.h"
 #include "rtest.h"
-#include "runner/system.h"
+#include "runner/decode/system.h"
 #include "sim/rng.h"
 #include "workloads/dataset.h"
 #include "workloads/model.h"

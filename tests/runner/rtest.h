@@ -2,7 +2,7 @@
 #ifndef LS_TESTS_RUNNER_RTEST_H
 #define LS_TESTS_RUNNER_RTEST_H
 #include <CUnit/CUnit.h>
-#include "runner/decode.h"
+#include "runner/decode/decode.h"
 
 /* Runs one configuration with seed 7 on the data under root, settings "k=v;k=v";
  * keep_steps: fill res->steps. Returns the status of ls_decode_run. */
@@ -12,4 +12,5 @@ int ls_rt_run(const char *root, const char *dev, const char *model, const char *
 double ls_rt_metric(const ls_decode_result *r, const char *name);
 
 extern CU_TestInfo ls_rt_invariants[]; /* invariants.c */
+extern CU_TestInfo ls_rt_phases[];     /* phases.c */
 #endif

@@ -13,9 +13,9 @@
 #include "policies/costmodel.h"
 #include "policies/policy.h"
 #include "results/db.h"
-#include "runner/decode.h"
-#include "runner/experiment.h"
-#include "runner/system.h"
+#include "runner/decode/decode.h"
+#include "runner/study/experiment.h"
+#include "runner/decode/system.h"
 #include "workloads/model.h"
 
 static char g_data[512]; /* fixture data root: tests/runner/data (set once in main) */
@@ -624,6 +624,7 @@ static CU_SuiteInfo suites[] = {
     {"experiment", NULL, NULL, NULL, NULL, experiment_tests},
     {"cycle", NULL, NULL, NULL, NULL, cycle_tests},
     {"invariants", NULL, NULL, NULL, NULL, ls_rt_invariants},
+    {"phases", NULL, NULL, NULL, NULL, ls_rt_phases},
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv)

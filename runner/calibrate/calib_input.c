@@ -1,0 +1,673 @@
+/* runner/calib_input: see calib_input.h.
+ *
+ * llama-bench layout (src:llamacpp-bench: github.com/ggml-org/llama.cpp commit
+ * 050fc7f32de16858ac667d775b43a51ed8976e6f, tools/llama-bench/llama-bench.cpp, test::get_fields
+ * and the csv/json/jsonl printers): the CSV printer
+ * writes the field names as a bare header line and every value in double quotes; the JSON
+ * printer writes an array of objects with the same names (integers bare, booleans true/false,
+ * avg_ts/stddev_ts as reals) plus samples_ns/samples_ts arrays; JSONL writes one such object a
+ * line. A NaN rate is written as `nan`, which is not JSON: jansson reports it as a syntax
+ * error at its line and column. fio's JSON layout is the one `fio --output-format=json`
+ * writes (checked against the real tool by tests/calibrate). */
+#include "runner/calibrate/calib_input.h"
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "workloads/model.h"
+
+#define MAX_COLS 128
+#define MAX_MODELS 64
+
+/* ---- small helpers ---- */
+
+char *ls_calib_slurp(const char *path, ls_error *err)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return ls_error_set(err, LS_EIO, "%s: cannot open: %s", path, strerror(errno)), NULL;
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    size_t got = fread(buf + len, 1, cap - len - 1, f);
+    len += got;
+    if (len + 1 < cap)
+      break;
+    char *nb = realloc(buf, cap * 2);
+    if (!nb) {
+      free(buf);
+      buf = NULL;
+    }
+    buf = nb;
+    cap *= 2;
+  }
+  fclose(f);
+  if (!buf)
+    return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path), NULL;
+  buf[len] = '\0';
+  if (strlen(buf) != len) {
+    free(buf);
+    return ls_error_set(err, LS_EPARSE, "%s: binary data (a NUL byte): not a text file", path), NULL;
+  }
+  return buf;
+}
+
+/* Letters and digits of s, lower-cased. */
+static void compact(const char *s, char *out, size_t size)
+{
+  size_t n = 0;
+  for (; *s && n + 1 < size; s++)
+    if (isalnum((unsigned char)*s))
+      out[n++] = (char)tolower((unsigned char)*s);
+  out[n] = '\0';
+}
+
+int ls_calib_model_for(const char *data_root, const char *filename, char *id, ls_error *err)
+{
+  static const char *const skip = "/";
+  const char *base = strrchr(filename, *skip);
+  base = base ? base + 1 : filename;
+  char ids[MAX_MODELS][64], file[512], cid[64];
+  int n = ls_model_list(data_root, ids, MAX_MODELS);
+  compact(base, file, sizeof file);
+  int best = -1;
+  size_t best_len = 0;
+  for (int i = 0; i < n && i < MAX_MODELS; i++) {
+    compact(ids[i], cid, sizeof cid);
+    size_t len = strlen(cid);
+    if (len > best_len && strstr(file, cid)) {
+      best = i;
+      best_len = len;
+    }
+  }
+  if (best >= 0) {
+    snprintf(id, 64, "%s", ids[best]);
+    return LS_OK;
+  }
+  char list[LS_ERR_MSG / 2] = "";
+  size_t len = 0;
+  for (int i = 0; i < n && i < MAX_MODELS && len + 2 < sizeof list; i++)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", ids[i]);
+  return ls_error_set(err, LS_EINVALID, "unknown model: '%s' matches none of workloads/models (%s); "
+                      "pass --model ID", filename, list);
+}
+
+static const char *quant_of(const char *model_type)
+{
+  static const char *const names[][2] = {{"q4_0", "q4_0"}, {"q8_0", "q8_0"}, {"f16", "fp16"}};
+  char low[128];
+  size_t i = 0;
+  for (; model_type[i] && i + 1 < sizeof low; i++)
+    low[i] = (char)tolower((unsigned char)model_type[i]);
+  low[i] = '\0';
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+    if (strstr(low, names[k][0]))
+      return names[k][1];
+  return NULL;
+}
+
+static int contains_ci(const char *s, const char *word)
+{
+  size_t n = strlen(word);
+  for (; *s; s++) {
+    size_t k = 0;
+    while (k < n && s[k] && tolower((unsigned char)s[k]) == tolower((unsigned char)word[k]))
+      k++;
+    if (k == n)
+      return 1;
+  }
+  return 0;
+}
+
+static ls_calib_backend backend_of(const char *backends, long ngl)
+{
+  if (ngl <= 0 || strcmp(backends, "CPU") == 0 || backends[0] == '\0')
+    return LS_CALIB_CPU;
+  if (contains_ci(backends, "HTP") || contains_ci(backends, "Hexagon"))
+    return LS_CALIB_NPU;
+  return LS_CALIB_OTHER;
+}
+
+/* Room for element n of an array of `elem`-byte elements (*cap allocated): *moved receives
+ * the array (reallocated when full, arr itself otherwise); returns the zeroed element, or NULL
+ * with err set (the array unchanged). */
+static void *grow(void *arr, int n, int *cap, size_t elem, void **moved, ls_error *err)
+{
+  *moved = arr;
+  if (n == *cap) {
+    int nc = *cap ? 2 * *cap : 16;
+    void *a = realloc(arr, (size_t)nc * elem);
+    if (!a)
+      return ls_error_set(err, LS_ENOMEM, "calibrate: out of memory"), NULL;
+    *moved = a;
+    *cap = nc;
+  }
+  void *e = (char *)*moved + (size_t)n * elem;
+  memset(e, 0, elem);
+  return e;
+}
+
+static ls_bench_row *new_row(ls_calib_inputs *in, ls_error *err)
+{
+  void *moved;
+  ls_bench_row *r = grow(in->rows, in->n_rows, &in->cap_rows, sizeof *in->rows, &moved, err);
+  in->rows = moved;
+  return r;
+}
+
+/* Raw text values of one llama-bench test, before checks (CSV cells or JSON members). */
+typedef struct raw_row {
+  const char *filename, *type, *backends;
+  double threads, ngl, n_prompt, n_gen, n_depth, avg_ts, stddev_ts, avg_ns; /* NAN when absent */
+} raw_row;
+
+/* Checks and converts one raw row; `at` locates messages ("file:7" or "file: $[2]"). */
+static int finish_row(ls_calib_inputs *in, const raw_row *w, const char *file, const char *at, int index,
+                      const char *data_root, const char *model_id, ls_error *err)
+{
+  struct { const char *name; double v; int positive; } num[] = {
+      {"n_threads", w->threads, 0}, {"n_gpu_layers", w->ngl, 0}, {"n_prompt", w->n_prompt, 0},
+      {"n_gen", w->n_gen, 0},       {"avg_ts", w->avg_ts, 1},    {"stddev_ts", w->stddev_ts, 0}};
+  for (size_t k = 0; k < sizeof num / sizeof num[0]; k++) {
+    if (isnan(num[k].v))
+      return ls_error_set(err, LS_ERANGE, "%s: %s is NaN", at, num[k].name);
+    if (!isfinite(num[k].v) || num[k].v < 0 || (num[k].positive && num[k].v == 0))
+      return ls_error_set(err, LS_ERANGE, "%s: %s = %g: must be %s and finite", at, num[k].name, num[k].v,
+                          num[k].positive ? "> 0" : ">= 0");
+  }
+  if (w->n_prompt + w->n_gen < 1)
+    return ls_error_set(err, LS_ERANGE, "%s: n_prompt and n_gen are both 0", at);
+  if (w->n_prompt > 1e6 || w->n_gen > 1e6 || w->threads > 1024)
+    return ls_error_set(err, LS_ERANGE, "%s: n_prompt/n_gen/n_threads out of range", at);
+  if (!isnan(w->avg_ns)) { /* llama-bench's own two figures must tell the same rate */
+    double ts = (w->n_prompt + w->n_gen) * 1e9 / w->avg_ns;
+    if (!(w->avg_ns > 0) || fabs(ts / w->avg_ts - 1.0) > 0.15)
+      return ls_error_set(err, LS_EUNIT, "%s: mixed units: avg_ts = %g tokens/s but (n_prompt + n_gen) / avg_ns "
+                          "gives %g tokens/s (avg_ts must be tokens/s and avg_ns nanoseconds)", at, w->avg_ts, ts);
+  }
+  const char *q = quant_of(w->type);
+  if (!q)
+    return ls_error_set(err, LS_EINVALID, "%s: model_type '%s' names no supported quantisation (q4_0, q8_0, f16)",
+                        at, w->type);
+  ls_bench_row *r = new_row(in, err);
+  if (!r)
+    return err->code;
+  if (model_id)
+    snprintf(r->model, sizeof r->model, "%s", model_id);
+  else if (ls_calib_model_for(data_root, w->filename, r->model, err))
+    return ls_error_wrap(err, "%s", at);
+  snprintf(r->where, sizeof r->where, "%s", at);
+  snprintf(r->file, sizeof r->file, "%s", file);
+  snprintf(r->tag, sizeof r->tag, "r%d", index);
+  snprintf(r->quant, sizeof r->quant, "%s", q);
+  r->backend = backend_of(w->backends, (long)w->ngl);
+  r->threads = w->threads < 1 ? 1 : (int)w->threads;
+  r->n_prompt = (int)w->n_prompt;
+  r->n_gen = (int)w->n_gen;
+  r->n_depth = isnan(w->n_depth) ? 0 : (int)w->n_depth;
+  r->avg_ts = w->avg_ts;
+  r->stddev_ts = w->stddev_ts;
+  in->n_rows++;
+  return LS_OK;
+}
+
+/* ---- RFC 4180 CSV ---- */
+
+typedef struct csv {
+  char *p;      /* parse position (the buffer is modified in place) */
+  int line;     /* line of p */
+  const char *file;
+} csv;
+
+/* Reads one record into cells (pointers into the buffer); *n cells; *line_out its first line.
+ * Returns 1 for a record, 0 at end of input, or a negative status. */
+static int csv_record(csv *c, char **cells, int max, int *n, int *line_out, ls_error *err)
+{
+  if (*c->p == '\0')
+    return 0;
+  *line_out = c->line;
+  *n = 0;
+  for (;;) {
+    if (*n == max)
+      return ls_error_at(err, LS_EPARSE, c->file, c->line, 0, "more than %d fields in a record", max);
+    char *out = c->p, *start = c->p;
+    if (*c->p == '"') {
+      int open_line = c->line;
+      c->p++;
+      for (;;) {
+        if (*c->p == '\0')
+          return ls_error_at(err, LS_EPARSE, c->file, open_line, 0, "unterminated quoted field");
+        if (*c->p == '"' && c->p[1] == '"') {
+          *out++ = '"';
+          c->p += 2;
+        } else if (*c->p == '"') {
+          c->p++;
+          break;
+        } else {
+          if (*c->p == '\n')
+            c->line++;
+          *out++ = *c->p++;
+        }
+      }
+      if (*c->p != ',' && *c->p != '\n' && *c->p != '\r' && *c->p != '\0')
+        return ls_error_at(err, LS_EPARSE, c->file, c->line, 0, "text after a closing quote");
+    } else {
+      while (*c->p != ',' && *c->p != '\n' && *c->p != '\r' && *c->p != '\0') {
+        if (*c->p == '"')
+          return ls_error_at(err, LS_EPARSE, c->file, c->line, 0, "a quote inside an unquoted field");
+        out++;
+        c->p++;
+      }
+    }
+    char sep = *c->p;
+    *out = '\0';
+    cells[(*n)++] = start;
+    if (sep == ',') {
+      c->p++;
+      continue;
+    }
+    if (sep == '\r' && c->p[1] == '\n')
+      c->p++;
+    if (sep != '\0') {
+      c->p++;
+      c->line++;
+    }
+    return 1;
+  }
+}
+
+static int col_index(char **hdr, int n, const char *name)
+{
+  for (int i = 0; i < n; i++)
+    if (strcmp(hdr[i], name) == 0)
+      return i;
+  return -1;
+}
+
+static double csv_num(char **cells, int idx, const char *name, const char *at, int *bad, ls_error *err)
+{
+  if (idx < 0)
+    return NAN;
+  char *end;
+  const char *s = cells[idx];
+  if (s[0] == '\0') { /* an empty cell: absent (optional columns) or an error (finish_row) */
+    if (strcmp(name, "avg_ns") != 0 && strcmp(name, "n_depth") != 0 && !*bad)
+      *bad = ls_error_set(err, LS_ESCHEMA, "%s: %s is empty", at, name);
+    return NAN;
+  }
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end != '\0') {
+    *bad = ls_error_set(err, LS_EPARSE, "%s: %s = '%s': not a number", at, name, s);
+    return NAN;
+  }
+  return v;
+}
+
+static const char *const REQUIRED[] = {"model_filename", "model_type", "backends", "n_threads", "n_gpu_layers",
+                                       "n_prompt", "n_gen", "avg_ts", "stddev_ts", NULL};
+
+static int read_bench_csv(ls_calib_inputs *in, char *text, const char *path, const char *root, const char *model,
+                          ls_error *err)
+{
+  csv c = {text, 1, path};
+  char *hdr[MAX_COLS], *cells[MAX_COLS];
+  int nh, n, line, rc = csv_record(&c, hdr, MAX_COLS, &nh, &line, err);
+  if (rc < 0)
+    return rc;
+  if (rc == 0)
+    return ls_error_at(err, LS_EPARSE, path, 1, 0, "empty file");
+  if (col_index(hdr, nh, "avg_ts") < 0 && col_index(hdr, nh, "n_prompt") < 0 && col_index(hdr, nh, "n_gen") < 0)
+    return ls_error_at(err, LS_ESCHEMA, path, 1, 0, "not llama-bench output: the header has none of avg_ts, "
+                       "n_prompt, n_gen (a file from another tool? llama-bench writes it with -o csv)");
+  int ix[16];
+  for (int k = 0; REQUIRED[k]; k++)
+    if ((ix[k] = col_index(hdr, nh, REQUIRED[k])) < 0)
+      return ls_error_at(err, LS_ESCHEMA, path, 1, 0, "missing column '%s' (llama-bench -o csv writes it)",
+                         REQUIRED[k]);
+  int i_ns = col_index(hdr, nh, "avg_ns"), i_depth = col_index(hdr, nh, "n_depth"), index = 0;
+  while ((rc = csv_record(&c, cells, MAX_COLS, &n, &line, err)) == 1) {
+    if (n == 1 && cells[0][0] == '\0')
+      continue; /* blank line */
+    char at[LS_CALIB_WHERE];
+    snprintf(at, sizeof at, "%s:%d", path, line);
+    if (n != nh)
+      return ls_error_at(err, LS_EPARSE, path, line, 0, "%d fields, the header has %d", n, nh);
+    int bad = 0;
+    raw_row w = {cells[ix[0]], cells[ix[1]], cells[ix[2]],
+                 csv_num(cells, ix[3], REQUIRED[3], at, &bad, err), csv_num(cells, ix[4], REQUIRED[4], at, &bad, err),
+                 csv_num(cells, ix[5], REQUIRED[5], at, &bad, err), csv_num(cells, ix[6], REQUIRED[6], at, &bad, err),
+                 csv_num(cells, i_depth, "n_depth", at, &bad, err), csv_num(cells, ix[7], REQUIRED[7], at, &bad, err),
+                 csv_num(cells, ix[8], REQUIRED[8], at, &bad, err), csv_num(cells, i_ns, "avg_ns", at, &bad, err)};
+    if (bad)
+      return bad;
+    if ((rc = finish_row(in, &w, path, at, ++index, root, model, err)))
+      return rc;
+  }
+  if (rc < 0)
+    return rc;
+  if (index == 0)
+    return ls_error_at(err, LS_ESCHEMA, path, 1, 0, "no rows after the header");
+  return LS_OK;
+}
+
+/* ---- JSON ---- */
+
+/* A jansson syntax error located in the file (skipped: lines before the parsed text). */
+static int json_syntax(const json_error_t *je, const char *path, int skipped, ls_error *err)
+{
+  return ls_error_at(err, LS_EPARSE, path, je->line > 0 ? je->line + skipped : 0, je->column > 0 ? je->column : 0,
+                     "malformed JSON: %s", je->text);
+}
+
+static double json_num(json_t *obj, const char *key, const char *at, int required, int *bad, ls_error *err)
+{
+  json_t *v = json_object_get(obj, key);
+  if (!v) {
+    if (required && !*bad)
+      *bad = ls_error_set(err, LS_ESCHEMA, "%s: missing key '%s'", at, key);
+    return NAN;
+  }
+  if (json_is_string(v)) { /* tolerate numbers written as strings, as some converters do */
+    char *end;
+    double d = strtod(json_string_value(v), &end);
+    if (end != json_string_value(v) && *end == '\0')
+      return d;
+  }
+  if (!json_is_number(v)) {
+    if (!*bad)
+      *bad = ls_error_set(err, LS_ESCHEMA, "%s.%s: expected a number", at, key);
+    return NAN;
+  }
+  return json_number_value(v);
+}
+
+static const char *json_str(json_t *obj, const char *key, const char *at, int *bad, ls_error *err)
+{
+  json_t *v = json_object_get(obj, key);
+  if (!json_is_string(v)) {
+    if (!*bad)
+      *bad = ls_error_set(err, LS_ESCHEMA, "%s: %s key '%s'", at, v ? "expected a string at" : "missing", key);
+    return "";
+  }
+  return json_string_value(v);
+}
+
+static int bench_object(ls_calib_inputs *in, json_t *o, const char *path, const char *at, int index, const char *root,
+                        const char *model, ls_error *err)
+{
+  if (!json_is_object(o))
+    return ls_error_set(err, LS_ESCHEMA, "%s: expected an object (one llama-bench test)", at);
+  int bad = 0;
+  raw_row w = {json_str(o, "model_filename", at, &bad, err), json_str(o, "model_type", at, &bad, err),
+               json_str(o, "backends", at, &bad, err), json_num(o, "n_threads", at, 1, &bad, err),
+               json_num(o, "n_gpu_layers", at, 1, &bad, err), json_num(o, "n_prompt", at, 1, &bad, err),
+               json_num(o, "n_gen", at, 1, &bad, err), json_num(o, "n_depth", at, 0, &bad, err),
+               json_num(o, "avg_ts", at, 1, &bad, err), json_num(o, "stddev_ts", at, 1, &bad, err),
+               json_num(o, "avg_ns", at, 0, &bad, err)};
+  if (bad)
+    return bad;
+  return finish_row(in, &w, path, at, index, root, model, err);
+}
+
+static int is_fio(json_t *root)
+{
+  return json_is_object(root) && (json_object_get(root, "fio version") || json_object_get(root, "jobs"));
+}
+
+static int read_bench_json(ls_calib_inputs *in, const char *text, const char *path, const char *root,
+                           const char *model, ls_error *err)
+{
+  json_error_t je;
+  const char *p = text;
+  while (isspace((unsigned char)*p))
+    p++;
+  char at[LS_CALIB_WHERE];
+  if (*p == '[') {
+    json_t *doc = json_loads(text, 0, &je);
+    if (!doc)
+      return json_syntax(&je, path, 0, err);
+    int rc = LS_OK;
+    size_t n = json_array_size(doc);
+    if (n == 0)
+      rc = ls_error_set(err, LS_ESCHEMA, "%s: $: an empty array (no llama-bench tests)", path);
+    for (size_t i = 0; i < n && !rc; i++) {
+      snprintf(at, sizeof at, "%s: $[%zu]", path, i);
+      rc = bench_object(in, json_array_get(doc, i), path, at, (int)i + 1, root, model, err);
+    }
+    json_decref(doc);
+    return rc;
+  }
+  /* JSONL: one object a line (or one object that is a file from another tool). */
+  json_t *whole = json_loads(text, 0, &je);
+  if (whole && is_fio(whole)) {
+    json_decref(whole);
+    return ls_error_set(err, LS_ESCHEMA, "%s: $: a fio result (it has \"fio version\"/\"jobs\"), not llama-bench "
+                        "output: pass it with --fio", path);
+  }
+  json_decref(whole);
+  int line = 1, index = 0, rc = LS_OK;
+  for (const char *s = text; *s && !rc; line++) {
+    const char *e = strchr(s, '\n');
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    int blank = 1;
+    for (size_t k = 0; k < len; k++)
+      blank &= isspace((unsigned char)s[k]) != 0;
+    if (!blank) {
+      json_t *o = json_loadb(s, len, 0, &je);
+      if (!o)
+        return ls_error_at(err, LS_EPARSE, path, line, je.column > 0 ? je.column : 0, "malformed JSON: %s", je.text);
+      snprintf(at, sizeof at, "%s:%d", path, line);
+      rc = bench_object(in, o, path, at, ++index, root, model, err);
+      json_decref(o);
+    }
+    s = e ? e + 1 : s + len;
+  }
+  if (!rc && index == 0)
+    rc = ls_error_at(err, LS_EPARSE, path, 1, 0, "no llama-bench tests in the file");
+  return rc;
+}
+
+int ls_calib_read_bench(ls_calib_inputs *in, const char *path, const char *data_root, const char *model_id,
+                        ls_error *err)
+{
+  if (model_id) {
+    ls_model *m;
+    if (ls_model_load_id(&m, data_root, model_id, err)) {
+      err->code = LS_EINVALID; /* measurements of a model we cannot cost: a data error */
+      return ls_error_wrap(err, "--model");
+    }
+    ls_model_free(m);
+  }
+  char *text = ls_calib_slurp(path, err);
+  if (!text)
+    return err->code;
+  const char *p = text;
+  while (isspace((unsigned char)*p))
+    p++;
+  int rc = (*p == '[' || *p == '{') ? read_bench_json(in, text, path, data_root, model_id, err)
+                                    : read_bench_csv(in, text, path, data_root, model_id, err);
+  free(text);
+  return rc;
+}
+
+/* ---- fio ---- */
+
+/* fio sizes: a number with an optional k/m/g suffix (powers of 1024, fio's default kb_base),
+ * an optional trailing "b"/"ib"; of a "read,write" pair the read size. */
+static int fio_size(const char *text, double *out)
+{
+  char s[64], *end;
+  snprintf(s, sizeof s, "%s", text);
+  s[strcspn(s, ",:")] = '\0'; /* "4k,64k": read size first; "4k:..." likewise */
+  double v = strtod(s, &end);
+  if (end == s || !(v > 0))
+    return -1;
+  double mul = 1;
+  switch (tolower((unsigned char)*end)) {
+  case 'k': mul = 1024.0; end++; break;
+  case 'm': mul = 1048576.0; end++; break;
+  case 'g': mul = 1073741824.0; end++; break;
+  default: break;
+  }
+  if (tolower((unsigned char)*end) == 'i')
+    end++;
+  if (tolower((unsigned char)*end) == 'b')
+    end++;
+  if (*end != '\0')
+    return -1;
+  *out = v * mul;
+  return 0;
+}
+
+/* Option value: the job's own, else the global one, else NULL. */
+static const char *fio_opt(json_t *job, json_t *global, const char *key)
+{
+  json_t *v = json_object_get(json_object_get(job, "job options"), key);
+  if (!json_is_string(v))
+    v = json_object_get(global, key);
+  return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static ls_fio_job *new_job(ls_calib_inputs *in, ls_error *err)
+{
+  void *moved;
+  ls_fio_job *j = grow(in->jobs, in->n_jobs, &in->cap_jobs, sizeof *in->jobs, &moved, err);
+  in->jobs = moved;
+  return j;
+}
+
+static int fio_percentiles(ls_fio_job *j, json_t *read, const char *at, ls_error *err)
+{
+  json_t *clat = json_object_get(read, "clat_ns");
+  if (!clat) {
+    if (json_object_get(read, "clat_us") || json_object_get(read, "clat"))
+      return ls_error_set(err, LS_EUNIT, "%s.read: mixed units: completion latency in microseconds (clat_us/clat, "
+                          "fio 2.x); need clat_ns (fio 3)", at);
+    return ls_error_set(err, LS_ESCHEMA, "%s.read: missing key 'clat_ns'", at);
+  }
+  json_t *pct = json_object_get(clat, "percentile");
+  if (!json_is_object(pct))
+    return LS_OK; /* fio ran with percentiles off: bandwidth only */
+  const char *key;
+  json_t *v;
+  json_object_foreach(pct, key, v) {
+    double p = strtod(key, NULL), ns = json_number_value(v);
+    if (!json_is_number(v) || !(ns > 0) || !(p > 0 && p < 100))
+      return ls_error_set(err, LS_ERANGE, "%s.read.clat_ns.percentile[\"%s\"]: must be a latency > 0 ns", at, key);
+    if (j->n_pct == LS_CALIB_PCT_MAX)
+      break;
+    int k = j->n_pct++; /* keep sorted by percentile */
+    while (k > 0 && j->pct[k - 1] > p) {
+      j->pct[k] = j->pct[k - 1];
+      j->clat_s[k] = j->clat_s[k - 1];
+      k--;
+    }
+    j->pct[k] = p;
+    j->clat_s[k] = ns * 1e-9;
+  }
+  for (int k = 1; k < j->n_pct; k++)
+    if (j->clat_s[k] < j->clat_s[k - 1])
+      return ls_error_set(err, LS_ERANGE, "%s.read.clat_ns.percentile: latencies fall with the percentile", at);
+  return LS_OK;
+}
+
+/* One job; *used 0 when it read nothing (skipped). */
+static int fio_job(ls_calib_inputs *in, json_t *job, json_t *global, const char *path, size_t i, ls_error *err)
+{
+  char at[LS_CALIB_WHERE];
+  snprintf(at, sizeof at, "%s: $.jobs[%zu]", path, i);
+  json_t *read = json_object_get(job, "read");
+  if (!json_is_object(job) || !json_is_object(read))
+    return ls_error_set(err, LS_ESCHEMA, "%s: missing key 'read' (fio --output-format=json writes one per job)", at);
+  json_t *io = json_object_get(read, "io_bytes");
+  if (json_is_number(io) && json_number_value(io) == 0)
+    return LS_OK; /* a write-only job */
+  int bad = 0;
+  double bw = json_num(read, "bw_bytes", at, 1, &bad, err), iops = json_num(read, "iops", at, 1, &bad, err);
+  double kib = json_num(read, "bw", at, 0, &bad, err), dev = json_num(read, "bw_dev", at, 0, &bad, err);
+  if (bad)
+    return ls_error_wrap(err, "read");
+  if (isnan(bw) || isnan(iops))
+    return ls_error_set(err, LS_ERANGE, "%s.read: bw_bytes or iops is NaN", at);
+  if (!(bw > 0) || !(iops > 0) || !isfinite(bw) || !isfinite(iops))
+    return ls_error_set(err, LS_ERANGE, "%s.read: bw_bytes = %g, iops = %g: rates must be > 0", at, bw, iops);
+  if (!isnan(kib) && fabs(kib * 1024.0 / bw - 1.0) > 0.02)
+    return ls_error_set(err, LS_EUNIT, "%s.read: mixed units: bw = %g (KiB/s) but bw_bytes = %g B/s", at, kib, bw);
+  const char *bs_s = fio_opt(job, global, "bs"), *qd_s = fio_opt(job, global, "iodepth");
+  const char *direct = fio_opt(job, global, "direct");
+  ls_fio_job *j = new_job(in, err);
+  if (!j)
+    return err->code;
+  if (!bs_s)
+    bs_s = "4k"; /* fio's default block size */
+  if (fio_size(bs_s, &j->bs))
+    return ls_error_set(err, LS_EPARSE, "%s: option bs = '%s': not a size", at, bs_s);
+  if (fabs(bw / iops / j->bs - 1.0) > 0.1)
+    return ls_error_set(err, LS_EUNIT, "%s: mixed units: bs = %s but bw_bytes / iops = %.0f B per request", at,
+                        bs_s, bw / iops);
+  long qd = qd_s ? strtol(qd_s, NULL, 10) : 1;
+  if (qd < 1 || qd > 65536)
+    return ls_error_set(err, LS_ERANGE, "%s: option iodepth = '%s': must be 1..65536", at, qd_s);
+  int rc = fio_percentiles(j, read, at, err);
+  if (rc)
+    return rc;
+  json_t *name = json_object_get(job, "jobname");
+  snprintf(j->name, sizeof j->name, "%s", json_is_string(name) ? json_string_value(name) : "job");
+  snprintf(j->where, sizeof j->where, "%s", at);
+  snprintf(j->file, sizeof j->file, "%s", path);
+  snprintf(j->tag, sizeof j->tag, "j%zu", i + 1);
+  j->iodepth = (int)qd;
+  j->direct = direct && strtol(direct, NULL, 10) != 0;
+  j->bw = bw;
+  j->bw_dev = isnan(dev) ? 0.0 : dev * 1024.0;
+  j->iops = iops;
+  in->n_jobs++;
+  return LS_OK;
+}
+
+int ls_calib_read_fio(ls_calib_inputs *in, const char *path, ls_error *err)
+{
+  char *text = ls_calib_slurp(path, err);
+  if (!text)
+    return err->code;
+  /* fio prints notes ("note: both iodepth >= 1 and synchronous I/O engine ...") on stdout
+   * before the JSON: start at the first line that opens an object or array. */
+  const char *p = text;
+  int skipped = 0;
+  while (*p && *p != '{' && *p != '[') {
+    const char *nl = strchr(p, '\n');
+    p = nl ? nl + 1 : p + strlen(p);
+    skipped++;
+  }
+  json_error_t je;
+  json_t *doc = *p ? json_loads(p, 0, &je) : NULL;
+  int rc = LS_OK;
+  if (!*p)
+    rc = ls_error_at(err, LS_ESCHEMA, path, 1, 0, "not fio JSON (run fio with --output-format=json)");
+  else if (!doc)
+    rc = json_syntax(&je, path, skipped, err);
+  else if (json_is_array(doc) || !is_fio(doc))
+    rc = ls_error_set(err, LS_ESCHEMA, "%s: $: not fio JSON (no \"fio version\"/\"jobs\")%s", path,
+                      json_is_array(doc) ? ": an array, as llama-bench -o json writes (pass it with --llama-bench)" : "");
+  json_t *jobs = doc ? json_object_get(doc, "jobs") : NULL;
+  if (!rc && !json_is_array(jobs))
+    rc = ls_error_set(err, LS_ESCHEMA, "%s: $.jobs: expected an array", path);
+  int before = in->n_jobs;
+  for (size_t i = 0; !rc && i < json_array_size(jobs); i++)
+    rc = fio_job(in, json_array_get(jobs, i), json_object_get(doc, "global options"), path, i, err);
+  if (!rc && in->n_jobs == before)
+    rc = ls_error_set(err, LS_ESCHEMA, "%s: $.jobs: no job read anything", path);
+  json_decref(doc);
+  free(text);
+  return rc;
+}
+
+void ls_calib_inputs_free(ls_calib_inputs *in)
+{
+  free(in->rows);
+  free(in->jobs);
+  memset(in, 0, sizeof *in);
+}

@@ -1,0 +1,290 @@
+/* runner/calib_write: see calib_write.h.
+ *
+ * The profile is edited as text, line by line, so every comment and every number the fit did
+ * not touch stays byte for byte as in the base: the YAML loader (sim/yaml) locates each key
+ * to replace (line and column of its value), and the line is rebuilt as
+ *   <indentation and key> <new value>   # calibrated: <file> rows <tags>, ±<standard error>
+ * Scales (cpu.gemv_scale, cpu.flops_scale) rewrite every cluster's number they multiply. */
+#include "runner/calibrate/calib_write.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/yaml.h"
+
+#define MAX_EDITS 32
+#define COMMENT_COL 32
+
+typedef struct edit {
+  int line;              /* 1-based line of the value */
+  int col;               /* 1-based column where the value starts */
+  char value[64];
+  char comment[384];     /* without "# " */
+} edit;
+
+const char *ls_calib_format(double si, ls_unit_kind k, char *buf, unsigned size)
+{
+  double r = si;
+  if (si != 0 && isfinite(si)) { /* 4 significant digits */
+    double mag = pow(10.0, floor(log10(fabs(si))) - 3);
+    r = round(si / mag) * mag;
+  }
+  if (k == LS_U_RATIO) {
+    snprintf(buf, size, "%.4g", r);
+    return buf;
+  }
+  return ls_units_format(r, k, buf, size);
+}
+
+/* Node at a dotted path with [i] indexes ("cpu.clusters[2].freq"); 0 when absent. */
+static int find_path(ls_ydoc *doc, const char *path, ls_ynode *out)
+{
+  ls_ynode n = ls_ydoc_root(doc);
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *tok = strtok(buf, "."); tok; tok = strtok(NULL, ".")) {
+    char *br = strchr(tok, '[');
+    int idx = br ? atoi(br + 1) : -1;
+    if (br)
+      *br = '\0';
+    ls_ynode next;
+    if (ls_ynode_kind(&n) != LS_Y_MAP || !ls_ymap_find(&n, tok, &next))
+      return 0;
+    n = next;
+    if (idx >= 0) {
+      if (ls_ynode_kind(&n) != LS_Y_SEQ || idx >= ls_yseq_len(&n))
+        return 0;
+      n = ls_yseq_at(&n, idx);
+    }
+  }
+  *out = n;
+  return 1;
+}
+
+static int add_edit(edit *e, int *n, ls_ydoc *doc, const char *path, const char *value, const char *comment,
+                    ls_error *err)
+{
+  ls_ynode node;
+  if (!find_path(doc, path, &node) || ls_ynode_kind(&node) != LS_Y_SCALAR)
+    return ls_error_set(err, LS_ESCHEMA, "%s: base profile has no scalar '%s' to calibrate", ls_ydoc_name(doc), path);
+  if (*n == MAX_EDITS)
+    return ls_error_set(err, LS_ESTATE, "calibrate: too many edits");
+  edit *x = &e[(*n)++];
+  x->line = ls_ynode_line(&node);
+  x->col = ls_ynode_col(&node);
+  snprintf(x->value, sizeof x->value, "%s", value);
+  snprintf(x->comment, sizeof x->comment, "%s", comment);
+  return LS_OK;
+}
+
+/* Comment of a fitted parameter: rows and its standard error (in the parameter's unit, or
+ * relative for a scale written into several numbers). */
+static void fitted_comment(const ls_calib_param *q, const char *extra, char *buf, size_t size)
+{
+  char se[48];
+  if (strstr(q->name, "_scale"))
+    snprintf(se, sizeof se, "%.2g %%", 100.0 * q->se / q->value);
+  else
+    ls_calib_format(q->se, q->unit, se, sizeof se);
+  snprintf(buf, size, "calibrated: %s, \u00b1%s%s", q->rows, se, extra);
+}
+
+static int group_edits(const ls_calib_result *r, edit *e, int *n, ls_ydoc *doc, ls_error *err)
+{
+  char v[64], c[384], extra[96], path[96];
+  int rc = LS_OK;
+  for (int g = 0; g < LS_CALIB_GROUPS && !rc; g++) {
+    const ls_calib_group *G = &r->g[g];
+    for (int k = 0; k < G->n_par && G->n_pts > 0 && !rc; k++) {
+      const ls_calib_param *q = &G->par[k];
+      if (q->status != LS_CALIB_FITTED)
+        continue;
+      if (strcmp(q->name, "cpu.gemv_scale") == 0 || strcmp(q->name, "cpu.flops_scale") == 0) {
+        int gemv = q->name[4] == 'g';
+        snprintf(extra, sizeof extra, " (x%.4g of the base, one scale for every cluster)", q->value);
+        fitted_comment(q, extra, c, sizeof c);
+        for (int i = 0; i < r->cpu.n_clusters && !rc; i++) {
+          snprintf(path, sizeof path, "cpu.clusters[%d].%s", i, gemv ? "gemv_bandwidth" : "flops_per_cycle");
+          if (gemv)
+            ls_calib_format(r->cpu.cluster[i].gemv_bw_per_core, LS_U_BANDWIDTH, v, sizeof v);
+          else
+            ls_calib_format(r->cpu.cluster[i].flops_per_cycle, LS_U_RATIO, v, sizeof v);
+          rc = add_edit(e, n, doc, path, v, c, err);
+        }
+        continue;
+      }
+      fitted_comment(q, "", c, sizeof c);
+      rc = add_edit(e, n, doc, q->name, ls_calib_format(q->value, q->unit, v, sizeof v), c, err);
+    }
+  }
+  return rc;
+}
+
+static int write_lines(FILE *f, char *text, const edit *e, int n, const char *header)
+{
+  int line = 1, wrote_header = 0;
+  for (char *s = text; *s; line++) {
+    char *end = strchr(s, '\n');
+    size_t len = end ? (size_t)(end - s) : strlen(s);
+    if (!wrote_header && len > 0 && s[0] != '#') { /* after the opening comment block */
+      fprintf(f, "%s", header);
+      wrote_header = 1;
+    }
+    const edit *x = NULL;
+    for (int i = 0; i < n; i++)
+      if (e[i].line == line)
+        x = &e[i];
+    if (!x) {
+      fwrite(s, 1, len, f);
+    } else {
+      int pre = x->col - 1, used = pre + (int)strlen(x->value);
+      fprintf(f, "%.*s%s", pre, s, x->value);
+      fprintf(f, "%*s# %s", used < COMMENT_COL ? COMMENT_COL - used + 1 : 1, "", x->comment);
+    }
+    fputc('\n', f);
+    s = end ? end + 1 : s + len;
+  }
+  return ferror(f) ? -1 : 0;
+}
+
+int ls_calib_write_profile(const char *base_path, const char *base_label, const ls_calib_result *r, const char *id,
+                           const char *out_path, ls_error *err)
+{
+  ls_ydoc *doc;
+  int rc = ls_ydoc_load_file(&doc, base_path, err);
+  if (rc)
+    return rc;
+  char *text = ls_calib_slurp(base_path, err);
+  edit e[MAX_EDITS];
+  int n = 0;
+  if (!text)
+    rc = err->code;
+  ls_ynode name;
+  char nm[160];
+  if (!rc && find_path(doc, "name", &name))
+    snprintf(nm, sizeof nm, "%s (calibrated)", ls_ynode_text(&name));
+  else
+    snprintf(nm, sizeof nm, "%s", id);
+  if (!rc)
+    rc = add_edit(e, &n, doc, "id", id, "written by leversim calibrate", err);
+  if (!rc)
+    rc = add_edit(e, &n, doc, "name", nm, "written by leversim calibrate", err);
+  if (!rc)
+    rc = group_edits(r, e, &n, doc, err);
+  const ls_calib_group *N = &r->g[LS_CALIB_GROUP_NPU];
+  ls_ynode tnode;
+  if (!rc && N->n_pts > 0 && find_path(doc, "npu.q4_0_dynamic.tile", &tnode) &&
+      atoi(ls_ynode_text(&tnode)) != N->tile) {
+    char v[16], c[600];
+    snprintf(c, sizeof c, "calibrated: %s", N->note);
+    snprintf(v, sizeof v, "%d", N->tile);
+    rc = add_edit(e, &n, doc, "npu.q4_0_dynamic.tile", v, c, err);
+    snprintf(v, sizeof v, "%d", N->mat_min);
+    if (!rc)
+      rc = add_edit(e, &n, doc, "npu.q4_0_dynamic.mat_min", v, c, err);
+  }
+  ls_ydoc_free(doc);
+  char tmp[LS_ERR_FILE + 8], header[600];
+  snprintf(tmp, sizeof tmp, "%s.tmp", out_path);
+  snprintf(header, sizeof header, "# Written by `leversim calibrate` from the base profile %s: numbers marked `calibrated: <file> rows "
+           "<rows>, \u00b1<standard error>` were fitted to those measurements; all others are the base's.\n",
+           base_label);
+  FILE *f = rc ? NULL : fopen(tmp, "w");
+  if (!rc && !f)
+    rc = ls_error_set(err, LS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
+  if (f) {
+    int bad = write_lines(f, text, e, n, header);
+    if (fclose(f) || bad)
+      rc = ls_error_set(err, LS_EIO, "%s: write failed", tmp);
+  }
+  free(text);
+  ls_device *check;
+  if (!rc && (rc = ls_device_load(&check, tmp, err)) == LS_OK)
+    ls_device_free(check);
+  if (!rc && rename(tmp, out_path))
+    rc = ls_error_set(err, LS_EIO, "%s: cannot rename to %s: %s", tmp, out_path, strerror(errno));
+  if (rc)
+    remove(tmp);
+  return rc;
+}
+
+/* ---- plots ---- */
+
+typedef struct axes {
+  const char *xlabel, *ylabel;
+  int logx, logy;
+} axes;
+
+static axes group_axes(int g, int latency)
+{
+  if (g == LS_CALIB_GROUP_FLASH)
+    return latency ? (axes){"percentile", "completion latency (s)", 0, 1}
+                   : (axes){"block size (bytes)", "read bandwidth (B/s)", 1, 1};
+  return (axes){"prompt tokens per pass (tg: 1)", "tokens/s", 1, 1};
+}
+
+static int plot_one(const ls_calib_group *G, int g, int latency, const char *dir, ls_error *err)
+{
+  char dat[LS_ERR_FILE], gp[LS_ERR_FILE], png[LS_ERR_FILE], stem[64];
+  snprintf(stem, sizeof stem, "calibrate-%s%s", G->name, latency ? "-latency" : "");
+  snprintf(dat, sizeof dat, "%s/%s.dat", dir, stem);
+  snprintf(gp, sizeof gp, "%s/%s.gp", dir, stem);
+  snprintf(png, sizeof png, "%s/%s.png", dir, stem);
+  FILE *d = fopen(dat, "w"), *s = fopen(gp, "w");
+  if (!d || !s) {
+    if (d) fclose(d);
+    if (s) fclose(s);
+    return ls_error_set(err, LS_EIO, "%s: cannot write the plot files: %s", dir, strerror(errno));
+  }
+  axes a = group_axes(g, latency);
+  fprintf(s, "# %s: measured (points, +-1 sd) vs fitted (lines); data in %s.dat, one block per series\n", stem, stem);
+  fprintf(s, "set terminal pngcairo size 1000,700 enhanced font 'Sans,12' background rgb 'white'\n"
+             "set output '%s'\nset key top left\nset grid\nset xlabel '%s'\nset ylabel '%s'\n%s%s",
+          png, a.xlabel, a.ylabel, a.logx ? "set logscale x\n" : "", a.logy ? "set logscale y\n" : "");
+  fprintf(s, "plot ");
+  int block = 0;
+  for (int c = 0; c < G->n_curves; c++) {
+    const ls_calib_curve *cv = &G->curves[c];
+    if ((strncmp(cv->series, "latency", 7) == 0) != latency)
+      continue;
+    fprintf(d, "# measured: %s\n", cv->series);
+    for (int i = 0; i < G->n_pts; i++)
+      if (strcmp(G->pts[i].series, cv->series) == 0)
+        fprintf(d, "%.9g %.9g %.9g\n", G->pts[i].px, G->pts[i].py, G->pts[i].pe);
+    fprintf(d, "\n\n# fitted: %s\n", cv->series);
+    for (int i = 0; i < cv->n; i++)
+      fprintf(d, "%.9g %.9g\n", cv->x[i], cv->y[i]);
+    fprintf(d, "\n\n");
+    fprintf(s, "%s'%s' index %d using 1:2:3 with yerrorbars pt 7 lc %d title 'measured: %s', \\\n"
+               "  '' index %d using 1:2 with lines lw 2 lc %d title 'fitted: %s'",
+            block ? ", \\\n  " : "", dat, block, c + 1, cv->series, block + 1, c + 1, cv->series);
+    block += 2;
+  }
+  fprintf(s, "\n");
+  fclose(d);
+  fclose(s);
+  if (block == 0) {
+    remove(dat);
+    remove(gp);
+    return LS_OK;
+  }
+  char cmd[3 * LS_ERR_FILE];
+  snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>&1", gp);
+  if (system(cmd) != 0)
+    return ls_error_set(err, LS_EIO, "gnuplot failed on %s", gp);
+  return LS_OK;
+}
+
+int ls_calib_plot(const ls_calib_result *r, const char *dir, ls_error *err)
+{
+  int rc = LS_OK;
+  for (int g = 0; g < LS_CALIB_GROUPS && !rc; g++) {
+    if (r->g[g].n_pts == 0)
+      continue;
+    rc = plot_one(&r->g[g], g, 0, dir, err);
+    if (!rc && g == LS_CALIB_GROUP_FLASH)
+      rc = plot_one(&r->g[g], g, 1, dir, err);
+  }
+  return rc;
+}

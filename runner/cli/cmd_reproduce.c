@@ -1,0 +1,275 @@
+/* runner/cmd_reproduce: 'leversim reproduce' — the paper replay: runs
+ * runner/experiments/paper.yaml into a fresh database, prints the summary (tokens/s per
+ * configuration and system, Lever's average speedups over ar-flash and specinfer,
+ * arithmetic and geometric, with 95 % intervals, and the precision achieved against the
+ * targets), records the replay (quick or full, spec hash, sizes) in the database's meta for
+ * `leversim check`, then redraws the figures. --json: stdout is exactly one JSON document. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "results/db.h"
+#include "sim/rng.h"
+#include "runner/cli/cli_opts.h"
+#include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
+#include "runner/study/driver.h"
+#include "runner/study/validate.h"
+#include "runner/report/draw.h"
+
+typedef struct repro_opts {
+  const char *db, *out;
+  long jobs;
+  int quick, resume, json, no_figures;
+} repro_opts;
+
+static const ls_opt REPRO_OPTS[] = {
+    {"--quick", LS_OPT_FLAG, OPT_AT(repro_opts, quick), NULL, "a regression guard for CI, not a result: few prompts, the main study and the budget sweep only"},
+    {"--db", LS_OPT_STR, OPT_AT(repro_opts, db), "FILE", "results database (default results/leversim.db; recreated unless --resume)"},
+    {"--out", LS_OPT_STR, OPT_AT(repro_opts, out), "DIR", "figures folder (default results/figures)"},
+    {"--jobs", LS_OPT_LONG, OPT_AT(repro_opts, jobs), "N", "worker processes (default 2; results are identical for any N)", .lo = 1, .hi = 64},
+    {"--resume", LS_OPT_FLAG, OPT_AT(repro_opts, resume), NULL, "keep the database and skip the runs it already holds"},
+    {"--no-figures", LS_OPT_FLAG, OPT_AT(repro_opts, no_figures), NULL, "do not draw the figures"},
+    {"--json", LS_OPT_FLAG, OPT_AT(repro_opts, json), NULL, "stdout is one JSON document (summary, ratios with 95 % intervals, precision)"},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "a trial size: workload.prompts of every run (a 'custom' replay)", .lo = 1, .hi = 1000000, .key = "workload.prompts"},
+    {"--tokens", LS_OPT_SETTING, 0, "N", "a trial size: workload.max_tokens of every run (a 'custom' replay)", .lo = 1, .hi = 1000000, .key = "workload.max_tokens"},
+    {NULL}};
+
+static const ls_cmd_spec REPRO = {
+    "reproduce", NULL, 0, 0, 0, "replay the paper (runner/experiments/paper.yaml), print the summary, draw the figures",
+    "Replays the paper into the database, prints the summary (tokens/s per configuration and\n"
+    "system, Lever's average speedups with 95 % intervals, the precision achieved) and draws\n"
+    "the figures. The replay's size is workload.prompts and workload.max_tokens in the\n"
+    "experiment file; --prompts/--tokens override them for a trial, a 'custom' replay that is\n"
+    "checked against no baseline and from which none is written. With --json everything but\n"
+    "the document goes to stderr.\n",
+    NULL, REPRO_OPTS};
+
+static void remove_db(const char *path)
+{
+  char side[600];
+  unlink(path);
+  snprintf(side, sizeof side, "%s-wal", path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", path);
+  unlink(side);
+}
+
+/* What the replay was: recorded in the database's meta so that `leversim check` can tell a
+ * quick database from a full one (results/check.c). spec_hash: 64-bit hash of every run id
+ * of the expansion, in order. */
+typedef struct replay_info {
+  char spec_hash[17], prompts[16], max_tokens[16];
+  const char *replay;
+} replay_info;
+
+/* The runs' workload.prompts as "N" or, when the sizing gives some systems more, "MIN-MAX"
+ * ("default" when a run leaves it to its dataset). */
+static void prompts_range(ls_experiment *x, char *out, size_t size)
+{
+  long lo = 0, hi = 0;
+  for (int i = 0; i < ls_experiment_count(x); i++) {
+    const char *p = ls_kv_find(ls_experiment_run(x, i)->settings, "workload.prompts");
+    if (!p) {
+      snprintf(out, size, "default");
+      return;
+    }
+    long n = strtol(p, NULL, 10);
+    lo = i == 0 || n < lo ? n : lo;
+    hi = i == 0 || n > hi ? n : hi;
+  }
+  if (lo == hi)
+    snprintf(out, size, "%ld", lo);
+  else
+    snprintf(out, size, "%ld-%ld", lo, hi);
+}
+
+static int replay_of(ls_experiment *x, int quick, int custom, replay_info *r, ls_error *err)
+{
+  uint64_t h = 0x7265706c6179ULL;
+  for (int i = 0; i < ls_experiment_count(x); i++) {
+    char id[LS_DB_RUN_ID_LEN + 1];
+    int rc = ls_driver_spec_id(ls_experiment_run(x, i), id, err);
+    if (rc) return rc;
+    h = ls_key_str(h, id);
+  }
+  snprintf(r->spec_hash, sizeof r->spec_hash, "%016llx", (unsigned long long)h);
+  ls_run_spec *s0 = ls_experiment_run(x, 0);
+  const char *t = s0 ? ls_kv_find(s0->settings, "workload.max_tokens") : NULL;
+  prompts_range(x, r->prompts, sizeof r->prompts);
+  snprintf(r->max_tokens, sizeof r->max_tokens, "%s", t ? t : "default");
+  r->replay = custom ? "custom" : quick ? "quick" : "full";
+  return LS_OK;
+}
+
+static int record_replay(ls_db *db, const replay_info *r, ls_error *err)
+{
+  int rc = ls_db_set_meta(db, "experiment", "paper", err);
+  if (!rc) rc = ls_db_set_meta(db, "replay", r->replay, err);
+  if (!rc) rc = ls_db_set_meta(db, "spec_hash", r->spec_hash, err);
+  if (!rc) rc = ls_db_set_meta(db, "prompts", r->prompts, err);
+  if (!rc) rc = ls_db_set_meta(db, "max_tokens", r->max_tokens, err);
+  return rc;
+}
+
+static const char QUICK_NOTE[] =
+    "--quick is a regression guard, not a result: too few prompts and tokens per\n"
+    "configuration for tight intervals; compare it with results/baseline/quick.yaml only.";
+
+static void print_hw(const char *what, double hw, double target)
+{
+  if (isnan(hw))
+    printf("  %-47s   n/a   (target <= %.0f %%: not measurable, too few prompts)\n", what,
+           100 * target);
+  else
+    printf("  %-47s %5.2f %% (target <= %.0f %%: %s)\n", what, 100 * hw, 100 * target,
+           hw <= target ? "met" : "NOT met");
+}
+
+static void precision_text(const ls_db_precision *p, const replay_info *r)
+{
+  printf("\nPrecision: relative half-widths of the 95 %% intervals (paired bootstrap over "
+         "prompts;\n%s prompts x %s tokens per run, %d to %d prompts per run of part main):\n",
+         r->prompts, r->max_tokens, p->prompts, p->prompts_max);
+  print_hw("Lever vs ar-flash, mean of the configurations", p->vs_ar_flash, LS_DB_TARGET_HEADLINE);
+  print_hw("Lever vs specinfer, mean of the configurations", p->vs_specinfer,
+           LS_DB_TARGET_HEADLINE);
+  print_hw("widest per-configuration Lever ratio", p->worst_config, LS_DB_TARGET_CONFIG);
+  if (p->worst[0]) printf("    (%s)\n", p->worst);
+  if (isfinite(p->worst_any))
+    printf("  %-47s %5.2f %% (no target: %s)\n", "widest Lever ratio over any system",
+           100 * p->worst_any, p->worst_any_name);
+}
+
+static void json_num(const char *key, double v)
+{
+  if (isfinite(v)) printf(",\"%s\":%.17g", key, v);
+  else printf(",\"%s\":null", key);
+}
+
+/* The whole JSON document: replay, run counts, summary, per-configuration ratios, precision. */
+static int summary_json(ls_db *db, const replay_info *r, const ls_driver_summary *sum,
+                        const ls_db_precision *p, ls_error *err)
+{
+  printf("{\"experiment\":\"paper\",\"replay\":\"%s\",\"spec_hash\":\"%s\",\"prompts\":\"%s\","
+         "\"max_tokens\":\"%s\",\"runs\":{\"total\":%d,\"ok\":%d,\"invalid\":%d,\"failed\":%d,"
+         "\"wall_s\":%.3f},\"summary\":", r->replay, r->spec_hash, r->prompts, r->max_tokens,
+         sum->total, sum->ok, sum->invalid, sum->failed, sum->wall_s);
+  int rc = ls_db_export(db, "summary", "json", stdout, err);
+  printf(",\"lever_ratios\":");
+  if (!rc) rc = ls_db_export(db, "lever_ratios", "json", stdout, err);
+  printf(",\"precision\":{\"min_prompts\":%d", p->prompts);
+  json_num("vs_ar_flash_halfwidth", p->vs_ar_flash);
+  json_num("vs_specinfer_halfwidth", p->vs_specinfer);
+  json_num("worst_config_halfwidth", p->worst_config);
+  json_num("worst_any_system_halfwidth", p->worst_any);
+  printf(",\"max_prompts\":%d", p->prompts_max);
+  json_num("target_headline", LS_DB_TARGET_HEADLINE);
+  json_num("target_config", LS_DB_TARGET_CONFIG);
+  printf(",\"headline_met\":%s,\"config_met\":%s}",
+         p->vs_ar_flash <= LS_DB_TARGET_HEADLINE && p->vs_specinfer <= LS_DB_TARGET_HEADLINE
+             ? "true" : "false",
+         p->worst_config <= LS_DB_TARGET_CONFIG ? "true" : "false");
+  if (!strcmp(r->replay, "quick")) {
+    printf(",\"note\":\"");
+    for (const char *c = QUICK_NOTE; *c; c++) putchar(*c == '\n' ? ' ' : *c);
+    printf("\"");
+  }
+  printf("}\n");
+  return rc;
+}
+
+static int summary(const char *db_path, int json, const replay_info *r,
+                   const ls_driver_summary *sum, ls_error *err)
+{
+  ls_db *db = NULL;
+  ls_db_precision p;
+  int rc = ls_db_open(&db, db_path, err);
+  if (!rc) rc = record_replay(db, r, err);
+  if (!rc) rc = ls_db_precision_get(db, &p, err);
+  if (!rc && json) {
+    rc = summary_json(db, r, sum, &p, err);
+  } else if (!rc) {
+    printf("\nDecode throughput (tokens/s) per configuration and system (part main):\n");
+    rc = ls_db_export(db, "throughput", "table", stdout, err);
+    printf("\nLever's speedup over ar-flash and specinfer per configuration, with 95 %% "
+           "intervals (empty: too few prompts):\n");
+    if (!rc) rc = ls_db_export(db, "lever_ratios", "table", stdout, err);
+    printf("\nAverage speedup of Lever over each system across the configurations "
+           "(arithmetic and geometric mean, 95 %% intervals):\n");
+    if (!rc) rc = ls_db_export(db, "summary", "table", stdout, err);
+    if (!rc) precision_text(&p, r);
+    if (!rc && !strcmp(r->replay, "quick")) printf("\n%s\n", QUICK_NOTE);
+  }
+  ls_db_close(db);
+  return rc;
+}
+
+/* Draws the figures through the report API; with --json their lines go to stderr, so stdout
+ * stays one document. */
+static int figures(const repro_opts *o)
+{
+  ls_draw_opts d = {o->db, o->out, NULL, 0, getenv("LEVERSIM_GNUPLOT"), o->json ? stderr : stdout};
+  ls_draw_outcome n;
+  ls_error err;
+  ls_error_clear(&err);
+  int rc = ls_draw(&d, &n, &err);
+  return ls_draw_exit("reproduce", &d, &n, rc, &err);
+}
+
+/* Loads, checks and runs the replay into o->db, then prints the summary. */
+static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv, ls_driver_summary *sum,
+                  ls_error *err)
+{
+  char exp_path[1024], hint[4096];
+  snprintf(exp_path, sizeof exp_path, "%s/runner/experiments/paper.yaml", ls_data_root());
+  ls_resume_hint(hint, sizeof hint, ls_cli_program(), argc, argv);
+  ls_experiment *x = NULL;
+  replay_info info;
+  int e = ls_experiment_load(&x, exp_path, ls_data_root(), o->quick, sizes, 1, 1, err);
+  if (!e)
+    e = replay_of(x, o->quick, ls_kv_count(sizes) > 0, &info, err);
+  if (!e) /* before the old database is removed */
+    e = ls_validate_runs(x, err);
+  if (!e && !o->resume)
+    remove_db(o->db);
+  if (!e) {
+    ls_driver_opts d = {o->db, ls_data_root(), hint, (int)o->jobs, o->resume, 0, 0};
+    e = ls_driver_run(x, &d, sum, err);
+  }
+  if (!e) {
+    fprintf(stderr, "leversim reproduce: %d runs (%d ok, %d not valid here, %d failed) in %.1f s -> %s\n",
+            sum->total, sum->ok, sum->invalid, sum->failed, sum->wall_s, o->db);
+    e = summary(o->db, o->json, &info, sum, err);
+  }
+  ls_experiment_free(x);
+  return e;
+}
+
+int ls_cmd_reproduce(int argc, char **argv)
+{
+  repro_opts o = {"results/leversim.db", "results/figures", 2, 0, 0, 0, 0};
+  ls_error err;
+  ls_error_clear(&err);
+  ls_kv *sizes = NULL; /* --prompts, --tokens */
+  int e = ls_kv_create(&sizes, &err);
+  if (!e && (e = ls_opts_parse(&REPRO, argc, argv, &o, sizes)) != LS_OK) {
+    ls_kv_free(sizes);
+    return ls_opts_exit(e);
+  }
+  ls_driver_summary sum = {0};
+  if (!e)
+    e = replay(&o, sizes, argc, argv, &sum, &err);
+  ls_kv_free(sizes);
+  if (e) {
+    if (e != LS_EINTR)
+      ls_error_print(&err, stderr);
+    return ls_status_exit(e);
+  }
+  if (!o.no_figures) {
+    int frc = figures(&o);
+    if (frc)
+      fprintf(stderr, "leversim reproduce: figures were not drawn (exit %d); the database is complete\n", frc);
+  }
+  return sum.failed ? ls_status_exit(LS_ERUN) : 0;
+}

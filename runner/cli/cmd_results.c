@@ -1,0 +1,169 @@
+/* runner/cmd_results: 'leversim check', 'export', 'merge' — thin command-line shells over
+ * results/db.h. A database given to check/export must exist (opening would create an empty
+ * one); errors print "leversim: <message>" and exit via ls_status_exit (64+ for bad input,
+ * 2 for a regression). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "results/db.h"
+#include "sim/units.h"
+#include "runner/cli/cli_opts.h"
+#include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
+
+static int fail(const ls_error *e)
+{
+  ls_error_print(e, stderr);
+  return ls_status_exit(e->code);
+}
+
+/* Opens an existing database read-only (never creates one, works on read-only media). */
+static int open_existing(const char *path, ls_db **db, ls_error *e)
+{
+  return ls_db_open_read(db, path, e);
+}
+
+/* --k: a number in (0, 100]. */
+static const char *parse_k(const char *text, void *field)
+{
+  const char *end = text, *why;
+  double v = -1;
+  if (ls_units_decimal(text, &v, &end, &why) != LS_OK || *end || !(v > 0 && v <= 100))
+    return "expected a number in (0, 100]";
+  *(double *)field = v;
+  return NULL;
+}
+
+typedef struct check_opts {
+  const char *db, *baseline, *write;
+  double k; /* -1: the baseline's */
+} check_opts;
+
+static const ls_opt CHECK_OPTS[] = {
+    {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "the database of a `leversim reproduce [--quick]`", .flags = LS_OPT_REQUIRED},
+    {"--baseline", LS_OPT_STR, OPT_AT(check_opts, baseline), "FILE", "compare with this baseline (results/baseline/REPLAY.yaml)"},
+    {"--write-baseline", LS_OPT_STR, OPT_AT(check_opts, write), "FILE", "write the database's ratios as a baseline instead ('-': stdout)"},
+    {"--k", LS_OPT_CALL, OPT_AT(check_opts, k), "K", "tolerance in combined half-widths (default: the baseline's; 1 when writing)", .call = parse_k},
+    {NULL}};
+
+static const ls_cmd_spec CHECK = {
+    "check", NULL, 0, 0, 0, "compare speedup ratios against a committed baseline (exit 2 on regression)",
+    "Compares lever's speedup over every system per configuration (view v_speedup, with its\n"
+    "95 % interval) with a baseline; prints ratio, baseline, delta, tolerance. Two-sided: a\n"
+    "ratio further from the baseline than K x the combined half-width of the two intervals\n"
+    "(plus a 0.1 % floor), higher or lower, or a missing configuration, is a regression.\n"
+    "Give one of --baseline and --write-baseline. The database must come from the replay the\n"
+    "baseline records (quick or full; spec hash), else exit 65 naming the baseline that fits.\n"
+    "Baselines are written only from a `leversim reproduce [--quick]` database, as\n"
+    "REPLAY.yaml. Exit: 0 ok, 2 regression, 64 usage, 65 wrong replay or bad baseline.\n",
+    NULL, CHECK_OPTS};
+
+/* --write-baseline: into OUT.tmp, then renamed, so a failed write never leaves half a file. */
+static int write_baseline(ls_db *db, const char *out, double k, ls_error *e)
+{
+  if (!strcmp(out, "-")) return ls_db_write_baseline(db, k, NULL, stdout, e);
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s.tmp", out);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return ls_error_set(e, LS_EIO, "%s: %s", tmp, strerror(errno));
+  int rc = ls_db_write_baseline(db, k, out, f, e);
+  if (fclose(f) != 0 && rc == LS_OK) rc = ls_error_set(e, LS_EIO, "%s: write failed", tmp);
+  if (rc == LS_OK && rename(tmp, out) != 0)
+    rc = ls_error_set(e, LS_EIO, "%s: %s", out, strerror(errno));
+  if (rc != LS_OK) remove(tmp);
+  return rc;
+}
+
+int ls_cmd_check(int argc, char **argv)
+{
+  check_opts o = {NULL, NULL, NULL, -1};
+  int rc = ls_opts_parse(&CHECK, argc, argv, &o, NULL), regress = 0;
+  if (rc)
+    return ls_opts_exit(rc);
+  if (!o.baseline == !o.write)
+    return ls_usage_error("check", "give one of --baseline or --write-baseline");
+  ls_error e;
+  ls_error_clear(&e);
+  ls_db *db = NULL;
+  rc = open_existing(o.db, &db, &e);
+  if (rc == LS_OK && o.write) rc = write_baseline(db, o.write, o.k < 0 ? 1 : o.k, &e);
+  else if (rc == LS_OK) rc = ls_db_check(db, o.baseline, o.k, stdout, &regress, &e);
+  ls_db_close(db);
+  if (rc != LS_OK) return fail(&e);
+  if (o.write && strcmp(o.write, "-")) fprintf(stderr, "leversim check: wrote %s\n", o.write);
+  return regress ? ls_status_exit(LS_EREGRESS) : 0;
+}
+
+typedef struct export_opts {
+  const char *db, *view, *format, *out;
+} export_opts;
+
+static const char *view_at(int i) { return ls_db_view_name(i); }
+
+static const ls_opt EXPORT_OPTS[] = {
+    {"--db", LS_OPT_STR, OPT_AT(export_opts, db), "FILE", "results database", .flags = LS_OPT_REQUIRED},
+    {"--view", LS_OPT_CHOICE, OPT_AT(export_opts, view), "NAME", "the view (default v_runs; list below)", .choice_at = view_at},
+    {"--format", LS_OPT_CHOICE, OPT_AT(export_opts, format), "F", "output format (default csv)", .choices = "csv,json,table"},
+    {"--out", LS_OPT_STR, OPT_AT(export_opts, out), "FILE", "write there instead of stdout"},
+    {NULL}};
+
+static void views(FILE *f)
+{
+  fprintf(f, "Views:\n");
+  ls_db_list_views(f);
+}
+
+static const ls_cmd_spec EXPORT = {
+    "export", NULL, 0, 0, 0, "export a results view to CSV, JSON or a table",
+    "Writes a view of a results database (opened read-only; it must exist).\n", views, EXPORT_OPTS};
+
+int ls_cmd_export(int argc, char **argv)
+{
+  export_opts o = {NULL, "v_runs", "csv", NULL};
+  int rc = ls_opts_parse(&EXPORT, argc, argv, &o, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
+  ls_error e;
+  ls_error_clear(&e);
+  ls_db *db = NULL;
+  rc = open_existing(o.db, &db, &e);
+  FILE *f = stdout;
+  if (rc == LS_OK && o.out && !(f = fopen(o.out, "w")))
+    rc = ls_error_set(&e, LS_EIO, "%s: %s", o.out, strerror(errno));
+  if (rc == LS_OK && (rc = ls_db_export(db, o.view, o.format, f, &e)) == LS_EIO && o.out)
+    ls_error_wrap(&e, "%s", o.out); /* a failed write names the file it went to */
+  if (f && f != stdout && fclose(f) != 0 && rc == LS_OK)
+    rc = ls_error_set(&e, LS_EIO, "%s: write failed", o.out);
+  ls_db_close(db);
+  return rc == LS_OK ? 0 : fail(&e);
+}
+
+typedef struct merge_opts {
+  ls_opt_list dbs; /* OUT.db, then the inputs */
+} merge_opts;
+
+static const ls_opt MERGE_OPTS[] = {{NULL}};
+
+static const ls_cmd_spec MERGE = {
+    "merge", "OUT.db IN.db...", 2, -1, OPT_AT(merge_opts, dbs), "merge sharded result databases",
+    "Copies every run of the inputs into OUT.db (created if absent). Idempotent: runs already\n"
+    "present with the same content are skipped; the same run id with different metrics or\n"
+    "configuration is an error naming the run.\n",
+    NULL, MERGE_OPTS};
+
+int ls_cmd_merge(int argc, char **argv)
+{
+  merge_opts o;
+  o.dbs.n = 0;
+  int rc = ls_opts_parse(&MERGE, argc, argv, &o, NULL), added = 0, n = o.dbs.n - 1;
+  if (rc)
+    return ls_opts_exit(rc);
+  ls_error e;
+  ls_error_clear(&e);
+  rc = ls_db_merge(o.dbs.v[0], o.dbs.v + 1, n, &added, &e);
+  if (rc != LS_OK) return fail(&e);
+  printf("merged %d input%s into %s: %d run%s added\n", n, n == 1 ? "" : "s", o.dbs.v[0], added,
+         added == 1 ? "" : "s");
+  return 0;
+}

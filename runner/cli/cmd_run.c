@@ -1,0 +1,225 @@
+/* runner/cmd_run: 'leversim run' — simulate one configuration, print its metrics with their
+ * 95 % intervals over the prompts (results/stats.c) and the settings it used. --json: stdout
+ * is one JSON document (errors go to stderr). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "results/db.h"
+#include "sim/boot.h"
+#include "runner/cli/cli_opts.h"
+#include "runner/cli/opts.h"
+#include "runner/cli/commands.h"
+#include "runner/decode/decode.h"
+#include "runner/study/driver.h"
+#include "runner/study/validate.h"
+
+typedef struct run_opts {
+  const char *device, *model, *dataset, *system, *db;
+  long seed; /* -1: the paper experiment's */
+  int json, steps;
+} run_opts;
+
+static const ls_opt RUN_OPTS[] = {
+    {"--device", LS_OPT_STR, OPT_AT(run_opts, device), "D", "device profile: an id of devices/profiles or a YAML file", .flags = LS_OPT_REQUIRED},
+    {"--model", LS_OPT_STR, OPT_AT(run_opts, model), "M", "target model id (workloads/models)", .flags = LS_OPT_REQUIRED},
+    {"--dataset", LS_OPT_STR, OPT_AT(run_opts, dataset), "S", "dataset id (workloads/datasets)", .flags = LS_OPT_REQUIRED},
+    {"--system", LS_OPT_CHOICE, OPT_AT(run_opts, system), "Y", "system to simulate (leversim settings --system Y: its keys)", .choice_at = ls_cli_system_at, .flags = LS_OPT_REQUIRED},
+    {"--set", LS_OPT_SET, 0, "key=value", "a setting (see 'leversim settings'); SYSTEM:key scopes it"},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts to simulate: --set workload.prompts=N", .lo = 1, .hi = 100000, .key = "workload.prompts"},
+    {"--tokens", LS_OPT_SETTING, 0, "N", "tokens per prompt: --set workload.max_tokens=N", .lo = 1, .hi = 1000000, .key = "workload.max_tokens"},
+    {"--seed", LS_OPT_LONG, OPT_AT(run_opts, seed), "N", "master seed (default: the paper experiment's)", .lo = 0, .hi = 0x7fffffffL},
+    {"--db", LS_OPT_STR, OPT_AT(run_opts, db), "FILE", "also write the run to this SQLite database"},
+    {"--steps", LS_OPT_FLAG, OPT_AT(run_opts, steps), NULL, "with --db: store the per-cycle series too"},
+    {"--json", LS_OPT_FLAG, OPT_AT(run_opts, json), NULL, "stdout is one JSON document (errors go to stderr)"},
+    {NULL}};
+
+static const ls_cmd_spec RUN = {
+    "run", NULL, 0, 0, 0, "simulate one device/model/dataset/system configuration",
+    "Prints the run's metrics (throughput, accepted length, ...) with 95 % intervals over the\n"
+    "prompts (none below 5 prompts), then every setting the run used: its value and where it\n"
+    "came from (default, the paper experiment, or an argument). Unless overridden, the seed\n"
+    "and settings are those of runner/experiments/paper.yaml (its top-level seed and settings),\n"
+    "so a run reproduces the paper replay's cell of the same configuration.\n",
+    NULL, RUN_OPTS};
+
+static void json_text(const char *s)
+{
+  putchar('"');
+  for (; *s; s++)
+    if (*s == '"' || *s == '\\')
+      printf("\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      printf("\\u%04x", *s);
+    else
+      putchar(*s);
+  putchar('"');
+}
+
+/* The resolved settings: every key the run read, its value and its origin. */
+static void print_settings(const ls_run_spec *s, const char *seed_from, const ls_decode_result *r, int json)
+{
+  if (json) {
+    printf(",\"seed\":%llu,\"settings\":{", (unsigned long long)s->seed);
+    for (int i = 0; i < r->n_settings; i++) {
+      const ls_kv_decl *d = &r->settings[i];
+      printf("%s", i ? "," : "");
+      json_text(d->key);
+      printf(":{\"value\":");
+      json_text(d->value);
+      printf(",\"default\":%s,\"from\":", d->is_default ? "true" : "false");
+      json_text(d->is_default ? "default" : d->origin);
+      printf("}");
+    }
+    printf("}");
+    return;
+  }
+  printf("settings (seed %llu from %s):\n", (unsigned long long)s->seed, seed_from);
+  for (int i = 0; i < r->n_settings; i++) {
+    const ls_kv_decl *d = &r->settings[i];
+    printf("  %-24s %-22s %s\n", d->key, d->value[0] ? d->value : "(none)",
+           d->is_default ? "default" : d->origin);
+  }
+}
+
+static void json_real(double v)
+{
+  if (isfinite(v)) printf("%.17g", v);
+  else printf("null");
+}
+
+/* Metric name's 95 % interval over the run's prompts (NaN: too few prompts, or none). */
+static void interval(const ls_decode_result *r, const char *name, double *lo, double *hi)
+{
+  *lo = *hi = NAN;
+  for (int i = 0; r->n_prompts > 0 && ls_db_ci_metric_name(i); i++)
+    if (!strcmp(ls_db_ci_metric_name(i), name)) {
+      double est;
+      ls_error e;
+      ls_db_metric_ci(r->prompts, r->n_prompts, r->run_id, i, &est, lo, hi, &e);
+    }
+}
+
+static void print_json(const ls_run_spec *s, const char *seed_from, const ls_decode_result *r)
+{
+  const char *names[][2] = {{"device", s->device}, {"model", s->model},
+                            {"dataset", s->dataset}, {"system", s->system}};
+  for (int i = 0; i < 4; i++) {
+    printf("%s\"%s\":", i ? "," : "{", names[i][0]);
+    json_text(names[i][1]);
+  }
+  printf(",\"run_id\":\"%s\",\"valid\":%s,\"prompts\":%d", r->run_id, r->valid ? "true" : "false",
+         r->n_prompts);
+  if (!r->valid) {
+    printf(",\"message\":");
+    json_text(r->message);
+  }
+  printf(",\"metrics\":{");
+  for (int i = 0; i < r->n_metrics; i++) {
+    double lo, hi;
+    interval(r, r->metrics[i].name, &lo, &hi);
+    printf("%s\"%s\":{\"value\":", i ? "," : "", r->metrics[i].name);
+    json_real(r->metrics[i].value);
+    printf(",\"lo\":");
+    json_real(lo);
+    printf(",\"hi\":");
+    json_real(hi);
+    printf("}");
+  }
+  printf("}");
+  print_settings(s, seed_from, r, 1);
+  printf("}\n");
+}
+
+static void print_metrics(const ls_run_spec *s, const char *seed_from, const ls_decode_result *r, int json)
+{
+  if (json) {
+    print_json(s, seed_from, r);
+    return;
+  }
+  printf("%s / %s / %s / %s\n", s->device, s->model, s->dataset, s->system);
+  if (!r->valid)
+    printf("  not valid here: %s\n", r->message);
+  else
+    printf("  %-24s %14s %-10s %s\n", "metric", "value", "unit",
+           "95 % interval (bootstrap over prompts)");
+  for (int i = 0; i < r->n_metrics; i++) {
+    double lo, hi;
+    interval(r, r->metrics[i].name, &lo, &hi);
+    printf("  %-24s %14.6g %-10s", r->metrics[i].name, r->metrics[i].value, r->metrics[i].unit);
+    if (isfinite(lo)) printf(" [%.6g, %.6g]", lo, hi);
+    printf("\n");
+  }
+  if (r->valid && r->n_prompts < LS_BOOT_MIN_UNITS)
+    printf("  (%d prompt%s: no intervals below %d prompts; --prompts N sets the sample)\n",
+           r->n_prompts, r->n_prompts == 1 ? "" : "s", LS_BOOT_MIN_UNITS);
+  print_settings(s, seed_from, r, 0);
+}
+
+/* The paper experiment's top-level settings (and its sizing of this model and system) under the
+ * command line's (which win). A data root without the paper experiment (a test fixture) has the
+ * code's defaults and seed 1, and the echo says so. */
+static int with_defaults(const ls_kv *given, const char *model, const char *system, ls_kv **out,
+                         uint64_t *seed, char *from, size_t size, ls_error *err)
+{
+  snprintf(from, size, "%s/runner/experiments/paper.yaml", ls_data_root());
+  int rc = ls_kv_create(out, err);
+  if (!rc && access(from, F_OK) == 0)
+    rc = ls_experiment_defaults(from, ls_data_root(), model, system, *out, seed, err);
+  else if (!rc) {
+    *seed = 1;
+    snprintf(from, size, "the built-in default (no runner/experiments/paper.yaml)");
+  }
+  for (int i = 0; !rc && i < ls_kv_count(given); i++)
+    rc = ls_kv_set(*out, ls_kv_key(given, i), ls_kv_value(given, i), ls_kv_origin(given, i), err);
+  return rc;
+}
+
+/* Simulates the parsed configuration; kv holds the command line's settings. */
+static int simulate(const run_opts *o, const ls_kv *kv, ls_decode_result *res, int *st, ls_error *err)
+{
+  ls_experiment *x = NULL;
+  ls_decode_cache *cache = NULL;
+  ls_db *db = NULL;
+  ls_kv *all = NULL;
+  uint64_t paper_seed = 0;
+  char from[600];
+  int e = with_defaults(kv, o->model, o->system, &all, &paper_seed, from, sizeof from, err);
+  if (!e) e = ls_experiment_single(&x, o->device, o->model, o->dataset, o->system, all,
+                                   o->seed >= 0 ? (uint64_t)o->seed : paper_seed, ls_data_root(), err);
+  if (!e) e = ls_validate_runs(x, err); /* before the database is opened */
+  if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), err);
+  if (!e && o->db) e = ls_db_open(&db, o->db, err);
+  if (!e) e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), o->steps, res, st, err);
+  if (!e && db) e = ls_db_stats_refresh(db, err); /* ratios against runs already there */
+  if (!e)
+    print_metrics(ls_experiment_run(x, 0), o->seed >= 0 ? "--seed" : from, res, o->json);
+  ls_db_close(db);
+  ls_decode_cache_free(cache);
+  ls_experiment_free(x);
+  ls_kv_free(all);
+  return e;
+}
+
+int ls_cmd_run(int argc, char **argv)
+{
+  run_opts o = {NULL, NULL, NULL, NULL, NULL, -1, 0, 0};
+  ls_kv *kv = NULL;
+  ls_error err;
+  ls_error_clear(&err);
+  int rc = ls_kv_create(&kv, &err), st = 0;
+  if (!rc && (rc = ls_opts_parse(&RUN, argc, argv, &o, kv)) != LS_OK) {
+    ls_kv_free(kv);
+    return ls_opts_exit(rc);
+  }
+  ls_decode_result res;
+  memset(&res, 0, sizeof res);
+  if (!rc)
+    rc = simulate(&o, kv, &res, &st, &err);
+  if (rc)
+    ls_error_print(&err, stderr);
+  ls_decode_result_free(&res);
+  ls_kv_free(kv);
+  /* st 1: the configuration is not valid here (e.g. ar-mem's target does not fit): bad input */
+  return rc ? ls_status_exit(rc) : st == 1 ? ls_status_exit(LS_EINVALID) : 0;
+}

@@ -1,0 +1,221 @@
+/* runner/cli/cmd_testbed: 'leversim testbed', the sim-to-real check (docs/VALIDATION.md):
+ *   model     a random-weight Q4_0 GGUF of a workloads/models shape (runner/testbed/gguf);
+ *   measure   a real llama.cpp timed on it (runner/testbed/measure) into SQLite
+ *             (runner/testbed/tbdb) and the warm rows as llama-bench CSV (runner/testbed/benchcsv);
+ *   validate  every held-out measurement predicted with a calibrated profile
+ *             (runner/testbed/validate). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
+#include "runner/testbed/benchcsv.h"
+#include "runner/testbed/gguf.h"
+#include "runner/testbed/measure.h"
+#include "runner/testbed/tbdb.h"
+#include "runner/testbed/validate.h"
+
+static int fail(const ls_error *e)
+{
+  ls_error_print(e, stderr);
+  return ls_status_exit(e->code);
+}
+
+/* ---- model ---- */
+
+typedef struct model_args {
+  const char *model, *out, *yaml;
+  long layers, width, seed;
+} model_args;
+
+static const ls_opt MODEL_OPTS[] = {
+    {"--model", LS_OPT_STR, OPT_AT(model_args, model), "ID", "the workloads/models shape", .flags = LS_OPT_REQUIRED},
+    {"--layers", LS_OPT_LONG, OPT_AT(model_args, layers), "L", "layers (0: the model's)", .lo = 0, .hi = 1024},
+    {"--width", LS_OPT_LONG, OPT_AT(model_args, width), "W", "hidden size, heads and FFN scaled with it (0: the model's)",
+     .lo = 0, .hi = 65536},
+    {"--seed", LS_OPT_LONG, OPT_AT(model_args, seed), "S", "seed of the random weights", .lo = 0, .hi = 1L << 30},
+    {"--out", LS_OPT_STR, OPT_AT(model_args, out), "FILE.gguf", "the model file", .flags = LS_OPT_REQUIRED},
+    {"--yaml", LS_OPT_STR, OPT_AT(model_args, yaml), "OUT.yaml", "also write the shape as a model file for the simulator"},
+    {NULL}};
+
+static const ls_cmd_spec MODEL = {
+    "testbed model", NULL, 0, 0, 0, "write a random-weight GGUF v3 model of a workloads/models shape",
+    "Q4_0 layers, a Q6_K head, F32 norms and a llama tokenizer (runner/testbed/gguf.h); the same seed\n"
+    "writes the same bytes. Exit: 0 written, 64 usage, 65 a shape GGUF cannot hold, 66 unknown model, 74 I/O.\n",
+    NULL, MODEL_OPTS};
+
+static int model_cmd(int argc, char **argv)
+{
+  model_args a = {0};
+  a.seed = 1;
+  int rc = ls_opts_parse(&MODEL, argc, argv, &a, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
+  ls_error err = {0};
+  ls_gguf_shape s;
+  ls_gguf_layout l;
+  if ((rc = ls_gguf_shape_scaled(ls_data_root(), a.model, (int)a.layers, (int)a.width, &s, &err)) ||
+      (rc = ls_gguf_write(a.out, &s, (uint64_t)a.seed, &l, &err)))
+    return fail(&err);
+  printf("%s: %d layers, hidden %d, ffn %d, %d/%d heads, vocab %d: %d tensors, %.1f MB\n", a.out, s.n_layers, s.hidden,
+         s.ffn, s.n_heads, s.n_kv_heads, s.vocab, l.n, l.file_bytes / 1e6);
+  ls_gguf_layout_free(&l);
+  if (a.yaml && (rc = ls_gguf_write_yaml(a.yaml, a.model, &s, &err)))
+    return fail(&err);
+  return 0;
+}
+
+/* ---- measure ---- */
+
+typedef struct measure_args {
+  const char *lib, *target, *model, *db, *csv, *draft, *draft_model, *trace, *tree;
+  long threads, reps, max_n, tg, spec_tokens, spec_k;
+  int no_repack;
+} measure_args;
+
+static const ls_opt MEASURE_OPTS[] = {
+    {"--lib", LS_OPT_STR, OPT_AT(measure_args, lib), "DIR", "folder of libllama (scripts/testbed/fetch.sh prints it)",
+     .flags = LS_OPT_REQUIRED},
+    {"--target", LS_OPT_STR, OPT_AT(measure_args, target), "FILE.gguf", "the target model", .flags = LS_OPT_REQUIRED},
+    {"--model", LS_OPT_STR, OPT_AT(measure_args, model), "ID|FILE.yaml", "the target's shape for the simulator",
+     .flags = LS_OPT_REQUIRED},
+    {"--db", LS_OPT_STR, OPT_AT(measure_args, db), "OUT.db", "the database (tables tb_*)", .flags = LS_OPT_REQUIRED},
+    {"--csv", LS_OPT_STR, OPT_AT(measure_args, csv), "OUT.csv", "the warm rows as llama-bench CSV"},
+    {"--draft", LS_OPT_STR, OPT_AT(measure_args, draft), "FILE.gguf", "draft model of the speculative run"},
+    {"--draft-model", LS_OPT_STR, OPT_AT(measure_args, draft_model), "ID|FILE.yaml", "the draft's shape"},
+    {"--trace", LS_OPT_STR, OPT_AT(measure_args, trace), "FILE", "acceptance of the speculative run (leversim trace record)"},
+    {"--tree", LS_OPT_STR, OPT_AT(measure_args, tree), "FILE.json", "the verification tree (leversim tree --json)"},
+    {"--threads", LS_OPT_LONG, OPT_AT(measure_args, threads), "T", "compute threads", .lo = 1, .hi = 256},
+    {"--reps", LS_OPT_LONG, OPT_AT(measure_args, reps), "R", "repetitions of every pass", .lo = 1, .hi = 50},
+    {"--max-n", LS_OPT_LONG, OPT_AT(measure_args, max_n), "N", "warm and cold passes of 1, 2, 4 ... N tokens", .lo = 1,
+     .hi = 256},
+    {"--tg", LS_OPT_LONG, OPT_AT(measure_args, tg), "G", "one-token steps of the tg row (0: none)", .lo = 0, .hi = 256},
+    {"--spec-tokens", LS_OPT_LONG, OPT_AT(measure_args, spec_tokens), "N", "tokens the speculative run generates", .lo = 1,
+     .hi = 4096},
+    {"--spec-k", LS_OPT_LONG, OPT_AT(measure_args, spec_k), "K", "draft tokens per cycle", .lo = 1, .hi = 16},
+    {"--no-repack", LS_OPT_FLAG, OPT_AT(measure_args, no_repack), NULL, "skip the repacked case"},
+    {NULL}};
+
+static const ls_cmd_spec MEASURE = {
+    "testbed measure", NULL, 0, 0, 0, "time a real llama.cpp: warm, cold, tree, speculative and repacked passes",
+    "Kinds and how each pass is set up: runner/testbed/measure.h. Every pass is timed as wall time less the\n"
+    "time the thread waited for a core. --draft, --draft-model and --trace go together. Exit: 0 stored, 64\n"
+    "usage, 65 bad input (tree, trace, model file), 66 not found, 70 library error, 74 I/O or database.\n",
+    NULL, MEASURE_OPTS};
+
+static int measure_cmd(int argc, char **argv)
+{
+  ls_tbm_config d = ls_tbm_defaults();
+  measure_args a = {0};
+  a.threads = d.threads;
+  a.reps = d.reps;
+  a.max_n = d.max_n;
+  a.tg = d.tg;
+  a.spec_tokens = d.spec_tokens;
+  a.spec_k = d.spec_k;
+  int rc = ls_opts_parse(&MEASURE, argc, argv, &a, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
+  if ((a.draft != NULL) != (a.trace != NULL) || (a.draft != NULL) != (a.draft_model != NULL))
+    return ls_usage_error("testbed measure", "--draft, --draft-model and --trace go together");
+  ls_tbm_config c = d;
+  c.lib_dir = a.lib;
+  c.target = a.target;
+  c.draft = a.draft;
+  c.trace = a.trace;
+  c.tree_json = a.tree;
+  c.threads = (int)a.threads;
+  c.reps = (int)a.reps;
+  c.max_n = (int)a.max_n;
+  c.tg = (int)a.tg;
+  c.spec_tokens = (int)a.spec_tokens;
+  c.spec_k = (int)a.spec_k;
+  c.repack = !a.no_repack;
+  ls_error err = {0};
+  ls_tbdb_meta meta = {0};
+  snprintf(meta.target, sizeof meta.target, "%s", c.target);
+  snprintf(meta.draft, sizeof meta.draft, "%s", c.draft ? c.draft : "");
+  snprintf(meta.model_id, sizeof meta.model_id, "%s", a.model);
+  snprintf(meta.draft_model, sizeof meta.draft_model, "%s", a.draft_model ? a.draft_model : "");
+  meta.threads = c.threads;
+  meta.reps = c.reps;
+  ls_gguf_layout l;
+  ls_tbm_result r;
+  if ((rc = ls_gguf_read_layout(c.target, &l, &err)))
+    return fail(&err);
+  uint64_t file_bytes = l.file_bytes;
+  ls_gguf_layout_free(&l);
+  if ((rc = ls_tbm_run(&c, &r, stdout, &err)))
+    return fail(&err);
+  r.target_file_bytes = file_bytes;
+  ls_tbdb *db = NULL;
+  if (!(rc = ls_tbdb_open(&db, a.db, &err)))
+    rc = ls_tbdb_store_run(db, &meta, &r, &err);
+  if (!rc && a.csv) {
+    const char *base = strrchr(c.target, '/');
+    rc = ls_benchcsv_write(a.csv, &r, base ? base + 1 : c.target, c.threads, &err);
+  }
+  if (!rc)
+    printf("testbed: run %s: %d passes stored in %s%s%s\n", meta.run_id, r.n, a.db, a.csv ? ", warm rows in " : "",
+           a.csv ? a.csv : "");
+  ls_tbdb_close(db);
+  ls_tbm_result_free(&r);
+  return rc ? fail(&err) : 0;
+}
+
+/* ---- validate ---- */
+
+typedef struct validate_args {
+  const char *db, *profile, *run, *plot, *fio_mmap, *mode;
+  long readahead;
+  int check;
+} validate_args;
+
+static const ls_opt VALIDATE_OPTS[] = {
+    {"--db", LS_OPT_STR, OPT_AT(validate_args, db), "DB", "the run's database", .flags = LS_OPT_REQUIRED},
+    {"--profile", LS_OPT_STR, OPT_AT(validate_args, profile), "ID|FILE", "the calibrated profile",
+     .flags = LS_OPT_REQUIRED},
+    {"--run", LS_OPT_STR, OPT_AT(validate_args, run), "RUN", "run id (default: the latest)"},
+    {"--fio-mmap", LS_OPT_STR, OPT_AT(validate_args, fio_mmap), "FILE", "fio mmap jobs: kernel CPU per byte mapped in"},
+    {"--mode", LS_OPT_CHOICE, OPT_AT(validate_args, mode), "MODE", "how cold passes read: read-ahead overlap or serial",
+     .choices = "mapped,serial"},
+    {"--readahead", LS_OPT_LONG, OPT_AT(validate_args, readahead), "BYTES", "read-ahead window (default: as measured)",
+     .lo = 4096, .hi = 1L << 31},
+    {"--plot", LS_OPT_STR, OPT_AT(validate_args, plot), "DIR", "draw DIR/testbed-validation.png (gnuplot)"},
+    {"--check", LS_OPT_FLAG, OPT_AT(validate_args, check), NULL,
+     "exit 2 unless the median absolute error is <= 10 %, no kind above 20 %, spec within 10 %"},
+    {NULL}};
+
+static const ls_cmd_spec VALIDATE = {
+    "testbed validate", NULL, 0, 0, 0, "predict every held-out measurement of a testbed run and print the error",
+    "Calibration rows (warm, tg) are printed as fitted; cold passes, cold steps, the tree batch and the\n"
+    "speculative run's time per token are held out (docs/VALIDATION.md). Stored in tb_prediction (view\n"
+    "tb_error). Exit: 0 (2 with --check when a target is missed), 64 usage, 65 bad input, 66 not found, 74 I/O.\n",
+    NULL, VALIDATE_OPTS};
+
+static int validate_cmd(int argc, char **argv)
+{
+  validate_args a = {0};
+  a.mode = "mapped";
+  int rc = ls_opts_parse(&VALIDATE, argc, argv, &a, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
+  ls_tbv_options o = {a.db, a.profile, a.run, a.plot, a.fio_mmap, strcmp(a.mode, "serial") == 0, (double)a.readahead};
+  ls_error err = {0};
+  int met = 0;
+  if ((rc = ls_tbv_run(&o, stdout, &met, &err)))
+    return fail(&err);
+  return a.check && !met ? ls_status_exit(LS_EREGRESS) : 0;
+}
+
+static const ls_subcmd TESTBED[] = {
+    {"model", model_cmd, "write a random-weight GGUF v3 model of a workloads/models shape"},
+    {"measure", measure_cmd, "time a real llama.cpp: warm, cold, tree, speculative and repacked passes"},
+    {"validate", validate_cmd, "predict every held-out measurement of a testbed run and print the error"},
+    {NULL, NULL, NULL}};
+
+int ls_cmd_testbed(int argc, char **argv)
+{
+  return ls_opts_group("testbed", "A real llama.cpp timed here against the simulator (docs/VALIDATION.md).", TESTBED,
+                       argc, argv);
+}

@@ -1,0 +1,524 @@
+/* runner/decode: one run's decode simulation on the event engine. See decode.h.
+ *
+ * The simulation is cut by stage of the decode cycle around one shared run state
+ * (runner/decode/decode_int.h). To follow one cycle top to bottom, read in this order:
+ *   cycle_account.c  cycle start: the draft policy builds the tree for this position
+ *   cycle_draft.c    DRAFT: the draft forward passes, on the CPU or the NPU
+ *   cycle_verify.c   VERIFY: target layers, resident or streamed from flash, pruning at the
+ *                    exit layer; then ACCEPT, the walk of the kept tree
+ *   cycle_lmhead.c   LM HEAD: the output projection, eager or on demand, and sampling
+ *   cycle_account.c  cycle end: the cycle's times and tokens are recorded, the next cycle
+ *                    (or prompt) begins; prompts start and end there too
+ * All times come from the device models; all waits emerge from the events.
+ * This file holds what surrounds the cycles: the cache of loaded inputs, the text (oracle or
+ * trace), settings scoping, the policy pick, residency, set-up and tear-down of a run, and
+ * the metrics made from the accumulated totals (their definitions: cycle_account.c).
+ * Simplifications (stated, not hidden): an EAGLE-3 head drafts from the target's features, so
+ * it has no prefill of its own (a standalone draft model's prefill is not modelled either);
+ * KV-cache memory is not charged to DRAM; flash idles while drafting unless verify.overlap is
+ * cross-cycle; one sequence at a time (no batching across prompts). */
+#include "runner/decode/decode.h"
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "devices/device.h"
+#include "devices/devsim.h"
+#include "policies/costmodel.h"
+#include "policies/policy.h"
+#include "runner/decode/decode_int.h"
+#include "runner/decode/system.h"
+#include "sim/engine.h"
+#include "sim/rng.h"
+#include "sim/stats.h"
+#include "workloads/dataset.h"
+#include "workloads/model.h"
+#include "workloads/oracle.h"
+#include "workloads/trace.h"
+
+#define MAX_CACHED 24
+
+/* ---- the cache of loaded inputs ---- */
+
+typedef struct {
+  char id[64];
+  void *obj;
+} cached;
+
+struct ls_decode_cache {
+  char root[512];
+  cached dev[MAX_CACHED], mod[MAX_CACHED], ds[MAX_CACHED];
+  int n_dev, n_mod, n_ds;
+  const volatile sig_atomic_t *stop; /* ls_decode_cache_set_stop (borrowed; may be NULL) */
+};
+
+void ls_decode_cache_set_stop(ls_decode_cache *c, const volatile sig_atomic_t *stop)
+{
+  c->stop = stop;
+}
+
+int ls_decode_cache_create(ls_decode_cache **out, const char *data_root, ls_error *err)
+{
+  *out = calloc(1, sizeof **out);
+  if (!*out)
+    return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
+  snprintf((*out)->root, sizeof (*out)->root, "%s", data_root);
+  return LS_OK;
+}
+
+void ls_decode_cache_free(ls_decode_cache *c)
+{
+  if (!c)
+    return;
+  for (int i = 0; i < c->n_dev; i++)
+    ls_device_free(c->dev[i].obj);
+  for (int i = 0; i < c->n_mod; i++)
+    ls_model_free(c->mod[i].obj);
+  for (int i = 0; i < c->n_ds; i++)
+    ls_dataset_free(c->ds[i].obj);
+  free(c);
+}
+
+typedef int (*load_fn)(void **out, const char *root, const char *id, ls_error *err);
+static int load_dev(void **o, const char *r, const char *id, ls_error *e) { return ls_device_load_id((ls_device **)o, r, id, e); }
+static int load_mod(void **o, const char *r, const char *id, ls_error *e) { return ls_model_load_id((ls_model **)o, r, id, e); }
+static int load_ds(void **o, const char *r, const char *id, ls_error *e) { return ls_dataset_load_id((ls_dataset **)o, r, id, e); }
+
+static int cache_get(ls_decode_cache *c, cached *tab, int *n, const char *id, load_fn load,
+                     void **out, ls_error *err)
+{
+  for (int i = 0; i < *n; i++)
+    if (strcmp(tab[i].id, id) == 0) {
+      *out = tab[i].obj;
+      return LS_OK;
+    }
+  if (*n == MAX_CACHED)
+    return ls_error_set(err, LS_ERANGE, "decode: more than %d distinct inputs of one kind", MAX_CACHED);
+  int rc = load(out, c->root, id, err);
+  if (rc)
+    return rc;
+  snprintf(tab[*n].id, sizeof tab[0].id, "%s", id);
+  tab[(*n)++].obj = *out;
+  return LS_OK;
+}
+
+/* ---- failure, and one target layer's cost (shared by the stages) ---- */
+
+void ls_cyc_fail(ls_run_state *r, int rc)
+{
+  if (!r->failed)
+    r->failed = rc ? rc : LS_ERUN;
+}
+
+int64_t ls_cyc_layer_ns(const ls_run_state *r, int tokens)
+{
+  return ls_npu_layer_ns(ls_device_npu(r->cfg.dev), &r->cfg.tw, tokens, r->seq.ctx_len);
+}
+
+/* ---- the text: the synthetic oracle, or a recorded trace (workload.trace=FILE) ----
+ * A trace gives candidate sets and the target's choices; the early-exit predictor is then
+ * modelled as for the oracle (score = sqrt(2) Phi^-1(AUC) [on the true path] + N(0,1),
+ * keyed by the node), with the dataset's AUC. */
+
+int ls_cyc_text_prompts(const ls_run_state *r)
+{
+  return r->text.trace ? ls_trace_prompts(r->text.trace) : ls_oracle_prompts(r->text.oracle);
+}
+
+void ls_cyc_text_begin(ls_run_state *r)
+{
+  if (r->text.trace)
+    ls_trace_replay_begin(r->text.trace, r->seq.prompt, r->seq.pos, &r->text.tcyc, &r->text.view);
+  else
+    ls_oracle_begin(r->text.oracle, r->seq.prompt, r->seq.pos, &r->text.cyc, &r->text.view);
+}
+
+int ls_cyc_text_true_rank(const ls_run_state *r, int node)
+{
+  if (r->text.trace)
+    return ls_trace_replay_true_rank(&r->text.tcyc, r->cand.tree.key[node], r->cand.tree.depth[node]);
+  return ls_oracle_true_rank(&r->text.cyc, r->cand.tree.key[node], r->cand.tree.depth[node]);
+}
+
+double ls_cyc_text_exit_score(const ls_run_state *r, int node)
+{
+  if (!r->text.trace)
+    return ls_oracle_exit_score(&r->text.cyc, r->cand.tree.key[node], r->cand.tree.depth[node], r->cand.tree.prob[node]);
+  int on = ls_trace_replay_true_rank(&r->text.tcyc, r->cand.tree.key[node], r->cand.tree.depth[node]) != LS_ORACLE_OFF_PATH;
+  double sep = sqrt(2.0) * gsl_cdf_ugaussian_Pinv(ls_oracle_auc(r->text.oracle));
+  return sep * on + ls_normal(ls_key2(r->cand.tree.key[node], 0x7472616365ULL));
+}
+
+/* ---- set-up, metrics, tear-down ---- */
+
+/* The settings one system sees: unscoped keys, plus "SYSTEM:key" keys of this system
+ * (scoped ones win), so an experiment can give one system a policy setting that the other
+ * systems of the same matrix do not read. A scope naming no system is an error. */
+static int scoped_settings(const ls_kv *in, const char *system, ls_kv **out, ls_error *err)
+{
+  int rc = ls_kv_create(out, err);
+  for (int pass = 0; pass < 2 && rc == LS_OK; pass++)
+    for (int i = 0; i < ls_kv_count(in) && rc == LS_OK; i++) {
+      const char *key = ls_kv_key(in, i), *colon = strchr(key, ':'), *origin = ls_kv_origin(in, i);
+      if (pass == 0 && !colon)
+        rc = ls_kv_set(*out, key, ls_kv_value(in, i), origin, err);
+      if (pass == 0 || !colon)
+        continue;
+      char scope[64];
+      snprintf(scope, sizeof scope, "%.*s", (int)(colon - key), key);
+      if (!ls_system_find(scope))
+        rc = ls_error_set(err, LS_EUSAGE, "%s%s%s: unknown system '%s' in a scoped setting%s%s%s", origin,
+                          origin[0] ? ": " : "", key, scope, ls_system_nearest(scope) ? " (did you mean " : "",
+                          ls_system_nearest(scope) ? ls_system_nearest(scope) : "",
+                          ls_system_nearest(scope) ? "?)" : "");
+      else if (strcmp(scope, system) == 0)
+        rc = ls_kv_set(*out, colon + 1, ls_kv_value(in, i), origin, err);
+    }
+  return rc;
+}
+
+/* Prefixes err (a reader's message without a location) with where key's value was written
+ * and, when the message does not name it, the setting itself. */
+static int at_setting(ls_kv *kv, const char *key, int rc, ls_error *err)
+{
+  const char *origin = ls_kv_origin_of(kv, key);
+  if (!rc || !origin || !origin[0] || !err || err->file[0]) /* keep a file's own location */
+    return rc;
+  if (strstr(err->msg, key))
+    ls_error_wrap(err, "%s", origin);
+  else
+    ls_error_wrap(err, "%s: %s=%s", origin, key, ls_kv_find(kv, key));
+  return rc;
+}
+
+static int pick_policies(ls_run_state *r, const ls_system *sys, ls_kv *kv, ls_error *err)
+{
+  const char *d, *p, *m;
+  ls_kv_reader(kv, "system");
+  ls_kv_string(kv, "policy.draft", sys->draft, &d);
+  ls_kv_string(kv, "policy.prune", sys->prune, &p);
+  ls_kv_string(kv, "policy.map", sys->map, &m);
+  r->cfg.dops = ls_draft_find(d);
+  r->cfg.pops = ls_prune_find(p);
+  r->cfg.mops = ls_map_find(m);
+  if (!r->cfg.dops)
+    return at_setting(kv, "policy.draft", ls_error_set(err, LS_ENOTFOUND, "policy.draft=%s: unknown draft policy", d), err);
+  if (!r->cfg.pops)
+    return at_setting(kv, "policy.prune", ls_error_set(err, LS_ENOTFOUND, "policy.prune=%s: unknown prune policy", p), err);
+  if (!r->cfg.mops)
+    return at_setting(kv, "policy.map", ls_error_set(err, LS_ENOTFOUND, "policy.map=%s: unknown map policy", m), err);
+  ls_kv_reader(kv, "draft policy");
+  int rc = r->cfg.dops->create(&r->cfg.dstate, kv, err);
+  ls_kv_reader(kv, "prune policy");
+  if (!rc) rc = r->cfg.pops->create(&r->cfg.pstate, kv, err);
+  ls_kv_reader(kv, "map policy");
+  if (!rc) rc = r->cfg.mops->create(&r->cfg.mstate, kv, err);
+  return rc;
+}
+
+/* The draft model: the target's default_draft unless model.draft names another; a target
+ * never drafts for itself (its "speculation" would be the target's own work twice). */
+static int load_draft(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, ls_error *err)
+{
+  const char *draft_id, *dquant;
+  void *obj;
+  ls_kv_string(kv, "model.draft", ls_model_default_draft(r->cfg.target), &draft_id);
+  if (strcmp(draft_id, s->model) == 0)
+    return at_setting(kv, "model.draft", ls_error_set(err, LS_EINVALID, "model.draft=%s: a target cannot "
+                                                      "draft for itself", draft_id), err);
+  int rc = at_setting(kv, "model.draft", cache_get(c, c->mod, &c->n_mod, draft_id, load_mod, &obj, err), err);
+  if (rc)
+    return rc;
+  r->cfg.draft = obj;
+  ls_kv_string(kv, "model.draft_quant", ls_model_default_quant(r->cfg.draft), &dquant);
+  return at_setting(kv, "model.draft_quant", ls_model_costs_get(r->cfg.draft, dquant, &r->cfg.dc, err), err);
+}
+
+static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, ls_error *err)
+{
+  void *obj;
+  const char *quant;
+  int rc = cache_get(c, c->dev, &c->n_dev, s->device, load_dev, &obj, err);
+  if (!rc) rc = ls_device_clone(&r->cfg.dev, obj, err);
+  ls_kv_reader(kv, "device");
+  if (!rc) rc = ls_device_apply(r->cfg.dev, kv, err); /* always: its reads declare the device keys */
+  if (!rc) rc = cache_get(c, c->mod, &c->n_mod, s->model, load_mod, &obj, err);
+  if (rc)
+    return rc;
+  r->cfg.target = obj;
+  if (!ls_model_is_target(r->cfg.target))
+    return ls_error_set(err, LS_EINVALID, "model '%s' is a draft model, not a target", s->model);
+  ls_kv_reader(kv, "model");
+  ls_kv_string(kv, "model.quant", ls_model_default_quant(r->cfg.target), &quant);
+  rc = at_setting(kv, "model.quant", ls_model_costs_get(r->cfg.target, quant, &r->cfg.tc, err), err);
+  if (!rc) rc = load_draft(r, c, s, kv, err);
+  ls_kv_reader(kv, "workload");
+  if (!rc) rc = cache_get(c, c->ds, &c->n_ds, s->dataset, load_ds, &obj, err);
+  if (!rc && r->dry) /* the text is built only to be simulated */
+    rc = ls_oracle_check(obj, r->cfg.target, r->cfg.draft, kv, err);
+  else if (!rc)
+    rc = ls_oracle_create(&r->text.oracle, obj, r->cfg.target, r->cfg.draft, s->seed, kv, err);
+  const char *trace_path;
+  ls_kv_string(kv, "workload.trace", NULL, &trace_path);
+  if (!rc && trace_path)
+    rc = ls_trace_read(&r->text.trace, trace_path, err); /* its messages name the file */
+  const char *rec = r->text.trace ? ls_trace_meta(r->text.trace, "target") : NULL;
+  if (!rc && rec && strcmp(rec, s->model) != 0) /* a trace is one target's behaviour */
+    rc = at_setting(kv, "workload.trace", ls_error_set(err, LS_EINVALID, "workload.trace=%s was recorded "
+                                                       "with target %s, not %s", trace_path, rec, s->model), err);
+  r->cfg.tw = ls_costmodel_layer_work(&r->cfg.tc);
+  r->cfg.L = r->cfg.tc.n_layers;
+  return rc;
+}
+
+/* Execution settings (the pipeline they shape: cycle_verify.c):
+ *   verify.overlap = serial | prefetch | cross-cycle (default serial: the paper's stack is
+ *     llama.cpp-style Q4_0 with weights mapped from flash, where a layer's compute faults its
+ *     weights in, so reads and compute alternate; src:lever-html, src:llamacpp-snapdragon;
+ *     the other modes are studied in the sensitivity part and the regime map);
+ *   verify.head_memory = auto | dram | flash: where the output projection's weights live
+ *     (auto: in app DRAM when the CPU computes it, charged to the resident budget; streamed
+ *     with the layers when the NPU graph computes it, which needs NPU-mapped memory). */
+static int read_exec(ls_run_state *r, ls_kv *kv, ls_error *err)
+{
+  static const char *const MEM[] = {"auto", "dram", "flash", NULL};
+  int ov = LS_OVERLAP_SERIAL, mem = 0;
+  int rc = ls_kv_enum(kv, "verify.overlap", ls_overlap_names, ov, &ov, err);
+  if (!rc) rc = ls_kv_enum(kv, "verify.head_memory", MEM, mem, &mem, err);
+  r->cfg.overlap = (ls_overlap)ov;
+  r->cfg.buffers = r->cfg.overlap == LS_OVERLAP_SERIAL ? 1 : 2;
+  r->cfg.lmhead = r->cfg.mops->lmhead(r->cfg.mstate);
+  r->cfg.head_in_dram = mem == 0 ? r->cfg.lmhead == LS_LMHEAD_DEMAND_CPU : mem == 1;
+  return rc;
+}
+
+/* Resident target layers: what the DRAM budget holds after the draft model, whole layers,
+ * first layers first (why a resident prefix: cycle_verify.c). */
+static int residency(ls_run_state *r, const ls_system *sys, ls_decode_result *out)
+{
+  const ls_dram_params *d = ls_device_dram(r->cfg.dev);
+  if (sys->target_in_dram) {
+    double need = r->cfg.tc.total_bytes;
+    if (need > d->app_budget) {
+      out->valid = 0;
+      snprintf(out->message, sizeof out->message,
+               "%s: target needs %.2f GB, more than the app's DRAM budget of %.2f GB on %s",
+               sys->name, need * 1e-9, d->app_budget * 1e-9, ls_device_id(r->cfg.dev));
+      return 0;
+    }
+    r->cfg.in_dram = 1;
+    r->cfg.resident = r->cfg.L;
+    return 1;
+  }
+  r->cfg.resident = ls_costmodel_resident_layers(r->cfg.dev, &r->cfg.tc, &r->cfg.dc, r->cfg.head_in_dram);
+  return 1;
+}
+
+static void add_metric(ls_decode_result *o, const char *name, double v, const char *unit)
+{
+  if (o->n_metrics < LS_DECODE_MAX_METRICS)
+    o->metrics[o->n_metrics++] = (ls_db_metric){name, v, unit};
+}
+
+static double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+static void metrics(ls_run_state *r, ls_decode_result *o)
+{
+  double dec_s = r->acct.decode_ns * 1e-9;
+  int cores = ls_cpu_total_cores(ls_device_cpu(r->cfg.dev));
+  add_metric(o, "throughput_tps", ratio((double)r->acct.tokens, dec_s), "tok/s");
+  add_metric(o, "tau", r->acct.tau.mean, "tok/cycle");
+  add_metric(o, "ttft_s", r->acct.ttft.mean, "s");
+  add_metric(o, "token_latency_p50_s", ls_sample_quantile(r->acct.tok_lat, 0.5), "s");
+  add_metric(o, "token_latency_p99_s", ls_sample_quantile(r->acct.tok_lat, 0.99), "s");
+  add_metric(o, "io_share", ratio(r->acct.io_wait_ns, r->acct.verify_ns_total), "ratio");
+  add_metric(o, "wasted_verify", 1.0 - ratio(r->acct.useful_compute, r->acct.compute_total), "ratio");
+  /* the token-count measure (docs/ARCHITECTURE.md, "Metrics"), beside the compute-time one above */
+  add_metric(o, "wasted_verify_tokens", 1.0 - ratio(r->acct.useful_token_layers, r->acct.token_layers_total), "ratio");
+  add_metric(o, "util_npu", ratio(r->acct.npu_busy, r->acct.decode_ns), "ratio");
+  add_metric(o, "util_cpu", ratio(r->acct.cpu_busy, r->acct.decode_ns * cores), "ratio");
+  add_metric(o, "util_flash", ratio(r->acct.flash_busy, r->acct.decode_ns), "ratio");
+  add_metric(o, "energy_per_token_j", ratio(r->acct.decode_energy, (double)r->acct.tokens), "J/tok");
+  add_metric(o, "share_draft", ratio(r->acct.cycle_draft.sum, dec_s), "ratio");
+  add_metric(o, "share_verify", ratio(r->acct.cycle_verify.sum, dec_s), "ratio");
+  add_metric(o, "share_lmhead", ratio(r->acct.cycle_lmhead.sum, dec_s), "ratio");
+  add_metric(o, "verify_s_mean", r->acct.cycle_verify.mean + r->acct.cycle_lmhead.mean, "s");
+  add_metric(o, "draft_s_mean", r->acct.cycle_draft.mean, "s");
+  /* the passes' durations added up: above draft_s_mean when CPU and NPU passes overlapped */
+  add_metric(o, "draft_work_s_mean", r->acct.draft_work_s.mean, "s");
+  add_metric(o, "lmhead_s_mean", r->acct.cycle_lmhead.mean, "s");
+  add_metric(o, "tree_size_mean", r->acct.tree_size.mean, "tok");
+  add_metric(o, "verify_tokens_mean", r->acct.verify_tokens.mean, "tok");
+  add_metric(o, "cycles", (double)r->acct.cycles, "count");
+  add_metric(o, "tokens", (double)r->acct.tokens, "tok");
+  add_metric(o, "target_calls_per_token", ratio((double)r->acct.cycles, (double)r->acct.tokens), "ratio");
+  add_metric(o, "decode_s", dec_s, "s");
+  add_metric(o, "resident_layers", r->cfg.resident, "count");
+  add_metric(o, "prune_calls", (double)r->acct.prune_calls, "count");
+  add_metric(o, "accepted_pruned", (double)r->acct.accepted_pruned, "count");
+}
+
+static void free_run(ls_run_state *r)
+{
+  if (r->cfg.dops && r->cfg.dstate) r->cfg.dops->destroy(r->cfg.dstate);
+  if (r->cfg.pops && r->cfg.pstate) r->cfg.pops->destroy(r->cfg.pstate);
+  if (r->cfg.mops && r->cfg.mstate) r->cfg.mops->destroy(r->cfg.mstate);
+  ls_costmodel_free(r->cfg.cm);
+  ls_oracle_free(r->text.oracle);
+  ls_trace_free(r->text.trace);
+  ls_devsim_free(r->ds);
+  ls_engine_free(r->eng);
+  ls_sample_free(r->acct.tok_lat);
+  ls_device_free(r->cfg.dev);
+}
+
+/* The flash requests of one target pass against LS_RUN_MAX_FLASH_REQUESTS (decode.h). */
+static int check_work(const ls_run_state *r, ls_error *err)
+{
+  double chunk = ls_device_flash(r->cfg.dev)->chunk_bytes;
+  double req = (r->cfg.L - r->cfg.resident) * ceil(r->cfg.tc.layer_bytes / chunk) + ceil(r->cfg.tc.lmhead_bytes / chunk);
+  if (req <= LS_RUN_MAX_FLASH_REQUESTS)
+    return LS_OK;
+  return ls_error_set(err, LS_EINVALID, "model '%s' is too large to simulate: one pass would read "
+                      "%.3g GB from flash in %.3g requests (leversim's limit is %.0e); check its arch",
+                      ls_model_id(r->cfg.target), ((r->cfg.L - r->cfg.resident) * r->cfg.tc.layer_bytes +
+                      r->cfg.tc.lmhead_bytes) / 1e9, req, LS_RUN_MAX_FLASH_REQUESTS);
+}
+
+static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_error *err)
+{
+  int rc = check_work(r, err);
+  if (!rc) rc = ls_engine_create(&r->eng, err);
+  if (!rc) rc = ls_devsim_create(&r->ds, r->cfg.dev, r->eng, s->seed, 0, err);
+  if (!rc) rc = ls_sample_create(&r->acct.tok_lat, err);
+  if (rc)
+    return rc;
+  r->err = err;
+  r->seq.prompt = 0;
+  r->cfg.prefetch = r->cfg.overlap == LS_OVERLAP_CROSS && !r->cfg.in_dram;
+  if (r->cfg.prefetch) /* the first pass's reads start as the later ones do, ahead of it */
+    ls_cyc_prefetch(r);
+  ls_cyc_prompt_start(r);
+  uint64_t budget = LS_RUN_EVENTS_PER_TOKEN * (uint64_t)r->cfg.max_tokens * (uint64_t)ls_cyc_text_prompts(r);
+  ls_engine_set_bounds(r->eng, c->stop, budget);
+  ls_engine_run(r->eng);
+  if (r->failed)
+    return r->failed;
+  if (ls_engine_halted(r->eng) == LS_EINTR)
+    return ls_error_set(err, LS_EINTR, "interrupted");
+  if (ls_engine_halted(r->eng))
+    return ls_error_set(err, LS_EINVALID, "model '%s' is too large to simulate: more than %llu "
+                        "simulated events per generated token (leversim's limit of one run); "
+                        "check its arch", ls_model_id(r->cfg.target),
+                        (unsigned long long)LS_RUN_EVENTS_PER_TOKEN);
+  if (r->seq.prompt < ls_cyc_text_prompts(r) || r->phase != LS_PHASE_IDLE)
+    return ls_error_set(err, LS_ESTATE, "decode: the simulation stalled in prompt %d, phase %s", r->seq.prompt,
+                        ls_phase_name((int)r->phase));
+  return LS_OK;
+}
+
+/* The set-up shared by the dry check and the real run: the system's scoped settings, the
+ * inputs, the policies and the execution settings; every setting must have been read. */
+static int setup(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, const ls_system *sys, ls_kv *kv, ls_error *err)
+{
+  long max_tokens = 0, threads = 0;
+  ls_kv_reader(kv, "workload");
+  int rc = ls_kv_int(kv, "workload.max_tokens", 1, 1000000, 128, &max_tokens, err);
+  if (!rc) rc = load_inputs(r, c, s, kv, err);
+  ls_kv_reader(kv, "runner");
+  if (!rc) rc = ls_kv_int(kv, "run.threads", 1, 64, ls_device_cpu(r->cfg.dev)->default_threads, &threads, err);
+  if (!rc) rc = pick_policies(r, sys, kv, err);
+  ls_kv_reader(kv, "verify");
+  if (!rc) rc = read_exec(r, kv, err);
+  const char *unknown = rc ? NULL : ls_kv_unused(kv, "");
+  if (unknown) /* the caller may tell which other systems read it */
+    snprintf(r->res->unknown_key, sizeof r->res->unknown_key, "%s", unknown);
+  if (!rc) rc = ls_kv_check_used(kv, "", err);
+  r->cfg.max_tokens = (int)max_tokens;
+  r->cfg.threads = (int)threads;
+  return rc;
+}
+
+/* Copies the declarations of kv (every setting read, given or default) into out. */
+static int keep_settings(const ls_kv *kv, ls_decode_result *out, ls_error *err)
+{
+  int n = ls_kv_decl_count(kv);
+  out->settings = n ? malloc((size_t)n * sizeof *out->settings) : NULL;
+  if (n && !out->settings)
+    return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
+  for (int i = 0; i < n; i++)
+    out->settings[i] = *ls_kv_decl_at(kv, i);
+  out->n_settings = n;
+  return LS_OK;
+}
+
+/* dry: everything up to the simulation (ls_decode_check). */
+static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, ls_decode_result *out,
+                  ls_error *err)
+{
+  memset(out, 0, sizeof *out);
+  out->valid = 1;
+  const ls_system *sys = ls_system_find(s->system);
+  if (!sys)
+    return ls_error_set(err, LS_ENOTFOUND, "unknown system '%s'", s->system);
+  ls_run_state *r = calloc(1, sizeof *r);
+  if (!r)
+    return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
+  r->res = out;
+  r->keep_steps = keep_steps;
+  r->dry = dry;
+  ls_kv *kv = NULL;
+  int rc = scoped_settings(s->settings, s->system, &kv, err);
+  if (!rc) rc = setup(r, c, s, sys, kv, err);
+  if (!rc) rc = keep_settings(kv, out, err);
+  if (!rc && residency(r, sys, out)) {
+    r->cfg.exit_layer = r->cfg.pops->exit_layer(r->cfg.pstate, r->cfg.L);
+    if (r->cfg.exit_layer <= 0)
+      r->cfg.exit_layer = r->cfg.L; /* never prunes */
+    rc = ls_costmodel_create(&r->cfg.cm, r->cfg.dev, &r->cfg.tc, &r->cfg.dc, r->cfg.mops, r->cfg.mstate, r->cfg.resident, r->cfg.threads, err);
+    if (!rc) {
+      ls_costmodel_set_exec(r->cfg.cm, r->cfg.overlap, r->cfg.head_in_dram);
+      ls_costmodel_bind(r->cfg.cm, &r->cfg.cost);
+      if (!dry)
+        rc = simulate(r, c, s, err);
+    }
+    if (!rc && !dry)
+      metrics(r, out);
+  }
+  snprintf(out->config_json, sizeof out->config_json,
+           "{\"draft\":\"%s\",\"prune\":\"%s\",\"map\":\"%s\",\"draft_model\":\"%s\","
+           "\"resident_layers\":%d,\"exit_layer\":%d,\"threads\":%d,\"overlap\":\"%s\",\"head_in_dram\":%d}",
+           r->cfg.dops ? r->cfg.dops->name : "", r->cfg.pops ? r->cfg.pops->name : "", r->cfg.mops ? r->cfg.mops->name : "",
+           r->cfg.draft ? ls_model_id(r->cfg.draft) : "", r->cfg.resident, r->cfg.exit_layer, r->cfg.threads,
+           ls_overlap_names[r->cfg.overlap], r->cfg.head_in_dram);
+  free_run(r);
+  free(r);
+  ls_kv_free(kv);
+  return rc;
+}
+
+int ls_decode_run(ls_decode_cache *c, ls_run_spec *s, int keep_steps, ls_decode_result *out,
+                  ls_error *err)
+{
+  return decode(c, s, keep_steps, 0, out, err);
+}
+
+int ls_decode_check(ls_decode_cache *c, ls_run_spec *s, ls_decode_result *out, ls_error *err)
+{
+  return decode(c, s, 0, 1, out, err);
+}
+
+void ls_decode_result_free(ls_decode_result *r)
+{
+  if (!r)
+    return;
+  free(r->steps);
+  r->steps = NULL;
+  r->n_steps = r->cap_steps = 0;
+  free(r->prompts);
+  r->prompts = NULL;
+  r->n_prompts = r->cap_prompts = 0;
+  free(r->settings);
+  r->settings = NULL;
+  r->n_settings = 0;
+}

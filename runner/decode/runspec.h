@@ -1,0 +1,20 @@
+/* runner/decode/runspec: one run to simulate — device, model, dataset and system by name, the
+ * settings it sees, its seed. Studies (runner/study/experiment) expand files into these;
+ * decode only reads them, so the type lives here, below the studies that make it. */
+#ifndef LS_RUNNER_DECODE_RUNSPEC_H
+#define LS_RUNNER_DECODE_RUNSPEC_H
+#include <stdint.h>
+#include "sim/kv.h"
+
+#define LS_NAME_MAX 64
+
+typedef struct ls_run_spec {
+  char part[LS_NAME_MAX];
+  char device[LS_NAME_MAX], model[LS_NAME_MAX], dataset[LS_NAME_MAX], system[LS_NAME_MAX];
+  ls_kv *settings;     /* owned by the experiment: merged settings of this run */
+  char axes_json[512]; /* the sweep point, e.g. {"draft.budget":"16"} */
+  uint64_t seed;
+  int index;           /* position in the full expansion (before sharding) */
+} ls_run_spec;
+
+#endif

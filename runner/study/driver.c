@@ -1,0 +1,453 @@
+/* runner/driver: see driver.h.
+ * A run's identity is its spec: part, names, settings (sorted) and seed, as canonical JSON;
+ * run_id = ls_db_hash_run of that text, so the same inputs always map to the same row and
+ * --resume can skip a run before simulating it. */
+#include "runner/study/driver.h"
+#include "sim/clock.h"
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "ls_version.h"
+#include "sim/units.h"
+
+/* The one mutable global: the signal (SIGINT or SIGTERM) that asked the sweep to stop, 0 while
+ * none has; written only by the handler. */
+static volatile sig_atomic_t g_stop;
+
+static void on_stop_signal(int sig)
+{
+  g_stop = sig;
+}
+
+static size_t json_str(char *buf, size_t size, size_t len, const char *s)
+{
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "\"");
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "\\u%04x", *s);
+    else
+      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%c", *s);
+  }
+  return len + (size_t)snprintf(buf + len, size > len ? size - len : 0, "\"");
+}
+
+/* Canonical JSON of a spec (settings sorted by ls_kv). Returns 0, or -1 when it did not fit
+ * (a cut record would give two different specs one run id). */
+static int spec_json(const ls_run_spec *s, char *buf, size_t size)
+{
+  size_t len = (size_t)snprintf(buf, size, "{\"part\":");
+  len = json_str(buf, size, len, s->part);
+  const char *names[4][2] = {{"device", s->device}, {"model", s->model}, {"dataset", s->dataset},
+                             {"system", s->system}};
+  for (int i = 0; i < 4; i++) {
+    len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",\"%s\":", names[i][0]);
+    len = json_str(buf, size, len, names[i][1]);
+  }
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",\"seed\":%llu,\"settings\":{",
+                          (unsigned long long)s->seed);
+  for (int i = 0; i < ls_kv_count(s->settings); i++) {
+    if (i)
+      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",");
+    len = json_str(buf, size, len, ls_kv_key(s->settings, i));
+    len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ":");
+    len = json_str(buf, size, len, ls_kv_value(s->settings, i));
+  }
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}}");
+  return len < size ? 0 : -1;
+}
+
+
+int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int keep_steps,
+                      ls_decode_result *res, int *status_out, ls_error *err)
+{
+  char json[8192], id[LS_DB_RUN_ID_LEN + 1];
+  *status_out = 3;
+  if (spec_json(spec, json, sizeof json))
+    return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
+                        spec->device, spec->model, spec->dataset, spec->system);
+  ls_db_hash_run(spec->part, json, spec->seed, id);
+  double t0 = ls_now_s();
+  ls_error run_err;
+  ls_error_clear(&run_err);
+  int rc = ls_decode_run(cache, spec, keep_steps, res, &run_err);
+  if (rc == LS_EINTR) /* stopped half-way: nothing to record, the run is redone on --resume */
+    return ls_error_set(err, LS_EINTR, "interrupted");
+  snprintf(res->run_id, sizeof res->run_id, "%s", id);
+  const char *status = rc ? "failed" : res->valid ? "ok" : "invalid";
+  char msg[LS_ERR_MSG + LS_ERR_FILE + 64];
+  if (rc)
+    ls_error_format(&run_err, msg, sizeof msg);
+  else
+    snprintf(msg, sizeof msg, "%s", res->message);
+  *status_out = rc ? 2 : res->valid ? 0 : 1;
+  if (rc && !db)
+    return ls_error_set(err, rc, "%s", msg);
+  if (!db)
+    return LS_OK;
+  ls_db_setting *set = res->n_settings ? calloc((size_t)res->n_settings, sizeof *set) : NULL;
+  if (res->n_settings && !set)
+    return ls_error_set(err, LS_ENOMEM, "driver: out of memory");
+  for (int i = 0; i < res->n_settings; i++) {
+    const ls_kv_decl *d = &res->settings[i];
+    set[i] = (ls_db_setting){d->key, d->value, d->num,
+                             d->type == LS_KV_QUANTITY && ls_units_base(d->unit)[0] ? ls_units_base(d->unit) : NULL,
+                             ls_kv_type_name(d->type), d->is_default};
+  }
+  ls_db_run row = {id, spec->part, spec->device, spec->model, spec->dataset, spec->system,
+                   spec->axes_json, json, LS_GIT_SHA, LS_VERSION, status, msg, spec->seed,
+                   ls_now_s() - t0, set, res->n_settings, res->prompts, rc ? 0 : res->n_prompts};
+  int wrc = ls_db_write_run(db, &row, rc ? NULL : res->metrics, rc ? 0 : res->n_metrics,
+                            res->steps, rc ? 0 : res->n_steps, err);
+  free(set);
+  if (wrc) {
+    *status_out = 3; /* nothing recorded: the caller must stop, not count a failed run */
+    return wrc;
+  }
+  if (rc)
+    return ls_error_set(err, rc, "%s/%s/%s/%s: %s", spec->device, spec->model, spec->dataset,
+                        spec->system, msg);
+  return LS_OK;
+}
+
+static int already_done(ls_db *db, ls_run_spec *spec, int *done, ls_error *err)
+{
+  char id[LS_DB_RUN_ID_LEN + 1];
+  int rc = ls_driver_spec_id(spec, id, err);
+  return rc ? rc : ls_db_run_done(db, id, done, err);
+}
+
+/* Runs are handed out one at a time from a counter the workers share (a MAP_SHARED page of a
+ * temporary file, POSIX): whoever is free takes the next position. A fixed split (k, k+jobs,
+ * ...) gave one worker every run of the systems at odd positions of a part, and the headline
+ * systems, which the sizing gives the most prompts, all sit there. Which worker runs a run
+ * changes nothing in its result (each run is a pure function of its spec). */
+typedef struct {
+  atomic_int *next; /* the next position to take, shared by the workers; NULL before open */
+} run_queue;
+
+static int queue_open(run_queue *q, ls_error *err)
+{
+  q->next = NULL;
+  FILE *f = tmpfile();
+  int fd = f ? fileno(f) : -1;
+  void *m = MAP_FAILED;
+  if (fd >= 0 && ftruncate(fd, (off_t)sizeof(atomic_int)) == 0)
+    m = mmap(NULL, sizeof(atomic_int), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int e = errno;
+  if (f) fclose(f); /* the mapping keeps the (unlinked) file alive */
+  if (m == MAP_FAILED)
+    return ls_error_set(err, LS_EIO, "cannot share the run counter between workers: %s", strerror(e));
+  q->next = m;
+  atomic_init(q->next, 0);
+  return LS_OK;
+}
+
+static void queue_close(run_queue *q)
+{
+  if (q->next) munmap((void *)q->next, sizeof(atomic_int));
+  q->next = NULL;
+}
+
+static int queue_take(run_queue *q) { return atomic_fetch_add(q->next, 1); }
+
+/* A worker: takes positions from the queue until none is left; reports each finished run as
+ * one byte on fd ('o' ok, 'i' invalid, 'f' failed, 's' skipped). Returns the process exit
+ * status. */
+static int worker(ls_experiment *x, const ls_driver_opts *o, run_queue *q, int k, int fd)
+{
+  ls_error err;
+  ls_error_clear(&err);
+  ls_db *db = NULL;
+  ls_decode_cache *cache = NULL;
+  int rc = ls_db_open(&db, o->db_path, &err);
+  if (!rc)
+    rc = ls_decode_cache_create(&cache, o->data_root, &err);
+  if (!rc) /* Ctrl-C reaches the run in progress, not only the gap between two runs */
+    ls_decode_cache_set_stop(cache, &g_stop);
+  for (int i = queue_take(q); rc == LS_OK && i < ls_experiment_count(x) && !g_stop; i = queue_take(q)) {
+    ls_run_spec *spec = ls_experiment_run(x, i);
+    int done = 0;
+    char mark = 's';
+    if (o->resume && (rc = already_done(db, spec, &done, &err)))
+      break;
+    if (!done) {
+      ls_decode_result res;
+      memset(&res, 0, sizeof res);
+      int st;
+      rc = ls_driver_run_one(cache, db, spec, o->keep_steps, &res, &st, &err);
+      ls_decode_result_free(&res);
+      if (st == 3) /* nothing recorded (interrupted, or the database failed): not a run done */
+        break;
+      mark = st == 0 ? 'o' : st == 1 ? 'i' : 'f';
+      if (rc && st == 2) { /* a failed run is recorded; report it and go on */
+        ls_error_print(&err, stderr);
+        rc = LS_OK;
+      }
+    }
+    if (write(fd, &mark, 1) != 1)
+      rc = ls_error_set(&err, LS_EIO, "worker %d: cannot report to the parent: %s", k + 1,
+                        strerror(errno));
+  }
+  if (rc && rc != LS_EINTR)
+    ls_error_print(&err, stderr);
+  ls_decode_cache_free(cache);
+  ls_db_close(db);
+  return rc ? ls_status_exit(rc) : 0; /* e.g. 74 for a full disk: the parent passes it on */
+}
+
+/* On a terminal: a bar redrawn after every run. Elsewhere (a log, CI): one line about every
+ * LS_PROGRESS_S seconds, so a long sweep shows it is alive without flooding the log. */
+#define LS_PROGRESS_S 5.0 /* default of ls_driver_opts.progress_s */
+
+static void progress(const ls_driver_summary *s, int done, double t0, int tty)
+{
+  double el = ls_now_s() - t0, rate = el > 0 ? done / el : 0;
+  double left = rate > 0 ? (s->total - done) / rate : 0;
+  if (!tty) {
+    if (done > 0)
+      fprintf(stderr, "leversim: %d/%d runs done, %d failed, %.0f s elapsed, about %.0f s left\n",
+              done, s->total, s->failed, el, left);
+    else
+      fprintf(stderr, "leversim: 0/%d runs done, %.0f s elapsed\n", s->total, el);
+    return;
+  }
+  int width = 30, fill = s->total ? width * done / s->total : width;
+  fprintf(stderr, "\r[%.*s%*s] %d/%d  %.1f runs/s  %.0fs left ", fill,
+          "##############################", width - fill, "", done, s->total, rate, left);
+  fflush(stderr);
+}
+
+static int spawn(ls_experiment *x, const ls_driver_opts *o, run_queue *q, pid_t *pids, int fd[2],
+                 ls_error *err)
+{
+  for (int k = 0; k < o->jobs; k++) {
+    pids[k] = fork();
+    if (pids[k] < 0) { /* stop the workers already started before reporting */
+      int e = errno;
+      for (int j = 0; j < k; j++)
+        kill(pids[j], SIGINT);
+      for (int j = 0; j < k; j++)
+        waitpid(pids[j], NULL, 0);
+      close(fd[0]);
+      close(fd[1]);
+      return ls_error_set(err, LS_ERUN, "fork failed: %s", strerror(e));
+    }
+    if (pids[k] == 0) {
+      close(fd[0]);
+      _exit(worker(x, o, q, k, fd[1]));
+    }
+  }
+  close(fd[1]);
+  return LS_OK;
+}
+
+static void tally(ls_driver_summary *s, char mark)
+{
+  if (mark == 'o') s->ok++;
+  else if (mark == 'i') s->invalid++;
+  else if (mark == 'f') s->failed++;
+  else s->skipped++;
+}
+
+/* The name of a signal that ends a worker ("SIGKILL"); strsignal's text is not its name. */
+static const char *signal_name(int sig)
+{
+  static const struct { int sig; const char *name; } NAMES[] = {
+      {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"}, {SIGSEGV, "SIGSEGV"},
+      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"}, {SIGILL, "SIGILL"},
+      {SIGXFSZ, "SIGXFSZ"}, {SIGXCPU, "SIGXCPU"}, {SIGPIPE, "SIGPIPE"}, {SIGHUP, "SIGHUP"},
+      {SIGQUIT, "SIGQUIT"}, {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
+  for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+    if (NAMES[i].sig == sig)
+      return NAMES[i].name;
+  return "a signal";
+}
+
+/* The status code whose exit status a worker returned (74 -> LS_EIO); LS_ERUN if none. */
+static int status_of_exit(int exit_status)
+{
+  static const int CODES[] = {LS_EIO, LS_EINVALID, LS_ENOTFOUND, LS_EUSAGE, LS_ESTATE, LS_EINTR};
+  for (size_t i = 0; i < sizeof CODES / sizeof CODES[0]; i++)
+    if (ls_status_exit(CODES[i]) == exit_status)
+      return CODES[i];
+  return LS_ERUN;
+}
+
+/* The workers' processes and how each ended (status as from waitpid; valid when reaped). */
+typedef struct {
+  pid_t pid[64];
+  int status[64], reaped[64], jobs;
+} workers;
+
+static int ended_badly(int st)
+{
+  return WIFSIGNALED(st) ||
+         (WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != ls_status_exit(LS_EINTR));
+}
+
+/* Reaps workers that have ended (wait: block until all have). Returns 1 when one ended badly. */
+static int check_workers(workers *w, int wait)
+{
+  int bad = 0;
+  for (int k = 0; k < w->jobs; k++) {
+    if (w->reaped[k])
+      continue;
+    pid_t r;
+    while ((r = waitpid(w->pid[k], &w->status[k], wait ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+    }
+    w->reaped[k] = r == w->pid[k];
+    bad |= w->reaped[k] && ended_badly(w->status[k]);
+  }
+  return bad;
+}
+
+/* The first worker that did not end cleanly, in err: by exit status (its own message was
+ * printed) or by the signal that killed it. Returns that code, LS_OK when none. */
+static int worker_error(const workers *w, ls_error *err)
+{
+  for (int k = 0; k < w->jobs; k++) {
+    int st = w->status[k];
+    if (!w->reaped[k] || !ended_badly(st))
+      continue;
+    if (WIFSIGNALED(st))
+      return ls_error_set(err, LS_ESTATE, "worker %d killed by %s; its run in flight is lost",
+                          k + 1, signal_name(WTERMSIG(st)));
+    return ls_error_set(err, status_of_exit(WEXITSTATUS(st)),
+                        "worker %d stopped with exit status %d (its message is above)", k + 1,
+                        WEXITSTATUS(st));
+  }
+  return LS_OK;
+}
+
+/* Asks the workers still running to stop after their current run, once: on a signal sent to
+ * the parent alone (kill PID, a job scheduler), not only a terminal's Ctrl-C to the whole
+ * group; and when one worker has failed (a full disk fails the others too). */
+static void stop_workers(const workers *w, int *stopped)
+{
+  if (*stopped)
+    return;
+  for (int k = 0; k < w->jobs; k++)
+    if (!w->reaped[k])
+      kill(w->pid[k], SIGINT);
+  *stopped = 1;
+}
+
+/* Reads the workers' one-byte reports until every worker has closed the pipe. */
+static void collect(int fd, workers *w, const ls_driver_opts *o, ls_driver_summary *sum,
+                    double t0, int *done)
+{
+  int tty = isatty(2), stopped = 0;
+  double last = ls_now_s(), every = o->progress_s > 0 ? o->progress_s : LS_PROGRESS_S;
+  int wait_ms = every < 1 ? (int)(every * 1000) + 1 : 1000;
+  for (;;) {
+    if (g_stop || check_workers(w, 0))
+      stop_workers(w, &stopped);
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int ready = poll(&pfd, 1, wait_ms);
+    if (ready < 0 && errno != EINTR)
+      break;
+    if (!tty && ls_now_s() - last >= every) {
+      progress(sum, *done, t0, 0);
+      last = ls_now_s();
+    }
+    if (ready <= 0)
+      continue;
+    char mark;
+    ssize_t got = read(fd, &mark, 1);
+    if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
+      break;
+    if (got < 0)
+      continue;
+    tally(sum, mark);
+    ++*done;
+    if (tty)
+      progress(sum, *done, t0, 1);
+  }
+  if (tty)
+    fprintf(stderr, "\n");
+}
+
+int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err)
+{
+  memset(sum, 0, sizeof *sum);
+  sum->total = ls_experiment_count(x);
+  double t0 = ls_now_s();
+  /* The handlers are in place before the database exists, so anyone who sees the file can
+   * interrupt cleanly; workers inherit them. A file-size limit (ulimit -f) must show up as a
+   * write error (exit 74), not kill a worker with SIGXFSZ. */
+  struct sigaction sa, old_int, old_term, ign, old_xfsz;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  g_stop = 0;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGXFSZ, &ign, &old_xfsz);
+  /* Create the schema once before the workers race to it. */
+  ls_db *db = NULL;
+  int rc = ls_db_open(&db, o->db_path, err);
+  ls_db_close(db);
+  int fd[2];
+  if (rc == LS_OK && pipe(fd) != 0)
+    rc = ls_error_set(err, LS_EIO, "pipe failed: %s", strerror(errno));
+  workers w;
+  memset(&w, 0, sizeof w);
+  w.jobs = o->jobs;
+  fflush(NULL); /* children must not re-flush the parent's buffered output */
+  run_queue q = {NULL};
+  if (rc == LS_OK)
+    rc = queue_open(&q, err);
+  if (rc == LS_OK)
+    rc = spawn(x, o, &q, w.pid, fd, err);
+  int done = 0;
+  if (rc == LS_OK) {
+    collect(fd[0], &w, o, sum, t0, &done);
+    close(fd[0]);
+    check_workers(&w, 1);
+    rc = worker_error(&w, err);
+  }
+  queue_close(&q);
+  sum->interrupted = g_stop != 0;
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGXFSZ, &old_xfsz, NULL);
+  sum->wall_s = ls_now_s() - t0;
+  const char *hint = o->resume_hint ? o->resume_hint : "the same command and --resume";
+  if (sum->interrupted && rc == LS_OK) {
+    fprintf(stderr, "leversim: interrupted after %d of %d runs; finished runs are saved.\n"
+                    "resume with: %s\n", done, sum->total, hint);
+    return ls_error_set(err, LS_EINTR, "interrupted");
+  }
+  if (rc != LS_OK && done > 0 && err) {
+    size_t n = strlen(err->msg);
+    snprintf(err->msg + n, sizeof err->msg - n, "; %d of %d runs done, finished runs are saved; "
+             "resume with: %s", done, sum->total, hint);
+  }
+  if (rc != LS_OK)
+    return rc;
+  /* the paired intervals span runs of different workers: computed once all are written */
+  rc = ls_db_open(&db, o->db_path, err);
+  if (rc == LS_OK) rc = ls_db_stats_refresh(db, err);
+  ls_db_close(db);
+  return rc;
+}
+
+int ls_driver_spec_id(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err)
+{
+  char json[8192];
+  if (spec_json(spec, json, sizeof json))
+    return ls_error_set(err, LS_EINVALID, "settings too long for one run record");
+  ls_db_hash_run(spec->part, json, spec->seed, id);
+  return LS_OK;
+}

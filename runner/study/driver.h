@@ -1,0 +1,46 @@
+/* runner/driver: runs an experiment's run specs into a results database.
+ *
+ * --jobs N forks N worker processes; each takes the next run not yet taken (a counter they
+ * share), simulates it and writes each finished run in its own transaction (results/db.h: WAL, busy timeout), so
+ * results are identical for any N and a killed sweep loses only runs in flight. --resume skips
+ * runs already finished in the database. SIGINT or SIGTERM — to the whole process group or to
+ * the parent alone, which passes it on — lets every worker finish its current run, then stops
+ * and prints how to resume (exit 130). A worker that fails stops with its own exit status (74
+ * for a full disk or a file-size limit), one killed by a signal is named with it; the others
+ * are then stopped after their current run, and the driver returns that error. Progress goes to stderr: on a terminal a bar redrawn after every
+ * run, elsewhere a line (done/total, failures, elapsed, time left) about every 5 s. */
+#ifndef LS_RUNNER_DRIVER_H
+#define LS_RUNNER_DRIVER_H
+#include "runner/decode/decode.h"
+#include "runner/study/experiment.h"
+
+typedef struct ls_driver_opts {
+  const char *db_path;    /* borrowed */
+  const char *data_root;  /* borrowed */
+  const char *resume_hint;/* command to print after an interruption (borrowed; may be NULL) */
+  int jobs;               /* >= 1 */
+  int resume;
+  int keep_steps;         /* write per-cycle series */
+  double progress_s;      /* off a terminal, a progress line every this many seconds (0: 5) */
+} ls_driver_opts;
+
+typedef struct ls_driver_summary {
+  int total, skipped, ok, invalid, failed;
+  int interrupted;
+  double wall_s;
+} ls_driver_summary;
+
+/* Runs every spec of x into o->db_path, then recomputes the database's paired intervals
+ * (ls_db_stats_refresh). */
+int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err);
+
+/* The run id of spec (the database key; 32 hex digits). */
+int ls_driver_spec_id(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err);
+
+/* Runs one spec and writes it to db (NULL: not written; shared by the driver and `leversim
+ * run`). *status_out: 0 ok, 1 not valid here, 2 the run failed (and was recorded),
+ * 3 nothing was recorded (the spec or the database write failed: stop). */
+int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int keep_steps,
+                      ls_decode_result *res, int *status_out, ls_error *err);
+
+#endif

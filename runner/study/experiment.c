@@ -1,0 +1,632 @@
+/* runner/experiment: see experiment.h.
+ * Invariants: every run spec's names exist (checked at load with the valid choices in the
+ * message); runs[] holds only this shard's runs, each with its own settings copy. */
+#include "runner/study/experiment.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "devices/device.h"
+#include "runner/decode/system.h"
+#include "sim/yaml.h"
+#include "workloads/dataset.h"
+#include "workloads/model.h"
+
+#define MAX_AXES 8
+#define MAX_VALUES 32
+#define MAX_LIST 64
+#define MAX_RUNS 100000 /* runs in all parts, before sharding */
+
+#define MAX_PARTS 64
+
+struct ls_experiment {
+  char name[LS_NAME_MAX];
+  char parts[MAX_PARTS][LS_NAME_MAX]; /* part names, for the duplicate check */
+  int n_parts;
+  ls_run_spec *runs;
+  int n, cap, total;
+};
+
+typedef struct {
+  char key[128];
+  char values[MAX_VALUES][64];
+  int line[MAX_VALUES], col[MAX_VALUES]; /* where each value is written */
+  int n;
+} axis;
+
+typedef struct { /* one part while it is being expanded */
+  const char *name;
+  char devices[MAX_LIST][LS_NAME_MAX], models[MAX_LIST][LS_NAME_MAX];
+  char datasets[MAX_LIST][LS_NAME_MAX], systems[MAX_LIST][LS_NAME_MAX];
+  int n_dev, n_mod, n_ds, n_sys;
+  axis axes[MAX_AXES];
+  int n_axes;
+} part_def;
+
+#define MAX_SIZED 32
+
+/* The top-level `sizing` block: workload.prompts per target model for some systems of some
+ * parts (the paper replay gives the systems of its headline ratios as many prompts as their
+ * 95 % intervals need, docs/STATISTICS.md). Ignored with --quick. */
+typedef struct {
+  char parts[MAX_LIST][LS_NAME_MAX], systems[MAX_LIST][LS_NAME_MAX], models[MAX_SIZED][LS_NAME_MAX];
+  char prompts[MAX_SIZED][24];
+  char origin[MAX_SIZED][LS_ERR_FILE + 32];
+  int part_line[MAX_LIST], part_col[MAX_LIST];
+  int n_parts, n_sys, n_models;
+} sizing;
+
+typedef struct {
+  const char *file;        /* the experiment file, for origins */
+  const char *data_root;
+  const ls_kv *base;       /* experiment (+quick) settings */
+  const ls_kv *overrides;  /* command line */
+  const sizing *size;      /* NULL: none (or --quick) */
+  uint64_t seed;
+  int shard_i, shard_n;
+} expand_ctx;
+
+void ls_experiment_free(ls_experiment *x)
+{
+  if (!x)
+    return;
+  for (int i = 0; i < x->n; i++)
+    ls_kv_free(x->runs[i].settings);
+  free(x->runs);
+  free(x);
+}
+
+const char *ls_experiment_name(const ls_experiment *x) { return x->name; }
+int ls_experiment_count(const ls_experiment *x) { return x->n; }
+int ls_experiment_total(const ls_experiment *x) { return x->total; }
+ls_run_spec *ls_experiment_run(ls_experiment *x, int i) { return &x->runs[i]; }
+
+/* A scalar, or a sequence of scalars joined by commas ("0.6,0.2,0.1"), as setting text. */
+static int setting_text(const ls_ynode *v, char *buf, size_t size, ls_error *err)
+{
+  if (ls_ynode_kind(v) == LS_Y_SCALAR) {
+    if ((size_t)snprintf(buf, size, "%s", ls_ynode_text(v)) >= size)
+      return ls_ynode_error(v, err, LS_ERANGE, "value too long (at most %zu characters)", size - 1);
+    return LS_OK;
+  }
+  int rc = ls_ynode_expect(v, LS_Y_SEQ, err);
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; rc == LS_OK && i < ls_yseq_len(v); i++) {
+    ls_ynode it = ls_yseq_at(v, i);
+    if ((rc = ls_ynode_expect(&it, LS_Y_SCALAR, err)) == LS_OK && len < size)
+      len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "", ls_ynode_text(&it));
+  }
+  /* A cut value would silently become another value: refuse it instead. */
+  if (rc == LS_OK && len >= size)
+    rc = ls_ynode_error(v, err, LS_ERANGE, "value too long (at most %zu characters)", size - 1);
+  return rc;
+}
+
+static int read_settings(const ls_ynode *map, ls_kv *kv, ls_error *err)
+{
+  int rc = ls_ynode_expect(map, LS_Y_MAP, err);
+  for (int i = 0; rc == LS_OK && i < ls_ymap_size(map); i++) {
+    const char *key;
+    ls_ynode v;
+    char text[512], origin[LS_ERR_FILE + 32];
+    ls_ymap_at(map, i, &key, &v);
+    if ((rc = setting_text(&v, text, sizeof text, err)))
+      break;
+    snprintf(origin, sizeof origin, "%s:%d:%d", ls_ydoc_name(map->doc), ls_ynode_line(&v),
+             ls_ynode_col(&v));
+    rc = ls_kv_set(kv, key, text, origin, err);
+  }
+  return rc;
+}
+
+typedef int (*list_fn)(const char *root, char (*ids)[64], int max);
+
+/* 1 when name is valid; else fills valid with the comma-separated choices. */
+static int name_ok(const char *name, const char *root, list_fn list, char *valid, size_t size)
+{
+  valid[0] = '\0';
+  if (!list) {
+    if (ls_system_find(name))
+      return 1;
+    ls_system_names(valid, (unsigned)size);
+    return 0;
+  }
+  char ids[128][64];
+  int count = list(root, ids, 128);
+  size_t len = 0;
+  for (int i = 0; i < count; i++) {
+    if (strcmp(ids[i], name) == 0)
+      return 1;
+    if (len < size)
+      len += (size_t)snprintf(valid + len, size - len, "%s%s", i ? ", " : "", ids[i]);
+  }
+  return 0;
+}
+
+static int check_name(const ls_ynode *n, const char *what, const char *name, const char *root,
+                      list_fn list, ls_error *err)
+{
+  char valid[1024];
+  if (name_ok(name, root, list, valid, sizeof valid))
+    return LS_OK;
+  /* A device, model or dataset names a file that is not there (66); a system is a built-in
+   * name, so a wrong one is a usage error (64), like an unknown setting key. */
+  if (!n)
+    return ls_error_set(err, list ? LS_ENOTFOUND : LS_EUSAGE, "unknown %s '%s' (valid: %s)", what, name, valid);
+  return ls_ynode_error(n, err, list ? LS_ENOTFOUND : LS_EUSAGE, "unknown %s '%s' (valid: %s)", what, name, valid);
+}
+
+static int read_names(const ls_ynode *part, const char *key, const char *what, const char *root,
+                      list_fn list, char (*out)[LS_NAME_MAX], int *n, ls_error *err)
+{
+  ls_ynode seq;
+  int rc = ls_ymap_require(part, key, &seq, err);
+  if (rc || (rc = ls_ynode_expect(&seq, LS_Y_SEQ, err)))
+    return rc;
+  *n = ls_yseq_len(&seq);
+  if (*n == 0 || *n > MAX_LIST)
+    return ls_ynode_error(&seq, err, LS_ERANGE, "expected 1 to %d names, found %d", MAX_LIST, *n);
+  for (int i = 0; i < *n; i++) {
+    ls_ynode it = ls_yseq_at(&seq, i);
+    const char *name;
+    if ((rc = ls_yas_string(&it, &name, err)) || (rc = check_name(&it, what, name, root, list, err)))
+      return rc;
+    for (int j = 0; j < i; j++) /* a repeated name would run (and count) the same runs twice */
+      if (strcmp(out[j], name) == 0)
+        return ls_ynode_error(&it, err, LS_ESCHEMA, "%s '%s' is listed twice", what, name);
+    snprintf(out[i], LS_NAME_MAX, "%s", name);
+  }
+  return LS_OK;
+}
+
+/* Sweep points are stored as JSON text ({"key":"value"}): refuse the characters that would
+ * need escaping, so the record is valid JSON and the message names the culprit. */
+static int json_plain(const ls_ynode *n, const char *what, const char *s, ls_error *err)
+{
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+    if (*c == '"' || *c == '\\' || *c < 0x20)
+      return ls_ynode_error(n, err, LS_ESCHEMA, "sweep %s '%s' contains a quote, backslash or control "
+                            "character", what, s);
+  return LS_OK;
+}
+
+static int read_axes(const ls_ynode *part, part_def *p, ls_error *err)
+{
+  ls_ynode sweep;
+  p->n_axes = 0;
+  if (!ls_ymap_find(part, "sweep", &sweep))
+    return LS_OK;
+  int rc = ls_ynode_expect(&sweep, LS_Y_MAP, err);
+  if (rc == LS_OK && ls_ymap_size(&sweep) > MAX_AXES)
+    return ls_ynode_error(&sweep, err, LS_ERANGE, "at most %d sweep axes", MAX_AXES);
+  for (int i = 0; rc == LS_OK && i < ls_ymap_size(&sweep); i++) {
+    axis *a = &p->axes[p->n_axes++];
+    const char *key;
+    ls_ynode vals;
+    ls_ymap_at(&sweep, i, &key, &vals);
+    if (strlen(key) >= sizeof a->key)
+      return ls_ynode_error(&vals, err, LS_ERANGE, "setting name too long (at most %zu characters)",
+                            sizeof a->key - 1);
+    snprintf(a->key, sizeof a->key, "%s", key);
+    if ((rc = json_plain(&vals, "setting name", key, err)) || (rc = ls_ynode_expect(&vals, LS_Y_SEQ, err)))
+      break;
+    a->n = ls_yseq_len(&vals);
+    if (a->n == 0 || a->n > MAX_VALUES)
+      return ls_ynode_error(&vals, err, LS_ERANGE, "expected 1 to %d values, found %d", MAX_VALUES, a->n);
+    for (int j = 0; rc == LS_OK && j < a->n; j++) {
+      ls_ynode it = ls_yseq_at(&vals, j);
+      a->line[j] = ls_ynode_line(&it);
+      a->col[j] = ls_ynode_col(&it);
+      rc = setting_text(&it, a->values[j], sizeof a->values[j], err);
+      if (rc == LS_OK)
+        rc = json_plain(&it, "value", a->values[j], err);
+      for (int k = 0; rc == LS_OK && k < j; k++)
+        if (strcmp(a->values[k], a->values[j]) == 0)
+          rc = ls_ynode_error(&it, err, LS_ESCHEMA, "sweep value '%s' is listed twice", a->values[j]);
+    }
+  }
+  return rc;
+}
+
+/* Names become file names (results/<name>.db) and database keys: 1 to LS_NAME_MAX - 1
+ * letters, digits, '.', '_' or '-', not starting with '.' (no "..", no hidden files). */
+static int check_ident(const ls_ynode *n, const char *what, const char *name, ls_error *err)
+{
+  size_t len = strlen(name);
+  if (len == 0)
+    return ls_ynode_error(n, err, LS_ESCHEMA, "empty %s", what);
+  if (len >= LS_NAME_MAX)
+    return ls_ynode_error(n, err, LS_ESCHEMA, "%s '%s' is %zu characters long (at most %d)", what,
+                          name, len, LS_NAME_MAX - 1);
+  if (name[0] == '.')
+    return ls_ynode_error(n, err, LS_ESCHEMA, "%s '%s' must not start with '.'", what, name);
+  for (const char *c = name; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '.' && *c != '_' && *c != '-')
+      return ls_ynode_error(n, err, LS_ESCHEMA, "%s '%s': only letters, digits, '.', '_' and '-' "
+                            "are allowed (it becomes a file name)", what, name);
+  return LS_OK;
+}
+
+/* 1 when setting key would override sweep axis `axis` for some system: the same key, or
+ * the key scoped to a system ("lever:draft.budget"), since scoped settings win. */
+static int shadows(const char *key, const char *axis)
+{
+  const char *colon = strchr(key, ':');
+  if (strcmp(key, axis) == 0)
+    return 1;
+  return colon && !strchr(axis, ':') && strcmp(colon + 1, axis) == 0;
+}
+
+/* A part setting, a scoped experiment setting or a --set that would silently replace a sweep
+ * axis turns every sweep point into the same run: refuse it, located at the setting. */
+static int check_clash(const ls_kv *kv, int scoped_only, const part_def *p, const char *what,
+                       ls_error *err)
+{
+  for (int i = 0; kv && i < ls_kv_count(kv); i++) {
+    const char *key = ls_kv_key(kv, i);
+    if (scoped_only && !strchr(key, ':'))
+      continue;
+    for (int a = 0; a < p->n_axes; a++)
+      if (shadows(key, p->axes[a].key))
+        return ls_error_set(err, LS_EUSAGE, "%s: %s %s: part %s sweeps %s; drop the setting or the "
+                            "sweep axis", ls_kv_origin(kv, i), what, key, p->name, p->axes[a].key);
+  }
+  return LS_OK;
+}
+
+static int listed(const char (*names)[LS_NAME_MAX], int n, const char *name)
+{
+  for (int i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0)
+      return 1;
+  return 0;
+}
+
+/* Sets workload.prompts from the sizing block when it covers (part, model, system); part
+ * settings, sweeps and --set come later and win. part may be NULL: any part (leversim run). */
+static int apply_sizing(const sizing *z, const char *part, const char *model, const char *system,
+                        ls_kv *kv, ls_error *err)
+{
+  if (!z || (part && !listed(z->parts, z->n_parts, part)) || !listed(z->systems, z->n_sys, system))
+    return LS_OK;
+  for (int i = 0; i < z->n_models; i++)
+    if (strcmp(z->models[i], model) == 0)
+      return ls_kv_set(kv, "workload.prompts", z->prompts[i], z->origin[i], err);
+  return LS_OK;
+}
+
+/* Reads the sizing block (names checked against the data folders; its parts are checked
+ * once all parts are read, by sizing_parts_known). */
+static int read_sizing(const ls_ynode *node, const char *data_root, sizing *z, ls_error *err)
+{
+  ls_ynode parts, models;
+  int rc = ls_ynode_expect(node, LS_Y_MAP, err);
+  if (!rc) rc = read_names(node, "systems", "system", data_root, NULL, z->systems, &z->n_sys, err);
+  if (!rc) rc = ls_ymap_require(node, "parts", &parts, err);
+  if (!rc) rc = ls_ynode_expect(&parts, LS_Y_SEQ, err);
+  if (!rc && (ls_yseq_len(&parts) == 0 || ls_yseq_len(&parts) > MAX_LIST))
+    rc = ls_ynode_error(&parts, err, LS_ERANGE, "expected 1 to %d part names, found %d", MAX_LIST,
+                        ls_yseq_len(&parts));
+  for (int i = 0; !rc && i < ls_yseq_len(&parts) && i < MAX_LIST; i++) {
+    ls_ynode it = ls_yseq_at(&parts, i);
+    const char *name;
+    if (!(rc = ls_yas_string(&it, &name, err))) {
+      snprintf(z->parts[i], LS_NAME_MAX, "%s", name);
+      z->part_line[i] = ls_ynode_line(&it);
+      z->part_col[i] = ls_ynode_col(&it);
+      z->n_parts = i + 1;
+    }
+  }
+  if (!rc) rc = ls_ymap_require(node, "prompts", &models, err);
+  if (!rc) rc = ls_ynode_expect(&models, LS_Y_MAP, err);
+  if (!rc && ls_ymap_size(&models) > MAX_SIZED)
+    rc = ls_ynode_error(&models, err, LS_ERANGE, "more than %d models", MAX_SIZED);
+  for (int i = 0; !rc && i < ls_ymap_size(&models); i++) {
+    const char *model;
+    ls_ynode v;
+    long n;
+    ls_ymap_at(&models, i, &model, &v);
+    if ((rc = check_name(&v, "model", model, data_root, ls_model_list, err)) ||
+        (rc = ls_yas_int(&v, 1, 100000, &n, err)))
+      break;
+    snprintf(z->models[i], LS_NAME_MAX, "%s", model);
+    snprintf(z->prompts[i], sizeof z->prompts[i], "%ld", n);
+    snprintf(z->origin[i], sizeof z->origin[i], "%s:%d:%d", ls_ydoc_name(node->doc), ls_ynode_line(&v),
+             ls_ynode_col(&v));
+    z->n_models = i + 1;
+  }
+  if (!rc) rc = ls_ymap_finish(node, err);
+  return rc;
+}
+
+/* Every part the sizing block names is a part of the experiment (located error otherwise). */
+static int sizing_parts_known(const ls_experiment *x, const sizing *z, const char *file, ls_error *err)
+{
+  for (int i = 0; i < z->n_parts; i++)
+    if (!listed(x->parts, x->n_parts, z->parts[i]))
+      return ls_error_set(err, LS_ESCHEMA, "%s:%d:%d: sizing: unknown part '%s'", file,
+                          z->part_line[i], z->part_col[i], z->parts[i]);
+  return LS_OK;
+}
+
+static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, const int *ix,
+                    const ls_kv *part_kv, const int *point, ls_error *err)
+{
+  int index = x->total++;
+  if (index % c->shard_n != c->shard_i - 1)
+    return LS_OK;
+  if (x->n == x->cap) {
+    int cap = x->cap ? 2 * x->cap : 64;
+    ls_run_spec *r = realloc(x->runs, (size_t)cap * sizeof *r);
+    if (!r)
+      return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+    x->runs = r;
+    x->cap = cap;
+  }
+  ls_run_spec *r = &x->runs[x->n];
+  memset(r, 0, sizeof *r);
+  snprintf(r->part, sizeof r->part, "%s", p->name);
+  snprintf(r->device, sizeof r->device, "%s", p->devices[ix[0]]);
+  snprintf(r->model, sizeof r->model, "%s", p->models[ix[1]]);
+  snprintf(r->dataset, sizeof r->dataset, "%s", p->datasets[ix[2]]);
+  snprintf(r->system, sizeof r->system, "%s", p->systems[ix[3]]);
+  r->seed = c->seed;
+  r->index = index;
+  int rc = ls_kv_copy(&r->settings, c->base, err);
+  if (rc == LS_OK)
+    rc = apply_sizing(c->size, p->name, r->model, r->system, r->settings, err);
+  for (int i = 0; rc == LS_OK && i < ls_kv_count(part_kv); i++)
+    rc = ls_kv_set(r->settings, ls_kv_key(part_kv, i), ls_kv_value(part_kv, i), ls_kv_origin(part_kv, i), err);
+  size_t len = (size_t)snprintf(r->axes_json, sizeof r->axes_json, "{");
+  for (int a = 0; rc == LS_OK && a < p->n_axes; a++) {
+    char origin[LS_ERR_FILE + 32];
+    snprintf(origin, sizeof origin, "%s:%d:%d", c->file, p->axes[a].line[point[a]], p->axes[a].col[point[a]]);
+    rc = ls_kv_set(r->settings, p->axes[a].key, p->axes[a].values[point[a]], origin, err);
+    if (len < sizeof r->axes_json)
+      len += (size_t)snprintf(r->axes_json + len, sizeof r->axes_json - len, "%s\"%s\":\"%s\"",
+                              a ? "," : "", p->axes[a].key, p->axes[a].values[point[a]]);
+  }
+  if (len < sizeof r->axes_json)
+    len += (size_t)snprintf(r->axes_json + len, sizeof r->axes_json - len, "}");
+  if (rc == LS_OK && len >= sizeof r->axes_json) /* a cut record would not identify the run */
+    rc = ls_error_set(err, LS_ERANGE, "part %s: sweep point longer than %zu characters as JSON "
+                      "(shorten the sweep setting names or values)", p->name, sizeof r->axes_json - 1);
+  for (int i = 0; rc == LS_OK && c->overrides && i < ls_kv_count(c->overrides); i++)
+    rc = ls_kv_set(r->settings, ls_kv_key(c->overrides, i), ls_kv_value(c->overrides, i),
+                   ls_kv_origin(c->overrides, i), err);
+  if (rc) {
+    ls_kv_free(r->settings);
+    return rc;
+  }
+  x->n++;
+  return LS_OK;
+}
+
+/* Expands one part: the name matrix, then every point of the sweep axes. */
+static int expand_part(ls_experiment *x, const expand_ctx *c, const part_def *p,
+                       const ls_kv *part_kv, ls_error *err)
+{
+  int ix[4];
+  int rc = LS_OK;
+  for (ix[0] = 0; ix[0] < p->n_dev; ix[0]++)
+    for (ix[1] = 0; ix[1] < p->n_mod; ix[1]++)
+      for (ix[2] = 0; ix[2] < p->n_ds; ix[2]++)
+        for (ix[3] = 0; ix[3] < p->n_sys; ix[3]++) {
+          int point[MAX_AXES] = {0};
+          for (;;) {
+            if ((rc = push_run(x, c, p, ix, part_kv, point, err)))
+              return rc;
+            int a = p->n_axes - 1; /* odometer over the axes, last axis fastest */
+            while (a >= 0 && ++point[a] == p->axes[a].n)
+              point[a--] = 0;
+            if (a < 0)
+              break;
+          }
+        }
+  return rc;
+}
+
+static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part, int quick,
+                     ls_error *err)
+{
+  part_def *pd = calloc(1, sizeof *pd);
+  ls_kv *kv = NULL;
+  if (!pd)
+    return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+  ls_ynode name_node;
+  int in_quick = 1, rc = ls_ymap_require(part, "name", &name_node, err);
+  if (!rc) rc = ls_yas_string(&name_node, &pd->name, err);
+  if (!rc) rc = check_ident(&name_node, "part name", pd->name, err);
+  for (int i = 0; !rc && i < x->n_parts; i++)
+    if (strcmp(x->parts[i], pd->name) == 0)
+      rc = ls_ynode_error(&name_node, err, LS_ESCHEMA, "part '%s' is defined twice", pd->name);
+  if (!rc && x->n_parts == MAX_PARTS)
+    rc = ls_ynode_error(&name_node, err, LS_ERANGE, "more than %d parts", MAX_PARTS);
+  if (!rc)
+    snprintf(x->parts[x->n_parts++], LS_NAME_MAX, "%s", pd->name);
+  if (!rc) rc = ls_yopt_bool(part, "quick", 1, &in_quick, err);
+  if (!rc) rc = read_names(part, "devices", "device", c->data_root, ls_device_list, pd->devices, &pd->n_dev, err);
+  if (!rc) rc = read_names(part, "models", "model", c->data_root, ls_model_list, pd->models, &pd->n_mod, err);
+  if (!rc) rc = read_names(part, "datasets", "dataset", c->data_root, ls_dataset_list, pd->datasets, &pd->n_ds, err);
+  if (!rc) rc = read_names(part, "systems", "system", c->data_root, NULL, pd->systems, &pd->n_sys, err);
+  if (!rc) rc = read_axes(part, pd, err);
+  if (!rc) rc = ls_kv_create(&kv, err);
+  ls_ynode s;
+  if (!rc && ls_ymap_find(part, "settings", &s))
+    rc = read_settings(&s, kv, err);
+  if (!rc) rc = ls_ymap_finish(part, err);
+  if (!rc) rc = check_clash(kv, 0, pd, "part setting", err);
+  if (!rc) rc = check_clash(c->base, 1, pd, "scoped setting", err);
+  if (!rc) rc = check_clash(c->overrides, 0, pd, "--set", err);
+  double runs = (double)pd->n_dev * pd->n_mod * pd->n_ds * pd->n_sys;
+  for (int a = 0; a < pd->n_axes; a++)
+    runs *= pd->axes[a].n;
+  if (!rc && x->total + runs > MAX_RUNS) /* a few lines of YAML must not exhaust memory */
+    rc = ls_ynode_error(part, err, LS_ERANGE, "expands to %.0f runs; an experiment has at most %d",
+                        x->total + runs, MAX_RUNS);
+  if (!rc && (!quick || in_quick))
+    rc = expand_part(x, c, pd, kv, err);
+  ls_kv_free(kv);
+  free(pd);
+  return rc;
+}
+
+static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base, int quick,
+                    ls_error *err)
+{
+  const char *name;
+  long seed;
+  ls_ynode s, parts, q, name_node;
+  int rc = ls_ynode_expect(root, LS_Y_MAP, err);
+  if (!rc) rc = ls_ymap_require(root, "name", &name_node, err);
+  if (!rc) rc = ls_yas_string(&name_node, &name, err);
+  if (!rc) rc = check_ident(&name_node, "experiment name", name, err);
+  if (!rc) rc = ls_yreq_int(root, "seed", 0, 0x7fffffffL, &seed, err);
+  const char *desc;
+  if (!rc) rc = ls_yopt_string(root, "description", "", &desc, err);
+  if (!rc && ls_ymap_find(root, "settings", &s))
+    rc = read_settings(&s, base, err);
+  if (!rc && ls_ymap_find(root, "quick", &q)) {
+    ls_ynode qs;
+    if (!(rc = ls_ynode_expect(&q, LS_Y_MAP, err)) && ls_ymap_find(&q, "settings", &qs) && quick)
+      rc = read_settings(&qs, base, err);
+    if (!rc) rc = ls_ymap_finish(&q, err);
+  }
+  ls_ynode zn;
+  sizing *z = NULL;
+  if (!rc && ls_ymap_find(root, "sizing", &zn)) {
+    if (!(z = calloc(1, sizeof *z)))
+      rc = ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+    if (!rc) rc = read_sizing(&zn, c->data_root, z, err);
+    c->size = quick ? NULL : z;
+  }
+  if (!rc) rc = ls_ymap_require(root, "parts", &parts, err);
+  if (!rc) rc = ls_ynode_expect(&parts, LS_Y_SEQ, err);
+  if (!rc && ls_yseq_len(&parts) == 0)
+    rc = ls_ynode_error(&parts, err, LS_ESCHEMA, "no parts (an experiment needs at least one run)");
+  if (!rc) rc = ls_ymap_finish(root, err);
+  if (rc) {
+    free(z);
+    return rc;
+  }
+  snprintf(x->name, sizeof x->name, "%s", name);
+  c->seed = (uint64_t)seed;
+  for (int i = 0; rc == LS_OK && i < ls_yseq_len(&parts); i++) {
+    ls_ynode part = ls_yseq_at(&parts, i);
+    if (!(rc = ls_ynode_expect(&part, LS_Y_MAP, err)))
+      rc = read_part(x, c, &part, quick, err);
+  }
+  if (rc == LS_OK && z)
+    rc = sizing_parts_known(x, z, ls_ydoc_name(zn.doc), err);
+  free(z);
+  c->size = NULL;
+  if (!rc && x->total == 0) /* e.g. --quick and every part says quick: false */
+    rc = ls_ynode_error(&parts, err, LS_ESCHEMA, "%s", quick ? "no runs with --quick: every part has quick: false"
+                                                             : "no runs (an experiment needs at least one)");
+  return rc;
+}
+
+int ls_experiment_load(ls_experiment **out, const char *path, const char *data_root, int quick,
+                       const ls_kv *overrides, int shard_i, int shard_n, ls_error *err)
+{
+  *out = NULL;
+  if (shard_n < 1 || shard_i < 1 || shard_i > shard_n)
+    return ls_error_set(err, LS_EUSAGE, "bad shard %d/%d (expected i/N with 1 <= i <= N)", shard_i, shard_n);
+  ls_ydoc *doc = NULL;
+  ls_kv *base = NULL;
+  ls_experiment *x = calloc(1, sizeof *x);
+  if (!x)
+    return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  if (!rc) rc = ls_kv_create(&base, err);
+  if (!rc) {
+    expand_ctx c = {path, data_root, base, overrides, NULL, 0, shard_i, shard_n};
+    ls_ynode root = ls_ydoc_root(doc);
+    rc = read_top(x, &root, &c, base, quick, err);
+  }
+  ls_kv_free(base);
+  ls_ydoc_free(doc);
+  if (rc) {
+    ls_experiment_free(x);
+    return rc;
+  }
+  *out = x;
+  return LS_OK;
+}
+
+int ls_experiment_defaults(const char *path, const char *data_root, const char *model,
+                           const char *system, ls_kv *into, uint64_t *seed, ls_error *err)
+{
+  ls_ydoc *doc = NULL;
+  long v = 0;
+  ls_ynode s, zn;
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  ls_ynode root = rc ? (ls_ynode){0} : ls_ydoc_root(doc);
+  if (!rc) rc = ls_ynode_expect(&root, LS_Y_MAP, err);
+  if (!rc) rc = ls_yreq_int(&root, "seed", 0, 0x7fffffffL, &v, err);
+  if (!rc && ls_ymap_find(&root, "settings", &s))
+    rc = read_settings(&s, into, err);
+  if (!rc && model && system && ls_ymap_find(&root, "sizing", &zn)) {
+    sizing *z = calloc(1, sizeof *z);
+    rc = z ? read_sizing(&zn, data_root, z, err) : ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+    if (!rc) rc = apply_sizing(z, NULL, model, system, into, err);
+    free(z);
+  }
+  if (!rc)
+    *seed = (uint64_t)v;
+  ls_ydoc_free(doc);
+  return rc;
+}
+
+/* A device is a profile id, or a profile file (ls_device_is_path: e.g. `leversim calibrate`'s
+ * output), which must load and fit the run record's name field. */
+static int check_device(const char *device, const char *data_root, ls_error *err)
+{
+  if (!ls_device_is_path(device))
+    return check_name(NULL, "device", device, data_root, ls_device_list, err);
+  if (strlen(device) >= LS_NAME_MAX)
+    return ls_error_set(err, LS_EUSAGE, "device file path '%s' is longer than %d characters: use a shorter "
+                        "(relative) path", device, LS_NAME_MAX - 1);
+  ls_device *d;
+  int rc = ls_device_load(&d, device, err);
+  ls_device_free(d);
+  return rc;
+}
+
+int ls_experiment_single(ls_experiment **out, const char *device, const char *model,
+                         const char *dataset, const char *system, const ls_kv *settings,
+                         uint64_t seed, const char *data_root, ls_error *err)
+{
+  *out = NULL;
+  int rc = check_device(device, data_root, err);
+  if (!rc) rc = check_name(NULL, "model", model, data_root, ls_model_list, err);
+  if (!rc) rc = check_name(NULL, "dataset", dataset, data_root, ls_dataset_list, err);
+  if (!rc) rc = check_name(NULL, "system", system, data_root, NULL, err);
+  if (rc)
+    return rc;
+  ls_experiment *x = calloc(1, sizeof *x);
+  ls_run_spec *r = x ? calloc(1, sizeof *r) : NULL;
+  if (!r) {
+    free(x);
+    return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+  }
+  snprintf(x->name, sizeof x->name, "run");
+  x->runs = r;
+  x->cap = x->n = x->total = 1;
+  snprintf(r->part, sizeof r->part, "run");
+  snprintf(r->device, sizeof r->device, "%s", device);
+  snprintf(r->model, sizeof r->model, "%s", model);
+  snprintf(r->dataset, sizeof r->dataset, "%s", dataset);
+  snprintf(r->system, sizeof r->system, "%s", system);
+  snprintf(r->axes_json, sizeof r->axes_json, "{}");
+  r->seed = seed;
+  rc = ls_kv_copy(&r->settings, settings, err);
+  if (rc) {
+    x->n = 0;
+    ls_experiment_free(x);
+    return rc;
+  }
+  *out = x;
+  return LS_OK;
+}
