@@ -14,6 +14,16 @@ for f in testbed.db warm.csv fio-direct1.json fio-mmap.json tree.json; do cp "$r
 # fio records the file it read as given; keep only its name (a run started elsewhere gave a
 # machine's absolute path).
 sed -i 's|"filename" : ".*/\([^/"]*\)"|"filename" : "\1"|' "$dst/fio-direct1.json" "$dst/fio-mmap.json"
+# The models' shapes the simulator costs them by travel with the database, and the database
+# names files by repository paths only.
+draft_yaml=$(sqlite3 "$dst/testbed.db" "SELECT draft_model FROM tb_run ORDER BY created DESC LIMIT 1")
+if [ -n "$draft_yaml" ]; then
+  base=$(basename "$draft_yaml")
+  cp "$run/$base" "$dst/$base"
+  sqlite3 "$dst/testbed.db" "UPDATE tb_run SET draft_model = '$dst/$base'"
+fi
+sqlite3 "$dst/testbed.db" "UPDATE tb_run SET target = replace(target, rtrim(target, replace(target, '/', '')), ''),
+  draft = replace(draft, rtrim(draft, replace(draft, '/', '')), '')"
 "$LEVERSIM" calibrate --base scripts/testbed/base-profile.yaml --only cpu,flash --fix max_bandwidth \
   --llama-bench "$dst/warm.csv" --fio "$dst/fio-direct1.json" --out "$dst/testbed-vm.yaml" > "$dst/calibrate.txt"
 "$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \
