@@ -153,6 +153,52 @@ static void test_bad_files(void)
   unlink(cut);
 }
 
+/* ---- the command's bad inputs (no library needed: inputs are read before it is loaded) ---- */
+
+static void test_cli_bad_inputs(void)
+{
+  char out[4096], args[3000], tiny[1200], bad[1200];
+  snprintf(tiny, sizeof tiny, "%s/cli-tiny.gguf", work);
+  snprintf(bad, sizeof bad, "%s/bad-tree.json", work);
+  snprintf(args, sizeof args, "testbed model --model llama-3.2-1b --layers 1 --width 256 --out '%s'", tiny);
+  CU_ASSERT_EQUAL_FATAL(ls_test_cli(args, out, sizeof out), 0);
+  /* A shape GGUF cannot hold: bad input data, the reason named. */
+  CU_ASSERT_EQUAL(ls_test_cli("testbed model --model llama-3.2-1b --width 300 --out /dev/null", out, sizeof out), 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "multiple of 256"));
+  CU_ASSERT_EQUAL(ls_test_cli("testbed model --model no-such-model --out /dev/null", out, sizeof out), 66);
+  /* A malformed tree is located (file:line:col) before anything is measured. */
+  FILE *f = fopen(bad, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fputs("{\"parent\": [-1, 0,\n", f);
+  fclose(f);
+  snprintf(args, sizeof args, "testbed measure --lib /nonexistent --target '%s' --model llama-3.2-1b --db '%s/x.db' --tree '%s'",
+           tiny, work, bad);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "bad-tree.json:2:"));
+  /* A tree whose parents are not before their children. */
+  f = fopen(bad, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fputs("{\"parent\": [-1, 2, 0]}\n", f);
+  fclose(f);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "$.parent[1]"));
+  /* The library folder is checked next: not found. */
+  snprintf(args, sizeof args, "testbed measure --lib /nonexistent --target '%s' --model llama-3.2-1b --db '%s/x.db'",
+           tiny, work);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 66);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "fetch.sh"));
+  /* A missing database is not created. */
+  snprintf(args, sizeof args, "testbed validate --db '%s/none.db' --profile oneplus-12", work);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 66);
+  snprintf(args, sizeof args, "%s/none.db", work);
+  CU_ASSERT_NOT_EQUAL(access(args, F_OK), 0);
+  /* Options: a misspelt one and a missing required one are usage errors. */
+  CU_ASSERT_EQUAL(ls_test_cli("testbed validate --db x.db --profil p", out, sizeof out), 64);
+  CU_ASSERT_EQUAL(ls_test_cli("testbed measure --lib x", out, sizeof out), 64);
+  unlink(tiny);
+  unlink(bad);
+}
+
 /* ---- mapread (devices/mapread) ---- */
 
 static ls_flash_params flash_1gbs(void)
@@ -322,6 +368,7 @@ static void test_evict_and_bytes(void)
 static CU_TestInfo gguf_tests[] = {
     {"q4_0 block layout", test_q4_0_layout}, {"fp16", test_f16}, {"scaled shapes", test_shape},
     {"write and read back", test_write_read}, {"bad files", test_bad_files}, CU_TEST_INFO_NULL};
+static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs}, CU_TEST_INFO_NULL};
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread}, CU_TEST_INFO_NULL};
 static CU_TestInfo driver_tests[] = {
     {"ggml dequantises the writer's Q4_0", test_ggml_reads_q4_0}, {"one thread", test_threads},
@@ -329,6 +376,7 @@ static CU_TestInfo driver_tests[] = {
     CU_TEST_INFO_NULL};
 static CU_SuiteInfo suites[] = {{"gguf", NULL, NULL, NULL, NULL, gguf_tests},
                                 {"mapread", NULL, NULL, NULL, NULL, mapread_tests},
+                                {"cli", NULL, NULL, NULL, NULL, cli_tests},
                                 {"driver", driver_init, driver_clean, NULL, NULL, driver_tests},
                                 CU_SUITE_INFO_NULL};
 
