@@ -5,6 +5,11 @@
  *   F(threads)     = sum_c k_c * freq_c * flops_per_cycle_c                (FLOP/s)
  *   t_matmul(n)    = max(W / BW, n * f / F)                 roofline: GEMV vs GEMM
  *   t_layer(n,ctx) = call_s + t_matmul(n) + n * ctx * a / F
+ *   below batched_from tokens (a runtime without a batched kernel for the weights' format):
+ *   t_matmul(n)    = n * max(W / BW, f / F)             each token streams the weights
+ *   (measured on the testbed: llama.cpp's x86 CPU backend takes 2.0x one token's time for two
+ *   tokens of Q4_0 layers and 1 + 12 x 0.4 for 13 rows of a Q6_K head; src:testbed-run,
+ *   docs/VALIDATION.md §3.4-3.5. Profiles without the keys keep the roofline for every n.)
  * Simplifications: a thread is a whole core at its nominal clock (no DVFS, no thermal limit);
  * threads split work evenly by throughput; the LM head is one matmul.
  * Sources: profile comments (src:mnn-gemv-bench: GEMV 42 GB/s on two 8 Elite big
@@ -51,23 +56,24 @@ static void rates(const ls_cpu_params *c, int threads, double *bw, double *flops
 }
 
 static double matmul_s(const ls_cpu_params *c, double bytes, double flops_tok, double attn_ctx, int tokens,
-                       int threads)
+                       int threads, int batched_from)
 {
   if (tokens <= 0)
     return 0.0;
   double bw, f;
   rates(c, threads, &bw, &f);
-  return c->call_s + fmax(bytes / bw, tokens * flops_tok / f) + tokens * attn_ctx / f;
+  double mm = tokens < batched_from ? tokens * fmax(bytes / bw, flops_tok / f) : fmax(bytes / bw, tokens * flops_tok / f);
+  return c->call_s + mm + tokens * attn_ctx / f;
 }
 
 int64_t ls_cpu_layer_ns(const ls_cpu_params *c, const ls_layer_work *w, int tokens, int ctx_len, int threads)
 {
   double attn = w->attn_flops_per_token_per_ctx * (ctx_len < 0 ? 0 : ctx_len);
-  return (int64_t)llround(matmul_s(c, w->weight_bytes, w->flops_per_token, attn, tokens, threads) * 1e9);
+  return (int64_t)llround(matmul_s(c, w->weight_bytes, w->flops_per_token, attn, tokens, threads, c->batched_from) * 1e9);
 }
 
 int64_t ls_cpu_lmhead_ns(const ls_cpu_params *c, double lmhead_bytes, double flops_per_token, int tokens,
                          int threads)
 {
-  return (int64_t)llround(matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads) * 1e9);
+  return (int64_t)llround(matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from) * 1e9);
 }

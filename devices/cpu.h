@@ -4,7 +4,11 @@
  * A matmul over weights W bytes for n tokens is a roofline of two throughputs:
  *   GEMV (bandwidth-bound): W / min(sum of per-core gemv bandwidth, max_bw)
  *   GEMM (compute-bound):   n * flops_per_token / sum(freq * flops_per_cycle)
- *   t = max(both) + per-call overhead. See cpu.c for sources. */
+ *   t = max(both) + per-call overhead.
+ * Below `batched_from` tokens a matmul has no kernel that reuses the weights across tokens:
+ * each token streams them itself, t = n x max(GEMV, one token's GEMM) + overhead
+ * (`head_batched_from` for the output projection, whose format may lack such a kernel).
+ * See cpu.c for sources. */
 #ifndef LS_DEVICES_CPU_H
 #define LS_DEVICES_CPU_H
 #include <stdint.h>
@@ -29,6 +33,8 @@ typedef struct ls_cpu_params {
   double call_s;           /* per-call overhead (thread wake-up, sync) */
   int default_threads;
   double idle_w;           /* whole CPU complex idle */
+  int batched_from;        /* tokens from which layer matmuls reuse the weights (<= 1: always) */
+  int head_batched_from;   /* the same for the output projection */
 } ls_cpu_params;
 
 int ls_cpu_total_cores(const ls_cpu_params *c);

@@ -11,7 +11,7 @@
  *          q4_0_dynamic {op_call, weight_bandwidth, vec_flops, mat_flops, tile, mat_min,
  *          pad_small (optional, default false)}
  *          (optional, required when the regime is q4_0-dynamic)
- *   cpu:   threads, max_bandwidth, call_overhead, idle_power,
+ *   cpu:   threads, max_bandwidth, call_overhead, idle_power, [batched_from, head_batched_from: 1],
  *          clusters [{name, cores, freq, gemv_bandwidth, flops_per_cycle, core_power}...]
  *   power: base
  * Invariants after loading: every rate > 0; batch curve tokens rising, rel non-decreasing;
@@ -215,12 +215,14 @@ static int read_cluster(const ls_ynode *c, ls_cpu_cluster *k, ls_error *err)
 static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
 {
   ls_ynode m, cl;
-  long threads;
+  long threads, batched = 1, head_batched = 1;
   int rc = section(root, "cpu", &m, err);
   if (rc || (rc = ls_yreq_int(&m, "threads", 1, 256, &threads, err)) ||
       (rc = ls_yreq_unit(&m, "max_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &c->max_bw, err)) ||
       (rc = ls_yreq_unit(&m, "call_overhead", LS_U_TIME, 0, 1, &c->call_s, err)) ||
       (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &c->idle_w, err)) ||
+      (rc = ls_yopt_int(&m, "batched_from", 1, 1000000, 1, &batched, err)) ||
+      (rc = ls_yopt_int(&m, "head_batched_from", 1, 1000000, 1, &head_batched, err)) ||
       (rc = ls_ymap_require(&m, "clusters", &cl, err)) || (rc = ls_ynode_expect(&cl, LS_Y_SEQ, err)))
     return rc;
   int k = ls_yseq_len(&cl);
@@ -233,6 +235,8 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
   }
   c->n_clusters = k;
   c->default_threads = (int)threads;
+  c->batched_from = (int)batched;
+  c->head_batched_from = (int)head_batched;
   if (threads > ls_cpu_total_cores(c)) {
     ls_ynode t;
     ls_ymap_find(&m, "threads", &t);

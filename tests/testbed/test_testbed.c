@@ -15,6 +15,7 @@
 #include "ls_test.h"
 #include "runner/testbed/gguf.h"
 #include "runner/testbed/llamadrv.h"
+#include "devices/cpu.h"
 #include "devices/mapread.h"
 
 #define PAGE 4096ULL
@@ -368,8 +369,35 @@ static void test_evict_and_bytes(void)
 static CU_TestInfo gguf_tests[] = {
     {"q4_0 block layout", test_q4_0_layout}, {"fp16", test_f16}, {"scaled shapes", test_shape},
     {"write and read back", test_write_read}, {"bad files", test_bad_files}, CU_TEST_INFO_NULL};
+/* devices/cpu: below batched_from tokens each token streams the weights; from it on, the
+ * roofline; without the key (0 or 1) the roofline for every n, as before. */
+static void test_cpu_batched(void)
+{
+  ls_cpu_params c;
+  memset(&c, 0, sizeof c);
+  c.n_clusters = 1;
+  c.cluster[0].cores = 1;
+  c.cluster[0].freq_hz = 1e9;
+  c.cluster[0].gemv_bw_per_core = 1e9;
+  c.cluster[0].flops_per_cycle = 100; /* 100 GFLOP/s */
+  c.max_bw = 1e12;
+  ls_layer_work w = {1e8, 1e9, 0, 0};  /* 0.1 s to stream, 0.01 s a token to compute */
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 1, 0, 1), 100000000);
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 2, 0, 1), 100000000);
+  c.batched_from = 4;
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 2, 0, 1), 200000000);
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 3, 0, 1), 300000000);
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 4, 0, 1), 100000000);
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 20, 0, 1), 200000000);
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, 1e8, 1e9, 3, 1), 100000000); /* the head keeps its own */
+  c.head_batched_from = 1000000;
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, 1e8, 1e9, 3, 1), 300000000);
+}
+
 static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs}, CU_TEST_INFO_NULL};
-static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread}, CU_TEST_INFO_NULL};
+static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
+                                      {"cpu: weights streamed per token below a batch", test_cpu_batched},
+                                      CU_TEST_INFO_NULL};
 static CU_TestInfo driver_tests[] = {
     {"ggml dequantises the writer's Q4_0", test_ggml_reads_q4_0}, {"one thread", test_threads},
     {"cpu ratio 32 / 1 tokens", test_cpu_ratio}, {"eviction and bytes read", test_evict_and_bytes},
