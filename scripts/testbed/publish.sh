@@ -22,6 +22,7 @@ if [ -n "$draft_yaml" ]; then
   cp "$run/$base" "$dst/$base"
   sqlite3 "$dst/testbed.db" "UPDATE tb_run SET draft_model = '$dst/$base'"
 fi
+sqlite3 "$dst/testbed.db" "DELETE FROM tb_prediction" # the run's own validations named its folders
 sqlite3 "$dst/testbed.db" "UPDATE tb_run SET target = replace(target, rtrim(target, replace(target, '/', '')), ''),
   draft = replace(draft, rtrim(draft, replace(draft, '/', '')), '')"
 "$LEVERSIM" calibrate --base scripts/testbed/base-profile.yaml --only cpu,flash --fix max_bandwidth \
@@ -31,4 +32,5 @@ sqlite3 "$dst/testbed.db" "UPDATE tb_run SET target = replace(target, rtrim(targ
 "$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \
   --mode serial > "$dst/validate-serial.txt"
 rm -f "$dst/testbed-validation.dat" "$dst/testbed-validation.gp"
+sqlite3 "$dst/testbed.db" "VACUUM"
 cat "$dst/validate.txt"
