@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# scripts/testbed/publish.sh [RUN_DIR]: copies a full testbed run (default build/testbed/full)
-# into results/testbed/ (committed: the database, the warm rows, fio, the tree), then refits the
+# scripts/testbed/publish.sh [RUN_DIR [DEST]]: copies a full testbed run (default build/testbed/full)
+# into DEST (default results/testbed/; committed: the database, the warm rows, fio, the tree), then refits the
 # profile and redraws the validation from those copies, so every file names only repository
 # paths. The refit is the same deterministic fit as the run's.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 run=${1:-build/testbed/full}
-dst=results/testbed
+dst=${2:-results/testbed}
 LEVERSIM=${LEVERSIM:-$top/build/leversim}
 mkdir -p "$dst"
 for f in testbed.db warm.csv fio-direct1.json fio-mmap.json tree.json; do cp "$run/$f" "$dst/$f"; done
