@@ -334,9 +334,11 @@ static void test_cpu_ratio(void)
     fprintf(stderr, "cpu ratio %.2f (%.4f / %.4f s)\n", t32 / t1, t32, t1);
 }
 
-/* Eviction leaves no page of the file in memory; a cold pass then reads exactly the pages it
- * brings in (bytes read from storage = pages that became resident), at least every page of
- * the tensor data and at most the whole file; a warm pass reads nothing. */
+/* Eviction leaves no page of the file in memory (mincore counts pages exactly). A cold pass
+ * then brings back every page of the tensor data, and at most the whole file; the process's
+ * reads from storage (/proc/self/io) are those pages plus at most 1 MiB of other files (code
+ * pages of the libraries faulted back in under memory pressure, measured here: 24 KiB once).
+ * A warm pass reads nothing. */
 static void test_evict_and_bytes(void)
 {
   ls_error err = {0};
@@ -358,9 +360,9 @@ static void test_evict_and_bytes(void)
   ls_llamadrv_clear(mdl);
   CU_ASSERT_EQUAL_FATAL(ls_llamadrv_prompt(mdl, 1, 0, &c, &err), LS_OK);
   CU_ASSERT_EQUAL(ls_llamadrv_resident(small, &res, &err), LS_OK);
-  CU_ASSERT_EQUAL(c.read_bytes, res);
-  CU_ASSERT(c.read_bytes >= data_pages && c.read_bytes <= file_pages);
-  if (c.read_bytes != res || c.read_bytes < data_pages)
+  CU_ASSERT(res >= data_pages && res <= file_pages);
+  CU_ASSERT(c.read_bytes >= res && c.read_bytes - res <= (1u << 20));
+  if (c.read_bytes < res || c.read_bytes - res > (1u << 20) || res < data_pages)
     fprintf(stderr, "read %llu, resident %llu, data %llu, file %llu\n", (unsigned long long)c.read_bytes,
             (unsigned long long)res, (unsigned long long)data_pages, (unsigned long long)file_pages);
   ls_llamadrv_clear(mdl);
