@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "sim/error.h"
+#include "sim/boot.h"
 
 #define LS_DB_SCHEMA_VERSION 2 /* 2: run_settings */
 #define LS_DB_RUN_ID_LEN 32  /* hex digits of a run id from ls_db_hash_run (plus NUL: 33) */
@@ -133,11 +134,15 @@ int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *add
 /* The metrics that get an interval from the per-prompt sums, in order; NULL past the end.
  * (Totals of the design - tokens, cycles, decode_s - and latency quantiles get none.) */
 const char *ls_db_ci_metric_name(int i);
-/* The 95 % interval of metric i of ls_db_ci_metric_name over a run's n prompts, resampled
- * with a seed derived from run_id. *lo = *hi = NaN when n < LS_BOOT_MIN_UNITS (sim/boot.h);
- * *est is the metric as the runner computes it. */
-int ls_db_metric_ci(const ls_db_prompt *p, int n, const char *run_id, int i, double *est,
-                    double *lo, double *hi, ls_error *err);
+/* The 95 % intervals of every metric of ls_db_ci_metric_name over a run's n prompts (out[i]
+ * for metric i), resampled jointly: one list of prompts per replicate serves every metric.
+ * The seed is a hash of the prompts' numbers, so identical data gets identical intervals.
+ * lo = hi = NaN when n < LS_BOOT_MIN_UNITS (sim/boot.h); est is the metric as the runner
+ * computes it. */
+int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *err);
+/* Metric i's interval of ls_db_metric_cis. */
+int ls_db_metric_ci(const ls_db_prompt *p, int n, int i, double *est, double *lo, double *hi,
+                    ls_error *err);
 
 /* Recomputes the paired intervals between runs of a configuration (table ratio_ci: every ok
  * run against the lever, ar-flash, specinfer and lever-no-prune runs of its configuration,

@@ -78,7 +78,7 @@ static void interval(const ls_decode_result *r, const char *name, double *lo, do
     if (!strcmp(ls_db_ci_metric_name(i), name)) {
       double est;
       ls_error e;
-      ls_db_metric_ci(r->prompts, r->n_prompts, r->run_id, i, &est, lo, hi, &e);
+      ls_db_metric_ci(r->prompts, r->n_prompts, i, &est, lo, hi, &e);
     }
 }
 
