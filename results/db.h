@@ -150,6 +150,17 @@ int ls_db_metric_ci(const ls_db_prompt *p, int n, int i, double *est, double *lo
  * One transaction; the views (v_vs_lever, v_speedup, v_summary, fig10, fig11, fig12) read
  * these tables. Called after a sweep, a `run --db` and a merge. */
 int ls_db_stats_refresh(ls_db *db, ls_error *err);
+/* The ratio_ci rows that involve run_id (as the run or as the reference) and whose other run
+ * is already in the database, for the pairs that have none yet: a sweep's worker calls it
+ * after writing each run, so every pair is computed once, by whoever writes its second run,
+ * while the other runs are still simulating. One IMMEDIATE transaction (two workers finishing
+ * a pair's runs at once compute it once). The rows equal those of ls_db_stats_refresh (each
+ * is a function of the two runs' prompts). run_id NULL: every pair that has none yet (a
+ * worker stopped between writing a run and pairing it). */
+int ls_db_stats_pair_run(ls_db *db, const char *run_id, ls_error *err);
+/* Recomputes summary_ci alone from the runs and ratio_ci as they stand (after a sweep whose
+ * workers called ls_db_stats_pair_run for every run). */
+int ls_db_stats_summary(ls_db *db, ls_error *err);
 
 /* The achieved precision of a replay (part main): relative 95 % half-widths, NaN when not
  * available (too few prompts). */

@@ -285,12 +285,21 @@ static uint64_t pair_seed(const double *rows, int n)
 static const char *const ratio_metrics[] = {"throughput_tps", "tau"};
 
 /* Every ok run against each reference system's run of its configuration. */
-static const char pairs_sql[] =
-    "SELECT s.run_id, r.run_id, r.system FROM runs s JOIN runs r"
-    " ON r.status = 'ok' AND r.system IN ('lever', 'ar-flash', 'specinfer', 'lever-no-prune')"
-    " AND (r.part, r.device, r.model, r.dataset, r.axes_json, r.seed)"
-    " = (s.part, s.device, s.model, s.dataset, s.axes_json, s.seed)"
-    " WHERE s.status = 'ok' ORDER BY s.run_id, r.system";
+#define PAIRS_SELECT                                                                          \
+  "SELECT s.run_id, r.run_id, r.system FROM runs s JOIN runs r"                               \
+  " ON r.status = 'ok' AND r.system IN ('lever', 'ar-flash', 'specinfer', 'lever-no-prune')" \
+  " AND (r.part, r.device, r.model, r.dataset, r.axes_json, r.seed)"                          \
+  " = (s.part, s.device, s.model, s.dataset, s.axes_json, s.seed)"                            \
+  " WHERE s.status = 'ok'"
+static const char pairs_sql[] = PAIRS_SELECT " ORDER BY s.run_id, r.system";
+/* The pairs that have no interval yet (ls_db_stats_pair_run): those of run ?1 (as the run,
+ * or as the reference; two branches, so that each finds its partner through the runs_config
+ * index), or all of them. */
+#define PAIR_MISSING " AND NOT EXISTS (SELECT 1 FROM ratio_ci c WHERE c.run_id = s.run_id AND c.ref_system = r.system)"
+static const char pairs_of_run_sql[] =
+    PAIRS_SELECT " AND s.run_id = ?1" PAIR_MISSING " UNION ALL "
+    PAIRS_SELECT " AND r.run_id = ?1 AND s.run_id <> ?1" PAIR_MISSING " ORDER BY 1, 3";
+static const char pairs_missing_sql[] = PAIRS_SELECT PAIR_MISSING " ORDER BY s.run_id, r.system";
 
 typedef struct refresh_ctx {
   ls_db *db;
@@ -337,11 +346,13 @@ static int insert_ratio(refresh_ctx *c, const char *id, const char *ref_id, cons
   return rc;
 }
 
-static int refresh_ratios(refresh_ctx *c, ls_error *err)
+/* The intervals of the pairs that sql lists (with ?1 = run_id when it is not NULL). */
+static int refresh_ratios(refresh_ctx *c, const char *sql, const char *run_id, ls_error *err)
 {
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(c->db->h, pairs_sql, -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(c->db->h, sql, -1, &st, NULL) != SQLITE_OK)
     return ls_db_fail(c->db, err, "listing run pairs");
+  if (run_id) sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
   char last[LS_DB_RUN_ID_LEN + 1] = "";
   int s, rc = LS_OK;
   while (rc == LS_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -467,26 +478,66 @@ static int refresh_summary(refresh_ctx *c, ls_error *err)
   return rc;
 }
 
-int ls_db_stats_refresh(ls_db *db, ls_error *err)
+static int ctx_open(refresh_ctx *c, ls_db *db, ls_error *err)
 {
-  refresh_ctx c = {db, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0};
-  int rc = ls_db_exec(db, "BEGIN IMMEDIATE; DELETE FROM ratio_ci; DELETE FROM summary_ci;", err);
-  if (rc != LS_OK) return rc;
+  memset(c, 0, sizeof *c);
+  c->db = db;
   if (sqlite3_prepare_v2(db->h, "SELECT prompt, tokens, decode_s, tau_sum, cycles FROM prompts"
-                         " WHERE run_id = ?1 ORDER BY prompt", -1, &c.load, NULL) != SQLITE_OK ||
+                         " WHERE run_id = ?1 ORDER BY prompt", -1, &c->load, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(db->h, "INSERT INTO ratio_ci VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                         -1, &c.ins, NULL) != SQLITE_OK)
-    rc = ls_db_fail(db, err, "preparing the intervals");
-  if (rc == LS_OK) rc = refresh_ratios(&c, err);
-  if (rc == LS_OK) rc = refresh_summary(&c, err);
-  sqlite3_finalize(c.load);
-  sqlite3_finalize(c.ins);
-  free(c.a);
-  free(c.b);
-  free(c.buf);
+                         -1, &c->ins, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, "preparing the intervals");
+  return LS_OK;
+}
+
+static void ctx_close(refresh_ctx *c)
+{
+  sqlite3_finalize(c->load);
+  sqlite3_finalize(c->ins);
+  free(c->a);
+  free(c->b);
+  free(c->buf);
+}
+
+static int finish(ls_db *db, int rc, ls_error *err)
+{
   if (rc == LS_OK) return ls_db_exec(db, "COMMIT", err);
   sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   return rc;
+}
+
+int ls_db_stats_refresh(ls_db *db, ls_error *err)
+{
+  refresh_ctx c;
+  int rc = ls_db_exec(db, "BEGIN IMMEDIATE; DELETE FROM ratio_ci; DELETE FROM summary_ci;", err);
+  if (rc != LS_OK) return rc;
+  rc = ctx_open(&c, db, err);
+  if (rc == LS_OK) rc = refresh_ratios(&c, pairs_sql, NULL, err);
+  if (rc == LS_OK) rc = refresh_summary(&c, err);
+  ctx_close(&c);
+  return finish(db, rc, err);
+}
+
+int ls_db_stats_pair_run(ls_db *db, const char *run_id, ls_error *err)
+{
+  refresh_ctx c;
+  int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err); /* a pair's two runs may finish at once */
+  if (rc != LS_OK) return rc;
+  rc = ctx_open(&c, db, err);
+  if (rc == LS_OK) rc = refresh_ratios(&c, run_id ? pairs_of_run_sql : pairs_missing_sql, run_id, err);
+  ctx_close(&c);
+  return finish(db, rc, err);
+}
+
+int ls_db_stats_summary(ls_db *db, ls_error *err)
+{
+  refresh_ctx c;
+  int rc = ls_db_exec(db, "BEGIN IMMEDIATE; DELETE FROM summary_ci;", err);
+  if (rc != LS_OK) return rc;
+  rc = ctx_open(&c, db, err);
+  if (rc == LS_OK) rc = refresh_summary(&c, err);
+  ctx_close(&c);
+  return finish(db, rc, err);
 }
 
 /* --- the achieved precision of a replay ------------------------------------------------- */

@@ -185,8 +185,10 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, run_queue *q, int k
       memset(&res, 0, sizeof res);
       int st;
       rc = ls_driver_run_one(cache, db, spec, o->keep_steps, &res, &st, &err);
+      if (st == 0 && rc == LS_OK) /* its paired intervals with the runs already written */
+        rc = ls_db_stats_pair_run(db, res.run_id, &err);
       ls_decode_result_free(&res);
-      if (st == 3) /* nothing recorded (interrupted, or the database failed): not a run done */
+      if (st == 3 || (st == 0 && rc)) /* nothing recorded (interrupted, or the database failed) */
         break;
       mark = st == 0 ? 'o' : st == 1 ? 'i' : 'f';
       if (rc && st == 2) { /* a failed run is recorded; report it and go on */
@@ -436,9 +438,11 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   }
   if (rc != LS_OK)
     return rc;
-  /* the paired intervals span runs of different workers: computed once all are written */
+  /* Each pair's intervals were computed by the worker that wrote its second run (any a
+   * stopped worker left are made now); the summary spans every configuration. */
   rc = ls_db_open(&db, o->db_path, err);
-  if (rc == LS_OK) rc = ls_db_stats_refresh(db, err);
+  if (rc == LS_OK) rc = ls_db_stats_pair_run(db, NULL, err);
+  if (rc == LS_OK) rc = ls_db_stats_summary(db, err);
   ls_db_close(db);
   return rc;
 }

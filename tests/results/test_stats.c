@@ -273,7 +273,54 @@ static void test_same_data_same_intervals(void)
   ls_db_close(db);
 }
 
+/* A sweep's workers pair each run as they write it (ls_db_stats_pair_run), and the parent
+ * then makes the summary: the same ratio_ci and summary_ci rows as one refresh after all
+ * runs, whatever order the runs arrive in; pairing a run twice adds nothing. */
+static void test_pairs_as_runs_arrive(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "arrive.db"), &e), LS_OK);
+  static const char *const sys[] = {"lever", "ar-flash", "specinfer"};
+  for (int k = 0; k < 4; k++) /* fx_fill_main's runs, without its refresh */
+    for (int s = 0; s < 3; s++) {
+      char dev[8], mod[8];
+      snprintf(dev, sizeof dev, "d%d", k / 2);
+      snprintf(mod, sizeof mod, "m%d", k % 2);
+      CU_ASSERT_EQUAL_FATAL(fx_add(db, "main", dev, mod, "s0", sys[s], "{}", 7,
+                                   (10 + k) / fx_main_ratio(sys[s], k), 2 + s), LS_OK);
+    }
+  sqlite3_stmt *st = NULL;
+  char ids[12][LS_DB_RUN_ID_LEN + 1];
+  int n = 0;
+  CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db->h, "SELECT run_id FROM runs ORDER BY system DESC, run_id", -1, &st, NULL), SQLITE_OK);
+  while (n < 12 && sqlite3_step(st) == SQLITE_ROW)
+    snprintf(ids[n++], sizeof ids[0], "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  CU_ASSERT_EQUAL_FATAL(n, 12);
+  for (int i = 0; i < n; i++) {
+    CU_ASSERT_EQUAL(ls_db_stats_pair_run(db, ids[i], &e), LS_OK);
+    if (i == 0) /* specinfer of one configuration: with itself, lever and ar-flash both ways */
+      CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM ratio_ci"), 5 * 2);
+  }
+  CU_ASSERT_EQUAL(ls_db_stats_pair_run(db, ids[3], &e), LS_OK); /* again: nothing new */
+  CU_ASSERT_EQUAL(ls_db_stats_pair_run(db, NULL, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_summary(db, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM ratio_ci"), 4 * 3 * 3 * 2); /* 3 refs here */
+  CU_ASSERT_EQUAL(ls_db_exec(db, "CREATE TEMP TABLE r0 AS SELECT * FROM ratio_ci;"
+                                 " CREATE TEMP TABLE s0 AS SELECT * FROM summary_ci;", &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM s0"), 2);
+  CU_ASSERT_EQUAL_FATAL(ls_db_stats_refresh(db, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM (SELECT * FROM ratio_ci EXCEPT SELECT * FROM r0)"), 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM (SELECT * FROM r0 EXCEPT SELECT * FROM ratio_ci)"), 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM (SELECT * FROM summary_ci EXCEPT SELECT * FROM s0)"), 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM summary_ci"), 2);
+  ls_db_close(db);
+}
+
 CU_TestInfo fx_stats_tests[] = {
+    {"pairs computed as runs arrive equal one refresh after them", test_pairs_as_runs_arrive},
     {"identical data, identical intervals, whatever the run's id", test_same_data_same_intervals},
     {"metric intervals by hand; none under 5 prompts", test_metric_ci_by_hand},
     {"paired ratios in the views; summary resampled jointly", test_views_intervals},
