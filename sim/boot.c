@@ -77,7 +77,16 @@ static double quantile_select(double *x, size_t n, double f)
   double delta = index - (double)lhs, a = gsl_stats_select(x, 1, n, lhs);
   if (lhs == n - 1)
     return a;
-  return (1 - delta) * a + delta * gsl_stats_select(x, 1, n, lhs + 1);
+  /* order statistic lhs + 1, by one pass instead of a second selection: a itself when at
+   * least lhs + 2 values are <= a, else the smallest value above a */
+  size_t at_most = 0;
+  double above = INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    at_most += x[i] <= a;
+    if (x[i] > a && x[i] < above)
+      above = x[i];
+  }
+  return (1 - delta) * a + delta * (at_most >= lhs + 2 ? a : above);
 }
 
 double ls_boot_rel_halfwidth(const ls_boot_ci *ci)
@@ -166,13 +175,22 @@ int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *st
     return rc;
   if (n < 1 || ncol < 1)
     return ls_error_set(err, LS_ERANGE, "bootstrap: a table of %d units x %d columns", n, ncol);
-  double *sum = calloc((size_t)ncol, sizeof *sum), *rep = malloc((size_t)m * resamples * sizeof *rep);
-  if (!sum || !rep) {
-    free(sum);
+  if (ncol > LS_BOOT_MAX_COLS)
+    return ls_error_set(err, LS_ERANGE, "bootstrap: %d columns (at most %d)", ncol, LS_BOOT_MAX_COLS);
+  /* the rows padded with zero columns to a multiple of 4, summed 4 columns at a time (the
+   * compiler pairs them into vector adds); each column's sum keeps its order */
+  int w = (ncol + 3) & ~3;
+  double sum[LS_BOOT_MAX_COLS + 3];
+  double *pad = calloc((size_t)n * w, sizeof *pad), *rep = malloc((size_t)m * resamples * sizeof *rep);
+  if (!pad || !rep) {
+    free(pad);
     free(rep);
     return ls_error_set(err, LS_ENOMEM, "bootstrap: out of memory");
   }
+  for (int j = 0; j < n; j++)
+    memcpy(pad + (size_t)j * w, rows + (size_t)j * ncol, (size_t)ncol * sizeof *rows);
   int any = 0;
+  memset(sum, 0, sizeof sum);
   for (int j = 0; j < n; j++)
     for (int c = 0; c < ncol; c++) sum[c] += rows[(size_t)j * ncol + c];
   for (int i = 0; i < m; i++) {
@@ -183,10 +201,15 @@ int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *st
   }
   for (int r = 0; any && r < resamples; r++) {
     uint64_t state = ls_key2(seed, (uint64_t)r);
-    memset(sum, 0, (size_t)ncol * sizeof *sum);
+    memset(sum, 0, sizeof sum);
     for (int j = 0; j < n; j++) {
-      const double *row = rows + (size_t)draw_unit(&state, (uint64_t)n) * ncol;
-      for (int c = 0; c < ncol; c++) sum[c] += row[c];
+      const double *row = pad + (size_t)draw_unit(&state, (uint64_t)n) * w;
+      for (int c = 0; c < w; c += 4) {
+        sum[c] += row[c];
+        sum[c + 1] += row[c + 1];
+        sum[c + 2] += row[c + 2];
+        sum[c + 3] += row[c + 3];
+      }
     }
     for (int i = 0; i < m; i++) {
       double v = cols_stat(sum, &stats[i]);
@@ -196,7 +219,7 @@ int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *st
   }
   for (int i = 0; i < m; i++)
     interval(rep + (size_t)i * resamples, resamples, level, &out[i]);
-  free(sum);
+  free(pad);
   free(rep);
   return LS_OK;
 }

@@ -67,6 +67,7 @@ int ls_boot_ci_agg2(const ls_boot_pair *pairs, int m, int resamples, double leve
 
 /* A statistic on a table of units (ls_boot_ci_table): sum of column a_num / sum of column
  * a_den, divided by sum b_num / sum b_den when b_num >= 0 (b_num = b_den = -1: no B). */
+#define LS_BOOT_MAX_COLS 64 /* columns of a table (ls_boot_ci_table) */
 typedef struct ls_boot_cols {
   int a_num, a_den, b_num, b_den;
 } ls_boot_cols;

@@ -252,10 +252,12 @@ static void test_same_data_same_intervals(void)
   memcpy(ar2, ar, sizeof ar);
   ar2[3].decode_s *= 1.5;
   static const char *const axes[] = {"{\"draft.budget\":\"64\"}", "{\"draft.budget\":\"128\"}", "{\"draft.budget\":\"256\"}"};
+  static ls_db_prompt lvk[3][FX_PROMPTS], ark[3][FX_PROMPTS]; /* each run its own copy */
   for (int k = 0; k < 3; k++) {
-    CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "lever", axes[k], 7, 10, 3, lv, FX_PROMPTS), LS_OK);
-    CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "ar-flash", axes[k], 7, 4, 1, k < 2 ? ar : ar2,
-                                   FX_PROMPTS), LS_OK);
+    memcpy(lvk[k], lv, sizeof lv);
+    memcpy(ark[k], k < 2 ? ar : ar2, sizeof ar);
+    CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "lever", axes[k], 7, 10, 3, lvk[k], FX_PROMPTS), LS_OK);
+    CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "ar-flash", axes[k], 7, 4, 1, ark[k], FX_PROMPTS), LS_OK);
   }
   CU_ASSERT_EQUAL_FATAL(ls_db_stats_refresh(db, &e), LS_OK);
   /* three distinct runs per system, of which two have the same data */
