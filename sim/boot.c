@@ -70,7 +70,7 @@ static double aggregate(const double *x, int m, ls_boot_agg agg)
  * data (the same interpolation between order statistics floor(f (n-1)) and the next), by two
  * selections (O(n)) instead of a sort: the two interval ends of every metric and ratio were a
  * tenth of a replay. x is reordered. */
-static double quantile_select(double *x, size_t n, double f)
+double ls_boot_quantile(double *x, size_t n, double f)
 {
   double index = f * (double)(n - 1);
   size_t lhs = (size_t)index;
@@ -102,8 +102,8 @@ static void interval(double *rep, int resamples, double level, ls_boot_ci *out)
   if (!out->reliable)
     return;
   double tail = (1 - level) / 2;
-  out->lo = quantile_select(rep, (size_t)resamples, tail);
-  out->hi = quantile_select(rep, (size_t)resamples, 1 - tail);
+  out->lo = ls_boot_quantile(rep, (size_t)resamples, tail);
+  out->hi = ls_boot_quantile(rep, (size_t)resamples, 1 - tail);
 }
 
 static int check_args(int m, int resamples, double level, ls_error *err)

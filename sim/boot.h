@@ -85,6 +85,10 @@ int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *st
  * however its inputs were named. */
 uint64_t ls_boot_seed_of(uint64_t h, const double *x, size_t count);
 
+/* Quantile f of x[0..n) (n >= 1), the value gsl_stats_quantile_from_sorted_data gives on the
+ * sorted data, by selection (O(n)); x is reordered. The intervals' ends. */
+double ls_boot_quantile(double *x, size_t n, double f);
+
 /* Relative half-width (hi - lo) / 2 / |est|; NaN when the interval is not reliable. */
 double ls_boot_rel_halfwidth(const ls_boot_ci *ci);
 

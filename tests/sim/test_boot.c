@@ -1,5 +1,7 @@
 /* tests/sim/test_boot: the paired bootstrap (sim/boot) against hand arithmetic, pairing,
  * determinism, the few-units rule and the coverage of known ratios. */
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include "ls_test.h"
 #include "sim/boot.h"
@@ -193,6 +195,27 @@ static void test_table_shares_one_resample(void)
   CU_ASSERT(g.est < m.est); /* AM-GM on two different ratios */
 }
 
+/* The selection quantile equals GSL's on the sorted data, with and without ties. */
+static void test_quantile_as_gsl(void)
+{
+  enum { N = 2000 };
+  static double x[N], sorted[N];
+  const double fs[] = {0.0, 0.025, 0.5, 0.975, 1.0};
+  for (int ties = 0; ties < 3; ties++)
+    for (int t = 0; t < 20; t++) {
+      for (int i = 0; i < N; i++) { /* ties: values on a coarse grid, so neighbours repeat */
+        double u = ls_uniform(LS_KEY(11, (uint64_t)t, (uint64_t)i, (uint64_t)ties));
+        x[i] = ties ? floor(u * (ties == 1 ? 40 : 400)) : u;
+      }
+      for (int i = 0; i < N; i++) sorted[i] = x[i];
+      gsl_sort(sorted, 1, N);
+      for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
+        double want = gsl_stats_quantile_from_sorted_data(sorted, 1, N, fs[k]);
+        CU_ASSERT_EQUAL(ls_boot_quantile(x, N, fs[k]), want);
+      }
+    }
+}
+
 /* The seed from the data: the same numbers give the same seed, any change another. */
 static void test_seed_of_data(void)
 {
@@ -206,6 +229,7 @@ static void test_seed_of_data(void)
 CU_TestInfo ls_t_boot[] = {
     {"one resample list for a table's statistics; both aggregates at once", test_table_shares_one_resample},
     {"the seed is a hash of the data", test_seed_of_data},
+    {"the selection quantile equals GSL's", test_quantile_as_gsl},
     {"ratio of sums by hand, NaN on a zero denominator", test_point},
     {"fewer than 5 prompts: no interval", test_few_units},
     {"pairing: a constant per-prompt ratio has a point interval", test_pairing},
