@@ -145,16 +145,29 @@ int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *e
   return rc;
 }
 
+/* Metric i alone: a table of its two columns resampled with the run's seed. The draws depend
+ * only on the seed and n, and each column's sums only on its own values, so this is metric
+ * i of ls_db_metric_cis, bit for bit, at a twentieth of the cost. */
 int ls_db_metric_ci(const ls_db_prompt *p, int n, int i, double *est, double *lo, double *hi,
                     ls_error *err)
 {
   if (i < 0 || i >= N_DEFS || n < 1)
     return ls_error_set(err, LS_ERANGE, "metric interval: metric %d, %d prompts", i, n);
-  ls_boot_ci ci[N_DEFS];
-  int rc = ls_db_metric_cis(p, n, ci, err);
-  *est = ci[i].est;
-  *lo = ci[i].lo;
-  *hi = ci[i].hi;
+  col_def all[MAX_COLS];
+  ls_boot_cols stats[N_DEFS];
+  table_layout(all, stats);
+  const col_def cols[2] = {all[stats[i].a_num], all[stats[i].a_den]};
+  const ls_boot_cols one = {0, 1, -1, -1};
+  double *rows = malloc(2 * (size_t)n * sizeof *rows);
+  if (!rows) return ls_error_set(err, LS_ENOMEM, "metric interval: out of memory");
+  table_fill(p, n, cols, 2, rows);
+  ls_boot_ci ci;
+  int rc = ls_boot_ci_table(rows, n, 2, &one, 1, prompts_seed(p, n), LS_BOOT_RESAMPLES,
+                            LS_BOOT_LEVEL, &ci, err);
+  *est = ci.est;
+  *lo = ci.lo;
+  *hi = ci.hi;
+  free(rows);
   return rc;
 }
 

@@ -50,6 +50,16 @@ static void test_metric_ci_by_hand(void)
   CU_ASSERT_DOUBLE_EQUAL(hi, 5.0, 1e-12);
   CU_ASSERT_EQUAL(ls_db_metric_ci(p, 4, i_tps, &est, &lo, &hi, &e), LS_OK);
   CU_ASSERT(isnan(lo) && isnan(hi));
+  /* one metric alone is that metric of all of them, bit for bit (one shared resample) */
+  for (int j = 0; j < 6; j++) p[j].tau_sum = 50 + 7 * j, p[j].io_wait_s = 1 + j % 3;
+  ls_boot_ci all[32];
+  CU_ASSERT_EQUAL_FATAL(ls_db_metric_cis(p, 6, all, &e), LS_OK);
+  for (int i = 0; ls_db_ci_metric_name(i); i++) {
+    CU_ASSERT_EQUAL(ls_db_metric_ci(p, 6, i, &est, &lo, &hi, &e), LS_OK);
+    CU_ASSERT(est == all[i].est || (isnan(est) && isnan(all[i].est)));
+    CU_ASSERT(lo == all[i].lo || (isnan(lo) && isnan(all[i].lo)));
+    CU_ASSERT(hi == all[i].hi || (isnan(hi) && isnan(all[i].hi)));
+  }
 }
 
 /* Written runs carry metric_ci rows; refresh fills ratio_ci and the views' _lo/_hi. */
