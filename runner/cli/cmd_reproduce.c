@@ -68,16 +68,6 @@ static int parse(int argc, char **argv, repro_opts *o)
   return 0;
 }
 
-static void remove_db(const char *path)
-{
-  char side[600];
-  unlink(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
-}
-
 /* What the replay was: recorded in the database's meta so that `leversim check` can tell a
  * quick database from a full one (results/check.c). spec_hash: 64-bit hash of every run id
  * of the expansion, in order. */
@@ -266,11 +256,14 @@ int ls_cmd_reproduce(int argc, char **argv)
     e = replay_of(x, o.quick, o.prompts || o.tokens, &info, &err);
   if (!e) /* before the old database is removed */
     e = ls_validate_runs(x, &err);
-  if (!e && !o.resume)
-    remove_db(o.db);
   ls_driver_summary sum;
-  if (!e) {
-    ls_driver_opts d = {o.db, ls_data_root(), hint, (int)o.jobs, o.resume, 0, 0};
+  if (!e) { /* the replay is recorded before the first run: an interrupted database says
+             * what it is; without --resume the database is emptied (never another file) */
+    const char *meta[] = {"experiment", "paper", "replay", info.replay, "spec_hash",
+                          info.spec_hash, "prompts", info.prompts, "max_tokens", info.max_tokens,
+                          NULL};
+    ls_driver_opts d = {o.db, ls_data_root(), hint, (int)o.jobs, o.resume, 0, 0,
+                        !o.resume, "reproduce", meta};
     e = ls_driver_run(x, &d, &sum, &err);
   }
   if (!e) {

@@ -218,6 +218,7 @@ int ls_cmd_run(int argc, char **argv)
   if (!e) e = ls_validate_runs(x, &err); /* before the database is opened */
   if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), &err);
   if (!e && db_path) e = ls_db_open(&db, db_path, &err);
+  if (!e && db) e = ls_db_claim(db, 0, "run", &err);
   if (!e) e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), steps, &res, &st, &err);
   if (!e && db) e = ls_db_stats_refresh(db, &err); /* ratios against runs already there */
   if (!e)

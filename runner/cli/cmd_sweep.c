@@ -84,7 +84,7 @@ int ls_cmd_sweep(int argc, char **argv)
   ls_driver_summary sum;
   if (!e) {
     ls_resume_hint(hint, sizeof hint, argc, argv);
-    ls_driver_opts o = {db_path, ls_data_root(), hint, (int)jobs, resume, steps, 0};
+    ls_driver_opts o = {db_path, ls_data_root(), hint, (int)jobs, resume, steps, 0, 0, "sweep", NULL};
     e = ls_driver_run(x, &o, &sum, &err);
     if (!e || e == LS_EINTR)
       fprintf(stderr, "leversim sweep: %d runs (%d ok, %d not valid here, %d failed, %d already done) in %.1f s -> %s\n",

@@ -628,7 +628,7 @@ static int open_db(const char *path, ls_db **db, ls_error *err)
   if (stat(path, &st) != 0)
     return ls_error_set(err, LS_ENOTFOUND, "database %s: %s (run `leversim reproduce` or "
                         "`leversim sweep` first, or pass --db)", path, strerror(errno));
-  int rc = ls_db_open(db, path, err);
+  int rc = ls_db_open_read(db, path, err); /* an input: never given a schema */
   if (rc != LS_OK) return rc;
   char *text;
   size_t len;
