@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,7 +32,7 @@ const char *ls_file_kind(const char *path)
 /* Opens path read-only without blocking (a FIFO with no writer would block a plain open),
  * refuses anything but a regular file, then makes the descriptor blocking again. */
 static int open_regular(const char *path, const char *what, int *fd_out, off_t *size,
-                        ls_error *err)
+                        int allow_fifo, ls_error *err)
 {
   const char *w = what ? what : "", *sep = what ? " " : "";
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -43,6 +44,11 @@ static int open_regular(const char *path, const char *what, int *fd_out, off_t *
     return ls_error_at(err, LS_EIO, path, 0, 0, "%s%scannot open: %s", w, sep, strerror(e));
   }
   struct stat st;
+  if (fstat(fd, &st) == 0 && allow_fifo && S_ISFIFO(st.st_mode)) {
+    *fd_out = fd; /* stays non-blocking: read_all polls it with a time limit */
+    if (size) *size = -1;
+    return LS_OK;
+  }
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     int e = errno;
     const char *k = S_ISREG(st.st_mode) ? strerror(e) : kind_of(st.st_mode);
@@ -61,7 +67,7 @@ int ls_file_open_read(FILE **out, const char *path, const char *what, ls_error *
 {
   *out = NULL;
   int fd;
-  int rc = open_regular(path, what, &fd, NULL, err);
+  int rc = open_regular(path, what, &fd, NULL, 0, err);
   if (rc) return rc;
   FILE *f = fdopen(fd, "rb");
   if (!f) {
@@ -79,8 +85,10 @@ int ls_file_read_all(const char *path, const char *what, long max, char **text, 
   *len = 0;
   int fd;
   off_t size;
-  int rc = open_regular(path, what, &fd, &size, err);
+  int rc = open_regular(path, what, &fd, &size, 1, err);
   if (rc) return rc;
+  int fifo = size < 0;
+  if (fifo) size = 65535; /* a first buffer; it grows as the pipe delivers */
   if (size > max) {
     close(fd);
     return ls_error_at(err, LS_ERANGE, path, 0, 0, "%s%sfile too large (%lld bytes, at most %ld)",
@@ -90,7 +98,17 @@ int ls_file_read_all(const char *path, const char *what, long max, char **text, 
   char *buf = malloc(cap + 1);
   while (buf) { /* the file may grow while read: read to its end, within max */
     ssize_t r = read(fd, buf + n, cap - n);
-    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && errno == EAGAIN && fifo) { /* a pipe with a writer and no data yet */
+      struct pollfd p = {fd, POLLIN, 0};
+      if (poll(&p, 1, LS_FILE_PIPE_WAIT_MS) == 0) {
+        free(buf);
+        close(fd);
+        return ls_error_at(err, LS_EIO, path, 0, 0, "%s%sno data for %d s from a pipe",
+                           what ? what : "", what ? " " : "", LS_FILE_PIPE_WAIT_MS / 1000);
+      }
+      continue;
+    }
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (r < 0) {
       int e = errno;
       free(buf);
@@ -156,8 +174,9 @@ int ls_file_check_output(const char *path, const char *what, const char *mark, l
   if (fd >= 0) close(fd);
   if (!ours)
     return ls_error_set(err, LS_EIO, "%s %s: exists and was not written by leversim (no "
-                        "'%s' in its first bytes); refusing to replace it (move it away or "
-                        "choose another name)", w, path, mark ? mark : "leversim mark");
+                        "'%.40s%s' in its first bytes); refusing to replace it (move it away "
+                        "or choose another name)", w, path, mark ? mark : "leversim mark",
+                        mark && strlen(mark) > 40 ? "..." : "");
   return LS_OK;
 }
 

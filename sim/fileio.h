@@ -17,6 +17,7 @@
 
 #define LS_FILE_MARK_SPAN 4096          /* bytes of an existing output searched for the mark */
 #define LS_FILE_MAX_INPUT (512L << 20)  /* largest file read whole (512 MiB) */
+#define LS_FILE_PIPE_WAIT_MS 3000       /* longest wait for the next bytes of a pipe */
 
 /* What path is, for messages: "a directory", "a FIFO", "a device", "a socket", "a regular
  * file", "missing" (borrowed static text). */
@@ -28,7 +29,9 @@ const char *ls_file_kind(const char *path);
 int ls_file_open_read(FILE **out, const char *path, const char *what, ls_error *err);
 
 /* Reads a whole regular file (at most max bytes, else LS_ERANGE) into a malloc'd buffer
- * with a terminating NUL (not counted in *len); *text owned by the caller (free). */
+ * with a terminating NUL (not counted in *len); *text owned by the caller (free). A pipe or
+ * FIFO is read too (`<(cat x.yaml)`), but never waited on for more than
+ * LS_FILE_PIPE_WAIT_MS between two reads (LS_EIO); a FIFO without a writer reads as empty. */
 int ls_file_read_all(const char *path, const char *what, long max, char **text, size_t *len,
                      ls_error *err);
 

@@ -40,6 +40,7 @@
 #include "devices/device.h"
 #include "runner/report/figures.h"
 #include "runner/report/draw.h"
+#include "sim/fileio.h"
 
 extern char **environ;
 
@@ -295,13 +296,14 @@ static void plot_figure(fig_ctx *cx, const fig_def *f, char *vars, size_t size)
 static int write_file(const fig_ctx *cx, const char *stem, const char *ext, const char *data,
                       size_t len, ls_error *err)
 {
-  char path[1024];
+  char path[1024], mark[256];
   out_path(cx, path, sizeof path, stem, ext);
-  FILE *f = fopen(path, "w");
-  if (!f) return ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
-  size_t w = fwrite(data, 1, len, f);
-  if (fclose(f) != 0 || w != len) return ls_error_set(err, LS_EIO, "%s: write failed", path);
-  return LS_OK;
+  /* replaces only what an earlier run wrote: the same first line (a CSV's header, claims'
+   * table head) */
+  const char *nl = memchr(data, '\n', len);
+  size_t n = nl ? (size_t)(nl - data) : len;
+  snprintf(mark, sizeof mark, "%.*s", (int)(n < sizeof mark - 1 ? n : sizeof mark - 1), data);
+  return ls_file_write_atomic(path, "figures --out", mark[0] ? mark : NULL, data, len, err);
 }
 
 /* Exports view into memory (owned by caller, free()) and parses it. */
