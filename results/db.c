@@ -385,6 +385,8 @@ int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err)
     else if (code == SQLITE_ERROR && strstr(sqlite3_errmsg(h), "no such table"))
       rc = ls_error_set(err, LS_EPARSE, "%s: not a leversim results database (no meta table)",
                         path);
+    else if (code == SQLITE_CORRUPT || strstr(sqlite3_errmsg(h), "malformed"))
+      rc = ls_error_set(err, LS_EPARSE, "%s: damaged database: %s", path, sqlite3_errmsg(h));
     else
       rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s", path, sqlite3_errmsg(h));
   } else {

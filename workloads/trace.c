@@ -305,6 +305,8 @@ static int rd_line(const rd *r, ls_trace *tr, tok *toks, int n, int *ended)
       return rd_err(r, toks[0].col, "meta lines must precede the first prompt", NULL);
     if (tr->n_meta >= META_MAX || strlen(toks[1].s) >= 32 || strlen(toks[2].s) >= 128)
       return rd_err(r, toks[1].col, "too many or too long meta entries at", toks[1].s);
+    if (ls_trace_meta(tr, toks[1].s)) /* a second value would be ignored: refuse it */
+      return rd_err(r, toks[1].col, "duplicate meta record:", toks[1].s);
     set_meta(tr, toks[1].s, toks[2].s);
     return LS_OK;
   }

@@ -112,9 +112,12 @@ t "a 100 MB YAML file of spaces" 65 "" "head -c 100000000 /dev/zero | tr '\\\\0'
 
 # ---- 6. traces checked against the run ----
 section "Traces that do not fit the run"
-t "trace of another dataset" 65 "dataset" "$BIN trace record --dataset positional --model tiny-target --prompts 1 --out t.trace" $RUNFX --set workload.trace=t.trace
-t "--prompts beyond the trace's prompts (ran 1, recorded 50 before the fix)" 65 "prompt" "$BIN trace record --dataset iid --model tiny-target --prompts 1 --out t.trace" run --device tiny --model tiny-target --dataset iid --system lever --prompts 50 --tokens 4 --set workload.trace=t.trace
-t "duplicate prompt record" 65 "duplicate" "$BIN trace record --dataset iid --model tiny-target --prompts 1 --out t0.trace && awk '/^prompt/ { n++ } { print } END { }' t0.trace > /dev/null && sed -n '/^prompt/,/^end/p' t0.trace | grep -v '^end' > body && { sed -n '1,/^prompt/p' t0.trace | grep -v '^prompt'; cat body body; echo end; } > t.trace" trace info t.trace
+t "trace of another dataset (replayed silently before the fix)" 64 "(--set): workload.trace=t.trace was recorded on dataset positional" "$BIN trace record --dataset positional --model tiny-target --prompts 1 --out t.trace" $RUNFX --set workload.trace=t.trace
+t "--prompts beyond the trace's prompts (ran 1, recorded 50 before the fix)" 64 "holds 1 prompt, the run asks for 50" "$BIN trace record --dataset iid --model tiny-target --prompts 1 --out t.trace" run --device tiny --model tiny-target --dataset iid --system lever --prompts 50 --tokens 4 --set workload.trace=t.trace
+t "duplicate prompt record" 65 "t.trace:" "$BIN trace record --dataset iid --model tiny-target --prompts 1 --out t0.trace && awk '/^prompt/ { n++ } { print } END { }' t0.trace > /dev/null && sed -n '/^prompt/,/^end/p' t0.trace | grep -v '^end' > body && { sed -n '1,/^prompt/p' t0.trace | grep -v '^prompt'; cat body body; echo end; } > t.trace" trace info t.trace
+
+t "duplicate meta record (the second was ignored before the fix)" 65 "duplicate meta record" "$BIN trace record --dataset iid --model tiny-target --prompts 1 --out t0.trace && sed 's/^meta dataset iid/meta dataset iid\\nmeta dataset positional/' t0.trace > t.trace" trace info t.trace
+t "trace of another draft" 64 "recorded with draft other-draft" "$BIN trace record --dataset iid --model tiny-target --prompts 1 --out t0.trace && sed 's/^meta draft tiny-draft/meta draft other-draft/' t0.trace > t.trace" $RUNFX --set workload.trace=t.trace
 
 # ---- 7. experiments: the quick section ----
 section "Experiment quick: sections"
@@ -123,11 +126,14 @@ t "misspelt key in quick: without --quick" 65 "quick" "cat $ADV_EXP > e.yaml; pr
 
 # ---- 8. exit codes and locations ----
 section "Exit codes and locations"
+# a value typed on the command line that does not fit is 64 and names its argument; the same
+# in a file is 65 with file:line:col
+
 t "wrong policy name (66 before the fix)" 64 "levr" "" run --device tiny --model tiny-target --dataset iid --system levr
 t "bad --set model.quant (65 before the fix)" 64 "model.quant" "" $RUNFX --set model.quant=q9_9
 RUNR="run --device oneplus-12 --model llama-3.1-8b --dataset gsm8k --system lever --prompts 1 --tokens 4"
-DATA=root t "a draft of another family" 64 "argument 11: model.draft" "" $RUNR --set model.draft=qwen3-0.6b
-DATA=root t "a target used as a draft" 64 "argument 11: model.draft" "" $RUNR --set model.draft=qwen3-8b
+DATA=root t "a draft of another family" 64 "(--set): model.draft=" "" $RUNR --set model.draft=qwen3-0.6b
+DATA=root t "a target used as a draft" 64 "(--set): model.draft=" "" $RUNR --set model.draft=qwen3-8b
 t "unknown device" 66 "pixel-99" "" run --device pixel-99 --model tiny-target --dataset iid --system lever
 
 # ---- 9. failed writes never exit 0, never a signal ----
