@@ -374,14 +374,14 @@ static void collect(int fd, workers *w, const ls_driver_opts *o, ls_driver_summa
 }
 
 /* The parent's handle: opened once before the workers start, it creates the schema, takes the
- * command's claim (exclusive and empties the database when o->fresh) and records o->meta
+ * command's claim (exclusive and empties the database when o->fresh: the replay's database is
+ * its own until it ends; the workers write under the parent's claim) and records o->meta
  * before any run, so an interrupted database already says what wrote it. */
 static int open_parent(const ls_driver_opts *o, ls_db **db, ls_error *err)
 {
   int rc = ls_db_open(db, o->db_path, err);
   if (!rc) rc = ls_db_claim(*db, o->fresh, o->command ? o->command : "sweep", err);
-  if (!rc && o->fresh) rc = ls_db_clear(*db, err);
-  if (!rc && o->fresh) rc = ls_db_claim_share(*db, err);
+  if (!rc && o->fresh) rc = ls_db_clear(*db, err); /* and keeps it to itself till the end */
   for (int i = 0; !rc && o->meta && o->meta[i] && o->meta[i + 1]; i += 2)
     rc = ls_db_set_meta(*db, o->meta[i], o->meta[i + 1], err);
   return rc;
