@@ -88,13 +88,12 @@ int ls_file_read_all(const char *path, const char *what, long max, char **text, 
   int rc = open_regular(path, what, &fd, &size, 1, err);
   if (rc) return rc;
   int fifo = size < 0;
-  if (fifo) size = 65535; /* a first buffer; it grows as the pipe delivers */
-  if (size > max) {
+  if (!fifo && size > max) {
     close(fd);
     return ls_error_at(err, LS_ERANGE, path, 0, 0, "%s%sfile too large (%lld bytes, at most %ld)",
                        what ? what : "", what ? " " : "", (long long)size, max);
   }
-  size_t cap = (size_t)size + 1, n = 0;
+  size_t cap = fifo ? 65536 : (size_t)size + 1, n = 0; /* a pipe's buffer grows as it delivers */
   char *buf = malloc(cap + 1);
   while (buf) { /* the file may grow while read: read to its end, within max */
     ssize_t r = read(fd, buf + n, cap - n);
