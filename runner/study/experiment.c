@@ -25,6 +25,7 @@ struct ls_experiment {
   int n_parts;
   ls_run_spec *runs;
   int n, cap, total;
+  ls_kv *quick_unused; /* owned: quick.settings read but not applied (no --quick), to check */
 };
 
 typedef struct {
@@ -73,7 +74,13 @@ void ls_experiment_free(ls_experiment *x)
   for (int i = 0; i < x->n; i++)
     ls_kv_free(x->runs[i].settings);
   free(x->runs);
+  ls_kv_free(x->quick_unused);
   free(x);
+}
+
+const ls_kv *ls_experiment_quick_unused(const ls_experiment *x)
+{
+  return x->quick_unused;
 }
 
 const char *ls_experiment_name(const ls_experiment *x) { return x->name; }
@@ -489,8 +496,14 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
     rc = read_settings(&s, base, err);
   if (!rc && ls_ymap_find(root, "quick", &q)) {
     ls_ynode qs;
-    if (!(rc = ls_ynode_expect(&q, LS_Y_MAP, err)) && ls_ymap_find(&q, "settings", &qs) && quick)
-      rc = read_settings(&qs, base, err);
+    /* read always (values and keys checked); applied only with --quick. Without it the keys
+     * are kept for ls_validate_experiment, so a typo there never waits for a --quick run */
+    if (!(rc = ls_ynode_expect(&q, LS_Y_MAP, err)) && ls_ymap_find(&q, "settings", &qs)) {
+      if (!quick && !x->quick_unused)
+        rc = ls_kv_create(&x->quick_unused, err);
+      if (!rc)
+        rc = read_settings(&qs, quick ? base : x->quick_unused, err);
+    }
     if (!rc) rc = ls_ymap_finish(&q, err);
   }
   ls_ynode zn;

@@ -121,8 +121,12 @@ t "trace of another draft" 64 "recorded with draft other-draft" "$BIN trace reco
 
 # ---- 7. experiments: the quick section ----
 section "Experiment quick: sections"
-t "misspelt key in quick: (passed --check before the fix)" 65 "quick" "cat $ADV_EXP > e.yaml; printf '    quick:\\n      workload.promts: 1\\n' >> e.yaml" sweep e.yaml --check
-t "misspelt key in quick: without --quick" 65 "quick" "cat $ADV_EXP > e.yaml; printf '    quick:\\n      workload.promts: 1\\n' >> e.yaml" sweep e.yaml --check
+# a wrong setting name is 64 wherever it is written (README, "Exit codes")
+t "misspelt key in quick.settings (passed --check before the fix)" 64 "quick.settings (checked without --quick): e.yaml:12:22: workload.promts=1: unknown setting (did you mean workload.prompts?)" "cat $ADV_EXP > e.yaml; printf 'quick:\\n  settings:\\n    workload.promts: 1\\n' >> e.yaml" sweep e.yaml --check
+t "misspelt key in quick.settings with --quick" 64 "e.yaml:12:22: workload.promts=1: unknown setting" "cat $ADV_EXP > e.yaml; printf 'quick:\\n  settings:\\n    workload.promts: 1\\n' >> e.yaml" sweep e.yaml --check --quick
+t "quick.settings scoped to a system that does not read it" 64 "draft.budgt=3: unknown setting" "cat $ADV_EXP > e.yaml; printf 'quick:\\n  settings:\\n    lever:draft.budgt: 3\\n' >> e.yaml" sweep e.yaml --check
+t "unknown key in quick:" 65 "quick.setings: unknown key" "cat $ADV_EXP > e.yaml; printf 'quick:\\n  setings:\\n    workload.prompts: 1\\n' >> e.yaml" sweep e.yaml --check
+t "bad value in quick.settings without --quick" 65 "verify.overlap" "cat $ADV_EXP > e.yaml; printf 'quick:\\n  settings:\\n    verify.overlap: sideways\\n' >> e.yaml" sweep e.yaml --check
 
 # ---- 8. exit codes and locations ----
 section "Exit codes and locations"
