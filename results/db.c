@@ -387,8 +387,11 @@ int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err)
                         path);
     else if (code == SQLITE_CORRUPT || strstr(sqlite3_errmsg(h), "malformed"))
       rc = ls_error_set(err, LS_EPARSE, "%s: damaged database: %s", path, sqlite3_errmsg(h));
-    else
-      rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s", path, sqlite3_errmsg(h));
+    else {
+      int sys = sqlite3_system_errno(h);
+      rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s%s%s%s", path, sqlite3_errmsg(h),
+                        sys ? " (" : "", sys ? strerror(sys) : "", sys ? ")" : "");
+    }
   } else {
     int s = sqlite3_step(st);
     const char *v = s == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;

@@ -34,14 +34,14 @@ const char *ls_file_kind(const char *path)
 static int open_regular(const char *path, const char *what, int *fd_out, off_t *size,
                         int allow_fifo, ls_error *err)
 {
-  const char *w = what ? what : "", *sep = what ? " " : "";
+  const char *sep = what ? " the " : "", *w = what ? what : "";
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
     if (e == ENOENT || e == ENOTDIR)
-      return ls_error_at(err, LS_ENOTFOUND, path, 0, 0, "%s%scannot open: %s", w, sep,
+      return ls_error_at(err, LS_ENOTFOUND, path, 0, 0, "cannot open%s%s: %s", sep, w,
                          strerror(e));
-    return ls_error_at(err, LS_EIO, path, 0, 0, "%s%scannot open: %s", w, sep, strerror(e));
+    return ls_error_at(err, LS_EIO, path, 0, 0, "cannot open%s%s: %s", sep, w, strerror(e));
   }
   struct stat st;
   if (fstat(fd, &st) == 0 && allow_fifo && S_ISFIFO(st.st_mode)) {
@@ -53,8 +53,8 @@ static int open_regular(const char *path, const char *what, int *fd_out, off_t *
     int e = errno;
     const char *k = S_ISREG(st.st_mode) ? strerror(e) : kind_of(st.st_mode);
     close(fd);
-    return ls_error_at(err, LS_EIO, path, 0, 0, "%s%scannot read: %s, not a regular file", w,
-                       sep, k);
+    return ls_error_at(err, LS_EIO, path, 0, 0, "cannot read%s%s: %s, not a regular file", sep,
+                       w, k);
   }
   int fl = fcntl(fd, F_GETFL);
   if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
