@@ -41,6 +41,8 @@ t() {
   if ! (cd "$d" && export LEVERSIM_DATA="$FX" && . "$LIB" && eval "$setup") >"$d/.setup" 2>&1; then
     skip=$((skip + 1))
     [ $MD = 1 ] || echo "SKIP $n: $what (setup: $(tail -1 "$d/.setup"))"
+    [ $MD = 1 ] && printf '| A%d | %s | `leversim %s` | %s | (not run here: %s) |\n' "$n" "$what" \
+      "$(printf '%s ' "$@" | sed "s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g; s/ *\$//")" "$want" "setup not permitted"
     return 0
   fi
   data=$FX
