@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "results/db.h"
 #include "sim/rng.h"
+#include "sim/stop.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
@@ -233,7 +234,15 @@ static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv
   if (!e) {
     fprintf(stderr, "leversim reproduce: %d runs (%d ok, %d not valid here, %d failed) in %.1f s -> %s\n",
             sum->total, sum->ok, sum->invalid, sum->failed, sum->wall_s, o->db);
+    struct sigaction old[2]; /* Ctrl-C after the last run: the same hint as during runs */
+    ls_stop_catch(old);
     e = summary(o->db, o->json, &info, sum, err);
+    ls_stop_restore(old);
+    if (!e && *ls_stop_flag()) {
+      fprintf(stderr, "leversim: interrupted after %d of %d runs; finished runs are saved.\n"
+                      "resume with: %s\n", sum->total, sum->total, hint);
+      e = ls_error_set(err, LS_EINTR, "interrupted");
+    }
   }
   ls_experiment_free(x);
   return e;
