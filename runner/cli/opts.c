@@ -96,7 +96,7 @@ static const char *choice(const ls_opt *o, int i, char *buf, size_t size)
 static int check_choice(const ls_cmd_spec *spec, const ls_opt *o, const char *v)
 {
   char buf[64], list[1024] = "", store[MAX_OPTS][64];
-  const char *names[MAX_OPTS];
+  const char *names[MAX_OPTS] = {0}; /* zeroed: GCC -O1 + sanitizers warns maybe-uninitialized */
   int n = 0;
   size_t len = 0;
   for (const char *c; (c = choice(o, n, buf, sizeof buf)) != NULL && n < MAX_OPTS; n++) {
@@ -453,7 +453,7 @@ int ls_opts_group(const char *cmd, const char *summary, const ls_subcmd *subs, i
     }
     return 0;
   }
-  const char *names[MAX_OPTS];
+  const char *names[MAX_OPTS] = {0}; /* zeroed: GCC -O1 + sanitizers warns maybe-uninitialized */
   int n = 0;
   for (const ls_subcmd *s = subs; s->name; s++) {
     if (!strcmp(argv[1], s->name))
