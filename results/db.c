@@ -109,11 +109,13 @@ static int init_schema(ls_db *db, ls_error *err)
     rc = ls_db_fail(db, err, "reading schema_version");
   if (rc == LS_OK) {
     int s = sqlite3_step(st);
-    if (s == SQLITE_ROW) {
-      int v = atoi((const char *)sqlite3_column_text(st, 0));
-      if (v != LS_DB_SCHEMA_VERSION)
-        rc = ls_error_set(err, LS_EDB, "%s: schema_version %d, this leversim reads %d",
-                          db->path, v, LS_DB_SCHEMA_VERSION);
+    if (s == SQLITE_ROW) { /* compared as text: 'two' is reported as 'two', not 0 */
+      const char *v = (const char *)sqlite3_column_text(st, 0);
+      char num[16];
+      snprintf(num, sizeof num, "%d", LS_DB_SCHEMA_VERSION);
+      if (!v || strcmp(v, num) != 0)
+        rc = ls_error_set(err, LS_EDB, "%s: schema_version '%s', this leversim reads %d",
+                          db->path, v ? v : "(null)", LS_DB_SCHEMA_VERSION);
     } else if (s == SQLITE_DONE) {
       char sql[128];
       snprintf(sql, sizeof sql, "INSERT INTO meta VALUES('schema_version', '%d')",

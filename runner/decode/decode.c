@@ -226,12 +226,13 @@ static int pick_policies(ls_run_state *r, const ls_system *sys, ls_kv *kv, ls_er
   r->cfg.dops = ls_draft_find(d);
   r->cfg.pops = ls_prune_find(p);
   r->cfg.mops = ls_map_find(m);
+  /* a wrong name is a usage error wherever it is written (README, "Exit codes") */
   if (!r->cfg.dops)
-    return at_setting(kv, "policy.draft", ls_error_set(err, LS_ENOTFOUND, "policy.draft=%s: unknown draft policy", d), err);
+    return at_setting(kv, "policy.draft", ls_error_set(err, LS_EUSAGE, "policy.draft=%s: unknown draft policy", d), err);
   if (!r->cfg.pops)
-    return at_setting(kv, "policy.prune", ls_error_set(err, LS_ENOTFOUND, "policy.prune=%s: unknown prune policy", p), err);
+    return at_setting(kv, "policy.prune", ls_error_set(err, LS_EUSAGE, "policy.prune=%s: unknown prune policy", p), err);
   if (!r->cfg.mops)
-    return at_setting(kv, "policy.map", ls_error_set(err, LS_ENOTFOUND, "policy.map=%s: unknown map policy", m), err);
+    return at_setting(kv, "policy.map", ls_error_set(err, LS_EUSAGE, "policy.map=%s: unknown map policy", m), err);
   ls_kv_reader(kv, "draft policy");
   int rc = r->cfg.dops->create(&r->cfg.dstate, kv, err);
   ls_kv_reader(kv, "prune policy");

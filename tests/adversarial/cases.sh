@@ -67,7 +67,7 @@ t "export --db: missing" 66 "No such file" "" export --db none.db
 t "figures --db: missing" 66 "No such file" "" figures --db none.db --out figs
 t "merge input: missing" 66 "none.db" "" merge out.db none.db
 t "schema_version 'two' (reported as 0 before the fix)" 74 "schema_version 'two'" 'good_db g.db; sqlite3 g.db "UPDATE meta SET value = \"two\" WHERE key = \"schema_version\""' export --db g.db
-t "schema_version 'two' as sweep output" 74 "schema_version" 'good_db g.db; sqlite3 g.db "UPDATE meta SET value = \"two\" WHERE key = \"schema_version\""' sweep "$ADV_EXP" --db g.db
+t "schema_version 'two' as sweep output" 74 "schema_version 'two'" 'good_db g.db; sqlite3 g.db "UPDATE meta SET value = \"two\" WHERE key = \"schema_version\""' sweep "$ADV_EXP" --db g.db
 POST='test ! -e out.db || test "$(sqlite3 out.db "SELECT count(*) FROM runs")" = 0' t "merge: damaged input is blamed, not the output" 65 "bad.db" 'good_db bad.db; sqlite3 bad.db "PRAGMA writable_schema=1; UPDATE sqlite_master SET rootpage = 9999 WHERE name = \"metrics\"" 2>/dev/null; true' merge out.db bad.db
 t "read-only folder holding a -wal (read a stale image before the fix)" 74 "-wal" 'mkdir ro && good_db ro/x.db && printf "junk" > ro/x.db-wal && chmod 0555 ro' export --db ro/x.db
 
@@ -139,6 +139,8 @@ RUNR="run --device oneplus-12 --model llama-3.1-8b --dataset gsm8k --system leve
 DATA=root t "a draft of another family" 64 "(--set): model.draft=" "" $RUNR --set model.draft=qwen3-0.6b
 DATA=root t "a target used as a draft" 64 "(--set): model.draft=" "" $RUNR --set model.draft=qwen3-8b
 t "unknown device" 66 "pixel-99" "" run --device pixel-99 --model tiny-target --dataset iid --system lever
+t "unknown draft policy in --set (66 before the fix)" 64 "argument 15 (--set): policy.draft=nope: unknown draft policy" "" $RUNFX --set policy.draft=nope
+t "unknown prune policy in an experiment" 64 "e.yaml:11:22: policy.prune=nope: unknown prune policy" "cat $ADV_EXP > e.yaml; printf '    sweep:\\n      policy.prune: [nope]\\n' >> e.yaml" sweep e.yaml --check
 
 # ---- 9. failed writes never exit 0, never a signal ----
 section "Failed writes (a full disk, ulimit -f)"

@@ -33,7 +33,7 @@ static void test_schema_created(void)
   ls_db_close(db);
   CU_ASSERT_EQUAL(ls_db_open(&db, p, &e), LS_EDB);
   CU_ASSERT_PTR_NULL(db);
-  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "schema_version 99"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "schema_version '99'"));
 }
 
 static void test_open_errors(void)
