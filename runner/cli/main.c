@@ -76,7 +76,7 @@ static const ls_subcmd *find(const char *name)
 
 static int unknown(const char *name)
 {
-  const char *names[sizeof COMMANDS / sizeof COMMANDS[0]];
+  const char *names[sizeof COMMANDS / sizeof COMMANDS[0]] = {0};
   int n = 0;
   for (const ls_subcmd *c = COMMANDS; c->name; c++)
     names[n++] = c->name;

@@ -65,7 +65,7 @@ static const ls_opt *find(const ls_cmd_spec *spec, const char *name, size_t len)
 
 static int unknown_option(const ls_cmd_spec *spec, const char *word, size_t len)
 {
-  const char *names[MAX_OPTS + 1];
+  const char *names[MAX_OPTS + 1] = {0};
   int n = 0;
   for (const ls_opt *o = spec->opts; o && o->name && n < MAX_OPTS; o++)
     names[n++] = o->name;
@@ -96,7 +96,7 @@ static const char *choice(const ls_opt *o, int i, char *buf, size_t size)
 static int check_choice(const ls_cmd_spec *spec, const ls_opt *o, const char *v)
 {
   char buf[64], list[1024] = "", store[MAX_OPTS][64];
-  const char *names[MAX_OPTS] = {0}; /* zeroed: GCC -O1 + sanitizers warns maybe-uninitialized */
+  const char *names[MAX_OPTS] = {0};
   int n = 0;
   size_t len = 0;
   for (const char *c; (c = choice(o, n, buf, sizeof buf)) != NULL && n < MAX_OPTS; n++) {
@@ -279,10 +279,26 @@ static int positional(const ls_cmd_spec *spec, const char *a, void *dst, int hel
   return append(spec, "arguments", l, a);
 }
 
+/* A table this parser cannot serve is the programmer's error, caught on first use. */
+static int table_ok(const ls_cmd_spec *spec, const ls_kv *kv)
+{
+  int n = 0;
+  for (const ls_opt *o = spec->opts; o && o->name; o++, n++)
+    if ((o->kind == LS_OPT_SET || o->kind == LS_OPT_SETTING) && !kv) {
+      fprintf(stderr, "leversim %s: internal error: %s needs the command's settings (kv)\n", spec->name, o->name);
+      return 0;
+    }
+  if (n > MAX_OPTS)
+    fprintf(stderr, "leversim %s: internal error: more than %d options in the table\n", spec->name, MAX_OPTS);
+  return n <= MAX_OPTS;
+}
+
 int ls_opts_parse(const ls_cmd_spec *spec, int argc, char **argv, void *dst, ls_kv *kv)
 {
   int help = 0, markdown = 0;
   unsigned char given[MAX_OPTS] = {0};
+  if (!table_ok(spec, kv))
+    return LS_ESTATE;
   for (int i = 1; i < argc; i++)
     if (is_help(argv[i])) {
       help = 1;
@@ -453,7 +469,7 @@ int ls_opts_group(const char *cmd, const char *summary, const ls_subcmd *subs, i
     }
     return 0;
   }
-  const char *names[MAX_OPTS] = {0}; /* zeroed: GCC -O1 + sanitizers warns maybe-uninitialized */
+  const char *names[MAX_OPTS] = {0};
   int n = 0;
   for (const ls_subcmd *s = subs; s->name; s++) {
     if (!strcmp(argv[1], s->name))

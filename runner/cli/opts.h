@@ -91,7 +91,8 @@ typedef struct ls_cmd_spec {
 /* Parses argv[1..argc-1] (argv[0] is the command's own name) by spec into dst (the command's
  * options struct, whose other fields keep the defaults the caller set) and kv (for SET and
  * SETTING options; NULL when the table has none). Returns LS_OK, LS_OPTS_HELP after printing
- * the help, or LS_EUSAGE after printing a usage error. */
+ * the help, or LS_EUSAGE after printing a usage error (LS_ESTATE for a table this parser
+ * cannot serve: more than 64 options, or SET/SETTING lines without a kv). */
 int ls_opts_parse(const ls_cmd_spec *spec, int argc, char **argv, void *dst, ls_kv *kv);
 /* The exit status for a status of ls_opts_parse (or any LS_* status): 0 for LS_OPTS_HELP. */
 int ls_opts_exit(int status);

@@ -787,6 +787,29 @@ static void test_fsize_no_signal(void)
   }
 }
 
+/* The output file itself over the limit (the database, read first, fits under it): export's
+ * own write fails with EFBIG, and the message names the output, not the database. */
+static void test_fsize_output_file(void)
+{
+  char db[600], args[1400], err[8192];
+  snprintf(db, sizeof db, "%s/big.db", g_tmp);
+  CU_ASSERT_EQUAL_FATAL(sweep(db, "--quick --jobs 2"), 0);
+  snprintf(args, sizeof args, "export --db '%s' --view v_settings --format json --out '%s/big.csv'", db, g_tmp);
+  CU_ASSERT_EQUAL(sh_status(NULL, args, err, sizeof err), 0);
+  char path[600];
+  snprintf(path, sizeof path, "%s/big.csv", g_tmp);
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fclose(f);
+  CU_ASSERT_FATAL(size > 256 * 1024); /* above the limit below in any shell's block size */
+  remove(path);
+  CU_ASSERT_EQUAL(sh_status("ulimit -f 256", args, err, sizeof err), 74);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "big.csv: ")); /* the output named, whichever write failed */
+  CU_ASSERT_PTR_NULL(strstr(err, "big.db"));
+}
+
 static CU_TestInfo basics_tests[] = {
     {"help and version of every command", test_help_and_version},
     {"unknown names list the valid choices", test_unknown_names_list_choices},
@@ -804,6 +827,7 @@ static CU_TestInfo writes_tests[] = {
     {"stdout on a full device exits 74", test_stdout_full},
     {"an output file on a full device exits 74", test_file_full},
     {"a file-size limit: exit 74, no signal", test_fsize_no_signal},
+    {"a file-size limit on the output file itself", test_fsize_output_file},
     CU_TEST_INFO_NULL};
 static CU_TestInfo determinism_tests[] = {{"--jobs 1 and --jobs 2 give identical metrics", test_jobs_identical}, CU_TEST_INFO_NULL};
 static CU_TestInfo shards_tests[] = {

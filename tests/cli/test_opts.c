@@ -41,8 +41,20 @@ static const ls_cmd_spec T = {"test", "A [B]", 1, 2, OPT_AT(t_opts, pos), "a tes
 
 static char g_err[8192];
 
-/* Parses the words of line (split at spaces) with stderr captured into g_err. */
+/* Parses the words of line (split at spaces) with stderr captured into g_err; kv NULL: a
+ * scratch one. */
+static int parse_with(const char *line, t_opts *o, ls_kv *kv);
 static int parse(const char *line, t_opts *o, ls_kv *kv)
+{
+  ls_kv *own = NULL;
+  if (!kv && ls_kv_create(&own, NULL) != LS_OK)
+    return LS_ENOMEM;
+  int rc = parse_with(line, o, kv ? kv : own);
+  ls_kv_free(own);
+  return rc;
+}
+
+static int parse_with(const char *line, t_opts *o, ls_kv *kv)
 {
   char buf[1024], *argv[64];
   int argc = 0;
@@ -93,6 +105,8 @@ static void test_ranges(void)
   CU_ASSERT_EQUAL(parse("a --str s --num", &o, NULL), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(g_err, "--num needs a value"));
   CU_ASSERT_EQUAL(ls_opts_exit(LS_EUSAGE), 64);
+  CU_ASSERT_EQUAL(parse_with("a --str s", &o, NULL), LS_ESTATE); /* --set without a kv */
+  CU_ASSERT_PTR_NOT_NULL(strstr(g_err, "internal error: --set needs the command's settings"));
   CU_ASSERT_EQUAL(ls_opts_exit(LS_OPTS_HELP), 0);
 }
 
