@@ -233,6 +233,11 @@ static int plot_one(const ls_calib_group *G, int g, int latency, const char *dir
   snprintf(dat, sizeof dat, "%s/%s.dat", dir, stem);
   snprintf(gp, sizeof gp, "%s/%s.gp", dir, stem);
   snprintf(png, sizeof png, "%s/%s.png", dir, stem);
+  int own = ls_file_check_output(dat, "--plot", "# measured: ", err); /* only our own files */
+  if (!own)
+    own = ls_file_check_output(gp, "--plot", "# calibrate-", err);
+  if (own)
+    return own;
   FILE *d = fopen(dat, "w"), *s = fopen(gp, "w");
   if (!d || !s) {
     if (d) fclose(d);

@@ -267,13 +267,20 @@ static void plot_figure(fig_ctx *cx, const fig_def *f, char *vars, size_t size)
   snprintf(plotdir, sizeof plotdir, "%s/plots", ls_data_root());
   snprintf(script, sizeof script, "%s/%s.gp", plotdir, f->name);
   out_path(cx, log, sizeof log, f->name, "log");
-  unlink(log);
+  if (strcmp(ls_file_kind(log), "a regular file") == 0) /* an old log; never a folder or FIFO */
+    unlink(log);
   add_var(vars, size, "plotdir", plotdir);
   size_t base = strlen(vars);
   static const char *const fmts[] = {"png", "svg"};
   for (int k = 0; k < 2; k++) {
     vars[base] = '\0';
     out_path(cx, img, sizeof img, f->name, fmts[k]);
+    ls_error own; /* gnuplot writes the image in place: only over an image, never a FIFO */
+    if (ls_file_check_output(img, "figures --out", k ? "<svg" : "PNG", &own) != LS_OK) {
+      fprintf(stderr, "leversim figures: %s: %s\n", f->name, own.msg);
+      cx->n.failed++;
+      return;
+    }
     add_var(vars, size, "fmt", fmts[k]);
     add_var(vars, size, "out", img);
     int st = run_gnuplot(cx->gnuplot, vars, script, log);

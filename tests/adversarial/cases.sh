@@ -35,6 +35,7 @@ done
 for k in foreign foreign_sqlite device fifo; do
   POST="unchanged $k T" t "figures --out: $k" 74 "" "make_target $k T" figures --db "$ADV_GOOD" --out T
 done
+POST='test "$(cat plots/calibrate-flash.dat)" = x' DATA=root t "calibrate --plot: a foreign file named like a plot's data" 74 "calibrate-flash.dat: exists and was not written by leversim" "mkdir plots && foreign plots/calibrate-flash.dat" calibrate --base oneplus-12 --fio "$FIO" --only flash --out o.yaml --plot plots
 POST='test "$(cat T)" = x' t "symbolic link to a foreign file as --db" 65 "not a SQLite database" "foreign T; ln -s T L" sweep "$ADV_EXP" --db L
 POST='test ! -e /dev/null-journal && test ! -e /dev/null-wal' t "--db /dev/null (left /dev/null-journal before the fix)" 74 "is a device" "" sweep "$ADV_EXP" --db /dev/null
 POST='test -s E.csv && test "$(cat keep.txt)" = x' t "export --out over its own earlier export is allowed" 0 "" "foreign keep.txt; cp $ADV_GOOD g.db; $BIN export --db g.db --out E.csv" export --db "$ADV_GOOD" --out E.csv
