@@ -53,6 +53,11 @@ int ls_db_claim_share(ls_db *db, ls_error *err);
  * one transaction; needs an exclusive claim (else LS_ESTATE). */
 int ls_db_clear(ls_db *db, ls_error *err);
 
+/* Removes a leversim database (with its -wal and -shm) that no writer claims: for a fresh
+ * reproduce over a database of another schema version. Anything not leversim's: LS_EPARSE,
+ * untouched; claimed by a writer: LS_EDB. */
+int ls_db_remove_old(const char *path, ls_error *err);
+
 /* A 128-bit content hash (two independent 64-bit chains) of part, the resolved config JSON
  * and the seed, as 32 lowercase hex digits into out (33 bytes). Include part so that the same
  * configuration swept in two parts of an experiment gets two rows. */

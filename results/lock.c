@@ -176,3 +176,41 @@ int ls_db_clear(ls_db *db, ls_error *err)
   sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   return rc;
 }
+
+/* A leversim database of another schema version cannot be opened for writing, so a fresh
+ * reproduce removes it (it is leversim's: application_id, or a meta table with a
+ * schema_version) when nobody holds a claim on it, with its -wal and -shm. */
+int ls_db_remove_old(const char *path, ls_error *err)
+{
+  sqlite3 *h = NULL;
+  int ours = 0;
+  char uri[4096 + 64];
+  if (ls_db_input_uri(path, uri, sizeof uri) >= 0 &&
+      sqlite3_open_v2(uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK) {
+    sqlite3_stmt *st = NULL;
+    ours = sqlite3_prepare_v2(h, "SELECT (SELECT application_id FROM pragma_application_id) IN "
+                              "(0, 1280725587) AND EXISTS (SELECT 1 FROM meta WHERE key = "
+                              "'schema_version')", -1, &st, NULL) == SQLITE_OK &&
+           sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  if (!ours)
+    return ls_error_set(err, LS_EPARSE, "%s: not a leversim results database; refusing to "
+                        "remove it", path);
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return ls_error_set(err, LS_EIO, "%s: cannot open: %s", path, strerror(errno));
+  if (set_lock(fd, F_WRLCK) != 0) {
+    close(fd);
+    return ls_error_set(err, LS_EDB, "%s: in use by another leversim writer; not removed", path);
+  }
+  char side[4096 + 8];
+  int rc = unlink(path) == 0 ? LS_OK : ls_error_set(err, LS_EIO, "%s: cannot remove: %s", path,
+                                                      strerror(errno));
+  snprintf(side, sizeof side, "%s-wal", path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", path);
+  unlink(side);
+  close(fd);
+  return rc;
+}

@@ -7,7 +7,8 @@
 #   3. a sweep started while a fresh reproduce writes is refused at once, naming it;
 #   4. a write lock held by another program: the wait is reported on stderr and SIGTERM ends
 #      it with 130 at once;
-#   5. a sweep killed by SIGKILL: export sees every run it committed (the -wal is read).
+#   5. a sweep killed by SIGKILL: export sees every run it committed (the -wal is read);
+#   6. a fresh reproduce replaces a leversim database of another schema version.
 # Needs the sqlite3 command-line shell for counting (skipped without it: exit 77).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -101,5 +102,13 @@ real=$(count k.db)
 [ "$seen" = "$real" ] || fail "5: export saw $seen of $real committed runs"
 [ "$real" -ge 6 ] || fail "5: only $real runs committed before the kill"
 
-[ $fails = 0 ] && echo "race: all 5 races passed" && exit 0
+# 6. a fresh reproduce over a leversim database of another schema version replaces it (it is
+#    leversim's and nobody claims it); over another program's database it refuses
+cp c.db old.db
+sqlite3 old.db "UPDATE meta SET value = '1' WHERE key = 'schema_version'"
+env -u LEVERSIM_DATA "$BIN" reproduce --quick --no-figures --prompts 1 --tokens 8 --db old.db >/dev/null 2>o.err ||
+  fail "6: reproduce over an old version exited $? ($(tail -1 o.err))"
+[ "$(sqlite3 old.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 2 ] || fail "6: old database not replaced"
+
+[ $fails = 0 ] && echo "race: all 6 checks passed" && exit 0
 exit 1
