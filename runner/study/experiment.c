@@ -187,6 +187,28 @@ static int read_names(const ls_ynode *part, const char *key, const char *what, c
   return LS_OK;
 }
 
+/* A part's models are the targets it decodes: a draft model there is located at its entry
+ * (the run would only say "is a draft model" without a line). A model that does not load is
+ * left to the run's own check, which names its file. */
+static int targets_only(const ls_ynode *part, const char *root, ls_error *err)
+{
+  ls_ynode seq;
+  if (!ls_ymap_find(part, "models", &seq))
+    return LS_OK;
+  for (int i = 0; i < ls_yseq_len(&seq); i++) {
+    ls_ynode it = ls_yseq_at(&seq, i);
+    const char *id = ls_ynode_text(&it);
+    ls_model *m = NULL;
+    if (id && ls_model_load_id(&m, root, id, NULL) == LS_OK && !ls_model_is_target(m)) {
+      ls_model_free(m);
+      return ls_ynode_error(&it, err, LS_EINVALID, "'%s' is a draft model, not a target (drafts "
+                            "are chosen by model.draft or the target's default_draft)", id);
+    }
+    ls_model_free(m);
+  }
+  return LS_OK;
+}
+
 /* Sweep points are stored as JSON text ({"key":"value"}): refuse the characters that would
  * need escaping, so the record is valid JSON and the message names the culprit. */
 static int json_plain(const ls_ynode *n, const char *what, const char *s, ls_error *err)
@@ -455,6 +477,7 @@ static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part
   if (!rc) rc = ls_yopt_bool(part, "quick", 1, &in_quick, err);
   if (!rc) rc = read_names(part, "devices", "device", c->data_root, ls_device_list, pd->devices, &pd->n_dev, err);
   if (!rc) rc = read_names(part, "models", "model", c->data_root, ls_model_list, pd->models, &pd->n_mod, err);
+  if (!rc) rc = targets_only(part, c->data_root, err);
   if (!rc) rc = read_names(part, "datasets", "dataset", c->data_root, ls_dataset_list, pd->datasets, &pd->n_ds, err);
   if (!rc) rc = read_names(part, "systems", "system", c->data_root, NULL, pd->systems, &pd->n_sys, err);
   if (!rc) rc = read_axes(part, pd, err);
