@@ -164,3 +164,4 @@ LIMIT_F=1 t "run --db under ulimit -f" 74 "" "" $RUNFX --db r.db
 POST=no_temp LIMIT_F=1 t "trace record --out under ulimit -f" 74 "" "" trace record --dataset iid --model tiny-target --prompts 3 --out t.trace
 POST=no_temp LIMIT_F=1 DATA=root t "calibrate --out under ulimit -f" 74 "" "" calibrate --base oneplus-12 --fio "$FIO" --only flash --out o.yaml
 POST=no_temp LIMIT_F=1 t "check --write-baseline under ulimit -f" 74 "" "" check --db "$ADV_GOOD" --write-baseline quick.yaml
+POST=no_temp LIMIT_F=1 t "figures under ulimit -f" 74 "File too large" "" figures --db "$ADV_GOOD" --out figs
