@@ -20,18 +20,44 @@
 
 typedef struct ls_db ls_db;
 
-/* Opens (creating if absent) the database at path: tables, views, meta.schema_version.
+/* Opens (creating if absent) the database at path: tables, views, meta.schema_version and
+ * PRAGMA application_id (leversim's mark). Writes only into a file that is leversim's: an
+ * existing path that is not a regular file is LS_EIO; a non-SQLite file, another program's
+ * SQLite database (other application_id, or tables without leversim's meta) is LS_EPARSE,
+ * refused before anything is written; an empty file or empty SQLite database is adopted.
  * An existing file with another schema_version is LS_EDB naming both versions.
+ * A wait for another writer's lock lasts at most a minute, prints a line on stderr every 5 s
+ * and ends with LS_EINTR when a stop is asked (sim/stop.h).
  * *out is owned by the caller; free with ls_db_close. */
 int ls_db_open(ls_db **out, const char *path, ls_error *err);
 void ls_db_close(ls_db *db);  /* NULL allowed */
 /* "" and ":memory:" (and "file:" URIs) are refused by both opens with LS_EUSAGE: SQLite would
  * keep such a database only until it is closed. */
 
-/* Opens an existing database for reading only (export, check, merge inputs): never creates a
- * file, never writes, and reads databases on read-only media (see ls_db_input_uri). Missing
- * file: LS_ENOTFOUND; not a leversim database: LS_EPARSE; other schema version: LS_EDB. */
+/* Opens an existing database for reading only (export, check, figures, merge inputs): never
+ * creates a file, never writes into it (no schema), sees the -wal of a killed or running
+ * writer, and reads databases on read-only media (see ls_db_input_uri). Missing file:
+ * LS_ENOTFOUND; not a regular file, or a -wal it cannot read: LS_EIO; not a leversim
+ * database: LS_EPARSE; other schema version: LS_EDB. */
 int ls_db_open_read(ls_db **out, const char *path, ls_error *err);
+
+/* A writer's claim on an open database for the length of a command (results/lock.c).
+ * Shared claims (sweep, merge, run --db, reproduce --resume) coexist: each run commits its
+ * own rows. An exclusive claim (a fresh reproduce, which empties the database) is granted only
+ * when no other process holds one. A claim that cannot be granted is refused at once with
+ * LS_EDB naming the holder ("leversim sweep since <time> (host.pid ...)"). command names the
+ * holder in messages. The claim lasts until ls_db_close (or the process dies). */
+int ls_db_claim(ls_db *db, int exclusive, const char *command, ls_error *err);
+/* Turns an exclusive claim into a shared one (after emptying: workers then write). */
+int ls_db_claim_share(ls_db *db, ls_error *err);
+/* Empties every table (runs, metrics, ... and meta except schema_version and the claims) in
+ * one transaction; needs an exclusive claim (else LS_ESTATE). */
+int ls_db_clear(ls_db *db, ls_error *err);
+
+/* Removes a leversim database (with its -wal and -shm) that no writer claims: for a fresh
+ * reproduce over a database of another schema version. Anything not leversim's: LS_EPARSE,
+ * untouched; claimed by a writer: LS_EDB. */
+int ls_db_remove_old(const char *path, ls_error *err);
 
 /* A 128-bit content hash (two independent 64-bit chains) of part, the resolved config JSON
  * and the seed, as 32 lowercase hex digits into out (33 bytes). Include part so that the same
