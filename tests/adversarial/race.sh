@@ -50,12 +50,16 @@ wait $pm || fail "1: merge exited $? ($(tail -1 m.err))"
 [ "$(sqlite3 t.db "SELECT count(*) FROM meta WHERE key LIKE 'writer.%'")" = 0 ] || fail "1: claims left in meta"
 
 # 2. a fresh reproduce while a sweep writes: refused at once, the sweep's runs stay
-"$BIN" sweep a.yaml --db r.db --jobs 1 >/dev/null 2>s.err & ps=$!
+#    The writer is stopped (SIGSTOP to its process group) once it has a run in, so the race
+#    window does not depend on how fast this machine simulates; it goes on afterwards.
+setsid "$BIN" sweep a.yaml --db r.db --jobs 1 >/dev/null 2>s.err & ps=$!
 wait_runs r.db 1
+kill -STOP -- -$ps
 t0=$(date +%s)
 env -u LEVERSIM_DATA "$BIN" reproduce --quick --no-figures --prompts 1 --tokens 8 --db r.db >/dev/null 2>r.err
 code=$?
 t1=$(date +%s)
+kill -CONT -- -$ps
 [ $code = 74 ] || fail "2: reproduce during a sweep exited $code, expected 74 ($(tail -1 r.err))"
 grep -q "in use by leversim sweep since" r.err || fail "2: refusal does not name the sweep: $(tail -1 r.err)"
 [ $((t1 - t0)) -le 5 ] || fail "2: the refusal took $((t1 - t0)) s"
@@ -63,10 +67,12 @@ wait $ps || fail "2: the sweep exited $? ($(tail -1 s.err))"
 [ "$(count r.db)" = 24 ] || fail "2: the sweep's runs: $(count r.db) of 24 (discarded before the fix)"
 
 # 3. a sweep while a fresh reproduce writes: refused at once, naming it
-env -u LEVERSIM_DATA "$BIN" reproduce --quick --no-figures --prompts 1 --tokens 8 --db q.db >/dev/null 2>q.err & pr=$!
+env -u LEVERSIM_DATA setsid "$BIN" reproduce --quick --no-figures --prompts 1 --tokens 8 --db q.db >/dev/null 2>q.err & pr=$!
 wait_runs q.db 1
+kill -STOP -- -$pr
 "$BIN" sweep c.yaml --db q.db >/dev/null 2>s2.err
 code=$?
+kill -CONT -- -$pr
 [ $code = 74 ] || fail "3: sweep during a fresh reproduce exited $code, expected 74"
 grep -q "in use by leversim reproduce since" s2.err || fail "3: refusal does not name reproduce: $(tail -1 s2.err)"
 wait $pr || fail "3: reproduce exited $? ($(tail -1 q.err))"
