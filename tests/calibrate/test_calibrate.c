@@ -252,14 +252,16 @@ static void add_job(ls_calib_inputs *in, double bs, int qd, double bw)
   snprintf(j->tag, sizeof j->tag, "j%d", in->n_jobs);
   j->bs = bs;
   j->iodepth = qd;
+  j->eff_qd = qd;
   j->direct = 1;
   j->bw = bw;
   j->iops = bw / bs;
 }
 
 /* One free parameter (the link rate, through link-bound 4 MiB reads at QD 32): with
- * sd_i = 2 % of y_i the fit is B = sum(1/y) / sum(1/y^2) x (the read's own small overhead),
+ * sd_i = c y_i (2 % combined with the models' 10 %: c = sqrt(0.02^2 + 0.1^2)) the fit is B = sum(1/y) / sum(1/y^2) x (the read's own small overhead),
  * and each leave-one-out prediction the same sum without that job. */
+#define C_SD sqrt(0.02 * 0.02 + 0.1 * 0.1)
 static void loo_by_hand(void)
 {
   ls_device *base = load_dev("oneplus-12");
@@ -286,8 +288,8 @@ static void loo_by_hand(void)
   /* the standard error of a weighted mean of 3 with chi2/dof scaling when > 1 */
   double mean = s1 / s2, chi2 = 0;
   for (int i = 0; i < 3; i++)
-    chi2 += pow((mean - y[i]) / (0.02 * y[i]), 2);
-  double se = mean / sqrt(s2 * mean * mean / (0.02 * 0.02)) * sqrt(fmax(1.0, chi2 / 2));
+    chi2 += pow((mean - y[i]) / (C_SD * y[i]), 2);
+  double se = mean / sqrt(s2 * mean * mean / (C_SD * C_SD)) * sqrt(fmax(1.0, chi2 / 2));
   LS_ASSERT_CLOSE(F->par[0].se / F->par[0].value, se / mean, 0.01);
   ls_calib_result_free(&res);
   ls_calib_inputs_free(&in);
@@ -490,13 +492,16 @@ static void bad_rates(void)
   expect_bad("r2.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"\","
              "\"0\",\"0\",\"\"\n", "--llama-bench", "r2.csv:2", "avg_ts = 0: must be > 0");
   expect_bad("r3.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"read\": {\"bw_bytes\": -5, "
-             "\"iops\": 3, \"clat_ns\": {}}}]}", "--fio", "r3.json: $.jobs[0]", "rates must be > 0");
+             "\"iops\": 3, \"clat_ns\": {}}}]}", "--fio", "r3.json: $.jobs[0].read.bw_bytes", "= -5: must be a rate > 0");
 }
 
 static void bad_nan(void)
 {
   expect_bad("n1.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\","
-             "\"nan\",\"1.75\",\"\"\n", "--llama-bench", "n1.csv:2", "avg_ts is NaN");
+             "\"nan\",\"1.75\",\"\"\n", "--llama-bench", "n1.csv:2:79", "avg_ts = 'nan': must be a finite number");
+  /* avg_ns of nan: refused, not taken as absent */
+  expect_bad("n3.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"nan\","
+             "\"169.42\",\"1.75\",\"\"\n", "--llama-bench", "n3.csv:2:67", "avg_ns = 'nan': must be a finite number");
   /* llama-bench's JSON printer writes a NaN rate as `nan`: not JSON */
   expect_bad("n2.json", "[\n  {\"model_filename\": \"Llama-3.2-1B-Q4_0.gguf\",\n    \"avg_ts\": nan,\n  \"n_gen\": 0}\n]\n",
              "--llama-bench", "n2.json:3", "malformed JSON");
