@@ -59,7 +59,9 @@
  * Discrete NPU parameters: (tile, mat_min) in {base, (16,16), (32,32), (64,64), (128,128)}
  * by profile likelihood: each refitted, the base kept unless another lowers chi2 by > 4.
  * Leave-one-out: each point's prediction after refitting without it (NAN when the rest
- * cannot determine the parameters). */
+ * cannot determine the parameters); above 100 points, in linear time from the leverages
+ * (loo_leverage: exact for a linear model, first order for ours), since a refit per point
+ * makes the whole quadratic in the number of measurements (4000 fio jobs: minutes). */
 #include "runner/calibrate/calibrate.h"
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_linalg.h>
@@ -79,6 +81,7 @@
 #define Z_MAX 5.0         /* refusal: a point missed by more than this many deviations */
 #define CHI2_RED_MAX 4.0  /* refusal: reduced chi2 above this (dof >= 3) */
 #define WORST 3           /* points named by a refusal */
+#define LOO_EXACT_MAX 100 /* refit once per point up to this many points; above, the leverage form */
 /* The physical range of flash.link_bandwidth: at most the profile's lanes x the fastest UFS
  * gear (HS-G5, 23.32 Gb/s a lane: src:ufs40-samsung "UFS 4.0 is 2 lanes x 23.2 Gb/s"),
  * 2.9 GB/s a lane. */
@@ -107,7 +110,38 @@ typedef struct prob {
   pt_src *src;
   unsigned char *use;      /* 1: the point takes part (leave-one-out clears one) */
   int free_ix[LS_CALIB_MAXP], n_free;
+  struct qcache *qc;       /* latency quantiles of the current parameters (fio_pct) */
 } prob;
+
+/* The latency quantiles already inverted for one latency distribution: every job asks for the
+ * same few percentiles, and inverting the mixture's CDF is the costly step (a fit of 4000 jobs
+ * would spend most of its time there). Reset whenever the distribution changes. */
+#define QCACHE 64
+typedef struct qcache {
+  ls_latency_dist d;
+  int n;
+  double q[QCACHE], v[QCACHE];
+} qcache;
+
+static double quantile(const prob *P, const ls_latency_dist *d, double q)
+{
+  qcache *c = P->qc;
+  if (!c)
+    return ls_latency_quantile(d, q);
+  if (memcmp(&c->d, d, sizeof *d) != 0) {
+    c->d = *d;
+    c->n = 0;
+  }
+  for (int i = 0; i < c->n; i++)
+    if (c->q[i] == q)
+      return c->v[i];
+  double v = ls_latency_quantile(d, q);
+  if (c->n < QCACHE) {
+    c->q[c->n] = q;
+    c->v[c->n++] = v;
+  }
+  return v;
+}
 
 /* ---- parameters into the device structs ---- */
 
@@ -205,7 +239,7 @@ static double fio_pct(const prob *P, const ls_fio_job *j, int k)
 {
   ls_flash_params f = P->fl;
   f.path = j->direct ? LS_PATH_DIRECT : LS_PATH_PAGE_CACHE;
-  return ls_latency_quantile(&f.latency, j->pct[k] / 100.0) + j->bs / ls_flash_effective_bw(&f) + j->slat_s;
+  return quantile(P, &f.latency, j->pct[k] / 100.0) + j->bs / ls_flash_effective_bw(&f) + j->slat_s;
 }
 
 static double predict(const prob *P, int i)
@@ -682,6 +716,36 @@ static void param_rows(prob *P, const gsl_matrix *J, int j, char *buf, size_t si
   }
 }
 
+/* Leave-one-out for many points, in linear time: the leverage form. With J the Jacobian of
+ * the weighted residuals at the fit and C = (J'J)^-1 (cov, unscaled), point i's leverage is
+ * h_i = J_i C J_i', and its residual refitted without it is r_i / (1 - h_i): exact for a
+ * linear model, the first-order (one Gauss-Newton step) value for ours. NAN when h_i ~ 1
+ * (the point alone determines a direction). */
+static int loo_leverage(prob *P, const double *theta, const double *cov, ls_error *err)
+{
+  ls_calib_group *g = P->g;
+  int p = P->n_free;
+  if (p == 0) {
+    for (int i = 0; i < g->n_pts; i++)
+      g->pts[i].loo = g->pts[i].fit;
+    return LS_OK;
+  }
+  gsl_matrix *J = gsl_matrix_alloc((size_t)g->n_pts, (size_t)p);
+  if (!J)
+    return ls_error_set(err, LS_ENOMEM, "calibrate: out of memory");
+  jacobian(P, theta, J);
+  for (int i = 0; i < g->n_pts; i++) {
+    double h = 0;
+    for (int a = 0; a < p; a++)
+      for (int b = 0; b < p; b++)
+        h += gsl_matrix_get(J, (size_t)i, (size_t)a) * cov[a * p + b] * gsl_matrix_get(J, (size_t)i, (size_t)b);
+    ls_calib_point *pt = &g->pts[i];
+    pt->loo = h < 1 - 1e-9 ? pt->y + (pt->fit - pt->y) / (1 - h) : NAN;
+  }
+  gsl_matrix_free(J);
+  return LS_OK;
+}
+
 /* Fits the free parameters, fills values, errors, fitted and leave-one-out predictions. */
 static int fit_group(prob *P, ls_error *err)
 {
@@ -709,12 +773,16 @@ static int fit_group(prob *P, ls_error *err)
   apply(P, pf);
   for (int i = 0; i < g->n_pts; i++)
     g->pts[i].fit = predict(P, i);
-  for (int i = 0; i < g->n_pts; i++) {
-    double t[LS_CALIB_MAXP], c2;
-    memcpy(t, theta, sizeof t);
-    P->use[i] = 0;
-    g->pts[i].loo = wls(P, t, NULL, &c2) ? NAN : predict(P, i);
-    P->use[i] = 1;
+  if (g->n_pts <= LOO_EXACT_MAX) {
+    for (int i = 0; i < g->n_pts; i++) {
+      double t[LS_CALIB_MAXP], c2;
+      memcpy(t, theta, sizeof t);
+      P->use[i] = 0;
+      g->pts[i].loo = wls(P, t, NULL, &c2) ? NAN : predict(P, i);
+      P->use[i] = 1;
+    }
+  } else if (loo_leverage(P, theta, cov, err)) {
+    return err->code;
   }
   apply(P, pf);
   return LS_OK;
@@ -937,6 +1005,9 @@ int ls_calibrate(const ls_device *base, const ls_calib_inputs *in, const char *d
       continue;
     prob P;
     memset(&P, 0, sizeof P);
+    qcache qc;
+    memset(&qc, 0, sizeof qc);
+    P.qc = &qc;
     P.g = &out->g[gid];
     P.gid = (ls_calib_gid)gid;
     P.cpu = P.cpu_base = out->cpu;
