@@ -425,6 +425,8 @@ static double json_num(json_t *obj, const char *key, const char *at, int require
   if (json_is_string(v)) {
     char *end;
     double d = strtod(json_string_value(v), &end);
+    if (end != json_string_value(v) && *end == '\0' && !isfinite(d) && !*bad) /* "nan" is not "absent" */
+      *bad = ls_error_set(err, LS_ERANGE, "%s.%s = '%s': must be a finite number", at, key, json_string_value(v));
     if (end != json_string_value(v) && *end == '\0')
       return d;
   }

@@ -338,6 +338,7 @@ static CU_TestInfo loo_tests[] = {{"one parameter: fit and leave-one-out by hand
 
 /* ---- parsing ---- */
 
+#define ROW_OK "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\",\"169.42\",\"1.75\",\"\"\n"
 #define HDR "model_filename,model_type,backends,n_threads,n_gpu_layers,n_prompt,n_gen,avg_ns,avg_ts,stddev_ts,cpu_info\n"
 
 static void parse_csv_rfc4180(void)
@@ -363,6 +364,25 @@ static void parse_csv_rfc4180(void)
   CU_ASSERT_EQUAL(in.rows[1].threads, 8);
   /* the second record starts on line 4: the first one's cpu_info spans lines 2-3 */
   CU_ASSERT_PTR_NOT_NULL(strstr(in.rows[1].where, "q.csv:4"));
+  ls_calib_inputs_free(&in);
+}
+
+/* Outputs of several llama-bench runs concatenated into one file: the repeated header lines
+ * are skipped, every row is read, and rows keep their thread count and backend. */
+static void parse_concatenated(void)
+{
+  char p[512];
+  write_file(tmp_path(p, sizeof p, "cat.csv"), HDR ROW_OK HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"CPU\",\"8\","
+             "\"0\",\"0\",\"64\",\"1241754000\",\"51.54\",\"0\",\"\"\n");
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_calib_read_bench(&in, p, ls_data_root(), NULL, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(in.n_rows, 2);
+  CU_ASSERT_STRING_EQUAL(in.rows[0].backends, "HTP");
+  CU_ASSERT_STRING_EQUAL(in.rows[1].backends, "CPU");
+  CU_ASSERT_EQUAL(in.rows[1].threads, 8);
+  CU_ASSERT_PTR_NOT_NULL(strstr(in.rows[1].where, "cat.csv:4"));
   ls_calib_inputs_free(&in);
 }
 
@@ -411,12 +431,11 @@ static void parse_json_and_fio(void)
 }
 
 static CU_TestInfo parse_tests[] = {{"RFC 4180 CSV: quoted commas, quotes, line breaks", parse_csv_rfc4180},
+                                    {"concatenated llama-bench CSVs, thread count and backend", parse_concatenated},
                                     {"llama-bench JSONL, fio JSON options, model rule", parse_json_and_fio},
                                     CU_TEST_INFO_NULL};
 
 /* ---- bad input: located error, exit 65, no output ---- */
-
-#define ROW_OK "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\",\"169.42\",\"1.75\",\"\"\n"
 
 /* Runs calibrate on one input file; expects exit 65, a message with `where` and `what`, no output. */
 static void expect_bad(const char *name, const char *text, const char *flag, const char *where, const char *what)
@@ -507,6 +526,77 @@ static void bad_nan(void)
              "--llama-bench", "n2.json:3", "malformed JSON");
 }
 
+#define FIO_OK_READ "\"read\": {\"io_bytes\": 1000, \"bw_bytes\": 4000000000, \"iops\": 7629.39, \"clat_ns\": {}}"
+/* Fields that are used are validated, located by JSON path or file:line:col, with the bad value. */
+static void bad_fields(void)
+{
+  expect_bad("f1.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": "
+             "\"512k\", \"direct\": \"maybe\"}, " FIO_OK_READ "}]}", "--fio", "f1.json: $.jobs[0][\"job options\"].direct",
+             "'maybe': must be 0 or 1");
+  expect_bad("f2.json", "{\"fio version\": \"fio-3.33\", \"global options\": {\"direct\": \"2\", \"bs\": \"512k\"}, "
+             "\"jobs\": [{\"jobname\": \"a\", " FIO_OK_READ "}]}", "--fio", "f2.json: $[\"global options\"].direct",
+             "'2': must be 0 or 1");
+  expect_bad("f3.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"error\": 5, \"job options\": "
+             "{\"bs\": \"512k\"}, " FIO_OK_READ "}]}", "--fio", "f3.json: $.jobs[0].error", "= 5: fio reports that this job failed");
+  expect_bad("f4.json", "{\"fio version\": \"fio-3.33\",\n \"jobs\": [{\"jobname\": \"a\", \"jobname\": \"b\", "
+             FIO_OK_READ "}]}", "--fio", "f4.json:2:", "duplicate");
+  expect_bad("f5.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": "
+             "\"512k\", \"iodepth\": \"8x\"}, " FIO_OK_READ "}]}", "--fio", "f5.json: $.jobs[0][\"job options\"].iodepth",
+             "'8x'");
+  expect_bad("f6.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": "
+             "\"huge\"}, " FIO_OK_READ "}]}", "--fio", "f6.json: $.jobs[0][\"job options\"].bs", "'huge': not a size");
+  expect_bad("f7.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"read\": {\"io_bytes\": 1, "
+             "\"bw_bytes\": 4000000000, \"iops\": \"lots\", \"clat_ns\": {}}}]}", "--fio", "f7.json: $.jobs[0].read.iops",
+             "expected a number");
+  /* llama-bench: counts must be whole numbers, a NaN is not "absent" */
+  expect_bad("l1.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128.5\",\"0\",\"755505000\","
+             "\"169.42\",\"1.75\",\"\"\n", "--llama-bench", "l1.csv:2:57", "n_prompt = 128.5: must be a whole number");
+  expect_bad("l2.json", "[{\"model_filename\": \"Llama-3.2-1B-Q4_0.gguf\", \"model_type\": \"llama 1B Q4_0\", "
+             "\"backends\": \"HTP\", \"n_threads\": 4, \"n_gpu_layers\": 99, \"n_prompt\": 128.5, \"n_gen\": 0, "
+             "\"avg_ts\": 169.42, \"stddev_ts\": 1.75}]", "--llama-bench", "l2.json: $[0].n_prompt",
+             "n_prompt = 128.5: must be a whole number");
+  expect_bad("l3.json", "[{\"model_filename\": \"Llama-3.2-1B-Q4_0.gguf\", \"model_type\": \"llama 1B Q4_0\", "
+             "\"backends\": \"HTP\", \"n_threads\": 4, \"n_gpu_layers\": 99, \"n_prompt\": 128, \"n_gen\": 0, "
+             "\"avg_ts\": 169.42, \"stddev_ts\": 1.75, \"avg_ns\": \"nan\"}]", "--llama-bench", "l3.json: $[0].avg_ns",
+             "must be a finite number");
+  expect_bad("l4.json", "[{\"model_filename\": \"a\", \"model_filename\": \"b\"}]", "--llama-bench", "l4.json:1:",
+             "duplicate");
+}
+
+/* Command-line checks made before anything is read or written. */
+static void bad_command_line(void)
+{
+  char in[512], out[512], args[2048], msg[4096], plot[512];
+  write_file(tmp_path(in, sizeof in, "ok.json"), "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", "
+             "\"job options\": {\"bs\": \"512k\", \"iodepth\": \"32\", \"direct\": \"1\"}, " FIO_OK_READ "}]}");
+  tmp_path(out, sizeof out, "cl-out.yaml");
+  /* an unknown --fix name: usage, 64 */
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s' --out '%s' --fix op_cal", in, out);
+  CU_ASSERT_EQUAL(ls_test_cli(args, msg, sizeof msg), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "unknown parameter 'op_cal'"));
+  CU_ASSERT(!exists(out));
+  /* a missing measurement file: 66 */
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s.missing' --out '%s'", in, out);
+  CU_ASSERT_EQUAL(ls_test_cli(args, msg, sizeof msg), 66);
+  CU_ASSERT(!exists(out));
+  /* --plot into a folder whose parent is missing: refused before the profile is written */
+  tmp_path(plot, sizeof plot, "no/such/plots");
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s' --out '%s' --plot '%s'", in, out, plot);
+  CU_ASSERT_NOT_EQUAL(ls_test_cli(args, msg, sizeof msg), 0);
+  CU_ASSERT(!exists(out));
+  /* a --plot folder that does not exist yet is made */
+  tmp_path(plot, sizeof plot, "new-plots");
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s' --out '%s' --plot '%s'", in, out, plot);
+  int rc = ls_test_cli(args, msg, sizeof msg);
+  if (rc)
+    fprintf(stderr, "%s\n", msg);
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT(exists(out));
+  snprintf(args, sizeof args, "%s/calibrate-flash.png", plot);
+  CU_ASSERT(exists(args));
+  remove(out);
+}
+
 static void bad_other_tool(void)
 {
   expect_bad("o1.csv", "terse_version_3,fio-3.33,job,0,0\n3;fio-3.33;job;0;0\n", "--llama-bench", "o1.csv:1",
@@ -531,6 +621,8 @@ static CU_TestInfo bad_tests[] = {{"malformed CSV and JSON", bad_malformed},
                                   {"mixed units", bad_mixed_units},
                                   {"negative and zero rates", bad_rates},
                                   {"NaN", bad_nan},
+                                  {"fio and llama-bench fields: located, with the bad value", bad_fields},
+                                  {"--fix names, missing files, --plot folder", bad_command_line},
                                   {"a file from another tool", bad_other_tool},
                                   {"inputs that cannot determine the parameters", bad_undetermined},
                                   CU_TEST_INFO_NULL};
