@@ -6,6 +6,8 @@
 # Usage: guard_power.sh SOURCE_DIR LEVERSIM [quick|full] [BASELINE]
 #   quick (ctest results.guard_power): reproduce --quick against results/baseline/quick.yaml.
 #   full: reproduce (the default replay) against BASELINE (default results/baseline/full.yaml).
+# A fifth field marks a change that moves the full replay's headline ratios, Table 1 and AR
+# from DRAM by less than 2 % (measured with `full`): the quick guard may miss it.
 # Each line names the largest move of the headline values (Lever over ar-flash and specinfer,
 # part main), of Table 1 (the I/O share of part table1's ar-flash runs), of AR from DRAM (the
 # throughput of ar-mem) and of any guarded value: with `full`, the table of
@@ -50,7 +52,7 @@ else
 fi
 
 n=0
-while IFS='|' read -r label file find repl; do
+while IFS='|' read -r label file find repl minor; do
   label=$(echo $label) file=$(echo $file)
   find=$(echo "$find" | sed 's/^ *//; s/ *$//') repl=$(echo "$repl" | sed 's/^ *//; s/ *$//')
   case "$label" in ''|'#'*) continue ;; esac
@@ -70,6 +72,8 @@ while IFS='|' read -r label file find repl; do
   moved=$(grep '^largest change' "$tmp/report.txt" | sed 's/^largest change: //' || true)
   if [ "$rc" -eq 2 ]; then
     echo "caught   $label: check exit 2; $(moves); largest of all: $moved"
+  elif [ "$rc" -eq 0 ] && [ -n "$(echo $minor)" ]; then
+    echo "missed   $label: check exit 0, allowed: it moves the full replay's headline ratios, Table 1 and AR from DRAM by < 2 % ($(echo $minor))"
   else
     echo "MISSED   $label: check exit $rc (expected 2); $(moves); largest of all: $moved"
     failures=$((failures + 1))
