@@ -332,8 +332,46 @@ static void loo_properties(void)
   ls_device_free(base);
 }
 
+/* Work grows linearly with the number of measurements: 4000 fio jobs (4000 bandwidths and
+ * 26,000 latency percentiles) fit in seconds of CPU (a refit per point for leave-one-out, or
+ * inverting the latency CDF per point, made it minutes). */
+static void many_jobs_linear(void)
+{
+  ls_device *base = load_dev("oneplus-12");
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  static const double bs[4] = {4096, 131072, 524288, 524288};
+  static const int qd[4] = {1, 1, 8, 32};
+  for (int i = 0; i < 4000; i++) {
+    add_job(&in, bs[i % 4], qd[i % 4], bs[i % 4] == 4096 ? 60e6 : qd[i % 4] == 1 ? 0.9e9 : 1.0e9);
+    ls_fio_job *j = &in.jobs[in.n_jobs - 1];
+    if (qd[i % 4] == 1) {
+      for (int k = 0; k < 13; k++) {
+        j->pct[k] = k == 0 ? 1 : k == 1 ? 5 : k * 10 - 10 + (k == 12 ? -5 : 0);
+        j->clat_s[k] = (30e-6 + k * 2e-6) + bs[i % 4] / 2e9;
+      }
+      j->pct[12] = 95;
+      j->n_pct = 13;
+    }
+  }
+  ls_calib_result res;
+  ls_error err;
+  clock_t t0 = clock();
+  int rc = ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err);
+  double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  fprintf(stderr, "(4000 jobs: %.2f s CPU, exit %d) ", cpu, rc);
+  CU_ASSERT(rc == LS_OK || rc == LS_EINVALID);
+  CU_ASSERT(cpu < 5.0);
+  if (rc == LS_OK)
+    CU_ASSERT(isfinite(res.g[LS_CALIB_GROUP_FLASH].pts[0].loo));
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  ls_device_free(base);
+}
+
 static CU_TestInfo loo_tests[] = {{"one parameter: fit and leave-one-out by hand", loo_by_hand},
                                   {"leave-one-out properties, exact fits have none", loo_properties},
+                                  {"4000 fio jobs: linear work, seconds of CPU", many_jobs_linear},
                                   CU_TEST_INFO_NULL};
 
 /* ---- parsing ---- */
