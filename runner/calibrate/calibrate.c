@@ -13,16 +13,17 @@
  *     4096 bs / ls_flash_read_ns_at(4096 bs, bs, Q') on that path, Q' the requests really in
  *     flight: Q, except buffered random reads (direct=0, rw=rand*) with an engine whose
  *     submission blocks (libaio, posixaio, psync, sync...): the kernel reads the page inside
- *     io_submit, so one request is in flight whatever iodepth says (sequential ones keep
- *     theirs: the kernel's readahead keeps the device busy) (fio's own slat of such jobs holds the read,
- *     its clat ~1 us). And, for direct QD-1 jobs, each completion-latency percentile p <= 95:
+ *     io_submit, so one request is in flight whatever iodepth says (fio's slat of such jobs
+ *     holds the read, their clat is ~1 us); sequential ones keep theirs (readahead keeps the
+ *     device busy). For direct QD-1 jobs, each completion-latency percentile p <= 95:
  *     measured clat_p + the job's mean slat (the submission cost every request pays; sd 3 %,
  *     fio's histogram bins), predicted ls_latency_quantile(p) + bs / effective bandwidth
  *     (QD 1: no queueing). The m percentiles of one job come from one run's histogram: they
  *     move together from run to run, so they weigh as one measurement, not m (each deviation
- *     x sqrt(m)), and do not outvote the job's bandwidths. Buffered jobs of blocks below
- *     128 KiB are listed, not fitted: their time is the page cache's per-request work, which
- *     the model has not (it is a rate efficiency on the transfer; weights stream in chunks). Buffered jobs give no latency points (their clat is not the read).
+ *     x sqrt(m)), and do not outvote the job's bandwidth. Buffered jobs give no latency points
+ *     (their clat is not the read); buffered jobs of blocks below 128 KiB are listed, not
+ *     fitted: their time is the page cache's per-request work, which the model has not (the
+ *     path is a rate efficiency on the transfer; weights stream in chunk-size reads).
  *     The page-cache path is its own quantity: flash.efficiency.page_cache, the fraction of
  *     the link a buffered read from flash sustains, fitted as a logit so that it stays in
  *     (0, 1): a buffered read faster than the link did not come from flash but from the page
@@ -39,10 +40,11 @@
  *   missed by more than 5 of its standard deviations: P < 1e-6 for a Gaussian error, so not
  *   noise), or when the reduced chi2 (sum z_i^2 / dof, dof >= 3) exceeds CHI2_RED_MAX = 4
  *   (the points are missed systematically by twice their deviations). The message lists
- *   the worst points, their residuals and what they likely measured instead. Physical ranges:
- *   a fitted link above lanes x 2.9 GB/s (the fastest UFS gear), or a fitted median latency
- *   below 10 us (faster than any NAND read), is refused: such reads came from the page cache; a buffered job whose requests average under 10 us (no NAND read is
- *   that fast) hit the page cache and is reported with its copy speed, not fitted.
+ *   the worst points, their residuals and what they likely measured instead.
+ * Physical ranges: a fitted link above lanes x 2.9 GB/s (the fastest UFS gear), or a fitted
+ *   median latency below 10 us (faster than any NAND read), is refused: such reads came from
+ *   the page cache. A buffered job whose requests average under 10 us hit the page cache
+ *   and is reported with its copy speed, not fitted.
  * Fit: residuals r_i = (pred_i - y_i) / sd_i, parameters theta_j = ln(p_j / base_j) (keeps
  * rates positive), GSL's trust-region Levenberg-Marquardt; the Jacobian by central differences
  * with step 1e-3 in theta (the device models round to whole nanoseconds, so a tiny step would
