@@ -125,12 +125,24 @@ typedef struct qcache {
   double q[QCACHE], v[QCACHE];
 } qcache;
 
+/* Field by field (memcmp would read the struct's padding). */
+static int same_dist(const ls_latency_dist *a, const ls_latency_dist *b)
+{
+  if (a->kind != b->kind || a->median_s != b->median_s || a->sigma != b->sigma || a->tail_prob != b->tail_prob ||
+      a->tail_start_s != b->tail_start_s || a->tail_alpha != b->tail_alpha || a->n != b->n)
+    return 0;
+  for (int i = 0; i < a->n && i < LS_LAT_CDF_MAX; i++)
+    if (a->p[i] != b->p[i] || a->x_s[i] != b->x_s[i])
+      return 0;
+  return 1;
+}
+
 static double quantile(const prob *P, const ls_latency_dist *d, double q)
 {
   qcache *c = P->qc;
   if (!c)
     return ls_latency_quantile(d, q);
-  if (memcmp(&c->d, d, sizeof *d) != 0) {
+  if (c->n == 0 || !same_dist(&c->d, d)) {
     c->d = *d;
     c->n = 0;
   }
