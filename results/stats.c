@@ -226,13 +226,24 @@ static int pair_fill(const prow *a, int na, const prow *b, int nb, int m, double
 
 static const char *const ratio_metrics[] = {"throughput_tps", "tau"};
 
+/* Reference run r is the only ok run of its system in its configuration. Two runs that share
+ * a configuration key but differ in settings the key does not name (e.g. two experiment files
+ * with one part name and different part settings) have no single reference: no ratio is
+ * better than one against an arbitrary run (and ratio_ci keeps one row per reference). */
+#define ONE_REF(r)                                                                          \
+  "NOT EXISTS (SELECT 1 FROM runs d WHERE d.status = 'ok' AND d.system = " r ".system"      \
+  " AND d.run_id <> " r ".run_id AND (d.part, d.device, d.model, d.dataset, d.axes_json,"   \
+  " d.seed) = (" r ".part, " r ".device, " r ".model, " r ".dataset, " r ".axes_json, " r   \
+  ".seed))"
+
 /* Every ok run against each reference system's run of its configuration. */
 static const char pairs_sql[] =
     "SELECT s.run_id, r.run_id, r.system FROM runs s JOIN runs r"
     " ON r.status = 'ok' AND r.system IN ('lever', 'ar-flash', 'specinfer', 'lever-no-prune')"
     " AND (r.part, r.device, r.model, r.dataset, r.axes_json, r.seed)"
     " = (s.part, s.device, s.model, s.dataset, s.axes_json, s.seed)"
-    " WHERE s.status = 'ok' ORDER BY s.run_id, r.system";
+    " WHERE s.status = 'ok' AND " ONE_REF("r")
+    " ORDER BY s.run_id, r.system";
 
 typedef struct refresh_ctx {
   ls_db *db;
@@ -309,7 +320,8 @@ static const char summary_pairs_sql[] =
     " AND l.system = 'lever' AND (l.part, l.device, l.model, l.dataset, l.axes_json, l.seed)"
     " = (s.part, s.device, s.model, s.dataset, s.axes_json, s.seed)"
     " JOIN metrics m ON m.run_id = s.run_id AND m.name = 'throughput_tps' AND m.value > 0"
-    " WHERE s.status = 'ok' AND s.part = 'main' AND s.system <> 'lever'"
+    " WHERE s.status = 'ok' AND s.part = 'main' AND s.system <> 'lever' AND " ONE_REF("l")
+    " AND " ONE_REF("s")
     " ORDER BY s.system, s.device, s.model, s.dataset, s.axes_json, s.seed";
 
 typedef struct sys_set {

@@ -15,7 +15,8 @@
 
 static const char USAGE[] =
     "usage: leversim run --device D --model M --dataset S --system Y [--set key=value]...\n"
-    "                    [--prompts N] [--tokens N] [--seed N] [--db FILE] [--steps] [--json]\n"
+    "                    [--prompts N] [--tokens N] [--seed N] [--db FILE [--force]] [--steps]\n"
+    "                    [--json]\n"
     "Simulates one configuration and prints its metrics (throughput, accepted length, ...)\n"
     "with 95 % intervals over the prompts (none below 5 prompts; --json: one JSON document),\n"
     "then every setting the run used: its value and where it came from (default, the paper\n"
@@ -23,7 +24,11 @@ static const char USAGE[] =
     "runner/experiments/paper.yaml (its top-level seed and settings), so a run reproduces the\n"
     "paper replay's cell of the same configuration. See 'leversim settings' for every key.\n"
     "--prompts/--tokens are shorthands for --set workload.prompts=N / workload.max_tokens=N.\n"
-    "With --db the run is also written to that SQLite database (--steps: per-cycle series).\n";
+    "With --db the run is also written to that SQLite database (--steps: per-cycle series).\n"
+    "A run is identified by its settings and seed: any number of variants live in one\n"
+    "database, each --set recorded as an axis of the run (leversim plot --x KEY draws them).\n"
+    "A run already in the database with the same settings and seed is not run again (it\n"
+    "says so and exits 0); --force runs and replaces it.\n";
 
 static void json_text(const char *s)
 {
@@ -157,11 +162,28 @@ static int with_defaults(const ls_kv *given, const char *model, const char *syst
   return rc;
 }
 
+/* Re-running identical settings is a no-op that says so: *done = 1 when the database holds
+ * this run (same id: settings and seed) as ok or invalid. */
+static int already_there(ls_db *db, const char *path, ls_run_spec *spec, int json, int *done,
+                         ls_error *err)
+{
+  char id[LS_DB_RUN_ID_LEN + 1];
+  int rc = ls_driver_spec_id(spec, id, err);
+  if (!rc) rc = ls_db_run_done(db, id, done, err);
+  if (rc || !*done)
+    return rc;
+  fprintf(stderr, "leversim run: %s already holds this run (id %s: same settings and seed); "
+                  "nothing to do (--force runs it again)\n", path, id);
+  if (json)
+    printf("{\"run_id\":\"%s\",\"already_done\":true}\n", id);
+  return LS_OK;
+}
+
 int ls_cmd_run(int argc, char **argv)
 {
   const char *dev = NULL, *model = NULL, *ds = NULL, *sys = NULL, *db_path = NULL, *v;
   long seed = -1, n;
-  int json = 0, steps = 0, rc = 0;
+  int json = 0, steps = 0, force = 0, rc = 0;
   ls_kv *kv = NULL;
   ls_error err;
   ls_error_clear(&err);
@@ -193,6 +215,8 @@ int ls_cmd_run(int argc, char **argv)
       json = 1;
     } else if (strcmp(argv[i], "--steps") == 0) {
       steps = 1;
+    } else if (strcmp(argv[i], "--force") == 0) {
+      force = 1;
     } else {
       rc = ls_usage_error("run", "unknown option '%s'", argv[i]);
     }
@@ -215,12 +239,21 @@ int ls_cmd_run(int argc, char **argv)
   int e = with_defaults(kv, model, sys, &all, &paper_seed, from, sizeof from, &err);
   if (!e) e = ls_experiment_single(&x, dev, model, ds, sys, all, seed >= 0 ? (uint64_t)seed : paper_seed,
                                    ls_data_root(), &err);
+  if (!e) e = ls_experiment_record_axes(x, kv, &err);
   if (!e) e = ls_validate_runs(x, &err); /* before the database is opened */
   if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), &err);
   if (!e && db_path) e = ls_db_open(&db, db_path, &err);
-  if (!e) e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), steps, &res, &st, &err);
+  int done = 0;
+  if (!e && db && !force) e = already_there(db, db_path, ls_experiment_run(x, 0), json, &done, &err);
+  if (done) {
+    e = -1;
+  } else if (!e) {
+    e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), steps, &res, &st, &err);
+  }
   if (!e && db) e = ls_db_stats_refresh(db, &err); /* ratios against runs already there */
-  if (!e)
+  if (done)
+    e = 0;
+  else if (!e)
     print_metrics(ls_experiment_run(x, 0), seed >= 0 ? "--seed" : from, &res, json);
   else
     ls_error_print(&err, stderr);

@@ -422,7 +422,8 @@ static void test_metrics_and_settings_recorded(void)
   ls_kv_assign(kv, "model.draft=tiny-target", "argument 9 (--set)", &err);
   ls_experiment_free(x);
   CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, g_data, &err), LS_OK);
-  CU_ASSERT_EQUAL(ls_decode_check(c, ls_experiment_run(x, 0), &r, &err), LS_EINVALID);
+  /* typed on the command line: a usage error (64), not bad input data (issue 18.6) */
+  CU_ASSERT_EQUAL(ls_decode_check(c, ls_experiment_run(x, 0), &r, &err), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "argument 9 (--set): model.draft=tiny-target: a target cannot draft for itself"));
   ls_decode_result_free(&r);
   ls_decode_cache_free(c);
@@ -624,11 +625,13 @@ static CU_SuiteInfo suites[] = {
     {"experiment", NULL, NULL, NULL, NULL, experiment_tests},
     {"cycle", NULL, NULL, NULL, NULL, cycle_tests},
     {"invariants", NULL, NULL, NULL, NULL, ls_rt_invariants},
+    {"studies", NULL, NULL, NULL, NULL, NULL}, /* ls_rt_studies_suite, set in main */
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv)
 {
   ls_test_path(g_data, sizeof g_data, "runner/data");
+  suites[4] = ls_rt_studies_suite;
   snprintf(g_tmp, sizeof g_tmp, "/tmp/leversim-runner-XXXXXX");
   if (!mkdtemp(g_tmp))
     return 2;

@@ -1,0 +1,169 @@
+/* tests/runner/studies: studies as first-class objects (issue 18.1), through the leversim
+ * binary on the repository's data: variants of one configuration coexist in one database,
+ * every --set and --axis is an axis of the run, identical settings are not run twice (unless
+ * --force), `sweep --axis` needs no experiment file and its points are `run`'s runs, and a
+ * bad value typed on the command line exits 64. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sqlite3.h>
+#include "ls_test.h"
+#include "rtest.h"
+
+#define SMALL "--prompts 5 --tokens 24"
+#define CELL "--device oneplus-12 --model llama-3.1-8b --dataset gsm8k"
+
+static char g_dir[64];
+
+/* One text value of a query (first row, first column) into out; "" when none. */
+static void query(const char *db, const char *sql, char *out, size_t size)
+{
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  out[0] = '\0';
+  CU_ASSERT_EQUAL_FATAL(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    snprintf(out, size, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+}
+
+static int leversim(char *out, size_t size, const char *fmt, const char *db, const char *extra)
+{
+  char args[2048];
+  snprintf(args, sizeof args, fmt, db, extra);
+  return ls_test_cli(args, out, (unsigned)size);
+}
+
+/* The issue's loop: six budgets with --set into one database, each exit 0, six runs told
+ * apart by their axes; the seventh (a repeat) is a no-op that says so; --force redoes it. */
+static void test_budget_loop(void)
+{
+  char db[128], out[16384], v[256];
+  snprintf(db, sizeof db, "%s/loop.db", g_dir);
+  const char *budgets[] = {"4", "8", "16", "32", "64", "128"};
+  for (int i = 0; i < 6; i++) {
+    char extra[64];
+    snprintf(extra, sizeof extra, "--set draft.budget=%s", budgets[i]);
+    CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, extra), 0);
+  }
+  query(db, "SELECT count(DISTINCT axes_json) || '/' || count(*) FROM v_runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "6/6");
+  query(db, "SELECT group_concat(b, ',') FROM (SELECT json_extract(axes_json, '$.\"draft.budget\"')"
+            " AS b FROM runs ORDER BY CAST(b AS INTEGER))", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "4,8,16,32,64,128");
+  /* --prompts/--tokens are settings too: recorded */
+  query(db, "SELECT json_extract(axes_json, '$.\"workload.prompts\"') FROM runs LIMIT 1", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "5");
+  query(db, "SELECT wall_s FROM runs WHERE axes_json LIKE '%\"8\"%'", v, sizeof v);
+  char wall[64];
+  snprintf(wall, sizeof wall, "%s", v);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db,
+                           "--set draft.budget=8"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "--force"));
+  query(db, "SELECT wall_s FROM runs WHERE axes_json LIKE '%\"8\"%'", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, wall); /* not rewritten */
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db,
+                           "--set draft.budget=8 --force"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "throughput_tps"));
+  query(db, "SELECT count(*) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "6");
+}
+
+/* `sweep --axis` without a file: the four names are axes too (and required), each point is
+ * the run `leversim run --set` makes (the same run id), and a second sweep skips them all. */
+static void test_sweep_axes_without_file(void)
+{
+  char db[128], out[16384], v[256];
+  snprintf(db, sizeof db, "%s/axes.db", g_dir);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "sweep --db '%s' --axis draft.budget=4,8,16 %s", db,
+                           "--axis device=oneplus-12,honor-500-pro --axis model=llama-3.1-8b "
+                           "--axis dataset=gsm8k --axis system=lever --set workload.prompts=5 "
+                           "--set workload.max_tokens=24 --jobs 2"), 0);
+  query(db, "SELECT count(*) || ' ' || count(DISTINCT device || axes_json) FROM v_runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "6 6");
+  query(db, "SELECT axes_json FROM runs WHERE device = 'honor-500-pro' ORDER BY"
+            " CAST(json_extract(axes_json, '$.\"draft.budget\"') AS INTEGER) LIMIT 1", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "{\"draft.budget\":\"4\",\"workload.max_tokens\":\"24\",\"workload.prompts\":\"5\"}");
+  /* the same point through run: nothing to do */
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever --db '%s' %s", db,
+                           "--set draft.budget=16 --set workload.prompts=5 --set workload.max_tokens=24"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "sweep --db '%s' --axis draft.budget=4,8,16 %s", db,
+                           "--axis device=oneplus-12,honor-500-pro --axis model=llama-3.1-8b "
+                           "--axis dataset=gsm8k --axis system=lever --set workload.prompts=5 "
+                           "--set workload.max_tokens=24"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "6 already done"));
+  /* a names axis missing, a repeated value, a --set on an axis: usage errors, no database */
+  char db2[128];
+  snprintf(db2, sizeof db2, "%s/none.db", g_dir);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "sweep --db '%s' %s", db2,
+                           "--axis draft.budget=4,8 --axis device=oneplus-12 --axis model=llama-3.1-8b "
+                           "--axis system=lever"), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "missing: dataset"));
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "sweep --db '%s' %s", db2,
+                           "--axis draft.budget=4,4 --axis device=oneplus-12 --axis model=llama-3.1-8b "
+                           "--axis dataset=gsm8k --axis system=lever"), 64);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "sweep --db '%s' %s", db2,
+                           "--axis draft.budget=4,8 --set draft.budget=8 --axis device=oneplus-12 "
+                           "--axis model=llama-3.1-8b --axis dataset=gsm8k --axis system=lever"), 64);
+  CU_ASSERT_NOT_EQUAL(access(db2, F_OK), 0);
+}
+
+/* An experiment file swept again with --set into a database that holds its plain variant:
+ * both variants stay, each with its own ratios. */
+static void test_sweep_set_beside_variant(void)
+{
+  char db[128], yaml[128], out[16384], v[256];
+  snprintf(db, sizeof db, "%s/variant.db", g_dir);
+  snprintf(yaml, sizeof yaml, "%s/one.yaml", g_dir);
+  FILE *f = fopen(yaml, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs("name: one\nseed: 3\nsettings:\n  workload.prompts: 5\n  workload.max_tokens: 24\nparts:\n"
+        "  - name: p\n    devices: [oneplus-12]\n    models: [llama-3.1-8b]\n    datasets: [gsm8k]\n"
+        "    systems: [lever, ar-flash]\n", f);
+  fclose(f);
+  char args[512];
+  snprintf(args, sizeof args, "sweep '%s' --db '%s'", yaml, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  snprintf(args, sizeof args, "sweep '%s' --db '%s' --set draft.budget=16", yaml, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  query(db, "SELECT count(*) || ' ' || count(lever_speedup) FROM v_vs_lever WHERE system = 'ar-flash'", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "2 2");
+  snprintf(args, sizeof args, "sweep '%s' --db '%s' --axis system=ar-flash --force", yaml, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "1 runs (1 ok"));
+}
+
+/* `--set model.draft=<the target>` is a bad value typed on the command line: 64, not 65. */
+static void test_typed_bad_value_is_usage(void)
+{
+  char out[4096];
+  CU_ASSERT_EQUAL(ls_test_cli("run " CELL " --system lever --set model.draft=llama-3.1-8b", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "a target cannot draft for itself"));
+}
+
+static int init(void)
+{
+  snprintf(g_dir, sizeof g_dir, "/tmp/leversim-studies-XXXXXX");
+  unsetenv("LEVERSIM_DATA");
+  return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int clean(void)
+{
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+CU_TestInfo ls_rt_studies[] = {
+    {"a --set loop into one database: six runs, a repeat is a no-op", test_budget_loop},
+    {"sweep --axis without a file; its points are run's runs", test_sweep_axes_without_file},
+    {"a --set variant beside the plain one", test_sweep_set_beside_variant},
+    {"a bad --set value exits 64", test_typed_bad_value_is_usage},
+    CU_TEST_INFO_NULL};
+CU_SuiteInfo ls_rt_studies_suite = {"studies", init, clean, NULL, NULL, ls_rt_studies};
