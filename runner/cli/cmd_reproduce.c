@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "results/db.h"
 #include "sim/rng.h"
@@ -24,14 +26,42 @@ static const char USAGE[] =
     "results/figures). --quick: a regression guard for CI, not a result (few prompts, only\n"
     "the 48-configuration main study and the budget sweep). Replay size: workload.prompts and\n"
     "workload.max_tokens in the experiment file; --prompts/--tokens override them for a trial\n"
-    "(a 'custom' replay: checked against no baseline, and none is written from it). --json: stdout is one JSON document (summary,\n"
+    "(a 'custom' replay: checked against no baseline, and none is written from it), which\n"
+    "never touches the committed results: unless --db/--out name others, it writes to\n"
+    "results/trial-pN-tM/leversim.db and results/trial-pN-tM/figures (git ignores them).\n"
+    "--json: stdout is one JSON document (summary,\n"
     "per-configuration ratios with 95 % intervals, precision); everything else goes to stderr.\n";
 
 typedef struct {
   const char *db, *out, *prompts, *tokens; /* prompts/tokens: NULL = the experiment's */
   long jobs;
   int quick, resume, json, figures;
+  int db_given, out_given;
+  char trial_db[256], trial_out[256];
 } repro_opts;
+
+/* A trial size (--prompts/--tokens) is not the replay the committed results come from: its
+ * database and figures go to a folder of its own, results/trial-pN-tM/, unless --db/--out
+ * name others, so a trial never overwrites results/leversim.db or results/figures. */
+static int trial_paths(repro_opts *o, ls_error *err)
+{
+  if (!o->prompts && !o->tokens)
+    return LS_OK;
+  char dir[128];
+  snprintf(dir, sizeof dir, "results/trial%s%s%s%s", o->prompts ? "-p" : "", o->prompts ? o->prompts : "",
+           o->tokens ? "-t" : "", o->tokens ? o->tokens : "");
+  snprintf(o->trial_db, sizeof o->trial_db, "%s/leversim.db", dir);
+  snprintf(o->trial_out, sizeof o->trial_out, "%s/figures", dir);
+  if (!o->db_given)
+    o->db = o->trial_db;
+  if (!o->out_given)
+    o->out = o->trial_out;
+  if (o->db_given && o->out_given)
+    return LS_OK;
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    return ls_error_set(err, LS_EIO, "%s: cannot create the trial folder: %s", dir, strerror(errno));
+  return LS_OK;
+}
 
 static int parse(int argc, char **argv, repro_opts *o)
 {
@@ -41,10 +71,14 @@ static int parse(int argc, char **argv, repro_opts *o)
     if (strcmp(argv[i], "--help") == 0) {
       fputs(USAGE, stdout);
       return 1;
-    } else if ((m = ls_opt_value("reproduce", argc, argv, &i, "--db", &o->db)) ||
-               (m = ls_opt_value("reproduce", argc, argv, &i, "--out", &o->out))) {
+    } else if ((m = ls_opt_value("reproduce", argc, argv, &i, "--db", &o->db))) {
       if (m < 0)
         return 64;
+      o->db_given = 1;
+    } else if ((m = ls_opt_value("reproduce", argc, argv, &i, "--out", &o->out))) {
+      if (m < 0)
+        return 64;
+      o->out_given = 1;
     } else if ((m = ls_opt_value("reproduce", argc, argv, &i, "--jobs", &v))) {
       if (m < 0 || ls_opt_long("reproduce", "--jobs", v, 1, 64, &o->jobs))
         return 64;
@@ -242,10 +276,16 @@ static int figures(const repro_opts *o)
 
 int ls_cmd_reproduce(int argc, char **argv)
 {
-  repro_opts o = {"results/leversim.db", "results/figures", NULL, NULL, 2, 0, 0, 0, 1};
+  repro_opts o = {"results/leversim.db", "results/figures", NULL, NULL, 2, 0, 0, 0, 1, 0, 0, "", ""};
   int rc = parse(argc, argv, &o);
   if (rc)
     return rc == 1 ? 0 : rc;
+  ls_error terr;
+  ls_error_clear(&terr);
+  if (trial_paths(&o, &terr)) {
+    ls_error_print(&terr, stderr);
+    return ls_status_exit(terr.code);
+  }
   char exp_path[1024], hint[4096];
   snprintf(exp_path, sizeof exp_path, "%s/runner/experiments/paper.yaml", ls_data_root());
   ls_resume_hint(hint, sizeof hint, argc, argv);
@@ -274,8 +314,11 @@ int ls_cmd_reproduce(int argc, char **argv)
     e = ls_driver_run(x, &d, &sum, &err);
   }
   if (!e) {
-    fprintf(stderr, "leversim reproduce: %d runs (%d ok, %d not valid here, %d failed) in %.1f s -> %s\n",
-            sum.total, sum.ok, sum.invalid, sum.failed, sum.wall_s, o.db);
+    fprintf(stderr, "leversim reproduce: %d runs (%d ok, %d not valid here, %d failed",
+            sum.total, sum.ok, sum.invalid, sum.failed);
+    if (o.resume) /* a resumed replay says what it found already done */
+      fprintf(stderr, ", %d already done before this resume", sum.skipped);
+    fprintf(stderr, ") in %.1f s -> %s\n", sum.wall_s, o.db);
     e = summary(o.db, o.json, &info, &sum, &err);
   }
   ls_experiment_free(x);

@@ -146,6 +146,72 @@ static void test_typed_bad_value_is_usage(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "a target cannot draft for itself"));
 }
 
+/* Runs the binary in folder dir (a shell command line after the binary); output into out. */
+static int leversim_in(const char *dir, const char *args, char *out, size_t size)
+{
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", dir, LS_BINARY, args);
+  FILE *p = popen(cmd, "r");
+  if (!p)
+    return -1;
+  size_t n = fread(out, 1, size - 1, p);
+  out[n] = '\0';
+  char sink[4096];
+  while (fread(sink, 1, sizeof sink, p) > 0) {
+  }
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int file_is(const char *path, const char *text)
+{
+  char buf[64] = "";
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return strcmp(buf, text) == 0;
+}
+
+/* Issue 18.4: a trial-size replay (--prompts/--tokens) in a copy of the results layout leaves
+ * the committed database and figures alone and writes results/trial-p2-t16/; resumed, it
+ * says how many runs were already done. */
+static void test_trial_replay_keeps_results(void)
+{
+  char dir[160], path[256], out[1 << 15];
+  snprintf(dir, sizeof dir, "%s/repo", g_dir);
+  snprintf(path, sizeof path, "mkdir -p '%s/results/figures' && printf committed > '%s/results/leversim.db'"
+           " && printf committed > '%s/results/figures/fig10.png'", dir, dir, dir);
+  CU_ASSERT_EQUAL_FATAL(system(path), 0);
+  CU_ASSERT_EQUAL(leversim_in(dir, "reproduce --quick --prompts 2 --tokens 16 --jobs 2", out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "-> results/trial-p2-t16/leversim.db"));
+  snprintf(path, sizeof path, "%s/results/leversim.db", dir);
+  CU_ASSERT(file_is(path, "committed"));
+  snprintf(path, sizeof path, "%s/results/figures/fig10.png", dir);
+  CU_ASSERT(file_is(path, "committed"));
+  snprintf(path, sizeof path, "%s/results/trial-p2-t16/leversim.db", dir);
+  CU_ASSERT_EQUAL(access(path, F_OK), 0);
+  snprintf(path, sizeof path, "%s/results/trial-p2-t16/figures/claims.md", dir);
+  CU_ASSERT_EQUAL(access(path, F_OK), 0);
+  /* nothing else appeared beside the committed files */
+  snprintf(path, sizeof path, "cd '%s/results' && test \"$(ls | tr '\\n' ' ')\" = 'figures leversim.db trial-p2-t16 '"
+           " && test \"$(ls figures)\" = fig10.png", dir);
+  CU_ASSERT_EQUAL(system(path), 0);
+  CU_ASSERT_EQUAL(leversim_in(dir, "reproduce --quick --prompts 2 --tokens 16 --resume --no-figures", out, sizeof out), 0);
+  char *line = strstr(out, "leversim reproduce: ");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+  int total = 0, skipped = -1;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(strstr(line, "already done before this resume"));
+  sscanf(line, "leversim reproduce: %d runs", &total);
+  const char *k = strstr(line, "failed, ");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+  sscanf(k, "failed, %d already done", &skipped);
+  CU_ASSERT(total > 100);
+  CU_ASSERT_EQUAL(skipped, total);
+}
+
 static int init(void)
 {
   snprintf(g_dir, sizeof g_dir, "/tmp/leversim-studies-XXXXXX");
@@ -165,5 +231,6 @@ CU_TestInfo ls_rt_studies[] = {
     {"sweep --axis without a file; its points are run's runs", test_sweep_axes_without_file},
     {"a --set variant beside the plain one", test_sweep_set_beside_variant},
     {"a bad --set value exits 64", test_typed_bad_value_is_usage},
+    {"a trial replay keeps the committed results; resumed, it counts", test_trial_replay_keeps_results},
     CU_TEST_INFO_NULL};
 CU_SuiteInfo ls_rt_studies_suite = {"studies", init, clean, NULL, NULL, ls_rt_studies};
