@@ -99,6 +99,15 @@ int ls_db_write_run(ls_db *db, const ls_db_run *run, const ls_db_metric *m, int 
 int ls_db_get_metric(ls_db *db, const char *run_id, const char *name, double *value,
                      ls_error *err);
 
+/* A read-only query for reports (runner/report): sql (one SELECT over the tables and views
+ * documented in results/schema.c) with text parameters ?1..?n_params bound from params; fn
+ * is called once per row with the row's n columns as text (NULL for SQL NULL) and as numbers
+ * (NaN when NULL or not a number). fn returning non-zero stops with that status. */
+typedef int (*ls_db_row_fn)(void *ctx, int n, const char *const *text, const double *num,
+                            ls_error *err);
+int ls_db_select(ls_db *db, const char *sql, const char *const *params, int n_params,
+                 ls_db_row_fn fn, void *ctx, ls_error *err);
+
 /* Inserts or replaces meta(key, value). */
 int ls_db_set_meta(ls_db *db, const char *key, const char *value, ls_error *err);
 

@@ -727,3 +727,15 @@ int ls_draw_exit(const char *cmd, const ls_draw_opts *o, const ls_draw_outcome *
             o->gnuplot && o->gnuplot[0] ? o->gnuplot : "gnuplot", n->skipped_nognuplot, o->out_dir);
   return n->failed ? ls_status_exit(LS_ESTATE) : 0;
 }
+
+int ls_draw_gnuplot(const char *prog, const char *vars, const char *script, const char *log)
+{
+  char buf[4096];
+  const char *found = find_program(prog && prog[0] ? prog : "gnuplot", buf, sizeof buf);
+  return found ? run_gnuplot(found, vars, script, log) : -2;
+}
+
+void ls_draw_var(char *vars, size_t size, const char *name, const char *value)
+{
+  add_var(vars, size, name, value);
+}

@@ -138,6 +138,45 @@ static void test_sweep_set_beside_variant(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "1 runs (1 ok"));
 }
 
+/* `leversim plot` on the loop's and the sweep's databases: the CSV has one row per run in x
+ * order with its interval around the value, filters and groups work, and ambiguous points,
+ * unknown keys and unknown metrics are usage errors. */
+static void test_plot(void)
+{
+  char db[128], db2[128], out[16384], png[160];
+  snprintf(db, sizeof db, "%s/loop.db", g_dir);
+  snprintf(db2, sizeof db2, "%s/axes.db", g_dir);
+  CU_ASSERT_EQUAL_FATAL(leversim(out, sizeof out, "plot --db '%s' %s", db, "--x draft.budget --y tps --format csv"), 0);
+  CU_ASSERT(strncmp(out, "group,draft.budget,draft.budget_num,throughput_tps,lo,hi,run_id\n", 64) == 0);
+  const char *line = strchr(out, '\n') + 1;
+  double last = 0;
+  int rows = 0;
+  for (; *line; line = strchr(line, '\n') + 1, rows++) {
+    double x, xn, y, lo, hi;
+    CU_ASSERT_EQUAL_FATAL(sscanf(line, ",%lf,%lf,%lf,%lf,%lf,", &x, &xn, &y, &lo, &hi), 5);
+    CU_ASSERT(x > last && x == xn && lo < y && y < hi);
+    last = x;
+  }
+  CU_ASSERT_EQUAL(rows, 6);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db2,
+                           "--x draft.budget --y throughput_tps --by device --where draft.budget=8 --format csv"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nhonor-500-pro,8,8,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\noneplus-12,8,8,"));
+  CU_ASSERT_PTR_NULL(strstr(out, ",16,16,"));
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db2, "--x draft.budget --y tps --format csv"), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "--where KEY=VALUE or split them with --by KEY"));
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db, "--x draft.budgte --y tps --format csv"), 64);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db, "--x draft.budget --y speed --format csv"), 64);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db, "--x draft.budget --y tps --where device=pixel-9 --format csv"), 66);
+  snprintf(png, sizeof png, "--x draft.budget --y tps --by device --out '%s/b.png'", g_dir);
+  int rc = leversim(out, sizeof out, "plot --db '%s' %s", db2, png);
+  if (system("command -v gnuplot >/dev/null") == 0) {
+    CU_ASSERT_EQUAL(rc, 0);
+    snprintf(png, sizeof png, "test -s '%s/b.png' && grep -c '^[0-9]' '%s/b.png.dat' | grep -qx 6", g_dir, g_dir);
+    CU_ASSERT_EQUAL(system(png), 0);
+  }
+}
+
 /* `--set model.draft=<the target>` is a bad value typed on the command line: 64, not 65. */
 static void test_typed_bad_value_is_usage(void)
 {
@@ -230,6 +269,7 @@ CU_TestInfo ls_rt_studies[] = {
     {"a --set loop into one database: six runs, a repeat is a no-op", test_budget_loop},
     {"sweep --axis without a file; its points are run's runs", test_sweep_axes_without_file},
     {"a --set variant beside the plain one", test_sweep_set_beside_variant},
+    {"plot: csv, filters, groups, refusals, PNG", test_plot},
     {"a bad --set value exits 64", test_typed_bad_value_is_usage},
     {"a trial replay keeps the committed results; resumed, it counts", test_trial_replay_keeps_results},
     CU_TEST_INFO_NULL};
