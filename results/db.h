@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include "sim/error.h"
 
-#define LS_DB_SCHEMA_VERSION 2 /* 2: run_settings */
+#define LS_DB_SCHEMA_VERSION 3 /* 2: run_settings; 3: roles */
 #define LS_DB_RUN_ID_LEN 32  /* hex digits of a run id from ls_db_hash_run (plus NUL: 33) */
 
 typedef struct ls_db ls_db;
@@ -107,6 +107,16 @@ typedef int (*ls_db_row_fn)(void *ctx, int n, const char *const *text, const dou
                             ls_error *err);
 int ls_db_select(ls_db *db, const char *sql, const char *const *params, int n_params,
                  ls_db_row_fn fn, void *ctx, ls_error *err);
+
+/* Roles (table roles): the names a study gives the systems, parts and sweep axes the views
+ * compare — which system is the reference of the speedups, which part holds the headline
+ * configurations, which axis is the budget axis... — so that results/ names no policy.
+ * Written by the driver from the experiment's `roles` block (docs/EXPERIMENTS.md). The first
+ * value written for a role is kept: *kept (may be NULL) = 1 when value differed from it.
+ * An unknown role is LS_EUSAGE. ls_db_role_name/about list them (NULL past the end). */
+int ls_db_set_role(ls_db *db, const char *role, const char *value, int *kept, ls_error *err);
+const char *ls_db_role_name(int i);
+const char *ls_db_role_about(int i);
 
 /* Inserts or replaces meta(key, value). */
 int ls_db_set_meta(ls_db *db, const char *key, const char *value, ls_error *err);

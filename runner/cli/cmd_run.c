@@ -162,6 +162,21 @@ static int with_defaults(const ls_kv *given, const char *model, const char *syst
   return rc;
 }
 
+/* The paper experiment's roles (what the views compare), as for its seed and settings. */
+static int paper_roles(ls_db *db, ls_error *err)
+{
+  char path[600];
+  ls_kv *roles = NULL;
+  snprintf(path, sizeof path, "%s/runner/experiments/paper.yaml", ls_data_root());
+  if (access(path, F_OK) != 0)
+    return LS_OK;
+  int rc = ls_kv_create(&roles, err);
+  if (!rc) rc = ls_experiment_roles_file(path, roles, err);
+  if (!rc) rc = ls_driver_write_roles(db, roles, err);
+  ls_kv_free(roles);
+  return rc;
+}
+
 /* Re-running identical settings is a no-op that says so: *done = 1 when the database holds
  * this run (same id: settings and seed) as ok or invalid. */
 static int already_there(ls_db *db, const char *path, ls_run_spec *spec, int json, int *done,
@@ -243,6 +258,7 @@ int ls_cmd_run(int argc, char **argv)
   if (!e) e = ls_validate_runs(x, &err); /* before the database is opened */
   if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), &err);
   if (!e && db_path) e = ls_db_open(&db, db_path, &err);
+  if (!e && db) e = paper_roles(db, &err);
   int done = 0;
   if (!e && db && !force) e = already_there(db, db_path, ls_experiment_run(x, 0), json, &done, &err);
   if (done) {

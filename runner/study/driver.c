@@ -394,9 +394,10 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
   sigaction(SIGXFSZ, &ign, &old_xfsz);
-  /* Create the schema once before the workers race to it. */
+  /* Create the schema (and record the study's roles) once before the workers race to it. */
   ls_db *db = NULL;
   int rc = ls_db_open(&db, o->db_path, err);
+  if (rc == LS_OK) rc = ls_driver_write_roles(db, ls_experiment_roles(x), err);
   ls_db_close(db);
   int fd[2];
   if (rc == LS_OK && pipe(fd) != 0)
@@ -441,6 +442,20 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   if (rc == LS_OK) rc = ls_db_stats_refresh(db, err);
   ls_db_close(db);
   return rc;
+}
+
+int ls_driver_write_roles(ls_db *db, const ls_kv *roles, ls_error *err)
+{
+  for (int i = 0; roles && i < ls_kv_count(roles); i++) {
+    int kept = 0;
+    int rc = ls_db_set_role(db, ls_kv_key(roles, i), ls_kv_value(roles, i), &kept, err);
+    if (rc) return rc;
+    if (kept) /* a database shared by two studies keeps the first one's names */
+      fprintf(stderr, "leversim: note: the database already names role %s otherwise; its views "
+                      "keep that name, not '%s' (%s)\n", ls_kv_key(roles, i), ls_kv_value(roles, i),
+              ls_kv_origin(roles, i));
+  }
+  return LS_OK;
 }
 
 int ls_driver_spec_id(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "devices/device.h"
+#include "results/db.h"
 #include "runner/decode/system.h"
 #include "sim/yaml.h"
 #include "workloads/dataset.h"
@@ -21,6 +22,7 @@
 
 struct ls_experiment {
   char name[LS_NAME_MAX];
+  ls_kv *roles;                       /* the `roles` block (owned; empty when none) */
   char parts[MAX_PARTS][LS_NAME_MAX]; /* part names, for the duplicate check */
   int n_parts;
   ls_run_spec *runs;
@@ -73,6 +75,7 @@ void ls_experiment_free(ls_experiment *x)
 {
   if (!x)
     return;
+  ls_kv_free(x->roles);
   for (int i = 0; i < x->n; i++)
     ls_kv_free(x->runs[i].settings);
   free(x->runs);
@@ -122,6 +125,43 @@ static int read_settings(const ls_ynode *map, ls_kv *kv, ls_error *err)
   }
   return rc;
 }
+
+/* The `roles` block: role -> name (results/db.h, ls_db_role_name lists the roles); an unknown
+ * role is a wrong name (64), located. */
+static int read_roles(const ls_ynode *map, ls_kv *kv, ls_error *err)
+{
+  int rc = ls_ynode_expect(map, LS_Y_MAP, err);
+  for (int i = 0; rc == LS_OK && i < ls_ymap_size(map); i++) {
+    const char *key, *value;
+    ls_ynode v;
+    ls_ymap_at(map, i, &key, &v);
+    int known = 0;
+    for (int k = 0; ls_db_role_name(k); k++) known |= !strcmp(ls_db_role_name(k), key);
+    if (!known)
+      return ls_ynode_error(&v, err, LS_EUSAGE, "roles: unknown role '%s' (roles: results/schema.c, "
+                            "docs/EXPERIMENTS.md)", key);
+    char origin[LS_ERR_FILE + 32];
+    snprintf(origin, sizeof origin, "%s:%d:%d", ls_ydoc_name(map->doc), ls_ynode_line(&v), ls_ynode_col(&v));
+    if (!(rc = ls_yas_string(&v, &value, err)))
+      rc = ls_kv_set(kv, key, value, origin, err);
+  }
+  return rc;
+}
+
+int ls_experiment_roles_file(const char *path, ls_kv *into, ls_error *err)
+{
+  ls_ydoc *doc = NULL;
+  ls_ynode r;
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  ls_ynode root = rc ? (ls_ynode){0} : ls_ydoc_root(doc);
+  if (!rc) rc = ls_ynode_expect(&root, LS_Y_MAP, err);
+  if (!rc && ls_ymap_find(&root, "roles", &r))
+    rc = read_roles(&r, into, err);
+  ls_ydoc_free(doc);
+  return rc;
+}
+
+const ls_kv *ls_experiment_roles(const ls_experiment *x) { return x->roles; }
 
 typedef int (*list_fn)(const char *root, char (*ids)[64], int max);
 
@@ -604,6 +644,9 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
   if (!rc) rc = ls_yopt_string(root, "description", "", &desc, err);
   if (!rc && ls_ymap_find(root, "settings", &s))
     rc = read_settings(&s, base, err);
+  ls_ynode rl;
+  if (!rc && ls_ymap_find(root, "roles", &rl))
+    rc = read_roles(&rl, x->roles, err);
   if (!rc && ls_ymap_find(root, "quick", &q)) {
     ls_ynode qs;
     if (!(rc = ls_ynode_expect(&q, LS_Y_MAP, err)) && ls_ymap_find(&q, "settings", &qs) && quick)
@@ -646,8 +689,8 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
 
 /* The defaults of a study without a file: the paper experiment's top-level settings, seed and
  * sizing (as `leversim run` uses them), or none and seed 1 when the data root has none. */
-static int file_free_defaults(const char *data_root, ls_kv *base, uint64_t *seed, sizing *z,
-                              ls_error *err)
+static int file_free_defaults(const char *data_root, ls_kv *base, ls_kv *roles, uint64_t *seed,
+                              sizing *z, ls_error *err)
 {
   char path[1024];
   snprintf(path, sizeof path, "%s/runner/experiments/paper.yaml", data_root);
@@ -657,6 +700,7 @@ static int file_free_defaults(const char *data_root, ls_kv *base, uint64_t *seed
     return LS_OK;
   fclose(f);
   int rc = ls_experiment_defaults(path, data_root, NULL, NULL, base, seed, err);
+  if (!rc) rc = ls_experiment_roles_file(path, roles, err);
   ls_ydoc *doc = NULL;
   ls_ynode zn;
   if (!rc) rc = ls_ydoc_load_file(&doc, path, err);
@@ -676,7 +720,7 @@ static int load_axes_only(ls_experiment *x, const ls_study_args *a, ls_kv *base,
   int rc = z && pd ? LS_OK : ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
   expand_ctx c = {"(command line)", a->data_root, base, a->overrides, a->axes, z, 1, 0,
                   a->shard_i, a->shard_n};
-  if (!rc) rc = file_free_defaults(a->data_root, base, &c.seed, z, err);
+  if (!rc) rc = file_free_defaults(a->data_root, base, x->roles, &c.seed, z, err);
   if (!rc) {
     pd->name = "run";
     rc = apply_cli_axes(pd, &c, err);
@@ -709,10 +753,20 @@ int ls_experiment_open(ls_experiment **out, const ls_study_args *a, ls_error *er
   if (!x)
     return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
   int rc = ls_kv_create(&base, err);
+  if (!rc) rc = ls_kv_create(&x->roles, err);
   if (!rc && !a->path) {
     rc = load_axes_only(x, a, base, err);
   } else if (!rc) {
-    rc = ls_ydoc_load_file(&doc, a->path, err);
+    /* an experiment without a `roles` block (or with part of one) compares what the paper
+     * experiment's views compare */
+    char paper[1024];
+    snprintf(paper, sizeof paper, "%s/runner/experiments/paper.yaml", a->data_root);
+    FILE *f = fopen(paper, "r");
+    if (f) {
+      fclose(f);
+      rc = ls_experiment_roles_file(paper, x->roles, err);
+    }
+    if (!rc) rc = ls_ydoc_load_file(&doc, a->path, err);
     if (!rc) {
       expand_ctx c = {a->path, a->data_root, base, a->overrides, a->axes, NULL, 0, 0, a->shard_i, a->shard_n};
       ls_ynode root = ls_ydoc_root(doc);
@@ -788,7 +842,8 @@ int ls_experiment_single(ls_experiment **out, const char *device, const char *mo
     return rc;
   ls_experiment *x = calloc(1, sizeof *x);
   ls_run_spec *r = x ? calloc(1, sizeof *r) : NULL;
-  if (!r) {
+  if (!r || ls_kv_create(&x->roles, err)) {
+    free(r);
     free(x);
     return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
   }

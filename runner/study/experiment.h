@@ -63,6 +63,12 @@ int ls_experiment_single(ls_experiment **out, const char *device, const char *mo
                          const char *dataset, const char *system, const ls_kv *settings,
                          uint64_t seed, const char *data_root, ls_error *err);
 
+/* The experiment's `roles` block (results/db.h ls_db_set_role): what the results views
+ * compare; a study without a file has the paper experiment's. Borrowed; never NULL. */
+const ls_kv *ls_experiment_roles(const ls_experiment *x);
+/* Adds the `roles` block of the experiment file at path (none: nothing) to into. */
+int ls_experiment_roles_file(const char *path, ls_kv *into, ls_error *err);
+
 /* Records given (the command line's --set, --prompts, --tokens; borrowed) as the axes of
  * every run of x (ls_experiment_single makes "{}"), as a sweep records its --set. */
 int ls_experiment_record_axes(ls_experiment *x, const ls_kv *given, ls_error *err);

@@ -1,6 +1,7 @@
 /* tests/plots fixture: a synthetic results database with every part the figures read, and
  * temporary folders. See fixture.h for the closed forms of the synthetic numbers. */
 #include "fixture.h"
+#include "ls_test.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -134,6 +135,7 @@ int px_make_db(const char *path, int parts)
 {
   ls_db *db = NULL;
   int rc = ls_db_open(&db, path, NULL);
+  if (rc == LS_OK) rc = ls_test_paper_roles(db);
   if (rc == LS_OK && (parts & PX_MAIN)) rc = fill_main(db);
   if (rc == LS_OK && (parts & PX_STUDIES)) rc = fill_studies(db);
   ls_db_close(db);
