@@ -251,6 +251,55 @@ static void test_trial_replay_keeps_results(void)
   CU_ASSERT_EQUAL(skipped, total);
 }
 
+/* docs/EXPERIMENTS.md: every ```yaml example is a valid experiment (`sweep --check`), and
+ * every key the loader reads is documented as `key`. */
+static void test_experiments_doc(void)
+{
+  char path[512], out[8192], cmd[1024];
+  snprintf(path, sizeof path, "%s/../docs/EXPERIMENTS.md", LS_TEST_DIR);
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  static char doc[1 << 16];
+  size_t n = fread(doc, 1, sizeof doc - 1, f);
+  doc[n] = '\0';
+  fclose(f);
+  int examples = 0;
+  for (const char *p = strstr(doc, "\n```yaml\n"); p; p = strstr(p, "\n```yaml\n")) {
+    p += 9;
+    const char *end = strstr(p, "\n```\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    char file[256];
+    snprintf(file, sizeof file, "%s/example%d.yaml", g_dir, ++examples);
+    FILE *y = fopen(file, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    fwrite(p, 1, (size_t)(end - p) + 1, y);
+    fclose(y);
+    snprintf(cmd, sizeof cmd, "sweep '%s' --check", file);
+    int rc = ls_test_cli(cmd, out, sizeof out);
+    if (rc != 0) fprintf(stderr, "docs/EXPERIMENTS.md example %d: %s\n", examples, out);
+    CU_ASSERT_EQUAL(rc, 0);
+    p = end;
+  }
+  CU_ASSERT(examples >= 4);
+  snprintf(cmd, sizeof cmd, "cd '%s/..' && grep -oE '(ls_ymap_find|ls_ymap_require|ls_yopt_[a-z]+|"
+           "ls_yreq_[a-z]+|read_names)\\([^\"]*\"[a-z_]+\"' runner/study/experiment.c | grep -oE "
+           "'\"[a-z_]+\"' | tr -d '\"' | sort -u", LS_TEST_DIR);
+  FILE *p = popen(cmd, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  char key[64];
+  int keys = 0;
+  while (fgets(key, sizeof key, p)) {
+    key[strcspn(key, "\n")] = '\0';
+    char quoted[80];
+    snprintf(quoted, sizeof quoted, "`%s`", key);
+    if (!strstr(doc, quoted)) fprintf(stderr, "docs/EXPERIMENTS.md does not document `%s`\n", key);
+    CU_ASSERT_PTR_NOT_NULL(strstr(doc, quoted));
+    keys++;
+  }
+  pclose(p);
+  CU_ASSERT(keys >= 12);
+}
+
 static int init(void)
 {
   snprintf(g_dir, sizeof g_dir, "/tmp/leversim-studies-XXXXXX");
@@ -271,6 +320,7 @@ CU_TestInfo ls_rt_studies[] = {
     {"a --set variant beside the plain one", test_sweep_set_beside_variant},
     {"plot: csv, filters, groups, refusals, PNG", test_plot},
     {"a bad --set value exits 64", test_typed_bad_value_is_usage},
+    {"every example of docs/EXPERIMENTS.md loads; every key is documented", test_experiments_doc},
     {"a trial replay keeps the committed results; resumed, it counts", test_trial_replay_keeps_results},
     CU_TEST_INFO_NULL};
 CU_SuiteInfo ls_rt_studies_suite = {"studies", init, clean, NULL, NULL, ls_rt_studies};
