@@ -22,16 +22,20 @@ static int fail(const ls_error *err)
   return ls_status_exit(err->code);
 }
 
+#define LIST_COLS 6
+
+/* One table, every column as wide as its longest cell (a fixed width misaligned every row
+ * after a long id, name or flash interface). */
 static int list(void)
 {
   static char ids[MAX_PROFILES][64];
+  static char cell[MAX_PROFILES + 1][LIST_COLS][96] = {{"id", "phone", "soc", "flash", "eff. read", "dram"}};
   int n = ls_device_list(ls_data_root(), ids, MAX_PROFILES);
   if (n < 0) {
     fprintf(stderr, "leversim profiles: cannot read %s/devices/profiles\n", ls_data_root());
     return ls_status_exit(n);
   }
-  printf("%-16s %-18s %-26s %-16s %-10s %s\n", "id", "phone", "soc", "flash", "eff. read", "dram");
-  int rc = 0;
+  int rc = 0, rows = 1;
   for (int i = 0; i < n && i < MAX_PROFILES; i++) {
     ls_device *d;
     ls_error err;
@@ -42,10 +46,28 @@ static int list(void)
     char bw[32], cap[32];
     const ls_flash_params *f = ls_device_flash(d);
     const ls_dram_params *m = ls_device_dram(d);
-    printf("%-16s %-18s %-26s %-16s %-10s %s %s\n", ls_device_id(d), ls_device_name(d), ls_device_soc(d),
-           f->interface, ls_units_format(ls_flash_effective_bw(f), LS_U_BANDWIDTH, bw, sizeof bw), m->type,
-           ls_units_format(m->capacity, LS_U_BYTES, cap, sizeof cap));
+    char (*c)[96] = cell[rows++];
+    snprintf(c[0], 96, "%s", ls_device_id(d));
+    snprintf(c[1], 96, "%s", ls_device_name(d));
+    snprintf(c[2], 96, "%s", ls_device_soc(d));
+    snprintf(c[3], 96, "%s", f->interface);
+    snprintf(c[4], 96, "%s", ls_units_format(ls_flash_effective_bw(f), LS_U_BANDWIDTH, bw, sizeof bw));
+    snprintf(c[5], 96, "%s %s", m->type, ls_units_format(m->capacity, LS_U_BYTES, cap, sizeof cap));
     ls_device_free(d);
+  }
+  int w[LIST_COLS] = {0};
+  for (int r = 0; r < rows; r++)
+    for (int k = 0; k < LIST_COLS; k++)
+      if ((int)strlen(cell[r][k]) > w[k]) w[k] = (int)strlen(cell[r][k]);
+  for (int r = 0; r < rows; r++)
+    for (int k = 0; k < LIST_COLS; k++)
+      if (k + 1 < LIST_COLS)
+        printf("%-*s  ", w[k], cell[r][k]);
+      else
+        printf("%s\n", cell[r][k]);
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "leversim profiles: writing the list failed\n");
+    return ls_status_exit(LS_EIO);
   }
   return rc;
 }

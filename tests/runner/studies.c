@@ -300,6 +300,36 @@ static void test_experiments_doc(void)
   CU_ASSERT(keys >= 12);
 }
 
+/* `profiles list` with a long id and a long phone name: every column still starts at one
+ * offset (issue 18.6). */
+static void test_profiles_list_aligned(void)
+{
+  char cmd[1024], out[8192];
+  snprintf(cmd, sizeof cmd, "cp -r '%s/runner/data' '%s/data' && cd '%s/data/devices/profiles' && "
+           "sed -e 's/^id: tiny/id: a-profile-with-a-rather-long-identifier/' "
+           "-e 's/^name: Tiny test phone/name: A phone with a name longer than the column/' tiny.yaml "
+           "> a-profile-with-a-rather-long-identifier.yaml", LS_TEST_DIR, g_dir, g_dir);
+  CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "LEVERSIM_DATA='%s/data' '%s' profiles list", g_dir, LS_BINARY);
+  FILE *p = popen(cmd, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  size_t n = fread(out, 1, sizeof out - 1, p);
+  out[n] = '\0';
+  CU_ASSERT_EQUAL(pclose(p), 0);
+  int lines = 0, soc = -1;
+  for (char *line = out; *line; lines++) {
+    char *end = strchr(line, '\n');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    *end = '\0';
+    const char *at = lines == 0 ? strstr(line, "soc") : strstr(line, "Snapdragon");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    if (soc < 0) soc = (int)(at - line);
+    CU_ASSERT_EQUAL((int)(at - line), soc);
+    line = end + 1;
+  }
+  CU_ASSERT_EQUAL(lines, 3);
+}
+
 static int init(void)
 {
   snprintf(g_dir, sizeof g_dir, "/tmp/leversim-studies-XXXXXX");
@@ -320,6 +350,7 @@ CU_TestInfo ls_rt_studies[] = {
     {"a --set variant beside the plain one", test_sweep_set_beside_variant},
     {"plot: csv, filters, groups, refusals, PNG", test_plot},
     {"a bad --set value exits 64", test_typed_bad_value_is_usage},
+    {"profiles list stays aligned with a long id and name", test_profiles_list_aligned},
     {"every example of docs/EXPERIMENTS.md loads; every key is documented", test_experiments_doc},
     {"a trial replay keeps the committed results; resumed, it counts", test_trial_replay_keeps_results},
     CU_TEST_INFO_NULL};
