@@ -49,14 +49,12 @@
  *                when the database has no 'table1' runs), and specinfer's 64-token tree of part
  *                'table1-tree': part, model, datasets, io_share (mean over datasets),
  *                io_share_min, io_share_max.
- *   regime       parts 'regime', 'regime-map', 'regime-lmhead': one row per device, model,
- *                dataset and combination of the assumptions the paper leaves open (npu =
- *                device.npu.regime, overlap = verify.overlap, head = verify.head_memory, pad =
- *                device.npu.pad_small), with the number behind each of the paper's claims:
- *                vs_ar (lever / ar-flash), vs_sd (lever / specinfer), prune (lever /
- *                lever-no-prune), map_cpu and map_npu (Lever's hybrid map / CPU-only and
- *                NPU-only drafting), head (on-demand CPU / eager NPU projection), io_share
- *                (ar-flash, Table 1), lever_tree (Lever's mean tree size).
+ *   regime       parts of roles part.regime (the systems' claims), part.regime_map, part.regime_lmhead:
+ *                one row per run, with the figure columns the claims' tests read (runner/report/
+ *                figures.c): claims ('systems' | 'map' | 'lmhead'), assumption (the assumption
+ *                the run's case changes, e.g. 'npu static-graph', or 'default'), part, device,
+ *                model, dataset, system, map, lmhead, throughput_tps, vs_lever, tps_vs_no_prune,
+ *                wasted_verify, draft_s_mean, lmhead_s_mean, io_share.
  *   lever_tree   part 'main', system lever: device, model, datasets, tree_size (mean of the runs'
  *                mean tree sizes), tree_size_min, tree_size_max, tau.
  *   energy       part 'main': device, system, configs, energy_per_token_j (mean), throughput_tps
@@ -142,16 +140,11 @@ static const struct { const char *name, *about; } role_docs[] = {
     {"axis.budget", "the sweep axis of the budget part"},
     {"axis.map", "the sweep axis of the mapping parts"},
     {"axis.lmhead", "the sweep axis of the projection parts"},
-    {"axis.npu", "regime map axis: NPU regime"},
+    {"axis.npu", "regime map: the NPU regime axis"},
     {"axis.overlap", "regime map axis: verification overlap"},
     {"axis.head", "regime map axis: where the output head lives"},
     {"axis.pad", "regime map axis: NPU padding of small batches"},
     {"axis.bandwidth", "the sweep axis of the sensitivity part"},
-    {"map.reference", "the mapping value of the reference system"},
-    {"map.cpu", "the CPU-only mapping value"},
-    {"map.npu", "the NPU-only mapping value"},
-    {"lmhead.demand", "the on-demand CPU projection value"},
-    {"lmhead.eager", "the eager NPU projection value"},
     {NULL, NULL}};
 
 const char *ls_db_role_name(int i)
@@ -167,6 +160,8 @@ const char *ls_db_role_about(int i)
 
 /* The value of a role, as SQL (NULL when the database does not fill it). */
 #define R(role) "(SELECT value FROM roles WHERE role = '" role "')"
+/* The value in run A's axes of the sweep axis of a role. */
+#define AXP(A, role) "json_extract(" A ".axes_json, '$.\"' || " R(role) " || '\"')"
 /* The run's value of the sweep axis of a role (unprefixed axes_json). */
 #define AX(role) "json_extract(axes_json, '$.\"' || " R(role) " || '\"')"
 
@@ -314,29 +309,22 @@ static const char views_sql[] =
     " OR (part = " R("part.table1_tree") " AND system = " R("system.tree") ") OR (part = " R("part.main") " AND system = " R("system.baseline") ""
     " AND NOT EXISTS (SELECT 1 FROM runs WHERE part = " R("part.table1") " AND status = 'ok')))"
     " GROUP BY part, model ORDER BY part, io_share;"
-    "CREATE VIEW regime AS WITH r AS (SELECT part, device, model, dataset, system, throughput_tps AS tps,"
-    " io_share, tree_size_mean, " AX("axis.npu") " AS npu,"
-    " " AX("axis.overlap") " AS overlap,"
-    " " AX("axis.head") " AS head,"
-    " " AX("axis.pad") " AS pad,"
-    " " AX("axis.map") " AS map, " AX("axis.lmhead") " AS lm"
-    " FROM v_runs WHERE part IN (" R("part.regime") ", " R("part.regime_map") ", " R("part.regime_lmhead") ")),"
-    " g AS (SELECT device, model, dataset, npu, overlap, head, pad,"
-    " max(CASE WHEN part = " R("part.regime") " AND system = " R("system.reference") " THEN tps END) AS lever,"
-    " max(CASE WHEN part = " R("part.regime") " AND system = " R("system.baseline") " THEN tps END) AS ar,"
-    " max(CASE WHEN part = " R("part.regime") " AND system = " R("system.tree") " THEN tps END) AS sd,"
-    " max(CASE WHEN part = " R("part.regime") " AND system = " R("system.no_prune") " THEN tps END) AS noprune,"
-    " max(CASE WHEN part = " R("part.regime") " AND system = " R("system.baseline") " THEN io_share END) AS io_share,"
-    " max(CASE WHEN part = " R("part.regime") " AND system = " R("system.reference") " THEN tree_size_mean END) AS lever_tree,"
-    " max(CASE WHEN part = " R("part.regime_map") " AND map = " R("map.reference") " THEN tps END) AS m_lever,"
-    " max(CASE WHEN part = " R("part.regime_map") " AND map = " R("map.cpu") " THEN tps END) AS m_cpu,"
-    " max(CASE WHEN part = " R("part.regime_map") " AND map = " R("map.npu") " THEN tps END) AS m_npu,"
-    " max(CASE WHEN part = " R("part.regime_lmhead") " AND lm = " R("lmhead.demand") " THEN tps END) AS h_cpu,"
-    " max(CASE WHEN part = " R("part.regime_lmhead") " AND lm = " R("lmhead.eager") " THEN tps END) AS h_npu"
-    " FROM r GROUP BY device, model, dataset, npu, overlap, head, pad)"
-    " SELECT device, model, dataset, npu, overlap, head, pad, lever / ar AS vs_ar, lever / sd AS vs_sd,"
-    " lever / noprune AS prune, m_lever / m_cpu AS map_cpu, m_lever / m_npu AS map_npu, h_cpu / h_npu AS head_ratio,"
-    " io_share, lever_tree FROM g ORDER BY device, model, dataset, npu, overlap, head, pad;"
+    "CREATE VIEW regime AS SELECT CASE WHEN r.part = " R("part.regime") " THEN 'systems'"
+    " WHEN r.part = " R("part.regime_map") " THEN 'map' ELSE 'lmhead' END AS claims,"
+    " CASE WHEN " AXP("r", "axis.npu") " IS NOT NULL THEN 'npu ' || " AXP("r", "axis.npu")
+    " WHEN " AXP("r", "axis.overlap") " IS NOT NULL THEN 'overlap ' || " AXP("r", "axis.overlap")
+    " WHEN " AXP("r", "axis.head") " IS NOT NULL THEN 'head ' || " AXP("r", "axis.head")
+    " WHEN " AXP("r", "axis.pad") " IS NOT NULL THEN 'pad ' || " AXP("r", "axis.pad") " ELSE 'default' END AS assumption,"
+    " r.part, r.device, r.model, r.dataset, r.system, " AXP("r", "axis.map") " AS map,"
+    " " AXP("r", "axis.lmhead") " AS lmhead, r.throughput_tps, v.vs_lever,"
+    " " PAIRED("cn.ratio", "r.throughput_tps / n.throughput_tps", "n", "r") " AS tps_vs_no_prune,"
+    " r.wasted_verify, r.draft_s_mean, r.lmhead_s_mean, r.io_share FROM v_runs r"
+    " LEFT JOIN v_vs_lever v ON (v.part, v.device, v.model, v.dataset, v.axes_json, v.seed, v.system)"
+    " = (r.part, r.device, r.model, r.dataset, r.axes_json, r.seed, r.system)"
+    " LEFT JOIN v_runs n ON n.system = " R("system.no_prune") " AND " SAME_CONFIG("n", "r")
+    RATIO_CI("cn", "r", "system.no_prune", "throughput_tps")
+    " WHERE r.part IN (" R("part.regime") ", " R("part.regime_map") ", " R("part.regime_lmhead") ")"
+    " ORDER BY 1, 2, r.device, r.model, r.dataset, r.system, map, lmhead;"
     "CREATE VIEW lever_tree AS SELECT device, model, count(*) AS datasets, avg(tree_size_mean) AS tree_size,"
     " min(tree_size_mean) AS tree_size_min, max(tree_size_mean) AS tree_size_max, avg(tau) AS tau"
     " FROM v_runs WHERE part = " R("part.main") " AND system = " R("system.reference") " GROUP BY device, model ORDER BY device, model;"

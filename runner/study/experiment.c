@@ -19,6 +19,7 @@
 #define MAX_RUNS 100000 /* runs in all parts, before sharding */
 
 #define MAX_PARTS 64
+#define MAX_CASES 16
 
 struct ls_experiment {
   char name[LS_NAME_MAX];
@@ -44,6 +45,8 @@ typedef struct { /* one part while it is being expanded */
   int n_dev, n_mod, n_ds, n_sys;
   axis axes[MAX_AXES];
   int n_axes;
+  ls_kv *cases[MAX_CASES]; /* `cases`: settings of each case (owned); crossed with the sweep */
+  int n_cases;
 } part_def;
 
 #define MAX_SIZED 32
@@ -272,6 +275,36 @@ static int read_axes(const ls_ynode *part, part_def *p, ls_error *err)
   return rc;
 }
 
+/* `cases`: a list of setting maps, each one point of a one-factor design (the sweep crosses
+ * its axes; cases list the points). An empty map is the case of the settings as they are. */
+static int read_cases(const ls_ynode *part, part_def *p, ls_error *err)
+{
+  ls_ynode seq;
+  p->n_cases = 0;
+  if (!ls_ymap_find(part, "cases", &seq))
+    return LS_OK;
+  int rc = ls_ynode_expect(&seq, LS_Y_SEQ, err);
+  if (!rc && (ls_yseq_len(&seq) == 0 || ls_yseq_len(&seq) > MAX_CASES))
+    return ls_ynode_error(&seq, err, LS_ERANGE, "expected 1 to %d cases, found %d", MAX_CASES, ls_yseq_len(&seq));
+  for (int i = 0; !rc && i < ls_yseq_len(&seq); i++) {
+    ls_ynode c = ls_yseq_at(&seq, i);
+    if (!(rc = ls_kv_create(&p->cases[i], err))) {
+      p->n_cases = i + 1;
+      rc = read_settings(&c, p->cases[i], err);
+    }
+    for (int a = 0; !rc && a < p->n_axes; a++)
+      if (ls_kv_has(p->cases[i], p->axes[a].key))
+        rc = ls_ynode_error(&c, err, LS_ESCHEMA, "case %d sets %s, which the part sweeps", i + 1, p->axes[a].key);
+  }
+  return rc;
+}
+
+static void free_cases(part_def *p)
+{
+  for (int i = 0; i < p->n_cases; i++) ls_kv_free(p->cases[i]);
+  p->n_cases = 0;
+}
+
 /* Names become file names (results/<name>.db) and database keys: 1 to LS_NAME_MAX - 1
  * letters, digits, '.', '_' or '-', not starting with '.' (no "..", no hidden files). */
 static int check_ident(const ls_ynode *n, const char *what, const char *name, ls_error *err)
@@ -413,10 +446,12 @@ static size_t axes_put(char *buf, size_t size, size_t len, const char *key, cons
 /* The run's axes record: the part's sweep point (axes in the part's order), then every
  * command-line --set (sorted by key, as ls_kv keeps them). A --set is an axis of the run:
  * runs that differ only by it are different configurations, told apart in every view. */
-static int axes_record(ls_run_spec *r, const part_def *p, const int *point, const ls_kv *overrides,
-                       ls_error *err)
+static int axes_record(ls_run_spec *r, const part_def *p, const int *point, const ls_kv *kase,
+                       const ls_kv *overrides, ls_error *err)
 {
   size_t len = (size_t)snprintf(r->axes_json, sizeof r->axes_json, "{"), size = sizeof r->axes_json;
+  for (int i = 0; kase && i < ls_kv_count(kase); i++)
+    len = axes_put(r->axes_json, size, len, ls_kv_key(kase, i), ls_kv_value(kase, i));
   for (int a = 0; a < p->n_axes; a++)
     len = axes_put(r->axes_json, size, len, p->axes[a].key, p->axes[a].values[point[a]]);
   for (int i = 0; overrides && i < ls_kv_count(overrides); i++)
@@ -429,7 +464,7 @@ static int axes_record(ls_run_spec *r, const part_def *p, const int *point, cons
 }
 
 static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, const int *ix,
-                    const ls_kv *part_kv, const int *point, ls_error *err)
+                    const ls_kv *part_kv, const ls_kv *kase, const int *point, ls_error *err)
 {
   int index = x->total++;
   if (index % c->shard_n != c->shard_i - 1)
@@ -456,6 +491,8 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
     rc = apply_sizing(c->size, c->size_any_part ? NULL : p->name, r->model, r->system, r->settings, err);
   for (int i = 0; rc == LS_OK && part_kv && i < ls_kv_count(part_kv); i++)
     rc = ls_kv_set(r->settings, ls_kv_key(part_kv, i), ls_kv_value(part_kv, i), ls_kv_origin(part_kv, i), err);
+  for (int i = 0; rc == LS_OK && kase && i < ls_kv_count(kase); i++)
+    rc = ls_kv_set(r->settings, ls_kv_key(kase, i), ls_kv_value(kase, i), ls_kv_origin(kase, i), err);
   for (int a = 0; rc == LS_OK && a < p->n_axes; a++) {
     char origin[LS_ERR_FILE + 32];
     if (p->axes[a].origin[0])
@@ -468,7 +505,7 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
     rc = ls_kv_set(r->settings, ls_kv_key(c->overrides, i), ls_kv_value(c->overrides, i),
                    ls_kv_origin(c->overrides, i), err);
   if (rc == LS_OK)
-    rc = axes_record(r, p, point, c->overrides, err);
+    rc = axes_record(r, p, point, kase, c->overrides, err);
   if (rc) {
     ls_kv_free(r->settings);
     return rc;
@@ -568,18 +605,19 @@ static int expand_part(ls_experiment *x, const expand_ctx *c, const part_def *p,
   for (ix[0] = 0; ix[0] < p->n_dev; ix[0]++)
     for (ix[1] = 0; ix[1] < p->n_mod; ix[1]++)
       for (ix[2] = 0; ix[2] < p->n_ds; ix[2]++)
-        for (ix[3] = 0; ix[3] < p->n_sys; ix[3]++) {
-          int point[MAX_AXES] = {0};
-          for (;;) {
-            if ((rc = push_run(x, c, p, ix, part_kv, point, err)))
-              return rc;
-            int a = p->n_axes - 1; /* odometer over the axes, last axis fastest */
-            while (a >= 0 && ++point[a] == p->axes[a].n)
-              point[a--] = 0;
-            if (a < 0)
-              break;
+        for (ix[3] = 0; ix[3] < p->n_sys; ix[3]++)
+          for (int k = 0; k < (p->n_cases ? p->n_cases : 1); k++) {
+            int point[MAX_AXES] = {0};
+            for (;;) {
+              if ((rc = push_run(x, c, p, ix, part_kv, p->n_cases ? p->cases[k] : NULL, point, err)))
+                return rc;
+              int a = p->n_axes - 1; /* odometer over the axes, last axis fastest */
+              while (a >= 0 && ++point[a] == p->axes[a].n)
+                point[a--] = 0;
+              if (a < 0)
+                break;
+            }
           }
-        }
   return rc;
 }
 
@@ -608,6 +646,7 @@ static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part
   if (!rc) rc = read_names(part, "systems", "system", c->data_root, NULL, pd->systems, &pd->n_sys, err);
   if (!rc) rc = read_axes(part, pd, err);
   if (!rc) rc = apply_cli_axes(pd, c, err);
+  if (!rc) rc = read_cases(part, pd, err);
   if (!rc) rc = ls_kv_create(&kv, err);
   ls_ynode s;
   if (!rc && ls_ymap_find(part, "settings", &s))
@@ -616,15 +655,22 @@ static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part
   if (!rc) rc = check_clash(kv, 0, pd, "part setting", err);
   if (!rc) rc = check_clash(c->base, 1, pd, "scoped setting", err);
   if (!rc) rc = check_clash(c->overrides, 0, pd, "--set", err);
+  for (int k = 0; !rc && c->overrides && k < pd->n_cases; k++)
+    for (int i = 0; !rc && i < ls_kv_count(c->overrides); i++)
+      if (ls_kv_has(pd->cases[k], ls_kv_key(c->overrides, i)))
+        rc = ls_error_set(err, LS_EUSAGE, "%s: --set %s: part %s's cases set it; drop the --set or the "
+                          "case", ls_kv_origin(c->overrides, i), ls_kv_key(c->overrides, i), pd->name);
   double runs = (double)pd->n_dev * pd->n_mod * pd->n_ds * pd->n_sys;
   for (int a = 0; a < pd->n_axes; a++)
     runs *= pd->axes[a].n;
+  if (pd->n_cases) runs *= pd->n_cases;
   if (!rc && x->total + runs > MAX_RUNS) /* a few lines of YAML must not exhaust memory */
     rc = ls_ynode_error(part, err, LS_ERANGE, "expands to %.0f runs; an experiment has at most %d",
                         x->total + runs, MAX_RUNS);
   if (!rc && (!quick || in_quick))
     rc = expand_part(x, c, pd, kv, err);
   ls_kv_free(kv);
+  free_cases(pd);
   free(pd);
   return rc;
 }
@@ -873,7 +919,7 @@ int ls_experiment_record_axes(ls_experiment *x, const ls_kv *given, ls_error *er
   memset(&none, 0, sizeof none);
   for (int i = 0; i < x->n; i++) {
     none.name = x->runs[i].part;
-    int rc = axes_record(&x->runs[i], &none, NULL, given, err);
+    int rc = axes_record(&x->runs[i], &none, NULL, NULL, given, err);
     if (rc) return rc;
   }
   return LS_OK;
