@@ -42,9 +42,9 @@ do for [k = 1:words(models) - 1] { set arrow from k * ND * (J + 1), graph 0 to k
 do for [k = 1:words(models)] { set label 110 + k nice(word(models, k)) at (k - 1) * ND * (J + 1) + ND * (J + 1) / 2.0, graph 0.9 center font ',12' }
 set key at screen 0.5, screen 0.835 center horizontal maxrows 1 font ',12' samplen 2 width 0
 # error bars only when the columns exist (a clause naming a missing column would fail)
-ci = has_ci ? ", for [j = 1:J] csv using (on(d, j) ? xpos(j) : NaN):(column('vs_lever')):(column('ratio_lo')):(column('ratio_hi')) with yerrorbars lc rgb '#202020' lw 0.8 ps 0 notitle" : ''
-# 336 bars: whiskers without caps (a cap as wide as the thin bar reads as a blob)
-set errorbars 0
+# 336 bars: whiskers as plain vectors, no caps (gnuplot 5.4's yerrorbars leave a white gap
+# around the point, which read as a white blob on every bar)
+ci = has_ci ? ", for [j = 1:J] csv using (on(d, j) ? xpos(j) : NaN):(column('ratio_lo')):(0):(column('ratio_hi') - column('ratio_lo')) with vectors nohead lc rgb '#202020' lw 0.8 notitle" : ''
 do for [r = 1:nrows] {
   d = word(devices, r)
   set title nice(d) font ',13' offset 0,-0.6

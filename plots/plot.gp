@@ -30,9 +30,10 @@ set offsets graph 0.04, graph 0.04, graph 0.06, graph 0.02
 # Okabe-Ito colours, distinguishable under the common colour-vision deficiencies.
 array C[8] = ['#0072B2', '#D55E00', '#009E73', '#E69F00', '#56B4E9', '#CC79A7', '#000000', '#F0E442']
 col(i) = C[(i - 1) % 8 + 1]
-# error bars first, the lines and points over them; x ticks at the values themselves
+# error bars first (vectors with flat heads: gnuplot 5.4's yerrorbars leave a white gap at the
+# point), the lines and points over them; x ticks at the values themselves
 if (!numeric) set xtics rotate by -30
-plot for [i = 1:groups] dat index (i - 1) using 1:3:4:5 with yerrorbars lw 1.5 ps 0 \
-       lc rgb col(i) notitle, \
+plot for [i = 1:groups] dat index (i - 1) using 1:4:(0):($5 - $4) with vectors heads \
+       size screen 0.006,90 lw 1.5 lc rgb col(i) notitle, \
      for [i = 1:groups] dat index (i - 1) using 1:3:xtic(2) with linespoints lw 2 pt 7 ps 1.1 \
        lc rgb col(i) title T[i]
