@@ -4,76 +4,56 @@
 #include <stdlib.h>
 #include <string.h>
 #include "results/db.h"
-#include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 #include "runner/report/plot.h"
 
-static const char USAGE[] =
-    "usage: leversim plot --db DB --x KEY --y METRIC [--by KEY] [--where KEY=VALUE]...\n"
-    "                     (--out FILE.png | --format csv)\n"
-    "Draws METRIC against KEY, one point per run of DB, each with its 95 % interval (bootstrap\n"
-    "over prompts), one line per value of --by; --format csv prints the same table instead.\n"
-    "KEY: part, device, model, dataset, system, seed, or any setting key (its resolved value:\n"
-    "given, swept or defaulted; e.g. draft.budget). METRIC: a metric of v_runs (tps is\n"
-    "throughput_tps). --where keeps the runs whose KEY is VALUE (as written, or the same\n"
-    "number). Two runs at one point are refused: add --where or --by. Beside FILE.png the\n"
-    "data gnuplot read is kept as FILE.png.dat. Example, after a sweep over budgets:\n"
-    "  leversim plot --db b.db --x draft.budget --y tps --by device --out b.png\n";
+typedef struct plot_opts {
+  const char *db, *x, *y, *by, *out, *format;
+  ls_opt_list where;
+} plot_opts;
 
-typedef struct plot_args {
-  const char *db, *out, *format;
-  ls_plot_query q;
-  const char *where[8];
-} plot_args;
+static const ls_opt PLOT_OPTS[] = {
+    {"--db", LS_OPT_STR, OPT_AT(plot_opts, db), "FILE", "results database (read only)", .flags = LS_OPT_REQUIRED},
+    {"--x", LS_OPT_STR, OPT_AT(plot_opts, x), "KEY", "the x axis: part, device, model, dataset, system, seed or a setting key", .flags = LS_OPT_REQUIRED},
+    {"--y", LS_OPT_STR, OPT_AT(plot_opts, y), "METRIC", "a metric of v_runs (tps is throughput_tps)", .flags = LS_OPT_REQUIRED},
+    {"--by", LS_OPT_STR, OPT_AT(plot_opts, by), "KEY", "one line per value of this key"},
+    {"--where", LS_OPT_MULTI, OPT_AT(plot_opts, where), "KEY=VALUE", "keep the runs whose KEY is VALUE (as written, or the same number); repeatable"},
+    {"--out", LS_OPT_STR, OPT_AT(plot_opts, out), "FILE.png", "draw into this PNG (the data gnuplot read is kept as FILE.png.dat)"},
+    {"--format", LS_OPT_CHOICE, OPT_AT(plot_opts, format), "csv", "print the table instead of drawing", .choices = "csv"},
+    {NULL}};
 
-static int parse(int argc, char **argv, plot_args *a)
-{
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    int m;
-    if (strcmp(argv[i], "--help") == 0) {
-      fputs(USAGE, stdout);
-      return -1;
-    } else if ((m = ls_opt_value("plot", argc, argv, &i, "--db", &a->db)) ||
-               (m = ls_opt_value("plot", argc, argv, &i, "--x", &a->q.x)) ||
-               (m = ls_opt_value("plot", argc, argv, &i, "--y", &a->q.y)) ||
-               (m = ls_opt_value("plot", argc, argv, &i, "--by", &a->q.by)) ||
-               (m = ls_opt_value("plot", argc, argv, &i, "--out", &a->out)) ||
-               (m = ls_opt_value("plot", argc, argv, &i, "--format", &a->format))) {
-      if (m < 0) return 64;
-    } else if ((m = ls_opt_value("plot", argc, argv, &i, "--where", &v))) {
-      if (m < 0) return 64;
-      if (a->q.n_where == 8) return ls_usage_error("plot", "at most 8 --where filters");
-      a->where[a->q.n_where++] = v;
-    } else {
-      return ls_usage_error("plot", "unknown option '%s'", argv[i]);
-    }
-  }
-  if (!a->db || !a->q.x || !a->q.y)
-    return ls_usage_error("plot", "--db, --x and --y are required");
-  if (a->format && strcmp(a->format, "csv"))
-    return ls_usage_error("plot", "--format: '%s' (the only format is csv; --out FILE.png draws)", a->format);
-  if (!a->format && !a->out)
-    return ls_usage_error("plot", "--out FILE.png or --format csv is required");
-  a->q.where = a->where;
-  return 0;
-}
+static const ls_cmd_spec PLOT = {
+    "plot", NULL, 0, 0, 0, "draw any metric against any setting of a database, with 95 % intervals",
+    "One point per run of the database, each with its 95 % interval over the prompts (none\n"
+    "below 5 prompts), one line per value of --by. A KEY is a name column of the run or a\n"
+    "setting key: the run's resolved value, given, swept or defaulted. Two runs at one point\n"
+    "are refused: add --where or --by. One of --out and --format is required. Example, after a\n"
+    "sweep over budgets:\n"
+    "  leversim plot --db b.db --x draft.budget --y tps --by device --out b.png\n",
+    NULL, PLOT_OPTS};
 
 int ls_cmd_plot(int argc, char **argv)
 {
-  plot_args a;
-  memset(&a, 0, sizeof a);
-  int st = parse(argc, argv, &a);
-  if (st) return st < 0 ? 0 : st;
+  plot_opts o;
+  memset(&o, 0, sizeof o);
+  int rc = ls_opts_parse(&PLOT, argc, argv, &o, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
+  if (!o.out && !o.format)
+    return ls_usage_error("plot", "--out FILE.png or --format csv is required");
+  if (o.where.n > 8)
+    return ls_usage_error("plot", "at most 8 --where filters");
+  ls_plot_query q = {o.x, o.y, o.by, o.where.v, o.where.n};
   ls_error err;
   ls_error_clear(&err);
   ls_db *db = NULL;
   ls_plot_table t = {NULL, 0, 0};
-  int rc = ls_db_open_read(&db, a.db, &err);
-  if (!rc) rc = ls_plot_read(db, &a.q, &t, &err);
-  if (!rc && a.format) rc = ls_plot_write_csv(&t, &a.q, stdout, &err);
-  if (!rc && a.out) rc = ls_plot_draw(&t, &a.q, a.db, a.out, ls_data_root(), getenv("LEVERSIM_GNUPLOT"), &err);
-  if (!rc && a.out) fprintf(stderr, "leversim plot: %d point%s -> %s\n", t.n, t.n == 1 ? "" : "s", a.out);
+  rc = ls_db_open_read(&db, o.db, &err);
+  if (!rc) rc = ls_plot_read(db, &q, &t, &err);
+  if (!rc && o.format) rc = ls_plot_write_csv(&t, &q, stdout, &err);
+  if (!rc && o.out) rc = ls_plot_draw(&t, &q, o.db, o.out, ls_data_root(), getenv("LEVERSIM_GNUPLOT"), &err);
+  if (!rc && o.out) fprintf(stderr, "leversim plot: %d point%s -> %s\n", t.n, t.n == 1 ? "" : "s", o.out);
   if (rc) ls_error_print(&err, stderr);
   ls_plot_table_free(&t);
   ls_db_close(db);
