@@ -32,8 +32,10 @@ array C[8] = ['#0072B2', '#D55E00', '#009E73', '#E69F00', '#56B4E9', '#CC79A7', 
 col(i) = C[(i - 1) % 8 + 1]
 # error bars first (vectors with flat heads: gnuplot 5.4's yerrorbars leave a white gap at the
 # point), the lines and points over them; x ticks at the values themselves
-if (!numeric) set xtics rotate by -30
+# categories are not a scale: points without lines, labels slanted with room below
+if (!numeric) { set xtics rotate by -25 left; set bmargin 6; set offsets graph 0.08, graph 0.08, graph 0.06, graph 0.02 }
+style = numeric ? 'linespoints' : 'points' 
 plot for [i = 1:groups] dat index (i - 1) using 1:4:(0):($5 - $4) with vectors heads \
        size screen 0.006,90 lw 1.5 lc rgb col(i) notitle, \
-     for [i = 1:groups] dat index (i - 1) using 1:3:xtic(2) with linespoints lw 2 pt 7 ps 1.1 \
+     for [i = 1:groups] dat index (i - 1) using 1:3:xtic(2) with @style lw 2 pt 7 ps 1.3 \
        lc rgb col(i) title T[i]

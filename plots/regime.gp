@@ -6,7 +6,9 @@
 # tile). A cell is the claim's own test (runner/report/figures.c: one definition, the same as
 # the figure's and claims.md's) on that column's runs: blue where it holds, orange where it
 # fails, grey where it cannot be checked, with the claim's number (its mean over the
-# configurations) and that mean's 95 % interval over the configurations.
+# configurations) and that mean's 95 % interval over the configurations. The regime runs hold
+# the systems each claim compares: Fig. 10's "fastest" part is checked there against AR (flash)
+# and SpecInfer only (the default column, the figure's own, against every drawn baseline).
 # Data: map (regime_map.csv, written by `leversim figures` from view regime); the per-run
 # rows are in regime.csv.
 load plotdir.'/common.gp'
