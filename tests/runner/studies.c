@@ -177,6 +177,49 @@ static void test_plot(void)
   }
 }
 
+/* `cases`: each case is one point, crossed with the sweep and recorded as axes; a case may
+ * not set a swept key (65, located), nor may a --set replace a case's key (64). */
+static void test_cases(void)
+{
+  char db[128], yaml[128], out[16384], v[256], args[512];
+  snprintf(db, sizeof db, "%s/cases.db", g_dir);
+  snprintf(yaml, sizeof yaml, "%s/cases.yaml", g_dir);
+  const char *base = "name: cases\nseed: 3\nsettings:\n  workload.prompts: 2\n  workload.max_tokens: 16\nparts:\n"
+                     "  - name: p\n    devices: [oneplus-12]\n    models: [qwen3-4b]\n    datasets: [gsm8k]\n"
+                     "    systems: [lever]\n    cases:\n      - {}\n      - {verify.overlap: prefetch}\n"
+                     "      - {device.npu.regime: static-graph}\n    sweep:\n      %s: [4, 8]\n";
+  FILE *f = fopen(yaml, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, base, "draft.budget");
+  fclose(f);
+  snprintf(args, sizeof args, "sweep '%s' --db '%s'", yaml, db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  query(db, "SELECT count(*) || ' ' || count(DISTINCT axes_json) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "6 6");
+  query(db, "SELECT axes_json FROM runs WHERE axes_json LIKE '%prefetch%' ORDER BY axes_json LIMIT 1", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "{\"verify.overlap\":\"prefetch\",\"draft.budget\":\"4\"}");
+  snprintf(args, sizeof args, "sweep '%s' --check --set verify.overlap=serial", yaml);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+  f = fopen(yaml, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, base, "verify.overlap");
+  fclose(f);
+  snprintf(args, sizeof args, "sweep '%s' --check", yaml);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "case 2 sets verify.overlap, which the part sweeps"));
+}
+
+/* Issue 21.4: results/ names no system, part or axis of the paper's study in its SQL (only
+ * comments may): the views compare what table roles says. */
+static void test_results_policy_agnostic(void)
+{
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cd '%s/..' && grep -nE \"'(lever|ar-flash|ar-mem|specinfer|sequoia|eagle2|main|budget|"
+           "regime|oneplus-12)'|draft\\.budget|policy\\.map|map\\.lmhead\" results/*.c | grep -vE '^[^:]+:[0-9]+: *(/?\\*)'",
+           LS_TEST_DIR);
+  CU_ASSERT_NOT_EQUAL(system(cmd), 0); /* grep finds nothing */
+}
+
 /* `--set model.draft=<the target>` is a bad value typed on the command line: 64, not 65. */
 static void test_typed_bad_value_is_usage(void)
 {
@@ -350,6 +393,8 @@ CU_TestInfo ls_rt_studies[] = {
     {"a --set variant beside the plain one", test_sweep_set_beside_variant},
     {"plot: csv, filters, groups, refusals, PNG", test_plot},
     {"a bad --set value exits 64", test_typed_bad_value_is_usage},
+    {"results/ names no system, part or axis in its SQL", test_results_policy_agnostic},
+    {"cases: one point each, recorded as axes; clashes refused", test_cases},
     {"profiles list stays aligned with a long id and name", test_profiles_list_aligned},
     {"every example of docs/EXPERIMENTS.md loads; every key is documented", test_experiments_doc},
     {"a trial replay keeps the committed results; resumed, it counts", test_trial_replay_keeps_results},
