@@ -369,7 +369,7 @@ static const view_doc views[] = {
     {"fig13", "mapping: draft time per draft-stage mapping"},
     {"fig14", "lmhead: output-projection time per placement"},
     {"table1", "oneplus-12: I/O share of a one-token verification (and of a 64-token tree) per model"},
-    {"regime", "the paper's claims under each combination of the assumptions it leaves open"},
+    {"regime", "the regime map's runs: each claim's figure columns under each open assumption changed"},
     {"lever_tree", "part main: Lever's mean tree size (its stopping rule's choice) per device and model"},
     {"energy", "energy per token by device and system (main)"},
     {"sensitivity", "lever speedup vs flash bandwidth"},
