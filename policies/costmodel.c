@@ -76,7 +76,7 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
   cm->streamed = target->n_layers - r;
   cm->threads = threads > 0 ? threads : ls_device_cpu(dev)->default_threads;
   cm->tau = 3.0;
-  cm->overlap = LS_OVERLAP_SERIAL;
+  cm->overlap = LS_OVERLAP_PREFETCH;
   cm->head_in_dram = map->lmhead(map_state) == LS_LMHEAD_DEMAND_CPU;
   const ls_flash_params *f = ls_device_flash(dev);
   cm->io_s = (double)ls_flash_read_ns(f, target->layer_bytes) * 1e-9;
@@ -87,15 +87,23 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
 
 void ls_costmodel_free(ls_costmodel *cm) { free(cm); }
 
-int ls_costmodel_resident_layers(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
-                                 int head_in_dram)
+double ls_costmodel_dram_room(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
+                              int head_in_dram, int buffers)
 {
   const ls_dram_params *d = ls_device_dram(dev);
-  double room = ls_dram_resident_budget(d), left = d->app_budget - draft->total_bytes;
-  if (left < room)
-    room = left;
-  if (head_in_dram) /* a head kept in app memory takes its place in the budget first */
-    room -= target->lmhead_bytes;
+  double kv = (target->kv_bytes_per_token * target->n_layers + draft->kv_bytes_per_token * draft->n_layers) *
+              LS_KV_CTX_TOKENS;
+  double room = d->app_budget - draft->total_bytes - kv - buffers * target->layer_bytes;
+  return head_in_dram ? room - target->lmhead_bytes : room;
+}
+
+int ls_costmodel_resident_layers(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
+                                 int head_in_dram, int buffers)
+{
+  double room = ls_costmodel_dram_room(dev, target, draft, head_in_dram, buffers);
+  double want = ls_dram_resident_budget(ls_device_dram(dev));
+  if (want < room)
+    room = want;
   int n = room > 0 ? (int)floor(room / target->layer_bytes) : 0;
   return n < target->n_layers ? n : target->n_layers;
 }

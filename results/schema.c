@@ -106,7 +106,8 @@ static const char *const metric_names[] = {
     "share_draft", "share_verify", "share_lmhead", "verify_s_mean", "draft_s_mean",
     "lmhead_s_mean", "tree_size_mean", "verify_tokens_mean", "cycles", "tokens",
     "target_calls_per_token", "decode_s", "wasted_verify_tokens", "resident_layers",
-    "prune_calls", "accepted_pruned", "draft_work_s_mean", NULL};
+    "prune_calls", "accepted_pruned", "draft_work_s_mean", "io_busy_share", "cost_err_median",
+    "cost_bias_median", NULL};
 
 const char *ls_db_metric_name(int i)
 {
@@ -257,7 +258,7 @@ static const char views_sql[] =
     " CASE WHEN count(c.lo) = count(*) THEN avg(io_share) - avg(c.hi - c.lo) / 2 END"
     " AS io_share_lo,"
     " CASE WHEN count(c.lo) = count(*) THEN avg(io_share) + avg(c.hi - c.lo) / 2 END"
-    " AS io_share_hi"
+    " AS io_share_hi, avg(io_busy_share) AS io_busy_share"
     " FROM v_runs LEFT JOIN metric_ci c ON c.run_id = v_runs.run_id AND c.name = 'io_share'"
     " WHERE device = 'oneplus-12' AND ((part = 'table1' AND system = 'ar-flash')"
     " OR (part = 'table1-tree' AND system = 'specinfer') OR (part = 'main' AND system = 'ar-flash'"

@@ -38,6 +38,7 @@ static const metric_def metric_defs[] = {
     {"tau", F(tau_sum), ONE, F(cycles)},
     {"ttft_s", F(ttft_s), ONE, ONE},
     {"io_share", F(io_wait_s), ONE, F(verify_s)}, /* den: verify_s + lmhead_s, see den_of */
+    {"io_busy_share", F(flash_busy_s), ONE, F(verify_s)}, /* den as io_share's */
     {"wasted_verify", F(waste_s), ONE, F(compute_s)},
     {"wasted_verify_tokens", F(waste_layers), ONE, F(token_layers)},
     {"util_npu", F(npu_busy_s), ONE, F(decode_s)},
@@ -74,7 +75,7 @@ static double field(const ls_db_prompt *p, size_t off)
  * (layers + output projection), as the runner's. */
 static void columns(const ls_db_prompt *p, int n, const metric_def *d, double *num, double *den)
 {
-  int io = !strcmp(d->name, "io_share");
+  int io = !strcmp(d->name, "io_share") || !strcmp(d->name, "io_busy_share");
   for (int j = 0; j < n; j++) {
     num[j] = field(&p[j], d->num) + (d->num2 == ONE ? 0 : field(&p[j], d->num2));
     den[j] = field(&p[j], d->den) + (io ? p[j].lmhead_s : 0);

@@ -272,17 +272,18 @@ static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_k
 }
 
 /* Execution settings (the pipeline they shape: cycle_verify.c):
- *   verify.overlap = serial | prefetch | cross-cycle (default serial: the paper's stack is
- *     llama.cpp-style Q4_0 with weights mapped from flash, where a layer's compute faults its
- *     weights in, so reads and compute alternate; src:lever-html, src:llamacpp-snapdragon;
- *     the other modes are studied in the sensitivity part and the regime map);
+ *   verify.overlap = serial | prefetch | cross-cycle (default prefetch: the paper streams the
+ *     target "layer by layer during decoding" (src:lever-html), i.e. the next layer is read
+ *     while this one computes, as the flash-offloading systems it builds on do (src:powerinfer2,
+ *     src:llm-in-a-flash); docs/CALIBRATION.md §3 gives the evidence for each mode, the regime
+ *     map shows the others);
  *   verify.head_memory = auto | dram | flash: where the output projection's weights live
  *     (auto: in app DRAM when the CPU computes it, charged to the resident budget; streamed
  *     with the layers when the NPU graph computes it, which needs NPU-mapped memory). */
 static int read_exec(ls_run_state *r, ls_kv *kv, ls_error *err)
 {
   static const char *const MEM[] = {"auto", "dram", "flash", NULL};
-  int ov = LS_OVERLAP_SERIAL, mem = 0;
+  int ov = LS_OVERLAP_PREFETCH, mem = 0;
   int rc = ls_kv_enum(kv, "verify.overlap", ls_overlap_names, ov, &ov, err);
   if (!rc) rc = ls_kv_enum(kv, "verify.head_memory", MEM, mem, &mem, err);
   r->overlap = (ls_overlap)ov;
@@ -292,8 +293,9 @@ static int read_exec(ls_run_state *r, ls_kv *kv, ls_error *err)
   return rc;
 }
 
-/* Resident target layers: what the DRAM budget holds after the draft model, whole layers,
- * first layers first (why a resident prefix: cycle_verify.c). */
+/* Resident target layers: the profile's resident target capped by what the DRAM budget holds
+ * beside the draft, the KV caches, the buffers and a DRAM head (ls_costmodel_dram_room), whole
+ * layers, first layers first (why a resident prefix: cycle_verify.c). */
 static int residency(ls_run_state *r, const ls_system *sys, ls_decode_result *out)
 {
   const ls_dram_params *d = ls_device_dram(r->dev);
@@ -310,7 +312,16 @@ static int residency(ls_run_state *r, const ls_system *sys, ls_decode_result *ou
     r->resident = r->L;
     return 1;
   }
-  r->resident = ls_costmodel_resident_layers(r->dev, &r->tc, &r->dc, r->head_in_dram);
+  double room = ls_costmodel_dram_room(r->dev, &r->tc, &r->dc, r->head_in_dram, r->buffers);
+  if (room < 0) { /* the draft, the KV caches, the buffers and a DRAM head do not fit */
+    out->valid = 0;
+    snprintf(out->message, sizeof out->message,
+             "%s: draft, KV caches, layer buffers and output projection need %.2f GB more than the"
+             " app's DRAM budget of %.2f GB on %s",
+             sys->name, -room * 1e-9, d->app_budget * 1e-9, ls_device_id(r->dev));
+    return 0;
+  }
+  r->resident = ls_costmodel_resident_layers(r->dev, &r->tc, &r->dc, r->head_in_dram, r->buffers);
   return 1;
 }
 
@@ -356,6 +367,11 @@ static void metrics(ls_run_state *r, ls_decode_result *o)
   add_metric(o, "resident_layers", r->resident, "count");
   add_metric(o, "prune_calls", (double)r->prune_calls, "count");
   add_metric(o, "accepted_pruned", (double)r->accepted_pruned, "count");
+  /* Table 1's other reading: the flash's busy time over the verification time (the share of a
+   * verification during which flash is reading), beside io_share (the NPU's wait for weights) */
+  add_metric(o, "io_busy_share", ratio(r->flash_busy, r->verify_ns_total), "ratio");
+  add_metric(o, "cost_err_median", ls_sample_quantile(r->cost_err, 0.5), "ratio");
+  add_metric(o, "cost_bias_median", ls_sample_quantile(r->cost_bias, 0.5), "ratio");
 }
 
 static void free_run(ls_run_state *r)
@@ -369,6 +385,8 @@ static void free_run(ls_run_state *r)
   ls_devsim_free(r->ds);
   ls_engine_free(r->eng);
   ls_sample_free(r->tok_lat);
+  ls_sample_free(r->cost_err);
+  ls_sample_free(r->cost_bias);
   ls_device_free(r->dev);
 }
 
@@ -391,6 +409,8 @@ static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_erro
   if (!rc) rc = ls_engine_create(&r->eng, err);
   if (!rc) rc = ls_devsim_create(&r->ds, r->dev, r->eng, s->seed, 0, err);
   if (!rc) rc = ls_sample_create(&r->tok_lat, err);
+  if (!rc) rc = ls_sample_create(&r->cost_err, err);
+  if (!rc) rc = ls_sample_create(&r->cost_bias, err);
   if (rc)
     return rc;
   r->err = err;
@@ -467,6 +487,7 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
   int rc = scoped_settings(s->settings, s->system, &kv, err);
   if (!rc) rc = setup(r, c, s, sys, kv, err);
   if (!rc) rc = keep_settings(kv, out, err);
+  if (!rc) rc = check_work(r, err); /* before the DRAM fit: a huge model is an input error, not a result */
   if (!rc && residency(r, sys, out)) {
     r->exit_layer = r->pops->exit_layer(r->pstate, r->L);
     if (r->exit_layer <= 0)
