@@ -76,7 +76,7 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
   cm->streamed = target->n_layers - r;
   cm->threads = threads > 0 ? threads : ls_device_cpu(dev)->default_threads;
   cm->tau = 3.0;
-  cm->overlap = LS_OVERLAP_PREFETCH;
+  cm->overlap = LS_OVERLAP_SERIAL;
   cm->head_in_dram = map->lmhead(map_state) == LS_LMHEAD_DEMAND_CPU;
   const ls_flash_params *f = ls_device_flash(dev);
   cm->io_s = (double)ls_flash_read_ns(f, target->layer_bytes) * 1e-9;

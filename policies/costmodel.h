@@ -56,7 +56,7 @@ typedef enum { LS_OVERLAP_SERIAL = 0, LS_OVERLAP_PREFETCH = 1, LS_OVERLAP_CROSS 
 /* Names indexed by ls_overlap, NULL-terminated: "serial", "prefetch", "cross-cycle". */
 extern const char *const ls_overlap_names[];
 /* Execution settings the cost model must agree with the runner on. head_in_dram: the
- * output projection's weights stay in DRAM (not streamed each pass). Defaults: PREFETCH, the
+ * output projection's weights stay in DRAM (not streamed each pass). Defaults: SERIAL, the
  * head in DRAM exactly when the map computes it on the CPU. */
 void ls_costmodel_set_exec(ls_costmodel *cm, ls_overlap overlap, int head_in_dram);
 /* Sampling one projected row (softmax + pick over the target vocabulary) on the CPU, s. */

@@ -272,18 +272,20 @@ static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_k
 }
 
 /* Execution settings (the pipeline they shape: cycle_verify.c):
- *   verify.overlap = serial | prefetch | cross-cycle (default prefetch: the paper streams the
- *     target "layer by layer during decoding" (src:lever-html), i.e. the next layer is read
- *     while this one computes, as the flash-offloading systems it builds on do (src:powerinfer2,
- *     src:llm-in-a-flash); docs/CALIBRATION.md §3 gives the evidence for each mode, the regime
- *     map shows the others);
- *   verify.head_memory = auto | dram | flash: where the output projection's weights live
+ *   verify.overlap = serial | prefetch | cross-cycle (default serial: a layer is read, then
+ *     computed. The evidence, docs/CALIBRATION.md §3: the paper's Fig. 5 (measured on the
+ *     OnePlus 12 with the target streamed from flash) shows verification growing with the tree
+ *     until throughput peaks inside 4-64 tokens, which cannot happen when reads hide the Q4_0
+ *     compute (prefetch: +5 % from 4 to 64 tokens, throughput rising to 64); Table 1 splits a
+ *     verification into flash I/O and the rest; llama.cpp maps Q4_0 weights from flash, so a
+ *     layer's compute faults its weights in (src:lever-html, src:llamacpp-common). The other
+ *     modes are in the regime map); *   verify.head_memory = auto | dram | flash: where the output projection's weights live
  *     (auto: in app DRAM when the CPU computes it, charged to the resident budget; streamed
  *     with the layers when the NPU graph computes it, which needs NPU-mapped memory). */
 static int read_exec(ls_run_state *r, ls_kv *kv, ls_error *err)
 {
   static const char *const MEM[] = {"auto", "dram", "flash", NULL};
-  int ov = LS_OVERLAP_PREFETCH, mem = 0;
+  int ov = LS_OVERLAP_SERIAL, mem = 0;
   int rc = ls_kv_enum(kv, "verify.overlap", ls_overlap_names, ov, &ov, err);
   if (!rc) rc = ls_kv_enum(kv, "verify.head_memory", MEM, mem, &mem, err);
   r->overlap = (ls_overlap)ov;

@@ -123,19 +123,17 @@ static void test_costmodel_formula(void)
   for (int k = 1; k <= 64; k *= 2) {
     double comp = ls_npu_layer_ns(n, &w, k, 300) * 1e-9;
     double head = ls_npu_lmhead_ns(n, f.tc.lmhead_bytes, f.tc.lmhead_flops_per_token, k) * 1e-9 + k * sample;
-    /* default: prefetch (read the next layer while this one computes); 28 streamed + 4
-     * resident layers */
-    double want = 28 * fmax(io, comp) + 4 * comp + io + head_io + head;
+    /* default: serial (read a layer, then compute it); 28 streamed + 4 resident layers */
+    double want = 28 * (io + comp) + 4 * comp + head_io + head;
     LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want, 1e-12);
-    ls_costmodel_set_exec(cm, LS_OVERLAP_SERIAL, 0); /* read a layer, then compute it */
-    LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), 28 * (io + comp) + 4 * comp + head_io + head, 1e-12);
     ls_costmodel_set_exec(cm, LS_OVERLAP_PREFETCH, 0);
+    want = 28 * fmax(io, comp) + 4 * comp + io + head_io + head;
     LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want, 1e-12);
     ls_costmodel_set_exec(cm, LS_OVERLAP_CROSS, 0); /* the first read hides behind drafting */
     LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want - io, 1e-12);
     ls_costmodel_set_exec(cm, LS_OVERLAP_CROSS, 1); /* and a DRAM-resident head is not read */
     LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want - io - head_io, 1e-12);
-    ls_costmodel_set_exec(cm, LS_OVERLAP_PREFETCH, 0); /* back to the default */
+    ls_costmodel_set_exec(cm, LS_OVERLAP_SERIAL, 0);
     CU_ASSERT(c.verify_s(c.ctx, k) >= prev); /* with pad_small, never cheaper with more tokens */
     prev = c.verify_s(c.ctx, k);
   }

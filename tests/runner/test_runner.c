@@ -276,11 +276,11 @@ static void test_experiment_refusals(void)
 
 /* ---- the decode cycle ---- */
 
-/* ar-flash on a one-layer target with a deterministic flash. verify.overlap=serial: the layer
- * is read (R1), computed (C1), then the LM head is read (R2) and computed (C_lm), then its row
- * is sampled on the CPU (S = 0.06 ms x vocab / 128256):
+/* ar-flash on a one-layer target with a deterministic flash. Serial overlap (the default):
+ * the layer is read (R1), computed (C1), then the LM head is read (R2) and computed (C_lm),
+ * then its row is sampled on the CPU (S = 0.06 ms x vocab / 128256):
  *   cycle = R1 + C1 + R2 + C_lm + S.
- * With prefetch (the default) the head's read starts while the layer computes:
+ * With verify.overlap=prefetch the head's read starts while the layer computes:
  *   cycle = R1 + max(C1, R2) + C_lm + S,  with R = 100 us + bytes / link rate. */
 static void test_cycle_hand_computed(void)
 {
@@ -309,7 +309,7 @@ static void test_cycle_hand_computed(void)
   int cores = ls_cpu_total_cores(ls_device_cpu(d));
   ls_decode_result res;
   CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash",
-                                "workload.prompts=1;workload.max_tokens=8;verify.overlap=serial", &res), LS_OK);
+                                "workload.prompts=1;workload.max_tokens=8", &res), LS_OK);
   CU_ASSERT_DOUBLE_EQUAL(metric(&res, "decode_s"), serial, 1e-8);
   /* serial: the NPU waits for both reads; busy = layer + head compute (decode only, no
    * prefill); one CPU core samples a row per token */
@@ -318,7 +318,7 @@ static void test_cycle_hand_computed(void)
   LS_ASSERT_CLOSE(metric(&res, "util_cpu"), (tokens - 1) * sample / (serial * cores), 1e-6);
   ls_decode_result_free(&res);
   CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash",
-                                "workload.prompts=1;workload.max_tokens=8", &res), LS_OK);
+                                "workload.prompts=1;workload.max_tokens=8;verify.overlap=prefetch", &res), LS_OK);
   CU_ASSERT_EQUAL(res.valid, 1);
   CU_ASSERT_DOUBLE_EQUAL(metric(&res, "tokens"), tokens - 1, 0);
   CU_ASSERT_DOUBLE_EQUAL(metric(&res, "tau"), 1.0, 0);
@@ -580,10 +580,11 @@ static void test_lever_invariants(void)
   ls_device_free(d);
 }
 
-/* The DRAM budget (policies/costmodel.h): asked to keep the whole app budget resident, Lever
- * on the OnePlus 12 with Qwen3-14B (larger than that budget) keeps what is left after the draft model, the KV caches of target and draft
- * at 4,096 tokens, two layer buffers (prefetch) and its CPU output projection, in whole layers.
- * ar-flash streams its head, so it keeps the head's bytes as layers instead. */
+/* The DRAM budget (policies/costmodel.h): asked to keep the whole app budget resident, Lever on
+ * the OnePlus 12 with Qwen3-14B (larger than that budget) keeps what is left after the draft
+ * model, the KV caches of target and draft
+ * at 4,096 tokens, one layer buffer (serial; two with prefetch) and its CPU output projection,
+ * in whole layers. ar-flash streams its head, so it keeps the head's bytes as layers instead. */
 static void test_dram_budget(void)
 {
   const char *root = LS_TEST_DIR "/..";
@@ -598,13 +599,15 @@ static void test_dram_budget(void)
   CU_ASSERT_EQUAL_FATAL(ls_model_costs_get(dm, NULL, &dr, &err), LS_OK);
   double app = ls_device_dram(d)->app_budget;
   double kv = (t.kv_bytes_per_token * t.n_layers + dr.kv_bytes_per_token * dr.n_layers) * 4096;
-  double room = app - dr.total_bytes - kv - 2 * t.layer_bytes;
+  double room = app - dr.total_bytes - kv - t.layer_bytes;
   CU_ASSERT(dr.total_bytes > 2 * t.layer_bytes); /* the draft's share is worth whole layers */
-  const char *sys[] = {"lever", "ar-flash"};
-  double want[] = {floor((room - t.lmhead_bytes) / t.layer_bytes), floor(room / t.layer_bytes)};
-  char set[128];
-  snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=2;device.dram.budget=%.0f B", app);
-  for (int i = 0; i < 2; i++) {
+  /* lever (CPU head in DRAM), ar-flash (head streamed), lever with prefetch (two buffers) */
+  const char *sys[] = {"lever", "ar-flash", "lever"}, *extra[] = {"", "", ";verify.overlap=prefetch"};
+  double want[] = {floor((room - t.lmhead_bytes) / t.layer_bytes), floor(room / t.layer_bytes),
+                   floor((room - t.layer_bytes - t.lmhead_bytes) / t.layer_bytes)};
+  for (int i = 0; i < 3; i++) {
+    char set[160];
+    snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=2;device.dram.budget=%.0f B%s", app, extra[i]);
     ls_decode_result res;
     CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "qwen3-14b", "gsm8k", sys[i], set, &res), LS_OK);
     CU_ASSERT(want[i] > 0 && want[i] < t.n_layers);
