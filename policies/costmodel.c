@@ -112,6 +112,8 @@ void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len) { cm->ctx_len = ctx_len
 
 void ls_costmodel_set_tau(ls_costmodel *cm, double tau) { cm->tau = tau >= 1.0 ? tau : 1.0; }
 
+double ls_costmodel_tau(const ls_costmodel *cm) { return cm->tau; }
+
 void ls_costmodel_set_exec(ls_costmodel *cm, ls_overlap overlap, int head_in_dram)
 {
   cm->overlap = overlap;

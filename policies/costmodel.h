@@ -48,6 +48,8 @@ void ls_costmodel_free(ls_costmodel *cm);
 void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len);
 /* Accepted tokens per cycle assumed for on-demand output projection (default 3; >= 1). */
 void ls_costmodel_set_tau(ls_costmodel *cm, double tau);
+/* The accepted tokens per cycle the cost model currently prices projections with. */
+double ls_costmodel_tau(const ls_costmodel *cm);
 /* How flash reads meet NPU compute in a verification pass (runner setting verify.overlap):
  * SERIAL reads a layer, then computes it (a runtime whose compute faults the weights in);
  * PREFETCH reads the next layer while the current one computes (two buffers); CROSS also

@@ -48,7 +48,12 @@
  *   table1       oneplus-12: ar-flash (a one-token verification) of part 'table1' (part 'main'
  *                when the database has no 'table1' runs), and specinfer's 64-token tree of part
  *                'table1-tree': part, model, datasets, io_share (mean over datasets),
- *                io_share_min, io_share_max.
+ *                io_share_min, io_share_max, io_busy_share (Table 1's other reading: flash
+ *                busy time over verification time, mean over datasets).
+ *   consistency  part 'main', per system: runs, err_median (median over the runs of each
+ *                run's median per-cycle |cost model's cycle time - simulated| / simulated),
+ *                err_max, bias_mean (mean of the runs' signed medians): do the policies plan
+ *                with the cost the simulation charges (runner/decode/cycle_account.c)?
  *   regime       parts 'regime', 'regime-map', 'regime-lmhead': one row per device, model,
  *                dataset and combination of the assumptions the paper leaves open (npu =
  *                device.npu.regime, overlap = verify.overlap, head = verify.head_memory, pad =
@@ -107,7 +112,7 @@ static const char *const metric_names[] = {
     "lmhead_s_mean", "tree_size_mean", "verify_tokens_mean", "cycles", "tokens",
     "target_calls_per_token", "decode_s", "wasted_verify_tokens", "resident_layers",
     "prune_calls", "accepted_pruned", "draft_work_s_mean", "io_busy_share", "cost_err_median",
-    "cost_bias_median", NULL};
+    "cost_bias_median", "planner_tau", NULL};
 
 const char *ls_db_metric_name(int i)
 {
@@ -264,6 +269,12 @@ static const char views_sql[] =
     " OR (part = 'table1-tree' AND system = 'specinfer') OR (part = 'main' AND system = 'ar-flash'"
     " AND NOT EXISTS (SELECT 1 FROM runs WHERE part = 'table1' AND status = 'ok')))"
     " GROUP BY part, model ORDER BY part, io_share;"
+    "CREATE VIEW consistency AS WITH r AS (SELECT system, cost_err_median AS e, cost_bias_median AS b,"
+    " row_number() OVER (PARTITION BY system ORDER BY cost_err_median) AS rn,"
+    " count(*) OVER (PARTITION BY system) AS n FROM v_runs WHERE part = 'main'"
+    " AND cost_err_median IS NOT NULL)"
+    " SELECT system, max(n) AS runs, avg(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN e END) AS err_median,"
+    " max(e) AS err_max, avg(b) AS bias_mean FROM r GROUP BY system ORDER BY system;"
     "CREATE VIEW regime AS WITH r AS (SELECT part, device, model, dataset, system, throughput_tps AS tps,"
     " io_share, tree_size_mean, json_extract(axes_json, '$.\"device.npu.regime\"') AS npu,"
     " json_extract(axes_json, '$.\"verify.overlap\"') AS overlap,"
@@ -331,6 +342,7 @@ static const view_doc views[] = {
     {"fig13", "mapping: draft time per draft-stage mapping"},
     {"fig14", "lmhead: output-projection time per placement"},
     {"table1", "oneplus-12: I/O share of a one-token verification (and of a 64-token tree) per model"},
+    {"consistency", "main: the cost model's cycle time vs the simulated one, median relative error per system"},
     {"regime", "the paper's claims under each combination of the assumptions it leaves open"},
     {"lever_tree", "part main: Lever's mean tree size (its stopping rule's choice) per device and model"},
     {"energy", "energy per token by device and system (main)"},

@@ -374,6 +374,8 @@ static void metrics(ls_run_state *r, ls_decode_result *o)
   add_metric(o, "io_busy_share", ratio(r->flash_busy, r->verify_ns_total), "ratio");
   add_metric(o, "cost_err_median", ls_sample_quantile(r->cost_err, 0.5), "ratio");
   add_metric(o, "cost_bias_median", ls_sample_quantile(r->cost_bias, 0.5), "ratio");
+  /* the tau the planner prices on-demand projections with at the end: the observed one */
+  add_metric(o, "planner_tau", ls_costmodel_tau(r->cm), "tok/cycle");
 }
 
 static void free_run(ls_run_state *r)

@@ -542,7 +542,8 @@ static CU_TestInfo experiment_tests[] = {
     {"bad names, duplicates, empty matrices and shadowed axes are refused", test_experiment_refusals},
     CU_TEST_INFO_NULL};
 /* Runner-level invariants of Lever's cycle on the shipped data (OnePlus 12, Llama-3.1-8B,
- * GSM8K), with an aggressive prune threshold so that pruning removes nodes every cycle:
+ * GSM8K), with an aggressive prune threshold and chains capped at depth 12 (uncapped, the
+ * safeguards keep a main path of most of the tree) so that pruning removes nodes every cycle:
  * pruning runs once per decode cycle, it lowers the tokens computed after the exit layer, no
  * removed node is ever accepted (lossless), and the on-demand CPU output projection is
  * charged once per projected row (and Lever's concurrent CPU and NPU draft passes overlap):
@@ -554,7 +555,7 @@ static void test_lever_invariants(void)
   const char *root = LS_TEST_DIR "/..";
   ls_decode_result res;
   CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "llama-3.1-8b", "gsm8k", "lever",
-                                "workload.prompts=2;workload.max_tokens=64;prune.threshold=0.5", &res), LS_OK);
+                                "workload.prompts=2;workload.max_tokens=64;prune.threshold=0.5;draft.max_depth=12", &res), LS_OK);
   double cycles = metric(&res, "cycles"), tau = metric(&res, "tau");
   CU_ASSERT(cycles > 10);
   CU_ASSERT_DOUBLE_EQUAL(metric(&res, "prune_calls"), cycles, 0);
@@ -573,6 +574,11 @@ static void test_lever_invariants(void)
   double head = ls_cpu_lmhead_ns(cpu, c.lmhead_bytes, c.lmhead_flops_per_token, 1, cpu->default_threads) * 1e-9;
   double sample = (double)llround(0.06e-3 * c.vocab / 128256.0 * 1e9) * 1e-9;
   LS_ASSERT_CLOSE(metric(&res, "lmhead_s_mean"), tau * (head + sample), 1e-9);
+  /* the tau Lever observes is fed back: its cost model prices the on-demand head with it */
+  LS_ASSERT_CLOSE(metric(&res, "planner_tau"), tau, 1e-12);
+  CU_ASSERT(tau > 4); /* far from the cost model's prior of 3 */
+  /* the planner's cycle time is the simulated one within 5 % (median over cycles) */
+  CU_ASSERT(metric(&res, "cost_err_median") < 0.05);
   /* the paper streams the whole target (src:lever-html): nothing resident on a phone profile */
   CU_ASSERT_DOUBLE_EQUAL(metric(&res, "resident_layers"), 0, 0);
   ls_decode_result_free(&res);
