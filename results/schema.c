@@ -50,6 +50,8 @@
  *                'table1-tree': part, model, datasets, io_share (mean over datasets),
  *                io_share_min, io_share_max, io_busy_share (Table 1's other reading: flash
  *                busy time over verification time, mean over datasets).
+ *   overlap      part 'overlap': model, dataset, system, overlap, budget, verify_s_mean,
+ *                throughput_tps, tau (does verification grow with the tree under each mode?).
  *   consistency  part 'main', per system: runs, err_median (median over the runs of each
  *                run's median per-cycle |cost model's cycle time - simulated| / simulated),
  *                err_max, bias_mean (mean of the runs' signed medians): do the policies plan
@@ -269,6 +271,10 @@ static const char views_sql[] =
     " OR (part = 'table1-tree' AND system = 'specinfer') OR (part = 'main' AND system = 'ar-flash'"
     " AND NOT EXISTS (SELECT 1 FROM runs WHERE part = 'table1' AND status = 'ok')))"
     " GROUP BY part, model ORDER BY part, io_share;"
+    "CREATE VIEW overlap AS SELECT model, dataset, system,"
+    " json_extract(axes_json, '$.\"verify.overlap\"') AS overlap,"
+    " CAST(json_extract(axes_json, '$.\"draft.budget\"') AS INTEGER) AS budget, verify_s_mean,"
+    " throughput_tps, tau FROM v_runs WHERE part = 'overlap' ORDER BY model, dataset, system, overlap, budget;"
     "CREATE VIEW consistency AS WITH r AS (SELECT system, cost_err_median AS e, cost_bias_median AS b,"
     " row_number() OVER (PARTITION BY system ORDER BY cost_err_median) AS rn,"
     " count(*) OVER (PARTITION BY system) AS n FROM v_runs WHERE part = 'main'"
@@ -342,6 +348,7 @@ static const view_doc views[] = {
     {"fig13", "mapping: draft time per draft-stage mapping"},
     {"fig14", "lmhead: output-projection time per placement"},
     {"table1", "oneplus-12: I/O share of a one-token verification (and of a 64-token tree) per model"},
+    {"overlap", "Fig. 5's budget dilemma under serial and prefetch reads (the evidence for verify.overlap)"},
     {"consistency", "main: the cost model's cycle time vs the simulated one, median relative error per system"},
     {"regime", "the paper's claims under each combination of the assumptions it leaves open"},
     {"lever_tree", "part main: Lever's mean tree size (its stopping rule's choice) per device and model"},
