@@ -40,6 +40,7 @@ sub view_rows {
   return $cache{$view} if $cache{$view};
   open(my $fh, '-|', $bin, 'export', '--db', $db, '--view', $view, '--format', 'csv')
     or die "check_numbers: cannot run $bin: $!\n";
+  local $/ = "\n";
   my @lines = <$fh>;
   close $fh or die "check_numbers: '$bin export --view $view' failed\n";
   chomp @lines;
