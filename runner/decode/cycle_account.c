@@ -36,14 +36,15 @@
  * (metrics cost_err_median, cost_bias_median): does the planner plan with the cost it is charged? */
 static double predicted_cycle_s(const ls_run_state *r)
 {
-  const ls_tree *t = &r->tree;
-  const ls_cost_model *c = &r->cost;
+  const ls_tree *t = &r->cand.tree;
+  const ls_cost_model *c = &r->cfg.cost;
+  const ls_map_ops *m = r->cfg.mops;
   double d = 0.0;
   for (int s = 0; s < t->n_steps; s++) {
     double a = c->draft_step_s(c->ctx, t->step_nodes[s], t->step_depth[s]);
     if (s + 1 < t->n_steps && t->step_dep[s + 1] == t->step_dep[s] && c->draft_pair_s) {
-      ls_draft_exec x = r->mops->draft_step(r->mstate, t->step_nodes[s], t->step_depth[s]);
-      ls_draft_exec y = r->mops->draft_step(r->mstate, t->step_nodes[s + 1], t->step_depth[s + 1]);
+      ls_draft_exec x = m->draft_step(r->cfg.mstate, t->step_nodes[s], t->step_depth[s]);
+      ls_draft_exec y = m->draft_step(r->cfg.mstate, t->step_nodes[s + 1], t->step_depth[s + 1]);
       if (x.unit != y.unit) {
         double b = c->draft_step_s(c->ctx, t->step_nodes[s + 1], t->step_depth[s + 1]);
         d += a > b ? a : b;
@@ -60,44 +61,46 @@ static void cycle_start(ls_engine *e, void *ctx)
 {
   (void)e;
   ls_run_state *r = ctx;
-  r->t_cycle = ls_engine_now(r->eng);
+  if (ls_cyc_enter(r, LS_PHASE_DRAFT))
+    return;
+  r->acct.t_cycle = ls_engine_now(r->eng);
   ls_cyc_text_begin(r);
-  r->res->text_hash = ls_key2(r->res->text_hash, r->view.root_key); /* last cycle's bonus token */
-  ls_costmodel_set_ctx(r->cm, r->ctx_len);
-  int rc = r->dops->build(r->dstate, &r->tree, &r->view, &r->cost, r->err);
+  r->res->text_hash = ls_key2(r->res->text_hash, r->text.view.root_key); /* last cycle's bonus token */
+  ls_costmodel_set_ctx(r->cfg.cm, r->seq.ctx_len);
+  int rc = r->cfg.dops->build(r->cfg.dstate, &r->cand.tree, &r->text.view, &r->cfg.cost, r->err);
   if (rc) {
     ls_cyc_fail(r, rc);
     return;
   }
-  memset(r->keep, 1, (size_t)r->tree.n);
-  r->n_live = r->tree.n;
-  r->cost_pred_s = predicted_cycle_s(r);
+  memset(r->cand.keep, 1, (size_t)r->cand.tree.n);
+  r->cand.n_live = r->cand.tree.n;
+  r->acct.cost_pred_s = predicted_cycle_s(r);
   ls_cyc_draft_begin(r);
 }
 
 static void record_cycle(ls_run_state *r, int64_t now, int tau, int emit)
 {
-  double d = (double)(r->t_verify - r->t_cycle), v = (double)(r->t_layers_end - r->t_verify);
-  double lm = (double)(now - r->t_layers_end), total = (double)(now - r->t_cycle);
-  ls_stats_add(&r->cycle_draft, d * 1e-9);
-  ls_stats_add(&r->draft_work_s, (double)r->draft_work * 1e-9);
-  ls_stats_add(&r->cycle_verify, v * 1e-9);
-  ls_stats_add(&r->cycle_lmhead, lm * 1e-9);
-  ls_stats_add(&r->tree_size, r->tree.n);
-  ls_stats_add(&r->verify_tokens, (double)r->token_layers / r->L);
-  ls_stats_add(&r->tau, tau);
-  r->decode_ns += total;
-  r->io_wait_ns += (double)r->io_wait;
-  r->verify_ns_total += v + lm;
-  r->token_layers_total += (double)r->token_layers;
-  r->compute_total += (double)r->compute_ns;
-  r->useful_compute += (double)ls_cyc_layer_ns(r, r->n_acc + 1) * r->L;
-  r->useful_token_layers += (double)(r->n_acc + 1) * r->L;
-  r->cycles++;
+  double d = (double)(r->verify.t_verify - r->acct.t_cycle), v = (double)(r->verify.t_layers_end - r->verify.t_verify);
+  double lm = (double)(now - r->verify.t_layers_end), total = (double)(now - r->acct.t_cycle);
+  ls_stats_add(&r->acct.cycle_draft, d * 1e-9);
+  ls_stats_add(&r->acct.draft_work_s, (double)r->drafting.draft_work * 1e-9);
+  ls_stats_add(&r->acct.cycle_verify, v * 1e-9);
+  ls_stats_add(&r->acct.cycle_lmhead, lm * 1e-9);
+  ls_stats_add(&r->acct.tree_size, r->cand.tree.n);
+  ls_stats_add(&r->acct.verify_tokens, (double)r->verify.token_layers / r->cfg.L);
+  ls_stats_add(&r->acct.tau, tau);
+  r->acct.decode_ns += total;
+  r->acct.io_wait_ns += (double)r->verify.io_wait;
+  r->acct.verify_ns_total += v + lm;
+  r->acct.token_layers_total += (double)r->verify.token_layers;
+  r->acct.compute_total += (double)r->verify.compute_ns;
+  r->acct.useful_compute += (double)ls_cyc_layer_ns(r, r->cand.n_acc + 1) * r->cfg.L;
+  r->acct.useful_token_layers += (double)(r->cand.n_acc + 1) * r->cfg.L;
+  r->acct.cycles++;
   for (int k = 0; k < emit; k++) /* only tokens actually emitted (the last cycle may cut) */
-    ls_sample_add(r->tok_lat, total * 1e-9 / tau);
-  double rel = total > 0 ? (r->cost_pred_s - total * 1e-9) / (total * 1e-9) : 0.0;
-  if (ls_sample_add(r->cost_err, fabs(rel)) || ls_sample_add(r->cost_bias, rel)) {
+    ls_sample_add(r->acct.tok_lat, total * 1e-9 / tau);
+  double rel = total > 0 ? (r->acct.cost_pred_s - total * 1e-9) / (total * 1e-9) : 0.0;
+  if (ls_sample_add(r->acct.cost_err, fabs(rel)) || ls_sample_add(r->acct.cost_bias, rel)) {
     ls_cyc_fail(r, LS_ENOMEM);
     return;
   }
@@ -113,7 +116,7 @@ static void record_cycle(ls_run_state *r, int64_t now, int tau, int emit)
       res->steps = s;
       res->cap_steps = cap;
     }
-    res->steps[res->n_steps] = (ls_db_step){(int)r->cycles, r->tree.n, r->n_live, r->n_acc,
+    res->steps[res->n_steps] = (ls_db_step){(int)r->acct.cycles, r->cand.tree.n, r->cand.n_live, r->cand.n_acc,
                                             d * 1e-9, v * 1e-9, lm * 1e-9};
     res->n_steps++;
   }
@@ -124,44 +127,43 @@ static void prompt_end(ls_run_state *r);
 void ls_cyc_cycle_end(ls_run_state *r)
 {
   int64_t now = ls_engine_now(r->eng);
-  if (r->ph == LS_PH_PREFILL) {
-    ls_stats_add(&r->ttft, (double)(now - r->t_prompt_start) * 1e-9);
-    r->ph = LS_PH_DECODE;
-    r->ctx_len = r->prefill_tokens;
-    r->pos = r->prefill_tokens; /* the first token comes out of prefill */
-    r->produced = 1;
-    r->npu_busy0 = (double)ls_resource_busy_ns(r->ds->npu);
-    r->cpu_busy0 = 0;
+  int prefill = ls_phase_prefill(r->phase);
+  if (ls_cyc_enter(r, LS_PHASE_COMMIT))
+    return;
+  if (prefill) {
+    ls_stats_add(&r->acct.ttft, (double)(now - r->seq.t_prompt_start) * 1e-9);
+    r->seq.ctx_len = r->seq.prefill_tokens;
+    r->seq.pos = r->seq.prefill_tokens; /* the first token comes out of prefill */
+    r->seq.produced = 1;
+    r->acct.npu_busy0 = (double)ls_resource_busy_ns(r->ds->npu);
+    r->acct.cpu_busy0 = 0;
     for (int c = 0; c < r->ds->n_cpu; c++)
-      r->cpu_busy0 += (double)ls_resource_busy_ns(r->ds->cpu[c]);
-    r->flash_busy0 = (double)ls_flash_dev_link_busy_ns(r->ds->flash);
+      r->acct.cpu_busy0 += (double)ls_resource_busy_ns(r->ds->cpu[c]);
+    r->acct.flash_busy0 = (double)ls_flash_dev_link_busy_ns(r->ds->flash);
     ls_energy en;
-    ls_devsim_energy(r->ds, r->dev, now, &en);
-    r->energy0 = en.total_j;
-    r->t_prompt_start = now;
+    ls_devsim_energy(r->ds, r->cfg.dev, now, &en);
+    r->acct.energy0 = en.total_j;
+    r->seq.t_prompt_start = now;
   } else {
-    int tau = r->n_acc + 1;
-    int emit = tau < r->target_len - r->produced ? tau : r->target_len - r->produced;
+    int tau = r->cand.n_acc + 1;
+    int emit = tau < r->seq.target_len - r->seq.produced ? tau : r->seq.target_len - r->seq.produced;
     record_cycle(r, now, tau, emit);
-    for (int i = 0; i < r->n_acc && i < r->target_len - r->produced - 1; i++) /* see decode.h */
-      r->res->text_hash = ls_key2(r->res->text_hash, r->tree.key[r->accepted_nodes[i]]);
-    if (r->dops->feedback)
-      r->dops->feedback(r->dstate, &r->tree, r->accepted_nodes, r->n_acc);
+    for (int i = 0; i < r->cand.n_acc && i < r->seq.target_len - r->seq.produced - 1; i++) /* see decode.h */
+      r->res->text_hash = ls_key2(r->res->text_hash, r->cand.tree.key[r->cand.accepted_nodes[i]]);
+    if (r->cfg.dops->feedback)
+      r->cfg.dops->feedback(r->cfg.dstate, &r->cand.tree, r->cand.accepted_nodes, r->cand.n_acc);
     /* what the runtime has observed so far prices on-demand output projections */
-    ls_costmodel_set_tau(r->cm, r->tau.mean);
-    r->tokens += emit;
-    r->produced += emit;
-    r->pos += tau;
-    r->ctx_len += tau;
+    ls_costmodel_set_tau(r->cfg.cm, r->acct.tau.mean);
+    r->acct.tokens += emit;
+    r->seq.produced += emit;
+    r->seq.pos += tau;
+    r->seq.ctx_len += tau;
   }
   if (r->failed)
     return;
-  if (r->overlap == LS_OVERLAP_CROSS && !r->in_dram) { /* the next pass's first reads start now */
-    ls_cyc_stream_reset(r);
-    r->carry = 1;
-    ls_cyc_issue_reads(r);
-  }
-  if (r->produced < r->target_len) {
+  if (r->cfg.prefetch) /* the next pass's first reads start now */
+    ls_cyc_prefetch(r);
+  if (r->seq.produced < r->seq.target_len) {
     if (ls_engine_schedule_in(r->eng, 0, cycle_start, r, NULL, r->err))
       ls_cyc_fail(r, r->err->code);
     return;
@@ -172,15 +174,15 @@ void ls_cyc_cycle_end(ls_run_state *r)
 /* The run's totals so far, in the units of ls_db_prompt. */
 static ls_db_prompt run_totals(const ls_run_state *r)
 {
-  double cores = ls_cpu_total_cores(ls_device_cpu(r->dev));
-  return (ls_db_prompt){r->prompt, (double)r->tokens, (double)r->cycles, r->tau.sum,
-                        r->decode_ns * 1e-9, r->ttft.sum, r->cycle_draft.sum,
-                        r->draft_work_s.sum, r->cycle_verify.sum, r->cycle_lmhead.sum,
-                        r->tree_size.sum, r->verify_tokens.sum, r->io_wait_ns * 1e-9,
-                        r->compute_total * 1e-9, (r->compute_total - r->useful_compute) * 1e-9,
-                        r->token_layers_total, r->token_layers_total - r->useful_token_layers,
-                        r->npu_busy * 1e-9, r->cpu_busy * 1e-9 / cores, r->flash_busy * 1e-9,
-                        r->decode_energy};
+  double cores = ls_cpu_total_cores(ls_device_cpu(r->cfg.dev));
+  return (ls_db_prompt){r->seq.prompt, (double)r->acct.tokens, (double)r->acct.cycles, r->acct.tau.sum,
+                        r->acct.decode_ns * 1e-9, r->acct.ttft.sum, r->acct.cycle_draft.sum,
+                        r->acct.draft_work_s.sum, r->acct.cycle_verify.sum, r->acct.cycle_lmhead.sum,
+                        r->acct.tree_size.sum, r->acct.verify_tokens.sum, r->acct.io_wait_ns * 1e-9,
+                        r->acct.compute_total * 1e-9, (r->acct.compute_total - r->acct.useful_compute) * 1e-9,
+                        r->acct.token_layers_total, r->acct.token_layers_total - r->acct.useful_token_layers,
+                        r->acct.npu_busy * 1e-9, r->acct.cpu_busy * 1e-9 / cores, r->acct.flash_busy * 1e-9,
+                        r->acct.decode_energy};
 }
 
 /* This prompt's sums = the totals now - the totals at the previous prompt's end. */
@@ -197,9 +199,9 @@ static void record_prompt(ls_run_state *r)
     res->prompts = p;
     res->cap_prompts = cap;
   }
-  ls_db_prompt t = run_totals(r), *b = &r->totals_prev;
+  ls_db_prompt t = run_totals(r), *b = &r->acct.totals_prev;
   res->prompts[res->n_prompts++] = (ls_db_prompt){
-      r->prompt, t.tokens - b->tokens, t.cycles - b->cycles, t.tau_sum - b->tau_sum,
+      r->seq.prompt, t.tokens - b->tokens, t.cycles - b->cycles, t.tau_sum - b->tau_sum,
       t.decode_s - b->decode_s, t.ttft_s - b->ttft_s, t.draft_s - b->draft_s,
       t.draft_work_s - b->draft_work_s, t.verify_s - b->verify_s, t.lmhead_s - b->lmhead_s,
       t.tree_nodes - b->tree_nodes, t.verify_tok - b->verify_tok, t.io_wait_s - b->io_wait_s,
@@ -215,34 +217,35 @@ static void prompt_end(ls_run_state *r)
   double cpu = 0;
   for (int c = 0; c < r->ds->n_cpu; c++)
     cpu += (double)ls_resource_busy_ns(r->ds->cpu[c]);
-  r->npu_busy += (double)ls_resource_busy_ns(r->ds->npu) - r->npu_busy0;
-  r->cpu_busy += cpu - r->cpu_busy0;
-  r->flash_busy += (double)ls_flash_dev_link_busy_ns(r->ds->flash) - r->flash_busy0;
+  r->acct.npu_busy += (double)ls_resource_busy_ns(r->ds->npu) - r->acct.npu_busy0;
+  r->acct.cpu_busy += cpu - r->acct.cpu_busy0;
+  r->acct.flash_busy += (double)ls_flash_dev_link_busy_ns(r->ds->flash) - r->acct.flash_busy0;
   ls_energy en;
-  ls_devsim_energy(r->ds, r->dev, now, &en);
-  r->decode_energy += en.total_j - r->energy0;
+  ls_devsim_energy(r->ds, r->cfg.dev, now, &en);
+  r->acct.decode_energy += en.total_j - r->acct.energy0;
   record_prompt(r);
-  if (++r->prompt < ls_cyc_text_prompts(r))
+  if (ls_cyc_enter(r, LS_PHASE_IDLE))
+    return;
+  if (++r->seq.prompt < ls_cyc_text_prompts(r))
     ls_cyc_prompt_start(r);
 }
 
 void ls_cyc_prompt_start(ls_run_state *r)
 {
-  r->ph = LS_PH_PREFILL;
-  r->t_prompt_start = ls_engine_now(r->eng);
-  r->prefill_tokens = r->trace ? ls_trace_prompt_len(r->trace, r->prompt)
-                              : ls_oracle_prompt_len(r->oracle, r->prompt);
-  int out = ls_oracle_output_len(r->oracle, r->prompt);
-  if (r->trace) { /* the recorded answer length, and never past the recorded positions */
-    int rec = ls_trace_positions(r->trace, r->prompt);
-    out = ls_trace_output_len(r->trace, r->prompt);
+  r->seq.t_prompt_start = ls_engine_now(r->eng);
+  r->seq.prefill_tokens = r->text.trace ? ls_trace_prompt_len(r->text.trace, r->seq.prompt)
+                              : ls_oracle_prompt_len(r->text.oracle, r->seq.prompt);
+  int out = ls_oracle_output_len(r->text.oracle, r->seq.prompt);
+  if (r->text.trace) { /* the recorded answer length, and never past the recorded positions */
+    int rec = ls_trace_positions(r->text.trace, r->seq.prompt);
+    out = ls_trace_output_len(r->text.trace, r->seq.prompt);
     out = out < rec ? out : rec;
   }
-  r->target_len = out < r->max_tokens ? out : r->max_tokens;
-  r->ctx_len = r->prefill_tokens / 2; /* prefill attends to half the prompt on average */
-  r->produced = 0;
-  r->n_acc = 0;
-  r->tree.n = 1;
+  r->seq.target_len = out < r->cfg.max_tokens ? out : r->cfg.max_tokens;
+  r->seq.ctx_len = r->seq.prefill_tokens / 2; /* prefill attends to half the prompt on average */
+  r->seq.produced = 0;
+  r->cand.n_acc = 0;
+  r->cand.tree.n = 1;
   ls_cyc_verify_begin(r);
 }
 

@@ -11,13 +11,13 @@
 
 static void draft_submit_ready(ls_run_state *r);
 
-/* A CPU call runs on r->threads cores: one job per thread, on the cluster the thread is
+/* A CPU call runs on r->cfg.threads cores: one job per thread, on the cluster the thread is
  * placed on (fastest first), so busy time and energy count every core. done fires once per
  * job with ctx; returns how many were submitted. */
 int ls_cyc_submit_cpu(ls_run_state *r, int64_t ns, ls_event_fn done, void *ctx)
 {
   int per[LS_CPU_MAX_CLUSTERS] = {0}, n = 0;
-  ls_cpu_assign(ls_device_cpu(r->dev), r->threads, per);
+  ls_cpu_assign(ls_device_cpu(r->cfg.dev), r->cfg.threads, per);
   for (int c = 0; c < r->ds->n_cpu; c++)
     for (int k = 0; k < per[c]; k++, n++)
       if (ls_resource_submit(r->ds->cpu[c], ns, done, ctx, r->err))
@@ -31,37 +31,37 @@ static void step_job_done(ls_engine *e, void *ctx)
   (void)e;
   ls_step_job *j = ctx;
   ls_run_state *r = j->r;
-  if (--r->step_left[j->step] > 0)
+  if (--r->drafting.step_left[j->step] > 0)
     return;
-  r->step_done[j->step] = 1;
-  if (++r->steps_done == r->tree.n_steps)
+  r->drafting.step_done[j->step] = 1;
+  if (++r->drafting.steps_done == r->cand.tree.n_steps)
     ls_cyc_verify_begin(r);
   else
     draft_submit_ready(r);
 }
 
 /* Submits, in order, every pass whose dependency is done: each pass's calls go to the unit the
- * map policy picks (NPU calls queue on the NPU, a CPU call occupies r->threads cores), so a
+ * map policy picks (NPU calls queue on the NPU, a CPU call occupies r->cfg.threads cores), so a
  * CPU pass and an NPU pass that do not need each other's output run at the same time. */
 static void draft_submit_ready(ls_run_state *r)
 {
-  while (r->next_step < r->tree.n_steps && !r->failed) {
-    int s = r->next_step, dep = r->tree.step_dep[s];
-    if (dep >= 0 && !r->step_done[dep])
+  while (r->drafting.next_step < r->cand.tree.n_steps && !r->failed) {
+    int s = r->drafting.next_step, dep = r->cand.tree.step_dep[s];
+    if (dep >= 0 && !r->drafting.step_done[dep])
       return;
-    ls_draft_exec x = r->mops->draft_step(r->mstate, r->tree.step_nodes[s], r->tree.step_depth[s]);
+    ls_draft_exec x = r->cfg.mops->draft_step(r->cfg.mstate, r->cand.tree.step_nodes[s], r->cand.tree.step_depth[s]);
     int calls = x.calls > 0 ? x.calls : 1;
-    int64_t ns = ls_costmodel_draft_call_ns(r->cm, x.unit, x.tokens_per_call, r->ctx_len);
-    r->sj[s] = (ls_step_job){r, s};
-    r->draft_work += calls * ns;
-    r->step_left[s] = 0;
-    r->next_step++;
+    int64_t ns = ls_costmodel_draft_call_ns(r->cfg.cm, x.unit, x.tokens_per_call, r->seq.ctx_len);
+    r->drafting.sj[s] = (ls_step_job){r, s};
+    r->drafting.draft_work += calls * ns;
+    r->drafting.step_left[s] = 0;
+    r->drafting.next_step++;
     for (int c = 0; c < calls; c++) {
       if (x.unit == LS_UNIT_CPU) {
-        r->step_left[s] += ls_cyc_submit_cpu(r, ns, step_job_done, &r->sj[s]);
+        r->drafting.step_left[s] += ls_cyc_submit_cpu(r, ns, step_job_done, &r->drafting.sj[s]);
       } else {
-        r->step_left[s]++;
-        if (ls_resource_submit(r->ds->npu, ns, step_job_done, &r->sj[s], r->err))
+        r->drafting.step_left[s]++;
+        if (ls_resource_submit(r->ds->npu, ns, step_job_done, &r->drafting.sj[s], r->err))
           ls_cyc_fail(r, r->err->code);
       }
     }
@@ -70,10 +70,10 @@ static void draft_submit_ready(ls_run_state *r)
 
 void ls_cyc_draft_begin(ls_run_state *r)
 {
-  r->next_step = r->steps_done = 0;
-  r->draft_work = 0;
-  memset(r->step_done, 0, (size_t)r->tree.n_steps);
-  if (r->tree.n_steps == 0)
+  r->drafting.next_step = r->drafting.steps_done = 0;
+  r->drafting.draft_work = 0;
+  memset(r->drafting.step_done, 0, (size_t)r->cand.tree.n_steps);
+  if (r->cand.tree.n_steps == 0)
     ls_cyc_verify_begin(r);
   else
     draft_submit_ready(r);

@@ -16,15 +16,14 @@ static void lmhead_done(ls_engine *e, void *ctx);
  * rows are then sampled on one CPU core (lmhead_done). */
 static void submit_lmhead(ls_run_state *r, int tokens)
 {
-  ls_lmhead mode = r->ph == LS_PH_PREFILL ? LS_LMHEAD_EAGER_NPU : r->lmhead;
+  ls_lmhead mode = ls_phase_prefill(r->phase) ? LS_LMHEAD_EAGER_NPU : r->cfg.lmhead;
   ls_unit u = mode == LS_LMHEAD_DEMAND_CPU ? LS_UNIT_CPU : LS_UNIT_NPU;
-  int64_t ns = ls_costmodel_lmhead_ns(r->cm, u, tokens);
-  r->lm_rows = tokens;
-  r->lm_sampling = 0;
+  int64_t ns = ls_costmodel_lmhead_ns(r->cfg.cm, u, tokens);
+  r->head.rows = tokens;
   if (u == LS_UNIT_CPU) {
-    r->lm_jobs = ls_cyc_submit_cpu(r, ns, lmhead_done, r);
+    r->head.jobs = ls_cyc_submit_cpu(r, ns, lmhead_done, r);
   } else {
-    r->lm_jobs = 1;
+    r->head.jobs = 1;
     if (ls_resource_submit(r->ds->npu, ns, lmhead_done, r, r->err))
       ls_cyc_fail(r, r->err->code);
   }
@@ -34,19 +33,23 @@ static void lmhead_done(ls_engine *e, void *ctx)
 {
   (void)e;
   ls_run_state *r = ctx;
-  if (--r->lm_jobs > 0)
+  if (--r->head.jobs > 0)
     return; /* a CPU call ends when every thread's share is done */
-  if (!r->lm_sampling) { /* sample the projected rows on one core (fastest cluster) */
-    r->lm_sampling = 1;
-    r->lm_jobs = 1;
-    int64_t ns = (int64_t)llround(r->lm_rows * ls_costmodel_sample_row_s(r->cm) * 1e9);
+  int prefill = ls_phase_prefill(r->phase);
+  if (!ls_phase_sampling(r->phase)) { /* sample the projected rows on one core (fastest cluster) */
+    if (ls_cyc_enter(r, prefill ? LS_PHASE_PREFILL_SAMPLE : LS_PHASE_SAMPLE))
+      return;
+    r->head.jobs = 1;
+    int64_t ns = (int64_t)llround(r->head.rows * ls_costmodel_sample_row_s(r->cfg.cm) * 1e9);
     if (ls_resource_submit(r->ds->cpu[0], ns, lmhead_done, r, r->err))
       ls_cyc_fail(r, r->err->code);
     return;
   }
-  if (--r->lm_left > 0)
-    submit_lmhead(r, 1); /* on demand: the next accepted token's projection */
-  else
+  if (--r->head.left > 0) { /* on demand: the next accepted token's projection */
+    if (ls_cyc_enter(r, LS_PHASE_HEAD))
+      return;
+    submit_lmhead(r, 1);
+  } else
     ls_cyc_cycle_end(r);
 }
 
@@ -54,7 +57,10 @@ static void lmhead_done(ls_engine *e, void *ctx)
  * surviving node in one call; on demand, one call per accepted token plus the bonus. */
 void ls_cyc_lmhead_begin(ls_run_state *r)
 {
-  int eager = r->ph == LS_PH_PREFILL || r->lmhead == LS_LMHEAD_EAGER_NPU;
-  r->lm_left = eager ? 1 : r->n_acc + 1;
-  submit_lmhead(r, eager ? (r->ph == LS_PH_PREFILL ? 1 : r->n_live) : 1);
+  int prefill = ls_phase_prefill(r->phase);
+  int eager = prefill || r->cfg.lmhead == LS_LMHEAD_EAGER_NPU;
+  r->head.left = eager ? 1 : r->cand.n_acc + 1;
+  if (ls_cyc_enter(r, prefill ? LS_PHASE_PREFILL_HEAD : LS_PHASE_HEAD))
+    return;
+  submit_lmhead(r, eager ? (prefill ? 1 : r->cand.n_live) : 1);
 }

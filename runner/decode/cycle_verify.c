@@ -21,118 +21,129 @@ static void try_compute(ls_run_state *r);
 
 static double stream_bytes(const ls_run_state *r, int s)
 {
-  return r->resident + s < r->L ? r->tc.layer_bytes : r->tc.lmhead_bytes;
+  return r->cfg.resident + s < r->cfg.L ? r->cfg.tc.layer_bytes : r->cfg.tc.lmhead_bytes;
 }
 
 /* Streamed items of one pass: the non-resident layers, then the head unless it is kept in
  * DRAM; nothing when the whole target is in DRAM. */
 static int stream_items(const ls_run_state *r)
 {
-  return r->in_dram ? 0 : (r->L - r->resident) + !r->head_in_dram;
+  return r->cfg.in_dram ? 0 : (r->cfg.L - r->cfg.resident) + !r->cfg.head_in_dram;
 }
 
 static void on_read_done(ls_engine *e, void *ctx)
 {
   (void)e;
   ls_run_state *r = ctx;
-  r->reads_done++;
-  if (r->verifying) /* a read prefetched for the next pass waits for it */
+  r->verify.reads_done++;
+  if (ls_phase_in_pass(r->phase)) /* a read prefetched for the next pass waits for it */
     try_compute(r);
 }
 
-void ls_cyc_issue_reads(ls_run_state *r)
+static void issue_reads(ls_run_state *r)
 {
-  while (r->next_read < r->n_stream && r->next_read - r->computed_stream < r->buffers) {
-    if (ls_flash_dev_read(r->ds->flash, stream_bytes(r, r->next_read), on_read_done, r, r->err)) {
+  while (r->verify.next_read < r->verify.n_stream && r->verify.next_read - r->verify.computed_stream < r->cfg.buffers) {
+    if (ls_flash_dev_read(r->ds->flash, stream_bytes(r, r->verify.next_read), on_read_done, r, r->err)) {
       ls_cyc_fail(r, r->err->code);
       return;
     }
-    r->next_read++;
+    r->verify.next_read++;
   }
 }
 
 /* Item `layer` (L = the LM head) is in memory. */
 static int ready(const ls_run_state *r, int layer)
 {
-  if (layer < r->resident)
+  if (layer < r->cfg.resident)
     return 1;
-  if (layer == r->L && (r->in_dram || r->head_in_dram))
+  if (layer == r->cfg.L && (r->cfg.in_dram || r->cfg.head_in_dram))
     return 1; /* LM head resident */
-  return layer - r->resident < r->reads_done;
+  return layer - r->cfg.resident < r->verify.reads_done;
 }
 
 /* Resets the streaming state of a pass (reads of the pass not yet issued). */
-void ls_cyc_stream_reset(ls_run_state *r)
+static void stream_reset(ls_run_state *r)
 {
-  r->n_stream = stream_items(r);
-  r->next_read = r->reads_done = r->computed_stream = 0;
+  r->verify.n_stream = stream_items(r);
+  r->verify.next_read = r->verify.reads_done = r->verify.computed_stream = 0;
 }
 
+void ls_cyc_prefetch(ls_run_state *r)
+{
+  if (ls_cyc_enter(r, LS_PHASE_PREFETCH))
+    return;
+  stream_reset(r);
+  issue_reads(r);
+}
+
+/* A pass begins: the prompt's (from IDLE or PREFETCH) or a cycle's (from DRAFT). */
 void ls_cyc_verify_begin(ls_run_state *r)
 {
-  r->t_verify = ls_engine_now(r->eng);
-  if (!r->carry)
-    ls_cyc_stream_reset(r);
-  r->carry = 0;
-  r->verifying = 1;
-  r->next_layer = 0;
-  r->io_wait = 0;
-  r->npu_free_at = r->t_verify;
-  r->token_layers = 0;
-  r->compute_ns = 0;
-  r->lm_left = 0;
-  ls_cyc_issue_reads(r);
+  int prefill = r->phase != LS_PHASE_DRAFT;
+  r->verify.t_verify = ls_engine_now(r->eng);
+  if (!r->cfg.prefetch) /* else its first reads were issued in PREFETCH */
+    stream_reset(r);
+  r->verify.next_layer = 0;
+  r->verify.io_wait = 0;
+  r->verify.npu_free_at = r->verify.t_verify;
+  r->verify.token_layers = 0;
+  r->verify.compute_ns = 0;
+  r->head.left = 0;
+  if (ls_cyc_enter(r, prefill ? LS_PHASE_PREFILL_WAIT : LS_PHASE_VERIFY_WAIT))
+    return;
+  issue_reads(r);
   try_compute(r);
 }
 
 static int tokens_at_layer(const ls_run_state *r)
 {
-  return r->ph == LS_PH_PREFILL ? r->prefill_tokens : r->n_live;
+  return ls_phase_prefill(r->phase) ? r->seq.prefill_tokens : r->cand.n_live;
 }
 
 static void prune_now(ls_run_state *r)
 {
-  for (int i = 0; i < r->tree.n; i++)
-    r->score[i] = i ? ls_cyc_text_exit_score(r, i) : 0.0;
-  memset(r->keep, 0, (size_t)r->tree.n);
-  r->n_live = r->pops->prune(r->pstate, &r->tree, r->score, r->keep);
-  r->keep[0] = 1;
-  r->prune_calls++;
+  for (int i = 0; i < r->cand.tree.n; i++)
+    r->cand.score[i] = i ? ls_cyc_text_exit_score(r, i) : 0.0;
+  memset(r->cand.keep, 0, (size_t)r->cand.tree.n);
+  r->cand.n_live = r->cfg.pops->prune(r->cfg.pstate, &r->cand.tree, r->cand.score, r->cand.keep);
+  r->cand.keep[0] = 1;
+  r->acct.prune_calls++;
 }
 
 static void layer_done(ls_engine *e, void *ctx)
 {
   (void)e;
   ls_run_state *r = ctx;
-  int l = r->next_layer;
-  r->npu_running = 0;
-  if (l >= r->resident) {
-    r->computed_stream++;
-    ls_cyc_issue_reads(r);
+  int l = r->verify.next_layer, prefill = ls_phase_prefill(r->phase);
+  if (l >= r->cfg.resident) {
+    r->verify.computed_stream++;
+    issue_reads(r);
   }
-  r->token_layers += tokens_at_layer(r);
-  r->next_layer++;
-  r->npu_free_at = ls_engine_now(r->eng);
-  if (r->ph == LS_PH_DECODE && r->next_layer == r->exit_layer && r->exit_layer < r->L)
+  r->verify.token_layers += tokens_at_layer(r);
+  r->verify.next_layer++;
+  r->verify.npu_free_at = ls_engine_now(r->eng);
+  if (!prefill && r->verify.next_layer == r->cfg.exit_layer && r->cfg.exit_layer < r->cfg.L)
     prune_now(r);
+  if (ls_cyc_enter(r, prefill ? LS_PHASE_PREFILL_WAIT : LS_PHASE_VERIFY_WAIT))
+    return;
   try_compute(r);
 }
 
 static void accept_walk(ls_run_state *r)
 {
   int node = 0;
-  r->n_acc = 0;
+  r->cand.n_acc = 0;
   for (;;) {
     int want = ls_cyc_text_true_rank(r, node);
     int next = -1;
-    for (int c = node + 1; want >= 0 && c < r->tree.n; c++)
-      if (r->tree.parent[c] == node && r->tree.rank[c] == want && r->keep[c]) {
+    for (int c = node + 1; want >= 0 && c < r->cand.tree.n; c++)
+      if (r->cand.tree.parent[c] == node && r->cand.tree.rank[c] == want && r->cand.keep[c]) {
         next = c;
         break;
       }
     if (next < 0)
       return;
-    r->accepted_nodes[r->n_acc++] = next;
+    r->cand.accepted_nodes[r->cand.n_acc++] = next;
     node = next;
   }
 }
@@ -141,35 +152,37 @@ static void accept_walk(ls_run_state *r)
  * the cycle's tokens before the output projection. */
 static void verify_end(ls_run_state *r)
 {
-  r->t_layers_end = ls_engine_now(r->eng);
-  r->verifying = 0;
-  if (r->ph == LS_PH_DECODE) {
+  r->verify.t_layers_end = ls_engine_now(r->eng);
+  if (!ls_phase_prefill(r->phase)) {
+    if (ls_cyc_enter(r, LS_PHASE_ACCEPT))
+      return;
     accept_walk(r);
-    for (int i = 0; i < r->n_acc; i++) /* lossless: the target never takes a removed node */
-      r->accepted_pruned += !r->keep[r->accepted_nodes[i]];
+    for (int i = 0; i < r->cand.n_acc; i++) /* lossless: the target never takes a removed node */
+      r->acct.accepted_pruned += !r->cand.keep[r->cand.accepted_nodes[i]];
   }
   ls_cyc_lmhead_begin(r);
 }
 
 static void try_compute(ls_run_state *r)
 {
-  if (r->failed || r->npu_running)
+  if (r->failed || ls_phase_layer(r->phase)) /* the NPU runs this pass's layers one by one */
     return;
-  int l = r->next_layer;
-  if (l > r->L || !ready(r, l))
+  int l = r->verify.next_layer;
+  if (l > r->cfg.L || !ready(r, l))
     return;
   int64_t now = ls_engine_now(r->eng);
-  if (now > r->npu_free_at)
-    r->io_wait += now - r->npu_free_at; /* the NPU sat idle only for want of weights */
-  r->npu_free_at = now;
-  if (l == r->L) {
-    r->next_layer++;
+  if (now > r->verify.npu_free_at)
+    r->verify.io_wait += now - r->verify.npu_free_at; /* the NPU sat idle only for want of weights */
+  r->verify.npu_free_at = now;
+  if (l == r->cfg.L) {
+    r->verify.next_layer++;
     verify_end(r);
     return;
   }
-  r->npu_running = 1;
+  if (ls_cyc_enter(r, ls_phase_prefill(r->phase) ? LS_PHASE_PREFILL_LAYER : LS_PHASE_VERIFY_LAYER))
+    return;
   int64_t ns = ls_cyc_layer_ns(r, tokens_at_layer(r));
-  r->compute_ns += ns;
+  r->verify.compute_ns += ns;
   if (ls_resource_submit(r->ds->npu, ns, layer_done, r, r->err))
     ls_cyc_fail(r, r->err->code);
 }

@@ -112,7 +112,7 @@ void ls_cyc_fail(ls_run_state *r, int rc)
 
 int64_t ls_cyc_layer_ns(const ls_run_state *r, int tokens)
 {
-  return ls_npu_layer_ns(ls_device_npu(r->dev), &r->tw, tokens, r->ctx_len);
+  return ls_npu_layer_ns(ls_device_npu(r->cfg.dev), &r->cfg.tw, tokens, r->seq.ctx_len);
 }
 
 /* ---- the text: the synthetic oracle, or a recorded trace (workload.trace=FILE) ----
@@ -122,31 +122,31 @@ int64_t ls_cyc_layer_ns(const ls_run_state *r, int tokens)
 
 int ls_cyc_text_prompts(const ls_run_state *r)
 {
-  return r->trace ? ls_trace_prompts(r->trace) : ls_oracle_prompts(r->oracle);
+  return r->text.trace ? ls_trace_prompts(r->text.trace) : ls_oracle_prompts(r->text.oracle);
 }
 
 void ls_cyc_text_begin(ls_run_state *r)
 {
-  if (r->trace)
-    ls_trace_replay_begin(r->trace, r->prompt, r->pos, &r->tcyc, &r->view);
+  if (r->text.trace)
+    ls_trace_replay_begin(r->text.trace, r->seq.prompt, r->seq.pos, &r->text.tcyc, &r->text.view);
   else
-    ls_oracle_begin(r->oracle, r->prompt, r->pos, &r->cyc, &r->view);
+    ls_oracle_begin(r->text.oracle, r->seq.prompt, r->seq.pos, &r->text.cyc, &r->text.view);
 }
 
 int ls_cyc_text_true_rank(const ls_run_state *r, int node)
 {
-  if (r->trace)
-    return ls_trace_replay_true_rank(&r->tcyc, r->tree.key[node], r->tree.depth[node]);
-  return ls_oracle_true_rank(&r->cyc, r->tree.key[node], r->tree.depth[node]);
+  if (r->text.trace)
+    return ls_trace_replay_true_rank(&r->text.tcyc, r->cand.tree.key[node], r->cand.tree.depth[node]);
+  return ls_oracle_true_rank(&r->text.cyc, r->cand.tree.key[node], r->cand.tree.depth[node]);
 }
 
 double ls_cyc_text_exit_score(const ls_run_state *r, int node)
 {
-  if (!r->trace)
-    return ls_oracle_exit_score(&r->cyc, r->tree.key[node], r->tree.depth[node], r->tree.prob[node]);
-  int on = ls_trace_replay_true_rank(&r->tcyc, r->tree.key[node], r->tree.depth[node]) != LS_ORACLE_OFF_PATH;
-  double sep = sqrt(2.0) * gsl_cdf_ugaussian_Pinv(ls_oracle_auc(r->oracle));
-  return sep * on + ls_normal(ls_key2(r->tree.key[node], 0x7472616365ULL));
+  if (!r->text.trace)
+    return ls_oracle_exit_score(&r->text.cyc, r->cand.tree.key[node], r->cand.tree.depth[node], r->cand.tree.prob[node]);
+  int on = ls_trace_replay_true_rank(&r->text.tcyc, r->cand.tree.key[node], r->cand.tree.depth[node]) != LS_ORACLE_OFF_PATH;
+  double sep = sqrt(2.0) * gsl_cdf_ugaussian_Pinv(ls_oracle_auc(r->text.oracle));
+  return sep * on + ls_normal(ls_key2(r->cand.tree.key[node], 0x7472616365ULL));
 }
 
 /* ---- set-up, metrics, tear-down ---- */
@@ -198,21 +198,21 @@ static int pick_policies(ls_run_state *r, const ls_system *sys, ls_kv *kv, ls_er
   ls_kv_string(kv, "policy.draft", sys->draft, &d);
   ls_kv_string(kv, "policy.prune", sys->prune, &p);
   ls_kv_string(kv, "policy.map", sys->map, &m);
-  r->dops = ls_draft_find(d);
-  r->pops = ls_prune_find(p);
-  r->mops = ls_map_find(m);
-  if (!r->dops)
+  r->cfg.dops = ls_draft_find(d);
+  r->cfg.pops = ls_prune_find(p);
+  r->cfg.mops = ls_map_find(m);
+  if (!r->cfg.dops)
     return at_setting(kv, "policy.draft", ls_error_set(err, LS_ENOTFOUND, "policy.draft=%s: unknown draft policy", d), err);
-  if (!r->pops)
+  if (!r->cfg.pops)
     return at_setting(kv, "policy.prune", ls_error_set(err, LS_ENOTFOUND, "policy.prune=%s: unknown prune policy", p), err);
-  if (!r->mops)
+  if (!r->cfg.mops)
     return at_setting(kv, "policy.map", ls_error_set(err, LS_ENOTFOUND, "policy.map=%s: unknown map policy", m), err);
   ls_kv_reader(kv, "draft policy");
-  int rc = r->dops->create(&r->dstate, kv, err);
+  int rc = r->cfg.dops->create(&r->cfg.dstate, kv, err);
   ls_kv_reader(kv, "prune policy");
-  if (!rc) rc = r->pops->create(&r->pstate, kv, err);
+  if (!rc) rc = r->cfg.pops->create(&r->cfg.pstate, kv, err);
   ls_kv_reader(kv, "map policy");
-  if (!rc) rc = r->mops->create(&r->mstate, kv, err);
+  if (!rc) rc = r->cfg.mops->create(&r->cfg.mstate, kv, err);
   return rc;
 }
 
@@ -222,16 +222,16 @@ static int load_draft(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_kv
 {
   const char *draft_id, *dquant;
   void *obj;
-  ls_kv_string(kv, "model.draft", ls_model_default_draft(r->target), &draft_id);
+  ls_kv_string(kv, "model.draft", ls_model_default_draft(r->cfg.target), &draft_id);
   if (strcmp(draft_id, s->model) == 0)
     return at_setting(kv, "model.draft", ls_error_set(err, LS_EINVALID, "model.draft=%s: a target cannot "
                                                       "draft for itself", draft_id), err);
   int rc = at_setting(kv, "model.draft", cache_get(c, c->mod, &c->n_mod, draft_id, load_mod, &obj, err), err);
   if (rc)
     return rc;
-  r->draft = obj;
-  ls_kv_string(kv, "model.draft_quant", ls_model_default_quant(r->draft), &dquant);
-  return at_setting(kv, "model.draft_quant", ls_model_costs_get(r->draft, dquant, &r->dc, err), err);
+  r->cfg.draft = obj;
+  ls_kv_string(kv, "model.draft_quant", ls_model_default_quant(r->cfg.draft), &dquant);
+  return at_setting(kv, "model.draft_quant", ls_model_costs_get(r->cfg.draft, dquant, &r->cfg.dc, err), err);
 }
 
 static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, ls_error *err)
@@ -239,35 +239,35 @@ static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_k
   void *obj;
   const char *quant;
   int rc = cache_get(c, c->dev, &c->n_dev, s->device, load_dev, &obj, err);
-  if (!rc) rc = ls_device_clone(&r->dev, obj, err);
+  if (!rc) rc = ls_device_clone(&r->cfg.dev, obj, err);
   ls_kv_reader(kv, "device");
-  if (!rc) rc = ls_device_apply(r->dev, kv, err); /* always: its reads declare the device keys */
+  if (!rc) rc = ls_device_apply(r->cfg.dev, kv, err); /* always: its reads declare the device keys */
   if (!rc) rc = cache_get(c, c->mod, &c->n_mod, s->model, load_mod, &obj, err);
   if (rc)
     return rc;
-  r->target = obj;
-  if (!ls_model_is_target(r->target))
+  r->cfg.target = obj;
+  if (!ls_model_is_target(r->cfg.target))
     return ls_error_set(err, LS_EINVALID, "model '%s' is a draft model, not a target", s->model);
   ls_kv_reader(kv, "model");
-  ls_kv_string(kv, "model.quant", ls_model_default_quant(r->target), &quant);
-  rc = at_setting(kv, "model.quant", ls_model_costs_get(r->target, quant, &r->tc, err), err);
+  ls_kv_string(kv, "model.quant", ls_model_default_quant(r->cfg.target), &quant);
+  rc = at_setting(kv, "model.quant", ls_model_costs_get(r->cfg.target, quant, &r->cfg.tc, err), err);
   if (!rc) rc = load_draft(r, c, s, kv, err);
   ls_kv_reader(kv, "workload");
   if (!rc) rc = cache_get(c, c->ds, &c->n_ds, s->dataset, load_ds, &obj, err);
   if (!rc && r->dry) /* the text is built only to be simulated */
-    rc = ls_oracle_check(obj, r->target, r->draft, kv, err);
+    rc = ls_oracle_check(obj, r->cfg.target, r->cfg.draft, kv, err);
   else if (!rc)
-    rc = ls_oracle_create(&r->oracle, obj, r->target, r->draft, s->seed, kv, err);
+    rc = ls_oracle_create(&r->text.oracle, obj, r->cfg.target, r->cfg.draft, s->seed, kv, err);
   const char *trace_path;
   ls_kv_string(kv, "workload.trace", NULL, &trace_path);
   if (!rc && trace_path)
-    rc = ls_trace_read(&r->trace, trace_path, err); /* its messages name the file */
-  const char *rec = r->trace ? ls_trace_meta(r->trace, "target") : NULL;
+    rc = ls_trace_read(&r->text.trace, trace_path, err); /* its messages name the file */
+  const char *rec = r->text.trace ? ls_trace_meta(r->text.trace, "target") : NULL;
   if (!rc && rec && strcmp(rec, s->model) != 0) /* a trace is one target's behaviour */
     rc = at_setting(kv, "workload.trace", ls_error_set(err, LS_EINVALID, "workload.trace=%s was recorded "
                                                        "with target %s, not %s", trace_path, rec, s->model), err);
-  r->tw = ls_costmodel_layer_work(&r->tc);
-  r->L = r->tc.n_layers;
+  r->cfg.tw = ls_costmodel_layer_work(&r->cfg.tc);
+  r->cfg.L = r->cfg.tc.n_layers;
   return rc;
 }
 
@@ -276,10 +276,10 @@ static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_k
  *     computed. The evidence, docs/CALIBRATION.md §3: the paper's Fig. 5 (measured on the
  *     OnePlus 12 with the target streamed from flash) shows verification growing with the tree
  *     until throughput peaks inside 4-64 tokens, which cannot happen when reads hide the Q4_0
- *     compute (prefetch: +5 % from 4 to 64 tokens, throughput rising to 64); Table 1 splits a
- *     verification into flash I/O and the rest; llama.cpp maps Q4_0 weights from flash, so a
- *     layer's compute faults its weights in (src:lever-html, src:llamacpp-common). The other
- *     modes are in the regime map); *   verify.head_memory = auto | dram | flash: where the output projection's weights live
+ *     compute (prefetch; view `overlap`); Table 1 splits a verification into flash I/O and the
+ *     rest; llama.cpp maps Q4_0 weights from flash, so a layer's compute faults its weights in
+ *     (src:lever-html, src:llamacpp-common). The other modes are in the regime map);
+ *   verify.head_memory = auto | dram | flash: where the output projection's weights live
  *     (auto: in app DRAM when the CPU computes it, charged to the resident budget; streamed
  *     with the layers when the NPU graph computes it, which needs NPU-mapped memory). */
 static int read_exec(ls_run_state *r, ls_kv *kv, ls_error *err)
@@ -288,10 +288,10 @@ static int read_exec(ls_run_state *r, ls_kv *kv, ls_error *err)
   int ov = LS_OVERLAP_SERIAL, mem = 0;
   int rc = ls_kv_enum(kv, "verify.overlap", ls_overlap_names, ov, &ov, err);
   if (!rc) rc = ls_kv_enum(kv, "verify.head_memory", MEM, mem, &mem, err);
-  r->overlap = (ls_overlap)ov;
-  r->buffers = r->overlap == LS_OVERLAP_SERIAL ? 1 : 2;
-  r->lmhead = r->mops->lmhead(r->mstate);
-  r->head_in_dram = mem == 0 ? r->lmhead == LS_LMHEAD_DEMAND_CPU : mem == 1;
+  r->cfg.overlap = (ls_overlap)ov;
+  r->cfg.buffers = r->cfg.overlap == LS_OVERLAP_SERIAL ? 1 : 2;
+  r->cfg.lmhead = r->cfg.mops->lmhead(r->cfg.mstate);
+  r->cfg.head_in_dram = mem == 0 ? r->cfg.lmhead == LS_LMHEAD_DEMAND_CPU : mem == 1;
   return rc;
 }
 
@@ -300,30 +300,31 @@ static int read_exec(ls_run_state *r, ls_kv *kv, ls_error *err)
  * layers, first layers first (why a resident prefix: cycle_verify.c). */
 static int residency(ls_run_state *r, const ls_system *sys, ls_decode_result *out)
 {
-  const ls_dram_params *d = ls_device_dram(r->dev);
+  const ls_dram_params *d = ls_device_dram(r->cfg.dev);
   if (sys->target_in_dram) {
-    double need = r->tc.total_bytes;
+    double need = r->cfg.tc.total_bytes;
     if (need > d->app_budget) {
       out->valid = 0;
       snprintf(out->message, sizeof out->message,
                "%s: target needs %.2f GB, more than the app's DRAM budget of %.2f GB on %s",
-               sys->name, need * 1e-9, d->app_budget * 1e-9, ls_device_id(r->dev));
+               sys->name, need * 1e-9, d->app_budget * 1e-9, ls_device_id(r->cfg.dev));
       return 0;
     }
-    r->in_dram = 1;
-    r->resident = r->L;
+    r->cfg.in_dram = 1;
+    r->cfg.resident = r->cfg.L;
     return 1;
   }
-  double room = ls_costmodel_dram_room(r->dev, &r->tc, &r->dc, r->head_in_dram, r->buffers);
+  ls_run_config *g = &r->cfg;
+  double room = ls_costmodel_dram_room(g->dev, &g->tc, &g->dc, g->head_in_dram, g->buffers);
   if (room < 0) { /* the draft, the KV caches, the buffers and a DRAM head do not fit */
     out->valid = 0;
     snprintf(out->message, sizeof out->message,
              "%s: draft, KV caches, layer buffers and output projection need %.2f GB more than the"
              " app's DRAM budget of %.2f GB on %s",
-             sys->name, -room * 1e-9, d->app_budget * 1e-9, ls_device_id(r->dev));
+             sys->name, -room * 1e-9, d->app_budget * 1e-9, ls_device_id(g->dev));
     return 0;
   }
-  r->resident = ls_costmodel_resident_layers(r->dev, &r->tc, &r->dc, r->head_in_dram, r->buffers);
+  g->resident = ls_costmodel_resident_layers(g->dev, &g->tc, &g->dc, g->head_in_dram, g->buffers);
   return 1;
 }
 
@@ -337,90 +338,93 @@ static double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 static void metrics(ls_run_state *r, ls_decode_result *o)
 {
-  double dec_s = r->decode_ns * 1e-9;
-  int cores = ls_cpu_total_cores(ls_device_cpu(r->dev));
-  add_metric(o, "throughput_tps", ratio((double)r->tokens, dec_s), "tok/s");
-  add_metric(o, "tau", r->tau.mean, "tok/cycle");
-  add_metric(o, "ttft_s", r->ttft.mean, "s");
-  add_metric(o, "token_latency_p50_s", ls_sample_quantile(r->tok_lat, 0.5), "s");
-  add_metric(o, "token_latency_p99_s", ls_sample_quantile(r->tok_lat, 0.99), "s");
-  add_metric(o, "io_share", ratio(r->io_wait_ns, r->verify_ns_total), "ratio");
-  add_metric(o, "wasted_verify", 1.0 - ratio(r->useful_compute, r->compute_total), "ratio");
+  double dec_s = r->acct.decode_ns * 1e-9;
+  int cores = ls_cpu_total_cores(ls_device_cpu(r->cfg.dev));
+  add_metric(o, "throughput_tps", ratio((double)r->acct.tokens, dec_s), "tok/s");
+  add_metric(o, "tau", r->acct.tau.mean, "tok/cycle");
+  add_metric(o, "ttft_s", r->acct.ttft.mean, "s");
+  add_metric(o, "token_latency_p50_s", ls_sample_quantile(r->acct.tok_lat, 0.5), "s");
+  add_metric(o, "token_latency_p99_s", ls_sample_quantile(r->acct.tok_lat, 0.99), "s");
+  add_metric(o, "io_share", ratio(r->acct.io_wait_ns, r->acct.verify_ns_total), "ratio");
+  add_metric(o, "wasted_verify", 1.0 - ratio(r->acct.useful_compute, r->acct.compute_total), "ratio");
   /* the token-count measure (docs/ARCHITECTURE.md, "Metrics"), beside the compute-time one above */
-  add_metric(o, "wasted_verify_tokens", 1.0 - ratio(r->useful_token_layers, r->token_layers_total), "ratio");
-  add_metric(o, "util_npu", ratio(r->npu_busy, r->decode_ns), "ratio");
-  add_metric(o, "util_cpu", ratio(r->cpu_busy, r->decode_ns * cores), "ratio");
-  add_metric(o, "util_flash", ratio(r->flash_busy, r->decode_ns), "ratio");
-  add_metric(o, "energy_per_token_j", ratio(r->decode_energy, (double)r->tokens), "J/tok");
-  add_metric(o, "share_draft", ratio(r->cycle_draft.sum, dec_s), "ratio");
-  add_metric(o, "share_verify", ratio(r->cycle_verify.sum, dec_s), "ratio");
-  add_metric(o, "share_lmhead", ratio(r->cycle_lmhead.sum, dec_s), "ratio");
-  add_metric(o, "verify_s_mean", r->cycle_verify.mean + r->cycle_lmhead.mean, "s");
-  add_metric(o, "draft_s_mean", r->cycle_draft.mean, "s");
+  add_metric(o, "wasted_verify_tokens", 1.0 - ratio(r->acct.useful_token_layers, r->acct.token_layers_total), "ratio");
+  add_metric(o, "util_npu", ratio(r->acct.npu_busy, r->acct.decode_ns), "ratio");
+  add_metric(o, "util_cpu", ratio(r->acct.cpu_busy, r->acct.decode_ns * cores), "ratio");
+  add_metric(o, "util_flash", ratio(r->acct.flash_busy, r->acct.decode_ns), "ratio");
+  add_metric(o, "energy_per_token_j", ratio(r->acct.decode_energy, (double)r->acct.tokens), "J/tok");
+  add_metric(o, "share_draft", ratio(r->acct.cycle_draft.sum, dec_s), "ratio");
+  add_metric(o, "share_verify", ratio(r->acct.cycle_verify.sum, dec_s), "ratio");
+  add_metric(o, "share_lmhead", ratio(r->acct.cycle_lmhead.sum, dec_s), "ratio");
+  add_metric(o, "verify_s_mean", r->acct.cycle_verify.mean + r->acct.cycle_lmhead.mean, "s");
+  add_metric(o, "draft_s_mean", r->acct.cycle_draft.mean, "s");
   /* the passes' durations added up: above draft_s_mean when CPU and NPU passes overlapped */
-  add_metric(o, "draft_work_s_mean", r->draft_work_s.mean, "s");
-  add_metric(o, "lmhead_s_mean", r->cycle_lmhead.mean, "s");
-  add_metric(o, "tree_size_mean", r->tree_size.mean, "tok");
-  add_metric(o, "verify_tokens_mean", r->verify_tokens.mean, "tok");
-  add_metric(o, "cycles", (double)r->cycles, "count");
-  add_metric(o, "tokens", (double)r->tokens, "tok");
-  add_metric(o, "target_calls_per_token", ratio((double)r->cycles, (double)r->tokens), "ratio");
+  add_metric(o, "draft_work_s_mean", r->acct.draft_work_s.mean, "s");
+  add_metric(o, "lmhead_s_mean", r->acct.cycle_lmhead.mean, "s");
+  add_metric(o, "tree_size_mean", r->acct.tree_size.mean, "tok");
+  add_metric(o, "verify_tokens_mean", r->acct.verify_tokens.mean, "tok");
+  add_metric(o, "cycles", (double)r->acct.cycles, "count");
+  add_metric(o, "tokens", (double)r->acct.tokens, "tok");
+  add_metric(o, "target_calls_per_token", ratio((double)r->acct.cycles, (double)r->acct.tokens), "ratio");
   add_metric(o, "decode_s", dec_s, "s");
-  add_metric(o, "resident_layers", r->resident, "count");
-  add_metric(o, "prune_calls", (double)r->prune_calls, "count");
-  add_metric(o, "accepted_pruned", (double)r->accepted_pruned, "count");
+  add_metric(o, "resident_layers", r->cfg.resident, "count");
+  add_metric(o, "prune_calls", (double)r->acct.prune_calls, "count");
+  add_metric(o, "accepted_pruned", (double)r->acct.accepted_pruned, "count");
   /* Table 1's other reading: the flash's busy time over the verification time (the share of a
    * verification during which flash is reading), beside io_share (the NPU's wait for weights) */
-  add_metric(o, "io_busy_share", ratio(r->flash_busy, r->verify_ns_total), "ratio");
-  add_metric(o, "cost_err_median", ls_sample_quantile(r->cost_err, 0.5), "ratio");
-  add_metric(o, "cost_bias_median", ls_sample_quantile(r->cost_bias, 0.5), "ratio");
+  add_metric(o, "io_busy_share", ratio(r->acct.flash_busy, r->acct.verify_ns_total), "ratio");
+  add_metric(o, "cost_err_median", ls_sample_quantile(r->acct.cost_err, 0.5), "ratio");
+  add_metric(o, "cost_bias_median", ls_sample_quantile(r->acct.cost_bias, 0.5), "ratio");
   /* the tau the planner prices on-demand projections with at the end: the observed one */
-  add_metric(o, "planner_tau", ls_costmodel_tau(r->cm), "tok/cycle");
+  add_metric(o, "planner_tau", ls_costmodel_tau(r->cfg.cm), "tok/cycle");
 }
 
 static void free_run(ls_run_state *r)
 {
-  if (r->dops && r->dstate) r->dops->destroy(r->dstate);
-  if (r->pops && r->pstate) r->pops->destroy(r->pstate);
-  if (r->mops && r->mstate) r->mops->destroy(r->mstate);
-  ls_costmodel_free(r->cm);
-  ls_oracle_free(r->oracle);
-  ls_trace_free(r->trace);
+  if (r->cfg.dops && r->cfg.dstate) r->cfg.dops->destroy(r->cfg.dstate);
+  if (r->cfg.pops && r->cfg.pstate) r->cfg.pops->destroy(r->cfg.pstate);
+  if (r->cfg.mops && r->cfg.mstate) r->cfg.mops->destroy(r->cfg.mstate);
+  ls_costmodel_free(r->cfg.cm);
+  ls_oracle_free(r->text.oracle);
+  ls_trace_free(r->text.trace);
   ls_devsim_free(r->ds);
   ls_engine_free(r->eng);
-  ls_sample_free(r->tok_lat);
-  ls_sample_free(r->cost_err);
-  ls_sample_free(r->cost_bias);
-  ls_device_free(r->dev);
+  ls_sample_free(r->acct.tok_lat);
+  ls_sample_free(r->acct.cost_err);
+  ls_sample_free(r->acct.cost_bias);
+  ls_device_free(r->cfg.dev);
 }
 
 /* The flash requests of one target pass against LS_RUN_MAX_FLASH_REQUESTS (decode.h). */
 static int check_work(const ls_run_state *r, ls_error *err)
 {
-  double chunk = ls_device_flash(r->dev)->chunk_bytes;
-  double req = (r->L - r->resident) * ceil(r->tc.layer_bytes / chunk) + ceil(r->tc.lmhead_bytes / chunk);
+  double chunk = ls_device_flash(r->cfg.dev)->chunk_bytes;
+  double req = (r->cfg.L - r->cfg.resident) * ceil(r->cfg.tc.layer_bytes / chunk) + ceil(r->cfg.tc.lmhead_bytes / chunk);
   if (req <= LS_RUN_MAX_FLASH_REQUESTS)
     return LS_OK;
   return ls_error_set(err, LS_EINVALID, "model '%s' is too large to simulate: one pass would read "
                       "%.3g GB from flash in %.3g requests (leversim's limit is %.0e); check its arch",
-                      ls_model_id(r->target), ((r->L - r->resident) * r->tc.layer_bytes +
-                      r->tc.lmhead_bytes) / 1e9, req, LS_RUN_MAX_FLASH_REQUESTS);
+                      ls_model_id(r->cfg.target), ((r->cfg.L - r->cfg.resident) * r->cfg.tc.layer_bytes +
+                      r->cfg.tc.lmhead_bytes) / 1e9, req, LS_RUN_MAX_FLASH_REQUESTS);
 }
 
 static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_error *err)
 {
   int rc = check_work(r, err);
   if (!rc) rc = ls_engine_create(&r->eng, err);
-  if (!rc) rc = ls_devsim_create(&r->ds, r->dev, r->eng, s->seed, 0, err);
-  if (!rc) rc = ls_sample_create(&r->tok_lat, err);
-  if (!rc) rc = ls_sample_create(&r->cost_err, err);
-  if (!rc) rc = ls_sample_create(&r->cost_bias, err);
+  if (!rc) rc = ls_devsim_create(&r->ds, r->cfg.dev, r->eng, s->seed, 0, err);
+  if (!rc) rc = ls_sample_create(&r->acct.tok_lat, err);
+  if (!rc) rc = ls_sample_create(&r->acct.cost_err, err);
+  if (!rc) rc = ls_sample_create(&r->acct.cost_bias, err);
   if (rc)
     return rc;
   r->err = err;
-  r->prompt = 0;
+  r->seq.prompt = 0;
+  r->cfg.prefetch = r->cfg.overlap == LS_OVERLAP_CROSS && !r->cfg.in_dram;
+  if (r->cfg.prefetch) /* the first pass's reads start as the later ones do, ahead of it */
+    ls_cyc_prefetch(r);
   ls_cyc_prompt_start(r);
-  uint64_t budget = LS_RUN_EVENTS_PER_TOKEN * (uint64_t)r->max_tokens * (uint64_t)ls_cyc_text_prompts(r);
+  uint64_t budget = LS_RUN_EVENTS_PER_TOKEN * (uint64_t)r->cfg.max_tokens * (uint64_t)ls_cyc_text_prompts(r);
   ls_engine_set_bounds(r->eng, c->stop, budget);
   ls_engine_run(r->eng);
   if (r->failed)
@@ -430,10 +434,11 @@ static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_erro
   if (ls_engine_halted(r->eng))
     return ls_error_set(err, LS_EINVALID, "model '%s' is too large to simulate: more than %llu "
                         "simulated events per generated token (leversim's limit of one run); "
-                        "check its arch", ls_model_id(r->target),
+                        "check its arch", ls_model_id(r->cfg.target),
                         (unsigned long long)LS_RUN_EVENTS_PER_TOKEN);
-  if (r->prompt < ls_cyc_text_prompts(r))
-    return ls_error_set(err, LS_ESTATE, "decode: the simulation stalled in prompt %d", r->prompt);
+  if (r->seq.prompt < ls_cyc_text_prompts(r) || r->phase != LS_PHASE_IDLE)
+    return ls_error_set(err, LS_ESTATE, "decode: the simulation stalled in prompt %d, phase %s", r->seq.prompt,
+                        ls_phase_name((int)r->phase));
   return LS_OK;
 }
 
@@ -446,7 +451,7 @@ static int setup(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, const ls_s
   int rc = ls_kv_int(kv, "workload.max_tokens", 1, 1000000, 128, &max_tokens, err);
   if (!rc) rc = load_inputs(r, c, s, kv, err);
   ls_kv_reader(kv, "runner");
-  if (!rc) rc = ls_kv_int(kv, "run.threads", 1, 64, ls_device_cpu(r->dev)->default_threads, &threads, err);
+  if (!rc) rc = ls_kv_int(kv, "run.threads", 1, 64, ls_device_cpu(r->cfg.dev)->default_threads, &threads, err);
   if (!rc) rc = pick_policies(r, sys, kv, err);
   ls_kv_reader(kv, "verify");
   if (!rc) rc = read_exec(r, kv, err);
@@ -454,8 +459,8 @@ static int setup(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, const ls_s
   if (unknown) /* the caller may tell which other systems read it */
     snprintf(r->res->unknown_key, sizeof r->res->unknown_key, "%s", unknown);
   if (!rc) rc = ls_kv_check_used(kv, "", err);
-  r->max_tokens = (int)max_tokens;
-  r->threads = (int)threads;
+  r->cfg.max_tokens = (int)max_tokens;
+  r->cfg.threads = (int)threads;
   return rc;
 }
 
@@ -493,13 +498,13 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
   if (!rc) rc = keep_settings(kv, out, err);
   if (!rc) rc = check_work(r, err); /* before the DRAM fit: a huge model is an input error, not a result */
   if (!rc && residency(r, sys, out)) {
-    r->exit_layer = r->pops->exit_layer(r->pstate, r->L);
-    if (r->exit_layer <= 0)
-      r->exit_layer = r->L; /* never prunes */
-    rc = ls_costmodel_create(&r->cm, r->dev, &r->tc, &r->dc, r->mops, r->mstate, r->resident, r->threads, err);
+    r->cfg.exit_layer = r->cfg.pops->exit_layer(r->cfg.pstate, r->cfg.L);
+    if (r->cfg.exit_layer <= 0)
+      r->cfg.exit_layer = r->cfg.L; /* never prunes */
+    rc = ls_costmodel_create(&r->cfg.cm, r->cfg.dev, &r->cfg.tc, &r->cfg.dc, r->cfg.mops, r->cfg.mstate, r->cfg.resident, r->cfg.threads, err);
     if (!rc) {
-      ls_costmodel_set_exec(r->cm, r->overlap, r->head_in_dram);
-      ls_costmodel_bind(r->cm, &r->cost);
+      ls_costmodel_set_exec(r->cfg.cm, r->cfg.overlap, r->cfg.head_in_dram);
+      ls_costmodel_bind(r->cfg.cm, &r->cfg.cost);
       if (!dry)
         rc = simulate(r, c, s, err);
     }
@@ -509,9 +514,9 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
   snprintf(out->config_json, sizeof out->config_json,
            "{\"draft\":\"%s\",\"prune\":\"%s\",\"map\":\"%s\",\"draft_model\":\"%s\","
            "\"resident_layers\":%d,\"exit_layer\":%d,\"threads\":%d,\"overlap\":\"%s\",\"head_in_dram\":%d}",
-           r->dops ? r->dops->name : "", r->pops ? r->pops->name : "", r->mops ? r->mops->name : "",
-           r->draft ? ls_model_id(r->draft) : "", r->resident, r->exit_layer, r->threads,
-           ls_overlap_names[r->overlap], r->head_in_dram);
+           r->cfg.dops ? r->cfg.dops->name : "", r->cfg.pops ? r->cfg.pops->name : "", r->cfg.mops ? r->cfg.mops->name : "",
+           r->cfg.draft ? ls_model_id(r->cfg.draft) : "", r->cfg.resident, r->cfg.exit_layer, r->cfg.threads,
+           ls_overlap_names[r->cfg.overlap], r->cfg.head_in_dram);
   free_run(r);
   free(r);
   ls_kv_free(kv);

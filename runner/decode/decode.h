@@ -15,6 +15,7 @@
 #include "runner/decode/runspec.h"
 
 #define LS_DECODE_MAX_METRICS 48
+#define LS_DECODE_PHASE_SLOTS 16 /* at least the number of phases (phase.h) */
 
 typedef struct ls_decode_result {
   int valid;                  /* 0: the configuration cannot run (message says why) */
@@ -37,6 +38,9 @@ typedef struct ls_decode_result {
    * Lossless speculation means every system gets the same value for the same seed and
    * prompts (tests/runner, invariants suite). */
   uint64_t text_hash;
+  /* Observation hook for tests (not stored): the phase transitions the run took, as
+   * phase_edges[from] bit `to` (runner/decode/phase.c lists the phases and the allowed ones). */
+  uint32_t phase_edges[LS_DECODE_PHASE_SLOTS];
 } ls_decode_result;
 
 /* The most events one run may simulate, per generated token (times workload.max_tokens and

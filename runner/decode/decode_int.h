@@ -9,7 +9,12 @@
  *   cycle_lmhead.c   output projection and sampling
  *   cycle_account.c  cycle end: the cycle's times and tokens are recorded
  * decode.c loads the inputs, sets a run up, runs the engine and turns the totals into
- * metrics. Every event callback receives the run state (or a job of it) as its context. */
+ * metrics. Every event callback receives the run state (or a job of it) as its context.
+ * The run is a state machine: its phase (phase.h; the allowed transitions at the top of
+ * phase.c) is written only by ls_cyc_enter, which checks every transition. The state is cut
+ * into the parts each stage owns: cfg (decode.c, read-only while the engine runs), text,
+ * seq and acct (cycle_account.c), cand (built in cycle_account.c, pruned and walked in
+ * cycle_verify.c), drafting (cycle_draft.c), verify (cycle_verify.c), head (cycle_lmhead.c). */
 #ifndef LS_RUNNER_DECODE_INT_H
 #define LS_RUNNER_DECODE_INT_H
 #include <stdint.h>
@@ -18,13 +23,12 @@
 #include "policies/costmodel.h"
 #include "policies/policy.h"
 #include "runner/decode/decode.h"
+#include "runner/decode/phase.h"
 #include "sim/engine.h"
 #include "sim/stats.h"
 #include "workloads/model.h"
 #include "workloads/oracle.h"
 #include "workloads/trace.h"
-
-typedef enum { LS_PH_PREFILL, LS_PH_DECODE } ls_run_phase;
 
 struct ls_run_state;
 typedef struct ls_step_job { /* the context a draft pass's jobs report back with */
@@ -32,8 +36,9 @@ typedef struct ls_step_job { /* the context a draft pass's jobs report back with
   int step;
 } ls_step_job;
 
-typedef struct ls_run_state {
-  /* configuration */
+/* What the run is: set by decode.c before the engine starts; the stages only read it (the
+ * policies' states and the cost model keep their own per-cycle statistics). */
+typedef struct ls_run_config {
   ls_device *dev;               /* owned (a clone) */
   const ls_model *target, *draft;
   ls_model_costs tc, dc;
@@ -42,7 +47,6 @@ typedef struct ls_run_state {
   const ls_prune_ops *pops;
   const ls_map_ops *mops;
   void *dstate, *pstate, *mstate;
-  ls_oracle *oracle;
   ls_cost_model cost;
   ls_costmodel *cm;             /* owned: the policies' device cost model */
   int L, resident, exit_layer, threads, max_tokens, in_dram;
@@ -50,53 +54,101 @@ typedef struct ls_run_state {
   ls_overlap overlap;           /* verify.overlap */
   int head_in_dram;             /* the output projection's weights stay in DRAM */
   int buffers;                  /* flash layer buffers: 1 serial, 2 with prefetch */
-  int verifying;                /* a pass is computing: arriving reads may start layers */
-  int carry;                    /* the next pass's first reads were issued during the last cycle */
-  /* engine */
-  ls_engine *eng;
-  ls_devsim *ds;
-  /* the sequence being decoded */
-  ls_run_phase ph;
-  int prompt, pos, ctx_len, produced, target_len;
-  int64_t t_prompt_start, t_cycle, t_verify, t_layers_end, npu_free_at;
+  int prefetch;                 /* cross-cycle with streamed weights: each pass's first reads
+                                   are issued in PREFETCH, before the pass begins */
+} ls_run_config;
+
+/* The text being decoded: the synthetic oracle, or a recorded trace (decode.c). */
+typedef struct ls_run_text {
+  ls_oracle *oracle;            /* owned */
   ls_oracle_cycle cyc;
-  ls_trace *trace;         /* owned; set: the recorded text replaces the oracle's */
+  ls_trace *trace;              /* owned; set: the recorded text replaces the oracle's */
   ls_trace_cycle tcyc;
   ls_draft_view view;
+} ls_run_text;
+
+/* The sequence: where the current prompt stands (cycle_account.c owns it). */
+typedef struct ls_run_seq {
+  int prompt, pos, ctx_len, produced, target_len, prefill_tokens;
+  int64_t t_prompt_start;
+} ls_run_seq;
+
+/* This cycle's candidates: the tree the draft policy built (cycle_account.c), the nodes
+ * pruning keeps and the walk's accepted path (cycle_verify.c). */
+typedef struct ls_run_cand {
   ls_tree tree;
   double score[LS_TREE_MAX];
   unsigned char keep[LS_TREE_MAX];
   int n_live, accepted_nodes[LS_TREE_MAX], n_acc;
-  /* draft passes in flight: submitted in order once the pass they depend on is done */
+} ls_run_cand;
+
+/* DRAFT (cycle_draft.c): passes in flight, submitted in order once the pass they depend on is done. */
+typedef struct ls_run_drafting {
   ls_step_job sj[LS_STEPS_MAX];
-  int step_left[LS_STEPS_MAX]; /* jobs of each submitted pass still running */
+  int step_left[LS_STEPS_MAX];  /* jobs of each submitted pass still running */
   unsigned char step_done[LS_STEPS_MAX];
   int next_step, steps_done;
-  int64_t draft_work;          /* this cycle: the passes' durations added up (wall time <= this) */
-  /* verification pipeline: streamed items are layers resident..L-1, then the LM head */
-  int n_stream, next_read, reads_done, next_layer, computed_stream, npu_running, prefill_tokens;
-  int lm_jobs; /* jobs of the current output-projection call still running */
-  int lm_rows, lm_sampling; /* rows of the current call; 1 while its rows are being sampled */
-  int64_t io_wait, compute_ns;
-  long token_layers;
-  int lm_left;
-  /* accumulators over decode */
+  int64_t draft_work;           /* this cycle: the passes' durations added up (wall time <= this) */
+} ls_run_drafting;
+
+/* VERIFY (cycle_verify.c): the pass's pipeline; streamed items are layers resident..L-1,
+ * then the LM head unless it is kept in DRAM. */
+typedef struct ls_run_verify {
+  int n_stream, next_read, reads_done, next_layer, computed_stream;
+  int64_t t_verify, t_layers_end, npu_free_at;
+  int64_t io_wait, compute_ns;  /* this pass: the NPU's wait for weights, its layer compute */
+  long token_layers;            /* this pass: tokens computed, summed over layers */
+} ls_run_verify;
+
+/* HEAD and SAMPLE (cycle_lmhead.c): the current output-projection call. */
+typedef struct ls_run_head {
+  int jobs;                     /* jobs of the current call (or its sampling) still running */
+  int rows;                     /* rows of the current call */
+  int left;                     /* calls of this cycle not yet sampled */
+} ls_run_head;
+
+/* What the cycles add up (cycle_account.c; decode.c turns them into metrics). */
+typedef struct ls_run_acct {
+  int64_t t_cycle;              /* the current cycle's start */
   ls_stats cycle_draft, draft_work_s, cycle_verify, cycle_lmhead, tree_size, verify_tokens, tau;
-  ls_sample *tok_lat;
-  ls_sample *cost_err, *cost_bias; /* per cycle: (cost model's cycle time - simulated) / simulated, |.| and signed */
-  double cost_pred_s;           /* this cycle's time as the cost model predicts it for the tree built */
+  ls_sample *tok_lat;           /* owned */
+  ls_sample *cost_err, *cost_bias; /* owned; per cycle: (cost model's cycle time - simulated) / simulated, |.| and signed */
+  double cost_pred_s;           /* the current cycle's time as the cost model predicts it for the tree built */
   ls_stats ttft;
   double decode_ns, io_wait_ns, verify_ns_total, token_layers_total, useful_token_layers, compute_total, useful_compute;
   double npu_busy0, cpu_busy0, flash_busy0, energy0, decode_energy, npu_busy, cpu_busy, flash_busy;
   long tokens, cycles;
   long prune_calls, accepted_pruned; /* audit counters: pruning passes; accepted nodes it had removed (must stay 0) */
-  ls_db_prompt totals_prev; /* the run's totals at the end of the previous prompt */
-  ls_decode_result *res;
+  ls_db_prompt totals_prev;     /* the run's totals at the end of the previous prompt */
+} ls_run_acct;
+
+/* One run: its phase (phase.c; written only by ls_cyc_enter), its engine, and the parts each
+ * stage owns. */
+typedef struct ls_run_state {
+  ls_phase phase;
+  ls_run_config cfg;
+  ls_engine *eng;               /* owned */
+  ls_devsim *ds;                /* owned */
+  ls_run_text text;
+  ls_run_seq seq;
+  ls_run_cand cand;
+  ls_run_drafting drafting;
+  ls_run_verify verify;
+  ls_run_head head;
+  ls_run_acct acct;
+  ls_decode_result *res;        /* borrowed: the caller's result */
   int keep_steps;
   int dry;                      /* set-up only (ls_decode_check) */
   int failed;
-  ls_error *err;
+  ls_error *err;                /* borrowed */
 } ls_run_state;
+
+/* phase.c: the only writer of r->phase. Checks from -> to against the table and the
+ * destination's invariants; an illegal transition fails the run with LS_ESTATE (message in
+ * r->err) and leaves the phase as it was. Returns LS_OK or the run's failure. */
+int ls_cyc_enter(ls_run_state *r, ls_phase to);
+/* The check alone: LS_OK, or LS_ESTATE with the reason in err (tests call it directly). */
+int ls_cyc_phase_check(const ls_run_state *r, ls_phase to, ls_error *err);
 
 /* decode.c: failure and the inputs */
 void ls_cyc_fail(ls_run_state *r, int rc); /* keeps the first failure; the engine then drains */
@@ -113,8 +165,8 @@ void ls_cyc_draft_begin(ls_run_state *r);
 
 /* cycle_verify.c */
 void ls_cyc_verify_begin(ls_run_state *r);
-void ls_cyc_stream_reset(ls_run_state *r);
-void ls_cyc_issue_reads(ls_run_state *r);
+/* Cross-cycle: enters PREFETCH and issues the next pass's first flash reads. */
+void ls_cyc_prefetch(ls_run_state *r);
 
 /* cycle_lmhead.c: starts the output projection once the layers (and the walk) are done */
 void ls_cyc_lmhead_begin(ls_run_state *r);

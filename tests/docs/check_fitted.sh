@@ -21,7 +21,7 @@ for f in $files; do
   [ -f "$f" ] || continue
   # the annotation is the comment after '#'; a finding needs both a fitting word and a paper result
   hits=$(awk '{ c = index($0, "#"); if (!c) next; a = tolower(substr($0, c));
-                if (a ~ /(calibrat|fitted|fit to|tuned)/ &&
+                if (a ~ /(calibrated|fitted|fit to|tuned)/ &&
                     a ~ /(src[:]lever|table 1|fig\.? ?[0-9]|headline|2\.93|1\.50x)/)
                   printf "%s:%d: %s\n", FILENAME, FNR, $0 }' "$f")
   if [ -n "$hits" ]; then

@@ -12,4 +12,5 @@ int ls_rt_run(const char *root, const char *dev, const char *model, const char *
 double ls_rt_metric(const ls_decode_result *r, const char *name);
 
 extern CU_TestInfo ls_rt_invariants[]; /* invariants.c */
+extern CU_TestInfo ls_rt_phases[];     /* phases.c */
 #endif

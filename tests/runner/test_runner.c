@@ -669,6 +669,7 @@ static CU_SuiteInfo suites[] = {
     {"experiment", NULL, NULL, NULL, NULL, experiment_tests},
     {"cycle", NULL, NULL, NULL, NULL, cycle_tests},
     {"invariants", NULL, NULL, NULL, NULL, ls_rt_invariants},
+    {"phases", NULL, NULL, NULL, NULL, ls_rt_phases},
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv)
