@@ -9,7 +9,7 @@
 # i.e. `q: VIEW COLUMN [FILTER...] [x100] [AGG]`: the rows of `leversim export --view VIEW` from
 # DB that pass every filter (col=value, col!=value, col<number, col>number), then the column's
 # value: the one row's (more or fewer rows is an error), or avg / min / max / count / median of
-# the rows when AGG is given; x100 turns a ratio into a percentage, minus1x100 a ratio into a
+# the rows when AGG is given; x100 turns a ratio into a percentage (x1000: seconds into ms), minus1x100 a ratio into a
 # change in % (ratio - 1) x 100. The number written must equal it to the decimals written
 # (|written - value| <= half a unit of its last digit). Output: one line per failure; exit 1 if
 # any, 2 on a usage or query error; --list prints every checked number and its value; --fill
@@ -63,7 +63,7 @@ sub evaluate {
   die "check_numbers: view $view has no column $col\n" unless grep { $_ eq $col } @{$t->{head}};
   my ($scale, $agg, @filters) = ('', '');
   for my $w (@rest) {
-    if ($w eq 'x100' || $w eq 'minus1x100') { $scale = $w; }
+    if ($w eq 'x100' || $w eq 'x1000' || $w eq 'minus1x100') { $scale = $w; }
     elsif ($w =~ /^(avg|min|max|count|median)$/) { $agg = $w; }
     elsif ($w =~ /^([A-Za-z_0-9]+)(!=|=|<|>)(.*)$/) { push @filters, [$1, $2, $3]; }
     else { die "check_numbers: '$spec': cannot read '$w'\n"; }
@@ -94,6 +94,7 @@ sub evaluate {
     else { $v = $n % 2 ? $s[($n - 1) / 2] : ($s[$n / 2 - 1] + $s[$n / 2]) / 2; }
   }
   $v *= 100 if $scale eq 'x100';
+  $v *= 1000 if $scale eq 'x1000';
   $v = ($v - 1) * 100 if $scale eq 'minus1x100';
   return $v;
 }
