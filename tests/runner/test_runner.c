@@ -625,6 +625,30 @@ static void test_dram_budget(void)
   ls_device_free(d);
 }
 
+/* A phone whose app budget cannot hold the draft, the KV caches and the layer buffer: the run
+ * is reported not valid here, with the shortfall, and nothing is simulated. */
+static void test_dram_does_not_fit(void)
+{
+  char root[600], cmd[1400];
+  snprintf(root, sizeof root, "%s/small-dram", g_tmp);
+  snprintf(cmd, sizeof cmd,
+           "rm -rf '%s' && cp -r '%s' '%s' && sed -i 's/^  app_budget: 8 GB /  app_budget: 1 MB /' "
+           "'%s/devices/profiles/tiny.yaml'", root, g_data, root, root);
+  CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+  ls_decode_result res;
+  CU_ASSERT_EQUAL_FATAL(run_one(root, "tiny", "tiny-target", "iid", "ar-flash", "workload.prompts=1;workload.max_tokens=4",
+                                &res), LS_OK);
+  CU_ASSERT_EQUAL(res.valid, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(res.message, "more than the app's DRAM budget of 0.00 GB on tiny"));
+  CU_ASSERT_EQUAL(res.n_prompts, 0);
+  ls_decode_result_free(&res);
+  ls_decode_result ok;
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash", "workload.prompts=1;workload.max_tokens=4",
+                                &ok), LS_OK);
+  CU_ASSERT_EQUAL(ok.valid, 1); /* the same run fits in the shipped 8 GB */
+  ls_decode_result_free(&ok);
+}
+
 /* The EAGLE-3 pairs accept as published: EAGLE-2's tree (60 tokens, top-k 10, depth 8) on
  * Llama-3.1-8B reaches tau 6.23 on GSM8K and 6.13 on MT-Bench (src:eagle3-paper Table 1, T = 0)
  * within 5 %; the Qwen3-4B head with depth 5, 2.92 on GSM8K (src:angelslim-bench mean 3.03,
@@ -654,6 +678,7 @@ static void test_eagle3_tau(void)
 static CU_TestInfo cycle_tests[] = {
     {"EAGLE-3 pairs accept as published", test_eagle3_tau},
     {"DRAM budget: the draft, KV caches, buffers and a DRAM head come off the app budget", test_dram_budget},
+    {"a run whose draft, KV caches and buffers exceed the app budget is not valid", test_dram_does_not_fit},
     {"lever: pruning runs, shrinks, never loses a token; on-demand head per row", test_lever_invariants},
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
