@@ -105,9 +105,8 @@ int ls_db_set_meta(ls_db *db, const char *key, const char *value, ls_error *err)
 /* The pivoted metric names (v_runs columns), in column order; NULL past the end. */
 const char *ls_db_metric_name(int i);
 
-/* The exportable views: name and one-line description; NULL past the end. */
+/* The exportable views' names; NULL past the end (ls_db_list_views prints their descriptions). */
 const char *ls_db_view_name(int i);
-const char *ls_db_view_about(int i);
 /* Prints "name  description" lines of every view to out. */
 int ls_db_list_views(FILE *out);
 

@@ -365,11 +365,6 @@ const char *ls_db_view_name(int i)
   if (i < 0 || i >= (int)(sizeof views / sizeof *views) - 1) return NULL;
   return views[i].name;
 }
-const char *ls_db_view_about(int i)
-{
-  if (i < 0 || i >= (int)(sizeof views / sizeof *views) - 1) return NULL;
-  return views[i].about;
-}
 
 int ls_db_list_views(FILE *out)
 {

@@ -142,33 +142,15 @@ static int read_dataset(ls_ydoc *doc, ls_dataset *d, ls_error *err)
   return rc;
 }
 
+/* read_dataset for ls_wl_load, which knows the object only as memory. */
+static int read_dataset_obj(ls_ydoc *doc, void *obj, ls_error *err) { return read_dataset(doc, obj, err); }
+
 int ls_dataset_load(ls_dataset **out, const char *path, ls_error *err)
 {
-  *out = NULL;
-  ls_ydoc *doc = NULL;
-  int rc = ls_ydoc_load_file(&doc, path, err);
-  if (rc)
-    return rc;
-  ls_dataset *d = calloc(1, sizeof *d);
-  if (!d) {
-    ls_ydoc_free(doc);
-    return ls_error_set(err, LS_ENOMEM, "out of memory loading %s", path);
-  }
-  rc = read_dataset(doc, d, err);
-  char want[64];
-  ls_wl_file_id(path, want, sizeof want);
-  if (!rc && strcmp(want, d->id) != 0) {
-    ls_ynode root = ls_ydoc_root(doc), idn;
-    ls_ymap_find(&root, "id", &idn);
-    rc = ls_ynode_error(&idn, err, LS_EINVALID, "id '%s' does not match the file name '%s'", d->id, want);
-  }
-  ls_ydoc_free(doc);
-  if (rc) {
-    free(d);
-    return rc;
-  }
-  *out = d;
-  return LS_OK;
+  void *obj = NULL;
+  int rc = ls_wl_load(path, sizeof(ls_dataset), offsetof(ls_dataset, id), read_dataset_obj, &obj, err);
+  *out = obj;
+  return rc;
 }
 
 int ls_dataset_load_id(ls_dataset **out, const char *data_root, const char *id, ls_error *err)
@@ -186,4 +168,3 @@ int ls_dataset_list(const char *data_root, char (*ids)[64], int max)
 
 void ls_dataset_free(ls_dataset *d) { free(d); }
 const char *ls_dataset_id(const ls_dataset *d) { return d->id; }
-ls_dataset_kind ls_dataset_kind_of(const ls_dataset *d) { return d->kind; }

@@ -25,6 +25,5 @@ void ls_dataset_free(ls_dataset *d);
 const char *ls_dataset_id(const ls_dataset *d); /* borrowed */
 
 typedef enum { LS_DATASET_SYNTH = 0, LS_DATASET_IID, LS_DATASET_POSITIONAL } ls_dataset_kind;
-ls_dataset_kind ls_dataset_kind_of(const ls_dataset *d);
 
 #endif

@@ -167,33 +167,15 @@ static int read_model(ls_ydoc *doc, ls_model *m, ls_error *err)
   return ls_ymap_finish(&root, err);
 }
 
+/* read_model for ls_wl_load, which knows the object only as memory. */
+static int read_model_obj(ls_ydoc *doc, void *obj, ls_error *err) { return read_model(doc, obj, err); }
+
 int ls_model_load(ls_model **out, const char *path, ls_error *err)
 {
-  *out = NULL;
-  ls_ydoc *doc = NULL;
-  int rc = ls_ydoc_load_file(&doc, path, err);
-  if (rc)
-    return rc;
-  ls_model *m = calloc(1, sizeof *m);
-  if (!m) {
-    ls_ydoc_free(doc);
-    return ls_error_set(err, LS_ENOMEM, "out of memory loading %s", path);
-  }
-  rc = read_model(doc, m, err);
-  char want[64];
-  ls_wl_file_id(path, want, sizeof want);
-  if (!rc && strcmp(want, m->id) != 0) {
-    ls_ynode root = ls_ydoc_root(doc), idn;
-    ls_ymap_find(&root, "id", &idn);
-    rc = ls_ynode_error(&idn, err, LS_EINVALID, "id '%s' does not match the file name '%s'", m->id, want);
-  }
-  ls_ydoc_free(doc);
-  if (rc) {
-    free(m);
-    return rc;
-  }
-  *out = m;
-  return LS_OK;
+  void *obj = NULL;
+  int rc = ls_wl_load(path, sizeof(ls_model), offsetof(ls_model, id), read_model_obj, &obj, err);
+  *out = obj;
+  return rc;
 }
 
 int ls_model_load_id(ls_model **out, const char *data_root, const char *id, ls_error *err)

@@ -69,3 +69,34 @@ void ls_wl_file_id(const char *path, char *out, unsigned size)
   if (n > 5 && strcmp(out + n - 5, ".yaml") == 0)
     out[n - 5] = '\0';
 }
+
+int ls_wl_load(const char *path, size_t size, size_t id_off, int (*read)(ls_ydoc *doc, void *obj, ls_error *err),
+               void **out, ls_error *err)
+{
+  *out = NULL;
+  ls_ydoc *doc = NULL;
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  if (rc)
+    return rc;
+  void *obj = calloc(1, size);
+  if (!obj) {
+    ls_ydoc_free(doc);
+    return ls_error_set(err, LS_ENOMEM, "out of memory loading %s", path);
+  }
+  rc = read(doc, obj, err);
+  const char *id = (const char *)obj + id_off;
+  char want[64];
+  ls_wl_file_id(path, want, sizeof want);
+  if (!rc && strcmp(want, id) != 0) {
+    ls_ynode root = ls_ydoc_root(doc), idn;
+    ls_ymap_find(&root, "id", &idn);
+    rc = ls_ynode_error(&idn, err, LS_EINVALID, "id '%s' does not match the file name '%s'", id, want);
+  }
+  ls_ydoc_free(doc);
+  if (rc) {
+    free(obj);
+    return rc;
+  }
+  *out = obj;
+  return LS_OK;
+}

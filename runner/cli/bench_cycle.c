@@ -13,10 +13,10 @@
 #include <time.h>
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 #include "runner/decode/decode.h"
 #include "runner/study/experiment.h"
 
-#define CMD "bench cycle"
 #define MAX_SYSTEMS 16
 #define MAX_REPEATS 1000
 
@@ -37,17 +37,32 @@ typedef struct {
   ls_kv *kv; /* --set, --prompts, --tokens */
 } cycle_opts;
 
-static int usage(void)
+static const char *copy_systems(const char *v, void *field)
 {
-  printf("usage: leversim bench cycle [--device D] [--model M] [--dataset S] [--systems a,b,...]\n"
-         "                            [--prompts N] [--tokens N] [--repeats N] [--seed N]\n"
-         "                            [--set key=value]...\n"
-         "  Wall time per simulated decode cycle (run wall time / decode cycles), median and\n"
-         "  interquartile range over --repeats timed runs after one warm-up run per system.\n"
-         "  Defaults: oneplus-12, llama-3.1-8b, gsm8k, ar-flash,specinfer,lever, 4 prompts x\n"
-         "  128 tokens, 7 repeats, seed 1.\n");
-  return 0;
+  if (strlen(v) >= sizeof ((cycle_opts *)0)->systems)
+    return "list too long";
+  strcpy(field, v);
+  return NULL;
 }
+
+static const ls_opt CYCLE_OPTS[] = {
+    {"--device", LS_OPT_STR, OPT_AT(cycle_opts, device), "D", "device profile (default oneplus-12)"},
+    {"--model", LS_OPT_STR, OPT_AT(cycle_opts, model), "M", "target model (default llama-3.1-8b)"},
+    {"--dataset", LS_OPT_STR, OPT_AT(cycle_opts, dataset), "S", "dataset (default gsm8k)"},
+    {"--systems", LS_OPT_CALL, OPT_AT(cycle_opts, systems), "a,b,...", "systems to time (default ar-flash,specinfer,lever)", .call = copy_systems},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts per run (default 4)", .lo = 1, .hi = 100000, .key = "workload.prompts"},
+    {"--tokens", LS_OPT_SETTING, 0, "N", "tokens per prompt (default 128)", .lo = 1, .hi = 1000000, .key = "workload.max_tokens"},
+    {"--repeats", LS_OPT_LONG, OPT_AT(cycle_opts, repeats), "N", "timed runs per system (default 7)", .lo = 1, .hi = MAX_REPEATS},
+    {"--seed", LS_OPT_LONG, OPT_AT(cycle_opts, seed), "N", "master seed (default 1)", .lo = 0, .hi = 0x7fffffffL},
+    {"--set", LS_OPT_SET, 0, "key=value", "a setting, e.g. device.flash.sim=events"},
+    {NULL}};
+
+static const ls_cmd_spec CYCLE = {
+    "bench cycle", NULL, 0, 0, 0, "wall time per simulated decode cycle, per system",
+    "Wall time per simulated decode cycle (run wall time / decode cycles), median and\n"
+    "interquartile range over --repeats timed runs after one warm-up run per system.\n"
+    "A measurement, not a test.\n",
+    NULL, CYCLE_OPTS};
 
 /* One run; writes wall seconds and cycles. */
 static int run_once(ls_decode_cache *cache, const cycle_opts *o, const char *sys, double *wall,
@@ -92,49 +107,6 @@ static int bench_system(ls_decode_cache *cache, const cycle_opts *o, const char 
   return LS_OK;
 }
 
-static int parse(int argc, char **argv, cycle_opts *o, ls_error *err)
-{
-  for (int i = 1; i < argc; i++) {
-    const char *v = NULL;
-    int m;
-    long n;
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-      return usage(), 1;
-    if ((m = ls_opt_value(CMD, argc, argv, &i, "--device", &o->device)) ||
-        (m = ls_opt_value(CMD, argc, argv, &i, "--model", &o->model)) ||
-        (m = ls_opt_value(CMD, argc, argv, &i, "--dataset", &o->dataset))) {
-      if (m < 0)
-        return 64;
-    } else if ((m = ls_opt_value(CMD, argc, argv, &i, "--systems", &v))) {
-      if (m < 0)
-        return 64;
-      if (strlen(v) >= sizeof o->systems)
-        return ls_usage_error(CMD, "--systems: list too long");
-      strcpy(o->systems, v);
-    } else if ((m = ls_opt_value(CMD, argc, argv, &i, "--repeats", &v))) {
-      if (m < 0 || ls_opt_long(CMD, "--repeats", v, 1, MAX_REPEATS, &o->repeats))
-        return 64;
-    } else if ((m = ls_opt_value(CMD, argc, argv, &i, "--seed", &v))) {
-      if (m < 0 || ls_opt_long(CMD, "--seed", v, 0, 0x7fffffffL, &o->seed))
-        return 64;
-    } else if ((m = ls_opt_value(CMD, argc, argv, &i, "--prompts", &v))) {
-      if (m < 0 || ls_opt_long(CMD, "--prompts", v, 1, 100000, &n) ||
-          ls_kv_set(o->kv, "workload.prompts", v, "--prompts", err))
-        return 64;
-    } else if ((m = ls_opt_value(CMD, argc, argv, &i, "--tokens", &v))) {
-      if (m < 0 || ls_opt_long(CMD, "--tokens", v, 1, 1000000, &n) ||
-          ls_kv_set(o->kv, "workload.max_tokens", v, "--tokens", err))
-        return 64;
-    } else if ((m = ls_opt_value(CMD, argc, argv, &i, "--set", &v))) {
-      if (m < 0 || ls_opt_set(CMD, o->kv, v, i + 1))
-        return 64;
-    } else {
-      return ls_usage_error(CMD, "unknown argument '%s'", argv[i]);
-    }
-  }
-  return 0;
-}
-
 int ls_bench_cycle(int argc, char **argv)
 {
   ls_error err;
@@ -145,12 +117,12 @@ int ls_bench_cycle(int argc, char **argv)
   int rc = ls_kv_set(o.kv, "workload.prompts", "4", "bench cycle", &err);
   if (!rc)
     rc = ls_kv_set(o.kv, "workload.max_tokens", "128", "bench cycle", &err);
-  int prc = rc ? 0 : parse(argc, argv, &o, &err);
+  int prc = rc ? LS_OK : ls_opts_parse(&CYCLE, argc, argv, &o, o.kv);
   if (rc || prc) {
     if (rc)
       ls_error_print(&err, stderr);
     ls_kv_free(o.kv);
-    return rc ? ls_status_exit(rc) : (prc == 1 ? 0 : prc);
+    return rc ? ls_status_exit(rc) : ls_opts_exit(prc);
   }
   ls_decode_cache *cache = NULL;
   rc = ls_decode_cache_create(&cache, ls_data_root(), &err);

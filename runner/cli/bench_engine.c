@@ -17,6 +17,7 @@
 #include <time.h>
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 #include "sim/engine.h"
 #include "sim/rng.h"
 
@@ -58,49 +59,38 @@ static double seconds(void)
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int usage(void)
-{
-  printf("usage: leversim bench engine [--pending N] [--events N] [--seed N] [--draw counter|gsl]\n"
-         "  Hold model: N pending events; each firing schedules one successor after an\n"
-         "  exponential delay (mean 1 us). Prints events per second and ns per event.\n"
-         "  --pending N  events kept pending (default 1000)\n"
-         "  --events N   events fired in the timed phase (default 20000000)\n"
-         "  --seed N     master seed of the delay stream (default 1)\n"
-         "  --draw D     counter: inverse transform of a counter-based uniform (default);\n"
-         "               gsl: gsl_ran_exponential on a Mersenne Twister stream\n");
-  return 0;
-}
+typedef struct engine_opts {
+  long pending, events, seed;
+  const char *draw;
+} engine_opts;
+
+static const ls_opt ENGINE_OPTS[] = {
+    {"--pending", LS_OPT_LONG, OPT_AT(engine_opts, pending), "N", "events kept pending (default 1000)", .lo = 1, .hi = 100000000L},
+    {"--events", LS_OPT_LONG, OPT_AT(engine_opts, events), "N", "events fired in the timed phase (default 20000000)", .lo = 1, .hi = 4000000000000L},
+    {"--seed", LS_OPT_LONG, OPT_AT(engine_opts, seed), "N", "master seed of the delay stream (default 1)", .lo = 0, .hi = INT64_MAX},
+    {"--draw", LS_OPT_CHOICE, OPT_AT(engine_opts, draw), "D", "counter: inverse transform of a counter-based uniform (default); gsl: gsl_ran_exponential on a Mersenne Twister stream", .choices = "counter,gsl"},
+    {NULL}};
+
+static const ls_cmd_spec ENGINE = {
+    "bench engine", NULL, 0, 0, 0, "events per second of the event engine (hold model)",
+    "Hold model: N pending events; each firing schedules one successor after an exponential\n"
+    "delay (mean 1 us). Prints events per second and ns per event. A measurement, not a test.\n",
+    NULL, ENGINE_OPTS};
+
+static int hold(const engine_opts *o);
 
 int ls_bench_engine(int argc, char **argv)
 {
-  const char *cmd = "bench engine";
-  long pending = 1000, events = 20000000, seed = 1;
-  int use_gsl = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *v = NULL;
-    int r;
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-      return usage();
-    if ((r = ls_opt_value(cmd, argc, argv, &i, "--pending", &v)) != 0) {
-      if (r < 0 || ls_opt_long(cmd, "--pending", v, 1, 100000000L, &pending))
-        return 64;
-    } else if ((r = ls_opt_value(cmd, argc, argv, &i, "--events", &v)) != 0) {
-      if (r < 0 || ls_opt_long(cmd, "--events", v, 1, 4000000000000L, &events))
-        return 64;
-    } else if ((r = ls_opt_value(cmd, argc, argv, &i, "--seed", &v)) != 0) {
-      if (r < 0 || ls_opt_long(cmd, "--seed", v, 0, INT64_MAX, &seed))
-        return 64;
-    } else if ((r = ls_opt_value(cmd, argc, argv, &i, "--draw", &v)) != 0) {
-      if (r < 0)
-        return 64;
-      if (strcmp(v, "gsl") && strcmp(v, "counter"))
-        return ls_usage_error(cmd, "--draw: expected counter or gsl, got '%s'", v);
-      use_gsl = strcmp(v, "gsl") == 0;
-    } else {
-      return ls_usage_error(cmd, "unknown argument '%s'", argv[i]);
-    }
-  }
+  engine_opts o = {1000, 20000000, 1, "counter"};
+  int rc = ls_opts_parse(&ENGINE, argc, argv, &o, NULL);
+  return rc ? ls_opts_exit(rc) : hold(&o);
+}
 
+/* The timed hold model of o; returns the exit status. */
+static int hold(const engine_opts *o)
+{
+  long pending = o->pending, events = o->events, seed = o->seed;
+  int use_gsl = strcmp(o->draw, "gsl") == 0;
   ls_error err;
   ls_error_clear(&err);
   ls_engine *e = NULL;
@@ -130,7 +120,7 @@ int ls_bench_engine(int argc, char **argv)
   ls_rng_free(rng);
   if (h.failed) {
     fprintf(stderr, "leversim bench engine: scheduling failed\n");
-    return 70;
+    return ls_status_exit(LS_ESTATE);
   }
   printf("hold model: %ld pending, %llu events in %.3f s (%s draws)\n", pending, (unsigned long long)fired, wall,
          use_gsl ? "gsl" : "counter");

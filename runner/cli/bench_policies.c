@@ -11,8 +11,8 @@
 #include "policies/posview.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 
-#define CMD "bench policies"
 
 typedef struct {
   ls_device *dev;
@@ -96,39 +96,41 @@ static int bench_one(const char *name, const bench_hw *h, long budget, long reps
   return rc;
 }
 
+typedef struct policies_opts {
+  long budget, reps;
+  const char *device, *model;
+  int json;
+} policies_opts;
+
+static const ls_opt POLICIES_OPTS[] = {
+    {"--budget", LS_OPT_LONG, OPT_AT(policies_opts, budget), "N", "draft.budget of every tree (default 64)", .lo = 1, .hi = LS_TREE_MAX},
+    {"--reps", LS_OPT_LONG, OPT_AT(policies_opts, reps), "N", "trees built per policy (default 2000)", .lo = 1, .hi = 10000000},
+    {"--device", LS_OPT_STR, OPT_AT(policies_opts, device), "D", "device of the cost model (default oneplus-12)"},
+    {"--model", LS_OPT_STR, OPT_AT(policies_opts, model), "M", "target of the cost model (default llama-3.1-8b)"},
+    {"--json", LS_OPT_FLAG, OPT_AT(policies_opts, json), NULL, "print one JSON document"},
+    {NULL}};
+
+static const ls_cmd_spec POLICIES = {
+    "bench policies", NULL, 0, 0, 0, "median wall time of one tree build per draft policy",
+    "Each policy builds --reps trees on the positional view 0.6,0.2,0.1,0.05 with the cost\n"
+    "model of --device/--model, a fresh root key each repetition. A measurement, not a test.\n",
+    NULL, POLICIES_OPTS};
+
+static int bench_all(const policies_opts *o);
+
 int ls_bench_policies(int argc, char **argv)
 {
-  long budget = 64, reps = 2000;
-  const char *device = "oneplus-12", *model = "llama-3.1-8b";
-  int json = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    int r;
-    if (strcmp(argv[i], "--help") == 0) {
-      printf("usage: leversim bench policies [--budget N] [--reps N] [--device D] [--model M] [--json]\n");
-      return 0;
-    }
-    if (strcmp(argv[i], "--json") == 0) {
-      json = 1;
-      continue;
-    }
-    if ((r = ls_opt_value(CMD, argc, argv, &i, "--budget", &v)) != 0) {
-      if (r < 0 || ls_opt_long(CMD, "--budget", v, 1, LS_TREE_MAX, &budget) < 0)
-        return 64;
-      continue;
-    }
-    if ((r = ls_opt_value(CMD, argc, argv, &i, "--reps", &v)) != 0) {
-      if (r < 0 || ls_opt_long(CMD, "--reps", v, 1, 10000000, &reps) < 0)
-        return 64;
-      continue;
-    }
-    if ((r = ls_opt_value(CMD, argc, argv, &i, "--device", &device)) || (r = ls_opt_value(CMD, argc, argv, &i, "--model", &model))) {
-      if (r < 0)
-        return 64;
-      continue;
-    }
-    return ls_usage_error(CMD, "unknown argument '%s'", argv[i]);
-  }
+  policies_opts o = {64, 2000, "oneplus-12", "llama-3.1-8b", 0};
+  int rc = ls_opts_parse(&POLICIES, argc, argv, &o, NULL);
+  return rc ? ls_opts_exit(rc) : bench_all(&o);
+}
+
+/* Times every draft policy; returns the exit status. */
+static int bench_all(const policies_opts *o)
+{
+  long budget = o->budget, reps = o->reps;
+  const char *device = o->device, *model = o->model;
+  int json = o->json;
   ls_error err;
   ls_error_clear(&err);
   bench_hw h = {0};

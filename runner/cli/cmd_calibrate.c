@@ -13,51 +13,56 @@
 #include "runner/calibrate/calibrate.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 
-#define MAX_FILES 64
 #define MAX_FIX 16
-
-static const char USAGE[] =
-    "usage: leversim calibrate --base ID|FILE [--llama-bench FILE...] [--fio FILE...] --out OUT.yaml\n"
-    "                          [--model ID] [--fix NAME[,NAME...]] [--only cpu,npu,flash] [--plot DIR] [--json]\n"
-    "Fits a device profile to llama-bench (-o csv|json|jsonl) and fio (--output-format=json) results:\n"
-    "  cpu   (CPU rows)     cpu.gemv_scale, cpu.max_bandwidth, cpu.flops_scale\n"
-    "  npu   (Hexagon rows) npu.q4_0_dynamic.op_call, weight_bandwidth, vec_flops, mat_flops (+ tile, mat_min)\n"
-    "  flash (fio jobs)     flash.link_bandwidth, flash.efficiency.page_cache, flash.latency.median, .sigma\n"
-    "OUT.yaml is the base with the fitted numbers replaced (each commented `calibrated: <file> rows <rows>,\n"
-    "±<standard error>`); it passes `leversim profiles validate` and runs with `leversim run --device OUT.yaml`.\n"
-    "--model ID   model id (workloads/models) of every llama-bench row, instead of matching model_filename\n"
-    "--fix NAMES  hold these parameters at the base value (full names or their last part: op_call,...)\n"
-    "--only LIST  fit only these groups (and refuse if their measurements are missing)\n"
-    "--plot DIR   write measured-vs-fitted figures DIR/calibrate-<group>.png (gnuplot)\n"
-    "--json       print the fit report as JSON\n"
-    "--check      compare each fitted number with the base's: exit 2 unless all agree within 1 standard error\n"
-    "             (refitting a shipped profile to the measurements it cites reproduces it: make calibrate-examples)\n"
-    "Exit: 0 written, 64 usage, 65 bad or insufficient measurements (nothing written), 66 not found, 74 I/O.\n";
 
 typedef struct opts {
   const char *base, *out, *model, *plot;
-  const char *bench[MAX_FILES], *fio[MAX_FILES];
-  int n_bench, n_fio, json, check;
+  ls_opt_list bench, fio, fix_args, only_args;
+  int json, check;
   char fix_buf[512], only_buf[64];
   const char *fix[MAX_FIX + 1];
   int want[LS_CALIB_GROUPS];
 } opts;
 
-/* Values after a multi-file option: every following argument up to the next option. */
-static int take_files(int argc, char **argv, int *i, const char **dst, int *n)
-{
-  int start = *n;
-  while (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0) {
-    if (*n == MAX_FILES)
-      return ls_usage_error("calibrate", "more than %d files for %s", MAX_FILES, argv[start]);
-    dst[(*n)++] = argv[++*i];
-  }
-  return *n > start ? 0 : ls_usage_error("calibrate", "%s needs at least one FILE", argv[*i]);
-}
+static const ls_opt CALIBRATE_OPTS[] = {
+    {"--base", LS_OPT_STR, OPT_AT(opts, base), "ID|FILE", "the profile to start from", .flags = LS_OPT_REQUIRED},
+    {"--llama-bench", LS_OPT_FILES, OPT_AT(opts, bench), "FILE", "llama-bench results (-o csv|json|jsonl): the cpu and npu groups"},
+    {"--fio", LS_OPT_FILES, OPT_AT(opts, fio), "FILE", "fio results (--output-format=json): the flash group"},
+    {"--out", LS_OPT_STR, OPT_AT(opts, out), "OUT.yaml", "the calibrated profile", .flags = LS_OPT_REQUIRED},
+    {"--model", LS_OPT_STR, OPT_AT(opts, model), "ID", "model id (workloads/models) of every llama-bench row, instead of matching model_filename"},
+    {"--fix", LS_OPT_MULTI, OPT_AT(opts, fix_args), "NAME[,NAME...]", "hold these parameters at the base value (full names or their last part: op_call,...)"},
+    {"--only", LS_OPT_MULTI, OPT_AT(opts, only_args), "cpu,npu,flash", "fit only these groups (and refuse if their measurements are missing)"},
+    {"--plot", LS_OPT_STR, OPT_AT(opts, plot), "DIR", "write measured-vs-fitted figures DIR/calibrate-<group>.png (gnuplot)"},
+    {"--json", LS_OPT_FLAG, OPT_AT(opts, json), NULL, "print the fit report as JSON"},
+    {"--check", LS_OPT_FLAG, OPT_AT(opts, check), NULL, "compare each fitted number with the base's: exit 2 unless all agree within 1 standard error"},
+    {NULL}};
 
+static const ls_cmd_spec CALIBRATE = {
+    "calibrate", NULL, 0, 0, 0, "fit a device profile to llama-bench and fio measurements",
+    "Fits these parameters of the base profile:\n"
+    "  cpu   (CPU rows)     cpu.gemv_scale, cpu.max_bandwidth, cpu.flops_scale\n"
+    "  npu   (Hexagon rows) npu.q4_0_dynamic.op_call, weight_bandwidth, vec_flops, mat_flops (+ tile, mat_min)\n"
+    "  flash (fio jobs)     flash.link_bandwidth, flash.efficiency.page_cache, flash.latency.median, .sigma\n"
+    "OUT.yaml is the base with the fitted numbers replaced (each commented `calibrated: <file> rows <rows>,\n"
+    "±<standard error>`); it passes `leversim profiles validate` and runs with `leversim run --device OUT.yaml`.\n"
+    "Refitting a shipped profile to the measurements it cites reproduces it (--check; make\n"
+    "calibrate-examples). Exit: 0 written, 64 usage, 65 bad or insufficient measurements\n"
+    "(nothing written), 66 not found, 74 I/O.\n",
+    NULL, CALIBRATE_OPTS};
+
+/* The repeated --fix and --only values joined by commas, then split into names. */
 static int parse_lists(opts *o)
 {
+  size_t len = 0;
+  for (int i = 0; i < o->fix_args.n; i++)
+    len += (size_t)snprintf(o->fix_buf + len, len < sizeof o->fix_buf ? sizeof o->fix_buf - len : 0, "%s%s",
+                            i ? "," : "", o->fix_args.v[i]);
+  len = 0;
+  for (int i = 0; i < o->only_args.n; i++)
+    len += (size_t)snprintf(o->only_buf + len, len < sizeof o->only_buf ? sizeof o->only_buf - len : 0, "%s%s",
+                            i ? "," : "", o->only_args.v[i]);
   int n = 0;
   for (char *t = strtok(o->fix_buf, ","); t && n < MAX_FIX; t = strtok(NULL, ","))
     o->fix[n++] = t;
@@ -74,47 +79,20 @@ static int parse_lists(opts *o)
   return 0;
 }
 
-static int parse(int argc, char **argv, opts *o)
+/* Returns 0 to go on, else the exit status (0 after --help: *stop set). */
+static int parse(int argc, char **argv, opts *o, int *stop)
 {
   memset(o, 0, sizeof *o);
-  for (int i = 1; i < argc; i++) {
-    int m, rc = 0;
-    const char *v;
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(USAGE, stdout);
-      return -1;
-    } else if (strcmp(argv[i], "--llama-bench") == 0) {
-      rc = take_files(argc, argv, &i, o->bench, &o->n_bench);
-    } else if (strcmp(argv[i], "--fio") == 0) {
-      rc = take_files(argc, argv, &i, o->fio, &o->n_fio);
-    } else if (strcmp(argv[i], "--json") == 0) {
-      o->json = 1;
-    } else if (strcmp(argv[i], "--check") == 0) {
-      o->check = 1;
-    } else if ((m = ls_opt_value("calibrate", argc, argv, &i, "--base", &o->base)) ||
-               (m = ls_opt_value("calibrate", argc, argv, &i, "--out", &o->out)) ||
-               (m = ls_opt_value("calibrate", argc, argv, &i, "--model", &o->model)) ||
-               (m = ls_opt_value("calibrate", argc, argv, &i, "--plot", &o->plot))) {
-      rc = m < 0 ? 64 : 0;
-    } else if ((m = ls_opt_value("calibrate", argc, argv, &i, "--fix", &v))) {
-      rc = m < 0 ? 64 : 0;
-      size_t len = strlen(o->fix_buf);
-      snprintf(o->fix_buf + len, sizeof o->fix_buf - len, "%s%s", len ? "," : "", v ? v : "");
-    } else if ((m = ls_opt_value("calibrate", argc, argv, &i, "--only", &v))) {
-      rc = m < 0 ? 64 : 0;
-      size_t len = strlen(o->only_buf);
-      snprintf(o->only_buf + len, sizeof o->only_buf - len, "%s%s", len ? "," : "", v ? v : "");
-    } else {
-      rc = ls_usage_error("calibrate", "unknown option '%s'", argv[i]);
-    }
-    if (rc)
-      return rc;
-  }
-  if (!o->base || !o->out)
-    return ls_usage_error("calibrate", "--base and --out are required");
-  if (o->n_bench + o->n_fio == 0)
+  int rc = ls_opts_parse(&CALIBRATE, argc, argv, o, NULL);
+  *stop = rc != LS_OK;
+  if (rc)
+    return ls_opts_exit(rc);
+  *stop = 1;
+  if (o->bench.n + o->fio.n == 0)
     return ls_usage_error("calibrate", "give measurements: --llama-bench FILE... and/or --fio FILE...");
-  return parse_lists(o);
+  rc = parse_lists(o);
+  *stop = rc != 0;
+  return rc;
 }
 
 /* Profile id from the output file's name: its stem, characters outside [A-Za-z0-9._-] as '-'. */
@@ -254,19 +232,19 @@ static int check_base(const ls_calib_result *r, FILE *f)
 static int read_inputs(const opts *o, ls_calib_inputs *in, ls_error *err)
 {
   int rc = LS_OK;
-  for (int i = 0; i < o->n_bench && !rc; i++)
-    rc = ls_calib_read_bench(in, o->bench[i], ls_data_root(), o->model, err);
-  for (int i = 0; i < o->n_fio && !rc; i++)
-    rc = ls_calib_read_fio(in, o->fio[i], err);
+  for (int i = 0; i < o->bench.n && !rc; i++)
+    rc = ls_calib_read_bench(in, o->bench.v[i], ls_data_root(), o->model, err);
+  for (int i = 0; i < o->fio.n && !rc; i++)
+    rc = ls_calib_read_fio(in, o->fio.v[i], err);
   return rc;
 }
 
 int ls_cmd_calibrate(int argc, char **argv)
 {
   opts o;
-  int rc = parse(argc, argv, &o);
-  if (rc)
-    return rc < 0 ? 0 : rc;
+  int stop, rc = parse(argc, argv, &o, &stop);
+  if (stop)
+    return rc;
   ls_error err;
   ls_error_clear(&err);
   ls_device *base = NULL;

@@ -8,41 +8,57 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 #include "devices/device.h"
 #include "runner/report/curve.h"
 
 #define MAX_POINTS LS_CURVE_MAX
 
-static void usage(FILE *f)
-{
-  fprintf(f, "usage: leversim devices curve --device D --model M [--tokens 1,2,4,...,64]\n"
-             "                              [--quant Q] [--ctx N] [--regime R|all] [--csv]\n"
-             "Verification latency of all target layers + LM head (weights in memory) vs tokens\n"
-             "verified in one pass, and the speedup over one-token passes (paper Fig. 4).\n"
-             "  --quant Q  weight format (default: the model's own)\n"
-             "  --ctx N    context positions each token attends to (default 256)\n"
-             "  --regime R NPU runtime regime: static-graph, q4_0-dynamic, or all (default: every\n"
-             "             regime the profile gives, one table each)\n");
-}
+typedef struct tokens_list {
+  int v[MAX_POINTS], n;
+} tokens_list;
 
-static int parse_tokens(const char *text, int *out, int *n)
+/* --tokens 1,2,4: whole numbers 1..4096, comma-separated. */
+static const char *parse_tokens(const char *text, void *field)
 {
+  tokens_list *t = field;
   const char *p = text;
-  *n = 0;
+  t->n = 0;
   while (*p) {
     char *end;
     errno = 0;
     long v = strtol(p, &end, 10);
-    if (end == p || errno || v < 1 || v > 4096 || *n >= MAX_POINTS || (*end && *end != ','))
-      return ls_usage_error("devices", "--tokens: bad list '%s' (whole numbers 1..4096, comma-separated, at most %d)",
-                            text, MAX_POINTS);
-    out[(*n)++] = (int)v;
+    if (end == p || errno || v < 1 || v > 4096 || t->n >= MAX_POINTS || (*end && *end != ','))
+      return "whole numbers 1..4096, comma-separated, at most 64";
+    t->v[t->n++] = (int)v;
     p = *end ? end + 1 : end;
   }
-  return *n ? 0 : ls_usage_error("devices", "--tokens: empty list");
+  return t->n ? NULL : "empty list";
 }
+
+typedef struct curve_opts {
+  const char *device, *model, *quant, *regime;
+  tokens_list tokens;
+  long ctx;
+  int csv;
+} curve_opts;
+
+static const ls_opt CURVE_OPTS[] = {
+    {"--device", LS_OPT_STR, OPT_AT(curve_opts, device), "D", "device profile", .flags = LS_OPT_REQUIRED},
+    {"--model", LS_OPT_STR, OPT_AT(curve_opts, model), "M", "target model", .flags = LS_OPT_REQUIRED},
+    {"--tokens", LS_OPT_CALL, OPT_AT(curve_opts, tokens), "1,2,4,...", "tokens verified in one pass (default 1,2,4,8,16,32,64)", .call = parse_tokens},
+    {"--quant", LS_OPT_STR, OPT_AT(curve_opts, quant), "Q", "weight format (default: the model's own)"},
+    {"--ctx", LS_OPT_LONG, OPT_AT(curve_opts, ctx), "N", "context positions each token attends to (default 256)", .lo = 0, .hi = 1 << 20},
+    {"--regime", LS_OPT_STR, OPT_AT(curve_opts, regime), "R", "NPU runtime regime: static-graph, q4_0-dynamic, or all (default: every regime the profile gives, one table each)"},
+    {"--csv", LS_OPT_FLAG, OPT_AT(curve_opts, csv), NULL, "print CSV"},
+    {NULL}};
+
+static const ls_cmd_spec CURVE = {
+    "devices curve", NULL, 0, 0, 0, "verification latency vs tokens verified in one pass (paper Fig. 4)",
+    "Verification latency of all target layers + LM head (weights in memory) vs tokens\n"
+    "verified in one pass, and the speedup over one-token passes (paper Fig. 4).\n",
+    NULL, CURVE_OPTS};
 
 /* One regime's curve; header: print the CSV header first. */
 static int curve(const char *dev_id, const char *model_id, const char *quant, const char *regime, const int *toks,
@@ -92,43 +108,20 @@ static int curves(const char *dev, const char *model, const char *quant, const c
   return rc;
 }
 
+static int curve_cmd(int argc, char **argv)
+{
+  curve_opts o = {NULL, NULL, NULL, "all", {{1, 2, 4, 8, 16, 32, 64}, 7}, 256, 0};
+  int rc = ls_opts_parse(&CURVE, argc, argv, &o, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
+  return curves(o.device, o.model, o.quant, o.regime, o.tokens.v, o.tokens.n, (int)o.ctx, o.csv);
+}
+
+static const ls_subcmd DEVICES[] = {
+    {"curve", curve_cmd, "verification latency vs tokens verified in one pass (paper Fig. 4)"},
+    {NULL, NULL, NULL}};
+
 int ls_cmd_devices(int argc, char **argv)
 {
-  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 64 : 0;
-  }
-  if (strcmp(argv[1], "curve") != 0)
-    return ls_usage_error("devices", "unknown subcommand '%s' (expected curve)", argv[1]);
-  const char *dev = NULL, *model = NULL, *tok = "1,2,4,8,16,32,64", *quant = NULL, *ctx_s = NULL, *regime = "all";
-  int csv = 0;
-  for (int i = 2; i < argc; i++) {
-    int r;
-    if ((r = ls_opt_value("devices", argc, argv, &i, "--device", &dev)) ||
-        (r = ls_opt_value("devices", argc, argv, &i, "--model", &model)) ||
-        (r = ls_opt_value("devices", argc, argv, &i, "--tokens", &tok)) ||
-        (r = ls_opt_value("devices", argc, argv, &i, "--quant", &quant)) ||
-        (r = ls_opt_value("devices", argc, argv, &i, "--ctx", &ctx_s)) ||
-        (r = ls_opt_value("devices", argc, argv, &i, "--regime", &regime))) {
-      if (r < 0)
-        return 64;
-      continue;
-    }
-    if (strcmp(argv[i], "--csv") == 0) {
-      csv = 1;
-      continue;
-    }
-    if (strcmp(argv[i], "--help") == 0) {
-      usage(stdout);
-      return 0;
-    }
-    return ls_usage_error("devices", "unknown option '%s'", argv[i]);
-  }
-  if (!dev || !model)
-    return ls_usage_error("devices", "curve needs --device and --model");
-  int toks[MAX_POINTS], nt;
-  long ctx = 256;
-  if (parse_tokens(tok, toks, &nt) || (ctx_s && ls_opt_long("devices", "--ctx", ctx_s, 0, 1 << 20, &ctx)))
-    return 64;
-  return curves(dev, model, quant, regime, toks, nt, (int)ctx, csv);
+  return ls_opts_group("devices", "Device-model queries.", DEVICES, argc, argv);
 }

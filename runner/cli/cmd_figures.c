@@ -4,62 +4,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 #include "runner/report/draw.h"
 
-static void usage(FILE *f)
+typedef struct figures_opts {
+  ls_opt_list names;
+  const char *db, *out;
+} figures_opts;
+
+static const ls_opt FIGURES_OPTS[] = {
+    {"--db", LS_OPT_STR, OPT_AT(figures_opts, db), "FILE", "results database (default results/leversim.db)"},
+    {"--out", LS_OPT_STR, OPT_AT(figures_opts, out), "DIR", "output folder (default results/figures)"},
+    {NULL}};
+
+static void figure_names(FILE *f)
 {
-  fprintf(f, "usage: leversim figures [--db FILE] [--out DIR] [NAME...]\n"
-             "Exports each figure's view as CSV into DIR and draws it with gnuplot (PNG 1200x800\n"
-             "and SVG), scripts in plots/. Defaults: --db results/leversim.db, --out\n"
-             "results/figures, every figure. Names:\n");
+  fprintf(f, "Figures (NAME; default every one):\n");
   ls_draw_list(f);
-  fprintf(f, "Each figure prints the paper's claim it reproduces and the verdict on its data;\n"
-             "DIR/claims.md lists them with their tests.\n");
-  fprintf(f, "Exit: 0 ok (also when gnuplot is missing: plots skipped with a note), 64 usage,\n"
-             "65 database without ok runs, 66 database missing, 70 gnuplot failed (see\n"
-             "DIR/NAME.log), 74 output not writable. $LEVERSIM_GNUPLOT overrides the program.\n");
 }
 
-static int parse_args(int argc, char **argv, const char **db, const char **out, const char **names,
-                      int *n_names)
-{
-  *n_names = 0;
-  for (int i = 1; i < argc; i++) {
-    int r;
-    if ((r = ls_opt_value("figures", argc, argv, &i, "--db", db)) ||
-        (r = ls_opt_value("figures", argc, argv, &i, "--out", out))) {
-      if (r < 0) return 64;
-      continue;
-    }
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return -1;
-    }
-    if (argv[i][0] == '-') return ls_usage_error("figures", "unknown option '%s'", argv[i]);
-    if (!ls_draw_known(argv[i]))
-      return ls_usage_error("figures", "unknown figure '%s' (see the list in --help)", argv[i]);
-    names[(*n_names)++] = argv[i];
-  }
-  return 0;
-}
+static const ls_cmd_spec FIGURES = {
+    "figures", "[NAME...]", 0, -1, OPT_AT(figures_opts, names),
+    "redraw the paper's figures from a results database",
+    "Exports each figure's view as CSV into DIR and draws it with gnuplot (PNG 1200x800 and\n"
+    "SVG), scripts in plots/. Each figure prints the paper's claim it reproduces and the\n"
+    "verdict on its data; DIR/claims.md lists them with their tests. Exit: 0 ok (also when\n"
+    "gnuplot is missing: plots skipped with a note), 64 usage, 65 database without ok runs,\n"
+    "66 database missing, 70 gnuplot failed (see DIR/NAME.log), 74 output not writable.\n"
+    "$LEVERSIM_GNUPLOT overrides the program.\n",
+    figure_names, FIGURES_OPTS};
 
 int ls_cmd_figures(int argc, char **argv)
 {
-  ls_draw_opts o = {"results/leversim.db", "results/figures", NULL, 0, getenv("LEVERSIM_GNUPLOT"), stdout};
-  const char **names = calloc((size_t)argc + 1, sizeof *names);
-  if (!names) return 70;
-  int st = parse_args(argc, argv, &o.db_path, &o.out_dir, names, &o.n_names);
-  if (st) {
-    free(names);
-    return st < 0 ? 0 : st;
-  }
-  o.names = names;
+  figures_opts o = {.db = "results/leversim.db", .out = "results/figures"};
+  int rc = ls_opts_parse(&FIGURES, argc, argv, &o, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
+  for (int i = 0; i < o.names.n; i++)
+    if (!ls_draw_known(o.names.v[i]))
+      return ls_usage_error("figures", "unknown figure '%s' (see the list in --help)", o.names.v[i]);
+  ls_draw_opts d = {o.db, o.out, o.names.v, o.names.n, getenv("LEVERSIM_GNUPLOT"), stdout};
   ls_error err;
   ls_error_clear(&err);
   ls_draw_outcome n;
-  int rc = ls_draw(&o, &n, &err);
-  free(names);
-  return ls_draw_exit("figures", &o, &n, rc, &err);
+  rc = ls_draw(&d, &n, &err);
+  return ls_draw_exit("figures", &d, &n, rc, &err);
 }

@@ -2,19 +2,13 @@
  * list: one line per profile (id, phone, SoC, flash, DRAM); show: the resolved values with
  * units; validate: loads a file with every check of the loader, exit 0 or the located error. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "devices/device.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 
 #define MAX_PROFILES 256
-
-static void usage(FILE *f)
-{
-  fprintf(f, "usage: leversim profiles list\n"
-             "       leversim profiles show ID\n"
-             "       leversim profiles validate FILE\n"
-             "Device profiles live in <data>/devices/profiles/<id>.yaml.\n");
-}
 
 static int fail(const ls_error *err)
 {
@@ -22,11 +16,31 @@ static int fail(const ls_error *err)
   return ls_status_exit(err->code);
 }
 
-static int list(void)
+typedef struct profile_args {
+  ls_opt_list args;
+} profile_args;
+
+static const ls_opt NO_OPTS[] = {{NULL}};
+
+static const ls_cmd_spec LIST = {"profiles list", NULL, 0, 0, 0,
+                                 "one line per device profile: id, phone, SoC, flash, effective read, DRAM",
+                                 "Device profiles live in <data>/devices/profiles/<id>.yaml.\n", NULL, NO_OPTS};
+static const ls_cmd_spec SHOW = {"profiles show", "ID", 1, 1, OPT_AT(profile_args, args),
+                                 "the resolved values of one profile, with units", NULL, NULL, NO_OPTS};
+static const ls_cmd_spec VALIDATE = {"profiles validate", "FILE", 1, 1, OPT_AT(profile_args, args),
+                                     "load a profile file with every check of the loader: ok, or the located error",
+                                     NULL, NULL, NO_OPTS};
+
+static int list(int argc, char **argv)
 {
-  static char ids[MAX_PROFILES][64];
-  int n = ls_device_list(ls_data_root(), ids, MAX_PROFILES);
+  profile_args a = {.args.n = 0};
+  int prc = ls_opts_parse(&LIST, argc, argv, &a, NULL);
+  if (prc)
+    return ls_opts_exit(prc);
+  char (*ids)[64] = malloc(MAX_PROFILES * sizeof *ids);
+  int n = ids ? ls_device_list(ls_data_root(), ids, MAX_PROFILES) : LS_ENOMEM;
   if (n < 0) {
+    free(ids);
     fprintf(stderr, "leversim profiles: cannot read %s/devices/profiles\n", ls_data_root());
     return ls_status_exit(n);
   }
@@ -47,35 +61,42 @@ static int list(void)
            ls_units_format(m->capacity, LS_U_BYTES, cap, sizeof cap));
     ls_device_free(d);
   }
+  free(ids);
   return rc;
 }
 
-int ls_cmd_profiles(int argc, char **argv)
+/* show ID and validate FILE: the same load, by id or by path. */
+static int load(const ls_cmd_spec *spec, int argc, char **argv)
 {
-  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 64 : 0;
-  }
-  const char *sub = argv[1];
-  if (strcmp(sub, "list") == 0) {
-    if (argc != 2)
-      return ls_usage_error("profiles", "list takes no arguments");
-    return list();
-  }
-  if (strcmp(sub, "show") != 0 && strcmp(sub, "validate") != 0)
-    return ls_usage_error("profiles", "unknown subcommand '%s' (expected list, show or validate)", sub);
-  if (argc != 3)
-    return ls_usage_error("profiles", "%s needs exactly one argument", sub);
+  profile_args a = {.args.n = 0};
+  int prc = ls_opts_parse(spec, argc, argv, &a, NULL);
+  if (prc)
+    return ls_opts_exit(prc);
   ls_device *d;
   ls_error err;
-  int rc = strcmp(sub, "show") == 0 ? ls_device_load_id(&d, ls_data_root(), argv[2], &err)
-                                    : ls_device_load(&d, argv[2], &err);
+  int show = spec == &SHOW;
+  int rc = show ? ls_device_load_id(&d, ls_data_root(), a.args.v[0], &err) : ls_device_load(&d, a.args.v[0], &err);
   if (rc)
     return fail(&err);
-  if (strcmp(sub, "show") == 0)
+  if (show)
     ls_device_print(d, stdout);
   else
-    printf("%s: ok (%s, %s)\n", argv[2], ls_device_id(d), ls_device_name(d));
+    printf("%s: ok (%s, %s)\n", a.args.v[0], ls_device_id(d), ls_device_name(d));
   ls_device_free(d);
   return 0;
+}
+
+static int show(int argc, char **argv) { return load(&SHOW, argc, argv); }
+static int validate(int argc, char **argv) { return load(&VALIDATE, argc, argv); }
+
+static const ls_subcmd PROFILES[] = {
+    {"list", list, "one line per device profile"},
+    {"show", show, "the resolved values of one profile, with units"},
+    {"validate", validate, "check a profile file: ok, or the located error"},
+    {NULL, NULL, NULL}};
+
+int ls_cmd_profiles(int argc, char **argv)
+{
+  return ls_opts_group("profiles", "Device profiles live in <data>/devices/profiles/<id>.yaml.", PROFILES, argc,
+                       argv);
 }

@@ -12,61 +12,38 @@
 #include "sim/rng.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 #include "runner/study/driver.h"
 #include "runner/study/validate.h"
 #include "runner/report/draw.h"
 
-static const char USAGE[] =
-    "usage: leversim reproduce [--quick] [--db FILE] [--out DIR] [--jobs N] [--resume]\n"
-    "                          [--no-figures] [--json] [--prompts N] [--tokens N]\n"
-    "Replays the paper (runner/experiments/paper.yaml) into FILE (default results/leversim.db,\n"
-    "recreated unless --resume), prints the summary and draws the figures into DIR (default\n"
-    "results/figures). --quick: a regression guard for CI, not a result (few prompts, only\n"
-    "the 48-configuration main study and the budget sweep). Replay size: workload.prompts and\n"
-    "workload.max_tokens in the experiment file; --prompts/--tokens override them for a trial\n"
-    "(a 'custom' replay: checked against no baseline, and none is written from it). --json: stdout is one JSON document (summary,\n"
-    "per-configuration ratios with 95 % intervals, precision); everything else goes to stderr.\n";
-
-typedef struct {
-  const char *db, *out, *prompts, *tokens; /* prompts/tokens: NULL = the experiment's */
+typedef struct repro_opts {
+  const char *db, *out;
   long jobs;
-  int quick, resume, json, figures;
+  int quick, resume, json, no_figures;
 } repro_opts;
 
-static int parse(int argc, char **argv, repro_opts *o)
-{
-  const char *v;
-  for (int i = 1; i < argc; i++) {
-    int m;
-    if (strcmp(argv[i], "--help") == 0) {
-      fputs(USAGE, stdout);
-      return 1;
-    } else if ((m = ls_opt_value("reproduce", argc, argv, &i, "--db", &o->db)) ||
-               (m = ls_opt_value("reproduce", argc, argv, &i, "--out", &o->out))) {
-      if (m < 0)
-        return 64;
-    } else if ((m = ls_opt_value("reproduce", argc, argv, &i, "--jobs", &v))) {
-      if (m < 0 || ls_opt_long("reproduce", "--jobs", v, 1, 64, &o->jobs))
-        return 64;
-    } else if ((m = ls_opt_value("reproduce", argc, argv, &i, "--prompts", &o->prompts)) ||
-               (m = ls_opt_value("reproduce", argc, argv, &i, "--tokens", &o->tokens))) {
-      long n;
-      if (m < 0 || ls_opt_long("reproduce", argv[i - 1], argv[i], 1, 1000000, &n))
-        return 64;
-    } else if (strcmp(argv[i], "--quick") == 0) {
-      o->quick = 1;
-    } else if (strcmp(argv[i], "--resume") == 0) {
-      o->resume = 1;
-    } else if (strcmp(argv[i], "--json") == 0) {
-      o->json = 1;
-    } else if (strcmp(argv[i], "--no-figures") == 0) {
-      o->figures = 0;
-    } else {
-      return ls_usage_error("reproduce", "unknown option '%s'", argv[i]);
-    }
-  }
-  return 0;
-}
+static const ls_opt REPRO_OPTS[] = {
+    {"--quick", LS_OPT_FLAG, OPT_AT(repro_opts, quick), NULL, "a regression guard for CI, not a result: few prompts, the main study and the budget sweep only"},
+    {"--db", LS_OPT_STR, OPT_AT(repro_opts, db), "FILE", "results database (default results/leversim.db; recreated unless --resume)"},
+    {"--out", LS_OPT_STR, OPT_AT(repro_opts, out), "DIR", "figures folder (default results/figures)"},
+    {"--jobs", LS_OPT_LONG, OPT_AT(repro_opts, jobs), "N", "worker processes (default 2; results are identical for any N)", .lo = 1, .hi = 64},
+    {"--resume", LS_OPT_FLAG, OPT_AT(repro_opts, resume), NULL, "keep the database and skip the runs it already holds"},
+    {"--no-figures", LS_OPT_FLAG, OPT_AT(repro_opts, no_figures), NULL, "do not draw the figures"},
+    {"--json", LS_OPT_FLAG, OPT_AT(repro_opts, json), NULL, "stdout is one JSON document (summary, ratios with 95 % intervals, precision)"},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "a trial size: workload.prompts of every run (a 'custom' replay)", .lo = 1, .hi = 1000000, .key = "workload.prompts"},
+    {"--tokens", LS_OPT_SETTING, 0, "N", "a trial size: workload.max_tokens of every run (a 'custom' replay)", .lo = 1, .hi = 1000000, .key = "workload.max_tokens"},
+    {NULL}};
+
+static const ls_cmd_spec REPRO = {
+    "reproduce", NULL, 0, 0, 0, "replay the paper (runner/experiments/paper.yaml), print the summary, draw the figures",
+    "Replays the paper into the database, prints the summary (tokens/s per configuration and\n"
+    "system, Lever's average speedups with 95 % intervals, the precision achieved) and draws\n"
+    "the figures. The replay's size is workload.prompts and workload.max_tokens in the\n"
+    "experiment file; --prompts/--tokens override them for a trial, a 'custom' replay that is\n"
+    "checked against no baseline and from which none is written. With --json everything but\n"
+    "the document goes to stderr.\n",
+    NULL, REPRO_OPTS};
 
 static void remove_db(const char *path)
 {
@@ -243,54 +220,59 @@ static int figures(const repro_opts *o)
   return ls_draw_exit("reproduce", &d, &n, rc, &err);
 }
 
-int ls_cmd_reproduce(int argc, char **argv)
+/* Loads, checks and runs the replay into o->db, then prints the summary. */
+static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv, ls_driver_summary *sum,
+                  ls_error *err)
 {
-  repro_opts o = {"results/leversim.db", "results/figures", NULL, NULL, 2, 0, 0, 0, 1};
-  int rc = parse(argc, argv, &o);
-  if (rc)
-    return rc == 1 ? 0 : rc;
   char exp_path[1024], hint[4096];
   snprintf(exp_path, sizeof exp_path, "%s/runner/experiments/paper.yaml", ls_data_root());
-  ls_resume_hint(hint, sizeof hint, argc, argv);
-  ls_error err;
-  ls_error_clear(&err);
+  ls_resume_hint(hint, sizeof hint, ls_cli_program(), argc, argv);
   ls_experiment *x = NULL;
   replay_info info;
-  ls_kv *sizes = NULL;
-  int e = ls_kv_create(&sizes, &err);
-  if (!e && o.prompts)
-    e = ls_kv_set(sizes, "workload.prompts", o.prompts, "--prompts", &err);
-  if (!e && o.tokens)
-    e = ls_kv_set(sizes, "workload.max_tokens", o.tokens, "--tokens", &err);
+  int e = ls_experiment_load(&x, exp_path, ls_data_root(), o->quick, sizes, 1, 1, err);
   if (!e)
-    e = ls_experiment_load(&x, exp_path, ls_data_root(), o.quick, sizes, 1, 1, &err);
-  ls_kv_free(sizes);
-  if (!e)
-    e = replay_of(x, o.quick, o.prompts || o.tokens, &info, &err);
+    e = replay_of(x, o->quick, ls_kv_count(sizes) > 0, &info, err);
   if (!e) /* before the old database is removed */
-    e = ls_validate_runs(x, &err);
-  if (!e && !o.resume)
-    remove_db(o.db);
-  ls_driver_summary sum;
+    e = ls_validate_runs(x, err);
+  if (!e && !o->resume)
+    remove_db(o->db);
   if (!e) {
-    ls_driver_opts d = {o.db, ls_data_root(), hint, (int)o.jobs, o.resume, 0, 0};
-    e = ls_driver_run(x, &d, &sum, &err);
+    ls_driver_opts d = {o->db, ls_data_root(), hint, (int)o->jobs, o->resume, 0, 0};
+    e = ls_driver_run(x, &d, sum, err);
   }
   if (!e) {
     fprintf(stderr, "leversim reproduce: %d runs (%d ok, %d not valid here, %d failed) in %.1f s -> %s\n",
-            sum.total, sum.ok, sum.invalid, sum.failed, sum.wall_s, o.db);
-    e = summary(o.db, o.json, &info, &sum, &err);
+            sum->total, sum->ok, sum->invalid, sum->failed, sum->wall_s, o->db);
+    e = summary(o->db, o->json, &info, sum, err);
   }
   ls_experiment_free(x);
+  return e;
+}
+
+int ls_cmd_reproduce(int argc, char **argv)
+{
+  repro_opts o = {"results/leversim.db", "results/figures", 2, 0, 0, 0, 0};
+  ls_error err;
+  ls_error_clear(&err);
+  ls_kv *sizes = NULL; /* --prompts, --tokens */
+  int e = ls_kv_create(&sizes, &err);
+  if (!e && (e = ls_opts_parse(&REPRO, argc, argv, &o, sizes)) != LS_OK) {
+    ls_kv_free(sizes);
+    return ls_opts_exit(e);
+  }
+  ls_driver_summary sum = {0};
+  if (!e)
+    e = replay(&o, sizes, argc, argv, &sum, &err);
+  ls_kv_free(sizes);
   if (e) {
     if (e != LS_EINTR)
       ls_error_print(&err, stderr);
     return ls_status_exit(e);
   }
-  if (o.figures) {
+  if (!o.no_figures) {
     int frc = figures(&o);
     if (frc)
       fprintf(stderr, "leversim reproduce: figures were not drawn (exit %d); the database is complete\n", frc);
   }
-  return sum.failed ? 1 : 0;
+  return sum.failed ? ls_status_exit(LS_ERUN) : 0;
 }

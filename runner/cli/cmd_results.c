@@ -10,6 +10,7 @@
 #include "sim/units.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 
 static int fail(const ls_error *e)
 {
@@ -17,35 +18,46 @@ static int fail(const ls_error *e)
   return ls_status_exit(e->code);
 }
 
-static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
-
 /* Opens an existing database read-only (never creates one, works on read-only media). */
 static int open_existing(const char *path, ls_db **db, ls_error *e)
 {
   return ls_db_open_read(db, path, e);
 }
 
-static int parse_k(const char *text, double *k)
+/* --k: a number in (0, 100]. */
+static const char *parse_k(const char *text, void *field)
 {
   const char *end = text, *why;
   double v = -1;
   if (ls_units_decimal(text, &v, &end, &why) != LS_OK || *end || !(v > 0 && v <= 100))
-    return ls_usage_error("check", "--k: bad value '%s' (expected a number in (0, 100])", text);
-  *k = v;
-  return 0;
+    return "expected a number in (0, 100]";
+  *(double *)field = v;
+  return NULL;
 }
 
-static const char check_help[] =
-    "usage: leversim check --db FILE --baseline FILE [--k K]\n"
-    "       leversim check --db FILE --write-baseline results/baseline/REPLAY.yaml [--k K]\n"
+typedef struct check_opts {
+  const char *db, *baseline, *write;
+  double k; /* -1: the baseline's */
+} check_opts;
+
+static const ls_opt CHECK_OPTS[] = {
+    {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "the database of a `leversim reproduce [--quick]`", .flags = LS_OPT_REQUIRED},
+    {"--baseline", LS_OPT_STR, OPT_AT(check_opts, baseline), "FILE", "compare with this baseline (results/baseline/REPLAY.yaml)"},
+    {"--write-baseline", LS_OPT_STR, OPT_AT(check_opts, write), "FILE", "write the database's ratios as a baseline instead ('-': stdout)"},
+    {"--k", LS_OPT_CALL, OPT_AT(check_opts, k), "K", "tolerance in combined half-widths (default: the baseline's; 1 when writing)", .call = parse_k},
+    {NULL}};
+
+static const ls_cmd_spec CHECK = {
+    "check", NULL, 0, 0, 0, "compare speedup ratios against a committed baseline (exit 2 on regression)",
     "Compares lever's speedup over every system per configuration (view v_speedup, with its\n"
     "95 % interval) with a baseline; prints ratio, baseline, delta, tolerance. Two-sided: a\n"
     "ratio further from the baseline than K x the combined half-width of the two intervals\n"
     "(plus a 0.1 % floor), higher or lower, or a missing configuration, is a regression.\n"
-    "K defaults to the baseline's (1 when writing). The database must come from the replay\n"
-    "the baseline records (quick or full; spec hash), else exit 65 naming the baseline that\n"
-    "fits. Baselines are written only from a `leversim reproduce [--quick]` database, as\n"
-    "REPLAY.yaml. Exit: 0 ok, 2 regression, 64 usage, 65 wrong replay or bad baseline.\n";
+    "Give one of --baseline and --write-baseline. The database must come from the replay the\n"
+    "baseline records (quick or full; spec hash), else exit 65 naming the baseline that fits.\n"
+    "Baselines are written only from a `leversim reproduce [--quick]` database, as\n"
+    "REPLAY.yaml. Exit: 0 ok, 2 regression, 64 usage, 65 wrong replay or bad baseline.\n",
+    NULL, CHECK_OPTS};
 
 /* --write-baseline: into OUT.tmp, then renamed, so a failed write never leaves half a file. */
 static int write_baseline(ls_db *db, const char *out, double k, ls_error *e)
@@ -65,104 +77,93 @@ static int write_baseline(ls_db *db, const char *out, double k, ls_error *e)
 
 int ls_cmd_check(int argc, char **argv)
 {
-  const char *dbp = NULL, *base = NULL, *wbase = NULL, *k_s = NULL;
-  for (int i = 1; i < argc; i++) {
-    int r = 0;
-    if (is_help(argv[i])) {
-      fputs(check_help, stdout);
-      return 0;
-    }
-    if ((r = ls_opt_value("check", argc, argv, &i, "--db", &dbp)) ||
-        (r = ls_opt_value("check", argc, argv, &i, "--baseline", &base)) ||
-        (r = ls_opt_value("check", argc, argv, &i, "--write-baseline", &wbase)) ||
-        (r = ls_opt_value("check", argc, argv, &i, "--k", &k_s))) {
-      if (r < 0) return 64;
-      continue;
-    }
-    return ls_usage_error("check", "unknown argument '%s'", argv[i]);
-  }
-  if (!base == !wbase) return ls_usage_error("check", "give one of --baseline or --write-baseline");
-  double k = -1;
-  if (k_s && parse_k(k_s, &k)) return 64;
+  check_opts o = {NULL, NULL, NULL, -1};
+  int rc = ls_opts_parse(&CHECK, argc, argv, &o, NULL), regress = 0;
+  if (rc)
+    return ls_opts_exit(rc);
+  if (!o.baseline == !o.write)
+    return ls_usage_error("check", "give one of --baseline or --write-baseline");
   ls_error e;
   ls_error_clear(&e);
   ls_db *db = NULL;
-  if (!dbp) return ls_usage_error("check", "--db FILE is required");
-  int rc = open_existing(dbp, &db, &e), regress = 0;
-  if (rc == LS_OK && wbase) rc = write_baseline(db, wbase, k < 0 ? 1 : k, &e);
-  else if (rc == LS_OK) rc = ls_db_check(db, base, k, stdout, &regress, &e);
+  rc = open_existing(o.db, &db, &e);
+  if (rc == LS_OK && o.write) rc = write_baseline(db, o.write, o.k < 0 ? 1 : o.k, &e);
+  else if (rc == LS_OK) rc = ls_db_check(db, o.baseline, o.k, stdout, &regress, &e);
   ls_db_close(db);
   if (rc != LS_OK) return fail(&e);
-  if (wbase && strcmp(wbase, "-")) fprintf(stderr, "leversim check: wrote %s\n", wbase);
+  if (o.write && strcmp(o.write, "-")) fprintf(stderr, "leversim check: wrote %s\n", o.write);
   return regress ? ls_status_exit(LS_EREGRESS) : 0;
 }
 
-static const char export_help[] =
-    "usage: leversim export --db FILE [--view NAME] [--format csv|json|table] [--out FILE]\n"
-    "Writes a view of a results database (default view v_runs, format csv, to stdout).\n"
-    "Views:\n";
+typedef struct export_opts {
+  const char *db, *view, *format, *out;
+} export_opts;
+
+static const char *view_at(int i) { return ls_db_view_name(i); }
+
+static const ls_opt EXPORT_OPTS[] = {
+    {"--db", LS_OPT_STR, OPT_AT(export_opts, db), "FILE", "results database", .flags = LS_OPT_REQUIRED},
+    {"--view", LS_OPT_CHOICE, OPT_AT(export_opts, view), "NAME", "the view (default v_runs; list below)", .choice_at = view_at},
+    {"--format", LS_OPT_CHOICE, OPT_AT(export_opts, format), "F", "output format (default csv)", .choices = "csv,json,table"},
+    {"--out", LS_OPT_STR, OPT_AT(export_opts, out), "FILE", "write there instead of stdout"},
+    {NULL}};
+
+static void views(FILE *f)
+{
+  fprintf(f, "Views:\n");
+  ls_db_list_views(f);
+}
+
+static const ls_cmd_spec EXPORT = {
+    "export", NULL, 0, 0, 0, "export a results view to CSV, JSON or a table",
+    "Writes a view of a results database (opened read-only; it must exist).\n", views, EXPORT_OPTS};
 
 int ls_cmd_export(int argc, char **argv)
 {
-  const char *dbp = NULL, *view = "v_runs", *fmt = "csv", *out = NULL;
-  for (int i = 1; i < argc; i++) {
-    int r = 0;
-    if (is_help(argv[i])) {
-      fputs(export_help, stdout);
-      return ls_db_list_views(stdout);
-    }
-    if ((r = ls_opt_value("export", argc, argv, &i, "--db", &dbp)) ||
-        (r = ls_opt_value("export", argc, argv, &i, "--view", &view)) ||
-        (r = ls_opt_value("export", argc, argv, &i, "--format", &fmt)) ||
-        (r = ls_opt_value("export", argc, argv, &i, "--out", &out))) {
-      if (r < 0) return 64;
-      continue;
-    }
-    return ls_usage_error("export", "unknown argument '%s'", argv[i]);
-  }
-  if (!dbp) return ls_usage_error("export", "--db FILE is required");
-  int known = 0;
-  for (int i = 0; ls_db_view_name(i); i++) known |= !strcmp(view, ls_db_view_name(i));
-  if (!known) {
-    fprintf(stderr, "leversim export: unknown view '%s'; the views are:\n", view);
-    ls_db_list_views(stderr);
-    return 64;
-  }
-  if (strcmp(fmt, "csv") && strcmp(fmt, "json") && strcmp(fmt, "table"))
-    return ls_usage_error("export", "--format: unknown format '%s' (expected csv, json, table)",
-                          fmt);
+  export_opts o = {NULL, "v_runs", "csv", NULL};
+  int rc = ls_opts_parse(&EXPORT, argc, argv, &o, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
   ls_error e;
   ls_error_clear(&e);
   ls_db *db = NULL;
-  int rc = open_existing(dbp, &db, &e);
+  rc = open_existing(o.db, &db, &e);
   FILE *f = stdout;
-  if (rc == LS_OK && out && !(f = fopen(out, "w")))
-    rc = ls_error_set(&e, LS_EIO, "%s: %s", out, strerror(errno));
-  if (rc == LS_OK) rc = ls_db_export(db, view, fmt, f, &e);
+  if (rc == LS_OK && o.out && !(f = fopen(o.out, "w")))
+    rc = ls_error_set(&e, LS_EIO, "%s: %s", o.out, strerror(errno));
+  if (rc == LS_OK && (rc = ls_db_export(db, o.view, o.format, f, &e)) == LS_EIO && o.out)
+    ls_error_wrap(&e, "%s", o.out); /* a failed write names the file it went to */
   if (f && f != stdout && fclose(f) != 0 && rc == LS_OK)
-    rc = ls_error_set(&e, LS_EIO, "%s: write failed", out);
+    rc = ls_error_set(&e, LS_EIO, "%s: write failed", o.out);
   ls_db_close(db);
   return rc == LS_OK ? 0 : fail(&e);
 }
 
+typedef struct merge_opts {
+  ls_opt_list dbs; /* OUT.db, then the inputs */
+} merge_opts;
+
+static const ls_opt MERGE_OPTS[] = {{NULL}};
+
+static const ls_cmd_spec MERGE = {
+    "merge", "OUT.db IN.db...", 2, -1, OPT_AT(merge_opts, dbs), "merge sharded result databases",
+    "Copies every run of the inputs into OUT.db (created if absent). Idempotent: runs already\n"
+    "present with the same content are skipped; the same run id with different metrics or\n"
+    "configuration is an error naming the run.\n",
+    NULL, MERGE_OPTS};
+
 int ls_cmd_merge(int argc, char **argv)
 {
-  if (argc >= 2 && is_help(argv[1])) {
-    fputs("usage: leversim merge OUT.db IN.db...\n"
-          "Copies every run of the inputs into OUT.db (created if absent). Idempotent: runs\n"
-          "already present with the same content are skipped; the same run id with different\n"
-          "metrics or configuration is an error naming the run.\n", stdout);
-    return 0;
-  }
-  if (argc < 3) return ls_usage_error("merge", "expected OUT.db and at least one IN.db");
-  for (int i = 1; i < argc; i++)
-    if (argv[i][0] == '-') return ls_usage_error("merge", "unknown option '%s'", argv[i]);
+  merge_opts o;
+  o.dbs.n = 0;
+  int rc = ls_opts_parse(&MERGE, argc, argv, &o, NULL), added = 0, n = o.dbs.n - 1;
+  if (rc)
+    return ls_opts_exit(rc);
   ls_error e;
   ls_error_clear(&e);
-  int added = 0;
-  int rc = ls_db_merge(argv[1], (const char *const *)(argv + 2), argc - 2, &added, &e);
+  rc = ls_db_merge(o.dbs.v[0], o.dbs.v + 1, n, &added, &e);
   if (rc != LS_OK) return fail(&e);
-  printf("merged %d input%s into %s: %d run%s added\n", argc - 2, argc == 3 ? "" : "s", argv[1],
-         added, added == 1 ? "" : "s");
+  printf("merged %d input%s into %s: %d run%s added\n", n, n == 1 ? "" : "s", o.dbs.v[0], added,
+         added == 1 ? "" : "s");
   return 0;
 }

@@ -8,22 +8,40 @@
 #include "results/db.h"
 #include "sim/boot.h"
 #include "runner/cli/cli_opts.h"
+#include "runner/cli/opts.h"
 #include "runner/cli/commands.h"
 #include "runner/decode/decode.h"
 #include "runner/study/driver.h"
 #include "runner/study/validate.h"
 
-static const char USAGE[] =
-    "usage: leversim run --device D --model M --dataset S --system Y [--set key=value]...\n"
-    "                    [--prompts N] [--tokens N] [--seed N] [--db FILE] [--steps] [--json]\n"
-    "Simulates one configuration and prints its metrics (throughput, accepted length, ...)\n"
-    "with 95 % intervals over the prompts (none below 5 prompts; --json: one JSON document),\n"
-    "then every setting the run used: its value and where it came from (default, the paper\n"
-    "experiment, or an argument). Unless overridden, the seed and settings are those of\n"
-    "runner/experiments/paper.yaml (its top-level seed and settings), so a run reproduces the\n"
-    "paper replay's cell of the same configuration. See 'leversim settings' for every key.\n"
-    "--prompts/--tokens are shorthands for --set workload.prompts=N / workload.max_tokens=N.\n"
-    "With --db the run is also written to that SQLite database (--steps: per-cycle series).\n";
+typedef struct run_opts {
+  const char *device, *model, *dataset, *system, *db;
+  long seed; /* -1: the paper experiment's */
+  int json, steps;
+} run_opts;
+
+static const ls_opt RUN_OPTS[] = {
+    {"--device", LS_OPT_STR, OPT_AT(run_opts, device), "D", "device profile: an id of devices/profiles or a YAML file", .flags = LS_OPT_REQUIRED},
+    {"--model", LS_OPT_STR, OPT_AT(run_opts, model), "M", "target model id (workloads/models)", .flags = LS_OPT_REQUIRED},
+    {"--dataset", LS_OPT_STR, OPT_AT(run_opts, dataset), "S", "dataset id (workloads/datasets)", .flags = LS_OPT_REQUIRED},
+    {"--system", LS_OPT_CHOICE, OPT_AT(run_opts, system), "Y", "system to simulate (leversim settings --system Y: its keys)", .choice_at = ls_cli_system_at, .flags = LS_OPT_REQUIRED},
+    {"--set", LS_OPT_SET, 0, "key=value", "a setting (see 'leversim settings'); SYSTEM:key scopes it"},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts to simulate: --set workload.prompts=N", .lo = 1, .hi = 100000, .key = "workload.prompts"},
+    {"--tokens", LS_OPT_SETTING, 0, "N", "tokens per prompt: --set workload.max_tokens=N", .lo = 1, .hi = 1000000, .key = "workload.max_tokens"},
+    {"--seed", LS_OPT_LONG, OPT_AT(run_opts, seed), "N", "master seed (default: the paper experiment's)", .lo = 0, .hi = 0x7fffffffL},
+    {"--db", LS_OPT_STR, OPT_AT(run_opts, db), "FILE", "also write the run to this SQLite database"},
+    {"--steps", LS_OPT_FLAG, OPT_AT(run_opts, steps), NULL, "with --db: store the per-cycle series too"},
+    {"--json", LS_OPT_FLAG, OPT_AT(run_opts, json), NULL, "stdout is one JSON document (errors go to stderr)"},
+    {NULL}};
+
+static const ls_cmd_spec RUN = {
+    "run", NULL, 0, 0, 0, "simulate one device/model/dataset/system configuration",
+    "Prints the run's metrics (throughput, accepted length, ...) with 95 % intervals over the\n"
+    "prompts (none below 5 prompts), then every setting the run used: its value and where it\n"
+    "came from (default, the paper experiment, or an argument). Unless overridden, the seed\n"
+    "and settings are those of runner/experiments/paper.yaml (its top-level seed and settings),\n"
+    "so a run reproduces the paper replay's cell of the same configuration.\n",
+    NULL, RUN_OPTS};
 
 static void json_text(const char *s)
 {
@@ -157,78 +175,51 @@ static int with_defaults(const ls_kv *given, const char *model, const char *syst
   return rc;
 }
 
-int ls_cmd_run(int argc, char **argv)
+/* Simulates the parsed configuration; kv holds the command line's settings. */
+static int simulate(const run_opts *o, const ls_kv *kv, ls_decode_result *res, int *st, ls_error *err)
 {
-  const char *dev = NULL, *model = NULL, *ds = NULL, *sys = NULL, *db_path = NULL, *v;
-  long seed = -1, n;
-  int json = 0, steps = 0, rc = 0;
-  ls_kv *kv = NULL;
-  ls_error err;
-  ls_error_clear(&err);
-  if (ls_kv_create(&kv, &err))
-    return ls_status_exit(err.code);
-  for (int i = 1; i < argc && rc == 0; i++) {
-    int m;
-    if (strcmp(argv[i], "--help") == 0) {
-      fputs(USAGE, stdout);
-      ls_kv_free(kv);
-      return 0;
-    } else if ((m = ls_opt_value("run", argc, argv, &i, "--device", &dev)) ||
-               (m = ls_opt_value("run", argc, argv, &i, "--model", &model)) ||
-               (m = ls_opt_value("run", argc, argv, &i, "--dataset", &ds)) ||
-               (m = ls_opt_value("run", argc, argv, &i, "--system", &sys)) ||
-               (m = ls_opt_value("run", argc, argv, &i, "--db", &db_path))) {
-      rc = m < 0 ? 64 : 0;
-    } else if ((m = ls_opt_value("run", argc, argv, &i, "--set", &v))) {
-      rc = (m < 0 || ls_opt_set("run", kv, v, i + 1)) ? 64 : 0;
-    } else if ((m = ls_opt_value("run", argc, argv, &i, "--seed", &v))) {
-      rc = (m < 0 || ls_opt_long("run", "--seed", v, 0, 0x7fffffffL, &seed)) ? 64 : 0;
-    } else if ((m = ls_opt_value("run", argc, argv, &i, "--prompts", &v))) {
-      rc = (m < 0 || ls_opt_long("run", "--prompts", v, 1, 100000, &n) ||
-            ls_kv_set(kv, "workload.prompts", v, "--prompts", &err)) ? 64 : 0;
-    } else if ((m = ls_opt_value("run", argc, argv, &i, "--tokens", &v))) {
-      rc = (m < 0 || ls_opt_long("run", "--tokens", v, 1, 1000000, &n) ||
-            ls_kv_set(kv, "workload.max_tokens", v, "--tokens", &err)) ? 64 : 0;
-    } else if (strcmp(argv[i], "--json") == 0) {
-      json = 1;
-    } else if (strcmp(argv[i], "--steps") == 0) {
-      steps = 1;
-    } else {
-      rc = ls_usage_error("run", "unknown option '%s'", argv[i]);
-    }
-  }
-  if (rc == 0 && (!dev || !model || !ds || !sys))
-    rc = ls_usage_error("run", "--device, --model, --dataset and --system are required");
-  if (rc) {
-    ls_kv_free(kv);
-    return rc;
-  }
   ls_experiment *x = NULL;
   ls_decode_cache *cache = NULL;
   ls_db *db = NULL;
   ls_kv *all = NULL;
-  ls_decode_result res;
-  memset(&res, 0, sizeof res);
-  int st = 0;
   uint64_t paper_seed = 0;
   char from[600];
-  int e = with_defaults(kv, model, sys, &all, &paper_seed, from, sizeof from, &err);
-  if (!e) e = ls_experiment_single(&x, dev, model, ds, sys, all, seed >= 0 ? (uint64_t)seed : paper_seed,
-                                   ls_data_root(), &err);
-  if (!e) e = ls_validate_runs(x, &err); /* before the database is opened */
-  if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), &err);
-  if (!e && db_path) e = ls_db_open(&db, db_path, &err);
-  if (!e) e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), steps, &res, &st, &err);
-  if (!e && db) e = ls_db_stats_refresh(db, &err); /* ratios against runs already there */
+  int e = with_defaults(kv, o->model, o->system, &all, &paper_seed, from, sizeof from, err);
+  if (!e) e = ls_experiment_single(&x, o->device, o->model, o->dataset, o->system, all,
+                                   o->seed >= 0 ? (uint64_t)o->seed : paper_seed, ls_data_root(), err);
+  if (!e) e = ls_validate_runs(x, err); /* before the database is opened */
+  if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), err);
+  if (!e && o->db) e = ls_db_open(&db, o->db, err);
+  if (!e) e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), o->steps, res, st, err);
+  if (!e && db) e = ls_db_stats_refresh(db, err); /* ratios against runs already there */
   if (!e)
-    print_metrics(ls_experiment_run(x, 0), seed >= 0 ? "--seed" : from, &res, json);
-  else
-    ls_error_print(&err, stderr);
-  ls_decode_result_free(&res);
+    print_metrics(ls_experiment_run(x, 0), o->seed >= 0 ? "--seed" : from, res, o->json);
   ls_db_close(db);
   ls_decode_cache_free(cache);
   ls_experiment_free(x);
   ls_kv_free(all);
+  return e;
+}
+
+int ls_cmd_run(int argc, char **argv)
+{
+  run_opts o = {NULL, NULL, NULL, NULL, NULL, -1, 0, 0};
+  ls_kv *kv = NULL;
+  ls_error err;
+  ls_error_clear(&err);
+  int rc = ls_kv_create(&kv, &err), st = 0;
+  if (!rc && (rc = ls_opts_parse(&RUN, argc, argv, &o, kv)) != LS_OK) {
+    ls_kv_free(kv);
+    return ls_opts_exit(rc);
+  }
+  ls_decode_result res;
+  memset(&res, 0, sizeof res);
+  if (!rc)
+    rc = simulate(&o, kv, &res, &st, &err);
+  if (rc)
+    ls_error_print(&err, stderr);
+  ls_decode_result_free(&res);
   ls_kv_free(kv);
-  return e ? ls_status_exit(e) : (st == 1 ? 65 : 0);
+  /* st 1: the configuration is not valid here (e.g. ar-mem's target does not fit): bad input */
+  return rc ? ls_status_exit(rc) : st == 1 ? ls_status_exit(LS_EINVALID) : 0;
 }

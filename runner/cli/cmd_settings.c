@@ -5,18 +5,28 @@
 #include <string.h>
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 #include "runner/decode/system.h"
 #include "runner/study/validate.h"
 
-static const char USAGE[] =
-    "usage: leversim settings [--system S]\n"
+typedef struct settings_opts {
+  const char *system;
+} settings_opts;
+
+static const ls_opt SETTINGS_OPTS[] = {
+    {"--system", LS_OPT_CHOICE, OPT_AT(settings_opts, system), "S", "only the keys this system reads", .choice_at = ls_cli_system_at},
+    {NULL}};
+
+static const ls_cmd_spec SETTINGS = {
+    "settings", NULL, 0, 0, 0, "list every setting key: default, unit, range, which systems read it",
     "Lists every key that --set, an experiment's settings or a sweep axis may give: its type,\n"
     "default, accepted range (in the key's own unit), the component that reads it and the\n"
     "systems that read it. The list is collected by setting up each system on every dataset,\n"
     "so it is exactly what the code reads. Defaults that depend on the device, model or\n"
     "dataset are shown for the reference device and target named in the heading ('by input'\n"
     "marks one that also depends on the dataset); 'by system' defaults are listed below the\n"
-    "key. A key some system of a run does not read must be scoped (SYSTEM:key).\n";
+    "key. A key some system of a run does not read must be scoped (SYSTEM:key).\n",
+    NULL, SETTINGS_OPTS};
 
 static void print_entry(const ls_validate_entry *e, int one_system, int n_systems)
 {
@@ -36,19 +46,11 @@ static void print_entry(const ls_validate_entry *e, int one_system, int n_system
 
 int ls_cmd_settings(int argc, char **argv)
 {
-  const char *system = NULL;
-  for (int i = 1; i < argc; i++) {
-    int m;
-    if (strcmp(argv[i], "--help") == 0) {
-      fputs(USAGE, stdout);
-      return 0;
-    } else if ((m = ls_opt_value("settings", argc, argv, &i, "--system", &system))) {
-      if (m < 0)
-        return 64;
-    } else {
-      return ls_usage_error("settings", "unknown option '%s'", argv[i]);
-    }
-  }
+  settings_opts o = {NULL};
+  int prc = ls_opts_parse(&SETTINGS, argc, argv, &o, NULL);
+  if (prc)
+    return ls_opts_exit(prc);
+  const char *system = o.system;
   ls_error err;
   ls_error_clear(&err);
   ls_decode_cache *cache = NULL;

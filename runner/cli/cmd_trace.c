@@ -5,71 +5,50 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 #include "sim/kv.h"
 #include "workloads/dataset.h"
 #include "workloads/model.h"
 #include "workloads/oracle.h"
 #include "workloads/trace.h"
 
-static const char USAGE[] =
-    "usage: leversim trace record --dataset S --model M [--draft D] [--prompts N] [--seed N]\n"
-    "                             [--topk K] [--off N] [--set workload.key=value]... [--out FILE]\n"
-    "       leversim trace info FILE\n"
-    "record: replays the synthetic oracle along each prompt's text and writes a trace (stdout\n"
-    "        without --out): top-K draft probabilities (default 8) per position, the rank the\n"
-    "        target chose, and the candidate sets of N off-path children (default 2).\n"
-    "info:   validates a trace and prints a summary.\n";
-
 typedef struct rec_args {
   const char *dataset, *model, *draft, *out;
-  long prompts, seed, topk, off;
+  long seed, topk, off;
 } rec_args;
+
+static const ls_opt RECORD_OPTS[] = {
+    {"--dataset", LS_OPT_STR, OPT_AT(rec_args, dataset), "S", "dataset whose prompts are replayed", .flags = LS_OPT_REQUIRED},
+    {"--model", LS_OPT_STR, OPT_AT(rec_args, model), "M", "target model", .flags = LS_OPT_REQUIRED},
+    {"--draft", LS_OPT_STR, OPT_AT(rec_args, draft), "D", "draft model (default: the target's default draft)"},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts to record: --set workload.prompts=N", .lo = 1, .hi = 100000, .key = "workload.prompts"},
+    {"--seed", LS_OPT_LONG, OPT_AT(rec_args, seed), "N", "oracle seed (default 1)", .lo = 0, .hi = 0x7fffffffL},
+    {"--topk", LS_OPT_LONG, OPT_AT(rec_args, topk), "K", "draft probabilities kept per position (default 8)", .lo = 1, .hi = LS_VIEW_TOPK_MAX},
+    {"--off", LS_OPT_LONG, OPT_AT(rec_args, off), "N", "off-path children whose candidate sets are kept (default 2)", .lo = 0, .hi = LS_VIEW_TOPK_MAX},
+    {"--set", LS_OPT_SET, 0, "workload.key=value", "a workload setting of the oracle"},
+    {"--out", LS_OPT_STR, OPT_AT(rec_args, out), "FILE", "write the trace there (default stdout)"},
+    {NULL}};
+
+static const ls_cmd_spec RECORD = {
+    "trace record", NULL, 0, 0, 0, "record a trace from the synthetic oracle",
+    "Replays the synthetic oracle along each prompt's text and writes a trace\n"
+    "(workloads/TRACE_FORMAT.md): the top-K draft probabilities per position, the rank the\n"
+    "target chose, and the candidate sets of N off-path children.\n",
+    NULL, RECORD_OPTS};
+
+typedef struct info_args {
+  ls_opt_list file;
+} info_args;
+
+static const ls_opt NO_OPTS[] = {{NULL}};
+
+static const ls_cmd_spec INFO = {"trace info", "FILE", 1, 1, OPT_AT(info_args, file),
+                                 "validate a trace file and print a summary", NULL, NULL, NO_OPTS};
 
 static int fail(const ls_error *e)
 {
   ls_error_print(e, stderr);
   return ls_status_exit(e->code);
-}
-
-static int parse_long(const char *name, const char *text, long lo, long hi, long *out)
-{
-  char *end;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (end == text || *end || errno || v < lo || v > hi)
-    return ls_usage_error("trace", "%s: bad value '%s' (expected a whole number in [%ld, %ld])", name, text, lo, hi);
-  *out = v;
-  return 0;
-}
-
-static int parse_record(int argc, char **argv, rec_args *a, ls_kv *kv)
-{
-  ls_error e;
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i];
-    if (i + 1 >= argc)
-      return ls_usage_error("trace", "%s: unknown option or missing value", o);
-    const char *v = argv[++i];
-    int rc = 0;
-    if (!strcmp(o, "--dataset")) a->dataset = v;
-    else if (!strcmp(o, "--model")) a->model = v;
-    else if (!strcmp(o, "--draft")) a->draft = v;
-    else if (!strcmp(o, "--out")) a->out = v;
-    else if (!strcmp(o, "--prompts")) rc = parse_long(o, v, 1, 100000, &a->prompts);
-    else if (!strcmp(o, "--seed")) rc = parse_long(o, v, 0, 0x7fffffffL, &a->seed);
-    else if (!strcmp(o, "--topk")) rc = parse_long(o, v, 1, LS_VIEW_TOPK_MAX, &a->topk);
-    else if (!strcmp(o, "--off")) rc = parse_long(o, v, 0, LS_VIEW_TOPK_MAX, &a->off);
-    else if (!strcmp(o, "--set")) {
-      if (ls_kv_assign(kv, v, "--set", &e))
-        return fail(&e);
-    } else
-      return ls_usage_error("trace", "unknown option '%s'", o);
-    if (rc)
-      return rc;
-  }
-  if (!a->dataset || !a->model)
-    return ls_usage_error("trace", "record needs --dataset and --model");
-  return 0;
 }
 
 static int record(const rec_args *a, ls_kv *kv)
@@ -80,16 +59,11 @@ static int record(const rec_args *a, ls_kv *kv)
   ls_model *tg = NULL, *dr = NULL;
   ls_oracle *o = NULL;
   ls_trace *t = NULL;
-  char buf[32];
   int rc = ls_dataset_load_id(&ds, ls_data_root(), a->dataset, &e);
   if (!rc) rc = ls_model_load_id(&tg, ls_data_root(), a->model, &e);
   if (!rc && !ls_model_is_target(tg))
     rc = ls_error_set(&e, LS_EINVALID, "--model %s is a draft model; give a target", a->model);
   if (!rc) rc = ls_model_load_id(&dr, ls_data_root(), a->draft ? a->draft : ls_model_default_draft(tg), &e);
-  if (!rc && a->prompts > 0) {
-    snprintf(buf, sizeof buf, "%ld", a->prompts);
-    rc = ls_kv_set(kv, "workload.prompts", buf, "--prompts", &e);
-  }
   if (!rc) rc = ls_oracle_create(&o, ds, tg, dr, (uint64_t)a->seed, kv, &e);
   if (!rc) rc = ls_kv_check_used(kv, "", &e);
   if (!rc) rc = ls_trace_record(&t, o, (int)a->topk, (int)a->off, 8, a->dataset, a->model, ls_model_id(dr),
@@ -105,36 +79,39 @@ static int record(const rec_args *a, ls_kv *kv)
 
 static int info(int argc, char **argv)
 {
-  if (argc != 2)
-    return ls_usage_error("trace", "info needs exactly one FILE");
+  info_args a = {.file.n = 0};
+  int rc = ls_opts_parse(&INFO, argc, argv, &a, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
   ls_error e;
   ls_error_clear(&e);
   ls_trace *t = NULL;
-  if (ls_trace_read(&t, argv[1], &e))
+  if (ls_trace_read(&t, a.file.v[0], &e))
     return fail(&e);
   ls_trace_info(t, stdout);
   ls_trace_free(t);
   return 0;
 }
 
-int ls_cmd_trace(int argc, char **argv)
+static int record_cmd(int argc, char **argv)
 {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    fputs(USAGE, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 64 : 0;
-  }
-  if (!strcmp(argv[1], "info"))
-    return info(argc - 1, argv + 1);
-  if (strcmp(argv[1], "record") != 0)
-    return ls_usage_error("trace", "unknown action '%s' (expected record or info)", argv[1]);
-  rec_args a = {NULL, NULL, NULL, NULL, 0, 1, 8, 2};
+  rec_args a = {NULL, NULL, NULL, NULL, 1, 8, 2};
   ls_kv *kv = NULL;
   ls_error e;
   if (ls_kv_create(&kv, &e))
     return fail(&e);
-  int rc = parse_record(argc - 1, argv + 1, &a, kv);
-  if (!rc)
-    rc = record(&a, kv);
+  int rc = ls_opts_parse(&RECORD, argc, argv, &a, kv);
+  rc = rc ? ls_opts_exit(rc) : record(&a, kv);
   ls_kv_free(kv);
   return rc;
+}
+
+static const ls_subcmd TRACE[] = {
+    {"record", record_cmd, "record a trace from the synthetic oracle"},
+    {"info", info, "validate a trace file and print a summary"},
+    {NULL, NULL, NULL}};
+
+int ls_cmd_trace(int argc, char **argv)
+{
+  return ls_opts_group("trace", "Draft/target traces (workloads/TRACE_FORMAT.md).", TRACE, argc, argv);
 }

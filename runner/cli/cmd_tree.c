@@ -20,6 +20,7 @@
 #include "policies/posview.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/opts.h"
 
 #define CMD "tree"
 
@@ -29,66 +30,38 @@ typedef struct {
   int json, ascii;
 } tree_opts;
 
-static int usage(void)
+/* The i-th name of a NULL-terminated registry list, NULL past the last. */
+static const char *nth(const char *const *names, int i)
 {
-  printf("usage: leversim tree --policy P [--acceptance p1,p2,...] [--budget N] [--device D --model M]\n"
-         "                     [--map M] [--ctx N] [--seed N] [--set key=value]... [--json] [--ascii]\n"
-         "  P: ar, chain, specinfer, sequoia, eagle2, opt-tree, lever (default lever)\n"
-         "  --acceptance  positional acceptance by rank (default 0.6,0.2,0.1)\n"
-         "                (the draft's candidate probabilities: these scaled to sum 1)\n"
-         "  --ctx         context length for attention costs (default 512)\n"
-         "  --ascii       draw the tree with |- and `- instead of box-drawing characters\n");
-  return 0;
+  for (int k = 0; k < i && *names; k++)
+    names++;
+  return *names;
 }
 
-static int parse(int argc, char **argv, tree_opts *o, ls_kv *kv)
-{
-  *o = (tree_opts){"lever", "0.6,0.2,0.1", NULL, NULL, NULL, 0, 512, 1, 0, 0};
-  for (int i = 1; i < argc; i++) {
-    const char *v = NULL;
-    int r;
-    if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--ascii") == 0) {
-      *(argv[i][2] == 'j' ? &o->json : &o->ascii) = 1;
-      continue;
-    }
-    if ((r = ls_opt_value(CMD, argc, argv, &i, "--policy", &o->policy)) ||
-        (r = ls_opt_value(CMD, argc, argv, &i, "--acceptance", &o->acceptance)) ||
-        (r = ls_opt_value(CMD, argc, argv, &i, "--device", &o->device)) ||
-        (r = ls_opt_value(CMD, argc, argv, &i, "--model", &o->model)) ||
-        (r = ls_opt_value(CMD, argc, argv, &i, "--map", &o->map))) {
-      if (r < 0)
-        return -1;
-      continue;
-    }
-    if ((r = ls_opt_value(CMD, argc, argv, &i, "--budget", &v)) != 0) {
-      if (r < 0 || ls_opt_long(CMD, "--budget", v, 1, LS_TREE_MAX, &o->budget) < 0)
-        return -1;
-      continue;
-    }
-    if ((r = ls_opt_value(CMD, argc, argv, &i, "--ctx", &v)) != 0) {
-      if (r < 0 || ls_opt_long(CMD, "--ctx", v, 0, 1 << 24, &o->ctx) < 0)
-        return -1;
-      continue;
-    }
-    if ((r = ls_opt_value(CMD, argc, argv, &i, "--seed", &v)) != 0) {
-      if (r < 0 || ls_opt_long(CMD, "--seed", v, 0, 0x7fffffffL, &o->seed) < 0)
-        return -1;
-      continue;
-    }
-    if ((r = ls_opt_value(CMD, argc, argv, &i, "--set", &v)) != 0) {
-      if (r < 0 || ls_opt_set(CMD, kv, v, i + 1) < 0)
-        return -1;
-      continue;
-    }
-    ls_usage_error(CMD, "unknown argument '%s'", argv[i]);
-    return -1;
-  }
-  if ((o->device == NULL) != (o->model == NULL)) {
-    ls_usage_error(CMD, "--device and --model go together");
-    return -1;
-  }
-  return 0;
-}
+static const char *draft_at(int i) { return nth(ls_draft_names(), i); }
+static const char *map_at(int i) { return nth(ls_map_names(), i); }
+
+static const ls_opt TREE_OPTS[] = {
+    {"--policy", LS_OPT_CHOICE, OPT_AT(tree_opts, policy), "P", "draft policy (default lever)", .choice_at = draft_at},
+    {"--acceptance", LS_OPT_STR, OPT_AT(tree_opts, acceptance), "p1,p2,...", "positional acceptance by rank (default 0.6,0.2,0.1); the draft's candidate probabilities are these scaled to sum 1"},
+    {"--budget", LS_OPT_LONG, OPT_AT(tree_opts, budget), "N", "draft.budget: nodes of the tree", .lo = 1, .hi = LS_TREE_MAX},
+    {"--device", LS_OPT_STR, OPT_AT(tree_opts, device), "D", "with --model: the real cost model of this device"},
+    {"--model", LS_OPT_STR, OPT_AT(tree_opts, model), "M", "with --device: the target (its default draft drafts)"},
+    {"--map", LS_OPT_CHOICE, OPT_AT(tree_opts, map), "M", "map policy of the cost model (default lever's for lever, npu otherwise)", .choice_at = map_at},
+    {"--ctx", LS_OPT_LONG, OPT_AT(tree_opts, ctx), "N", "context length for attention costs (default 512)", .lo = 0, .hi = 1 << 24},
+    {"--seed", LS_OPT_LONG, OPT_AT(tree_opts, seed), "N", "seed of the positional view (default 1)", .lo = 0, .hi = 0x7fffffffL},
+    {"--set", LS_OPT_SET, 0, "key=value", "a policy setting (draft.*, map.*, device.*)"},
+    {"--json", LS_OPT_FLAG, OPT_AT(tree_opts, json), NULL, "print one JSON document"},
+    {"--ascii", LS_OPT_FLAG, OPT_AT(tree_opts, ascii), NULL, "draw the tree with |- and `- instead of box-drawing characters"},
+    {NULL}};
+
+static const ls_cmd_spec TREE = {
+    "tree", NULL, 0, 0, 0, "build and print one draft tree with a policy",
+    "Prints each node's rank, draft probability, path probability and gain (its share of the\n"
+    "expected accepted length), then size, depth, draft passes and the expected accepted\n"
+    "length. Without --device/--model the policy gets no cost model (cost-aware policies\n"
+    "build their largest tree).\n",
+    NULL, TREE_OPTS};
 
 static int parse_vector(const char *text, double *p, int *n)
 {
@@ -287,75 +260,77 @@ static void print_tree(const tree_opts *o, const ls_tree *t, const ls_posview *p
   draw_node(t, gain, 0, prefix, 0, 1, o->ascii, col);
 }
 
-int ls_cmd_tree(int argc, char **argv)
+/* The usage checks the table cannot make: the vector, --device with --model. Returns
+ * 0 or the exit status of a usage error. */
+static int check_args(const tree_opts *o, double *p, int *np)
 {
-  if (argc > 1 && strcmp(argv[1], "--help") == 0)
-    return usage();
-  ls_kv *kv = NULL;
-  ls_error err;
-  ls_error_clear(&err);
-  if (ls_kv_create(&kv, &err) != LS_OK) {
-    ls_error_print(&err, stderr);
-    return ls_status_exit(err.code);
-  }
-  tree_opts o;
+  if ((o->device == NULL) != (o->model == NULL))
+    return ls_usage_error(CMD, "--device and --model go together");
+  if (parse_vector(o->acceptance, p, np) < 0)
+    return ls_usage_error(CMD, "--acceptance: bad vector '%s' (expected p1,p2,... numbers)", o->acceptance);
+  return 0;
+}
+
+/* Builds and prints the tree; returns a status. */
+static int build(const tree_opts *o, ls_kv *kv, const double *p, int np, ls_error *err)
+{
   tree_res r = {0};
   ls_tree *t = NULL;
-  int rc = parse(argc, argv, &o, kv) < 0 ? LS_EUSAGE : LS_OK, status = 64;
-  double p[LS_VIEW_TOPK_MAX];
-  int np = 0;
-  char buf[32];
-  if (rc == LS_OK && parse_vector(o.acceptance, p, &np) < 0) {
-    ls_usage_error(CMD, "--acceptance: bad vector '%s' (expected p1,p2,... numbers)", o.acceptance);
-    rc = LS_EUSAGE;
-  }
-  if (rc == LS_OK && !(r.ops = ls_draft_find(o.policy))) {
-    ls_usage_error(CMD, "unknown draft policy '%s' (expected ar, chain, specinfer, sequoia, eagle2, opt-tree, lever)",
-                   o.policy);
-    rc = LS_EUSAGE;
-  }
-  if (rc == LS_OK && o.map && !ls_map_find(o.map)) {
-    ls_usage_error(CMD, "unknown map policy '%s' (expected npu, cpu, npu-batch, lever)", o.map);
-    rc = LS_EUSAGE;
-  }
-  if (rc == LS_EUSAGE)
-    goto done;
-  status = 0;
-  if (o.budget > 0) {
-    snprintf(buf, sizeof buf, "%ld", o.budget);
-    rc = ls_kv_set(kv, "draft.budget", buf, "--budget", &err);
-  }
-  if (rc == LS_OK && !ls_kv_find(kv, "draft.acceptance")) /* sequoia's vector: the view's */
-    rc = ls_kv_set(kv, "draft.acceptance", o.acceptance, "--acceptance", &err);
   ls_posview pv;
   ls_draft_view view;
   ls_cost_model cost;
-  if (rc == LS_OK)
-    rc = ls_posview_init(&pv, p, np, (uint64_t)o.seed, &view, &err);
-  if (rc == LS_OK) {
-    r.map = ls_map_find(o.map ? o.map : (strcmp(o.policy, "lever") == 0 ? "lever" : "npu"));
-    rc = r.map->create(&r.map_state, kv, &err);
+  char buf[32];
+  int rc = LS_OK;
+  r.ops = ls_draft_find(o->policy);
+  if (o->budget > 0) {
+    snprintf(buf, sizeof buf, "%ld", o->budget);
+    rc = ls_kv_set(kv, "draft.budget", buf, "--budget", err);
   }
-  if (rc == LS_OK && o.device)
-    rc = load_costs(&o, kv, &r, &cost, &err);
-  if (rc == LS_OK && (rc = r.ops->create(&r.state, kv, &err)) == LS_OK)
+  if (rc == LS_OK && !ls_kv_find(kv, "draft.acceptance")) /* sequoia's vector: the view's */
+    rc = ls_kv_set(kv, "draft.acceptance", o->acceptance, "--acceptance", err);
+  if (rc == LS_OK)
+    rc = ls_posview_init(&pv, p, np, (uint64_t)o->seed, &view, err);
+  if (rc == LS_OK) {
+    r.map = ls_map_find(o->map ? o->map : (strcmp(o->policy, "lever") == 0 ? "lever" : "npu"));
+    rc = r.map->create(&r.map_state, kv, err);
+  }
+  if (rc == LS_OK && o->device)
+    rc = load_costs(o, kv, &r, &cost, err);
+  if (rc == LS_OK && (rc = r.ops->create(&r.state, kv, err)) == LS_OK)
     r.has_state = 1;
   (void)ls_kv_find(kv, "draft.acceptance");
   if (rc == LS_OK)
-    rc = ls_kv_check_used(kv, "", &err);
+    rc = ls_kv_check_used(kv, "", err);
   if (rc == LS_OK && !(t = malloc(sizeof *t)))
-    rc = ls_error_set(&err, LS_ENOMEM, "tree: out of memory");
+    rc = ls_error_set(err, LS_ENOMEM, "tree: out of memory");
   if (rc == LS_OK)
-    rc = r.ops->build(r.state, t, &view, o.device ? &cost : NULL, &err);
+    rc = r.ops->build(r.state, t, &view, o->device ? &cost : NULL, err);
   if (rc == LS_OK)
-    print_tree(&o, t, &pv, ls_posview_expected(&pv, t), o.device ? &cost : NULL);
+    print_tree(o, t, &pv, ls_posview_expected(&pv, t), o->device ? &cost : NULL);
+  free(t);
+  release(&r);
+  return rc;
+}
+
+int ls_cmd_tree(int argc, char **argv)
+{
+  tree_opts o = {"lever", "0.6,0.2,0.1", NULL, NULL, NULL, 0, 512, 1, 0, 0};
+  ls_kv *kv = NULL;
+  ls_error err;
+  ls_error_clear(&err);
+  double p[LS_VIEW_TOPK_MAX];
+  int np = 0, status = 0, rc = ls_kv_create(&kv, &err);
+  if (rc == LS_OK) {
+    int prc = ls_opts_parse(&TREE, argc, argv, &o, kv);
+    if (prc != LS_OK)
+      status = ls_opts_exit(prc);
+    else if ((status = check_args(&o, p, &np)) == 0)
+      rc = build(&o, kv, p, np, &err);
+  }
   if (rc != LS_OK) {
     ls_error_print(&err, stderr);
     status = ls_status_exit(rc);
   }
-done:
-  free(t);
-  release(&r);
   ls_kv_free(kv);
   return status;
 }

@@ -1,6 +1,8 @@
-/* runner/commands: the leversim subcommands. Each takes the arguments after its own name
- * (argv[0] is the subcommand name) and returns the process exit status (docs/ARCHITECTURE.md, "Exit codes":
- * 0 ok, 1 a run failed, 2 regression found, 64+ usage/data errors via ls_status_exit). */
+/* runner/cli/commands: the leversim subcommands. Each takes the arguments after its own name
+ * (argv[0] is the subcommand name), parses them with its option table (runner/cli/opts.h) and
+ * returns the process exit status, always from the one table in sim/error.h through
+ * ls_status_exit or ls_opts_exit (docs/ARCHITECTURE.md, "Exit codes"). main.c checks stdout
+ * after every command. */
 #ifndef LS_RUNNER_COMMANDS_H
 #define LS_RUNNER_COMMANDS_H
 
@@ -27,7 +29,8 @@ int ls_bench_cycle(int argc, char **argv);    /* runner/cli/bench_cycle.c */
 /* Data folders resolve against ls_data_root() (runner/decode/paths.h). */
 #include "runner/decode/paths.h"
 
-/* Prints "leversim <cmd>: <msg>" for a usage error and returns 64. */
+/* Prints "leversim <cmd>: <msg>" for a usage error and returns its exit status,
+ * ls_status_exit(LS_EUSAGE). */
 int ls_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

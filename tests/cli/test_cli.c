@@ -142,6 +142,15 @@ static void test_unknown_names_list_choices(void)
   rc = ls_test_cli("run --device tiny --model tiny-target --dataset iid --system levr", out, sizeof out);
   CU_ASSERT_EQUAL(rc, 64); /* a built-in name typed on the command line: usage */
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "ar-flash"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "'levr', did you mean lever?")); /* issue 18, Why 6 */
+  CU_ASSERT_EQUAL(ls_test_cli("swep exp.yaml", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown command 'swep' (did you mean sweep?)"));
+  CU_ASSERT_EQUAL(ls_test_cli("run --devcie tiny", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown option '--devcie' (did you mean --device?)"));
+  CU_ASSERT_EQUAL(ls_test_cli("profiles shwo tiny", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "unknown subcommand 'shwo', did you mean show?"));
+  CU_ASSERT_EQUAL(ls_test_cli("settings --system lver", out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "did you mean lever?"));
   rc = ls_test_cli("run --device tiny --model tiny-target --dataset iid --system lever --set draft.budgett=4", out, sizeof out);
   CU_ASSERT_EQUAL(rc, 64);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "draft.budgett"));
@@ -584,7 +593,7 @@ static void test_sigint_parent_only(void)
   CU_ASSERT_EQUAL(signal_sweep("int-parent", SIGINT, 0, db, sizeof db, out, sizeof out), 130);
   int n = count_runs(db);
   CU_ASSERT(n >= 0 && n < 48 + 320); /* the whole experiment has 368 runs */
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: " LS_BINARY " sweep"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, " --jobs 2 --resume"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "--db "));
 }
@@ -597,7 +606,7 @@ static void test_worker_killed_named(void)
   char db[512], out[8192];
   CU_ASSERT_EQUAL(signal_sweep("killed-worker", SIGKILL, 1, db, sizeof db, out, sizeof out), 70);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "killed by SIGKILL"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: leversim sweep"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume with: " LS_BINARY " sweep"));
   int n = count_runs(db);
   CU_ASSERT(n >= 0 && n < 48 + 320);
 }
@@ -650,13 +659,16 @@ static void test_resume_hint(void)
   char buf[512];
   char *a1[] = {"sweep", "exp.yaml", "--jobs", "4", "--shard", "2/3", "--set", "draft.budget=8",
                 "--db", "my results.db"};
-  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, 10, a1),
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, "leversim", 10, a1),
                          "leversim sweep exp.yaml --jobs 4 --shard 2/3 --set draft.budget=8 --db "
                          "'my results.db' --resume");
   char *a2[] = {"reproduce", "--resume", "--quick", "it's"};
-  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, 4, a2),
-                         "leversim reproduce --resume --quick 'it'\\''s'");
-  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, 40, 10, a1), "the same command with --resume");
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, "build/leversim", 4, a2),
+                         "build/leversim reproduce --resume --quick 'it'\\''s'");
+  /* the program as the user ran it, quoted like any other word */
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, sizeof buf, "/opt/my tools/leversim", 4, a2),
+                         "'/opt/my tools/leversim' reproduce --resume --quick 'it'\\''s'");
+  CU_ASSERT_STRING_EQUAL(ls_resume_hint(buf, 40, "leversim", 10, a1), "the same command with --resume");
 }
 
 /* Off a terminal, a progress line about every progress_s seconds (5 by default). */
@@ -690,6 +702,114 @@ static void test_progress_off_terminal(void)
   CU_ASSERT_PTR_NULL(strchr(out, '\r')); /* no terminal bar in a log */
 }
 
+/* ---- writes: every write checked (issue 22 item 4) ---- */
+
+/* Runs `sh -c "prefix; 'leversim' args 2>err"` and returns the exit status (the shell's: 128 +
+ * the signal when the binary was killed by one); stderr into err. */
+static int sh_status(const char *prefix, const char *args, char *err, size_t size)
+{
+  char cmd[4096], errfile[600];
+  snprintf(errfile, sizeof errfile, "%s/sh-err.txt", g_tmp);
+  snprintf(cmd, sizeof cmd, "%s%s'%s' %s 2>'%s'", prefix ? prefix : "", prefix ? "; " : "", LS_BINARY, args, errfile);
+  int st = system(cmd);
+  read_text(errfile, err, size);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A one-run database on the fixture, made once per process. */
+static const char *tiny_db(void)
+{
+  static char db[600];
+  if (db[0])
+    return db;
+  char args[1024], out[8192];
+  snprintf(db, sizeof db, "%s/tiny.db", g_tmp);
+  snprintf(args, sizeof args, "run --device tiny --model tiny-target --dataset iid --system lever --prompts 1 "
+           "--tokens 8 --db '%s'", db);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  return db;
+}
+
+/* Output to a full device exited 0 for these commands: each now exits 74 and says why. */
+static void test_stdout_full(void)
+{
+  char db_args[800], err[8192];
+  snprintf(db_args, sizeof db_args, "export --db '%s' --format table", tiny_db());
+  const char *cmds[] = {"settings", "run --device tiny --model tiny-target --dataset iid --system lever --prompts 1 --tokens 8 --json",
+                        "run --device tiny --model tiny-target --dataset iid --system lever --prompts 1 --tokens 8",
+                        "profiles show tiny", "profiles list", "tree --policy lever", "tree --policy chain --json",
+                        "devices curve --device tiny --model tiny-target --csv", db_args, "--help", "run --help",
+                        "help --markdown", "--version", "bench --help"};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    char args[1200];
+    snprintf(args, sizeof args, "%s > /dev/full", cmds[i]);
+    int rc = sh_status(NULL, args, err, sizeof err);
+    if (rc != 74)
+      fprintf(stderr, "\n  %s: exit %d\n", cmds[i], rc);
+    CU_ASSERT_EQUAL(rc, 74);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "error writing standard output: No space left on device"));
+  }
+  /* the same commands with a working stdout exit 0 */
+  CU_ASSERT_EQUAL(sh_status(NULL, "settings > /dev/null", err, sizeof err), 0);
+  CU_ASSERT_EQUAL(sh_status(NULL, "profiles show tiny > /dev/null", err, sizeof err), 0);
+}
+
+/* A file written by the command itself onto a full device: export --out. */
+static void test_file_full(void)
+{
+  char args[1200], err[8192];
+  snprintf(args, sizeof args, "export --db '%s' --out /dev/full", tiny_db());
+  CU_ASSERT_EQUAL(sh_status(NULL, args, err, sizeof err), 74);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "/dev/full"));
+}
+
+/* Under a file-size limit (ulimit -f, like a full disk) commands that write a file died by
+ * SIGXFSZ with no message (shell status 153). SIGXFSZ is ignored: each write fails with EFBIG
+ * and the command exits 74 with a message. */
+static void test_fsize_no_signal(void)
+{
+  char err[8192];
+  const char *db = tiny_db();
+  char cmds[6][1200];
+  snprintf(cmds[0], sizeof cmds[0], "export --db '%s' --view v_settings --out '%s/lim.csv'", db, g_tmp);
+  snprintf(cmds[1], sizeof cmds[1], "check --db '%s' --write-baseline '%s/lim.yaml'", db, g_tmp);
+  snprintf(cmds[2], sizeof cmds[2], "trace record --dataset iid --model tiny-target --prompts 2 --out '%s/lim.trace'", g_tmp);
+  snprintf(cmds[3], sizeof cmds[3], "run --device tiny --model tiny-target --dataset iid --system lever --prompts 1 "
+           "--tokens 8 --steps --db '%s/lim.db'", g_tmp);
+  snprintf(cmds[4], sizeof cmds[4], "settings > '%s/lim.txt'", g_tmp);
+  snprintf(cmds[5], sizeof cmds[5], "help --markdown > '%s/lim.md'", g_tmp);
+  for (int i = 0; i < 6; i++) {
+    int rc = sh_status("ulimit -f 1", cmds[i], err, sizeof err);
+    if (rc != 74)
+      fprintf(stderr, "\n  %s: exit %d (%s)\n", cmds[i], rc, err);
+    CU_ASSERT_EQUAL(rc, 74);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "leversim"));
+  }
+}
+
+/* The output file itself over the limit (the database, read first, fits under it): export's
+ * own write fails with EFBIG, and the message names the output, not the database. */
+static void test_fsize_output_file(void)
+{
+  char db[600], args[1400], err[8192];
+  snprintf(db, sizeof db, "%s/big.db", g_tmp);
+  CU_ASSERT_EQUAL_FATAL(sweep(db, "--quick --jobs 2"), 0);
+  snprintf(args, sizeof args, "export --db '%s' --view v_settings --format json --out '%s/big.csv'", db, g_tmp);
+  CU_ASSERT_EQUAL(sh_status(NULL, args, err, sizeof err), 0);
+  char path[600];
+  snprintf(path, sizeof path, "%s/big.csv", g_tmp);
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fclose(f);
+  CU_ASSERT_FATAL(size > 256 * 1024); /* above the limit below in any shell's block size */
+  remove(path);
+  CU_ASSERT_EQUAL(sh_status("ulimit -f 256", args, err, sizeof err), 74);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "big.csv: ")); /* the output named, whichever write failed */
+  CU_ASSERT_PTR_NULL(strstr(err, "big.db"));
+}
+
 static CU_TestInfo basics_tests[] = {
     {"help and version of every command", test_help_and_version},
     {"unknown names list the valid choices", test_unknown_names_list_choices},
@@ -702,6 +822,12 @@ static CU_TestInfo validate_tests[] = {
     {"run echoes its settings; the database stores them", test_run_echo_and_stored_settings},
     {"leversim settings", test_settings_command},
     {"run with no settings reproduces the paper replay's cell", test_run_reproduces_paper_cell},
+    CU_TEST_INFO_NULL};
+static CU_TestInfo writes_tests[] = {
+    {"stdout on a full device exits 74", test_stdout_full},
+    {"an output file on a full device exits 74", test_file_full},
+    {"a file-size limit: exit 74, no signal", test_fsize_no_signal},
+    {"a file-size limit on the output file itself", test_fsize_output_file},
     CU_TEST_INFO_NULL};
 static CU_TestInfo determinism_tests[] = {{"--jobs 1 and --jobs 2 give identical metrics", test_jobs_identical}, CU_TEST_INFO_NULL};
 static CU_TestInfo shards_tests[] = {
@@ -722,6 +848,11 @@ static CU_TestInfo reliability_tests[] = {
     {"progress lines off a terminal", test_progress_off_terminal},
     CU_TEST_INFO_NULL};
 
+extern CU_TestInfo ls_cli_opts_tests[]; /* test_opts.c */
+extern CU_TestInfo ls_cli_docs_tests[]; /* test_docs.c */
+int ls_cli_docs_init(void);
+int ls_cli_docs_clean(void);
+
 static int init(void) { return setup_tmp(); }
 
 static int clean(void)
@@ -739,6 +870,9 @@ static CU_SuiteInfo suites[] = {
     {"resume", init, clean, NULL, NULL, resume_tests},
     {"interrupt", init, clean, NULL, NULL, interrupt_tests},
     {"reliability", init, clean, NULL, NULL, reliability_tests},
+    {"writes", init, clean, NULL, NULL, writes_tests},
+    {"opts", NULL, NULL, NULL, NULL, ls_cli_opts_tests},
+    {"docs", ls_cli_docs_init, ls_cli_docs_clean, NULL, NULL, ls_cli_docs_tests},
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv) { return ls_test_main(argc, argv, suites); }
