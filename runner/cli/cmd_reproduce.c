@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "results/db.h"
 #include "sim/rng.h"
+#include "sim/stop.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
@@ -44,16 +45,6 @@ static const ls_cmd_spec REPRO = {
     "checked against no baseline and from which none is written. With --json everything but\n"
     "the document goes to stderr.\n",
     NULL, REPRO_OPTS};
-
-static void remove_db(const char *path)
-{
-  char side[600];
-  unlink(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
-}
 
 /* What the replay was: recorded in the database's meta so that `leversim check` can tell a
  * quick database from a full one (results/check.c). spec_hash: 64-bit hash of every run id
@@ -234,16 +225,27 @@ static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv
     e = replay_of(x, o->quick, ls_kv_count(sizes) > 0, &info, err);
   if (!e) /* before the old database is removed */
     e = ls_validate_runs(x, err);
-  if (!e && !o->resume)
-    remove_db(o->db);
-  if (!e) {
-    ls_driver_opts d = {o->db, ls_data_root(), hint, (int)o->jobs, o->resume, 0, 0};
+  if (!e) { /* the replay is recorded before the first run: an interrupted database says
+             * what it is; without --resume the database is emptied (never another file) */
+    const char *meta[] = {"experiment", "paper", "replay", info.replay, "spec_hash",
+                          info.spec_hash, "prompts", info.prompts, "max_tokens", info.max_tokens,
+                          NULL};
+    ls_driver_opts d = {o->db, ls_data_root(), hint, (int)o->jobs, o->resume, 0, 0,
+                        !o->resume, "reproduce", meta};
     e = ls_driver_run(x, &d, sum, err);
   }
   if (!e) {
     fprintf(stderr, "leversim reproduce: %d runs (%d ok, %d not valid here, %d failed) in %.1f s -> %s\n",
             sum->total, sum->ok, sum->invalid, sum->failed, sum->wall_s, o->db);
+    struct sigaction old[2]; /* Ctrl-C after the last run: the same hint as during runs */
+    ls_stop_catch(old);
     e = summary(o->db, o->json, &info, sum, err);
+    ls_stop_restore(old);
+    if (!e && *ls_stop_flag()) {
+      fprintf(stderr, "leversim: interrupted after %d of %d runs; finished runs are saved.\n"
+                      "resume with: %s\n", sum->total, sum->total, hint);
+      e = ls_error_set(err, LS_EINTR, "interrupted");
+    }
   }
   ls_experiment_free(x);
   return e;
