@@ -55,9 +55,11 @@ c_black = '#000000'; c_orange = '#E69F00'; c_sky = '#56B4E9'; c_green = '#009E73
 c_yellow = '#F0E442'; c_blue = '#0072B2'; c_red = '#D55E00'; c_purple = '#CC79A7'
 c_grey = '#7F7F7F'; c_light = '#C8C8C8'
 palette8 = c_blue.' '.c_orange.' '.c_green.' '.c_purple.' '.c_sky.' '.c_red.' '.c_yellow.' '.c_grey
+# Neighbours in the systems' order (ar-flash, sd-chain, specinfer, sequoia, eagle2, opt-tree,
+# lever) never share a hue family: grey, yellow, blue, green, orange, sky, vermillion.
 syscol(s) = s eq 'lever' ? c_red : s eq 'ar-flash' ? c_grey : s eq 'ar-mem' ? c_light : \
-  s eq 'sd-chain' ? c_yellow : s eq 'specinfer' ? c_blue : s eq 'sequoia' ? c_sky : \
-  s eq 'eagle2' ? c_orange : s eq 'opt-tree' ? c_green : s eq 'lever-conv-draft' ? c_purple : \
+  s eq 'sd-chain' ? c_yellow : s eq 'specinfer' ? c_blue : s eq 'sequoia' ? c_green : \
+  s eq 'eagle2' ? c_orange : s eq 'opt-tree' ? c_sky : s eq 'lever-conv-draft' ? c_purple : \
   s[1:6] eq 'lever-' ? c_red : '#555555'
 # Fill: 0 solid; else a gnuplot hatch pattern (4, 5: diagonal; 1: cross-hatched).
 syspat(s) = s eq 'lever-no-prune' ? 4 : s eq 'lever-npu-map' ? 5 : s eq 'lever-draft-only' ? 1 : 0

@@ -21,7 +21,7 @@ top(x) = has_ci ? (column('ratio_hi') == column('ratio_hi') ? column('ratio_hi')
 stats csv using (idx(strcol('system'), sel) > 0 ? top(column('vs_lever')) : NaN) nooutput
 ytop = STATS_max > 1.2 ? STATS_max * 1.45 : 1.75
 nrows = words(devices)
-set multiplot layout nrows,1 margins 0.07,0.99,0.04,0.72 spacing 0,0.08 \
+set multiplot layout nrows,1 margins 0.075,0.99,0.04,0.72 spacing 0,0.08 \
   title "Fig. 10 — Decode throughput normalised to Lever" font ',16'
 banner_y = 0.935
 load plotdir.'/banner.gp'
@@ -33,7 +33,7 @@ set boxwidth 0.9
 set yrange [0:ytop]
 set xrange [-0.5:G * (J + 1) + 1.2]
 set ytics 0.5 font ',12'
-set ylabel 'throughput / Lever' font ',12'
+set ylabel 'throughput / Lever' font ',12' offset 1.2,0
 set xtics scale 0 font ',12' nomirror
 set xtics ()
 do for [m in models] { do for [s in datasets] { set xtics add (short(s) gx(m, s) + (J + 1) / 2.0) } }
@@ -42,7 +42,9 @@ do for [k = 1:words(models) - 1] { set arrow from k * ND * (J + 1), graph 0 to k
 do for [k = 1:words(models)] { set label 110 + k nice(word(models, k)) at (k - 1) * ND * (J + 1) + ND * (J + 1) / 2.0, graph 0.9 center font ',12' }
 set key at screen 0.5, screen 0.835 center horizontal maxrows 1 font ',12' samplen 2 width 0
 # error bars only when the columns exist (a clause naming a missing column would fail)
-ci = has_ci ? ", for [j = 1:J] csv using (on(d, j) ? xpos(j) : NaN):(column('vs_lever')):(column('ratio_lo')):(column('ratio_hi')) with yerrorbars lc rgb '#202020' lw 1 pt 0 notitle" : ''
+# 336 bars: whiskers as plain vectors, no caps (gnuplot 5.4's yerrorbars leave a white gap
+# around the point, which read as a white blob on every bar)
+ci = has_ci ? ", for [j = 1:J] csv using (on(d, j) ? xpos(j) : NaN):(column('ratio_lo')):(0):(column('ratio_hi') - column('ratio_lo')) with vectors nohead lc rgb '#202020' lw 0.8 notitle" : ''
 do for [r = 1:nrows] {
   d = word(devices, r)
   set title nice(d) font ',13' offset 0,-0.6

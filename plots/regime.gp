@@ -1,47 +1,61 @@
-# plots/regime.gp: the regime map (beyond the paper). Columns: one combination of the
-# assumptions the paper leaves open (NPU runtime regime, overlap of flash reads with compute,
-# where the output projection's weights live, whether a short pass is padded to a tile);
-# rows: the paper's claims. A cell is blue where the claim holds under that combination,
-# orange where it fails (Okabe-Ito sky blue and orange: colour-blind safe), with the number behind it. Data: regime.csv (view regime).
-# What "holds" means (the same thresholds as docs/CALIBRATION.md, section "Regime map"):
-#   Lever vs AR-flash >= 2 (paper 2.93x); Lever vs SpecInfer >= 1.2 (paper 1.50x);
-#   pruning: Lever / Lever w/o pruning > 1.005; mapping: hybrid above both CPU-only and
-#   NPU-only drafting; head: on-demand CPU projection above eager NPU; Table 1: AR-flash
-#   I/O share >= 0.78.
+# plots/regime.gp: the regime map (beyond the paper). Rows: the paper's claims that the
+# replay's figures test (Fig. 10, 12, 13, 14, Table 1); columns: the assumptions the paper
+# leaves open — the replay's defaults (the first column, framed: exactly the figures' data and
+# verdicts), then one assumption changed at a time (NPU runtime regime, overlap of flash reads
+# with compute, where the output projection's weights live, padding of short passes to an NPU
+# tile). A cell is the claim's own test (runner/report/figures.c: one definition, the same as
+# the figure's and claims.md's) on that column's runs: blue where it holds, orange where it
+# fails, grey where it cannot be checked, with the claim's number (its mean over the
+# configurations) and that mean's 95 % interval over the configurations. The regime runs hold
+# the systems each claim compares: Fig. 10's "fastest" part is checked there against AR (flash)
+# and SpecInfer only (the default column, the figure's own, against every drawn baseline).
+# Data: map (regime_map.csv, written by `leversim figures` from view regime); the per-run
+# rows are in regime.csv.
 load plotdir.'/common.gp'
-set terminal push
 set datafile separator comma
-stats csv using 0 nooutput
-N = STATS_records
-set xrange [0.5:N + 0.5]
-set yrange [0.5:6.5]
+stats map using (column('row')) nooutput
+NR = int(STATS_max) + 1
+stats map using (column('col')) nooutput
+NC = int(STATS_max) + 1
 unset grid
 set border 0
 set tics scale 0
-set ytics ('Lever vs AR-flash ≥ 2×' 6, 'Lever vs SpecInfer ≥ 1.2×' 5, 'pruning pays (Fig. 12)' 4, \
-  'hybrid map wins (Fig. 13)' 3, 'CPU head beats eager NPU (Fig. 14)' 2, 'I/O ≥ 78 %% (Table 1)' 1) font ',12'
-abbr(s) = s eq 'q4_0-dynamic' ? 'q4_0' : s eq 'static-graph' ? 'static' : s eq 'serial' ? 'serial' : \
-  s eq 'prefetch' ? 'prefetch' : s eq 'dram' ? 'head DRAM' : s eq 'flash' ? 'head flash' : \
-  s eq 'true' ? 'pad' : s eq 'false' ? 'no pad' : s
-set xtics rotate by 90 right font ',11' offset 0,0.5 noenhanced
-set lmargin 34
-set bmargin 17
-set tmargin 5
-set title "Regime map: where the paper's claims hold (blue) or fail (orange)\n".nice(word(devices, 1)).', '.nice(word(models, 1)).', '.nice(word(datasets, 1)).'  (default: q4\_0 / serial / head DRAM / pad)' font ',13'
-ok(v, t) = v == v ? (v >= t ? 0x56B4E9 : 0xE69F00) : 0xC8C8C8
-mn(a, b) = a < b ? a : b
-lbl(v) = v == v ? sprintf('%.3f', v) : 'n/a'
-set style fill solid 0.9 border rgb 'white'
-plot csv using ($0 + 1):(6):(0.5):(0.5):(ok(column('vs_ar'), 2.0)):xtic(abbr(strcol('npu')).' / '.abbr(strcol('overlap')).' / '.abbr(strcol('head')).' / '.abbr(strcol('pad'))) \
-       with boxxyerror fc rgb variable notitle, \
-     '' using ($0 + 1):(6):(lbl(column('vs_ar'))) with labels font ',10' notitle, \
-     '' using ($0 + 1):(5):(0.5):(0.5):(ok(column('vs_sd'), 1.2)) with boxxyerror fc rgb variable notitle, \
-     '' using ($0 + 1):(5):(lbl(column('vs_sd'))) with labels font ',10' notitle, \
-     '' using ($0 + 1):(4):(0.5):(0.5):(ok(column('prune'), 1.005)) with boxxyerror fc rgb variable notitle, \
-     '' using ($0 + 1):(4):(lbl(column('prune'))) with labels font ',10' notitle, \
-     '' using ($0 + 1):(3):(0.5):(0.5):(ok(mn(column('map_cpu'), column('map_npu')), 1.0 + 1e-9)) with boxxyerror fc rgb variable notitle, \
-     '' using ($0 + 1):(3):(lbl(mn(column('map_cpu'), column('map_npu')))) with labels font ',10' notitle, \
-     '' using ($0 + 1):(2):(0.5):(0.5):(ok(column('head_ratio'), 1.0 + 1e-9)) with boxxyerror fc rgb variable notitle, \
-     '' using ($0 + 1):(2):(lbl(column('head_ratio'))) with labels font ',10' notitle, \
-     '' using ($0 + 1):(1):(0.5):(0.5):(ok(column('io_share'), 0.78)) with boxxyerror fc rgb variable notitle, \
-     '' using ($0 + 1):(1):(lbl(column('io_share'))) with labels font ',10' notitle
+set xrange [-0.5:NC - 0.5]
+set yrange [NR - 0.5:-0.5]
+set x2range [-0.5:NC - 0.5]
+set lmargin at screen 0.245
+set rmargin at screen 0.995
+set tmargin at screen 0.84
+set bmargin at screen 0.035
+set label 2 "Regime map: does each claim of the paper hold when an open assumption changes?" \
+  at screen 0.5, screen 0.965 center font ',16'
+set label 1 'blue: holds, orange: does not, grey: not checked — the test of each claim is its figure''s (claims.md); number: mean over the configurations [95 % interval]' \
+  at screen 0.5, screen 0.925 center font ',11' tc rgb '#404040'
+colname(s) = s eq 'default' ? "the replay's defaults\n(= the figures)" : \
+  s eq 'npu static-graph' ? "NPU: static graph" : s eq 'overlap prefetch' ? "flash reads overlap\ncompute (prefetch)" : \
+  s eq 'head flash' ? "output head\nin flash" : s eq 'pad false' ? "short passes\nnot padded" : s
+cellfmt(f, v, lo, hi) = v != v ? 'n/a' : \
+  (f eq 'table1' ? sprintf("%.1f %%\n[%.1f, %.1f]", 100 * v, 100 * lo, 100 * hi) : \
+   f eq 'fig10' ? sprintf("%.2f×\n[%.2f, %.2f]", v, lo, hi) : sprintf("%.3f×\n[%.3f, %.3f]", v, lo, hi))
+fill(h) = h == 1 ? 0x56B4E9 : h == 0 ? 0xE69F00 : 0xC8C8C8
+set x2tics () font ',12' noenhanced
+set ytics () font ',12' noenhanced
+unset xtics
+set datafile columnheaders
+stats map using (column('is_default') == 1 ? (tmp = strcol('column'), 0) : 0) nooutput
+do for [i = 0:NR - 1] {
+  stats map using (column('row') == i && column('col') == 0 ? (lab = strcol('fig').': '.strcol('cell'), 0) : 0) nooutput
+  figname = lab[1:6] eq 'table1' ? 'Table 1' : 'Fig. '.lab[4:5]
+  set ytics add (figname."\n".lab[strstrt(lab, ':') + 2:] i)
+}
+do for [j = 0:NC - 1] {
+  stats map using (column('row') == 0 && column('col') == j ? (cn = strcol('column'), 0) : 0) nooutput
+  set x2tics add (colname(cn) j)
+}
+# the default column framed: the figures' own verdicts
+set object 1 rect from -0.5, -0.5 to 0.5, NR - 0.5 fs empty border rgb '#000000' lw 4 front
+set style fill solid 1.0 border rgb 'white'
+plot map using (column('col')):(column('row')):(0.5):(0.5):(fill(column('holds'))) \
+       with boxxyerror fc rgb variable lw 2 notitle, \
+     '' using (column('col')):(column('row')):(cellfmt(strcol('fig'), column('value'), column('lo'), column('hi'))) \
+       with labels font ',12' notitle

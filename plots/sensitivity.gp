@@ -14,7 +14,9 @@ banner_y = 0.925
 load plotdir.'/banner.gp'
 if (exists('profile_bw')) {
   set arrow 2 from first profile_bw, graph 0 to first profile_bw, graph 1 nohead dt 4 lw 2 lc rgb '#404040' back
-  set label 105 sprintf(" %s profile: %.2f GB/s", nice(word(devices, 1)), profile_bw) at first profile_bw, graph 0.04 left font ',11' tc rgb '#404040'
+  # along the line, on its left and inside the frame (a label to its right ran over the frame)
+  set label 105 sprintf("%s profile: %.2f GB/s", nice(word(devices, 1)), profile_bw) at first profile_bw, graph 0.97 \
+    right rotate by 90 offset -0.9,0 font ',11' tc rgb '#404040'
 }
 set logscale x 2
 set xtics (0.25, 0.5, 1, 2, 4, 8, 16) font ',12'

@@ -58,7 +58,7 @@ static const char table_sql[] =
     "CREATE TEMP TABLE check_ratio AS SELECT device, model, dataset, axes_json, system,"
     " avg(lever_speedup) AS ratio, avg(lever_speedup_lo) AS lo, avg(lever_speedup_hi) AS hi,"
     " count(*) AS seeds, 0 AS used FROM v_speedup"
-    " WHERE system <> 'lever' GROUP BY device, model, dataset, axes_json, system;"
+    " WHERE system <> (SELECT value FROM roles WHERE role = 'system.reference') GROUP BY device, model, dataset, axes_json, system;"
     "CREATE UNIQUE INDEX temp.check_ratio_key ON check_ratio(device, model, dataset,"
     " axes_json, system);";
 

@@ -15,7 +15,7 @@
 #include "sim/error.h"
 #include "sim/boot.h"
 
-#define LS_DB_SCHEMA_VERSION 2 /* 2: run_settings */
+#define LS_DB_SCHEMA_VERSION 3 /* 2: run_settings; 3: roles */
 #define LS_DB_RUN_ID_LEN 32  /* hex digits of a run id from ls_db_hash_run (plus NUL: 33) */
 
 typedef struct ls_db ls_db;
@@ -125,6 +125,25 @@ int ls_db_write_run(ls_db *db, const ls_db_run *run, const ls_db_metric *m, int 
 /* Reads one stored metric of a run: LS_ENOTFOUND when absent (or NULL). */
 int ls_db_get_metric(ls_db *db, const char *run_id, const char *name, double *value,
                      ls_error *err);
+
+/* A read-only query for reports (runner/report): sql (one SELECT over the tables and views
+ * documented in results/schema.c) with text parameters ?1..?n_params bound from params; fn
+ * is called once per row with the row's n columns as text (NULL for SQL NULL) and as numbers
+ * (NaN when NULL or not a number). fn returning non-zero stops with that status. */
+typedef int (*ls_db_row_fn)(void *ctx, int n, const char *const *text, const double *num,
+                            ls_error *err);
+int ls_db_select(ls_db *db, const char *sql, const char *const *params, int n_params,
+                 ls_db_row_fn fn, void *ctx, ls_error *err);
+
+/* Roles (table roles): the names a study gives the systems, parts and sweep axes the views
+ * compare — which system is the reference of the speedups, which part holds the headline
+ * configurations, which axis is the budget axis... — so that results/ names no policy.
+ * Written by the driver from the experiment's `roles` block (docs/EXPERIMENTS.md). The first
+ * value written for a role is kept: *kept (may be NULL) = 1 when value differed from it.
+ * An unknown role is LS_EUSAGE. ls_db_role_name/about list them (NULL past the end). */
+int ls_db_set_role(ls_db *db, const char *role, const char *value, int *kept, ls_error *err);
+const char *ls_db_role_name(int i);
+const char *ls_db_role_about(int i);
 
 /* Inserts or replaces meta(key, value). */
 int ls_db_set_meta(ls_db *db, const char *key, const char *value, ls_error *err);

@@ -39,6 +39,8 @@ int ls_db_exec(ls_db *db, const char *sql, ls_error *err);
 /* Creates tables and indexes if absent and (re)creates the views (in the caller's
  * transaction). */
 int ls_db_schema_create(ls_db *db, ls_error *err);
+/* Recreates the views that are built from the roles' values (throughput). */
+int ls_db_roles_refresh(ls_db *db, ls_error *err);
 /* Shortest %g text of x that reads back to the same double (export, check). */
 void ls_db_format_real(double x, char *buf, size_t size);
 /* Registers ln() and exp() on the connection (views use them for geometric means). */

@@ -179,3 +179,35 @@ int ls_db_export(ls_db *db, const char *view, const char *format, FILE *out, ls_
   sqlite3_finalize(st);
   return rc;
 }
+
+/* --- generic read-only queries (ls_db_select) ------------------------------------------- */
+
+#define SELECT_MAX_COLS 32
+
+int ls_db_select(ls_db *db, const char *sql, const char *const *params, int n_params,
+                 ls_db_row_fn fn, void *ctx, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, "preparing a query");
+  int n = sqlite3_column_count(st), rc = LS_OK, s;
+  if (n > SELECT_MAX_COLS) {
+    sqlite3_finalize(st);
+    return ls_error_set(err, LS_EUSAGE, "ls_db_select: more than %d columns", SELECT_MAX_COLS);
+  }
+  for (int i = 0; i < n_params; i++)
+    sqlite3_bind_text(st, i + 1, params[i], -1, SQLITE_STATIC);
+  while (rc == LS_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *text[SELECT_MAX_COLS];
+    double num[SELECT_MAX_COLS];
+    for (int c = 0; c < n; c++) {
+      int t = sqlite3_column_type(st, c);
+      num[c] = t == SQLITE_INTEGER || t == SQLITE_FLOAT ? sqlite3_column_double(st, c) : NAN;
+      text[c] = t == SQLITE_NULL ? NULL : (const char *)sqlite3_column_text(st, c);
+    }
+    rc = fn(ctx, n, text, num, err);
+  }
+  if (rc == LS_OK && s != SQLITE_DONE) rc = ls_db_fail(db, err, "reading a query");
+  sqlite3_finalize(st);
+  return rc;
+}

@@ -56,6 +56,10 @@ static const char copy_stats_sql[] =
     "INSERT INTO main.prompts SELECT * FROM src.prompts WHERE run_id IN temp.merge_new;"
     "INSERT INTO main.metric_ci SELECT * FROM src.metric_ci WHERE run_id IN temp.merge_new;";
 
+/* The study's roles: the output keeps a role it already has (as ls_db_set_role does). */
+static const char copy_roles_sql[] =
+    "INSERT INTO main.roles SELECT * FROM src.roles WHERE true ON CONFLICT(role) DO NOTHING;";
+
 static int src_has_prompts(ls_db *db)
 {
   sqlite3_stmt *st = NULL;
@@ -130,6 +134,7 @@ static int merge_one(ls_db *db, const char *input, int copy, int *added, ls_erro
     if (rc == LS_OK && copy) {
       rc = ls_db_exec(db, copy_sql, err);
       if (rc == LS_OK && src_has_prompts(db)) rc = ls_db_exec(db, copy_stats_sql, err);
+      if (rc == LS_OK) rc = ls_db_exec(db, copy_roles_sql, err);
       if (rc == LS_OK && added) {
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM temp.merge_new", -1, &st, NULL) ==
@@ -170,6 +175,7 @@ int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *add
   for (int pass = 0; rc == LS_OK && pass < 2; pass++)
     for (int i = 0; rc == LS_OK && i < n; i++)
       if (!same_file(inputs[i], out_path)) rc = merge_one(db, inputs[i], pass, added, err);
+  if (rc == LS_OK) rc = ls_db_roles_refresh(db, err); /* the roles may be new: views follow */
   if (rc == LS_OK) rc = ls_db_stats_refresh(db, err);
   ls_db_close(db);
   return rc;

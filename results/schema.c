@@ -49,14 +49,12 @@
  *                when the database has no 'table1' runs), and specinfer's 64-token tree of part
  *                'table1-tree': part, model, datasets, io_share (mean over datasets),
  *                io_share_min, io_share_max.
- *   regime       parts 'regime', 'regime-map', 'regime-lmhead': one row per device, model,
- *                dataset and combination of the assumptions the paper leaves open (npu =
- *                device.npu.regime, overlap = verify.overlap, head = verify.head_memory, pad =
- *                device.npu.pad_small), with the number behind each of the paper's claims:
- *                vs_ar (lever / ar-flash), vs_sd (lever / specinfer), prune (lever /
- *                lever-no-prune), map_cpu and map_npu (Lever's hybrid map / CPU-only and
- *                NPU-only drafting), head (on-demand CPU / eager NPU projection), io_share
- *                (ar-flash, Table 1), lever_tree (Lever's mean tree size).
+ *   regime       parts of roles part.regime (the systems' claims), part.regime_map, part.regime_lmhead:
+ *                one row per run, with the figure columns the claims' tests read (runner/report/
+ *                figures.c): claims ('systems' | 'map' | 'lmhead'), assumption (the assumption
+ *                the run's case changes, e.g. 'npu static-graph', or 'default'), part, device,
+ *                model, dataset, system, map, lmhead, throughput_tps, vs_lever, tps_vs_no_prune,
+ *                wasted_verify, draft_s_mean, lmhead_s_mean, io_share.
  *   lever_tree   part 'main', system lever: device, model, datasets, tree_size (mean of the runs'
  *                mean tree sizes), tree_size_min, tree_size_max, tau.
  *   energy       part 'main': device, system, configs, energy_per_token_j (mean), throughput_tps
@@ -94,6 +92,7 @@
  * Geometric means use ln()/exp(). Debian 12's libsqlite3 3.40.1 is built with
  * SQLITE_ENABLE_MATH_FUNCTIONS, but other builds are not, so ls_db_open registers its own
  * (libm log/exp) on every connection; the views then work whatever the library's options. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -114,11 +113,57 @@ const char *ls_db_metric_name(int i)
   return metric_names[i];
 }
 
-/* The systems of the paper replay (runner/decode/system.c, paper.yaml) in the order the throughput
- * view shows them; a system not listed still appears in every other view. */
-static const char *const pivot_systems[] = {
-    "ar-mem", "ar-flash", "sd-chain", "specinfer", "sequoia", "eagle2", "opt-tree", "lever",
-    "lever-conv-draft", "lever-no-prune", "lever-npu-map", "lever-draft-only", NULL};
+/* The roles a study gives its names (table roles, written by the driver from the experiment's
+ * `roles` block, docs/EXPERIMENTS.md): the views compare the systems, parts and sweep axes
+ * that fill these roles and name none themselves, so results/ knows no policy. A role the
+ * database does not fill leaves the columns that need it NULL. */
+static const struct { const char *name, *about; } role_docs[] = {
+    {"system.reference", "the system whose speedups the views report (lever_speedup, vs_lever)"},
+    {"system.baseline", "the autoregressive baseline of the ratios (vs_ar_flash, table1)"},
+    {"system.tree", "the tree baseline of the draft-policy ratios (fig11)"},
+    {"system.no_prune", "the reference system without pruning (fig12)"},
+    {"system.ar_prefix", "name prefix of the autoregressive systems (left out of fig11)"},
+    {"systems.pivot", "comma-separated systems, the columns of the throughput view, in order"},
+    {"part.main", "the part of the headline configurations (v_speedup, summary, check)"},
+    {"part.budget", "the budget sweep (fig05)"},
+    {"part.draft_policies", "the draft-policy comparison (fig11)"},
+    {"part.pruning", "the pruning ablation (fig12)"},
+    {"part.mapping", "the draft-stage mapping comparison (fig13)"},
+    {"part.lmhead", "the output-projection placement comparison (fig14)"},
+    {"part.table1", "the one-token verifications of Table 1"},
+    {"part.table1_tree", "the tree verifications of Table 1"},
+    {"part.regime", "the regime map's systems"},
+    {"part.regime_map", "the regime map's mappings"},
+    {"part.regime_lmhead", "the regime map's projections"},
+    {"part.sensitivity", "the flash-bandwidth sensitivity"},
+    {"device.table1", "the device of Table 1"},
+    {"axis.budget", "the sweep axis of the budget part"},
+    {"axis.map", "the sweep axis of the mapping parts"},
+    {"axis.lmhead", "the sweep axis of the projection parts"},
+    {"axis.npu", "regime map: the NPU regime axis"},
+    {"axis.overlap", "regime map axis: verification overlap"},
+    {"axis.head", "regime map axis: where the output head lives"},
+    {"axis.pad", "regime map axis: NPU padding of small batches"},
+    {"axis.bandwidth", "the sweep axis of the sensitivity part"},
+    {NULL, NULL}};
+
+const char *ls_db_role_name(int i)
+{
+  if (i < 0 || i >= (int)(sizeof role_docs / sizeof *role_docs) - 1) return NULL;
+  return role_docs[i].name;
+}
+const char *ls_db_role_about(int i)
+{
+  if (i < 0 || i >= (int)(sizeof role_docs / sizeof *role_docs) - 1) return NULL;
+  return role_docs[i].about;
+}
+
+/* The value of a role, as SQL (NULL when the database does not fill it). */
+#define R(role) "(SELECT value FROM roles WHERE role = '" role "')"
+/* The value in run A's axes of the sweep axis of a role. */
+#define AXP(A, role) "json_extract(" A ".axes_json, '$.\"' || " R(role) " || '\"')"
+/* The run's value of the sweep axis of a role (unprefixed axes_json). */
+#define AX(role) "json_extract(axes_json, '$.\"' || " R(role) " || '\"')"
 
 static const char tables_sql[] =
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;"
@@ -143,7 +188,8 @@ static const char tables_sql[] =
     " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, key TEXT NOT NULL,"
     " value_text TEXT NOT NULL, value_num REAL, unit TEXT, type TEXT NOT NULL,"
     " is_default INTEGER NOT NULL CHECK(is_default IN (0, 1)),"
-    " PRIMARY KEY(run_id, key)) STRICT, WITHOUT ROWID;";
+    " PRIMARY KEY(run_id, key)) STRICT, WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS roles(role TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;";
 
 /* Per-prompt sums and the intervals drawn from them (results/stats.c): separate statements. */
 static const char stats_tables_sql[] =
@@ -177,10 +223,10 @@ static const char stats_tables_sql[] =
   "(" a ".part, " a ".device, " a ".model, " a ".dataset, " a ".seed) = (" s ".part, " s   \
   ".device, " s ".model, " s ".dataset, " s ".seed)"
 
-/* The paired interval of run s's metric M against reference system R (alias A). */
-#define RATIO_CI(A, s, R, M)                                                                 \
-  " LEFT JOIN ratio_ci " A " ON " A ".run_id = " s ".run_id AND " A ".ref_system = '" R     \
-  "' AND " A ".metric = '" M "'"
+/* The paired interval of run s's metric M against the system of role ROLE (alias A). */
+#define RATIO_CI(A, s, ROLE, M)                                                              \
+  " LEFT JOIN ratio_ci " A " ON " A ".run_id = " s ".run_id AND " A ".ref_system = " R(ROLE) \
+  " AND " A ".metric = '" M "'"
 
 /* A ratio between runs a and s of one configuration: the quotient of their own metrics when
  * they decoded the same prompts, else the paired estimate over the prompts both decoded
@@ -207,24 +253,24 @@ static const char views_sql[] =
     " cl.lo AS vs_lever_lo, cl.hi AS vs_lever_hi, ca.lo AS vs_ar_flash_lo,"
     " ca.hi AS vs_ar_flash_hi, s.prompts"
     " FROM v_runs s"
-    " LEFT JOIN v_runs l ON l.system = 'lever' AND " SAME_CONFIG("l", "s")
-    " LEFT JOIN v_runs a ON a.system = 'ar-flash' AND " SAME_CONFIG("a", "s")
-    RATIO_CI("cl", "s", "lever", "throughput_tps") RATIO_CI("ca", "s", "ar-flash", "throughput_tps")
+    " LEFT JOIN v_runs l ON l.system = " R("system.reference") " AND " SAME_CONFIG("l", "s")
+    " LEFT JOIN v_runs a ON a.system = " R("system.baseline") " AND " SAME_CONFIG("a", "s")
+    RATIO_CI("cl", "s", "system.reference", "throughput_tps") RATIO_CI("ca", "s", "system.baseline", "throughput_tps")
     " ORDER BY s.part, s.device, s.model, s.dataset, s.axes_json, s.seed, s.system;"
-    "CREATE VIEW v_speedup AS SELECT * FROM v_vs_lever WHERE part = 'main';"
+    "CREATE VIEW v_speedup AS SELECT * FROM v_vs_lever WHERE part = " R("part.main") ";"
     "CREATE VIEW v_summary AS SELECT v.system, count(*) AS configs,"
     " avg(lever_speedup) AS speedup_mean, exp(avg(ln(lever_speedup))) AS speedup_geomean,"
     " min(lever_speedup) AS speedup_min, max(lever_speedup) AS speedup_max,"
     " c.mean_lo AS speedup_mean_lo, c.mean_hi AS speedup_mean_hi,"
     " c.geomean_lo AS speedup_geomean_lo, c.geomean_hi AS speedup_geomean_hi,"
     " c.prompts AS prompts"
-    " FROM v_speedup v LEFT JOIN summary_ci c ON c.part = 'main' AND c.system = v.system"
-    " WHERE v.system <> 'lever' AND lever_speedup > 0"
+    " FROM v_speedup v LEFT JOIN summary_ci c ON c.part = " R("part.main") " AND c.system = v.system"
+    " WHERE v.system <> " R("system.reference") " AND lever_speedup > 0"
     " GROUP BY v.system ORDER BY v.system;"
     "CREATE VIEW fig05 AS SELECT device, model, dataset, system,"
-    " CAST(json_extract(axes_json, '$.\"draft.budget\"') AS REAL) AS budget, throughput_tps,"
+    " CAST(" AX("axis.budget") " AS REAL) AS budget, throughput_tps,"
     " tau, verify_s_mean, target_calls_per_token, decode_s, tree_size_mean"
-    " FROM v_runs WHERE part = 'budget' ORDER BY device, model, dataset, system, budget;"
+    " FROM v_runs WHERE part = " R("part.budget") " ORDER BY device, model, dataset, system, budget;"
     "CREATE VIEW fig10 AS SELECT device, model, dataset, system, throughput_tps,"
     " vs_lever, vs_ar_flash, vs_lever_lo AS ratio_lo, vs_lever_hi AS ratio_hi,"
     " vs_ar_flash_lo, vs_ar_flash_hi FROM v_speedup;"
@@ -232,25 +278,25 @@ static const char views_sql[] =
     " s.throughput_tps, s.tau, " PAIRED("ct.ratio", "s.throughput_tps / r.throughput_tps", "r", "s") " AS tps_vs_specinfer,"
     " " PAIRED("cu.ratio", "s.tau / r.tau", "r", "s") " AS tau_vs_specinfer, ct.lo AS ratio_lo, ct.hi AS ratio_hi,"
     " cu.lo AS tau_ratio_lo, cu.hi AS tau_ratio_hi FROM v_runs s"
-    " LEFT JOIN v_runs r ON r.system = 'specinfer' AND " SAME_CONFIG("r", "s")
-    RATIO_CI("ct", "s", "specinfer", "throughput_tps") RATIO_CI("cu", "s", "specinfer", "tau")
-    " WHERE s.part IN ('main', 'draft-policies') AND s.system NOT LIKE 'ar-%'"
+    " LEFT JOIN v_runs r ON r.system = " R("system.tree") " AND " SAME_CONFIG("r", "s")
+    RATIO_CI("ct", "s", "system.tree", "throughput_tps") RATIO_CI("cu", "s", "system.tree", "tau")
+    " WHERE s.part IN (" R("part.main") ", " R("part.draft_policies") ") AND s.system NOT LIKE " R("system.ar_prefix") " || '%'"
     " ORDER BY s.device, s.model, s.dataset, s.system;"
     "CREATE VIEW fig12 AS SELECT s.device, s.model, s.dataset, s.system,"
     " s.throughput_tps, s.tau, s.wasted_verify, s.verify_s_mean, s.verify_tokens_mean,"
     " " PAIRED("cn.ratio", "s.throughput_tps / r.throughput_tps", "r", "s") " AS tps_vs_no_prune, cn.lo AS tps_vs_no_prune_lo,"
     " cn.hi AS tps_vs_no_prune_hi FROM v_runs s"
-    " LEFT JOIN v_runs r ON r.system = 'lever-no-prune' AND " SAME_CONFIG("r", "s")
-    RATIO_CI("cn", "s", "lever-no-prune", "throughput_tps")
-    " WHERE s.part IN ('main', 'pruning') AND s.system IN ('lever', 'lever-no-prune')"
+    " LEFT JOIN v_runs r ON r.system = " R("system.no_prune") " AND " SAME_CONFIG("r", "s")
+    RATIO_CI("cn", "s", "system.no_prune", "throughput_tps")
+    " WHERE s.part IN (" R("part.main") ", " R("part.pruning") ") AND s.system IN (" R("system.reference") ", " R("system.no_prune") ")"
     " ORDER BY s.device, s.model, s.dataset, s.system;"
     "CREATE VIEW fig13 AS SELECT device, model, dataset, system,"
-    " json_extract(axes_json, '$.\"policy.map\"') AS map, draft_s_mean, throughput_tps,"
-    " util_npu, util_cpu FROM v_runs WHERE part = 'mapping'"
+    " " AX("axis.map") " AS map, draft_s_mean, throughput_tps,"
+    " util_npu, util_cpu FROM v_runs WHERE part = " R("part.mapping") ""
     " ORDER BY device, model, dataset, system, map;"
     "CREATE VIEW fig14 AS SELECT device, model, dataset, system,"
-    " json_extract(axes_json, '$.\"map.lmhead\"') AS lmhead, lmhead_s_mean, share_lmhead,"
-    " throughput_tps FROM v_runs WHERE part = 'lmhead'"
+    " " AX("axis.lmhead") " AS lmhead, lmhead_s_mean, share_lmhead,"
+    " throughput_tps FROM v_runs WHERE part = " R("part.lmhead") ""
     " ORDER BY device, model, dataset, system, lmhead;"
     "CREATE VIEW table1 AS SELECT part, model, count(*) AS datasets,"
     " avg(io_share) AS io_share, min(io_share) AS io_share_min, max(io_share) AS io_share_max,"
@@ -259,56 +305,49 @@ static const char views_sql[] =
     " CASE WHEN count(c.lo) = count(*) THEN avg(io_share) + avg(c.hi - c.lo) / 2 END"
     " AS io_share_hi"
     " FROM v_runs LEFT JOIN metric_ci c ON c.run_id = v_runs.run_id AND c.name = 'io_share'"
-    " WHERE device = 'oneplus-12' AND ((part = 'table1' AND system = 'ar-flash')"
-    " OR (part = 'table1-tree' AND system = 'specinfer') OR (part = 'main' AND system = 'ar-flash'"
-    " AND NOT EXISTS (SELECT 1 FROM runs WHERE part = 'table1' AND status = 'ok')))"
+    " WHERE device = " R("device.table1") " AND ((part = " R("part.table1") " AND system = " R("system.baseline") ")"
+    " OR (part = " R("part.table1_tree") " AND system = " R("system.tree") ") OR (part = " R("part.main") " AND system = " R("system.baseline") ""
+    " AND NOT EXISTS (SELECT 1 FROM runs WHERE part = " R("part.table1") " AND status = 'ok')))"
     " GROUP BY part, model ORDER BY part, io_share;"
-    "CREATE VIEW regime AS WITH r AS (SELECT part, device, model, dataset, system, throughput_tps AS tps,"
-    " io_share, tree_size_mean, json_extract(axes_json, '$.\"device.npu.regime\"') AS npu,"
-    " json_extract(axes_json, '$.\"verify.overlap\"') AS overlap,"
-    " json_extract(axes_json, '$.\"verify.head_memory\"') AS head,"
-    " json_extract(axes_json, '$.\"device.npu.pad_small\"') AS pad,"
-    " json_extract(axes_json, '$.\"policy.map\"') AS map, json_extract(axes_json, '$.\"map.lmhead\"') AS lm"
-    " FROM v_runs WHERE part IN ('regime', 'regime-map', 'regime-lmhead')),"
-    " g AS (SELECT device, model, dataset, npu, overlap, head, pad,"
-    " max(CASE WHEN part = 'regime' AND system = 'lever' THEN tps END) AS lever,"
-    " max(CASE WHEN part = 'regime' AND system = 'ar-flash' THEN tps END) AS ar,"
-    " max(CASE WHEN part = 'regime' AND system = 'specinfer' THEN tps END) AS sd,"
-    " max(CASE WHEN part = 'regime' AND system = 'lever-no-prune' THEN tps END) AS noprune,"
-    " max(CASE WHEN part = 'regime' AND system = 'ar-flash' THEN io_share END) AS io_share,"
-    " max(CASE WHEN part = 'regime' AND system = 'lever' THEN tree_size_mean END) AS lever_tree,"
-    " max(CASE WHEN part = 'regime-map' AND map = 'lever' THEN tps END) AS m_lever,"
-    " max(CASE WHEN part = 'regime-map' AND map = 'cpu' THEN tps END) AS m_cpu,"
-    " max(CASE WHEN part = 'regime-map' AND map = 'npu' THEN tps END) AS m_npu,"
-    " max(CASE WHEN part = 'regime-lmhead' AND lm = 'demand-cpu' THEN tps END) AS h_cpu,"
-    " max(CASE WHEN part = 'regime-lmhead' AND lm = 'eager-npu' THEN tps END) AS h_npu"
-    " FROM r GROUP BY device, model, dataset, npu, overlap, head, pad)"
-    " SELECT device, model, dataset, npu, overlap, head, pad, lever / ar AS vs_ar, lever / sd AS vs_sd,"
-    " lever / noprune AS prune, m_lever / m_cpu AS map_cpu, m_lever / m_npu AS map_npu, h_cpu / h_npu AS head_ratio,"
-    " io_share, lever_tree FROM g ORDER BY device, model, dataset, npu, overlap, head, pad;"
+    "CREATE VIEW regime AS SELECT CASE WHEN r.part = " R("part.regime") " THEN 'systems'"
+    " WHEN r.part = " R("part.regime_map") " THEN 'map' ELSE 'lmhead' END AS claims,"
+    " CASE WHEN " AXP("r", "axis.npu") " IS NOT NULL THEN 'npu ' || " AXP("r", "axis.npu")
+    " WHEN " AXP("r", "axis.overlap") " IS NOT NULL THEN 'overlap ' || " AXP("r", "axis.overlap")
+    " WHEN " AXP("r", "axis.head") " IS NOT NULL THEN 'head ' || " AXP("r", "axis.head")
+    " WHEN " AXP("r", "axis.pad") " IS NOT NULL THEN 'pad ' || " AXP("r", "axis.pad") " ELSE 'default' END AS assumption,"
+    " r.part, r.device, r.model, r.dataset, r.system, " AXP("r", "axis.map") " AS map,"
+    " " AXP("r", "axis.lmhead") " AS lmhead, r.throughput_tps, v.vs_lever,"
+    " " PAIRED("cn.ratio", "r.throughput_tps / n.throughput_tps", "n", "r") " AS tps_vs_no_prune,"
+    " r.wasted_verify, r.draft_s_mean, r.lmhead_s_mean, r.io_share FROM v_runs r"
+    " LEFT JOIN v_vs_lever v ON (v.part, v.device, v.model, v.dataset, v.axes_json, v.seed, v.system)"
+    " = (r.part, r.device, r.model, r.dataset, r.axes_json, r.seed, r.system)"
+    " LEFT JOIN v_runs n ON n.system = " R("system.no_prune") " AND " SAME_CONFIG("n", "r")
+    RATIO_CI("cn", "r", "system.no_prune", "throughput_tps")
+    " WHERE r.part IN (" R("part.regime") ", " R("part.regime_map") ", " R("part.regime_lmhead") ")"
+    " ORDER BY 1, 2, r.device, r.model, r.dataset, r.system, map, lmhead;"
     "CREATE VIEW lever_tree AS SELECT device, model, count(*) AS datasets, avg(tree_size_mean) AS tree_size,"
     " min(tree_size_mean) AS tree_size_min, max(tree_size_mean) AS tree_size_max, avg(tau) AS tau"
-    " FROM v_runs WHERE part = 'main' AND system = 'lever' GROUP BY device, model ORDER BY device, model;"
+    " FROM v_runs WHERE part = " R("part.main") " AND system = " R("system.reference") " GROUP BY device, model ORDER BY device, model;"
     "CREATE VIEW energy AS SELECT device, system, count(*) AS configs,"
     " avg(energy_per_token_j) AS energy_per_token_j, avg(throughput_tps) AS throughput_tps"
-    " FROM v_runs WHERE part = 'main' GROUP BY device, system ORDER BY device, system;"
+    " FROM v_runs WHERE part = " R("part.main") " GROUP BY device, system ORDER BY device, system;"
     "CREATE VIEW sensitivity AS SELECT device, model, dataset,"
-    " json_extract(axes_json, '$.\"device.flash.bandwidth\"') AS bandwidth,"
-    " CAST(json_extract(axes_json, '$.\"device.flash.bandwidth\"') AS REAL) AS bandwidth_gbps,"
-    " system, throughput_tps, lever_speedup FROM v_vs_lever WHERE part = 'sensitivity'"
+    " " AX("axis.bandwidth") " AS bandwidth,"
+    " CAST(" AX("axis.bandwidth") " AS REAL) AS bandwidth_gbps,"
+    " system, throughput_tps, lever_speedup FROM v_vs_lever WHERE part = " R("part.sensitivity") ""
     " ORDER BY device, model, dataset, bandwidth_gbps, system;"
     "CREATE VIEW summary AS SELECT * FROM v_summary;"
     "CREATE VIEW lever_ratios AS SELECT l.device, l.model, l.dataset,"
-    " max(CASE WHEN v.system = 'ar-flash' THEN v.lever_speedup END) AS vs_ar_flash,"
-    " max(CASE WHEN v.system = 'ar-flash' THEN v.lever_speedup_lo END) AS vs_ar_flash_lo,"
-    " max(CASE WHEN v.system = 'ar-flash' THEN v.lever_speedup_hi END) AS vs_ar_flash_hi,"
-    " max(CASE WHEN v.system = 'specinfer' THEN v.lever_speedup END) AS vs_specinfer,"
-    " max(CASE WHEN v.system = 'specinfer' THEN v.lever_speedup_lo END) AS vs_specinfer_lo,"
-    " max(CASE WHEN v.system = 'specinfer' THEN v.lever_speedup_hi END) AS vs_specinfer_hi,"
+    " max(CASE WHEN v.system = " R("system.baseline") " THEN v.lever_speedup END) AS vs_ar_flash,"
+    " max(CASE WHEN v.system = " R("system.baseline") " THEN v.lever_speedup_lo END) AS vs_ar_flash_lo,"
+    " max(CASE WHEN v.system = " R("system.baseline") " THEN v.lever_speedup_hi END) AS vs_ar_flash_hi,"
+    " max(CASE WHEN v.system = " R("system.tree") " THEN v.lever_speedup END) AS vs_specinfer,"
+    " max(CASE WHEN v.system = " R("system.tree") " THEN v.lever_speedup_lo END) AS vs_specinfer_lo,"
+    " max(CASE WHEN v.system = " R("system.tree") " THEN v.lever_speedup_hi END) AS vs_specinfer_hi,"
     " max(l.prompts) AS prompts FROM v_speedup l JOIN v_speedup v"
     " ON (v.device, v.model, v.dataset, v.axes_json, v.seed)"
     " = (l.device, l.model, l.dataset, l.axes_json, l.seed)"
-    " WHERE l.system = 'lever' GROUP BY l.device, l.model, l.dataset"
+    " WHERE l.system = " R("system.reference") " GROUP BY l.device, l.model, l.dataset"
     " ORDER BY l.device, l.model, l.dataset;"
     "CREATE VIEW v_metric_ci AS SELECT r.run_id, r.part, r.device, r.model, r.dataset,"
     " r.system, r.axes_json, r.seed, c.name AS metric, c.value, c.lo, c.hi, c.prompts"
@@ -330,7 +369,7 @@ static const view_doc views[] = {
     {"fig13", "mapping: draft time per draft-stage mapping"},
     {"fig14", "lmhead: output-projection time per placement"},
     {"table1", "oneplus-12: I/O share of a one-token verification (and of a 64-token tree) per model"},
-    {"regime", "the paper's claims under each combination of the assumptions it leaves open"},
+    {"regime", "the regime map's runs: each claim's figure columns under each open assumption changed"},
     {"lever_tree", "part main: Lever's mean tree size (its stopping rule's choice) per device and model"},
     {"energy", "energy per token by device and system (main)"},
     {"sensitivity", "lever speedup vs flash bandwidth"},
@@ -392,20 +431,73 @@ static int drop_views(ls_db *db, ls_error *err)
   return rc;
 }
 
-/* throughput: one tokens/s column per system of pivot_systems. */
+/* The systems of role systems.pivot, or none; names with characters outside [A-Za-z0-9._-]
+ * are left out (they are spliced into the view's SQL). */
+static int pivot_systems(ls_db *db, char (*out)[64], int max)
+{
+  sqlite3_stmt *st = NULL;
+  int n = 0;
+  if (sqlite3_prepare_v2(db->h, "SELECT value FROM roles WHERE role = 'systems.pivot'", -1, &st,
+                         NULL) != SQLITE_OK)
+    return 0;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    const char *v = (const char *)sqlite3_column_text(st, 0);
+    while (v && *v && n < max) {
+      size_t len = strcspn(v, ",");
+      int ok = len > 0 && len < 64;
+      for (size_t i = 0; ok && i < len; i++)
+        ok = isalnum((unsigned char)v[i]) || v[i] == '.' || v[i] == '_' || v[i] == '-';
+      if (ok) snprintf(out[n++], 64, "%.*s", (int)len, v);
+      v += len + (v[len] == ',');
+    }
+  }
+  sqlite3_finalize(st);
+  return n;
+}
+
+/* throughput: one tokens/s column per system of role systems.pivot. */
 static int create_throughput(ls_db *db, ls_error *err)
 {
-  char sql[4096];
-  size_t n = (size_t)snprintf(sql, sizeof sql, "CREATE VIEW throughput AS SELECT device, model, dataset");
-  for (int i = 0; pivot_systems[i]; i++)
+  char sql[4096], sys[32][64];
+  int n_sys = pivot_systems(db, sys, 32);
+  size_t n = (size_t)snprintf(sql, sizeof sql, "DROP VIEW IF EXISTS throughput;"
+                              "CREATE VIEW throughput AS SELECT device, model, dataset");
+  for (int i = 0; i < n_sys; i++)
     n += (size_t)snprintf(sql + n, sizeof sql - n,
                           ", max(CASE WHEN system = '%s' THEN throughput_tps END) AS \"%s\"",
-                          pivot_systems[i], pivot_systems[i]);
+                          sys[i], sys[i]);
   n += (size_t)snprintf(sql + n, sizeof sql - n,
-                        " FROM v_runs WHERE part = 'main' GROUP BY device, model, dataset"
+                        " FROM v_runs WHERE part = " R("part.main") " GROUP BY device, model, dataset"
                         " ORDER BY device, model, dataset;");
   if (n >= sizeof sql) return ls_error_set(err, LS_ESTATE, "throughput: SQL buffer too small");
   return ls_db_exec(db, sql, err);
+}
+
+int ls_db_roles_refresh(ls_db *db, ls_error *err) { return create_throughput(db, err); }
+
+int ls_db_set_role(ls_db *db, const char *role, const char *value, int *kept, ls_error *err)
+{
+  int known = 0;
+  for (int i = 0; role_docs[i].name; i++) known |= !strcmp(role_docs[i].name, role);
+  if (!known) return ls_error_set(err, LS_EUSAGE, "unknown role '%s'", role);
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->h, "INSERT INTO roles(role, value) VALUES(?1, ?2) ON CONFLICT(role)"
+                         " DO NOTHING", -1, &st, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, "writing roles");
+  sqlite3_bind_text(st, 1, role, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st) == SQLITE_DONE ? LS_OK : ls_db_fail(db, err, "writing roles");
+  sqlite3_finalize(st);
+  if (rc) return rc;
+  if (kept) {
+    *kept = 0;
+    if (sqlite3_prepare_v2(db->h, "SELECT value FROM roles WHERE role = ?1", -1, &st, NULL) != SQLITE_OK)
+      return ls_db_fail(db, err, "reading roles");
+    sqlite3_bind_text(st, 1, role, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) *kept = strcmp((const char *)sqlite3_column_text(st, 0), value) != 0;
+    sqlite3_finalize(st);
+  }
+  return !strcmp(role, "systems.pivot") ? create_throughput(db, err) : LS_OK;
 }
 
 int ls_db_schema_create(ls_db *db, ls_error *err)

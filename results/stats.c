@@ -297,13 +297,27 @@ static uint64_t pair_seed(const double *rows, int n)
 
 static const char *const ratio_metrics[] = {"throughput_tps", "tau"};
 
+/* The value of a role of the study (results/schema.c, table roles), as SQL. */
+#define R(role) "(SELECT value FROM roles WHERE role = '" role "')"
+
+/* Reference run r is the only ok run of its system in its configuration. Two runs that share
+ * a configuration key but differ in settings the key does not name (e.g. two experiment files
+ * with one part name and different part settings) have no single reference: no ratio is
+ * better than one against an arbitrary run (and ratio_ci keeps one row per reference). */
+#define ONE_REF(r)                                                                          \
+  "NOT EXISTS (SELECT 1 FROM runs d WHERE d.status = 'ok' AND d.system = " r ".system"      \
+  " AND d.run_id <> " r ".run_id AND (d.part, d.device, d.model, d.dataset, d.axes_json,"   \
+  " d.seed) = (" r ".part, " r ".device, " r ".model, " r ".dataset, " r ".axes_json, " r   \
+  ".seed))"
+
 /* Every ok run against each reference system's run of its configuration. */
 #define PAIRS_SELECT                                                                          \
   "SELECT s.run_id, r.run_id, r.system FROM runs s JOIN runs r"                               \
-  " ON r.status = 'ok' AND r.system IN ('lever', 'ar-flash', 'specinfer', 'lever-no-prune')" \
+  " ON r.status = 'ok' AND r.system IN (SELECT value FROM roles WHERE role IN ('system.reference'," \
+  " 'system.baseline', 'system.tree', 'system.no_prune'))"                                    \
   " AND (r.part, r.device, r.model, r.dataset, r.axes_json, r.seed)"                          \
   " = (s.part, s.device, s.model, s.dataset, s.axes_json, s.seed)"                            \
-  " WHERE s.status = 'ok'"
+  " WHERE s.status = 'ok' AND " ONE_REF("r")
 static const char pairs_sql[] = PAIRS_SELECT " ORDER BY s.run_id, r.system";
 /* The pairs that have no interval yet (ls_db_stats_pair_run): those of run ?1 (as the run,
  * or as the reference; two branches, so that each finds its partner through the runs_config
@@ -389,10 +403,12 @@ static int refresh_ratios(refresh_ctx *c, const char *sql, const char *run_id, l
  * configuration is the same resample here and there. */
 static const char summary_pairs_sql[] =
     "SELECT s.system, l.run_id, s.run_id FROM runs s JOIN runs l ON l.status = 'ok'"
-    " AND l.system = 'lever' AND (l.part, l.device, l.model, l.dataset, l.axes_json, l.seed)"
+    " AND l.system = " R("system.reference") " AND (l.part, l.device, l.model, l.dataset, l.axes_json, l.seed)"
     " = (s.part, s.device, s.model, s.dataset, s.axes_json, s.seed)"
     " JOIN metrics m ON m.run_id = s.run_id AND m.name = 'throughput_tps' AND m.value > 0"
-    " WHERE s.status = 'ok' AND s.part = 'main' AND s.system <> 'lever'"
+    " WHERE s.status = 'ok' AND s.part = " R("part.main") " AND s.system <> " R("system.reference")
+    " AND " ONE_REF("l")
+    " AND " ONE_REF("s")
     " ORDER BY s.system, s.device, s.model, s.dataset, s.axes_json, s.seed";
 
 typedef struct sys_set {
@@ -447,7 +463,7 @@ static int insert_summary(refresh_ctx *c, const char *system, sys_set *s, ls_err
   if (rc != LS_OK) return rc;
   if (s->missing) m.lo = m.hi = g.lo = g.hi = NAN; /* a configuration could not be paired */
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(c->db->h, "INSERT INTO summary_ci VALUES('main', ?1, ?2, ?3, ?4, ?5,"
+  if (sqlite3_prepare_v2(c->db->h, "INSERT INTO summary_ci VALUES(" R("part.main") ", ?1, ?2, ?3, ?4, ?5,"
                          " ?6, ?7, ?8, ?9)", -1, &st, NULL) != SQLITE_OK)
     return ls_db_fail(c->db, err, "writing summary intervals");
   sqlite3_bind_text(st, 1, system, -1, SQLITE_STATIC);
@@ -558,12 +574,14 @@ int ls_db_stats_summary(ls_db *db, ls_error *err)
 /* The widest per-configuration Lever speedup: over the headline systems (?1 = 1), whose
  * ratios have the 3 % target, or over every system (?1 = 0). */
 static const char worst_sql[] =
-    "SELECT r.device || ' / ' || r.model || ' / ' || r.dataset || ' / lever vs ' || r.system,"
+    "SELECT r.device || ' / ' || r.model || ' / ' || r.dataset || ' / ' || " R("system.reference")
+    " || ' vs ' || r.system,"
     " c.ratio * (c.hi - c.lo) / (2 * c.lo * c.hi), c.lo IS NULL"
     " FROM ratio_ci c JOIN runs r ON r.run_id = c.run_id"
-    " WHERE r.part = 'main' AND r.system <> 'lever' AND c.ref_system = 'lever'"
+    " WHERE r.part = " R("part.main") " AND r.system <> " R("system.reference")
+    " AND c.ref_system = " R("system.reference")
     " AND c.metric = 'throughput_tps' AND c.ratio > 0"
-    " AND (?1 = 0 OR r.system IN ('ar-flash', 'specinfer'))"
+    " AND (?1 = 0 OR r.system IN (" R("system.baseline") ", " R("system.tree") "))"
     " ORDER BY c.lo IS NULL DESC, 2 DESC LIMIT 1";
 
 static int worst_get(ls_db *db, int headline, double *hw, char *what, size_t size, ls_error *err)
@@ -581,13 +599,14 @@ static int worst_get(ls_db *db, int headline, double *hw, char *what, size_t siz
   return LS_OK;
 }
 
-static double summary_hw(ls_db *db, const char *system)
+static double summary_hw(ls_db *db, const char *role)
 {
   sqlite3_stmt *st = NULL;
   double hw = NAN;
   if (sqlite3_prepare_v2(db->h, "SELECT (mean_hi - mean_lo) / 2 / mean FROM summary_ci"
-                         " WHERE part = 'main' AND system = ?1", -1, &st, NULL) == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, system, -1, SQLITE_STATIC);
+                         " WHERE part = " R("part.main") " AND system = (SELECT value FROM roles WHERE role = ?1)",
+                         -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, role, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
       hw = sqlite3_column_double(st, 0);
   }
@@ -598,15 +617,15 @@ static double summary_hw(ls_db *db, const char *system)
 int ls_db_precision_get(ls_db *db, ls_db_precision *out, ls_error *err)
 {
   memset(out, 0, sizeof *out);
-  out->vs_ar_flash = summary_hw(db, "ar-flash");
-  out->vs_specinfer = summary_hw(db, "specinfer");
+  out->vs_ar_flash = summary_hw(db, "system.baseline");
+  out->vs_specinfer = summary_hw(db, "system.tree");
   int rc = worst_get(db, 1, &out->worst_config, out->worst, sizeof out->worst, err);
   if (!rc) rc = worst_get(db, 0, &out->worst_any, out->worst_any_name, sizeof out->worst_any_name, err);
   if (rc) return rc;
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db->h, "SELECT coalesce(min(n), 0), coalesce(max(n), 0) FROM (SELECT count(p.prompt) AS n"
                          " FROM runs r LEFT JOIN prompts p ON p.run_id = r.run_id"
-                         " WHERE r.part = 'main' AND r.status = 'ok' GROUP BY r.run_id)", -1,
+                         " WHERE r.part = " R("part.main") " AND r.status = 'ok' GROUP BY r.run_id)", -1,
                          &st, NULL) != SQLITE_OK)
     return ls_db_fail(db, err, "reading the precision");
   if (sqlite3_step(st) == SQLITE_ROW) {

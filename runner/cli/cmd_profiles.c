@@ -31,6 +31,26 @@ static const ls_cmd_spec VALIDATE = {"profiles validate", "FILE", 1, 1, OPT_AT(p
                                      "load a profile file with every check of the loader: ok, or the located error",
                                      NULL, NULL, NO_OPTS};
 
+#define LIST_COLS 6
+typedef char list_row[LIST_COLS][96];
+
+/* Prints the table with every column as wide as its longest cell (a fixed width misaligned
+ * every row after a long id, name or flash interface). */
+static int print_table(list_row *cell, int rows)
+{
+  int w[LIST_COLS] = {0};
+  for (int r = 0; r < rows; r++)
+    for (int k = 0; k < LIST_COLS; k++)
+      if ((int)strlen(cell[r][k]) > w[k]) w[k] = (int)strlen(cell[r][k]);
+  for (int r = 0; r < rows; r++)
+    for (int k = 0; k < LIST_COLS; k++)
+      if (k + 1 < LIST_COLS)
+        printf("%-*s  ", w[k], cell[r][k]);
+      else
+        printf("%s\n", cell[r][k]);
+  return 0; /* a failed write to stdout is caught when main flushes it (exit 74) */
+}
+
 static int list(int argc, char **argv)
 {
   profile_args a = {.args.n = 0};
@@ -38,14 +58,17 @@ static int list(int argc, char **argv)
   if (prc)
     return ls_opts_exit(prc);
   char (*ids)[64] = malloc(MAX_PROFILES * sizeof *ids);
-  int n = ids ? ls_device_list(ls_data_root(), ids, MAX_PROFILES) : LS_ENOMEM;
+  list_row *cell = calloc(MAX_PROFILES + 1, sizeof *cell);
+  int n = ids && cell ? ls_device_list(ls_data_root(), ids, MAX_PROFILES) : LS_ENOMEM;
   if (n < 0) {
     free(ids);
+    free(cell);
     fprintf(stderr, "leversim profiles: cannot read %s/devices/profiles\n", ls_data_root());
     return ls_status_exit(n);
   }
-  printf("%-16s %-18s %-26s %-16s %-10s %s\n", "id", "phone", "soc", "flash", "eff. read", "dram");
-  int rc = 0;
+  static const char *const head[LIST_COLS] = {"id", "phone", "soc", "flash", "eff. read", "dram"};
+  for (int k = 0; k < LIST_COLS; k++) snprintf(cell[0][k], 96, "%s", head[k]);
+  int rc = 0, rows = 1;
   for (int i = 0; i < n && i < MAX_PROFILES; i++) {
     ls_device *d;
     ls_error err;
@@ -56,13 +79,19 @@ static int list(int argc, char **argv)
     char bw[32], cap[32];
     const ls_flash_params *f = ls_device_flash(d);
     const ls_dram_params *m = ls_device_dram(d);
-    printf("%-16s %-18s %-26s %-16s %-10s %s %s\n", ls_device_id(d), ls_device_name(d), ls_device_soc(d),
-           f->interface, ls_units_format(ls_flash_effective_bw(f), LS_U_BANDWIDTH, bw, sizeof bw), m->type,
-           ls_units_format(m->capacity, LS_U_BYTES, cap, sizeof cap));
+    char (*c)[96] = cell[rows++];
+    snprintf(c[0], 96, "%s", ls_device_id(d));
+    snprintf(c[1], 96, "%s", ls_device_name(d));
+    snprintf(c[2], 96, "%s", ls_device_soc(d));
+    snprintf(c[3], 96, "%s", f->interface);
+    snprintf(c[4], 96, "%s", ls_units_format(ls_flash_effective_bw(f), LS_U_BANDWIDTH, bw, sizeof bw));
+    snprintf(c[5], 96, "%s %s", m->type, ls_units_format(m->capacity, LS_U_BYTES, cap, sizeof cap));
     ls_device_free(d);
   }
+  int prt = print_table(cell, rows);
   free(ids);
-  return rc;
+  free(cell);
+  return prt ? prt : rc;
 }
 
 /* show ID and validate FILE: the same load, by id or by path. */

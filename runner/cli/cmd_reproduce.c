@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "results/db.h"
 #include "sim/rng.h"
@@ -19,15 +21,17 @@
 #include "runner/report/draw.h"
 
 typedef struct repro_opts {
-  const char *db, *out;
+  const char *db, *out; /* NULL: the defaults (results/leversim.db, results/figures), or a
+                           trial size's own folder (trial_paths) */
   long jobs;
   int quick, resume, json, no_figures;
+  char trial_db[256], trial_out[256];
 } repro_opts;
 
 static const ls_opt REPRO_OPTS[] = {
     {"--quick", LS_OPT_FLAG, OPT_AT(repro_opts, quick), NULL, "a regression guard for CI, not a result: few prompts, the main study and the budget sweep only"},
-    {"--db", LS_OPT_STR, OPT_AT(repro_opts, db), "FILE", "results database (default results/leversim.db; recreated unless --resume)"},
-    {"--out", LS_OPT_STR, OPT_AT(repro_opts, out), "DIR", "figures folder (default results/figures)"},
+    {"--db", LS_OPT_STR, OPT_AT(repro_opts, db), "FILE", "results database (default results/leversim.db, a trial size results/trial-pN-tM/leversim.db; recreated unless --resume)"},
+    {"--out", LS_OPT_STR, OPT_AT(repro_opts, out), "DIR", "figures folder (default results/figures, a trial size results/trial-pN-tM/figures)"},
     {"--jobs", LS_OPT_LONG, OPT_AT(repro_opts, jobs), "N", "worker processes (default 2; results are identical for any N)", .lo = 1, .hi = 64},
     {"--resume", LS_OPT_FLAG, OPT_AT(repro_opts, resume), NULL, "keep the database and skip the runs it already holds"},
     {"--no-figures", LS_OPT_FLAG, OPT_AT(repro_opts, no_figures), NULL, "do not draw the figures"},
@@ -42,8 +46,10 @@ static const ls_cmd_spec REPRO = {
     "system, Lever's average speedups with 95 % intervals, the precision achieved) and draws\n"
     "the figures. The replay's size is workload.prompts and workload.max_tokens in the\n"
     "experiment file; --prompts/--tokens override them for a trial, a 'custom' replay that is\n"
-    "checked against no baseline and from which none is written. With --json everything but\n"
-    "the document goes to stderr.\n",
+    "checked against no baseline and from which none is written, and which never touches the\n"
+    "committed results: unless --db/--out name others, it writes results/trial-pN-tM/\n"
+    "(leversim.db and figures/; git ignores them). A resumed replay says how many runs were\n"
+    "already done. With --json everything but the document goes to stderr.\n",
     NULL, REPRO_OPTS};
 
 /* What the replay was: recorded in the database's meta so that `leversim check` can tell a
@@ -196,6 +202,35 @@ static int summary(const char *db_path, int json, const replay_info *r,
   return rc;
 }
 
+/* A trial size (--prompts/--tokens) is not the replay the committed results come from: its
+ * database and figures go to a folder of its own, results/trial-pN-tM/, unless --db/--out
+ * name others, so a trial never overwrites results/leversim.db or results/figures. */
+static int trial_paths(repro_opts *o, const ls_kv *sizes, ls_error *err)
+{
+  const char *p = NULL, *t = NULL;
+  for (int i = 0; i < ls_kv_count(sizes); i++) {
+    if (!strcmp(ls_kv_key(sizes, i), "workload.prompts")) p = ls_kv_value(sizes, i);
+    if (!strcmp(ls_kv_key(sizes, i), "workload.max_tokens")) t = ls_kv_value(sizes, i);
+  }
+  if (!p && !t) {
+    if (!o->db) o->db = "results/leversim.db";
+    if (!o->out) o->out = "results/figures";
+    return LS_OK;
+  }
+  char dir[128];
+  snprintf(dir, sizeof dir, "results/trial%s%s%s%s", p ? "-p" : "", p ? p : "", t ? "-t" : "", t ? t : "");
+  snprintf(o->trial_db, sizeof o->trial_db, "%s/leversim.db", dir);
+  snprintf(o->trial_out, sizeof o->trial_out, "%s/figures", dir);
+  /* the folder is made only when something goes into it (the figures folder itself is made
+   * by the report); results/ first, for a replay started outside a checkout */
+  int own = !o->db || (!o->out && !o->no_figures);
+  if (!o->db) o->db = o->trial_db;
+  if (!o->out) o->out = o->trial_out;
+  if (own && ((mkdir("results", 0777) != 0 && errno != EEXIST) || (mkdir(dir, 0777) != 0 && errno != EEXIST)))
+    return ls_error_set(err, LS_EIO, "%s: cannot create the trial folder: %s", dir, strerror(errno));
+  return LS_OK;
+}
+
 /* Draws the figures through the report API; with --json their lines go to stderr, so stdout
  * stays one document. */
 static int figures(const repro_opts *o)
@@ -232,8 +267,11 @@ static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv
     e = ls_driver_run(x, &d, sum, err);
   }
   if (!e) {
-    fprintf(stderr, "leversim reproduce: %d runs (%d ok, %d not valid here, %d failed) in %.1f s -> %s\n",
-            sum->total, sum->ok, sum->invalid, sum->failed, sum->wall_s, o->db);
+    fprintf(stderr, "leversim reproduce: %d runs (%d ok, %d not valid here, %d failed",
+            sum->total, sum->ok, sum->invalid, sum->failed);
+    if (o->resume) /* a resumed replay says what it found already done */
+      fprintf(stderr, ", %d already done before this resume", sum->skipped);
+    fprintf(stderr, ") in %.1f s -> %s\n", sum->wall_s, o->db);
     struct sigaction old[2]; /* Ctrl-C after the last run: the same hint as during runs */
     ls_stop_catch(old);
     e = summary(o->db, o->json, &info, sum, err);
@@ -250,7 +288,7 @@ static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv
 
 int ls_cmd_reproduce(int argc, char **argv)
 {
-  repro_opts o = {"results/leversim.db", "results/figures", 2, 0, 0, 0, 0};
+  repro_opts o = {NULL, NULL, 2, 0, 0, 0, 0, "", ""};
   ls_error err;
   ls_error_clear(&err);
   ls_kv *sizes = NULL; /* --prompts, --tokens */
@@ -260,6 +298,8 @@ int ls_cmd_reproduce(int argc, char **argv)
     return ls_opts_exit(e);
   }
   ls_driver_summary sum = {0};
+  if (!e)
+    e = trial_paths(&o, sizes, &err);
   if (!e)
     e = replay(&o, sizes, argc, argv, &sum, &err);
   ls_kv_free(sizes);

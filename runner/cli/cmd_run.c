@@ -17,7 +17,7 @@
 typedef struct run_opts {
   const char *device, *model, *dataset, *system, *db;
   long seed; /* -1: the paper experiment's */
-  int json, steps;
+  int json, steps, force;
 } run_opts;
 
 static const ls_opt RUN_OPTS[] = {
@@ -31,6 +31,7 @@ static const ls_opt RUN_OPTS[] = {
     {"--seed", LS_OPT_LONG, OPT_AT(run_opts, seed), "N", "master seed (default: the paper experiment's)", .lo = 0, .hi = 0x7fffffffL},
     {"--db", LS_OPT_STR, OPT_AT(run_opts, db), "FILE", "also write the run to this SQLite database"},
     {"--steps", LS_OPT_FLAG, OPT_AT(run_opts, steps), NULL, "with --db: store the per-cycle series too"},
+    {"--force", LS_OPT_FLAG, OPT_AT(run_opts, force), NULL, "with --db: run again when the database already holds this run"},
     {"--json", LS_OPT_FLAG, OPT_AT(run_opts, json), NULL, "stdout is one JSON document (errors go to stderr)"},
     {NULL}};
 
@@ -40,7 +41,11 @@ static const ls_cmd_spec RUN = {
     "prompts (none below 5 prompts), then every setting the run used: its value and where it\n"
     "came from (default, the paper experiment, or an argument). Unless overridden, the seed\n"
     "and settings are those of runner/experiments/paper.yaml (its top-level seed and settings),\n"
-    "so a run reproduces the paper replay's cell of the same configuration.\n",
+    "so a run reproduces the paper replay's cell of the same configuration. A run is\n"
+    "identified by its settings and seed: any number of variants live in one database, each\n"
+    "--set recorded as an axis of the run (leversim plot --x KEY draws them). With --db, a run\n"
+    "the database already holds (same settings and seed) is not run again: it says so and\n"
+    "exits 0 (--force runs and replaces it).\n",
     NULL, RUN_OPTS};
 
 static void json_text(const char *s)
@@ -175,6 +180,38 @@ static int with_defaults(const ls_kv *given, const char *model, const char *syst
   return rc;
 }
 
+/* The paper experiment's roles (what the views compare), as for its seed and settings. */
+static int paper_roles(ls_db *db, ls_error *err)
+{
+  char path[600];
+  ls_kv *roles = NULL;
+  snprintf(path, sizeof path, "%s/runner/experiments/paper.yaml", ls_data_root());
+  if (access(path, F_OK) != 0)
+    return LS_OK;
+  int rc = ls_kv_create(&roles, err);
+  if (!rc) rc = ls_experiment_roles_file(path, roles, err);
+  if (!rc) rc = ls_driver_write_roles(db, roles, err);
+  ls_kv_free(roles);
+  return rc;
+}
+
+/* Re-running identical settings is a no-op that says so: *done = 1 when the database holds
+ * this run (same id: settings and seed) as ok or invalid. */
+static int already_there(ls_db *db, const char *path, ls_run_spec *spec, int json, int *done,
+                         ls_error *err)
+{
+  char id[LS_DB_RUN_ID_LEN + 1];
+  int rc = ls_driver_spec_id(spec, id, err);
+  if (!rc) rc = ls_db_run_done(db, id, done, err);
+  if (rc || !*done)
+    return rc;
+  fprintf(stderr, "leversim run: %s already holds this run (id %s: same settings and seed); "
+                  "nothing to do (--force runs it again)\n", path, id);
+  if (json)
+    printf("{\"run_id\":\"%s\",\"already_done\":true}\n", id);
+  return LS_OK;
+}
+
 /* Simulates the parsed configuration; kv holds the command line's settings. */
 static int simulate(const run_opts *o, const ls_kv *kv, ls_decode_result *res, int *st, ls_error *err)
 {
@@ -187,13 +224,17 @@ static int simulate(const run_opts *o, const ls_kv *kv, ls_decode_result *res, i
   int e = with_defaults(kv, o->model, o->system, &all, &paper_seed, from, sizeof from, err);
   if (!e) e = ls_experiment_single(&x, o->device, o->model, o->dataset, o->system, all,
                                    o->seed >= 0 ? (uint64_t)o->seed : paper_seed, ls_data_root(), err);
+  if (!e) e = ls_experiment_record_axes(x, kv, err); /* every --set is an axis of the run */
   if (!e) e = ls_validate_runs(x, err); /* before the database is opened */
   if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), err);
   if (!e && o->db) e = ls_db_open(&db, o->db, err);
   if (!e && db) e = ls_db_claim(db, 0, "run", err);
-  if (!e) e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), o->steps, res, st, err);
-  if (!e && db) e = ls_db_stats_refresh(db, err); /* ratios against runs already there */
-  if (!e)
+  if (!e && db) e = paper_roles(db, err);
+  int done = 0;
+  if (!e && db && !o->force) e = already_there(db, o->db, ls_experiment_run(x, 0), o->json, &done, err);
+  if (!e && !done) e = ls_driver_run_one(cache, db, ls_experiment_run(x, 0), o->steps, res, st, err);
+  if (!e && !done && db) e = ls_db_stats_refresh(db, err); /* ratios against runs already there */
+  if (!e && !done)
     print_metrics(ls_experiment_run(x, 0), o->seed >= 0 ? "--seed" : from, res, o->json);
   ls_db_close(db);
   ls_decode_cache_free(cache);
@@ -204,7 +245,7 @@ static int simulate(const run_opts *o, const ls_kv *kv, ls_decode_result *res, i
 
 int ls_cmd_run(int argc, char **argv)
 {
-  run_opts o = {NULL, NULL, NULL, NULL, NULL, -1, 0, 0};
+  run_opts o = {NULL, NULL, NULL, NULL, NULL, -1, 0, 0, 0};
   ls_kv *kv = NULL;
   ls_error err;
   ls_error_clear(&err);

@@ -10,6 +10,7 @@ int ls_cmd_run(int argc, char **argv);        /* runner/cli/cmd_run.c */
 int ls_cmd_sweep(int argc, char **argv);      /* runner/cli/cmd_sweep.c */
 int ls_cmd_reproduce(int argc, char **argv);  /* runner/cli/cmd_reproduce.c */
 int ls_cmd_figures(int argc, char **argv);    /* runner/cli/cmd_figures.c */
+int ls_cmd_plot(int argc, char **argv);       /* runner/cli/cmd_plot.c */
 int ls_cmd_tree(int argc, char **argv);       /* runner/cli/cmd_tree.c */
 int ls_cmd_check(int argc, char **argv);      /* runner/cli/cmd_results.c */
 int ls_cmd_export(int argc, char **argv);     /* runner/cli/cmd_results.c */

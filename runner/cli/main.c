@@ -17,6 +17,7 @@ static const ls_subcmd COMMANDS[] = {
     {"sweep", ls_cmd_sweep, "run an experiment file (matrix x sweep axes) into SQLite"},
     {"reproduce", ls_cmd_reproduce, "replay the paper (runner/experiments/paper.yaml), figures, summary"},
     {"figures", ls_cmd_figures, "redraw the paper's figures from a results database"},
+    {"plot", ls_cmd_plot, "draw any metric against any setting of a database, 95 % intervals"},
     {"tree", ls_cmd_tree, "build and print one draft tree with a policy"},
     {"check", ls_cmd_check, "compare speedup ratios against a committed baseline (exit 2 on regression)"},
     {"export", ls_cmd_export, "export a results view to CSV, JSON or a table"},

@@ -115,6 +115,7 @@ static int extra_fig11(fig_ctx *, const ls_csvtab *, char *, size_t, ls_error *)
 static int extra_sensitivity(fig_ctx *, const ls_csvtab *, char *, size_t, ls_error *);
 static int extra_table1(fig_ctx *, const ls_csvtab *, char *, size_t, ls_error *);
 static int extra_summary(fig_ctx *, const ls_csvtab *, char *, size_t, ls_error *);
+static int extra_regime(fig_ctx *, const ls_csvtab *, char *, size_t, ls_error *);
 
 static const fig_def figs[] = {
     {"table1", "table1", 0, "I/O share of one verification per target on oneplus-12 (Markdown)",
@@ -129,8 +130,8 @@ static const fig_def figs[] = {
      extra_fig11},
     {"fig12", "fig12", 1, "pruning ablation: lever vs lever-no-prune", NULL},
     {"fig13", "fig13", 1, "draft-stage latency by draft-stage mapping", NULL},
-    {"regime", "regime", 1, "regime map: the paper's claims under each open assumption", NULL},
     {"fig14", "fig14", 1, "output-projection latency by placement", NULL},
+    {"regime", "regime", 1, "regime map: the paper's claims under each open assumption", extra_regime},
     {"energy", "energy", 1, "energy per token by system and device", NULL},
     {"sensitivity", "sensitivity", 1, "Lever's speedup vs flash bandwidth", extra_sensitivity},
 };
@@ -735,4 +736,51 @@ int ls_draw_exit(const char *cmd, const ls_draw_opts *o, const ls_draw_outcome *
             "%s; install gnuplot-nox (make deps) and rerun `leversim figures`\n", cmd,
             o->gnuplot && o->gnuplot[0] ? o->gnuplot : "gnuplot", n->skipped_nognuplot, o->out_dir);
   return n->failed ? ls_status_exit(LS_ESTATE) : 0;
+}
+
+int ls_draw_gnuplot(const char *prog, const char *vars, const char *script, const char *log)
+{
+  char buf[4096];
+  const char *found = find_program(prog && prog[0] ? prog : "gnuplot", buf, sizeof buf);
+  return found ? run_gnuplot(found, vars, script, log) : -2;
+}
+
+void ls_draw_var(char *vars, size_t size, const char *name, const char *value)
+{
+  add_var(vars, size, name, value);
+}
+
+/* The regime map: the claims' verdicts under each assumption (runner/report/figures.c,
+ * ls_figures_regime_map) into <out>/regime_map.csv, passed to the script as `map`. Its
+ * default column is the figures' own verdicts: a figure not drawn in this call is judged on
+ * its view first. */
+static int extra_regime(fig_ctx *cx, const ls_csvtab *t, char *vars, size_t size, ls_error *err)
+{
+  int rc = LS_OK;
+  for (int i = 0; rc == LS_OK && ls_figures_regime_claim(i); i++) {
+    const char *fig = ls_figures_regime_claim(i);
+    int k = ls_figures_index(fig);
+    const fig_def *f = NULL;
+    for (int j = 0; j < N_FIGS; j++)
+      if (!strcmp(figs[j].name, fig)) f = &figs[j];
+    if (k < 0 || k >= LS_FIGURES_MAX || cx->judged[k] || !f || !f->view) continue;
+    char *text;
+    size_t len;
+    ls_csvtab ft;
+    rc = export_view(cx->db, f->view, &text, &len, &ft, err);
+    if (rc == LS_OK && ft.nrow > 0) {
+      ls_figures_judge_table(fig, &ft, &cx->verdicts[k]);
+      cx->judged[k] = 1;
+    }
+    ls_csvtab_free(&ft);
+    free(text);
+  }
+  char path[1024];
+  out_path(cx, path, sizeof path, "regime_map", "csv");
+  FILE *f = rc == LS_OK ? fopen(path, "w") : NULL;
+  if (rc == LS_OK && !f) rc = ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
+  if (rc == LS_OK) rc = ls_figures_regime_map(t, cx->verdicts, cx->judged, f, err);
+  if (f && fclose(f) != 0 && rc == LS_OK) rc = ls_error_set(err, LS_EIO, "%s: write failed", path);
+  if (rc == LS_OK) add_var(vars, size, "map", path);
+  return rc;
 }

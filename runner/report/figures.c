@@ -1,6 +1,7 @@
 /* runner/figures: see figures.h. Each claim's test reads the figure's own CSV (the view it
  * plots); thresholds are named below, the paper's numbers beside their sources. */
 #include "runner/report/figures.h"
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,6 +63,37 @@ static void vset(ls_verdict *v, int holds, const char *fmt, ...)
   vsnprintf(v->text, sizeof v->text, fmt, ap);
   va_end(ap);
   v->holds = holds;
+  v->value = v->lo = v->hi = NAN;
+}
+
+/* The mean of x[0..n) and its 95 % t-interval (NaN bounds below 2 values). */
+static void t_interval(const double *x, int n, double *mean, double *lo, double *hi)
+{
+  double s = 0, ss = 0;
+  for (int i = 0; i < n; i++) s += x[i];
+  *mean = n ? s / n : NAN;
+  *lo = *hi = NAN;
+  if (n < 2) return;
+  for (int i = 0; i < n; i++) ss += (x[i] - *mean) * (x[i] - *mean);
+  double h = gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(ss / (n - 1) / n);
+  *lo = *mean - h;
+  *hi = *mean + h;
+}
+
+/* v's number: the mean of column col (1/value when invert) over the rows whose key column is
+ * val, with its t-interval over those rows (one row per configuration). */
+static void v_number(const ls_csvtab *t, ls_verdict *v, const char *col, const char *key, const char *val,
+                     int invert)
+{
+  int c = ls_csvtab_col(t, col), k = ls_csvtab_col(t, key), n = 0;
+  double *x = malloc((size_t)(t->nrow + 1) * sizeof *x);
+  for (int r = 0; x && c >= 0 && r < t->nrow; r++) {
+    const char *s = ls_csvtab_at(t, r, c);
+    if (!ls_csvtab_is(t, r, k, val) || !s[0]) continue;
+    x[n++] = invert ? 1 / strtod(s, NULL) : strtod(s, NULL);
+  }
+  if (x) t_interval(x, n, &v->value, &v->lo, &v->hi);
+  free(x);
 }
 
 /* A verdict of -1 naming the first of the columns t lacks; 1 when it has them all. */
@@ -208,6 +240,7 @@ static void judge_fig10(const ls_csvtab *t, ls_verdict *v)
   else
     vset(v, ok, "fastest in %d/%d configurations%s%s", n, n, means,
          ok ? "" : " — a mean is off by more than 5 %");
+  v_number(t, v, "vs_lever", "system", paper_speedup[0].key, 1);
 }
 
 /* Fig. 11: Lever's mean throughput / SpecInfer the highest of the draft policies. */
@@ -247,6 +280,35 @@ static void judge_fig12(const ls_csvtab *t, ls_verdict *v)
   int up = gain > FIG12_MIN_GAIN, cut = wl < wn;
   vset(v, up && cut, "%+.1f %% throughput, wasted compute %.1f %%→%.1f %%%s", pct1(gain), wn, wl,
        up && cut ? "" : !up ? " (the gain is not above 1 %)" : " (pruning does not cut the waste)");
+  v_number(t, v, "tps_vs_no_prune", "system", "lever", 0);
+}
+
+/* Figs. 13 and 14's number: the own variant's throughput over the best rival's, the mean over
+ * the configurations (device, model, dataset) that have all of them, with its t-interval. */
+static void variants_number(const ls_csvtab *t, ls_verdict *v, const char *col, const char *own,
+                            const char *const *rivals)
+{
+  int cd = ls_csvtab_col(t, "device"), cm = ls_csvtab_col(t, "model"), cs = ls_csvtab_col(t, "dataset");
+  int cv = ls_csvtab_col(t, col), ct = ls_csvtab_col(t, "throughput_tps"), n = 0;
+  if (cd < 0 || cm < 0 || cs < 0) return;
+  double *x = malloc((size_t)(t->nrow + 1) * sizeof *x);
+  for (int r = 0; x && r < t->nrow; r++) {
+    if (!first_of_key(t, r, cd, cm, cs)) continue;
+    double mine = NAN, best = -INFINITY;
+    int all = 1;
+    for (int i = 0; rivals[i]; i++) {
+      double tp = NAN;
+      for (int q = r; q < t->nrow; q++)
+        if (same_key(t, q, r, cd, cm, cs) && ls_csvtab_is(t, q, cv, rivals[i])) tp = ls_csvtab_num(t, q, ct);
+      all = all && !isnan(tp);
+      best = fmax(best, tp);
+    }
+    for (int q = r; q < t->nrow; q++)
+      if (same_key(t, q, r, cd, cm, cs) && ls_csvtab_is(t, q, cv, own)) mine = ls_csvtab_num(t, q, ct);
+    if (all && !isnan(mine) && best > 0) x[n++] = mine / best;
+  }
+  if (x) t_interval(x, n, &v->value, &v->lo, &v->hi);
+  free(x);
 }
 
 /* Figs. 13 and 14: variant `own` (of column col) has a lower mean of `cost` and a higher
@@ -277,6 +339,7 @@ static void judge_variants(const ls_csvtab *t, ls_verdict *v, const char *col, c
   }
   vset(v, ok, "%s %s %.1f ms/cycle%s; throughput%s%s", own, label, 1e3 * c0, lat, thr,
        ok ? "" : " (not ahead of each on both)");
+  variants_number(t, v, col, own, rivals);
 }
 
 static void judge_fig13(const ls_csvtab *t, ls_verdict *v)
@@ -335,6 +398,13 @@ static void judge_table1(const ls_csvtab *t, ls_verdict *v)
   }
   if (!n) vset(v, -1, "cannot check: no target of the paper's Table 1 in the data");
   else vset(v, good == n, "%d/%d targets within %.0f points: %s", good, n, TABLE1_TOL, what);
+  double x[8];
+  int m = 0;
+  for (size_t k = 0; n && k < sizeof paper_io / sizeof *paper_io && m < 8; k++) {
+    int r = ls_figures_table1_row(t, part, paper_io[k].key);
+    if (paper_io[k].value >= 0 && r >= 0) x[m++] = ls_csvtab_num(t, r, cs);
+  }
+  if (m) t_interval(x, m, &v->value, &v->lo, &v->hi);
 }
 
 /* Beyond the paper: where Lever's energy per token is the lowest of the flash-offloaded
@@ -383,6 +453,9 @@ typedef struct claim {
   const char *paper; /* the claim, printed on the figure; NULL: beyond the paper */
   const char *test;  /* what "holds" means, in numbers on the figure's CSV */
   void (*judge)(const ls_csvtab *, ls_verdict *);
+  const char *cell;   /* the verdict's number (value, lo, hi), or NULL when it has none */
+  const char *regime; /* the rows of view regime the regime map judges it on
+                         ('systems', 'map', 'lmhead'); NULL: not on the map */
 } claim;
 
 /* Every claim and its test, in one place (the claims: src:lever-paper, its figure captions;
@@ -390,34 +463,35 @@ typedef struct claim {
 static const claim claims[] = {
     {"fig04", "NPU verification latency grows with the tokens verified; the GPU's stays flat",
      "at the largest token count (64), the NPU curves in the profile's own regime cost >= 2x "
-     "one token and the GPU curves <= 1.25x", judge_fig04},
+     "one token and the GPU curves <= 1.25x", judge_fig04, NULL, NULL},
     {"fig05", "accepted length rises with the tree budget while decode speed peaks, then falls, "
      "inside 4–64", "for every curve of a conventional-SD system (not Lever): tau at the largest "
      "budget > tau at the smallest, and speed peaks at an inner budget and is lower at the "
-     "largest", judge_fig05},
+     "largest", judge_fig05, NULL, NULL},
     {"fig10", "Lever is fastest in every configuration: 2.93× over AR (flash), 1.50× over "
      "conventional SD on average", "Lever out-runs every drawn baseline (vs_lever < 1) in every "
      "configuration, and its mean speedup (mean of 1/vs_lever) over ar-flash and over specinfer "
-     "is within +-5 % of 2.93 and 1.50", judge_fig10},
+     "is within +-5 % of 2.93 and 1.50", judge_fig10, "Lever / AR (flash), mean", "systems"},
     {"fig11", "Lever's draft policy leads all draft policies (throughput normalised to SpecInfer)",
      "Lever's mean tps_vs_specinfer over all rows is the highest of the policies drawn",
-     judge_fig11},
+     judge_fig11, NULL, NULL},
     {"fig12", "early-exit pruning raises throughput and cuts wasted verification compute",
      "Lever's mean tps_vs_no_prune > 1.01 and its mean wasted_verify < lever-no-prune's",
-     judge_fig12},
+     judge_fig12, "Lever / Lever w/o pruning, mean", "systems"},
     {"fig13", "hybrid CPU+NPU drafting beats single-node CPU and single-node NPU drafting "
      "(batch-aware NPU in between)", "map lever has a lower mean draft_s_mean and a "
      "higher mean throughput than maps cpu and npu (npu-batch between: reported, not tested)",
-     judge_fig13},
+     judge_fig13, "hybrid map / best single node", "map"},
     {"fig14", "on-demand output projection on the CPU beats eager on the NPU (and on-demand on "
      "the NPU)", "lmhead demand-cpu has a lower mean lmhead_s_mean and a higher mean throughput "
-     "than eager-npu and demand-npu", judge_fig14},
+     "than eager-npu and demand-npu", judge_fig14, "CPU head / best NPU head", "lmhead"},
     {"table1", "flash I/O is 78.3–93.3 % of one verification across the targets (OnePlus 12)",
-     "every target the paper gives is within +-3 points of its share", judge_table1},
+     "every target the paper gives is within +-3 points of its share", judge_table1,
+     "I/O share of one verification, mean", "systems"},
     {"energy", NULL, "none (beyond the paper): where Lever's energy per token is least",
-     judge_energy},
+     judge_energy, NULL, NULL},
     {"sensitivity", NULL, "none (beyond the paper): Lever's speedup over AR (flash) at the "
-     "ends of the bandwidth sweep", judge_sensitivity},
+     "ends of the bandwidth sweep", judge_sensitivity, NULL, NULL},
 };
 #define N_CLAIMS ((int)(sizeof claims / sizeof *claims))
 
@@ -489,4 +563,101 @@ double ls_figures_paper_speedup(const char *system)
   for (size_t p = 0; p < sizeof paper_speedup / sizeof *paper_speedup; p++)
     if (!strcmp(paper_speedup[p].key, system)) return paper_speedup[p].value;
   return -1;
+}
+
+/* ---- the regime map ---- */
+
+const char *ls_figures_regime_claim(int i)
+{
+  for (int k = 0, n = 0; k < N_CLAIMS; k++)
+    if (claims[k].regime && n++ == i) return claims[k].fig;
+  return NULL;
+}
+
+const char *ls_figures_cell(const char *fig)
+{
+  const claim *c = find_claim(fig);
+  return c ? c->cell : NULL;
+}
+
+/* A view of t's rows where column cc is set and column ca is col: the header and those rows,
+ * their cells borrowed from t (the caller frees only cell). */
+static int subset(const ls_csvtab *t, int cc, const char *set, int ca, const char *col, ls_csvtab *out)
+{
+  out->buf = NULL;
+  out->ncol = t->ncol;
+  out->nrow = 0;
+  out->cell = malloc((size_t)(t->nrow + 1) * (size_t)t->ncol * sizeof *out->cell);
+  if (!out->cell) return LS_ENOMEM;
+  memcpy(out->cell, t->cell, (size_t)t->ncol * sizeof *out->cell);
+  for (int r = 0; r < t->nrow; r++)
+    if (ls_csvtab_is(t, r, cc, set) && ls_csvtab_is(t, r, ca, col))
+      memcpy(out->cell + (size_t)(++out->nrow) * (size_t)t->ncol, t->cell + (size_t)(r + 1) * (size_t)t->ncol,
+             (size_t)t->ncol * sizeof *out->cell);
+  return LS_OK;
+}
+
+/* Table 1 under an assumption: view table1's shape (part, model, io_share: the mean over the
+ * datasets) from the AR (flash) rows of the device Table 1 is measured on. */
+static int table1_of(const ls_csvtab *s, ls_csvtab *out, ls_error *err)
+{
+  int cy = ls_csvtab_col(s, "system"), cd = ls_csvtab_col(s, "device"), cm = ls_csvtab_col(s, "model"),
+      ci = ls_csvtab_col(s, "io_share");
+  char text[2048];
+  size_t len = (size_t)snprintf(text, sizeof text, "part,model,io_share\n");
+  for (size_t k = 0; k < sizeof paper_io / sizeof *paper_io; k++) {
+    double sum = 0;
+    int n = 0;
+    for (int r = 0; r < s->nrow; r++)
+      if (ls_csvtab_is(s, r, cy, paper_speedup[0].key) && ls_csvtab_is(s, r, cd, "oneplus-12") &&
+          ls_csvtab_is(s, r, cm, paper_io[k].key) && ls_csvtab_at(s, r, ci)[0])
+        sum += ls_csvtab_num(s, r, ci), n++;
+    if (n && len < sizeof text)
+      len += (size_t)snprintf(text + len, sizeof text - len, "table1,%s,%.17g\n", paper_io[k].key, sum / n);
+  }
+  return ls_csvtab_parse(out, text, len < sizeof text ? len : sizeof text - 1, err);
+}
+
+static void regime_row(FILE *out, int row, int col, const char *fig, const char *column, int is_default,
+                       const ls_verdict *v)
+{
+  fprintf(out, "%d,%d,%s,\"%s\",\"%s\",\"%s\",%d", row, col, fig, ls_figures_claim(fig), ls_figures_cell(fig),
+          column, is_default);
+  const double x[] = {v->value, v->lo, v->hi};
+  for (int k = 0; k < 3; k++)
+    if (isfinite(x[k])) fprintf(out, ",%.17g", x[k]);
+    else fputs(",", out);
+  fprintf(out, ",%d\n", v->holds);
+}
+
+int ls_figures_regime_map(const ls_csvtab *t, const ls_verdict *defaults, const int *judged, FILE *out,
+                          ls_error *err)
+{
+  int cc = ls_csvtab_col(t, "claims"), ca = ls_csvtab_col(t, "assumption");
+  if (cc < 0 || ca < 0) return ls_error_set(err, LS_EPARSE, "view regime: no claims or assumption column");
+  fprintf(out, "row,col,fig,claim,cell,column,is_default,value,lo,hi,holds\n");
+  for (int i = 0; ls_figures_regime_claim(i); i++) {
+    const char *fig = ls_figures_regime_claim(i);
+    const claim *c = find_claim(fig);
+    int k = (int)(c - claims);
+    ls_verdict none = {-1, "no figure data", NAN, NAN, NAN};
+    regime_row(out, i, 0, fig, "default", 1, judged[k] ? &defaults[k] : &none);
+    for (int r = 0, j = 1; r < t->nrow; r++) {
+      const char *col = ls_csvtab_at(t, r, ca);
+      int first = !strcmp(col, "default") ? 0 : 1;
+      for (int q = 0; first && q < r; q++) first = strcmp(ls_csvtab_at(t, q, ca), col) != 0;
+      if (!first) continue;
+      ls_csvtab s, tt = {NULL, NULL, 0, 0};
+      if (subset(t, cc, c->regime, ca, col, &s)) return ls_error_set(err, LS_ENOMEM, "regime map: out of memory");
+      ls_verdict v;
+      int rc = LS_OK;
+      if (!strcmp(fig, "table1") && (rc = table1_of(&s, &tt, err)) == LS_OK) c->judge(&tt, &v);
+      else if (rc == LS_OK) c->judge(&s, &v);
+      free(s.cell);
+      ls_csvtab_free(&tt);
+      if (rc) return rc;
+      regime_row(out, i, j++, fig, col, 0, &v);
+    }
+  }
+  return ferror(out) ? ls_error_set(err, LS_EIO, "regime map: write failed") : LS_OK;
 }

@@ -8,6 +8,7 @@
 #ifndef LS_RUNNER_FIGURES_H
 #define LS_RUNNER_FIGURES_H
 #include <stddef.h>
+#include <stdio.h>
 #include "runner/report/csvtab.h"
 #include "sim/error.h"
 
@@ -16,6 +17,9 @@
 typedef struct ls_verdict {
   int holds;
   char text[320];
+  double value, lo, hi; /* the claim's number (ls_figures_cell says what it is) and its 95 %
+                           interval over the configurations (t, configurations as the units);
+                           NaN when the test has none */
 } ls_verdict;
 
 /* The claim of figure fig ("fig04", "fig05", "fig10".."fig14", "table1", "energy",
@@ -40,6 +44,17 @@ int ls_figures_count(void);
 const char *ls_figures_name(int i);
 int ls_figures_index(const char *fig);
 int ls_figures_from_paper(const char *fig);
+
+/* The regime map (beyond the paper): each claim of ls_figures_regime_claim(i) (NULL past the
+ * last) judged by its figure's own test under each assumption the paper leaves open. The
+ * default column is the figures' verdicts (defaults[k] for claim k of the claim table, used
+ * when judged[k]); every other column applies the same test to the rows of view regime
+ * (results/schema.c) of that assumption. Writes CSV to out: row, col, fig, claim, cell,
+ * column, is_default, value, lo, hi, holds, one line per claim and column. */
+const char *ls_figures_regime_claim(int i);
+const char *ls_figures_cell(const char *fig); /* what a claim's number is ("Lever / AR (flash)") */
+int ls_figures_regime_map(const ls_csvtab *regime, const ls_verdict *defaults, const int *judged,
+                          FILE *out, ls_error *err);
 
 /* The paper's numbers printed beside the simulated ones. Table 1 (src:lever-notes): target k's
  * I/O share in percent (< 0: the paper gives none) and a label; 0 past the last target.

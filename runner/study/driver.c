@@ -407,8 +407,11 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   ign.sa_handler = SIG_IGN;
   ls_stop_catch(old);
   sigaction(SIGXFSZ, &ign, &old_xfsz);
+  /* The parent opens (and claims) the database and records the study's roles before the
+   * workers race to it. */
   ls_db *db = NULL;
   int rc = open_parent(o, &db, err);
+  if (rc == LS_OK) rc = ls_driver_write_roles(db, ls_experiment_roles(x), err);
   int fd[2];
   if (rc == LS_OK && pipe(fd) != 0)
     rc = ls_error_set(err, LS_EIO, "pipe failed: %s", strerror(errno));
@@ -451,6 +454,20 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
              "resume with: %s", done, sum->total, hint);
   }
   return rc;
+}
+
+int ls_driver_write_roles(ls_db *db, const ls_kv *roles, ls_error *err)
+{
+  for (int i = 0; roles && i < ls_kv_count(roles); i++) {
+    int kept = 0;
+    int rc = ls_db_set_role(db, ls_kv_key(roles, i), ls_kv_value(roles, i), &kept, err);
+    if (rc) return rc;
+    if (kept) /* a database shared by two studies keeps the first one's names */
+      fprintf(stderr, "leversim: note: the database already names role %s otherwise; its views "
+                      "keep that name, not '%s' (%s)\n", ls_kv_key(roles, i), ls_kv_value(roles, i),
+              ls_kv_origin(roles, i));
+  }
+  return LS_OK;
 }
 
 int ls_driver_spec_id(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err)

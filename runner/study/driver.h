@@ -37,6 +37,10 @@ typedef struct ls_driver_summary {
  * (ls_db_stats_refresh). */
 int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err);
 
+/* Records roles (an experiment's `roles` block: ls_experiment_roles) in db; a role the
+ * database already names otherwise keeps its name, with a note on stderr. */
+int ls_driver_write_roles(ls_db *db, const ls_kv *roles, ls_error *err);
+
 /* The run id of spec (the database key; 32 hex digits). */
 int ls_driver_spec_id(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "devices/device.h"
+#include "results/db.h"
 #include "runner/decode/system.h"
 #include "sim/yaml.h"
 #include "workloads/dataset.h"
@@ -18,9 +19,11 @@
 #define MAX_RUNS 100000 /* runs in all parts, before sharding */
 
 #define MAX_PARTS 64
+#define MAX_CASES 16
 
 struct ls_experiment {
   char name[LS_NAME_MAX];
+  ls_kv *roles;                       /* the `roles` block (owned; empty when none) */
   char parts[MAX_PARTS][LS_NAME_MAX]; /* part names, for the duplicate check */
   int n_parts;
   ls_run_spec *runs;
@@ -32,6 +35,7 @@ typedef struct {
   char key[128];
   char values[MAX_VALUES][64];
   int line[MAX_VALUES], col[MAX_VALUES]; /* where each value is written */
+  char origin[LS_ERR_FILE + 32];         /* "" : in the file; else where (e.g. "--axis") */
   int n;
 } axis;
 
@@ -42,6 +46,8 @@ typedef struct { /* one part while it is being expanded */
   int n_dev, n_mod, n_ds, n_sys;
   axis axes[MAX_AXES];
   int n_axes;
+  ls_kv *cases[MAX_CASES]; /* `cases`: settings of each case (owned); crossed with the sweep */
+  int n_cases;
 } part_def;
 
 #define MAX_SIZED 32
@@ -61,8 +67,10 @@ typedef struct {
   const char *file;        /* the experiment file, for origins */
   const char *data_root;
   const ls_kv *base;       /* experiment (+quick) settings */
-  const ls_kv *overrides;  /* command line */
+  const ls_kv *overrides;  /* command line --set: recorded as axes of every run */
+  const ls_kv *cli_axes;   /* command line --axis KEY=V1,V2 (may be NULL) */
   const sizing *size;      /* NULL: none (or --quick) */
+  int size_any_part;       /* the sizing applies whatever the part (a study without a file) */
   uint64_t seed;
   int shard_i, shard_n;
 } expand_ctx;
@@ -71,6 +79,7 @@ void ls_experiment_free(ls_experiment *x)
 {
   if (!x)
     return;
+  ls_kv_free(x->roles);
   for (int i = 0; i < x->n; i++)
     ls_kv_free(x->runs[i].settings);
   free(x->runs);
@@ -126,6 +135,43 @@ static int read_settings(const ls_ynode *map, ls_kv *kv, ls_error *err)
   }
   return rc;
 }
+
+/* The `roles` block: role -> name (results/db.h, ls_db_role_name lists the roles); an unknown
+ * role is a wrong name (64), located. */
+static int read_roles(const ls_ynode *map, ls_kv *kv, ls_error *err)
+{
+  int rc = ls_ynode_expect(map, LS_Y_MAP, err);
+  for (int i = 0; rc == LS_OK && i < ls_ymap_size(map); i++) {
+    const char *key, *value;
+    ls_ynode v;
+    ls_ymap_at(map, i, &key, &v);
+    int known = 0;
+    for (int k = 0; ls_db_role_name(k); k++) known |= !strcmp(ls_db_role_name(k), key);
+    if (!known)
+      return ls_ynode_error(&v, err, LS_EUSAGE, "roles: unknown role '%s' (roles: results/schema.c, "
+                            "docs/EXPERIMENTS.md)", key);
+    char origin[LS_ERR_FILE + 32];
+    snprintf(origin, sizeof origin, "%s:%d:%d", ls_ydoc_name(map->doc), ls_ynode_line(&v), ls_ynode_col(&v));
+    if (!(rc = ls_yas_string(&v, &value, err)))
+      rc = ls_kv_set(kv, key, value, origin, err);
+  }
+  return rc;
+}
+
+int ls_experiment_roles_file(const char *path, ls_kv *into, ls_error *err)
+{
+  ls_ydoc *doc = NULL;
+  ls_ynode r;
+  int rc = ls_ydoc_load_file(&doc, path, err);
+  ls_ynode root = rc ? (ls_ynode){0} : ls_ydoc_root(doc);
+  if (!rc) rc = ls_ynode_expect(&root, LS_Y_MAP, err);
+  if (!rc && ls_ymap_find(&root, "roles", &r))
+    rc = read_roles(&r, into, err);
+  ls_ydoc_free(doc);
+  return rc;
+}
+
+const ls_kv *ls_experiment_roles(const ls_experiment *x) { return x->roles; }
 
 typedef int (*list_fn)(const char *root, char (*ids)[64], int max);
 
@@ -258,6 +304,36 @@ static int read_axes(const ls_ynode *part, part_def *p, ls_error *err)
   return rc;
 }
 
+/* `cases`: a list of setting maps, each one point of a one-factor design (the sweep crosses
+ * its axes; cases list the points). An empty map is the case of the settings as they are. */
+static int read_cases(const ls_ynode *part, part_def *p, ls_error *err)
+{
+  ls_ynode seq;
+  p->n_cases = 0;
+  if (!ls_ymap_find(part, "cases", &seq))
+    return LS_OK;
+  int rc = ls_ynode_expect(&seq, LS_Y_SEQ, err);
+  if (!rc && (ls_yseq_len(&seq) == 0 || ls_yseq_len(&seq) > MAX_CASES))
+    return ls_ynode_error(&seq, err, LS_ERANGE, "expected 1 to %d cases, found %d", MAX_CASES, ls_yseq_len(&seq));
+  for (int i = 0; !rc && i < ls_yseq_len(&seq); i++) {
+    ls_ynode c = ls_yseq_at(&seq, i);
+    if (!(rc = ls_kv_create(&p->cases[i], err))) {
+      p->n_cases = i + 1;
+      rc = read_settings(&c, p->cases[i], err);
+    }
+    for (int a = 0; !rc && a < p->n_axes; a++)
+      if (ls_kv_has(p->cases[i], p->axes[a].key))
+        rc = ls_ynode_error(&c, err, LS_ESCHEMA, "case %d sets %s, which the part sweeps", i + 1, p->axes[a].key);
+  }
+  return rc;
+}
+
+static void free_cases(part_def *p)
+{
+  for (int i = 0; i < p->n_cases; i++) ls_kv_free(p->cases[i]);
+  p->n_cases = 0;
+}
+
 /* Names become file names (results/<name>.db) and database keys: 1 to LS_NAME_MAX - 1
  * letters, digits, '.', '_' or '-', not starting with '.' (no "..", no hidden files). */
 static int check_ident(const ls_ynode *n, const char *what, const char *name, ls_error *err)
@@ -379,8 +455,45 @@ static int sizing_parts_known(const ls_experiment *x, const sizing *z, const cha
   return LS_OK;
 }
 
+/* Appends "key":"value" (JSON-escaped) to the axes record; returns the new length (may be
+ * >= size: cut). */
+static size_t axes_put(char *buf, size_t size, size_t len, const char *key, const char *value)
+{
+  const char *parts[2] = {key, value};
+  for (int k = 0; k < 2; k++) {
+    if (len < size) len += (size_t)snprintf(buf + len, size - len, "%s\"", k ? ":" : len > 1 ? "," : "");
+    for (const unsigned char *c = (const unsigned char *)parts[k]; *c && len < size; c++)
+      if (*c == '"' || *c == '\\') len += (size_t)snprintf(buf + len, size - len, "\\%c", *c);
+      else if (*c < 0x20) len += (size_t)snprintf(buf + len, size - len, "\\u%04x", *c);
+      else buf[len++] = (char)*c;
+    if (len < size) buf[len++] = '"';
+  }
+  if (len < size) buf[len] = '\0';
+  return len;
+}
+
+/* The run's axes record: the part's sweep point (axes in the part's order), then every
+ * command-line --set (sorted by key, as ls_kv keeps them). A --set is an axis of the run:
+ * runs that differ only by it are different configurations, told apart in every view. */
+static int axes_record(ls_run_spec *r, const part_def *p, const int *point, const ls_kv *kase,
+                       const ls_kv *overrides, ls_error *err)
+{
+  size_t len = (size_t)snprintf(r->axes_json, sizeof r->axes_json, "{"), size = sizeof r->axes_json;
+  for (int i = 0; kase && i < ls_kv_count(kase); i++)
+    len = axes_put(r->axes_json, size, len, ls_kv_key(kase, i), ls_kv_value(kase, i));
+  for (int a = 0; a < p->n_axes; a++)
+    len = axes_put(r->axes_json, size, len, p->axes[a].key, p->axes[a].values[point[a]]);
+  for (int i = 0; overrides && i < ls_kv_count(overrides); i++)
+    len = axes_put(r->axes_json, size, len, ls_kv_key(overrides, i), ls_kv_value(overrides, i));
+  if (len < size) len += (size_t)snprintf(r->axes_json + len, size - len, "}");
+  if (len >= size) /* a cut record would not identify the run */
+    return ls_error_set(err, LS_ERANGE, "part %s: sweep point longer than %zu characters as JSON "
+                        "(shorten the sweep setting names or values)", p->name, size - 1);
+  return LS_OK;
+}
+
 static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, const int *ix,
-                    const ls_kv *part_kv, const int *point, ls_error *err)
+                    const ls_kv *part_kv, const ls_kv *kase, const int *point, ls_error *err)
 {
   int index = x->total++;
   if (index % c->shard_n != c->shard_i - 1)
@@ -404,31 +517,111 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
   r->index = index;
   int rc = ls_kv_copy(&r->settings, c->base, err);
   if (rc == LS_OK)
-    rc = apply_sizing(c->size, p->name, r->model, r->system, r->settings, err);
-  for (int i = 0; rc == LS_OK && i < ls_kv_count(part_kv); i++)
+    rc = apply_sizing(c->size, c->size_any_part ? NULL : p->name, r->model, r->system, r->settings, err);
+  for (int i = 0; rc == LS_OK && part_kv && i < ls_kv_count(part_kv); i++)
     rc = ls_kv_set(r->settings, ls_kv_key(part_kv, i), ls_kv_value(part_kv, i), ls_kv_origin(part_kv, i), err);
-  size_t len = (size_t)snprintf(r->axes_json, sizeof r->axes_json, "{");
+  for (int i = 0; rc == LS_OK && kase && i < ls_kv_count(kase); i++)
+    rc = ls_kv_set(r->settings, ls_kv_key(kase, i), ls_kv_value(kase, i), ls_kv_origin(kase, i), err);
   for (int a = 0; rc == LS_OK && a < p->n_axes; a++) {
     char origin[LS_ERR_FILE + 32];
-    snprintf(origin, sizeof origin, "%s:%d:%d", c->file, p->axes[a].line[point[a]], p->axes[a].col[point[a]]);
+    if (p->axes[a].origin[0])
+      snprintf(origin, sizeof origin, "%s", p->axes[a].origin);
+    else
+      snprintf(origin, sizeof origin, "%s:%d:%d", c->file, p->axes[a].line[point[a]], p->axes[a].col[point[a]]);
     rc = ls_kv_set(r->settings, p->axes[a].key, p->axes[a].values[point[a]], origin, err);
-    if (len < sizeof r->axes_json)
-      len += (size_t)snprintf(r->axes_json + len, sizeof r->axes_json - len, "%s\"%s\":\"%s\"",
-                              a ? "," : "", p->axes[a].key, p->axes[a].values[point[a]]);
   }
-  if (len < sizeof r->axes_json)
-    len += (size_t)snprintf(r->axes_json + len, sizeof r->axes_json - len, "}");
-  if (rc == LS_OK && len >= sizeof r->axes_json) /* a cut record would not identify the run */
-    rc = ls_error_set(err, LS_ERANGE, "part %s: sweep point longer than %zu characters as JSON "
-                      "(shorten the sweep setting names or values)", p->name, sizeof r->axes_json - 1);
   for (int i = 0; rc == LS_OK && c->overrides && i < ls_kv_count(c->overrides); i++)
     rc = ls_kv_set(r->settings, ls_kv_key(c->overrides, i), ls_kv_value(c->overrides, i),
                    ls_kv_origin(c->overrides, i), err);
+  if (rc == LS_OK)
+    rc = axes_record(r, p, point, kase, c->overrides, err);
   if (rc) {
     ls_kv_free(r->settings);
     return rc;
   }
   x->n++;
+  return LS_OK;
+}
+
+static int check_device(const char *device, const char *data_root, ls_error *err);
+
+/* Splits an --axis value list "a,b,c" into out (at most max values of width LS_NAME_MAX or
+ * 64); an empty or repeated value is a usage error naming the axis. Returns the count or < 0. */
+static int split_values(const char *key, const char *list, const char *origin, char *out,
+                        size_t width, int max, ls_error *err)
+{
+  int n = 0;
+  for (const char *s = list;; n++) {
+    const char *comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    if (n == max)
+      return ls_error_set(err, LS_EUSAGE, "%s: --axis %s: more than %d values", origin, key, max);
+    if (len == 0 || len >= width)
+      return ls_error_set(err, LS_EUSAGE, "%s: --axis %s: value %d is %s", origin, key, n + 1,
+                          len ? "too long" : "empty (expected KEY=V1,V2,...)");
+    memcpy(out + (size_t)n * width, s, len);
+    out[(size_t)n * width + len] = '\0';
+    for (int k = 0; k < n; k++)
+      if (strcmp(out + (size_t)k * width, out + (size_t)n * width) == 0)
+        return ls_error_set(err, LS_EUSAGE, "%s: --axis %s: value '%s' is listed twice", origin,
+                            key, out + (size_t)n * width);
+    if (!comma)
+      return n + 1;
+    s = comma + 1;
+  }
+}
+
+/* A names axis (device, model, dataset, system) replaces the part's list of that name. */
+static int cli_names(part_def *p, const expand_ctx *c, const char *key, const char *list,
+                     const char *origin, ls_error *err)
+{
+  static const char *const keys[] = {"device", "model", "dataset", "system"};
+  static const list_fn lists[] = {ls_device_list, ls_model_list, ls_dataset_list, NULL};
+  char(*dst[])[LS_NAME_MAX] = {p->devices, p->models, p->datasets, p->systems};
+  int *count[] = {&p->n_dev, &p->n_mod, &p->n_ds, &p->n_sys};
+  for (int k = 0; k < 4; k++) {
+    if (strcmp(key, keys[k]))
+      continue;
+    int n = split_values(key, list, origin, &dst[k][0][0], LS_NAME_MAX, MAX_LIST, err);
+    for (int i = 0; n > 0 && i < n; i++) {
+      char valid[1024];
+      int rc = k == 0 ? check_device(dst[k][i], c->data_root, err)
+               : name_ok(dst[k][i], c->data_root, lists[k], valid, sizeof valid) ? LS_OK
+               : ls_error_set(err, lists[k] ? LS_ENOTFOUND : LS_EUSAGE, "%s: unknown %s '%s' (valid: %s)",
+                              origin, key, dst[k][i], valid);
+      if (rc) return rc;
+    }
+    if (n < 0) return err->code;
+    *count[k] = n;
+    return 1;
+  }
+  return 0;
+}
+
+/* Applies the command line's --axis to a part: names axes replace its lists, a setting axis
+ * replaces the part's sweep of that key or is added to it. */
+static int apply_cli_axes(part_def *p, const expand_ctx *c, ls_error *err)
+{
+  for (int i = 0; c->cli_axes && i < ls_kv_count(c->cli_axes); i++) {
+    const char *key = ls_kv_key(c->cli_axes, i), *list = ls_kv_value(c->cli_axes, i);
+    const char *origin = ls_kv_origin(c->cli_axes, i);
+    int rc = cli_names(p, c, key, list, origin, err);
+    if (rc < 0) return rc;
+    if (rc == 1) continue;
+    int a = 0;
+    while (a < p->n_axes && strcmp(p->axes[a].key, key)) a++;
+    if (a == MAX_AXES)
+      return ls_error_set(err, LS_EUSAGE, "%s: --axis %s: at most %d sweep axes", origin, key, MAX_AXES);
+    if (strlen(key) >= sizeof p->axes[a].key)
+      return ls_error_set(err, LS_EUSAGE, "%s: --axis: setting name too long", origin);
+    axis *ax = &p->axes[a];
+    int n = split_values(key, list, origin, &ax->values[0][0], sizeof ax->values[0], MAX_VALUES, err);
+    if (n < 0) return err->code;
+    snprintf(ax->key, sizeof ax->key, "%s", key);
+    snprintf(ax->origin, sizeof ax->origin, "%s", origin);
+    ax->n = n;
+    if (a == p->n_axes) p->n_axes++;
+  }
   return LS_OK;
 }
 
@@ -441,18 +634,19 @@ static int expand_part(ls_experiment *x, const expand_ctx *c, const part_def *p,
   for (ix[0] = 0; ix[0] < p->n_dev; ix[0]++)
     for (ix[1] = 0; ix[1] < p->n_mod; ix[1]++)
       for (ix[2] = 0; ix[2] < p->n_ds; ix[2]++)
-        for (ix[3] = 0; ix[3] < p->n_sys; ix[3]++) {
-          int point[MAX_AXES] = {0};
-          for (;;) {
-            if ((rc = push_run(x, c, p, ix, part_kv, point, err)))
-              return rc;
-            int a = p->n_axes - 1; /* odometer over the axes, last axis fastest */
-            while (a >= 0 && ++point[a] == p->axes[a].n)
-              point[a--] = 0;
-            if (a < 0)
-              break;
+        for (ix[3] = 0; ix[3] < p->n_sys; ix[3]++)
+          for (int k = 0; k < (p->n_cases ? p->n_cases : 1); k++) {
+            int point[MAX_AXES] = {0};
+            for (;;) {
+              if ((rc = push_run(x, c, p, ix, part_kv, p->n_cases ? p->cases[k] : NULL, point, err)))
+                return rc;
+              int a = p->n_axes - 1; /* odometer over the axes, last axis fastest */
+              while (a >= 0 && ++point[a] == p->axes[a].n)
+                point[a--] = 0;
+              if (a < 0)
+                break;
+            }
           }
-        }
   return rc;
 }
 
@@ -481,6 +675,8 @@ static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part
   if (!rc) rc = read_names(part, "datasets", "dataset", c->data_root, ls_dataset_list, pd->datasets, &pd->n_ds, err);
   if (!rc) rc = read_names(part, "systems", "system", c->data_root, NULL, pd->systems, &pd->n_sys, err);
   if (!rc) rc = read_axes(part, pd, err);
+  if (!rc) rc = apply_cli_axes(pd, c, err);
+  if (!rc) rc = read_cases(part, pd, err);
   if (!rc) rc = ls_kv_create(&kv, err);
   ls_ynode s;
   if (!rc && ls_ymap_find(part, "settings", &s))
@@ -489,15 +685,22 @@ static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part
   if (!rc) rc = check_clash(kv, 0, pd, "part setting", err);
   if (!rc) rc = check_clash(c->base, 1, pd, "scoped setting", err);
   if (!rc) rc = check_clash(c->overrides, 0, pd, "--set", err);
+  for (int k = 0; !rc && c->overrides && k < pd->n_cases; k++)
+    for (int i = 0; !rc && i < ls_kv_count(c->overrides); i++)
+      if (ls_kv_has(pd->cases[k], ls_kv_key(c->overrides, i)))
+        rc = ls_error_set(err, LS_EUSAGE, "%s: --set %s: part %s's cases set it; drop the --set or the "
+                          "case", ls_kv_origin(c->overrides, i), ls_kv_key(c->overrides, i), pd->name);
   double runs = (double)pd->n_dev * pd->n_mod * pd->n_ds * pd->n_sys;
   for (int a = 0; a < pd->n_axes; a++)
     runs *= pd->axes[a].n;
+  if (pd->n_cases) runs *= pd->n_cases;
   if (!rc && x->total + runs > MAX_RUNS) /* a few lines of YAML must not exhaust memory */
     rc = ls_ynode_error(part, err, LS_ERANGE, "expands to %.0f runs; an experiment has at most %d",
                         x->total + runs, MAX_RUNS);
   if (!rc && (!quick || in_quick))
     rc = expand_part(x, c, pd, kv, err);
   ls_kv_free(kv);
+  free_cases(pd);
   free(pd);
   return rc;
 }
@@ -517,6 +720,9 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
   if (!rc) rc = ls_yopt_string(root, "description", "", &desc, err);
   if (!rc && ls_ymap_find(root, "settings", &s))
     rc = read_settings(&s, base, err);
+  ls_ynode rl;
+  if (!rc && ls_ymap_find(root, "roles", &rl))
+    rc = read_roles(&rl, x->roles, err);
   if (!rc && ls_ymap_find(root, "quick", &q)) {
     ls_ynode qs;
     /* read always (values and keys checked); applied only with --quick. Without it the keys
@@ -563,23 +769,91 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
   return rc;
 }
 
-int ls_experiment_load(ls_experiment **out, const char *path, const char *data_root, int quick,
-                       const ls_kv *overrides, int shard_i, int shard_n, ls_error *err)
+/* The defaults of a study without a file: the paper experiment's top-level settings, seed and
+ * sizing (as `leversim run` uses them), or none and seed 1 when the data root has none. */
+static int file_free_defaults(const char *data_root, ls_kv *base, ls_kv *roles, uint64_t *seed,
+                              sizing *z, ls_error *err)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/runner/experiments/paper.yaml", data_root);
+  *seed = 1;
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return LS_OK;
+  fclose(f);
+  int rc = ls_experiment_defaults(path, data_root, NULL, NULL, base, seed, err);
+  if (!rc) rc = ls_experiment_roles_file(path, roles, err);
+  ls_ydoc *doc = NULL;
+  ls_ynode zn;
+  if (!rc) rc = ls_ydoc_load_file(&doc, path, err);
+  ls_ynode root = rc ? (ls_ynode){0} : ls_ydoc_root(doc);
+  if (!rc && ls_ymap_find(&root, "sizing", &zn))
+    rc = read_sizing(&zn, data_root, z, err);
+  ls_ydoc_free(doc);
+  return rc;
+}
+
+/* A study from the command line alone: one part "run" whose names and sweep axes are the
+ * --axis arguments (device, model, dataset and system required), on the defaults above. */
+static int load_axes_only(ls_experiment *x, const ls_study_args *a, ls_kv *base, ls_error *err)
+{
+  sizing *z = calloc(1, sizeof *z);
+  part_def *pd = calloc(1, sizeof *pd);
+  int rc = z && pd ? LS_OK : ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+  expand_ctx c = {"(command line)", a->data_root, base, a->overrides, a->axes, z, 1, 0,
+                  a->shard_i, a->shard_n};
+  if (!rc) rc = file_free_defaults(a->data_root, base, x->roles, &c.seed, z, err);
+  if (!rc) {
+    pd->name = "run";
+    rc = apply_cli_axes(pd, &c, err);
+  }
+  if (!rc && (!pd->n_dev || !pd->n_mod || !pd->n_ds || !pd->n_sys))
+    rc = ls_error_set(err, LS_EUSAGE, "a sweep without an experiment file needs --axis device=..., "
+                      "--axis model=..., --axis dataset=... and --axis system=... (missing: %s%s%s%s)",
+                      pd->n_dev ? "" : "device ", pd->n_mod ? "" : "model ",
+                      pd->n_ds ? "" : "dataset ", pd->n_sys ? "" : "system");
+  if (!rc) rc = check_clash(base, 1, pd, "scoped setting", err);
+  if (!rc) rc = check_clash(a->overrides, 0, pd, "--set", err);
+  if (!rc) {
+    snprintf(x->name, sizeof x->name, "sweep");
+    snprintf(x->parts[x->n_parts++], LS_NAME_MAX, "%s", pd->name);
+    rc = expand_part(x, &c, pd, NULL, err);
+  }
+  free(pd);
+  free(z);
+  return rc;
+}
+
+int ls_experiment_open(ls_experiment **out, const ls_study_args *a, ls_error *err)
 {
   *out = NULL;
-  if (shard_n < 1 || shard_i < 1 || shard_i > shard_n)
-    return ls_error_set(err, LS_EUSAGE, "bad shard %d/%d (expected i/N with 1 <= i <= N)", shard_i, shard_n);
+  if (a->shard_n < 1 || a->shard_i < 1 || a->shard_i > a->shard_n)
+    return ls_error_set(err, LS_EUSAGE, "bad shard %d/%d (expected i/N with 1 <= i <= N)", a->shard_i, a->shard_n);
   ls_ydoc *doc = NULL;
   ls_kv *base = NULL;
   ls_experiment *x = calloc(1, sizeof *x);
   if (!x)
     return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
-  int rc = ls_ydoc_load_file(&doc, path, err);
-  if (!rc) rc = ls_kv_create(&base, err);
-  if (!rc) {
-    expand_ctx c = {path, data_root, base, overrides, NULL, 0, shard_i, shard_n};
-    ls_ynode root = ls_ydoc_root(doc);
-    rc = read_top(x, &root, &c, base, quick, err);
+  int rc = ls_kv_create(&base, err);
+  if (!rc) rc = ls_kv_create(&x->roles, err);
+  if (!rc && !a->path) {
+    rc = load_axes_only(x, a, base, err);
+  } else if (!rc) {
+    /* an experiment without a `roles` block (or with part of one) compares what the paper
+     * experiment's views compare */
+    char paper[1024];
+    snprintf(paper, sizeof paper, "%s/runner/experiments/paper.yaml", a->data_root);
+    FILE *f = fopen(paper, "r");
+    if (f) {
+      fclose(f);
+      rc = ls_experiment_roles_file(paper, x->roles, err);
+    }
+    if (!rc) rc = ls_ydoc_load_file(&doc, a->path, err);
+    if (!rc) {
+      expand_ctx c = {a->path, a->data_root, base, a->overrides, a->axes, NULL, 0, 0, a->shard_i, a->shard_n};
+      ls_ynode root = ls_ydoc_root(doc);
+      rc = read_top(x, &root, &c, base, a->quick, err);
+    }
   }
   ls_kv_free(base);
   ls_ydoc_free(doc);
@@ -589,6 +863,13 @@ int ls_experiment_load(ls_experiment **out, const char *path, const char *data_r
   }
   *out = x;
   return LS_OK;
+}
+
+int ls_experiment_load(ls_experiment **out, const char *path, const char *data_root, int quick,
+                       const ls_kv *overrides, int shard_i, int shard_n, ls_error *err)
+{
+  ls_study_args a = {path, data_root, quick, overrides, NULL, shard_i, shard_n};
+  return ls_experiment_open(out, &a, err);
 }
 
 int ls_experiment_defaults(const char *path, const char *data_root, const char *model,
@@ -643,7 +924,8 @@ int ls_experiment_single(ls_experiment **out, const char *device, const char *mo
     return rc;
   ls_experiment *x = calloc(1, sizeof *x);
   ls_run_spec *r = x ? calloc(1, sizeof *r) : NULL;
-  if (!r) {
+  if (!r || ls_kv_create(&x->roles, err)) {
+    free(r);
     free(x);
     return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
   }
@@ -664,5 +946,17 @@ int ls_experiment_single(ls_experiment **out, const char *device, const char *mo
     return rc;
   }
   *out = x;
+  return LS_OK;
+}
+
+int ls_experiment_record_axes(ls_experiment *x, const ls_kv *given, ls_error *err)
+{
+  part_def none;
+  memset(&none, 0, sizeof none);
+  for (int i = 0; i < x->n; i++) {
+    none.name = x->runs[i].part;
+    int rc = axes_record(&x->runs[i], &none, NULL, NULL, given, err);
+    if (rc) return rc;
+  }
   return LS_OK;
 }

@@ -27,6 +27,23 @@ typedef struct ls_experiment ls_experiment;
  * *out owned by caller: ls_experiment_free. */
 int ls_experiment_load(ls_experiment **out, const char *path, const char *data_root, int quick,
                        const ls_kv *overrides, int shard_i, int shard_n, ls_error *err);
+/* A study: an experiment file, or none, plus the command line's settings and axes.
+ * Without a file the study is one part named "run" whose devices, models, datasets and
+ * systems are the --axis device=/model=/dataset=/system= lists (all four required), on the
+ * paper experiment's top-level settings, seed and sizing, exactly as `leversim run` sees
+ * them: a point of such a sweep is the same run (same run id) as `leversim run` with the
+ * same --set. With a file, a names axis replaces that list in every part and a setting axis
+ * replaces the part's sweep of that key or is added to it. Every --set is recorded with the
+ * sweep point in the run's axes (ls_run_spec.axes_json). docs/EXPERIMENTS.md. */
+typedef struct ls_study_args {
+  const char *path;        /* experiment YAML (borrowed), or NULL */
+  const char *data_root;   /* borrowed */
+  int quick;
+  const ls_kv *overrides;  /* --set key=value (may be NULL; borrowed) */
+  const ls_kv *axes;       /* --axis key -> "v1,v2,..." (may be NULL; borrowed) */
+  int shard_i, shard_n;
+} ls_study_args;
+int ls_experiment_open(ls_experiment **out, const ls_study_args *a, ls_error *err);
 void ls_experiment_free(ls_experiment *x);
 const char *ls_experiment_name(const ls_experiment *x);
 int ls_experiment_count(const ls_experiment *x);      /* runs in this shard */
@@ -48,5 +65,15 @@ int ls_experiment_defaults(const char *path, const char *data_root, const char *
 int ls_experiment_single(ls_experiment **out, const char *device, const char *model,
                          const char *dataset, const char *system, const ls_kv *settings,
                          uint64_t seed, const char *data_root, ls_error *err);
+
+/* The experiment's `roles` block (results/db.h ls_db_set_role): what the results views
+ * compare; a study without a file has the paper experiment's. Borrowed; never NULL. */
+const ls_kv *ls_experiment_roles(const ls_experiment *x);
+/* Adds the `roles` block of the experiment file at path (none: nothing) to into. */
+int ls_experiment_roles_file(const char *path, ls_kv *into, ls_error *err);
+
+/* Records given (the command line's --set, --prompts, --tokens; borrowed) as the axes of
+ * every run of x (ls_experiment_single makes "{}"), as a sweep records its --set. */
+int ls_experiment_record_axes(ls_experiment *x, const ls_kv *given, ls_error *err);
 
 #endif

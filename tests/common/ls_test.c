@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "results/db.h"
+#include "runner/study/driver.h"
 
 const char *ls_test_path(char *buf, unsigned size, const char *rel)
 {
@@ -61,4 +63,27 @@ int ls_test_main(int argc, char **argv, CU_SuiteInfo *suites)
     rc = 2;
   }
   return rc ? rc : (failed ? 1 : 0);
+}
+
+static int count_row(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
+{
+  (void)n, (void)text, (void)err;
+  *(double *)ctx = num[0];
+  return LS_OK;
+}
+
+int ls_test_paper_roles(ls_db *db)
+{
+  double have = 0;
+  ls_error err;
+  int rc = ls_db_select(db, "SELECT count(*) FROM roles", NULL, 0, count_row, &have, &err);
+  if (rc || have > 0) return rc;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/../runner/experiments/paper.yaml", LS_TEST_DIR);
+  ls_kv *roles = NULL;
+  rc = ls_kv_create(&roles, &err);
+  if (!rc) rc = ls_experiment_roles_file(path, roles, &err);
+  if (!rc) rc = ls_driver_write_roles(db, roles, &err);
+  ls_kv_free(roles);
+  return rc;
 }

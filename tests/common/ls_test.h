@@ -17,6 +17,11 @@ const char *ls_test_path(char *buf, unsigned size, const char *rel);
  * out (truncated to size) and returns the exit status, or -1 if it did not exit normally. */
 int ls_test_cli(const char *args, char *out, unsigned size);
 
+/* Records the paper experiment's roles (runner/experiments/paper.yaml) in db unless it has
+ * roles already: the views of a database written by hand compare what the replay's do. */
+typedef struct ls_db ls_db;
+int ls_test_paper_roles(ls_db *db);
+
 #define LS_ASSERT_CLOSE(a, b, rel) \
   CU_ASSERT(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
 #endif

@@ -1,6 +1,7 @@
 /* tests/plots fixture: a synthetic results database with every part the figures read, and
  * temporary folders. See fixture.h for the closed forms of the synthetic numbers. */
 #include "fixture.h"
+#include "ls_test.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -105,13 +106,11 @@ static int fill_studies(ls_db *db)
       rc = add_run(db, "sensitivity", "oneplus-12", "llama-3.1-8b", "gsm8k", sens[y], axes, tps,
                    1 + y, 0.9);
     }
-  /* regime map: two combinations, every system its view compares */
-  static const char *const npus[] = {"static-graph", "q4_0-dynamic"};
+  /* regime map: two cases (one assumption changed each), every system its claims compare */
+  static const char *const cases[] = {"\"device.npu.regime\":\"static-graph\"", "\"verify.overlap\":\"prefetch\""};
   static const char *const reg[] = {"ar-flash", "specinfer", "lever", "lever-no-prune"};
   for (int c = 0; c < 2; c++) {
-    char base[256];
-    snprintf(base, sizeof base, "\"device.npu.regime\":\"%s\",\"verify.overlap\":\"serial\","
-             "\"verify.head_memory\":\"dram\",\"device.npu.pad_small\":\"true\"", npus[c]);
+    const char *base = cases[c];
     for (int y = 0; y < 4 && rc == LS_OK; y++) {
       snprintf(axes, sizeof axes, "{%s}", base);
       rc = add_run(db, "regime", "oneplus-12", "llama-3.1-8b", "gsm8k", reg[y], axes, 1 + y + c, 1 + y, 0.85);
@@ -121,19 +120,19 @@ static int fill_studies(ls_db *db)
       snprintf(axes, sizeof axes, "{%s,\"policy.map\":\"%s\"}", base, rmaps[p]);
       rc = add_run(db, "regime-map", "oneplus-12", "llama-3.1-8b", "gsm8k", "lever", axes, 3 + p, 3, 0.85);
     }
-    for (int p = 0; p < 2 && rc == LS_OK; p++) {
-      static const char *const rheads[] = {"eager-npu", "demand-cpu"};
+    for (int p = 0; p < 3 && rc == LS_OK; p++) {
+      static const char *const rheads[] = {"eager-npu", "demand-npu", "demand-cpu"};
       snprintf(axes, sizeof axes, "{%s,\"map.lmhead\":\"%s\"}", base, rheads[p]);
       rc = add_run(db, "regime-lmhead", "oneplus-12", "llama-3.1-8b", "gsm8k", "lever", axes, 3 + c * p, 3, 0.85);
     }
-  }
-  return rc;
+  }  return rc;
 }
 
 int px_make_db(const char *path, int parts)
 {
   ls_db *db = NULL;
   int rc = ls_db_open(&db, path, NULL);
+  if (rc == LS_OK) rc = ls_test_paper_roles(db);
   if (rc == LS_OK && (parts & PX_MAIN)) rc = fill_main(db);
   if (rc == LS_OK && (parts & PX_STUDIES)) rc = fill_studies(db);
   ls_db_close(db);

@@ -193,6 +193,49 @@ static void test_all_figures(void)
   free(md);
 }
 
+/* The regime map's default column is the figures' own verdicts (issue 18.5): for every claim
+ * on the map, its default cell holds exactly when claims.md says the figure's claim holds;
+ * every other column judges the same claim on the fixture's two cases. */
+static void test_regime_default_is_figures(void)
+{
+  char out[512], p[1024];
+  in_dir(out, sizeof out, "all");
+  snprintf(p, sizeof p, "%s/regime_map.csv", out);
+  char *map = px_read(p, NULL);
+  snprintf(p, sizeof p, "%s/claims.md", out);
+  char *md = px_read(p, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(map);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(md);
+  int defaults = 0, others = 0;
+  for (char *line = strchr(map, '\n') + 1; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    int row, col;
+    char fig[16];
+    CU_ASSERT_EQUAL_FATAL(sscanf(line, "%d,%d,%15[^,]", &row, &col, fig), 3);
+    char *end = strchr(line, '\n');
+    char *last = end;
+    while (last > line && last[-1] != ',') last--;
+    int holds = atoi(last);
+    if (col > 0) {
+      others++;
+      continue;
+    }
+    defaults++;
+    char key[32];
+    snprintf(key, sizeof key, "| %s |", fig);
+    const char *r = strstr(md, key);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    const char *eol = strchr(r, '\n');
+    const char *h = strstr(r, "**holds**"), *n = strstr(r, "**does NOT hold**");
+    int md_holds = h && h < eol ? 1 : n && n < eol ? 0 : -1;
+    if (md_holds != holds) fprintf(stderr, "regime map %s: default cell %d, claims.md %d\n", fig, holds, md_holds);
+    CU_ASSERT_EQUAL(holds, md_holds);
+  }
+  CU_ASSERT_EQUAL(defaults, 5); /* Figs. 10, 12, 13, 14 and Table 1 */
+  CU_ASSERT_EQUAL(others, 10);  /* two cases each */
+  free(map);
+  free(md);
+}
+
 /* table1_vs_paper.csv: the simulated share is the fixture's mean over the four datasets. */
 static void test_table1_numbers(void)
 {
@@ -334,6 +377,8 @@ static void test_gnuplot_missing_or_failing(void)
 static CU_TestInfo curve_tests[] = {{"NPU grows, GPU flat", test_curve_npu_vs_gpu},
                                     {"errors", test_curve_errors}, CU_TEST_INFO_NULL};
 static CU_TestInfo figures_tests[] = {{"every PNG, SVG and CSV", test_all_figures},
+                                      {"the regime map's default column is the figures' verdicts",
+                                       test_regime_default_is_figures},
                                       {"Table 1 numbers", test_table1_numbers},
                                       {"summary numbers", test_summary_numbers},
                                       CU_TEST_INFO_NULL};

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "fixture.h"
+#include "ls_test.h"
 #include "sim/rng.h"
 
 static char tmpdir[256];
@@ -62,6 +63,7 @@ int fx_add_prompts(ls_db *db, const char *part, const char *device, const char *
   snprintf(cfg, sizeof cfg, "{\"device\":\"%s\",\"model\":\"%s\",\"dataset\":\"%s\","
                             "\"system\":\"%s\",\"axes\":%s}", device, model, dataset, system, axes);
   ls_db_hash_run(part, cfg, seed, id);
+  if (ls_test_paper_roles(db)) return LS_EDB;
   ls_db_run r = {id, part, device, model, dataset, system, axes, cfg, "abc123", "0.1.0", "ok",
                  NULL, seed, 0.5, NULL, 0, pr, n};
   ls_db_metric m[] = {{"throughput_tps", tps, "tok/s"}, {"tau", tau, NULL},

@@ -205,14 +205,22 @@ static void test_figure_views(void)
   LS_ASSERT_CLOSE(fx_query(db, "SELECT io_share FROM table1 WHERE model = 'qwen3-14b'"),
                   ((0.9 - 0.02) + (0.9 - 0.04)) / 2, 1e-12);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT datasets FROM table1 WHERE model = 'qwen3-14b'"), 2);
-  /* regime: one row per combination, each claim's ratio from its systems */
-  const char *ax = "{\"device.npu.regime\":\"q4_0-dynamic\",\"verify.overlap\":\"serial\"}";
+  /* regime: one row per run, with the assumption its case changes and the columns of the
+   * figures whose tests the regime map applies (vs_lever, tps_vs_no_prune, ...) */
+  const char *ax = "{\"verify.overlap\":\"prefetch\"}";
   CU_ASSERT_EQUAL(fx_add(db, "regime", "o", "m", "s", "lever", ax, 1, 6, 3), LS_OK);
   CU_ASSERT_EQUAL(fx_add(db, "regime", "o", "m", "s", "ar-flash", ax, 1, 2, 1), LS_OK);
-  CU_ASSERT_EQUAL(fx_add(db, "regime", "o", "m", "s", "specinfer", ax, 1, 4, 3), LS_OK);
-  CU_ASSERT_EQUAL(fx_query(db, "SELECT vs_ar FROM regime WHERE overlap = 'serial'"), 3.0);
-  CU_ASSERT_EQUAL(fx_query(db, "SELECT vs_sd FROM regime WHERE npu = 'q4_0-dynamic'"), 1.5);
-  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM regime"), 1);
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o", "m", "s", "lever-no-prune", ax, 1, 4, 3), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "regime-map", "o", "m", "s", "lever", "{\"device.npu.pad_small\":\"false\","
+                         "\"policy.map\":\"cpu\"}", 1, 5, 3), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_refresh(db, NULL), LS_OK);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT vs_lever FROM regime WHERE system = 'ar-flash'"), 2.0 / 6, 1e-9);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT tps_vs_no_prune FROM regime WHERE system = 'lever'"
+                           " AND claims = 'systems'"), 1.5, 0.02);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM regime WHERE assumption = 'overlap prefetch'"
+                               " AND claims = 'systems'"), 3);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM regime WHERE assumption = 'pad false'"
+                               " AND claims = 'map' AND map = 'cpu'"), 1);
   /* fig13/fig14 expose their axis. */
   CU_ASSERT_EQUAL(fx_add(db, "mapping", "o", "m", "s", "lever", "{\"policy.map\":\"npu\"}", 1, 5, 2), LS_OK);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM fig13 WHERE map = 'npu'"), 1);

@@ -422,7 +422,7 @@ static void test_metrics_and_settings_recorded(void)
   ls_kv_assign(kv, "model.draft=tiny-target", "argument 9 (--set)", &err);
   ls_experiment_free(x);
   CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, g_data, &err), LS_OK);
-  /* typed on the command line: a usage error (64) naming its argument */
+  /* typed on the command line: a usage error (64) naming its argument (issue 18.6) */
   CU_ASSERT_EQUAL(ls_decode_check(c, ls_experiment_run(x, 0), &r, &err), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "argument 9 (--set): model.draft=tiny-target: a target cannot draft for itself"));
   ls_decode_result_free(&r);
@@ -636,11 +636,13 @@ static CU_SuiteInfo suites[] = {
     {"cycle", NULL, NULL, NULL, NULL, cycle_tests},
     {"invariants", NULL, NULL, NULL, NULL, ls_rt_invariants},
     {"phases", NULL, NULL, NULL, NULL, ls_rt_phases},
+    {"studies", NULL, NULL, NULL, NULL, NULL}, /* ls_rt_studies_suite, set in main */
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv)
 {
   ls_test_path(g_data, sizeof g_data, "runner/data");
+  suites[5] = ls_rt_studies_suite;
   snprintf(g_tmp, sizeof g_tmp, "/tmp/leversim-runner-XXXXXX");
   if (!mkdtemp(g_tmp))
     return 2;

@@ -1,0 +1,383 @@
+/* runner/report/plot: see plot.h.
+ * The query is built from fixed SQL fragments; every user-given name or value is a bound
+ * parameter (never spliced into the SQL), except a where filter's number, which is printed
+ * by %.17g from the double it parsed to. */
+#include "runner/report/plot.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runner/report/draw.h"
+
+#define SQL_MAX 8192
+#define PARAMS_MAX 40
+
+static const char *const name_columns[] = {"part", "device", "model", "dataset", "system", "seed", NULL};
+
+static int is_column(const char *key)
+{
+  for (int i = 0; name_columns[i]; i++)
+    if (strcmp(key, name_columns[i]) == 0) return 1;
+  return 0;
+}
+
+/* Short names people type for the metrics they plot most. */
+static const char *metric_alias(const char *y)
+{
+  static const char *const alias[][2] = {{"tps", "throughput_tps"}, {"throughput", "throughput_tps"},
+                                         {"energy", "energy_per_token_j"}, {NULL, NULL}};
+  for (int i = 0; alias[i][0]; i++)
+    if (strcmp(y, alias[i][0]) == 0) return alias[i][1];
+  return y;
+}
+
+/* A number written in full ("16", "0.5", "1e9"); 0 when text is not one. */
+static int full_number(const char *text, double *v)
+{
+  char *end;
+  errno = 0;
+  *v = strtod(text, &end);
+  return text[0] && *end == '\0' && errno == 0 && isfinite(*v);
+}
+
+typedef struct sql_buf {
+  char s[SQL_MAX];
+  size_t len;
+  const char *params[PARAMS_MAX];
+  int n;
+} sql_buf;
+
+static void put(sql_buf *b, const char *text)
+{
+  if (b->len < sizeof b->s) b->len += (size_t)snprintf(b->s + b->len, sizeof b->s - b->len, "%s", text);
+}
+
+/* Binds text as the next parameter and returns its number. */
+static int bind(sql_buf *b, const char *text)
+{
+  if (b->n == PARAMS_MAX) return PARAMS_MAX; /* caught by the caller's count check */
+  b->params[b->n++] = text;
+  return b->n;
+}
+
+/* The SQL of key's value as text (want_num 0) or number (1) for run r. */
+static void key_expr(sql_buf *b, const char *key, int want_num)
+{
+  char t[512];
+  if (is_column(key)) {
+    snprintf(t, sizeof t, want_num ? "CASE WHEN typeof(r.%s) = 'integer' THEN r.%s END" : "CAST(r.%s AS TEXT)",
+             key, key);
+  } else {
+    int k = bind(b, key);
+    if (want_num)
+      snprintf(t, sizeof t, "(SELECT value_num FROM run_settings s WHERE s.run_id = r.run_id AND s.key = ?%d)", k);
+    else
+      snprintf(t, sizeof t, "coalesce((SELECT value_text FROM run_settings s WHERE s.run_id = r.run_id"
+               " AND s.key = ?%d), json_extract(r.axes_json, '$.\"' || ?%d || '\"'))", k, k);
+  }
+  put(b, t);
+}
+
+static int found_row(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
+{
+  (void)n, (void)text, (void)num, (void)err;
+  *(int *)ctx = 1;
+  return LS_OK;
+}
+
+static int exists(ls_db *db, const char *sql, const char *param, ls_error *err, int *found)
+{
+  *found = 0;
+  return ls_db_select(db, sql, &param, 1, found_row, found, err);
+}
+
+/* A key no run has is a wrong name (64): say what the keys are. */
+static int check_key(ls_db *db, const char *key, const char *what, ls_error *err)
+{
+  int found = 1, rc = LS_OK;
+  if (!is_column(key))
+    rc = exists(db, "SELECT 1 FROM run_settings WHERE key = ?1 UNION ALL SELECT 1 FROM runs"
+                " WHERE json_extract(axes_json, '$.\"' || ?1 || '\"') IS NOT NULL LIMIT 1", key, err, &found);
+  if (rc || found) return rc;
+  return ls_error_set(err, LS_EUSAGE, "%s '%s': no run in the database has this setting (keys: part, "
+                      "device, model, dataset, system, seed, or a setting key: `leversim export "
+                      "--view v_settings` lists them)", what, key);
+}
+
+static int check_metric(ls_db *db, const char *y, ls_error *err)
+{
+  int found = 0;
+  int rc = exists(db, "SELECT 1 FROM metrics WHERE name = ?1 LIMIT 1", y, err, &found);
+  if (rc || found) return rc;
+  char list[1024];
+  size_t len = 0;
+  for (int i = 0; ls_db_metric_name(i) && len < sizeof list; i++)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", ls_db_metric_name(i));
+  return ls_error_set(err, LS_EUSAGE, "--y '%s': no run in the database has this metric (metrics: tps, %s)",
+                      y, list);
+}
+
+/* The filter "KEY=VALUE": the key's text equals VALUE, or its number equals VALUE's. */
+static int where_sql(sql_buf *b, ls_db *db, const char *filter, char (*keys)[128], int i, ls_error *err)
+{
+  const char *eq = strchr(filter, '=');
+  if (!eq || eq == filter || (size_t)(eq - filter) >= sizeof keys[i])
+    return ls_error_set(err, LS_EUSAGE, "--where '%s': expected KEY=VALUE", filter);
+  snprintf(keys[i], sizeof keys[i], "%.*s", (int)(eq - filter), filter);
+  int rc = check_key(db, keys[i], "--where", err);
+  if (rc) return rc;
+  put(b, " AND (");
+  key_expr(b, keys[i], 0);
+  char t[96];
+  snprintf(t, sizeof t, " = ?%d", bind(b, eq + 1));
+  put(b, t);
+  double v;
+  if (full_number(eq + 1, &v)) {
+    put(b, " OR ");
+    key_expr(b, keys[i], 1);
+    snprintf(t, sizeof t, " = %.17g", v);
+    put(b, t);
+  }
+  put(b, ")");
+  return LS_OK;
+}
+
+typedef struct read_ctx {
+  ls_plot_table *t;
+  int cap;
+  char (*what)[256]; /* per point: which run, for the duplicate message */
+} read_ctx;
+
+static int add_row(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
+{
+  (void)n;
+  read_ctx *c = ctx;
+  if (c->t->n == c->cap) {
+    int cap = c->cap ? 2 * c->cap : 64;
+    ls_plot_point *p = realloc(c->t->p, (size_t)cap * sizeof *p);
+    if (p) c->t->p = p;
+    char(*w)[256] = p ? realloc(c->what, (size_t)cap * sizeof *w) : NULL;
+    if (!w) return ls_error_set(err, LS_ENOMEM, "plot: out of memory");
+    c->what = w;
+    c->cap = cap;
+  }
+  ls_plot_point *p = &c->t->p[c->t->n];
+  snprintf(p->group, sizeof p->group, "%s", text[0] ? text[0] : "");
+  snprintf(p->x, sizeof p->x, "%s", text[1] ? text[1] : "(none)");
+  p->x_num = num[2];
+  if (isnan(p->x_num) && text[1] && !full_number(text[1], &p->x_num)) p->x_num = NAN;
+  p->y = num[3];
+  p->lo = num[4];
+  p->hi = num[5];
+  snprintf(p->run_id, sizeof p->run_id, "%s", text[6] ? text[6] : "");
+  snprintf(c->what[c->t->n], sizeof c->what[0], "%s", text[7] ? text[7] : "");
+  c->t->n++;
+  return LS_OK;
+}
+
+static int cmp_text_num(const char *a, const char *b, int numeric)
+{
+  double x, y;
+  if (numeric && full_number(a, &x) && full_number(b, &y)) return (x > y) - (x < y);
+  return strcmp(a, b);
+}
+
+static int cmp_point(const ls_plot_point *a, const ls_plot_point *b, int numeric)
+{
+  int c = cmp_text_num(a->group, b->group, 1);
+  if (c) return c;
+  if (numeric) return (a->x_num > b->x_num) - (a->x_num < b->x_num);
+  return strcmp(a->x, b->x);
+}
+
+/* Sorts by group and x; two runs at one point are refused, naming both. */
+static int sort_points(ls_plot_table *t, const read_ctx *c, const ls_plot_query *q, ls_error *err)
+{
+  t->x_numeric = 1;
+  for (int i = 0; i < t->n; i++)
+    if (isnan(t->p[i].x_num)) t->x_numeric = 0;
+  /* duplicates are found on the unsorted rows (the "what" texts stay aligned) */
+  for (int i = 0; i < t->n; i++)
+    for (int j = i + 1; j < t->n; j++)
+      if (!strcmp(t->p[i].group, t->p[j].group) && !strcmp(t->p[i].x, t->p[j].x))
+        return ls_error_set(err, LS_EUSAGE, "two runs at %s=%s%s%s: %s and %s; they differ in another "
+                            "name or setting: keep one with --where KEY=VALUE or split them with --by KEY",
+                            q->x, t->p[i].x, q->by ? " and " : "", q->by ? t->p[i].group : "",
+                            c->what[i], c->what[j]);
+  for (int i = 1; i < t->n; i++) { /* insertion sort: a plot has few points, qsort no context */
+    ls_plot_point v = t->p[i];
+    int j = i;
+    for (; j > 0 && cmp_point(&t->p[j - 1], &v, t->x_numeric) > 0; j--) t->p[j] = t->p[j - 1];
+    t->p[j] = v;
+  }
+  return LS_OK;
+}
+
+int ls_plot_read(ls_db *db, const ls_plot_query *q, ls_plot_table *t, ls_error *err)
+{
+  memset(t, 0, sizeof *t);
+  if (q->n_where > 8) return ls_error_set(err, LS_EUSAGE, "at most 8 --where filters");
+  const char *y = metric_alias(q->y);
+  int rc = check_metric(db, y, err);
+  if (!rc) rc = check_key(db, q->x, "--x", err);
+  if (!rc && q->by) rc = check_key(db, q->by, "--by", err);
+  if (rc) return rc;
+  sql_buf *b = calloc(1, sizeof *b);
+  if (!b) return ls_error_set(err, LS_ENOMEM, "plot: out of memory");
+  bind(b, y);
+  put(b, "SELECT ");
+  if (q->by) key_expr(b, q->by, 0);
+  else put(b, "''");
+  put(b, ", ");
+  key_expr(b, q->x, 0);
+  put(b, ", ");
+  key_expr(b, q->x, 1);
+  put(b, ", m.value, c.lo, c.hi, r.run_id, r.part || '/' || r.device || '/' || r.model || '/' ||"
+         " r.dataset || '/' || r.system || ' ' || r.axes_json FROM runs r JOIN metrics m ON"
+         " m.run_id = r.run_id AND m.name = ?1 LEFT JOIN metric_ci c ON c.run_id = r.run_id AND"
+         " c.name = ?1 WHERE r.status = 'ok'");
+  char keys[8][128];
+  for (int i = 0; !rc && i < q->n_where; i++) rc = where_sql(b, db, q->where[i], keys, i, err);
+  if (!rc && (b->len >= sizeof b->s || b->n >= PARAMS_MAX))
+    rc = ls_error_set(err, LS_EUSAGE, "plot: query too long");
+  read_ctx c = {t, 0, NULL};
+  if (!rc) rc = ls_db_select(db, b->s, b->params, b->n, add_row, &c, err);
+  if (!rc && t->n == 0)
+    rc = ls_error_set(err, LS_ENOTFOUND, "no ok run with metric %s%s", y,
+                      q->n_where ? " passes the --where filters" : "");
+  if (!rc) rc = sort_points(t, &c, q, err);
+  free(c.what);
+  free(b);
+  return rc;
+}
+
+void ls_plot_table_free(ls_plot_table *t)
+{
+  free(t->p);
+  memset(t, 0, sizeof *t);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+  if (isfinite(v)) fprintf(f, ",%.17g", v);
+  else fputs(",", f);
+}
+
+int ls_plot_write_csv(const ls_plot_table *t, const ls_plot_query *q, FILE *out, ls_error *err)
+{
+  fprintf(out, "%s,%s,%s_num,%s,lo,hi,run_id\n", q->by ? q->by : "group", q->x, q->x, metric_alias(q->y));
+  for (int i = 0; i < t->n; i++) {
+    const ls_plot_point *p = &t->p[i];
+    csv_field(out, p->group);
+    fputc(',', out);
+    csv_field(out, p->x);
+    csv_num(out, p->x_num);
+    csv_num(out, p->y);
+    csv_num(out, p->lo);
+    csv_num(out, p->hi);
+    fprintf(out, ",%s\n", p->run_id);
+  }
+  if (fflush(out) != 0 || ferror(out))
+    return ls_error_set(err, LS_EIO, "writing the table: %s", strerror(errno));
+  return LS_OK;
+}
+
+/* gnuplot's data: one block per group (two blank lines between), columns x position, x text
+ * (quoted), y, lo, hi; NaN where there is no value. Categorical x: the position is the x's
+ * rank among all x values. */
+static int write_dat(const ls_plot_table *t, const char *path, int *groups, ls_error *err)
+{
+  FILE *f = fopen(path, "w");
+  if (!f) return ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
+  *groups = 0;
+  for (int i = 0; i < t->n; i++) {
+    const ls_plot_point *p = &t->p[i];
+    if (i == 0 || strcmp(p->group, t->p[i - 1].group)) {
+      fprintf(f, "%s# %s\n", i ? "\n\n" : "", p->group);
+      ++*groups;
+    }
+    double pos = p->x_num;
+    if (!t->x_numeric) {
+      int rank = 0;
+      for (int j = 0; j < t->n; j++) {
+        int seen = 0;
+        for (int k = 0; k < j && !seen; k++) seen = !strcmp(t->p[k].x, t->p[j].x);
+        if (!seen && strcmp(t->p[j].x, p->x) < 0) rank++;
+      }
+      pos = rank;
+    }
+    fprintf(f, "%.17g \"", pos);
+    for (const char *s = p->x; *s; s++) fputc(*s == '"' ? '\'' : *s, f);
+    fprintf(f, "\" %.17g %.17g %.17g\n", p->y, isfinite(p->lo) ? p->lo : NAN, isfinite(p->hi) ? p->hi : NAN);
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) return ls_error_set(err, LS_EIO, "%s: cannot write", path);
+  return LS_OK;
+}
+
+/* 1 when x is numeric, positive and spans at least 16x: a log axis shows it evenly. */
+static int log_x(const ls_plot_table *t)
+{
+  if (!t->x_numeric || t->n == 0) return 0;
+  double lo = t->p[0].x_num, hi = lo;
+  for (int i = 0; i < t->n; i++) {
+    lo = fmin(lo, t->p[i].x_num);
+    hi = fmax(hi, t->p[i].x_num);
+  }
+  return lo > 0 && hi >= 16 * lo;
+}
+
+int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_path,
+                 const char *png_path, const char *data_root, const char *gnuplot, ls_error *err)
+{
+  char dat[1100], log[1100], script[1100], text[600];
+  snprintf(dat, sizeof dat, "%s.dat", png_path);
+  snprintf(log, sizeof log, "%s.log", png_path);
+  snprintf(script, sizeof script, "%s/plots/plot.gp", data_root);
+  int groups = 0, rc = write_dat(t, dat, &groups, err);
+  if (rc) return rc;
+  char *vars = calloc(1, 16384);
+  if (!vars) return ls_error_set(err, LS_ENOMEM, "plot: out of memory");
+  ls_draw_var(vars, 16384, "dat", dat);
+  ls_draw_var(vars, 16384, "out", png_path);
+  ls_draw_var(vars, 16384, "xlabel", q->x);
+  ls_draw_var(vars, 16384, "ylabel", metric_alias(q->y));
+  snprintf(text, sizeof text, "%s vs %s%s%s", metric_alias(q->y), q->x, q->by ? " by " : "", q->by ? q->by : "");
+  ls_draw_var(vars, 16384, "title", text);
+  size_t len = (size_t)snprintf(text, sizeof text, "%s", db_path);
+  for (int i = 0; i < q->n_where && len < sizeof text; i++)
+    len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", i ? ", " : "; ", q->where[i]);
+  ls_draw_var(vars, 16384, "subtitle", text);
+  len = strlen(vars);
+  len += (size_t)snprintf(vars + len, 16384 - len, "groups=%d; numeric=%d; logx=%d; array T[%d]; ", groups,
+                          t->x_numeric, log_x(t), groups > 0 ? groups : 1);
+  for (int i = 0, g = 0; i < t->n; i++)
+    if (i == 0 || strcmp(t->p[i].group, t->p[i - 1].group)) {
+      char name[32];
+      snprintf(name, sizeof name, "T[%d]", ++g);
+      ls_draw_var(vars, 16384, name, t->p[i].group);
+    }
+  remove(log);
+  int st = ls_draw_gnuplot(gnuplot, vars, script, log);
+  free(vars);
+  if (st == -2) return ls_error_set(err, LS_ENOTFOUND, "gnuplot not found (install gnuplot-nox); the "
+                                    "data is in %s, `--format csv` prints the table", dat);
+  if (st != 0) return ls_error_set(err, LS_ESTATE, "gnuplot failed on %s (exit %d); its output is in %s",
+                                   script, st, log);
+  remove(log);
+  return LS_OK;
+}

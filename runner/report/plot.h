@@ -1,0 +1,53 @@
+/* runner/report/plot: any metric against any setting of any results database, with each
+ * point's 95 % interval — the C API behind `leversim plot`.
+ *
+ * A key (x, by, where) is a name column of the run (part, device, model, dataset, system,
+ * seed) or a setting key: the run's resolved value (table run_settings: given or defaulted,
+ * so a key never swept still has its value), else its sweep point (axes_json). The metric
+ * (y) is a metric of the run (table metrics); its interval is the run's bootstrap interval
+ * over prompts (table metric_ci; none for metrics without one or runs under 5 prompts).
+ * One point per ok run that passes every where filter; two runs at one (by, x) are refused
+ * (they differ in something else: the message names what and asks for --where or --by). */
+#ifndef LS_RUNNER_REPORT_PLOT_H
+#define LS_RUNNER_REPORT_PLOT_H
+#include <stdio.h>
+#include "results/db.h"
+
+typedef struct ls_plot_query {
+  const char *x, *y;         /* borrowed: x key, metric name */
+  const char *by;            /* borrowed: group key, or NULL (one series) */
+  const char *const *where;  /* borrowed: "KEY=VALUE" filters (value as written or a number) */
+  int n_where;
+} ls_plot_query;
+
+typedef struct ls_plot_point {
+  char group[128], x[128]; /* the by value ("" without --by) and the x value as text */
+  double x_num;            /* x as a number (base units for quantities); NaN when not one */
+  double y, lo, hi;        /* lo/hi NaN when the run has no interval for y */
+  char run_id[LS_DB_RUN_ID_LEN + 1];
+} ls_plot_point;
+
+typedef struct ls_plot_table {
+  ls_plot_point *p;  /* owned: sorted by group, then x (numerically when every x is a number) */
+  int n;
+  int x_numeric;     /* 1 when every x is a number */
+} ls_plot_table;
+
+/* Fills *t (owned by the caller: ls_plot_table_free, also after an error) from db.
+ * LS_EUSAGE: a key or metric no run has (the message lists what there is), a where filter
+ * without '=', two runs at one point; LS_ENOTFOUND: no run passes the filters. */
+int ls_plot_read(ls_db *db, const ls_plot_query *q, ls_plot_table *t, ls_error *err);
+void ls_plot_table_free(ls_plot_table *t);
+
+/* The table as CSV (header group,x,x_num,y,lo,hi,run_id; empty fields for NaN), %.17g. */
+int ls_plot_write_csv(const ls_plot_table *t, const ls_plot_query *q, FILE *out, ls_error *err);
+
+/* Draws the table with gnuplot (plots/plot.gp under data_root) into png_path: one line per
+ * group with 95 % error bars, x on a log scale when numeric, positive and spanning >= 16x;
+ * the data gnuplot read is left beside it as <png_path>.dat. gnuplot: program name or
+ * path (NULL: gnuplot on $PATH). LS_ENOTFOUND when gnuplot is missing, LS_ESTATE when it
+ * fails (its output is in <png_path>.log), LS_EIO when a file cannot be written. */
+int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_path,
+                 const char *png_path, const char *data_root, const char *gnuplot, ls_error *err);
+
+#endif
