@@ -87,15 +87,23 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
 
 void ls_costmodel_free(ls_costmodel *cm) { free(cm); }
 
-int ls_costmodel_resident_layers(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
-                                 int head_in_dram)
+double ls_costmodel_dram_room(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
+                              int head_in_dram, int buffers)
 {
   const ls_dram_params *d = ls_device_dram(dev);
-  double room = ls_dram_resident_budget(d), left = d->app_budget - draft->total_bytes;
-  if (left < room)
-    room = left;
-  if (head_in_dram) /* a head kept in app memory takes its place in the budget first */
-    room -= target->lmhead_bytes;
+  double kv = (target->kv_bytes_per_token * target->n_layers + draft->kv_bytes_per_token * draft->n_layers) *
+              LS_KV_CTX_TOKENS;
+  double room = d->app_budget - draft->total_bytes - kv - buffers * target->layer_bytes;
+  return head_in_dram ? room - target->lmhead_bytes : room;
+}
+
+int ls_costmodel_resident_layers(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
+                                 int head_in_dram, int buffers)
+{
+  double room = ls_costmodel_dram_room(dev, target, draft, head_in_dram, buffers);
+  double want = ls_dram_resident_budget(ls_device_dram(dev));
+  if (want < room)
+    room = want;
   int n = room > 0 ? (int)floor(room / target->layer_bytes) : 0;
   return n < target->n_layers ? n : target->n_layers;
 }
@@ -103,6 +111,8 @@ int ls_costmodel_resident_layers(const ls_device *dev, const ls_model_costs *tar
 void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len) { cm->ctx_len = ctx_len < 0 ? 0 : ctx_len; }
 
 void ls_costmodel_set_tau(ls_costmodel *cm, double tau) { cm->tau = tau >= 1.0 ? tau : 1.0; }
+
+double ls_costmodel_tau(const ls_costmodel *cm) { return cm->tau; }
 
 void ls_costmodel_set_exec(ls_costmodel *cm, ls_overlap overlap, int head_in_dram)
 {

@@ -22,12 +22,20 @@ typedef struct ls_costmodel ls_costmodel;
  * costs: the one conversion every caller (policies, runner, figures, tests) uses. */
 ls_layer_work ls_costmodel_layer_work(const ls_model_costs *m);
 
-/* Target layers the device's DRAM keeps resident (not streamed), first layers first, whole
- * layers: the profile's resident budget, capped by what the app budget holds beside the draft,
- * less the output projection's weights when they live in DRAM (head_in_dram). The one rule
- * the runner, `leversim tree` and the benchmarks share. */
+/* DRAM budget (bytes). The paper streams the target from flash ("stored in flash and streamed
+ * layer by layer", src:lever-html), so a phone profile keeps dram.resident_target = 0; what
+ * physically fits is a cap on any resident target the profile asks for, and a feasibility
+ * check: the app budget less the draft model, the KV caches of target and draft at
+ * LS_KV_CTX_TOKENS, the flash layer buffers (1 serial, 2 with prefetch), and the output
+ * projection when it lives in DRAM (head_in_dram). Negative: the run does not fit. */
+#define LS_KV_CTX_TOKENS 4096 /* assumed: llama.cpp's default n_ctx, allocated at load (src:llamacpp-common) */
+double ls_costmodel_dram_room(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
+                              int head_in_dram, int buffers);
+/* Target layers kept resident (not streamed), first layers first, whole layers:
+ * min(the profile's resident target, ls_costmodel_dram_room) / layer bytes. The one rule the
+ * runner, `leversim tree` and the benchmarks share. */
 int ls_costmodel_resident_layers(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
-                                 int head_in_dram);
+                                 int head_in_dram, int buffers);
 
 /* dev, map and map_state are borrowed and must outlive the cost model; target and draft are
  * copied. resident_layers: target layers kept in DRAM (not streamed). threads: CPU threads
@@ -40,6 +48,8 @@ void ls_costmodel_free(ls_costmodel *cm);
 void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len);
 /* Accepted tokens per cycle assumed for on-demand output projection (default 3; >= 1). */
 void ls_costmodel_set_tau(ls_costmodel *cm, double tau);
+/* The accepted tokens per cycle the cost model currently prices projections with. */
+double ls_costmodel_tau(const ls_costmodel *cm);
 /* How flash reads meet NPU compute in a verification pass (runner setting verify.overlap):
  * SERIAL reads a layer, then computes it (a runtime whose compute faults the weights in);
  * PREFETCH reads the next layer while the current one computes (two buffers); CROSS also

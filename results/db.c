@@ -271,7 +271,8 @@ static int check_owner(ls_db *db, ls_error *err)
   return LS_OK;
 }
 
-int ls_db_open(ls_db **out, const char *path, ls_error *err)
+/* claim: -1 none, 0 shared, 1 exclusive (taken before anything waits for SQLite's lock) */
+static int open_rw(ls_db **out, const char *path, int claim, const char *command, ls_error *err)
 {
   *out = NULL;
   if (path_is_temporary(path))
@@ -296,13 +297,26 @@ int ls_db_open(ls_db **out, const char *path, ls_error *err)
   if (!rc && (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK))
     rc = ls_db_fail(db, err, "configuring the connection");
   if (!rc && exists && size > 0) rc = check_owner(db, err);
+  if (!rc && claim >= 0) rc = ls_db_claim_lock(db, claim, err);
   if (!rc) rc = configure(db, err);
+  if (!rc && claim >= 0) rc = ls_db_claim_record(db, command, err);
   if (rc != LS_OK) {
     ls_db_close(db);
     return rc;
   }
   *out = db;
   return LS_OK;
+}
+
+int ls_db_open(ls_db **out, const char *path, ls_error *err)
+{
+  return open_rw(out, path, -1, NULL, err);
+}
+
+int ls_db_open_claim(ls_db **out, const char *path, int exclusive, const char *command,
+                     ls_error *err)
+{
+  return open_rw(out, path, exclusive != 0, command, err);
 }
 
 /* --- opening an input read-only ---------------------------------------------------------- */

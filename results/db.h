@@ -48,6 +48,10 @@ int ls_db_open_read(ls_db **out, const char *path, ls_error *err);
  * LS_EDB naming the holder ("leversim sweep since <time> (host.pid ...)"). command names the
  * holder in messages. The claim lasts until ls_db_close (or the process dies). */
 int ls_db_claim(ls_db *db, int exclusive, const char *command, ls_error *err);
+/* ls_db_open and ls_db_claim in one, with the claim taken before anything waits for
+ * SQLite's lock: a refusal comes at once even while the holder is inside a transaction. */
+int ls_db_open_claim(ls_db **out, const char *path, int exclusive, const char *command,
+                     ls_error *err);
 /* Turns an exclusive claim into a shared one (after emptying: workers then write). */
 int ls_db_claim_share(ls_db *db, ls_error *err);
 /* Empties every table (runs, metrics, ... and meta except schema_version and the claims) in

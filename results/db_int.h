@@ -28,7 +28,11 @@ int ls_db_input_uri_checked(const char *path, char *uri, size_t size, ls_error *
 /* LS_OK when h holds a leversim results database of our schema version; else LS_EPARSE (not
  * SQLite, or SQLite without leversim's meta table), LS_EDB (other version) or LS_EIO. */
 int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err);
-/* The writer claim of results/lock.c: released by ls_db_close. */
+/* The writer claim of results/lock.c in its two steps (ls_db_claim is both): the lock alone
+ * (refused at once, naming the holders) and the holder's row in meta. Released by
+ * ls_db_close. */
+int ls_db_claim_lock(ls_db *db, int exclusive, ls_error *err);
+int ls_db_claim_record(ls_db *db, const char *command, ls_error *err);
 void ls_db_claim_release(ls_db *db);
 /* Maps a failed statement to LS_EINTR when a lock wait was interrupted, else ls_db_fail. */
 int ls_db_fail_wait(ls_db *db, ls_error *err, const char *what);

@@ -89,7 +89,9 @@ static void forget_dead(ls_db *db)
   sqlite3_finalize(del);
 }
 
-int ls_db_claim(ls_db *db, int exclusive, const char *command, ls_error *err)
+/* The lock alone: granted, or refused at once naming the holders (a read: in WAL mode it
+ * never waits for a writer). */
+int ls_db_claim_lock(ls_db *db, int exclusive, ls_error *err)
 {
   if (db->claim_fd >= 0)
     return ls_error_set(err, LS_ESTATE, "%s: already claimed", db->path);
@@ -110,16 +112,23 @@ int ls_db_claim(ls_db *db, int exclusive, const char *command, ls_error *err)
   }
   db->claim_fd = fd;
   db->claim_shared = !exclusive;
+  return LS_OK;
+}
+
+/* Writes who holds the claim into meta (an exclusive claim first forgets every older row:
+ * nobody else can hold one; a shared one forgets the rows of dead processes of this host). */
+int ls_db_claim_record(ls_db *db, const char *command, ls_error *err)
+{
   char key[128], val[256], when[32];
   time_t now = time(NULL);
   struct tm tm;
   gmtime_r(&now, &tm);
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  holder_key(key, sizeof key, (long)getpid(), fd);
+  holder_key(key, sizeof key, (long)getpid(), db->claim_fd);
   snprintf(val, sizeof val, "leversim %s since %s", command ? command : "?", when);
   int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err);
   if (!rc) {
-    if (exclusive)
+    if (!db->claim_shared)
       sqlite3_exec(db->h, "DELETE FROM meta WHERE key LIKE 'writer.%'", NULL, NULL, NULL);
     else
       forget_dead(db);
@@ -127,7 +136,14 @@ int ls_db_claim(ls_db *db, int exclusive, const char *command, ls_error *err)
     if (!rc) rc = ls_db_exec(db, "COMMIT", err);
     else sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   }
-  if (rc) ls_db_claim_release(db);
+  return rc;
+}
+
+int ls_db_claim(ls_db *db, int exclusive, const char *command, ls_error *err)
+{
+  int rc = ls_db_claim_lock(db, exclusive, err);
+  if (!rc) rc = ls_db_claim_record(db, command, err);
+  if (rc && db->claim_fd >= 0) ls_db_claim_release(db);
   return rc;
 }
 

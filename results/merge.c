@@ -170,8 +170,7 @@ int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *add
     if (rc != LS_OK) return rc;
   }
   ls_db *db = NULL;
-  int rc = ls_db_open(&db, out_path, err);
-  if (rc == LS_OK) rc = ls_db_claim(db, 0, "merge", err);
+  int rc = ls_db_open_claim(&db, out_path, 0, "merge", err);
   for (int pass = 0; rc == LS_OK && pass < 2; pass++)
     for (int i = 0; rc == LS_OK && i < n; i++)
       if (!same_file(inputs[i], out_path)) rc = merge_one(db, inputs[i], pass, added, err);

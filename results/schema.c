@@ -48,7 +48,15 @@
  *   table1       oneplus-12: ar-flash (a one-token verification) of part 'table1' (part 'main'
  *                when the database has no 'table1' runs), and specinfer's 64-token tree of part
  *                'table1-tree': part, model, datasets, io_share (mean over datasets),
- *                io_share_min, io_share_max.
+ *                io_share_min, io_share_max, io_busy_share (Table 1's other reading: flash
+ *                busy time over verification time, mean over datasets).
+ *   overlap      part of role part.overlap: model, dataset, system, overlap, budget (axes
+ *                axis.overlap, axis.budget), verify_s_mean, throughput_tps, tau: does
+ *                verification grow with the tree under each overlap mode?
+ *   consistency  part of role part.main, per system: runs, err_median (median over the runs of
+ *                each run's median per-cycle |cost model's cycle time - simulated| / simulated),
+ *                err_max, bias_mean (mean of the runs' signed medians): do the policies plan
+ *                with the cost the simulation charges (runner/decode/cycle_account.c)?
  *   regime       parts of roles part.regime (the systems' claims), part.regime_map, part.regime_lmhead:
  *                one row per run, with the figure columns the claims' tests read (runner/report/
  *                figures.c): claims ('systems' | 'map' | 'lmhead'), assumption (the assumption
@@ -105,7 +113,8 @@ static const char *const metric_names[] = {
     "share_draft", "share_verify", "share_lmhead", "verify_s_mean", "draft_s_mean",
     "lmhead_s_mean", "tree_size_mean", "verify_tokens_mean", "cycles", "tokens",
     "target_calls_per_token", "decode_s", "wasted_verify_tokens", "resident_layers",
-    "prune_calls", "accepted_pruned", "draft_work_s_mean", NULL};
+    "prune_calls", "accepted_pruned", "draft_work_s_mean", "io_busy_share", "cost_err_median",
+    "cost_bias_median", "planner_tau", NULL};
 
 const char *ls_db_metric_name(int i)
 {
@@ -136,6 +145,7 @@ static const struct { const char *name, *about; } role_docs[] = {
     {"part.regime_map", "the regime map's mappings"},
     {"part.regime_lmhead", "the regime map's projections"},
     {"part.sensitivity", "the flash-bandwidth sensitivity"},
+    {"part.overlap", "Fig. 5's budget dilemma under each verify.overlap (the evidence for its default)"},
     {"device.table1", "the device of Table 1"},
     {"axis.budget", "the sweep axis of the budget part"},
     {"axis.map", "the sweep axis of the mapping parts"},
@@ -303,12 +313,21 @@ static const char views_sql[] =
     " CASE WHEN count(c.lo) = count(*) THEN avg(io_share) - avg(c.hi - c.lo) / 2 END"
     " AS io_share_lo,"
     " CASE WHEN count(c.lo) = count(*) THEN avg(io_share) + avg(c.hi - c.lo) / 2 END"
-    " AS io_share_hi"
+    " AS io_share_hi, avg(io_busy_share) AS io_busy_share"
     " FROM v_runs LEFT JOIN metric_ci c ON c.run_id = v_runs.run_id AND c.name = 'io_share'"
     " WHERE device = " R("device.table1") " AND ((part = " R("part.table1") " AND system = " R("system.baseline") ")"
     " OR (part = " R("part.table1_tree") " AND system = " R("system.tree") ") OR (part = " R("part.main") " AND system = " R("system.baseline") ""
     " AND NOT EXISTS (SELECT 1 FROM runs WHERE part = " R("part.table1") " AND status = 'ok')))"
     " GROUP BY part, model ORDER BY part, io_share;"
+    "CREATE VIEW overlap AS SELECT model, dataset, system, " AX("axis.overlap") " AS overlap,"
+    " CAST(" AX("axis.budget") " AS INTEGER) AS budget, verify_s_mean, throughput_tps, tau"
+    " FROM v_runs WHERE part = " R("part.overlap") " ORDER BY model, dataset, system, overlap, budget;"
+    "CREATE VIEW consistency AS WITH r AS (SELECT system, cost_err_median AS e, cost_bias_median AS b,"
+    " row_number() OVER (PARTITION BY system ORDER BY cost_err_median) AS rn,"
+    " count(*) OVER (PARTITION BY system) AS n FROM v_runs WHERE part = " R("part.main") ""
+    " AND cost_err_median IS NOT NULL)"
+    " SELECT system, max(n) AS runs, avg(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN e END) AS err_median,"
+    " max(e) AS err_max, avg(b) AS bias_mean FROM r GROUP BY system ORDER BY system;"
     "CREATE VIEW regime AS SELECT CASE WHEN r.part = " R("part.regime") " THEN 'systems'"
     " WHEN r.part = " R("part.regime_map") " THEN 'map' ELSE 'lmhead' END AS claims,"
     " CASE WHEN " AXP("r", "axis.npu") " IS NOT NULL THEN 'npu ' || " AXP("r", "axis.npu")
@@ -369,6 +388,8 @@ static const view_doc views[] = {
     {"fig13", "mapping: draft time per draft-stage mapping"},
     {"fig14", "lmhead: output-projection time per placement"},
     {"table1", "oneplus-12: I/O share of a one-token verification (and of a 64-token tree) per model"},
+    {"overlap", "Fig. 5's budget dilemma under serial and prefetch reads (the evidence for verify.overlap)"},
+    {"consistency", "main: the cost model's cycle time vs the simulated one, median relative error per system"},
     {"regime", "the regime map's runs: each claim's figure columns under each open assumption changed"},
     {"lever_tree", "part main: Lever's mean tree size (its stopping rule's choice) per device and model"},
     {"energy", "energy per token by device and system (main)"},

@@ -41,6 +41,7 @@ static const metric_def metric_defs[] = {
     {"tau", F(tau_sum), ONE, F(cycles)},
     {"ttft_s", F(ttft_s), ONE, ONE},
     {"io_share", F(io_wait_s), ONE, F(verify_s)}, /* den: verify_s + lmhead_s, see den_of */
+    {"io_busy_share", F(flash_busy_s), ONE, F(verify_s)}, /* den as io_share's */
     {"wasted_verify", F(waste_s), ONE, F(compute_s)},
     {"wasted_verify_tokens", F(waste_layers), ONE, F(token_layers)},
     {"util_npu", F(npu_busy_s), ONE, F(decode_s)},
@@ -87,7 +88,7 @@ static int table_layout(col_def *cols, ls_boot_cols *stats)
   int ncol = 0;
   for (int i = 0; i < N_DEFS; i++) {
     const metric_def *d = &metric_defs[i];
-    int io = !strcmp(d->name, "io_share");
+    int io = !strcmp(d->name, "io_share") || !strcmp(d->name, "io_busy_share");
     col_def want[2] = {{d->num, d->num2}, {d->den, io ? F(lmhead_s) : ONE}};
     int at[2];
     for (int k = 0; k < 2; k++) {

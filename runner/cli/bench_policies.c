@@ -62,7 +62,7 @@ static int bench_one(const char *name, const bench_hw *h, long budget, long reps
   if (rc == LS_OK)
     rc = map->create(&ms, kv, err);
   if (rc == LS_OK) {
-    int resident = ls_costmodel_resident_layers(h->dev, &h->tc, &h->dc, map->lmhead(ms) == LS_LMHEAD_DEMAND_CPU);
+    int resident = ls_costmodel_resident_layers(h->dev, &h->tc, &h->dc, map->lmhead(ms) == LS_LMHEAD_DEMAND_CPU, 2);
     rc = ls_costmodel_create(&cm, h->dev, &h->tc, &h->dc, map, ms, resident, 0, err);
   }
   if (rc == LS_OK)

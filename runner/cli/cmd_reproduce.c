@@ -196,6 +196,9 @@ static int summary(const char *db_path, int json, const replay_info *r,
            "(arithmetic and geometric mean, 95 %% intervals):\n");
     if (!rc) rc = ls_db_export(db, "summary", "table", stdout, err);
     if (!rc) precision_text(&p, r);
+    printf("\nPlanned vs charged: each system's cycle time as its cost model predicts it, against the "
+           "simulated cycle\n(median relative error over cycles, then over runs; Lever's target < 5 %%):\n");
+    if (!rc) rc = ls_db_export(db, "consistency", "table", stdout, err);
     if (!rc && !strcmp(r->replay, "quick")) printf("\n%s\n", QUICK_NOTE);
   }
   ls_db_close(db);

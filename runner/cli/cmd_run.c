@@ -227,8 +227,7 @@ static int simulate(const run_opts *o, const ls_kv *kv, ls_decode_result *res, i
   if (!e) e = ls_experiment_record_axes(x, kv, err); /* every --set is an axis of the run */
   if (!e) e = ls_validate_runs(x, err); /* before the database is opened */
   if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), err);
-  if (!e && o->db) e = ls_db_open(&db, o->db, err);
-  if (!e && db) e = ls_db_claim(db, 0, "run", err);
+  if (!e && o->db) e = ls_db_open_claim(&db, o->db, 0, "run", err);
   if (!e && db) e = paper_roles(db, err);
   int done = 0;
   if (!e && db && !o->force) e = already_there(db, o->db, ls_experiment_run(x, 0), o->json, &done, err);

@@ -124,7 +124,7 @@ static int load_costs(const tree_opts *o, ls_kv *kv, tree_res *r, ls_cost_model 
     rc = ls_model_costs_get(r->draft, NULL, &dc, err);
   if (rc != LS_OK)
     return rc;
-  int resident = ls_costmodel_resident_layers(r->dev, &tc, &dc, r->map->lmhead(r->map_state) == LS_LMHEAD_DEMAND_CPU);
+  int resident = ls_costmodel_resident_layers(r->dev, &tc, &dc, r->map->lmhead(r->map_state) == LS_LMHEAD_DEMAND_CPU, 2);
   rc = ls_costmodel_create(&r->cm, r->dev, &tc, &dc, r->map, r->map_state, resident, 0, err);
   if (rc != LS_OK)
     return rc;

@@ -22,11 +22,40 @@
  *   Per-token latency: each of the tau tokens of a cycle is charged cycle time / tau.
  * Prompt end: the run's totals minus those at the previous prompt's end are that prompt's
  * sums (ls_db_prompt), the samples of every confidence interval (results/stats.c). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runner/decode/decode_int.h"
 #include "sim/resource.h"
 #include "sim/rng.h"
+
+/* The cycle time the policies' cost model gives for the tree just built, as a planner adds it
+ * up (policies/draft_lever.c): the draft passes one after another, except two passes that need
+ * the same earlier pass and run on different units (a split batch), which take the slower of
+ * the two; then verify_s over the tree's tokens. Compared with the simulated cycle at its end
+ * (metrics cost_err_median, cost_bias_median): does the planner plan with the cost it is charged? */
+static double predicted_cycle_s(const ls_run_state *r)
+{
+  const ls_tree *t = &r->cand.tree;
+  const ls_cost_model *c = &r->cfg.cost;
+  const ls_map_ops *m = r->cfg.mops;
+  double d = 0.0;
+  for (int s = 0; s < t->n_steps; s++) {
+    double a = c->draft_step_s(c->ctx, t->step_nodes[s], t->step_depth[s]);
+    if (s + 1 < t->n_steps && t->step_dep[s + 1] == t->step_dep[s] && c->draft_pair_s) {
+      ls_draft_exec x = m->draft_step(r->cfg.mstate, t->step_nodes[s], t->step_depth[s]);
+      ls_draft_exec y = m->draft_step(r->cfg.mstate, t->step_nodes[s + 1], t->step_depth[s + 1]);
+      if (x.unit != y.unit) {
+        double b = c->draft_step_s(c->ctx, t->step_nodes[s + 1], t->step_depth[s + 1]);
+        d += a > b ? a : b;
+        s++;
+        continue;
+      }
+    }
+    d += a;
+  }
+  return d + c->verify_s(c->ctx, t->n);
+}
 
 static void cycle_start(ls_engine *e, void *ctx)
 {
@@ -45,6 +74,7 @@ static void cycle_start(ls_engine *e, void *ctx)
   }
   memset(r->cand.keep, 1, (size_t)r->cand.tree.n);
   r->cand.n_live = r->cand.tree.n;
+  r->acct.cost_pred_s = predicted_cycle_s(r);
   ls_cyc_draft_begin(r);
 }
 
@@ -69,6 +99,11 @@ static void record_cycle(ls_run_state *r, int64_t now, int tau, int emit)
   r->acct.cycles++;
   for (int k = 0; k < emit; k++) /* only tokens actually emitted (the last cycle may cut) */
     ls_sample_add(r->acct.tok_lat, total * 1e-9 / tau);
+  double rel = total > 0 ? (r->acct.cost_pred_s - total * 1e-9) / (total * 1e-9) : 0.0;
+  if (ls_sample_add(r->acct.cost_err, fabs(rel)) || ls_sample_add(r->acct.cost_bias, rel)) {
+    ls_cyc_fail(r, LS_ENOMEM);
+    return;
+  }
   ls_decode_result *res = r->res;
   if (r->keep_steps) {
     if (res->n_steps == res->cap_steps) {

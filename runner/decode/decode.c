@@ -307,10 +307,13 @@ static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_k
 }
 
 /* Execution settings (the pipeline they shape: cycle_verify.c):
- *   verify.overlap = serial | prefetch | cross-cycle (default serial: the paper's stack is
- *     llama.cpp-style Q4_0 with weights mapped from flash, where a layer's compute faults its
- *     weights in, so reads and compute alternate; src:lever-html, src:llamacpp-snapdragon;
- *     the other modes are studied in the sensitivity part and the regime map);
+ *   verify.overlap = serial | prefetch | cross-cycle (default serial: a layer is read, then
+ *     computed. The evidence, docs/CALIBRATION.md §3: the paper's Fig. 5 (measured on the
+ *     OnePlus 12 with the target streamed from flash) shows verification growing with the tree
+ *     until throughput peaks inside 4-64 tokens, which cannot happen when reads hide the Q4_0
+ *     compute (prefetch; view `overlap`); Table 1 splits a verification into flash I/O and the
+ *     rest; llama.cpp maps Q4_0 weights from flash, so a layer's compute faults its weights in
+ *     (src:lever-html, src:llamacpp-common). The other modes are in the regime map);
  *   verify.head_memory = auto | dram | flash: where the output projection's weights live
  *     (auto: in app DRAM when the CPU computes it, charged to the resident budget; streamed
  *     with the layers when the NPU graph computes it, which needs NPU-mapped memory). */
@@ -327,8 +330,9 @@ static int read_exec(ls_run_state *r, ls_kv *kv, ls_error *err)
   return rc;
 }
 
-/* Resident target layers: what the DRAM budget holds after the draft model, whole layers,
- * first layers first (why a resident prefix: cycle_verify.c). */
+/* Resident target layers: the profile's resident target capped by what the DRAM budget holds
+ * beside the draft, the KV caches, the buffers and a DRAM head (ls_costmodel_dram_room), whole
+ * layers, first layers first (why a resident prefix: cycle_verify.c). */
 static int residency(ls_run_state *r, const ls_system *sys, ls_decode_result *out)
 {
   const ls_dram_params *d = ls_device_dram(r->cfg.dev);
@@ -345,7 +349,17 @@ static int residency(ls_run_state *r, const ls_system *sys, ls_decode_result *ou
     r->cfg.resident = r->cfg.L;
     return 1;
   }
-  r->cfg.resident = ls_costmodel_resident_layers(r->cfg.dev, &r->cfg.tc, &r->cfg.dc, r->cfg.head_in_dram);
+  ls_run_config *g = &r->cfg;
+  double room = ls_costmodel_dram_room(g->dev, &g->tc, &g->dc, g->head_in_dram, g->buffers);
+  if (room < 0) { /* the draft, the KV caches, the buffers and a DRAM head do not fit */
+    out->valid = 0;
+    snprintf(out->message, sizeof out->message,
+             "%s: draft, KV caches, layer buffers and output projection need %.2f GB more than the"
+             " app's DRAM budget of %.2f GB on %s",
+             sys->name, -room * 1e-9, d->app_budget * 1e-9, ls_device_id(g->dev));
+    return 0;
+  }
+  g->resident = ls_costmodel_resident_layers(g->dev, &g->tc, &g->dc, g->head_in_dram, g->buffers);
   return 1;
 }
 
@@ -391,6 +405,13 @@ static void metrics(ls_run_state *r, ls_decode_result *o)
   add_metric(o, "resident_layers", r->cfg.resident, "count");
   add_metric(o, "prune_calls", (double)r->acct.prune_calls, "count");
   add_metric(o, "accepted_pruned", (double)r->acct.accepted_pruned, "count");
+  /* Table 1's other reading: the flash's busy time over the verification time (the share of a
+   * verification during which flash is reading), beside io_share (the NPU's wait for weights) */
+  add_metric(o, "io_busy_share", ratio(r->acct.flash_busy, r->acct.verify_ns_total), "ratio");
+  add_metric(o, "cost_err_median", ls_sample_quantile(r->acct.cost_err, 0.5), "ratio");
+  add_metric(o, "cost_bias_median", ls_sample_quantile(r->acct.cost_bias, 0.5), "ratio");
+  /* the tau the planner prices on-demand projections with at the end: the observed one */
+  add_metric(o, "planner_tau", ls_costmodel_tau(r->cfg.cm), "tok/cycle");
 }
 
 static void free_run(ls_run_state *r)
@@ -404,6 +425,8 @@ static void free_run(ls_run_state *r)
   ls_devsim_free(r->ds);
   ls_engine_free(r->eng);
   ls_sample_free(r->acct.tok_lat);
+  ls_sample_free(r->acct.cost_err);
+  ls_sample_free(r->acct.cost_bias);
   ls_device_free(r->cfg.dev);
 }
 
@@ -426,6 +449,8 @@ static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_erro
   if (!rc) rc = ls_engine_create(&r->eng, err);
   if (!rc) rc = ls_devsim_create(&r->ds, r->cfg.dev, r->eng, s->seed, 0, err);
   if (!rc) rc = ls_sample_create(&r->acct.tok_lat, err);
+  if (!rc) rc = ls_sample_create(&r->acct.cost_err, err);
+  if (!rc) rc = ls_sample_create(&r->acct.cost_bias, err);
   if (rc)
     return rc;
   r->err = err;
@@ -506,6 +531,7 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
   int rc = scoped_settings(s->settings, s->system, &kv, err);
   if (!rc) rc = setup(r, c, s, sys, kv, err);
   if (!rc) rc = keep_settings(kv, out, err);
+  if (!rc) rc = check_work(r, err); /* before the DRAM fit: a huge model is an input error, not a result */
   if (!rc && residency(r, sys, out)) {
     r->cfg.exit_layer = r->cfg.pops->exit_layer(r->cfg.pstate, r->cfg.L);
     if (r->cfg.exit_layer <= 0)

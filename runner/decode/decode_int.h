@@ -112,6 +112,8 @@ typedef struct ls_run_acct {
   int64_t t_cycle;              /* the current cycle's start */
   ls_stats cycle_draft, draft_work_s, cycle_verify, cycle_lmhead, tree_size, verify_tokens, tau;
   ls_sample *tok_lat;           /* owned */
+  ls_sample *cost_err, *cost_bias; /* owned; per cycle: (cost model's cycle time - simulated) / simulated, |.| and signed */
+  double cost_pred_s;           /* the current cycle's time as the cost model predicts it for the tree built */
   ls_stats ttft;
   double decode_ns, io_wait_ns, verify_ns_total, token_layers_total, useful_token_layers, compute_total, useful_compute;
   double npu_busy0, cpu_busy0, flash_busy0, energy0, decode_energy, npu_busy, cpu_busy, flash_busy;

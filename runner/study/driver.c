@@ -381,13 +381,13 @@ static void collect(int fd, workers *w, const ls_driver_opts *o, ls_driver_summa
  * before any run, so an interrupted database already says what wrote it. */
 static int open_parent(const ls_driver_opts *o, ls_db **db, ls_error *err)
 {
-  int rc = ls_db_open(db, o->db_path, err);
+  const char *cmd = o->command ? o->command : "sweep";
+  int rc = ls_db_open_claim(db, o->db_path, o->fresh, cmd, err);
   if (rc == LS_EDB && o->fresh && err && strstr(err->msg, "schema_version")) {
     /* a database of another version: a fresh replay replaces it when it is leversim's */
     rc = ls_db_remove_old(o->db_path, err);
-    if (!rc) rc = ls_db_open(db, o->db_path, err);
+    if (!rc) rc = ls_db_open_claim(db, o->db_path, o->fresh, cmd, err);
   }
-  if (!rc) rc = ls_db_claim(*db, o->fresh, o->command ? o->command : "sweep", err);
   if (!rc && o->fresh) rc = ls_db_clear(*db, err); /* and keeps it to itself till the end */
   for (int i = 0; !rc && o->meta && o->meta[i] && o->meta[i + 1]; i += 2)
     rc = ls_db_set_meta(*db, o->meta[i], o->meta[i + 1], err);

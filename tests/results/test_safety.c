@@ -183,6 +183,17 @@ static void test_claims(void)
   CU_ASSERT_EQUAL(ls_db_claim(a, 0, "sweep", &e), LS_OK);
   ls_db_close(a);
   ls_db_close(c);
+  /* the holder is inside a transaction (stopped mid-write): the refusal still comes at once,
+   * not after the minute's wait for SQLite's lock */
+  CU_ASSERT_EQUAL_FATAL(ls_db_open_claim(&a, p, 0, "sweep", &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_db_exec(a, "BEGIN IMMEDIATE", &e), LS_OK);
+  double t0 = ls_now_s();
+  CU_ASSERT_EQUAL(ls_db_open_claim(&c, p, 1, "reproduce", &e), LS_EDB);
+  CU_ASSERT(ls_now_s() - t0 < 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "leversim sweep since"));
+  CU_ASSERT_PTR_NULL(c);
+  ls_db_exec(a, "ROLLBACK", &e);
+  ls_db_close(a);
 }
 
 /* Another process holds the write lock: the wait ends with LS_EINTR as soon as a stop is

@@ -553,7 +553,8 @@ static CU_TestInfo experiment_tests[] = {
     {"bad names, duplicates, empty matrices and shadowed axes are refused", test_experiment_refusals},
     CU_TEST_INFO_NULL};
 /* Runner-level invariants of Lever's cycle on the shipped data (OnePlus 12, Llama-3.1-8B,
- * GSM8K), with an aggressive prune threshold so that pruning removes nodes every cycle:
+ * GSM8K), with an aggressive prune threshold and chains capped at depth 12 (uncapped, the
+ * safeguards keep a main path of most of the tree) so that pruning removes nodes every cycle:
  * pruning runs once per decode cycle, it lowers the tokens computed after the exit layer, no
  * removed node is ever accepted (lossless), and the on-demand CPU output projection is
  * charged once per projected row (and Lever's concurrent CPU and NPU draft passes overlap):
@@ -565,7 +566,7 @@ static void test_lever_invariants(void)
   const char *root = LS_TEST_DIR "/..";
   ls_decode_result res;
   CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "llama-3.1-8b", "gsm8k", "lever",
-                                "workload.prompts=2;workload.max_tokens=64;prune.threshold=0.5", &res), LS_OK);
+                                "workload.prompts=2;workload.max_tokens=64;prune.threshold=0.5;draft.max_depth=12", &res), LS_OK);
   double cycles = metric(&res, "cycles"), tau = metric(&res, "tau");
   CU_ASSERT(cycles > 10);
   CU_ASSERT_DOUBLE_EQUAL(metric(&res, "prune_calls"), cycles, 0);
@@ -584,12 +585,79 @@ static void test_lever_invariants(void)
   double head = ls_cpu_lmhead_ns(cpu, c.lmhead_bytes, c.lmhead_flops_per_token, 1, cpu->default_threads) * 1e-9;
   double sample = (double)llround(0.06e-3 * c.vocab / 128256.0 * 1e9) * 1e-9;
   LS_ASSERT_CLOSE(metric(&res, "lmhead_s_mean"), tau * (head + sample), 1e-9);
-  /* the CPU head lives in app DRAM: it takes its bytes out of the resident budget first */
-  double room = ls_dram_resident_budget(ls_device_dram(d)) - c.lmhead_bytes;
-  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "resident_layers"), floor(room / c.layer_bytes), 0);
+  /* the tau Lever observes is fed back: its cost model prices the on-demand head with it */
+  LS_ASSERT_CLOSE(metric(&res, "planner_tau"), tau, 1e-12);
+  CU_ASSERT(tau > 4); /* far from the cost model's prior of 3 */
+  /* the planner's cycle time is the simulated one within 5 % (median over cycles) */
+  CU_ASSERT(metric(&res, "cost_err_median") < 0.05);
+  /* the paper streams the whole target (src:lever-html): nothing resident on a phone profile */
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "resident_layers"), 0, 0);
   ls_decode_result_free(&res);
   ls_model_free(m);
   ls_device_free(d);
+}
+
+/* The DRAM budget (policies/costmodel.h): asked to keep the whole app budget resident, Lever on
+ * the OnePlus 12 with Qwen3-14B (larger than that budget) keeps what is left after the draft
+ * model, the KV caches of target and draft
+ * at 4,096 tokens, one layer buffer (serial; two with prefetch) and its CPU output projection,
+ * in whole layers. ar-flash streams its head, so it keeps the head's bytes as layers instead. */
+static void test_dram_budget(void)
+{
+  const char *root = LS_TEST_DIR "/..";
+  ls_error err;
+  ls_device *d = NULL;
+  ls_model *m = NULL, *dm = NULL;
+  ls_model_costs t, dr;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, root, "oneplus-12", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&m, root, "qwen3-14b", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&dm, root, ls_model_default_draft(m), &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_costs_get(m, NULL, &t, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_costs_get(dm, NULL, &dr, &err), LS_OK);
+  double app = ls_device_dram(d)->app_budget;
+  double kv = (t.kv_bytes_per_token * t.n_layers + dr.kv_bytes_per_token * dr.n_layers) * 4096;
+  double room = app - dr.total_bytes - kv - t.layer_bytes;
+  CU_ASSERT(dr.total_bytes > 2 * t.layer_bytes); /* the draft's share is worth whole layers */
+  /* lever (CPU head in DRAM), ar-flash (head streamed), lever with prefetch (two buffers) */
+  const char *sys[] = {"lever", "ar-flash", "lever"}, *extra[] = {"", "", ";verify.overlap=prefetch"};
+  double want[] = {floor((room - t.lmhead_bytes) / t.layer_bytes), floor(room / t.layer_bytes),
+                   floor((room - t.layer_bytes - t.lmhead_bytes) / t.layer_bytes)};
+  for (int i = 0; i < 3; i++) {
+    char set[160];
+    snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=2;device.dram.budget=%.0f B%s", app, extra[i]);
+    ls_decode_result res;
+    CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "qwen3-14b", "gsm8k", sys[i], set, &res), LS_OK);
+    CU_ASSERT(want[i] > 0 && want[i] < t.n_layers);
+    CU_ASSERT_DOUBLE_EQUAL(metric(&res, "resident_layers"), want[i], 0);
+    ls_decode_result_free(&res);
+  }
+  ls_model_free(dm);
+  ls_model_free(m);
+  ls_device_free(d);
+}
+
+/* A phone whose app budget cannot hold the draft, the KV caches and the layer buffer: the run
+ * is reported not valid here, with the shortfall, and nothing is simulated. */
+static void test_dram_does_not_fit(void)
+{
+  char root[600], cmd[1400];
+  snprintf(root, sizeof root, "%s/small-dram", g_tmp);
+  snprintf(cmd, sizeof cmd,
+           "rm -rf '%s' && cp -r '%s' '%s' && sed -i 's/^  app_budget: 8 GB /  app_budget: 1 MB /' "
+           "'%s/devices/profiles/tiny.yaml'", root, g_data, root, root);
+  CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+  ls_decode_result res;
+  CU_ASSERT_EQUAL_FATAL(run_one(root, "tiny", "tiny-target", "iid", "ar-flash", "workload.prompts=1;workload.max_tokens=4",
+                                &res), LS_OK);
+  CU_ASSERT_EQUAL(res.valid, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(res.message, "more than the app's DRAM budget of 0.00 GB on tiny"));
+  CU_ASSERT_EQUAL(res.n_prompts, 0);
+  ls_decode_result_free(&res);
+  ls_decode_result ok;
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash", "workload.prompts=1;workload.max_tokens=4",
+                                &ok), LS_OK);
+  CU_ASSERT_EQUAL(ok.valid, 1); /* the same run fits in the shipped 8 GB */
+  ls_decode_result_free(&ok);
 }
 
 /* The EAGLE-3 pairs accept as published: EAGLE-2's tree (60 tokens, top-k 10, depth 8) on
@@ -620,6 +688,8 @@ static void test_eagle3_tau(void)
 
 static CU_TestInfo cycle_tests[] = {
     {"EAGLE-3 pairs accept as published", test_eagle3_tau},
+    {"DRAM budget: the draft, KV caches, buffers and a DRAM head come off the app budget", test_dram_budget},
+    {"a run whose draft, KV caches and buffers exceed the app budget is not valid", test_dram_does_not_fit},
     {"lever: pruning runs, shrinks, never loses a token; on-demand head per row", test_lever_invariants},
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},

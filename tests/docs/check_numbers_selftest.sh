@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# tests/docs/check_numbers_selftest.sh LEVERSIM ROOT: check_numbers.pl can pass and can fail.
+# One ar-flash run (tau is exactly 1, one token per cycle) into a fresh database; a right
+# number passes, a wrong one, a filter that matches nothing, and a text with no checked number
+# fail. The documents themselves are checked against the full replay by .ci/run.
+set -u
+bin=$1; root=$2
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+"$bin" run --device oneplus-12 --model qwen3-4b --dataset gsm8k --system ar-flash --prompts 1 \
+  --tokens 2 --db "$tmp/t.db" >/dev/null || { echo "selftest: the run failed"; exit 1; }
+chk() { perl "$root/tests/docs/check_numbers.pl" "$bin" "$tmp/t.db" "$tmp/doc.md" >"$tmp/out" 2>&1; }
+fail=0
+printf 'tau is 1.00<!-- q: v_runs tau system=ar-flash --> and 100 %%<!-- q: v_runs tau system=ar-flash x100 -->\n' >"$tmp/doc.md"
+chk || { echo "selftest: a right number failed:"; cat "$tmp/out"; fail=1; }
+printf 'tau is 1.10<!-- q: v_runs tau system=ar-flash -->\n' >"$tmp/doc.md"
+chk && { echo "selftest: a wrong number passed"; fail=1; }
+grep -q "the text says 1.10" "$tmp/out" || { echo "selftest: no message naming the number"; fail=1; }
+printf 'tau is 1.00<!-- q: v_runs tau system=lever -->\n' >"$tmp/doc.md"
+chk && { echo "selftest: a query matching no row passed"; fail=1; }
+printf 'no checked number here\n' >"$tmp/doc.md"
+chk && { echo "selftest: a document without checked numbers passed"; fail=1; }
+exit $fail
