@@ -258,6 +258,20 @@ static int64_t tx_ns(const ls_flash_dev *d, int64_t bytes)
   return (int64_t)((double)bytes * d->ns_per_byte + 0.5);
 }
 
+/* V_k as the integer it is made from: ls_uniform_open(K + 2k + 1) = (bits + 1/2) 2^-52 with
+ * bits = mix64(K + 2k + 1) >> 12 < 2^52, a map that preserves order, so minima and
+ * comparisons of V are taken on the integers and only the one V needed is converted (the
+ * same values as comparing the doubles). */
+static inline uint64_t v_bits(const ls_flash_dev *d, uint64_t k)
+{
+  return ls_mix64(d->key + 2 * k + 1) >> 12;
+}
+
+static inline double v_of_bits(uint64_t bits)
+{
+  return ((double)bits + 0.5) * 0x1.0p-52;
+}
+
 /* A plain request's latency at V = v from the table: cubic Hermite between nodes (see top),
  * kept within the plain bounds. */
 static int64_t plain_latency_ns(const ls_flash_dev *d, double v)
@@ -536,7 +550,7 @@ static inline void rec_issue(const ls_flash_dev *d, fstate *w, int64_t t)
   freq_t x;
   int special;
   uint32_t m = w->q_cap - 1, burst = UINT32_MAX; /* offset of the open burst's first request */
-  double burst_v = 0.0;
+  uint64_t burst_v = 0; /* V of the burst's first request, as v_bits */
   while (take_request(d, w, &x.bytes, &x.rid, &x.k, &special)) {
     x.tx = tx_ns(d, x.bytes);
     if (special) {
@@ -547,7 +561,7 @@ static inline void rec_issue(const ls_flash_dev *d, fstate *w, int64_t t)
     }
     freq_t *f = burst != UINT32_MAX ? &w->q[(w->q_head + burst) & m] : NULL;
     if (f && !special && x.rid == f->rid && x.tx == f->tx && x.a_lo == f->a_lo && f->a_hi == x.a_hi) {
-      double v = ls_uniform_open(d->key + 2 * x.k + 1);
+      uint64_t v = v_bits(d, x.k);
       freq_t *slot = &w->q[(w->q_head + w->q_n) & m];
       if (v < burst_v) { /* the new smallest goes first, the old first to the end */
         *slot = *f;
@@ -572,7 +586,7 @@ static inline void rec_issue(const ls_flash_dev *d, fstate *w, int64_t t)
     burst = UINT32_MAX;
     if (!special && x.tx >= d->lat_hi_ns - d->lat_lo_ns) { /* may open a burst */
       burst = w->q_n - 1;
-      burst_v = ls_uniform_open(d->key + 2 * x.k + 1);
+      burst_v = v_bits(d, x.k);
     }
   }
 }
@@ -765,7 +779,7 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
   uint64_t k0 = w->next_k, ns = w->next_special, nsp = w->n_special;
   int64_t lmin = INT64_MAX, sl[BURST_SPECIALS]; /* the specials' latencies, ascending */
   int n_sp = 0;
-  double vmin = 2.0;
+  uint64_t vmin = UINT64_MAX; /* the plain ones' smallest V, as v_bits (< 2^52 when any) */
   for (uint64_t k = k0; k < k0 + (uint64_t)r->qd; k++) {
     if (k == ns) {
       if (n_sp == BURST_SPECIALS)
@@ -777,15 +791,15 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
       sl[i] = l;
       ns += 1 + plain_gap(d, ++nsp);
     } else {
-      double v = ls_uniform_open(d->key + 2 * k + 1);
+      uint64_t v = v_bits(d, k);
       vmin = v < vmin ? v : vmin;
     }
   }
-  if (vmin < 2.0)
-    lmin = plain_latency_ns(d, vmin);
+  if (vmin != UINT64_MAX)
+    lmin = plain_latency_ns(d, v_of_bits(vmin));
   if (n_sp && sl[0] < lmin)
     lmin = sl[0];
-  if (vmin < 2.0 && d->lat_hi_ns > lmin + tx)
+  if (vmin != UINT64_MAX && d->lat_hi_ns > lmin + tx)
     return 0; /* a plain one may arrive later than S + t_x */
   /* special i (ascending) arriving after S + t_x comes after every plain one, at position
    * QD - n_sp + i of the arrival order */

@@ -22,8 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 #include "results/db_int.h"
+#include "sim/clock.h"
+#include "sim/fileio.h"
+#include "sim/stop.h"
 
 #define LS_DB_BUSY_MS 60000  /* a writer waits up to a minute for another's commit */
+#define LS_DB_WAIT_SAY_S 5.0 /* a progress line on stderr this often while waiting */
+#define LS_DB_APP_ID 0x4C565253 /* PRAGMA application_id of a leversim database: "LVRS" */
 
 /* SQLite's text for a failed write says "disk I/O error"; the system's reason (No space left
  * on device, File too large) is what the user can act on. "" when there is none. */
@@ -43,10 +48,22 @@ int ls_db_fail(ls_db *db, ls_error *err, const char *what)
                       os_reason(db->h, why, sizeof why));
 }
 
+int ls_db_fail_wait(ls_db *db, ls_error *err, const char *what)
+{
+  if (db->interrupted)
+    return ls_error_set(err, LS_EINTR, "%s: %s: interrupted while waiting for another "
+                        "writer's lock", db->path, what);
+  return ls_db_fail(db, err, what);
+}
+
 int ls_db_exec(ls_db *db, const char *sql, ls_error *err)
 {
   char *msg = NULL, why[160];
   if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) == SQLITE_OK) return LS_OK;
+  if (db->interrupted) {
+    sqlite3_free(msg);
+    return ls_db_fail_wait(db, err, "waiting for the lock");
+  }
   int rc = ls_error_set(err, LS_EDB, "%s: %s%s", db->path, msg ? msg : sqlite3_errmsg(db->h),
                         os_reason(db->h, why, sizeof why));
   sqlite3_free(msg);
@@ -81,7 +98,10 @@ static int init_schema(ls_db *db, ls_error *err)
 {
   int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err);
   if (rc != LS_OK) return rc;
-  rc = ls_db_schema_create(db, err);
+  char app[64];
+  snprintf(app, sizeof app, "PRAGMA application_id = %d", LS_DB_APP_ID);
+  rc = ls_db_exec(db, app, err);
+  if (rc == LS_OK) rc = ls_db_schema_create(db, err);
   sqlite3_stmt *st = NULL;
   if (rc == LS_OK &&
       sqlite3_prepare_v2(db->h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
@@ -89,11 +109,13 @@ static int init_schema(ls_db *db, ls_error *err)
     rc = ls_db_fail(db, err, "reading schema_version");
   if (rc == LS_OK) {
     int s = sqlite3_step(st);
-    if (s == SQLITE_ROW) {
-      int v = atoi((const char *)sqlite3_column_text(st, 0));
-      if (v != LS_DB_SCHEMA_VERSION)
-        rc = ls_error_set(err, LS_EDB, "%s: schema_version %d, this leversim reads %d",
-                          db->path, v, LS_DB_SCHEMA_VERSION);
+    if (s == SQLITE_ROW) { /* compared as text: 'two' is reported as 'two', not 0 */
+      const char *v = (const char *)sqlite3_column_text(st, 0);
+      char num[16];
+      snprintf(num, sizeof num, "%d", LS_DB_SCHEMA_VERSION);
+      if (!v || strcmp(v, num) != 0)
+        rc = ls_error_set(err, LS_EDB, "%s: schema_version '%s', this leversim reads %d",
+                          db->path, v ? v : "(null)", LS_DB_SCHEMA_VERSION);
     } else if (s == SQLITE_DONE) {
       char sql[128];
       snprintf(sql, sizeof sql, "INSERT INTO meta VALUES('schema_version', '%d')",
@@ -121,6 +143,10 @@ static int set_wal(ls_db *db, ls_error *err)
     if (rc == LS_OK || (code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
         waited_ms >= LS_DB_BUSY_MS)
       return rc;
+    if (*ls_stop_flag()) {
+      db->interrupted = 1;
+      return ls_db_fail_wait(db, err, "switching to WAL");
+    }
     long ms = attempt < 50 ? attempt : 50;
     struct timespec ts = {0, ms * 1000000L};
     nanosleep(&ts, NULL);
@@ -128,9 +154,33 @@ static int set_wal(ls_db *db, ls_error *err)
   }
 }
 
+/* SQLite's busy handler: waits for another writer's lock for at most LS_DB_BUSY_MS, says so
+ * on stderr every LS_DB_WAIT_SAY_S seconds, and gives up at once when a stop was asked
+ * (SIGINT/SIGTERM), so a waiting command is never deaf to Ctrl-C. */
+static int busy_wait(void *ctx, int count)
+{
+  ls_db *db = ctx;
+  double now = ls_now_s();
+  if (count == 0) db->wait_t0 = db->wait_said = now;
+  if (*ls_stop_flag()) {
+    db->interrupted = 1;
+    return 0;
+  }
+  double waited = now - db->wait_t0;
+  if (waited * 1000.0 >= LS_DB_BUSY_MS) return 0;
+  if (now - db->wait_said >= LS_DB_WAIT_SAY_S) {
+    fprintf(stderr, "leversim: %s: waiting for another process's lock on the database "
+            "(%.0f s of at most %d s; Ctrl-C stops)\n", db->path, waited, LS_DB_BUSY_MS / 1000);
+    db->wait_said = now;
+  }
+  struct timespec ts = {0, (count < 20 ? count + 1 : 20) * 1000000L};
+  nanosleep(&ts, NULL);
+  return 1;
+}
+
 static int configure(ls_db *db, ls_error *err)
 {
-  if (sqlite3_busy_timeout(db->h, LS_DB_BUSY_MS) != SQLITE_OK ||
+  if (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK ||
       ls_db_register_math(db->h) != SQLITE_OK)
     return ls_db_fail(db, err, "configuring the connection");
   int rc = set_wal(db, err);
@@ -151,6 +201,76 @@ static int path_is_temporary(const char *path)
   return path[0] == '\0' || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0;
 }
 
+/* What stands at path for an output database: 0 absent, 1 a regular file (size in *size),
+ * or LS_EIO naming what else it is (a directory, a device, a FIFO: SQLite would write its
+ * journal next to /dev/null or block on a FIFO). */
+static int db_target(const char *path, const char *role, off_t *size, ls_error *err)
+{
+  struct stat st;
+  *size = 0;
+  if (stat(path, &st) != 0) {
+    if (errno == ENOENT) return 0;
+    return ls_error_set(err, LS_EIO, "%s %s: %s", role, path, strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode))
+    return ls_error_set(err, LS_EIO, "%s %s: is %s, not a leversim database; refusing to use "
+                        "it (give a file name)", role, path, ls_file_kind(path));
+  *size = st.st_size;
+  return 1;
+}
+
+/* One integer from a query (a pragma, a count); LS_EPARSE when the file is not SQLite. */
+static int query_int(ls_db *db, const char *sql, int *v, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = LS_OK;
+  if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+    int code = sqlite3_errcode(db->h) & 0xff;
+    if (code == SQLITE_NOTADB)
+      rc = ls_error_set(err, LS_EPARSE, "%s: not a SQLite database, so not a leversim results "
+                        "database; refusing to write into it", db->path);
+    else
+      rc = ls_db_fail_wait(db, err, "reading the database header");
+  } else {
+    *v = sqlite3_column_int(st, 0);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* An existing file is written only when it is ours: leversim's application_id, or (written
+ * before the id existed) a meta table holding schema_version, or an empty SQLite file. Any
+ * other SQLite database is another program's and is refused before anything is written. */
+static int check_owner(ls_db *db, ls_error *err)
+{
+  int app = 0, tables = 0, meta = 0;
+  int rc = query_int(db, "PRAGMA application_id", &app, err);
+  if (rc) return rc;
+  if (app == LS_DB_APP_ID) return LS_OK;
+  if (app != 0)
+    return ls_error_set(err, LS_EPARSE, "%s: a SQLite database of another program "
+                        "(application_id 0x%08X), not a leversim results database; refusing to "
+                        "write into it", db->path, (unsigned)app);
+  rc = query_int(db, "SELECT count(*) FROM sqlite_master", &tables, err);
+  if (!rc && tables > 0)
+    rc = query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = "
+                   "'meta' AND sql LIKE '%key%value%'", &meta, err);
+  if (rc || tables == 0 || meta == 0)
+    return rc ? rc : tables == 0 ? LS_OK
+                  : ls_error_set(err, LS_EPARSE, "%s: a SQLite database without leversim's "
+                                 "tables (not a leversim results database); refusing to write "
+                                 "into it", db->path);
+  sqlite3_stmt *st = NULL;
+  int has = sqlite3_prepare_v2(db->h, "SELECT 1 FROM meta WHERE key = 'schema_version'", -1,
+                               &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  if (!has)
+    return ls_error_set(err, LS_EPARSE, "%s: a SQLite database with a meta table but no "
+                        "schema_version (not a leversim results database); refusing to write "
+                        "into it", db->path);
+  return LS_OK;
+}
+
 int ls_db_open(ls_db **out, const char *path, ls_error *err)
 {
   *out = NULL;
@@ -158,20 +278,25 @@ int ls_db_open(ls_db **out, const char *path, ls_error *err)
     return ls_error_set(err, LS_EUSAGE,
                         "--db '%s': not a file: results written there would be lost (give a "
                         "file name such as results/run.db)", path);
+  off_t size;
+  int exists = db_target(path, "database", &size, err);
+  if (exists < 0) return exists;
   ls_db *db = calloc(1, sizeof *db);
   if (!db) return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
+  db->claim_fd = -1;
   snprintf(db->path, sizeof db->path, "%s", path);
   /* URI names are allowed so that merge can ATTACH its inputs read-only (ls_db_input_uri);
-   * a plain path given here never starts with "file:" (refused above). */
-  if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
-                      NULL) !=
-      SQLITE_OK) {
-    int rc = ls_error_set(err, LS_EIO, "%s: cannot open database: %s", path,
-                          db->h ? sqlite3_errmsg(db->h) : "out of memory");
-    ls_db_close(db);
-    return rc;
-  }
-  int rc = configure(db, err);
+   * a plain path given here never starts with "file:" (refused above). CREATE only when the
+   * file is absent, so nothing is made where the check above did not look. */
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI | (exists ? 0 : SQLITE_OPEN_CREATE);
+  int rc = LS_OK;
+  if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK)
+    rc = ls_error_set(err, LS_EIO, "%s: cannot open database: %s", path,
+                      db->h ? sqlite3_errmsg(db->h) : "out of memory");
+  if (!rc && (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK))
+    rc = ls_db_fail(db, err, "configuring the connection");
+  if (!rc && exists && size > 0) rc = check_owner(db, err);
+  if (!rc) rc = configure(db, err);
   if (rc != LS_OK) {
     ls_db_close(db);
     return rc;
@@ -183,8 +308,8 @@ int ls_db_open(ls_db **out, const char *path, ls_error *err)
 /* --- opening an input read-only ---------------------------------------------------------- */
 
 /* Writable for us: the process may write it AND some write bit is set. The mode bits are
- * looked at too because root passes access(W_OK) on a chmod'ed file, yet a file made
- * read-only on purpose (or copied from read-only media) should be treated as such. */
+ * looked at too because root passes access(W_OK) on a chmod'ed folder, yet a folder made
+ * read-only on purpose (or read-only media) should be treated as such. */
 static int writable(const char *path)
 {
   struct stat st;
@@ -202,9 +327,19 @@ static int dir_writable(const char *path)
   return writable(dir);
 }
 
+/* 1 when path-wal exists and is not empty: committed runs may be there and not yet in path. */
+static int has_wal(const char *path)
+{
+  char wal[4096 + 8];
+  struct stat st;
+  snprintf(wal, sizeof wal, "%s-wal", path);
+  return stat(wal, &st) == 0 && st.st_size > 0;
+}
+
 int ls_db_input_uri(const char *path, char *uri, size_t size)
 {
-  int immutable = !writable(path) || !dir_writable(path);
+  int immutable = !dir_writable(path);
+  if (immutable && has_wal(path)) return -2;
   size_t n = (size_t)snprintf(uri, size, "file:%s", path[0] == '/' ? "//" : "");
   for (const unsigned char *p = (const unsigned char *)path; *p && n < size; p++)
     if (*p == '?' || *p == '#' || *p == '%' || *p < 0x20 || *p >= 0x7f)
@@ -217,10 +352,32 @@ int ls_db_input_uri(const char *path, char *uri, size_t size)
   return immutable;
 }
 
+/* The input URI or a located refusal (path too long; a -wal that cannot be read). */
+int ls_db_input_uri_checked(const char *path, char *uri, size_t size, ls_error *err)
+{
+  int r = ls_db_input_uri(path, uri, size);
+  if (r == -1) return ls_error_set(err, LS_EUSAGE, "%s: path too long", path);
+  if (r == -2)
+    return ls_error_set(err, LS_EIO, "%s-wal: holds committed runs not yet in %s, and its "
+                        "folder is read-only, so SQLite cannot read them there; refusing to "
+                        "read a stale copy (copy %s and %s-wal to a writable folder)", path,
+                        path, path, path);
+  return LS_OK;
+}
+
 int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err)
 {
   sqlite3_stmt *st = NULL;
   int rc = LS_OK;
+  if (sqlite3_prepare_v2(h, "PRAGMA application_id", -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) != 0 &&
+      sqlite3_column_int(st, 0) != LS_DB_APP_ID)
+    rc = ls_error_set(err, LS_EPARSE, "%s: a SQLite database of another program "
+                      "(application_id 0x%08X), not a leversim results database", path,
+                      (unsigned)sqlite3_column_int(st, 0));
+  sqlite3_finalize(st);
+  st = NULL;
+  if (rc) return rc;
   if (sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
                          NULL) != SQLITE_OK) {
     int code = sqlite3_errcode(h) & 0xff;
@@ -230,13 +387,21 @@ int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err)
     else if (code == SQLITE_ERROR && strstr(sqlite3_errmsg(h), "no such table"))
       rc = ls_error_set(err, LS_EPARSE, "%s: not a leversim results database (no meta table)",
                         path);
-    else
-      rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s", path, sqlite3_errmsg(h));
+    else if (code == SQLITE_CORRUPT || strstr(sqlite3_errmsg(h), "malformed"))
+      rc = ls_error_set(err, LS_EPARSE, "%s: damaged database: %s", path, sqlite3_errmsg(h));
+    else {
+      int sys = sqlite3_system_errno(h);
+      rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s%s%s%s", path, sqlite3_errmsg(h),
+                        sys ? " (" : "", sys ? strerror(sys) : "", sys ? ")" : "");
+    }
   } else {
     int s = sqlite3_step(st);
-    if (s == SQLITE_ROW && sqlite3_column_int(st, 0) != LS_DB_SCHEMA_VERSION)
-      rc = ls_error_set(err, LS_EDB, "%s: schema_version %d, this leversim reads %d", path,
-                        sqlite3_column_int(st, 0), LS_DB_SCHEMA_VERSION);
+    const char *v = s == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    char num[16];
+    snprintf(num, sizeof num, "%d", LS_DB_SCHEMA_VERSION);
+    if (s == SQLITE_ROW && (!v || strcmp(v, num) != 0))
+      rc = ls_error_set(err, LS_EDB, "%s: schema_version '%s', this leversim reads %d", path,
+                        v ? v : "(null)", LS_DB_SCHEMA_VERSION);
     else if (s == SQLITE_DONE)
       rc = ls_error_set(err, LS_EPARSE, "%s: not a leversim results database (no "
                         "schema_version)", path);
@@ -250,22 +415,24 @@ int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err)
 int ls_db_open_read(ls_db **out, const char *path, ls_error *err)
 {
   *out = NULL;
-  struct stat st;
   char uri[4096 + 64];
   if (path_is_temporary(path))
     return ls_db_open(out, path, err); /* the same refusal */
-  if (stat(path, &st) != 0)
-    return ls_error_set(err, LS_ENOTFOUND, "%s: %s", path, strerror(errno));
-  if (ls_db_input_uri(path, uri, sizeof uri) < 0)
-    return ls_error_set(err, LS_EUSAGE, "%s: path too long", path);
+  off_t size;
+  int exists = db_target(path, "database", &size, err);
+  if (exists < 0) return exists;
+  if (!exists)
+    return ls_error_set(err, LS_ENOTFOUND, "%s: %s", path, strerror(ENOENT));
+  int rc = ls_db_input_uri_checked(path, uri, sizeof uri, err);
+  if (rc) return rc;
   ls_db *db = calloc(1, sizeof *db);
   if (!db) return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
+  db->claim_fd = -1;
   snprintf(db->path, sizeof db->path, "%s", path);
-  int rc = LS_OK;
   if (sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK)
     rc = ls_error_set(err, LS_EIO, "%s: cannot open database: %s", path,
                       db->h ? sqlite3_errmsg(db->h) : "out of memory");
-  if (rc == LS_OK && (sqlite3_busy_timeout(db->h, LS_DB_BUSY_MS) != SQLITE_OK ||
+  if (rc == LS_OK && (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK ||
                       ls_db_register_math(db->h) != SQLITE_OK))
     rc = ls_db_fail(db, err, "configuring the connection");
   if (rc == LS_OK) rc = ls_db_check_input(db->h, path, err);
@@ -280,6 +447,7 @@ int ls_db_open_read(ls_db **out, const char *path, ls_error *err)
 void ls_db_close(ls_db *db)
 {
   if (!db) return;
+  ls_db_claim_release(db); /* first: it deletes its meta row through the connection */
   for (int i = 0; i < N_STMT; i++) sqlite3_finalize(*stmt_slot(db, i));
   sqlite3_close(db->h);
   free(db);

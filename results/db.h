@@ -13,24 +13,51 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "sim/error.h"
+#include "sim/boot.h"
 
 #define LS_DB_SCHEMA_VERSION 3 /* 2: run_settings; 3: roles */
 #define LS_DB_RUN_ID_LEN 32  /* hex digits of a run id from ls_db_hash_run (plus NUL: 33) */
 
 typedef struct ls_db ls_db;
 
-/* Opens (creating if absent) the database at path: tables, views, meta.schema_version.
+/* Opens (creating if absent) the database at path: tables, views, meta.schema_version and
+ * PRAGMA application_id (leversim's mark). Writes only into a file that is leversim's: an
+ * existing path that is not a regular file is LS_EIO; a non-SQLite file, another program's
+ * SQLite database (other application_id, or tables without leversim's meta) is LS_EPARSE,
+ * refused before anything is written; an empty file or empty SQLite database is adopted.
  * An existing file with another schema_version is LS_EDB naming both versions.
+ * A wait for another writer's lock lasts at most a minute, prints a line on stderr every 5 s
+ * and ends with LS_EINTR when a stop is asked (sim/stop.h).
  * *out is owned by the caller; free with ls_db_close. */
 int ls_db_open(ls_db **out, const char *path, ls_error *err);
 void ls_db_close(ls_db *db);  /* NULL allowed */
 /* "" and ":memory:" (and "file:" URIs) are refused by both opens with LS_EUSAGE: SQLite would
  * keep such a database only until it is closed. */
 
-/* Opens an existing database for reading only (export, check, merge inputs): never creates a
- * file, never writes, and reads databases on read-only media (see ls_db_input_uri). Missing
- * file: LS_ENOTFOUND; not a leversim database: LS_EPARSE; other schema version: LS_EDB. */
+/* Opens an existing database for reading only (export, check, figures, merge inputs): never
+ * creates a file, never writes into it (no schema), sees the -wal of a killed or running
+ * writer, and reads databases on read-only media (see ls_db_input_uri). Missing file:
+ * LS_ENOTFOUND; not a regular file, or a -wal it cannot read: LS_EIO; not a leversim
+ * database: LS_EPARSE; other schema version: LS_EDB. */
 int ls_db_open_read(ls_db **out, const char *path, ls_error *err);
+
+/* A writer's claim on an open database for the length of a command (results/lock.c).
+ * Shared claims (sweep, merge, run --db, reproduce --resume) coexist: each run commits its
+ * own rows. An exclusive claim (a fresh reproduce, which empties the database) is granted only
+ * when no other process holds one. A claim that cannot be granted is refused at once with
+ * LS_EDB naming the holder ("leversim sweep since <time> (host.pid ...)"). command names the
+ * holder in messages. The claim lasts until ls_db_close (or the process dies). */
+int ls_db_claim(ls_db *db, int exclusive, const char *command, ls_error *err);
+/* Turns an exclusive claim into a shared one (after emptying: workers then write). */
+int ls_db_claim_share(ls_db *db, ls_error *err);
+/* Empties every table (runs, metrics, ... and meta except schema_version and the claims) in
+ * one transaction; needs an exclusive claim (else LS_ESTATE). */
+int ls_db_clear(ls_db *db, ls_error *err);
+
+/* Removes a leversim database (with its -wal and -shm) that no writer claims: for a fresh
+ * reproduce over a database of another schema version. Anything not leversim's: LS_EPARSE,
+ * untouched; claimed by a writer: LS_EDB. */
+int ls_db_remove_old(const char *path, ls_error *err);
 
 /* A 128-bit content hash (two independent 64-bit chains) of part, the resolved config JSON
  * and the seed, as 32 lowercase hex digits into out (33 bytes). Include part so that the same
@@ -151,11 +178,15 @@ int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *add
 /* The metrics that get an interval from the per-prompt sums, in order; NULL past the end.
  * (Totals of the design - tokens, cycles, decode_s - and latency quantiles get none.) */
 const char *ls_db_ci_metric_name(int i);
-/* The 95 % interval of metric i of ls_db_ci_metric_name over a run's n prompts, resampled
- * with a seed derived from run_id. *lo = *hi = NaN when n < LS_BOOT_MIN_UNITS (sim/boot.h);
- * *est is the metric as the runner computes it. */
-int ls_db_metric_ci(const ls_db_prompt *p, int n, const char *run_id, int i, double *est,
-                    double *lo, double *hi, ls_error *err);
+/* The 95 % intervals of every metric of ls_db_ci_metric_name over a run's n prompts (out[i]
+ * for metric i), resampled jointly: one list of prompts per replicate serves every metric.
+ * The seed is a hash of the prompts' numbers, so identical data gets identical intervals.
+ * lo = hi = NaN when n < LS_BOOT_MIN_UNITS (sim/boot.h); est is the metric as the runner
+ * computes it. */
+int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *err);
+/* Metric i's interval of ls_db_metric_cis. */
+int ls_db_metric_ci(const ls_db_prompt *p, int n, int i, double *est, double *lo, double *hi,
+                    ls_error *err);
 
 /* Recomputes the paired intervals between runs of a configuration (table ratio_ci: every ok
  * run against the lever, ar-flash, specinfer and lever-no-prune runs of its configuration,
@@ -163,6 +194,17 @@ int ls_db_metric_ci(const ls_db_prompt *p, int n, const char *run_id, int i, dou
  * One transaction; the views (v_vs_lever, v_speedup, v_summary, fig10, fig11, fig12) read
  * these tables. Called after a sweep, a `run --db` and a merge. */
 int ls_db_stats_refresh(ls_db *db, ls_error *err);
+/* The ratio_ci rows that involve run_id (as the run or as the reference) and whose other run
+ * is already in the database, for the pairs that have none yet: a sweep's worker calls it
+ * after writing each run, so every pair is computed once, by whoever writes its second run,
+ * while the other runs are still simulating. One IMMEDIATE transaction (two workers finishing
+ * a pair's runs at once compute it once). The rows equal those of ls_db_stats_refresh (each
+ * is a function of the two runs' prompts). run_id NULL: every pair that has none yet (a
+ * worker stopped between writing a run and pairing it). */
+int ls_db_stats_pair_run(ls_db *db, const char *run_id, ls_error *err);
+/* Recomputes summary_ci alone from the runs and ratio_ci as they stand (after a sweep whose
+ * workers called ls_db_stats_pair_run for every run). */
+int ls_db_stats_summary(ls_db *db, ls_error *err);
 
 /* The achieved precision of a replay (part main): relative 95 % half-widths, NaN when not
  * available (too few prompts). */

@@ -1,23 +1,37 @@
 /* results/db_int: internals shared by the results/ sources and tests/results (not public). */
 #ifndef LS_RESULTS_DB_INT_H
 #define LS_RESULTS_DB_INT_H
+#include <signal.h>
 #include <sqlite3.h>
 #include "results/db.h"
 
 struct ls_db {
   sqlite3 *h;               /* owned */
   char path[512];
+  const volatile sig_atomic_t *stop; /* borrowed: nonzero asks a lock wait to give up */
+  double wait_t0, wait_said;         /* start of the current lock wait; last progress line */
+  int interrupted;                   /* a lock wait gave up because of *stop */
+  int claim_fd;                      /* the writer claim's descriptor (results/lock.c), -1: none */
+  int claim_shared;                  /* its kind */
   sqlite3_stmt *st_del, *st_run, *st_metric, *st_step, *st_done, *st_meta, *st_get, *st_setting; /* owned */
 };
 
-/* The SQLite URI that opens path read-only ("file:PATH?mode=ro"), with "&immutable=1" when the
- * file or its folder is not writable: a WAL database there could not create its -shm file, and
- * immutable tells SQLite that nobody will change it, so it reads without one. Returns 1 when
- * immutable was chosen, 0 when not, -1 when uri (size bytes) is too small. */
+/* The SQLite URI that opens path read-only ("file:PATH?mode=ro"), so that a -wal left by a
+ * killed or running writer is read too. Only when the folder is not writable (read-only
+ * media: SQLite could not create the -shm it needs) and there is no -wal to miss, it adds
+ * "&immutable=1", which reads the main file alone. Returns 1 when immutable was chosen, 0
+ * when not, -1 when uri (size bytes) is too small, -2 when the folder is read-only and holds
+ * a non-empty -wal: its committed runs cannot be read there, so the input is refused. */
 int ls_db_input_uri(const char *path, char *uri, size_t size);
+/* The same, with -1 and -2 as located errors (LS_EUSAGE, LS_EIO). */
+int ls_db_input_uri_checked(const char *path, char *uri, size_t size, ls_error *err);
 /* LS_OK when h holds a leversim results database of our schema version; else LS_EPARSE (not
  * SQLite, or SQLite without leversim's meta table), LS_EDB (other version) or LS_EIO. */
 int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err);
+/* The writer claim of results/lock.c: released by ls_db_close. */
+void ls_db_claim_release(ls_db *db);
+/* Maps a failed statement to LS_EINTR when a lock wait was interrupted, else ls_db_fail. */
+int ls_db_fail_wait(ls_db *db, ls_error *err, const char *what);
 /* Records the connection's last SQLite error as LS_EDB: "<path>: <what>: <sqlite msg>". */
 int ls_db_fail(ls_db *db, ls_error *err, const char *what);
 /* Runs SQL text without results (several statements allowed). */

@@ -69,11 +69,20 @@ static int src_has_prompts(ls_db *db)
   return yes;
 }
 
-/* The input exists, is a leversim database and has our schema version. */
+/* The input exists, is a leversim database of our schema version, and is intact (a
+ * corrupt page would otherwise surface half-way through the copy, under the output's name). */
 static int check_input(const char *path, ls_error *err)
 {
   ls_db *in = NULL;
   int rc = ls_db_open_read(&in, path, err);
+  sqlite3_stmt *st = NULL;
+  if (!rc && (sqlite3_prepare_v2(in->h, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK ||
+              sqlite3_step(st) != SQLITE_ROW ||
+              strcmp((const char *)sqlite3_column_text(st, 0), "ok") != 0))
+    rc = ls_error_set(err, LS_EPARSE, "%s: input database is damaged (%s); nothing was merged",
+                      path, st && sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0)
+                                                              : sqlite3_errmsg(in->h));
+  sqlite3_finalize(st);
   ls_db_close(in);
   return rc;
 }
@@ -83,8 +92,7 @@ static int attach(ls_db *db, const char *path, ls_error *err)
   sqlite3_stmt *st = NULL;
   int rc = LS_OK;
   char uri[4096 + 64];
-  if (ls_db_input_uri(path, uri, sizeof uri) < 0)
-    return ls_error_set(err, LS_EUSAGE, "%s: path too long", path);
+  if (ls_db_input_uri_checked(path, uri, sizeof uri, err)) return err ? err->code : LS_EIO;
   if (sqlite3_prepare_v2(db->h, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) != SQLITE_OK)
     return ls_db_fail(db, err, "attaching an input");
   sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
@@ -137,7 +145,11 @@ static int merge_one(ls_db *db, const char *input, int copy, int *added, ls_erro
       }
     }
     if (rc == LS_OK) rc = ls_db_exec(db, copy ? "COMMIT" : "ROLLBACK", err);
-    else sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+    int code = sqlite3_errcode(db->h) & 0xff;
+    if (rc != LS_OK && (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)) /* the input's fault */
+      rc = ls_error_set(err, LS_EPARSE, "%s: input database is damaged (%s); it was not merged",
+                        input, sqlite3_errmsg(db->h));
+    if (rc != LS_OK) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   }
   sqlite3_exec(db->h, "DETACH DATABASE src", NULL, NULL, NULL);
   return rc;
@@ -159,6 +171,7 @@ int ls_db_merge(const char *out_path, const char *const *inputs, int n, int *add
   }
   ls_db *db = NULL;
   int rc = ls_db_open(&db, out_path, err);
+  if (rc == LS_OK) rc = ls_db_claim(db, 0, "merge", err);
   for (int pass = 0; rc == LS_OK && pass < 2; pass++)
     for (int i = 0; rc == LS_OK && i < n; i++)
       if (!same_file(inputs[i], out_path)) rc = merge_one(db, inputs[i], pass, added, err);

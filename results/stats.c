@@ -6,10 +6,13 @@
  *    runner computes it over the whole run: throughput = sum tokens / sum decode time,
  *    tau = sum (accepted + 1) / sum cycles, io_share = sum flash waits / sum verification time,
  *    and so on (metric_defs below); a mean per prompt (ttft_s) is a ratio to the prompt count;
- *  - a run's interval resamples its prompts (2000 percentile-bootstrap replicates, seed from
- *    the run id); a ratio between two systems of one configuration resamples the prompts once
- *    for both (they decode the same prompts with the same text: common random numbers), seed
- *    from the two run ids; two runs of different sizes pair over the prompts both decoded;
+ *  - a run's intervals resample its prompts (2000 percentile-bootstrap replicates), one list
+ *    of prompts per replicate for all of its metrics (sim/boot.c, ls_boot_ci_table); a ratio
+ *    between two systems of one configuration resamples the prompts once for both (they
+ *    decode the same prompts with the same text: common random numbers), one list for its
+ *    throughput and tau; two runs of different sizes pair over the prompts both decoded;
+ *  - every seed is a hash of the data resampled (the run's prompt sums, the pair's paired
+ *    rows), never of run ids or settings text: identical data, identical intervals;
  *    Lever's mean (and geometric mean) speedup over a system across the configurations of
  *    part main draws each configuration's indices from one shared sequence per replicate
  *    (sim/boot.c: configurations of equal size, e.g. the devices that share a target's texts,
@@ -70,38 +73,101 @@ static double field(const ls_db_prompt *p, size_t off)
   return v;
 }
 
-/* Fills num/den (n each) for definition d. io_share's denominator is the whole verification
- * (layers + output projection), as the runner's. */
-static void columns(const ls_db_prompt *p, int n, const metric_def *d, double *num, double *den)
+/* A column of the unit table: field a, plus field b per prompt (b ONE when unused; io_share's
+ * denominator and verify_s_mean's numerator are verify_s + lmhead_s, as the runner's). */
+typedef struct col_def {
+  size_t a, b;
+} col_def;
+
+#define MAX_COLS (2 * N_DEFS)
+
+/* The distinct columns of the metric definitions, and each metric's pair of columns. */
+static int table_layout(col_def *cols, ls_boot_cols *stats)
 {
-  int io = !strcmp(d->name, "io_share");
-  for (int j = 0; j < n; j++) {
-    num[j] = field(&p[j], d->num) + (d->num2 == ONE ? 0 : field(&p[j], d->num2));
-    den[j] = field(&p[j], d->den) + (io ? p[j].lmhead_s : 0);
+  int ncol = 0;
+  for (int i = 0; i < N_DEFS; i++) {
+    const metric_def *d = &metric_defs[i];
+    int io = !strcmp(d->name, "io_share");
+    col_def want[2] = {{d->num, d->num2}, {d->den, io ? F(lmhead_s) : ONE}};
+    int at[2];
+    for (int k = 0; k < 2; k++) {
+      at[k] = -1;
+      for (int c = 0; c < ncol && at[k] < 0; c++)
+        if (cols[c].a == want[k].a && cols[c].b == want[k].b) at[k] = c;
+      if (at[k] < 0) {
+        cols[ncol] = want[k];
+        at[k] = ncol++;
+      }
+    }
+    stats[i] = (ls_boot_cols){at[0], at[1], -1, -1};
   }
+  return ncol;
 }
 
-static uint64_t seed_of(const char *a, const char *b)
+/* Fills the table (n rows of ncol) of the prompts. */
+static void table_fill(const ls_db_prompt *p, int n, const col_def *cols, int ncol, double *rows)
 {
-  uint64_t h = ls_key_str(0x5eedb007ULL, a);
-  return b ? ls_key_str(h, b) : h;
+  for (int j = 0; j < n; j++)
+    for (int c = 0; c < ncol; c++)
+      rows[(size_t)j * ncol + c] = field(&p[j], cols[c].a) + (cols[c].b == ONE ? 0 : field(&p[j], cols[c].b));
 }
 
-int ls_db_metric_ci(const ls_db_prompt *p, int n, const char *run_id, int i, double *est,
-                    double *lo, double *hi, ls_error *err)
+/* The resampling seed of a run: a hash of its prompts' numbers (prompt index and sums), so
+ * two runs with the same data get the same intervals whatever their ids (issue: budgets 64
+ * and 128 decoding identically, a profile named by path or by id). */
+static uint64_t prompts_seed(const ls_db_prompt *p, int n)
+{
+  uint64_t h = 0x5eedb007ULL;
+  for (int j = 0; j < n; j++) {
+    const double v[] = {p[j].prompt, p[j].tokens, p[j].cycles, p[j].tau_sum, p[j].decode_s,
+                        p[j].ttft_s, p[j].draft_s, p[j].draft_work_s, p[j].verify_s,
+                        p[j].lmhead_s, p[j].tree_nodes, p[j].verify_tok, p[j].io_wait_s,
+                        p[j].compute_s, p[j].waste_s, p[j].token_layers, p[j].waste_layers,
+                        p[j].npu_busy_s, p[j].cpu_busy_s, p[j].flash_busy_s, p[j].energy_j};
+    h = ls_boot_seed_of(h, v, sizeof v / sizeof *v);
+  }
+  return h;
+}
+
+int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *err)
+{
+  if (n < 1)
+    return ls_error_set(err, LS_ERANGE, "metric intervals: %d prompts", n);
+  col_def cols[MAX_COLS];
+  ls_boot_cols stats[N_DEFS];
+  int ncol = table_layout(cols, stats);
+  double *rows = malloc((size_t)n * ncol * sizeof *rows);
+  if (!rows) return ls_error_set(err, LS_ENOMEM, "metric intervals: out of memory");
+  table_fill(p, n, cols, ncol, rows);
+  int rc = ls_boot_ci_table(rows, n, ncol, stats, N_DEFS, prompts_seed(p, n), LS_BOOT_RESAMPLES,
+                            LS_BOOT_LEVEL, out, err);
+  free(rows);
+  return rc;
+}
+
+/* Metric i alone: a table of its two columns resampled with the run's seed. The draws depend
+ * only on the seed and n, and each column's sums only on its own values, so this is metric
+ * i of ls_db_metric_cis, bit for bit, at a twentieth of the cost. */
+int ls_db_metric_ci(const ls_db_prompt *p, int n, int i, double *est, double *lo, double *hi,
+                    ls_error *err)
 {
   if (i < 0 || i >= N_DEFS || n < 1)
     return ls_error_set(err, LS_ERANGE, "metric interval: metric %d, %d prompts", i, n);
-  double *buf = malloc(2 * (size_t)n * sizeof *buf);
-  if (!buf) return ls_error_set(err, LS_ENOMEM, "metric interval: out of memory");
-  columns(p, n, &metric_defs[i], buf, buf + n);
-  ls_boot_pair bp = {n, buf, buf + n, NULL, NULL, ls_key2(seed_of(run_id, NULL), (uint64_t)i)};
+  col_def all[MAX_COLS];
+  ls_boot_cols stats[N_DEFS];
+  table_layout(all, stats);
+  const col_def cols[2] = {all[stats[i].a_num], all[stats[i].a_den]};
+  const ls_boot_cols one = {0, 1, -1, -1};
+  double *rows = malloc(2 * (size_t)n * sizeof *rows);
+  if (!rows) return ls_error_set(err, LS_ENOMEM, "metric interval: out of memory");
+  table_fill(p, n, cols, 2, rows);
   ls_boot_ci ci;
-  int rc = ls_boot_ci_pair(&bp, LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, &ci, err);
+  int rc = ls_boot_ci_table(rows, n, 2, &one, 1, prompts_seed(p, n), LS_BOOT_RESAMPLES,
+                            LS_BOOT_LEVEL, &ci, err);
   *est = ci.est;
   *lo = ci.lo;
   *hi = ci.hi;
-  free(buf);
+  free(rows);
   return rc;
 }
 
@@ -148,15 +214,14 @@ int ls_db_stats_write_run(ls_db *db, const char *id, const ls_db_prompt *p, int 
       sqlite3_prepare_v2(db->h, "INSERT INTO metric_ci VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
                          NULL) != SQLITE_OK)
     rc = ls_db_fail(db, err, "writing metric intervals");
+  ls_boot_ci ci[N_DEFS];
+  if (rc == LS_OK) rc = ls_db_metric_cis(p, n, ci, err);
   for (int i = 0; rc == LS_OK && i < N_DEFS; i++) {
-    double est, lo, hi;
-    rc = ls_db_metric_ci(p, n, id, i, &est, &lo, &hi, err);
-    if (rc != LS_OK) break;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, metric_defs[i].name, -1, SQLITE_STATIC);
-    bind_real(st, 3, est);
-    bind_real(st, 4, lo);
-    bind_real(st, 5, hi);
+    bind_real(st, 3, ci[i].est);
+    bind_real(st, 4, ci[i].lo);
+    bind_real(st, 5, ci[i].hi);
     sqlite3_bind_int(st, 6, n);
     if (sqlite3_step(st) != SQLITE_DONE) rc = ls_db_fail(db, err, "writing metric intervals");
     sqlite3_reset(st);
@@ -203,25 +268,31 @@ static int rows_load(ls_db *db, sqlite3_stmt *st, const char *id, prow **rows, i
   return rc;
 }
 
-/* Pairs A's and B's prompts for metric m (0 throughput, 1 tau) into buf (4 n doubles:
- * a_num, a_den, b_num, b_den) over the prompts both decoded. Prompt j is the same text
- * whatever the number of prompts of a run, so two runs of different sizes (the replay's
- * sizing gives the headline systems more prompts) pair over the first min(na, nb) prompts.
- * Returns n, or 0 when the runs' prompts do not line up (then there is no paired ratio). */
-static int pair_fill(const prow *a, int na, const prow *b, int nb, int m, double *buf,
-                     ls_boot_pair *p, uint64_t seed)
+/* Pairs A's and B's prompts into the table rows (n rows of 8: A's tokens, time, tau sum,
+ * cycles, then B's) over the prompts both decoded. Prompt j is the same text whatever the
+ * number of prompts of a run, so two runs of different sizes (the replay's sizing gives the
+ * headline systems more prompts) pair over the first min(na, nb) prompts. Returns n, or 0
+ * when the runs' prompts do not line up (then there is no paired ratio). */
+#define PAIR_COLS 8
+static int pair_rows(const prow *a, int na, const prow *b, int nb, double *rows)
 {
   if (nb < na) na = nb;
-  if (na == 0) return 0;
   for (int j = 0; j < na; j++) {
     if (a[j].prompt != b[j].prompt) return 0;
-    buf[j] = m ? a[j].tau : a[j].tok;
-    buf[na + j] = m ? a[j].cyc : a[j].time;
-    buf[2 * na + j] = m ? b[j].tau : b[j].tok;
-    buf[3 * na + j] = m ? b[j].cyc : b[j].time;
+    double *r = rows + (size_t)j * PAIR_COLS;
+    r[0] = a[j].tok, r[1] = a[j].time, r[2] = a[j].tau, r[3] = a[j].cyc;
+    r[4] = b[j].tok, r[5] = b[j].time, r[6] = b[j].tau, r[7] = b[j].cyc;
   }
-  *p = (ls_boot_pair){na, buf, buf + na, buf + 2 * na, buf + 3 * na, seed};
   return na;
+}
+
+/* The two paired statistics (ratio_metrics order): throughput and tau, A over B. */
+static const ls_boot_cols pair_stats[2] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
+
+/* The seed of a pair's resamples: a hash of its paired rows (the data alone). */
+static uint64_t pair_seed(const double *rows, int n)
+{
+  return ls_boot_seed_of(0x9a12edULL, rows, (size_t)n * PAIR_COLS);
 }
 
 static const char *const ratio_metrics[] = {"throughput_tps", "tau"};
@@ -240,14 +311,22 @@ static const char *const ratio_metrics[] = {"throughput_tps", "tau"};
   ".seed))"
 
 /* Every ok run against each reference system's run of its configuration. */
-static const char pairs_sql[] =
-    "SELECT s.run_id, r.run_id, r.system FROM runs s JOIN runs r"
-    " ON r.status = 'ok' AND r.system IN (SELECT value FROM roles WHERE role IN ('system.reference',"
-    " 'system.baseline', 'system.tree', 'system.no_prune'))"
-    " AND (r.part, r.device, r.model, r.dataset, r.axes_json, r.seed)"
-    " = (s.part, s.device, s.model, s.dataset, s.axes_json, s.seed)"
-    " WHERE s.status = 'ok' AND " ONE_REF("r")
-    " ORDER BY s.run_id, r.system";
+#define PAIRS_SELECT                                                                          \
+  "SELECT s.run_id, r.run_id, r.system FROM runs s JOIN runs r"                               \
+  " ON r.status = 'ok' AND r.system IN (SELECT value FROM roles WHERE role IN"                 \
+  " ('system.reference', 'system.baseline', 'system.tree', 'system.no_prune'))"               \
+  " AND (r.part, r.device, r.model, r.dataset, r.axes_json, r.seed)"                          \
+  " = (s.part, s.device, s.model, s.dataset, s.axes_json, s.seed)"                            \
+  " WHERE s.status = 'ok' AND " ONE_REF("r")
+static const char pairs_sql[] = PAIRS_SELECT " ORDER BY s.run_id, r.system";
+/* The pairs that have no interval yet (ls_db_stats_pair_run): those of run ?1 (as the run,
+ * or as the reference; two branches, so that each finds its partner through the runs_config
+ * index), or all of them. */
+#define PAIR_MISSING " AND NOT EXISTS (SELECT 1 FROM ratio_ci c WHERE c.run_id = s.run_id AND c.ref_system = r.system)"
+static const char pairs_of_run_sql[] =
+    PAIRS_SELECT " AND s.run_id = ?1" PAIR_MISSING " UNION ALL "
+    PAIRS_SELECT " AND r.run_id = ?1 AND s.run_id <> ?1" PAIR_MISSING " ORDER BY 1, 3";
+static const char pairs_missing_sql[] = PAIRS_SELECT PAIR_MISSING " ORDER BY s.run_id, r.system";
 
 typedef struct refresh_ctx {
   ls_db *db;
@@ -260,11 +339,11 @@ typedef struct refresh_ctx {
 
 static int ensure_buf(refresh_ctx *c, int n, ls_error *err)
 {
-  if (4 * n <= c->cap_buf) return LS_OK;
-  double *b = realloc(c->buf, 4 * (size_t)n * sizeof *b);
+  if (PAIR_COLS * n <= c->cap_buf) return LS_OK;
+  double *b = realloc(c->buf, PAIR_COLS * (size_t)n * sizeof *b);
   if (!b) return ls_error_set(err, LS_ENOMEM, "intervals: out of memory");
   c->buf = b;
-  c->cap_buf = 4 * n;
+  c->cap_buf = PAIR_COLS * n;
   return LS_OK;
 }
 
@@ -272,12 +351,13 @@ static int insert_ratio(refresh_ctx *c, const char *id, const char *ref_id, cons
                         ls_error *err)
 {
   int rc = ensure_buf(c, c->na, err);
+  ls_boot_ci cis[2] = {{NAN, NAN, NAN, 0, 0}, {NAN, NAN, NAN, 0, 0}};
+  int n = rc == LS_OK ? pair_rows(c->a, c->na, c->b, c->nb, c->buf) : 0;
+  if (n > 0) /* one resample list per replicate for both metrics */
+    rc = ls_boot_ci_table(c->buf, n, PAIR_COLS, pair_stats, 2, pair_seed(c->buf, n),
+                          LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, cis, err);
   for (int m = 0; rc == LS_OK && m < 2; m++) {
-    ls_boot_pair p;
-    ls_boot_ci ci = {NAN, NAN, NAN, 0, 0};
-    if (pair_fill(c->a, c->na, c->b, c->nb, m, c->buf, &p, ls_key2(seed_of(id, ref_id), (uint64_t)m)))
-      rc = ls_boot_ci_pair(&p, LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, &ci, err);
-    if (rc != LS_OK) break;
+    const ls_boot_ci ci = cis[m];
     sqlite3_stmt *st = c->ins;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, ref, -1, SQLITE_STATIC);
@@ -293,11 +373,13 @@ static int insert_ratio(refresh_ctx *c, const char *id, const char *ref_id, cons
   return rc;
 }
 
-static int refresh_ratios(refresh_ctx *c, ls_error *err)
+/* The intervals of the pairs that sql lists (with ?1 = run_id when it is not NULL). */
+static int refresh_ratios(refresh_ctx *c, const char *sql, const char *run_id, ls_error *err)
 {
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(c->db->h, pairs_sql, -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(c->db->h, sql, -1, &st, NULL) != SQLITE_OK)
     return ls_db_fail(c->db, err, "listing run pairs");
+  if (run_id) sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
   char last[LS_DB_RUN_ID_LEN + 1] = "";
   int s, rc = LS_OK;
   while (rc == LS_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -341,7 +423,7 @@ static void set_clear(sys_set *s)
   s->n = s->missing = 0;
 }
 
-static int set_add(refresh_ctx *c, sys_set *s, uint64_t seed, ls_error *err)
+static int set_add(refresh_ctx *c, sys_set *s, ls_error *err)
 {
   if (s->n == s->cap) {
     int cap = s->cap ? 2 * s->cap : 64;
@@ -352,13 +434,23 @@ static int set_add(refresh_ctx *c, sys_set *s, uint64_t seed, ls_error *err)
     s->bufs = b;
     s->cap = cap;
   }
-  double *buf = malloc(4 * (size_t)(c->na ? c->na : 1) * sizeof *buf);
+  int na = c->na < c->nb ? c->na : c->nb;
+  double *buf = malloc((PAIR_COLS + 4) * (size_t)(na ? na : 1) * sizeof *buf);
   if (!buf) return ls_error_set(err, LS_ENOMEM, "intervals: out of memory");
-  if (!pair_fill(c->a, c->na, c->b, c->nb, 0, buf, &s->pairs[s->n], seed)) {
+  int n = pair_rows(c->b, c->nb, c->a, c->na, buf); /* as the system's ratio_ci row: it, then lever */
+  if (!n) {
     free(buf);
     s->missing++;
     return LS_OK;
   }
+  /* Lever's throughput over the system's as a pair, with the seed of that ratio_ci row, so
+   * replicate r of a configuration is the same resample here and there */
+  double *col = buf + (size_t)PAIR_COLS * n;
+  for (int j = 0; j < n; j++) {
+    col[j] = buf[j * PAIR_COLS + 4], col[n + j] = buf[j * PAIR_COLS + 5];
+    col[2 * n + j] = buf[j * PAIR_COLS], col[3 * n + j] = buf[j * PAIR_COLS + 1];
+  }
+  s->pairs[s->n] = (ls_boot_pair){n, col, col + n, col + 2 * n, col + 3 * n, pair_seed(buf, n)};
   s->bufs[s->n++] = buf;
   return LS_OK;
 }
@@ -367,9 +459,7 @@ static int insert_summary(refresh_ctx *c, const char *system, sys_set *s, ls_err
 {
   ls_boot_ci m = {NAN, NAN, NAN, 0, 0}, g = m;
   int rc = LS_OK;
-  if (s->n > 0) rc = ls_boot_ci_agg(s->pairs, s->n, LS_BOOT_MEAN, LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, &m, err);
-  if (rc == LS_OK && s->n > 0)
-    rc = ls_boot_ci_agg(s->pairs, s->n, LS_BOOT_GEOMEAN, LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, &g, err);
+  if (s->n > 0) rc = ls_boot_ci_agg2(s->pairs, s->n, LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, &m, &g, err);
   if (rc != LS_OK) return rc;
   if (s->missing) m.lo = m.hi = g.lo = g.hi = NAN; /* a configuration could not be paired */
   sqlite3_stmt *st = NULL;
@@ -406,7 +496,7 @@ static int refresh_summary(refresh_ctx *c, ls_error *err)
     snprintf(sid, sizeof sid, "%s", (const char *)sqlite3_column_text(st, 2));
     if (rc == LS_OK) rc = rows_load(c->db, c->load, lid, &c->a, &c->na, &c->cap_a, err);
     if (rc == LS_OK) rc = rows_load(c->db, c->load, sid, &c->b, &c->nb, &c->cap_b, err);
-    if (rc == LS_OK) rc = set_add(c, &set, ls_key2(seed_of(sid, lid), 0), err);
+    if (rc == LS_OK) rc = set_add(c, &set, err);
   }
   if (rc == LS_OK && s != SQLITE_DONE) rc = ls_db_fail(c->db, err, "listing configurations");
   if (rc == LS_OK && set.n + set.missing > 0) rc = insert_summary(c, sys, &set, err);
@@ -417,26 +507,66 @@ static int refresh_summary(refresh_ctx *c, ls_error *err)
   return rc;
 }
 
-int ls_db_stats_refresh(ls_db *db, ls_error *err)
+static int ctx_open(refresh_ctx *c, ls_db *db, ls_error *err)
 {
-  refresh_ctx c = {db, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0};
-  int rc = ls_db_exec(db, "BEGIN IMMEDIATE; DELETE FROM ratio_ci; DELETE FROM summary_ci;", err);
-  if (rc != LS_OK) return rc;
+  memset(c, 0, sizeof *c);
+  c->db = db;
   if (sqlite3_prepare_v2(db->h, "SELECT prompt, tokens, decode_s, tau_sum, cycles FROM prompts"
-                         " WHERE run_id = ?1 ORDER BY prompt", -1, &c.load, NULL) != SQLITE_OK ||
+                         " WHERE run_id = ?1 ORDER BY prompt", -1, &c->load, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(db->h, "INSERT INTO ratio_ci VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                         -1, &c.ins, NULL) != SQLITE_OK)
-    rc = ls_db_fail(db, err, "preparing the intervals");
-  if (rc == LS_OK) rc = refresh_ratios(&c, err);
-  if (rc == LS_OK) rc = refresh_summary(&c, err);
-  sqlite3_finalize(c.load);
-  sqlite3_finalize(c.ins);
-  free(c.a);
-  free(c.b);
-  free(c.buf);
+                         -1, &c->ins, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, "preparing the intervals");
+  return LS_OK;
+}
+
+static void ctx_close(refresh_ctx *c)
+{
+  sqlite3_finalize(c->load);
+  sqlite3_finalize(c->ins);
+  free(c->a);
+  free(c->b);
+  free(c->buf);
+}
+
+static int finish(ls_db *db, int rc, ls_error *err)
+{
   if (rc == LS_OK) return ls_db_exec(db, "COMMIT", err);
   sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   return rc;
+}
+
+int ls_db_stats_refresh(ls_db *db, ls_error *err)
+{
+  refresh_ctx c;
+  int rc = ls_db_exec(db, "BEGIN IMMEDIATE; DELETE FROM ratio_ci; DELETE FROM summary_ci;", err);
+  if (rc != LS_OK) return rc;
+  rc = ctx_open(&c, db, err);
+  if (rc == LS_OK) rc = refresh_ratios(&c, pairs_sql, NULL, err);
+  if (rc == LS_OK) rc = refresh_summary(&c, err);
+  ctx_close(&c);
+  return finish(db, rc, err);
+}
+
+int ls_db_stats_pair_run(ls_db *db, const char *run_id, ls_error *err)
+{
+  refresh_ctx c;
+  int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err); /* a pair's two runs may finish at once */
+  if (rc != LS_OK) return rc;
+  rc = ctx_open(&c, db, err);
+  if (rc == LS_OK) rc = refresh_ratios(&c, run_id ? pairs_of_run_sql : pairs_missing_sql, run_id, err);
+  ctx_close(&c);
+  return finish(db, rc, err);
+}
+
+int ls_db_stats_summary(ls_db *db, ls_error *err)
+{
+  refresh_ctx c;
+  int rc = ls_db_exec(db, "BEGIN IMMEDIATE; DELETE FROM summary_ci;", err);
+  if (rc != LS_OK) return rc;
+  rc = ctx_open(&c, db, err);
+  if (rc == LS_OK) rc = refresh_summary(&c, err);
+  ctx_close(&c);
+  return finish(db, rc, err);
 }
 
 /* --- the achieved precision of a replay ------------------------------------------------- */

@@ -1,9 +1,10 @@
 /* sim/boot: see boot.h for the method. Cost: resamples x (sum of n) draws per interval; the
- * resampled sums are accumulated directly (no index array per replicate is kept). */
+ * resampled sums are accumulated as the indices are drawn (no index array is kept). */
 #include "sim/boot.h"
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sim/rng.h"
 
 static double sum_ratio(double num, double den) { return den != 0 ? num / den : NAN; }
@@ -24,17 +25,38 @@ double ls_boot_stat(const ls_boot_pair *p, const int *idx)
   return p->b_num ? a / sum_ratio(bn, bd) : a;
 }
 
-/* Replicate r of pair p: n unit indices drawn with replacement from a SplitMix64 sequence
- * keyed by (seed, r) into idx, then the statistic over them. The multiply-shift maps 32 random
- * bits onto [0, n) with a bias below n / 2^32. */
-static double replicate(const ls_boot_pair *p, uint64_t seed, int r, int *idx)
+/* The unit index of draw j of a replicate: the SplitMix64 sequence keyed by ls_key2(seed, r)
+ * (state = key + (j + 1) golden steps), 32 random bits mapped onto [0, n) by a multiply-shift,
+ * with a bias below n / 2^32. */
+#define BOOT_GOLDEN 0x9e3779b97f4a7c15ULL
+static inline int draw_unit(uint64_t *state, uint64_t n)
 {
-  uint64_t state = ls_key2(seed, (uint64_t)r);
-  for (int j = 0; j < p->n; j++) {
-    state += 0x9e3779b97f4a7c15ULL;
-    idx[j] = (int)(((ls_mix64(state) >> 32) * (uint64_t)p->n) >> 32);
+  *state += BOOT_GOLDEN;
+  return (int)(((ls_mix64(*state) >> 32) * n) >> 32);
+}
+
+/* Replicate r of pair p: n unit indices drawn with replacement, each added as it is drawn (one
+ * loop: no index list is stored), then the statistic, exactly as ls_boot_stat over the list. */
+static double replicate(const ls_boot_pair *p, uint64_t seed, int r)
+{
+  uint64_t state = ls_key2(seed, (uint64_t)r), n = (uint64_t)p->n;
+  double an = 0, ad = 0, bn = 0, bd = 0;
+  if (p->b_num) {
+    for (int j = 0; j < p->n; j++) {
+      int u = draw_unit(&state, n);
+      an += p->a_num[u];
+      ad += p->a_den[u];
+      bn += p->b_num[u];
+      bd += p->b_den[u];
+    }
+    return sum_ratio(an, ad) / sum_ratio(bn, bd);
   }
-  return ls_boot_stat(p, idx);
+  for (int j = 0; j < p->n; j++) {
+    int u = draw_unit(&state, n);
+    an += p->a_num[u];
+    ad += p->a_den[u];
+  }
+  return sum_ratio(an, ad);
 }
 
 static double aggregate(const double *x, int m, ls_boot_agg agg)
@@ -48,14 +70,23 @@ static double aggregate(const double *x, int m, ls_boot_agg agg)
  * data (the same interpolation between order statistics floor(f (n-1)) and the next), by two
  * selections (O(n)) instead of a sort: the two interval ends of every metric and ratio were a
  * tenth of a replay. x is reordered. */
-static double quantile_select(double *x, size_t n, double f)
+double ls_boot_quantile(double *x, size_t n, double f)
 {
   double index = f * (double)(n - 1);
   size_t lhs = (size_t)index;
   double delta = index - (double)lhs, a = gsl_stats_select(x, 1, n, lhs);
   if (lhs == n - 1)
     return a;
-  return (1 - delta) * a + delta * gsl_stats_select(x, 1, n, lhs + 1);
+  /* order statistic lhs + 1, by one pass instead of a second selection: a itself when at
+   * least lhs + 2 values are <= a, else the smallest value above a */
+  size_t at_most = 0;
+  double above = INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    at_most += x[i] <= a;
+    if (x[i] > a && x[i] < above)
+      above = x[i];
+  }
+  return (1 - delta) * a + delta * (at_most >= lhs + 2 ? a : above);
 }
 
 double ls_boot_rel_halfwidth(const ls_boot_ci *ci)
@@ -64,45 +95,143 @@ double ls_boot_rel_halfwidth(const ls_boot_ci *ci)
   return (ci->hi - ci->lo) / 2 / fabs(ci->est);
 }
 
+/* The interval of the replicates rep[0..resamples) (reordered) into out. */
+static void interval(double *rep, int resamples, double level, ls_boot_ci *out)
+{
+  out->lo = out->hi = NAN;
+  if (!out->reliable)
+    return;
+  double tail = (1 - level) / 2;
+  out->lo = ls_boot_quantile(rep, (size_t)resamples, tail);
+  out->hi = ls_boot_quantile(rep, (size_t)resamples, 1 - tail);
+}
+
+static int check_args(int m, int resamples, double level, ls_error *err)
+{
+  if (m < 1 || resamples < 100 || !(level > 0 && level < 1))
+    return ls_error_set(err, LS_ERANGE, "bootstrap: %d statistics, %d resamples, level %g", m,
+                        resamples, level);
+  return LS_OK;
+}
+
+int ls_boot_ci_agg2(const ls_boot_pair *pairs, int m, int resamples, double level,
+                    ls_boot_ci *mean, ls_boot_ci *geomean, ls_error *err)
+{
+  int rc = check_args(m, resamples, level, err);
+  if (rc)
+    return rc;
+  double *x = malloc((size_t)m * sizeof *x), *rep = malloc(2 * (size_t)resamples * sizeof *rep);
+  if (!x || !rep) {
+    free(x);
+    free(rep);
+    return ls_error_set(err, LS_ENOMEM, "bootstrap: out of memory");
+  }
+  ls_boot_ci *out[2] = {mean, geomean};
+  int n = pairs[0].n;
+  for (int i = 0; i < m; i++) {
+    x[i] = ls_boot_stat(&pairs[i], NULL);
+    if (pairs[i].n < n) n = pairs[i].n;
+  }
+  for (int k = 0; k < 2; k++) {
+    out[k]->n = n;
+    out[k]->est = aggregate(x, m, k ? LS_BOOT_GEOMEAN : LS_BOOT_MEAN);
+    out[k]->reliable = n >= LS_BOOT_MIN_UNITS && isfinite(out[k]->est);
+  }
+  for (int r = 0; (mean->reliable || geomean->reliable) && r < resamples; r++) {
+    for (int i = 0; i < m; i++) x[i] = replicate(&pairs[i], pairs[0].seed, r);
+    for (int k = 0; k < 2; k++) {
+      if (!out[k]->reliable)
+        continue;
+      rep[k * resamples + r] = aggregate(x, m, k ? LS_BOOT_GEOMEAN : LS_BOOT_MEAN);
+      out[k]->reliable = isfinite(rep[k * resamples + r]);
+    }
+  }
+  for (int k = 0; k < 2; k++)
+    interval(rep + (size_t)k * resamples, resamples, level, out[k]);
+  free(x);
+  free(rep);
+  return LS_OK;
+}
+
 int ls_boot_ci_agg(const ls_boot_pair *pairs, int m, ls_boot_agg agg, int resamples,
                    double level, ls_boot_ci *out, ls_error *err)
 {
-  if (m < 1 || resamples < 100 || !(level > 0 && level < 1))
-    return ls_error_set(err, LS_ERANGE, "bootstrap: %d pairs, %d resamples, level %g", m,
-                        resamples, level);
-  int nmax = 1;
-  for (int i = 0; i < m; i++)
-    nmax = pairs[i].n > nmax ? pairs[i].n : nmax;
-  double *x = malloc((size_t)m * sizeof *x), *rep = malloc((size_t)resamples * sizeof *rep);
-  int *idx = malloc((size_t)nmax * sizeof *idx);
-  if (!x || !rep || !idx) {
-    free(x);
+  ls_boot_ci other;
+  return agg == LS_BOOT_GEOMEAN ? ls_boot_ci_agg2(pairs, m, resamples, level, &other, out, err)
+                                : ls_boot_ci_agg2(pairs, m, resamples, level, out, &other, err);
+}
+
+static double cols_stat(const double *sum, const ls_boot_cols *c)
+{
+  double a = sum_ratio(sum[c->a_num], sum[c->a_den]);
+  return c->b_num >= 0 ? a / sum_ratio(sum[c->b_num], sum[c->b_den]) : a;
+}
+
+int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *stats, int m,
+                     uint64_t seed, int resamples, double level, ls_boot_ci *out, ls_error *err)
+{
+  int rc = check_args(m, resamples, level, err);
+  if (rc)
+    return rc;
+  if (n < 1 || ncol < 1)
+    return ls_error_set(err, LS_ERANGE, "bootstrap: a table of %d units x %d columns", n, ncol);
+  if (ncol > LS_BOOT_MAX_COLS)
+    return ls_error_set(err, LS_ERANGE, "bootstrap: %d columns (at most %d)", ncol, LS_BOOT_MAX_COLS);
+  /* the rows padded with zero columns to a multiple of 4, summed 4 columns at a time (the
+   * compiler pairs them into vector adds); each column's sum keeps its order */
+  int w = (ncol + 3) & ~3;
+  double sum[LS_BOOT_MAX_COLS + 3];
+  double *pad = calloc((size_t)n * w, sizeof *pad), *rep = malloc((size_t)m * resamples * sizeof *rep);
+  if (!pad || !rep) {
+    free(pad);
     free(rep);
-    free(idx);
     return ls_error_set(err, LS_ENOMEM, "bootstrap: out of memory");
   }
-  out->n = pairs[0].n;
+  for (int j = 0; j < n; j++)
+    memcpy(pad + (size_t)j * w, rows + (size_t)j * ncol, (size_t)ncol * sizeof *rows);
+  int any = 0;
+  memset(sum, 0, sizeof sum);
+  for (int j = 0; j < n; j++)
+    for (int c = 0; c < ncol; c++) sum[c] += rows[(size_t)j * ncol + c];
   for (int i = 0; i < m; i++) {
-    x[i] = ls_boot_stat(&pairs[i], NULL);
-    if (pairs[i].n < out->n) out->n = pairs[i].n;
+    out[i].n = n;
+    out[i].est = cols_stat(sum, &stats[i]);
+    out[i].reliable = n >= LS_BOOT_MIN_UNITS && isfinite(out[i].est);
+    any |= out[i].reliable;
   }
-  out->est = aggregate(x, m, agg);
-  out->lo = out->hi = NAN;
-  out->reliable = out->n >= LS_BOOT_MIN_UNITS && isfinite(out->est);
-  for (int r = 0; out->reliable && r < resamples; r++) {
-    for (int i = 0; i < m; i++) x[i] = replicate(&pairs[i], pairs[0].seed, r, idx);
-    rep[r] = aggregate(x, m, agg);
-    out->reliable = isfinite(rep[r]);
+  for (int r = 0; any && r < resamples; r++) {
+    uint64_t state = ls_key2(seed, (uint64_t)r);
+    memset(sum, 0, sizeof sum);
+    for (int j = 0; j < n; j++) {
+      const double *row = pad + (size_t)draw_unit(&state, (uint64_t)n) * w;
+      for (int c = 0; c < w; c += 4) {
+        sum[c] += row[c];
+        sum[c + 1] += row[c + 1];
+        sum[c + 2] += row[c + 2];
+        sum[c + 3] += row[c + 3];
+      }
+    }
+    for (int i = 0; i < m; i++) {
+      double v = cols_stat(sum, &stats[i]);
+      rep[(size_t)i * resamples + r] = v;
+      out[i].reliable &= isfinite(v);
+    }
   }
-  if (out->reliable) {
-    double tail = (1 - level) / 2;
-    out->lo = quantile_select(rep, (size_t)resamples, tail);
-    out->hi = quantile_select(rep, (size_t)resamples, 1 - tail);
-  }
-  free(x);
+  for (int i = 0; i < m; i++)
+    interval(rep + (size_t)i * resamples, resamples, level, &out[i]);
+  free(pad);
   free(rep);
-  free(idx);
   return LS_OK;
+}
+
+uint64_t ls_boot_seed_of(uint64_t h, const double *x, size_t count)
+{
+  for (size_t i = 0; i < count; i++) {
+    uint64_t bits;
+    memcpy(&bits, &x[i], sizeof bits);
+    h = ls_key2(h, bits);
+  }
+  return h;
 }
 
 int ls_boot_ci_pair(const ls_boot_pair *p, int resamples, double level, ls_boot_ci *out,

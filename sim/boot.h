@@ -16,7 +16,8 @@
  * variance of their mean.
  * Resamples are pure functions of (seed, replicate, draw): a SplitMix64 sequence keyed by
  * ls_key2(seed, replicate), the pair's own seed alone and the first pair's seed in an
- * aggregate, so results never depend on call order or threads.
+ * aggregate, so results never depend on call order or threads. Callers derive the seed from
+ * the data (ls_boot_seed_of), so that the stream depends only on what determines the data.
  * With fewer than LS_BOOT_MIN_UNITS units the percentile interval is far too narrow (with one
  * unit it is a point); such intervals are not computed: lo = hi = NaN, reliable = 0. */
 #ifndef LS_SIM_BOOT_H
@@ -33,7 +34,7 @@
 typedef struct ls_boot_pair {
   int n;
   const double *a_num, *a_den, *b_num, *b_den;
-  uint64_t seed; /* resampling key: derive it from the runs' identities */
+  uint64_t seed; /* resampling key: derive it from the data (ls_boot_seed_of) */
 } ls_boot_pair;
 
 typedef struct ls_boot_ci {
@@ -58,6 +59,35 @@ int ls_boot_ci_pair(const ls_boot_pair *p, int resamples, double level, ls_boot_
  * maps the draws onto its own n). */
 int ls_boot_ci_agg(const ls_boot_pair *pairs, int m, ls_boot_agg agg, int resamples,
                    double level, ls_boot_ci *out, ls_error *err);
+
+/* Both aggregates of the m pairs from one set of replicates: the same values as two calls of
+ * ls_boot_ci_agg (LS_BOOT_MEAN, then LS_BOOT_GEOMEAN), for the cost of one. */
+int ls_boot_ci_agg2(const ls_boot_pair *pairs, int m, int resamples, double level,
+                    ls_boot_ci *mean, ls_boot_ci *geomean, ls_error *err);
+
+/* A statistic on a table of units (ls_boot_ci_table): sum of column a_num / sum of column
+ * a_den, divided by sum b_num / sum b_den when b_num >= 0 (b_num = b_den = -1: no B). */
+#define LS_BOOT_MAX_COLS 64 /* columns of a table (ls_boot_ci_table) */
+typedef struct ls_boot_cols {
+  int a_num, a_den, b_num, b_den;
+} ls_boot_cols;
+
+/* Intervals of m statistics over one table of n units (rows, ncol values each, row-major;
+ * borrowed), resampled jointly: replicate r draws ONE list of n unit indices (the sequence
+ * of a pair keyed by seed) and every statistic is computed on it, so the draws are made once
+ * for all m and each unit's row is added once per draw. out[i] belongs to stats[i]; its
+ * estimate sums the units in order, exactly as ls_boot_stat. */
+int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *stats, int m,
+                     uint64_t seed, int resamples, double level, ls_boot_ci *out, ls_error *err);
+
+/* A resampling seed from the data itself: a hash of the bits of x[0..count) chained onto h.
+ * Seeded so, identical data always gets identical intervals, whatever the run is called or
+ * however its inputs were named. */
+uint64_t ls_boot_seed_of(uint64_t h, const double *x, size_t count);
+
+/* Quantile f of x[0..n) (n >= 1), the value gsl_stats_quantile_from_sorted_data gives on the
+ * sorted data, by selection (O(n)); x is reordered. The intervals' ends. */
+double ls_boot_quantile(double *x, size_t n, double f);
 
 /* Relative half-width (hi - lo) / 2 / |est|; NaN when the interval is not reliable. */
 double ls_boot_rel_halfwidth(const ls_boot_ci *ci);

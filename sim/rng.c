@@ -10,20 +10,6 @@ struct ls_rng {
   unsigned long seed32;
 };
 
-uint64_t ls_mix64(uint64_t x)
-{
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-uint64_t ls_key2(uint64_t h, uint64_t v)
-{
-  /* Mixing h before adding v makes (a,b) and (b,a) differ. */
-  return ls_mix64(ls_mix64(h) ^ (v + 0x632be59bd9b4e019ULL));
-}
-
 uint64_t ls_key_str(uint64_t h, const char *s)
 {
   uint64_t acc = 0xcbf29ce484222325ULL; /* FNV-1a over the bytes, then mixed in */
@@ -38,16 +24,6 @@ uint64_t ls_keyn(uint64_t seed, int n, const uint64_t *vals)
   for (int i = 0; i < n; i++)
     h = ls_key2(h, vals[i]);
   return h;
-}
-
-double ls_uniform(uint64_t key)
-{
-  return (double)(ls_mix64(key) >> 11) * 0x1.0p-53;
-}
-
-double ls_uniform_open(uint64_t key)
-{
-  return ((double)(ls_mix64(key) >> 12) + 0.5) * 0x1.0p-52;
 }
 
 double ls_normal(uint64_t key)

@@ -15,10 +15,21 @@
 #include <gsl/gsl_rng.h>
 #include "sim/error.h"
 
-/* SplitMix64 finaliser: a bijective 64-bit mix. */
-uint64_t ls_mix64(uint64_t x);
+/* SplitMix64 finaliser: a bijective 64-bit mix. Inline (with ls_key2 and the uniforms): the
+ * oracle, the flash model and the bootstrap call them hundreds of millions of times a replay. */
+static inline uint64_t ls_mix64(uint64_t x)
+{
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 /* Combines a running hash with one more value (order matters). */
-uint64_t ls_key2(uint64_t h, uint64_t v);
+static inline uint64_t ls_key2(uint64_t h, uint64_t v)
+{
+  /* Mixing h before adding v makes (a,b) and (b,a) differ. */
+  return ls_mix64(ls_mix64(h) ^ (v + 0x632be59bd9b4e019ULL));
+}
 /* Combines a running hash with a NUL-terminated string. */
 uint64_t ls_key_str(uint64_t h, const char *s);
 /* ls_key(seed, a, b, c...) with n trailing values. */
@@ -27,9 +38,15 @@ uint64_t ls_keyn(uint64_t seed, int n, const uint64_t *vals);
   ls_keyn((seed), (int)(sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)), (uint64_t[]){__VA_ARGS__})
 
 /* Uniform on [0,1) with 53 random bits. */
-double ls_uniform(uint64_t key);
+static inline double ls_uniform(uint64_t key)
+{
+  return (double)(ls_mix64(key) >> 11) * 0x1.0p-53;
+}
 /* Uniform on (0,1): never 0, never 1 (safe for logs and inverse CDFs). */
-double ls_uniform_open(uint64_t key);
+static inline double ls_uniform_open(uint64_t key)
+{
+  return ((double)(ls_mix64(key) >> 12) + 0.5) * 0x1.0p-52;
+}
 /* Standard normal by inverse CDF of ls_uniform_open(key). */
 double ls_normal(uint64_t key);
 

@@ -2,6 +2,7 @@
  * Invariants: a loaded ls_ydoc holds one libyaml document whose mappings have no duplicate
  * keys; `asked` lists (mapping id, key) pairs looked up so far, without repeats. */
 #include "sim/yaml.h"
+#include "sim/fileio.h"
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -103,7 +104,66 @@ int ls_ynode_expect(const ls_ynode *n, ls_ykind k, ls_error *err)
 /* Walks the node graph from the root with the key path in hand, so a duplicate key is
  * reported as "flash.queue_depth", like every other error. seen[] visits a node shared
  * through an alias once (and stops alias cycles such as `&a [*a]`). */
+/* libyaml turns a "\\0" escape into a NUL byte inside the scalar; C strings would end there
+ * and silently cut the key or value, so a NUL is refused where it stands. */
+static int nul_check(ls_ydoc *d, yaml_node_t *y, const char *path, const char *what, ls_error *err)
+{
+  if (strlen((const char *)y->data.scalar.value) == y->data.scalar.length)
+    return LS_OK;
+  return ls_error_at(err, LS_EPARSE, d->name, (int)y->start_mark.line + 1,
+                     (int)y->start_mark.column + 1, "%s: a NUL byte (\\0) in a %s ('%s...') is "
+                     "not allowed", path[0] ? path : "(document)", what,
+                     (const char *)y->data.scalar.value);
+}
+
+typedef struct key_at {
+  const char *key;
+  int index, line;
+} key_at;
+
+static int key_cmp(const void *a, const void *b)
+{
+  const key_at *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c ? c : x->index - y->index;
+}
+
+/* Duplicate keys of one mapping, sorted (n log n: a mapping of many keys must not take
+ * quadratic time); the error is at the earliest repeated occurrence. */
+static int dup_keys(ls_ydoc *d, yaml_node_t *y, const char *path, ls_error *err)
+{
+  size_t n = (size_t)(y->data.mapping.pairs.top - y->data.mapping.pairs.start);
+  if (n < 2)
+    return LS_OK;
+  key_at *k = malloc(n * sizeof *k);
+  if (!k)
+    return ls_error_set(err, LS_ENOMEM, "%s: out of memory", d->name);
+  for (size_t i = 0; i < n; i++) {
+    yaml_node_t *ka = yaml_document_get_node(&d->doc, y->data.mapping.pairs.start[i].key);
+    k[i] = (key_at){(const char *)ka->data.scalar.value, (int)i, (int)ka->start_mark.line + 1};
+  }
+  qsort(k, n, sizeof *k, key_cmp);
+  int worst = -1, first_line = 0;
+  for (size_t i = 1; i < n; i++)
+    if (strcmp(k[i].key, k[i - 1].key) == 0 && (worst < 0 || k[i].index < worst)) {
+      size_t j = i;
+      while (j > 0 && strcmp(k[j - 1].key, k[i].key) == 0) j--;
+      worst = k[i].index;
+      first_line = k[j].line;
+    }
+  free(k);
+  if (worst < 0)
+    return LS_OK;
+  yaml_node_t *ka = yaml_document_get_node(&d->doc, y->data.mapping.pairs.start[worst].key);
+  char sub[LS_YPATH];
+  snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", (const char *)ka->data.scalar.value);
+  return ls_error_at(err, LS_ESCHEMA, d->name, (int)ka->start_mark.line + 1,
+                     (int)ka->start_mark.column + 1, "%s: duplicate key (first at line %d)", sub,
+                     first_line);
+}
+
 #define LS_YMAX_DEPTH 256
+#define LS_YAML_MAX_BYTES (64L << 20) /* no profile, model or experiment comes near */
 static int dup_walk(ls_ydoc *d, int id, const char *path, char *seen, int depth, ls_error *err)
 {
   yaml_node_t *y = yaml_document_get_node(&d->doc, id);
@@ -125,28 +185,28 @@ static int dup_walk(ls_ydoc *d, int id, const char *path, char *seen, int depth,
     }
     return LS_OK;
   }
+  if (y->type == YAML_SCALAR_NODE)
+    return nul_check(d, y, path, "value", err);
   if (y->type != YAML_MAPPING_NODE)
     return LS_OK;
-  for (yaml_node_pair_t *a = y->data.mapping.pairs.start; a < y->data.mapping.pairs.top; a++) {
-    yaml_node_t *ka = yaml_document_get_node(&d->doc, a->key);
+  size_t n = (size_t)(y->data.mapping.pairs.top - y->data.mapping.pairs.start);
+  for (size_t i = 0; i < n; i++) {
+    yaml_node_t *ka = yaml_document_get_node(&d->doc, y->data.mapping.pairs.start[i].key);
     if (ka->type != YAML_SCALAR_NODE)
       return ls_error_at(err, LS_ESCHEMA, d->name, (int)ka->start_mark.line + 1,
                          (int)ka->start_mark.column + 1, "%s: mapping keys must be plain scalars",
                          path[0] ? path : "(document)");
-    const char *key = (const char *)ka->data.scalar.value;
-    snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", key);
-    for (yaml_node_pair_t *b = y->data.mapping.pairs.start; b < a; b++) {
-      yaml_node_t *kb = yaml_document_get_node(&d->doc, b->key);
-      if (strcmp((char *)kb->data.scalar.value, key) == 0)
-        return ls_error_at(err, LS_ESCHEMA, d->name, (int)ka->start_mark.line + 1,
-                           (int)ka->start_mark.column + 1, "%s: duplicate key (first at line %d)",
-                           sub, (int)kb->start_mark.line + 1);
-    }
-    int rc = dup_walk(d, a->value, sub, seen, depth + 1, err);
+    int rc = nul_check(d, ka, path, "key", err);
     if (rc)
       return rc;
   }
-  return LS_OK;
+  int rc = dup_keys(d, y, path, err);
+  for (yaml_node_pair_t *a = y->data.mapping.pairs.start; !rc && a < y->data.mapping.pairs.top; a++) {
+    yaml_node_t *ka = yaml_document_get_node(&d->doc, a->key);
+    snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", (const char *)ka->data.scalar.value);
+    rc = dup_walk(d, a->value, sub, seen, depth + 1, err);
+  }
+  return rc;
 }
 
 static int check_duplicates(ls_ydoc *d, ls_error *err)
@@ -161,18 +221,14 @@ static int check_duplicates(ls_ydoc *d, ls_error *err)
 }
 
 /* Line and column (1-based, columns in characters as libyaml counts them) of byte offset in
- * the input: libyaml gives reader errors (bad bytes, bad UTF-8) only as a byte offset. A file
- * is read again from its start; 0 when it cannot be (a pipe). */
-static int offset_mark(FILE *f, const char *text, size_t offset, int *line, int *col)
+ * the input: libyaml gives reader errors (bad bytes, bad UTF-8) only as a byte offset. The
+ * whole input is in memory (files and pipes alike), so every error has a line:col. */
+static void offset_mark(const char *text, size_t len, size_t offset, int *line, int *col)
 {
   *line = 1;
   *col = 1;
-  if (f && fseek(f, 0, SEEK_SET) != 0)
-    return 0;
-  for (size_t i = 0; i < offset; i++) {
-    int c = f ? getc(f) : (unsigned char)text[i];
-    if (c == EOF || (!f && c == 0))
-      break;
+  for (size_t i = 0; i < offset && i < len; i++) {
+    int c = (unsigned char)text[i];
     if (c == '\n') {
       ++*line;
       *col = 1;
@@ -180,20 +236,20 @@ static int offset_mark(FILE *f, const char *text, size_t offset, int *line, int 
       ++*col;
     }
   }
-  return 1;
 }
 
 /* Reader errors are located by their byte offset, scanner and parser errors by problem_mark;
  * when the construct that failed began on another line (an unclosed quote or bracket), the
  * message also says where it began (context_mark). */
-static int parse_error(yaml_parser_t *p, const char *name, FILE *f, const char *text, ls_error *err)
+static int parse_error(yaml_parser_t *p, const char *name, const char *text, size_t len,
+                       ls_error *err)
 {
   const char *problem = p->problem ? p->problem : "parse error";
   if (p->error == YAML_READER_ERROR && strcmp(problem, "input error") == 0)
     return ls_error_set(err, LS_EIO, "%s: cannot read: %s", name, strerror(errno));
   int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
-  if (p->error == YAML_READER_ERROR && !offset_mark(f, text, p->problem_offset, &line, &col))
-    line = col = 0;
+  if (p->error == YAML_READER_ERROR)
+    offset_mark(text, len, p->problem_offset, &line, &col);
   if (p->error == YAML_READER_ERROR && p->problem_value >= 0)
     return ls_error_at(err, LS_EPARSE, name, line, col, "malformed YAML: %s (byte 0x%02X)",
                        problem, (unsigned)p->problem_value & 0xFF);
@@ -205,7 +261,7 @@ static int parse_error(yaml_parser_t *p, const char *name, FILE *f, const char *
                      p->context ? " " : "", p->context ? p->context : "");
 }
 
-static int load(ls_ydoc **out, const char *name, FILE *f, const char *text, ls_error *err)
+static int load(ls_ydoc **out, const char *name, const char *text, size_t len, ls_error *err)
 {
   *out = NULL;
   ls_ydoc *d = calloc(1, sizeof *d);
@@ -214,13 +270,10 @@ static int load(ls_ydoc **out, const char *name, FILE *f, const char *text, ls_e
   snprintf(d->name, sizeof d->name, "%s", name);
   yaml_parser_t p;
   yaml_parser_initialize(&p);
-  if (f)
-    yaml_parser_set_input_file(&p, f);
-  else
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+  yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
   int rc = LS_OK;
   if (!yaml_parser_load(&p, &d->doc)) {
-    rc = parse_error(&p, name, f, text, err);
+    rc = parse_error(&p, name, text, len, err);
     yaml_parser_delete(&p);
     free(d);
     return rc;
@@ -230,7 +283,7 @@ static int load(ls_ydoc **out, const char *name, FILE *f, const char *text, ls_e
   } else {
     yaml_document_t extra;
     if (!yaml_parser_load(&p, &extra)) {
-      rc = parse_error(&p, name, f, text, err);
+      rc = parse_error(&p, name, text, len, err);
     } else {
       yaml_node_t *r = yaml_document_get_root_node(&extra);
       if (r)
@@ -253,17 +306,18 @@ static int load(ls_ydoc **out, const char *name, FILE *f, const char *text, ls_e
 int ls_ydoc_load_file(ls_ydoc **out, const char *path, ls_error *err)
 {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return ls_error_at(err, LS_ENOTFOUND, path, 0, 0, "cannot open: %s", strerror(errno));
-  int rc = load(out, path, f, NULL, err);
-  fclose(f);
+  char *text = NULL; /* read whole: a FIFO or folder never hangs or half-parses (sim/fileio) */
+  size_t len = 0;
+  int rc = ls_file_read_all(path, NULL, LS_YAML_MAX_BYTES, &text, &len, err);
+  if (rc == LS_OK)
+    rc = load(out, path, text, len, err);
+  free(text);
   return rc;
 }
 
 int ls_ydoc_load_string(ls_ydoc **out, const char *name, const char *text, ls_error *err)
 {
-  return load(out, name, NULL, text, err);
+  return load(out, name, text, strlen(text), err);
 }
 
 void ls_ydoc_free(ls_ydoc *d)

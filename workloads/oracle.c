@@ -88,7 +88,7 @@ struct ls_oracle {
 };
 
 /* Quantile u of a tabulated distribution (table at midpoints, linear in between). */
-static double qtab(const double *tab, double u)
+static inline double qtab(const double *tab, double u)
 {
   double x = u * QTAB - 0.5;
   if (x <= 0.0)

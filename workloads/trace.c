@@ -11,6 +11,7 @@
  * where T is the position where the path left the true text and r_1.. the ranks from there.
  * Positions are limited to 2^23 per prompt and ranks to 16 (4 bits), checked when reading. */
 #include "workloads/trace.h"
+#include "sim/fileio.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,8 @@ static int rd_line(const rd *r, ls_trace *tr, tok *toks, int n, int *ended)
       return rd_err(r, toks[0].col, "meta lines must precede the first prompt", NULL);
     if (tr->n_meta >= META_MAX || strlen(toks[1].s) >= 32 || strlen(toks[2].s) >= 128)
       return rd_err(r, toks[1].col, "too many or too long meta entries at", toks[1].s);
+    if (ls_trace_meta(tr, toks[1].s)) /* a second value would be ignored: refuse it */
+      return rd_err(r, toks[1].col, "duplicate meta record:", toks[1].s);
     set_meta(tr, toks[1].s, toks[2].s);
     return LS_OK;
   }
@@ -402,9 +405,10 @@ static int read_stream(FILE *f, rd *r, ls_trace *tr)
 int ls_trace_read(ls_trace **out, const char *path, ls_error *err)
 {
   *out = NULL;
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return ls_error_set(err, LS_EIO, "cannot open trace %s: %s", path, strerror(errno));
+  FILE *f = NULL; /* a missing trace is 66, a FIFO or folder 74, never a hang */
+  int orc = ls_file_open_read(&f, path, "trace", err);
+  if (orc)
+    return orc;
   ls_trace *tr = calloc(1, sizeof *tr);
   if (!tr) {
     fclose(f);
@@ -460,12 +464,11 @@ int ls_trace_write_file(const ls_trace *t, FILE *f, ls_error *err)
 
 int ls_trace_write(const ls_trace *t, const char *path, ls_error *err)
 {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return ls_error_set(err, LS_EIO, "cannot write trace %s: %s", path, strerror(errno));
-  int rc = ls_trace_write_file(t, f, err);
-  if (fclose(f) != 0 && !rc)
-    rc = ls_error_set(err, LS_EIO, "cannot write trace %s: %s", path, strerror(errno));
+  ls_file_out o; /* atomic, and only over a trace (or an empty file) */
+  int rc = ls_file_out_open(&o, path, "trace --out", "leversim-trace", err);
+  if (!rc) rc = ls_trace_write_file(t, o.f, err);
+  if (!rc) return ls_file_out_commit(&o, err);
+  ls_file_out_abort(&o);
   return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LS_WL_MAX_IDS 256
 
@@ -44,11 +45,8 @@ int ls_wl_resolve(const char *data_root, const char *sub, const char *what, cons
                   char *path, unsigned size, ls_error *err)
 {
   snprintf(path, size, "%s/%s/%s.yaml", data_root, sub, id);
-  FILE *f = strchr(id, '/') ? NULL : fopen(path, "r");
-  if (f) {
-    fclose(f);
+  if (!strchr(id, '/') && access(path, F_OK) == 0) /* never open: a FIFO would block */
     return LS_OK;
-  }
   char ids[64][64];
   int n = ls_wl_list(data_root, sub, ids, 64);
   char list[1024] = "";

@@ -9,6 +9,7 @@
  * line. A NaN rate is written as `nan`, which is not JSON: jansson reports it as a syntax
  * error at its line and column. fio's JSON layout is the one `fio --output-format=json`
  * writes (checked against the real tool by tests/calibrate). */
+#include "sim/fileio.h"
 #include "runner/calibrate/calib_input.h"
 #include <ctype.h>
 #include <errno.h>
@@ -25,28 +26,10 @@
 
 char *ls_calib_slurp(const char *path, ls_error *err)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return ls_error_set(err, LS_EIO, "%s: cannot open: %s", path, strerror(errno)), NULL;
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    size_t got = fread(buf + len, 1, cap - len - 1, f);
-    len += got;
-    if (len + 1 < cap)
-      break;
-    char *nb = realloc(buf, cap * 2);
-    if (!nb) {
-      free(buf);
-      buf = NULL;
-    }
-    buf = nb;
-    cap *= 2;
-  }
-  fclose(f);
-  if (!buf)
-    return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path), NULL;
-  buf[len] = '\0';
+  char *buf = NULL; /* missing: 66; a FIFO, device or folder: 74, never a hang (sim/fileio) */
+  size_t len = 0;
+  if (ls_file_read_all(path, NULL, LS_FILE_MAX_INPUT, &buf, &len, err))
+    return NULL;
   if (strlen(buf) != len) {
     free(buf);
     return ls_error_set(err, LS_EPARSE, "%s: binary data (a NUL byte): not a text file", path), NULL;

@@ -6,6 +6,7 @@
  *   <indentation and key> <new value>   # calibrated: <file> rows <tags>, ±<standard error>
  * Scales (cpu.gemv_scale, cpu.flops_scale) rewrite every cluster's number they multiply. */
 #include "runner/calibrate/calib_write.h"
+#include "sim/fileio.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -190,22 +191,23 @@ int ls_calib_write_profile(const char *base_path, const char *base_label, const 
   snprintf(header, sizeof header, "# Written by `leversim calibrate` from the base profile %s: numbers marked `calibrated: <file> rows "
            "<rows>, \u00b1<standard error>` were fitted to those measurements; all others are the base's.\n",
            base_label);
-  FILE *f = rc ? NULL : fopen(tmp, "w");
-  if (!rc && !f)
-    rc = ls_error_set(err, LS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
-  if (f) {
-    int bad = write_lines(f, text, e, n, header);
-    if (fclose(f) || bad)
-      rc = ls_error_set(err, LS_EIO, "%s: write failed", tmp);
-  }
+  (void)tmp;
+  ls_file_out o; /* atomic, and only over a profile calibrate wrote (or an empty file) */
+  o.f = NULL;
+  if (!rc)
+    rc = ls_file_out_open(&o, out_path, "--out", "Written by `leversim calibrate`", err);
+  if (!rc && write_lines(o.f, text, e, n, header))
+    rc = ls_error_set(err, LS_EIO, "--out %s: write failed: %s", out_path, strerror(errno));
+  if (!rc && fflush(o.f) != 0)
+    rc = ls_error_set(err, LS_EIO, "--out %s: write failed: %s", out_path, strerror(errno));
   free(text);
-  ls_device *check;
-  if (!rc && (rc = ls_device_load(&check, tmp, err)) == LS_OK)
+  ls_device *check; /* the temporary passes every check of the profile loader first */
+  if (!rc && (rc = ls_device_load(&check, o.tmp, err)) == LS_OK)
     ls_device_free(check);
-  if (!rc && rename(tmp, out_path))
-    rc = ls_error_set(err, LS_EIO, "%s: cannot rename to %s: %s", tmp, out_path, strerror(errno));
-  if (rc)
-    remove(tmp);
+  if (!rc)
+    rc = ls_file_out_commit(&o, err);
+  if (rc && o.f)
+    ls_file_out_abort(&o);
   return rc;
 }
 
@@ -231,6 +233,11 @@ static int plot_one(const ls_calib_group *G, int g, int latency, const char *dir
   snprintf(dat, sizeof dat, "%s/%s.dat", dir, stem);
   snprintf(gp, sizeof gp, "%s/%s.gp", dir, stem);
   snprintf(png, sizeof png, "%s/%s.png", dir, stem);
+  int own = ls_file_check_output(dat, "--plot", "# measured: ", err); /* only our own files */
+  if (!own)
+    own = ls_file_check_output(gp, "--plot", "# calibrate-", err);
+  if (own)
+    return own;
   FILE *d = fopen(dat, "w"), *s = fopen(gp, "w");
   if (!d || !s) {
     if (d) fclose(d);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "results/db.h"
 #include "sim/rng.h"
+#include "sim/stop.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
@@ -50,16 +51,6 @@ static const ls_cmd_spec REPRO = {
     "(leversim.db and figures/; git ignores them). A resumed replay says how many runs were\n"
     "already done. With --json everything but the document goes to stderr.\n",
     NULL, REPRO_OPTS};
-
-static void remove_db(const char *path)
-{
-  char side[600];
-  unlink(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
-}
 
 /* What the replay was: recorded in the database's meta so that `leversim check` can tell a
  * quick database from a full one (results/check.c). spec_hash: 64-bit hash of every run id
@@ -230,10 +221,10 @@ static int trial_paths(repro_opts *o, const ls_kv *sizes, ls_error *err)
   snprintf(dir, sizeof dir, "results/trial%s%s%s%s", p ? "-p" : "", p ? p : "", t ? "-t" : "", t ? t : "");
   snprintf(o->trial_db, sizeof o->trial_db, "%s/leversim.db", dir);
   snprintf(o->trial_out, sizeof o->trial_out, "%s/figures", dir);
-  int own = !o->db || !o->out;
+  int own_db = !o->db; /* the figures' folder is made by ls_draw when they are drawn */
   if (!o->db) o->db = o->trial_db;
   if (!o->out) o->out = o->trial_out;
-  if (own && mkdir(dir, 0777) != 0 && errno != EEXIST)
+  if (own_db && ((mkdir("results", 0777) != 0 && errno != EEXIST) || (mkdir(dir, 0777) != 0 && errno != EEXIST)))
     return ls_error_set(err, LS_EIO, "%s: cannot create the trial folder: %s", dir, strerror(errno));
   return LS_OK;
 }
@@ -264,10 +255,13 @@ static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv
     e = replay_of(x, o->quick, ls_kv_count(sizes) > 0, &info, err);
   if (!e) /* before the old database is removed */
     e = ls_validate_runs(x, err);
-  if (!e && !o->resume)
-    remove_db(o->db);
-  if (!e) {
-    ls_driver_opts d = {o->db, ls_data_root(), hint, (int)o->jobs, o->resume, 0, 0};
+  if (!e) { /* the replay is recorded before the first run: an interrupted database says
+             * what it is; without --resume the database is emptied (never another file) */
+    const char *meta[] = {"experiment", "paper", "replay", info.replay, "spec_hash",
+                          info.spec_hash, "prompts", info.prompts, "max_tokens", info.max_tokens,
+                          NULL};
+    ls_driver_opts d = {o->db, ls_data_root(), hint, (int)o->jobs, o->resume, 0, 0,
+                        !o->resume, "reproduce", meta};
     e = ls_driver_run(x, &d, sum, err);
   }
   if (!e) {
@@ -276,7 +270,15 @@ static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv
     if (o->resume) /* a resumed replay says what it found already done */
       fprintf(stderr, ", %d already done before this resume", sum->skipped);
     fprintf(stderr, ") in %.1f s -> %s\n", sum->wall_s, o->db);
+    struct sigaction old[2]; /* Ctrl-C after the last run: the same hint as during runs */
+    ls_stop_catch(old);
     e = summary(o->db, o->json, &info, sum, err);
+    ls_stop_restore(old);
+    if (!e && *ls_stop_flag()) {
+      fprintf(stderr, "leversim: interrupted after %d of %d runs; finished runs are saved.\n"
+                      "resume with: %s\n", sum->total, sum->total, hint);
+      e = ls_error_set(err, LS_EINTR, "interrupted");
+    }
   }
   ls_experiment_free(x);
   return e;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "results/db.h"
+#include "sim/fileio.h"
 #include "sim/units.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
@@ -59,19 +60,35 @@ static const ls_cmd_spec CHECK = {
     "REPLAY.yaml. Exit: 0 ok, 2 regression, 64 usage, 65 wrong replay or bad baseline.\n",
     NULL, CHECK_OPTS};
 
-/* --write-baseline: into OUT.tmp, then renamed, so a failed write never leaves half a file. */
+/* --write-baseline: atomically (sim/fileio), and only over a baseline leversim wrote. */
 static int write_baseline(ls_db *db, const char *out, double k, ls_error *e)
 {
   if (!strcmp(out, "-")) return ls_db_write_baseline(db, k, NULL, stdout, e);
-  char tmp[1024];
-  snprintf(tmp, sizeof tmp, "%s.tmp", out);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return ls_error_set(e, LS_EIO, "%s: %s", tmp, strerror(errno));
-  int rc = ls_db_write_baseline(db, k, out, f, e);
-  if (fclose(f) != 0 && rc == LS_OK) rc = ls_error_set(e, LS_EIO, "%s: write failed", tmp);
-  if (rc == LS_OK && rename(tmp, out) != 0)
-    rc = ls_error_set(e, LS_EIO, "%s: %s", out, strerror(errno));
-  if (rc != LS_OK) remove(tmp);
+  ls_file_out o;
+  int rc = ls_file_out_open(&o, out, "--write-baseline", "# leversim regression baseline", e);
+  if (rc == LS_OK) rc = ls_db_write_baseline(db, k, out, o.f, e);
+  if (rc == LS_OK) return ls_file_out_commit(&o, e);
+  ls_file_out_abort(&o);
+  return rc;
+}
+
+/* export --out: the view is rendered in memory first; an existing file is replaced only when
+ * its first line is the same header (an earlier export of this view). */
+static int export_to_file(ls_db *db, const char *view, const char *fmt, const char *out,
+                          ls_error *e)
+{
+  char *text = NULL, mark[256];
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (!m) return ls_error_set(e, LS_ENOMEM, "export: out of memory");
+  int rc = ls_db_export(db, view, fmt, m, e);
+  if (fclose(m) != 0 && rc == LS_OK) rc = ls_error_set(e, LS_ENOMEM, "export: out of memory");
+  if (rc == LS_OK) {
+    size_t n = strcspn(text, "\n");
+    snprintf(mark, sizeof mark, "%.*s", (int)(n < sizeof mark - 1 ? n : sizeof mark - 1), text);
+    rc = ls_file_write_atomic(out, "--out", mark[0] ? mark : NULL, text, len, e);
+  }
+  free(text);
   return rc;
 }
 
@@ -128,13 +145,8 @@ int ls_cmd_export(int argc, char **argv)
   ls_error_clear(&e);
   ls_db *db = NULL;
   rc = open_existing(o.db, &db, &e);
-  FILE *f = stdout;
-  if (rc == LS_OK && o.out && !(f = fopen(o.out, "w")))
-    rc = ls_error_set(&e, LS_EIO, "%s: %s", o.out, strerror(errno));
-  if (rc == LS_OK && (rc = ls_db_export(db, o.view, o.format, f, &e)) == LS_EIO && o.out)
-    ls_error_wrap(&e, "%s", o.out); /* a failed write names the file it went to */
-  if (f && f != stdout && fclose(f) != 0 && rc == LS_OK)
-    rc = ls_error_set(&e, LS_EIO, "%s: write failed", o.out);
+  if (rc == LS_OK && o.out) rc = export_to_file(db, o.view, o.format, o.out, &e);
+  else if (rc == LS_OK) rc = ls_db_export(db, o.view, o.format, stdout, &e);
   ls_db_close(db);
   return rc == LS_OK ? 0 : fail(&e);
 }

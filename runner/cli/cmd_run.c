@@ -101,7 +101,7 @@ static void interval(const ls_decode_result *r, const char *name, double *lo, do
     if (!strcmp(ls_db_ci_metric_name(i), name)) {
       double est;
       ls_error e;
-      ls_db_metric_ci(r->prompts, r->n_prompts, r->run_id, i, &est, lo, hi, &e);
+      ls_db_metric_ci(r->prompts, r->n_prompts, i, &est, lo, hi, &e);
     }
 }
 
@@ -228,6 +228,7 @@ static int simulate(const run_opts *o, const ls_kv *kv, ls_decode_result *res, i
   if (!e) e = ls_validate_runs(x, err); /* before the database is opened */
   if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), err);
   if (!e && o->db) e = ls_db_open(&db, o->db, err);
+  if (!e && db) e = ls_db_claim(db, 0, "run", err);
   if (!e && db) e = paper_roles(db, err);
   int done = 0;
   if (!e && db && !o->force) e = already_there(db, o->db, ls_experiment_run(x, 0), o->json, &done, err);

@@ -83,7 +83,7 @@ static int sweep(const sweep_opts *o, ls_experiment *x, int argc, char **argv, l
     db = dbbuf;
   }
   ls_resume_hint(hint, sizeof hint, ls_cli_program(), argc, argv);
-  ls_driver_opts d = {db, ls_data_root(), hint, (int)o->jobs, !o->force, o->steps, 0};
+  ls_driver_opts d = {db, ls_data_root(), hint, (int)o->jobs, !o->force, o->steps, 0, 0, "sweep", NULL};
   int e = ls_driver_run(x, &d, sum, err);
   if (!e || e == LS_EINTR)
     fprintf(stderr, "leversim sweep: %d runs (%d ok, %d not valid here, %d failed, %d already done) in %.1f s -> %s\n",

@@ -179,6 +179,27 @@ static int scoped_settings(const ls_kv *in, const char *system, ls_kv **out, ls_
 
 /* Prefixes err (a reader's message without a location) with where key's value was written
  * and, when the message does not name it, the setting itself. */
+/* A trace replays one dataset's prompts as one draft saw them: another dataset or draft, or
+ * fewer prompts than the run asks for, would replay something else without a word. */
+static int trace_fits(ls_run_state *r, const ls_run_spec *s, const char *path, ls_error *err)
+{
+  const char *ds = ls_trace_meta(r->text.trace, "dataset");
+  const char *dr = ls_trace_meta(r->text.trace, "draft");
+  const char *want = r->cfg.draft ? ls_model_id(r->cfg.draft) : NULL;
+  if (ds && strcmp(ds, s->dataset) != 0)
+    return ls_error_set(err, LS_EINVALID, "workload.trace=%s was recorded on dataset %s, not %s",
+                        path, ds, s->dataset);
+  if (dr && want && strcmp(dr, want) != 0)
+    return ls_error_set(err, LS_EINVALID, "workload.trace=%s was recorded with draft %s, not %s",
+                        path, dr, want);
+  int have = ls_trace_prompts(r->text.trace);
+  int asked = r->text.oracle ? ls_oracle_prompts(r->text.oracle) : 0;
+  if (asked > have)
+    return ls_error_set(err, LS_EINVALID, "workload.trace=%s holds %d prompt%s, the run asks for "
+                        "%d (workload.prompts)", path, have, have == 1 ? "" : "s", asked);
+  return LS_OK;
+}
+
 static int at_setting(ls_kv *kv, const char *key, int rc, ls_error *err)
 {
   const char *origin = ls_kv_origin_of(kv, key);
@@ -188,10 +209,9 @@ static int at_setting(ls_kv *kv, const char *key, int rc, ls_error *err)
     ls_error_wrap(err, "%s", origin);
   else
     ls_error_wrap(err, "%s: %s=%s", origin, key, ls_kv_find(kv, key));
-  /* The exit-code rule (README, sim/kv.c): a bad value typed on the command line is a usage
-   * error (64), the same value read from a file is bad input data (65). */
-  int typed = strncmp(origin, "--", 2) == 0 || strncmp(origin, "argument ", 9) == 0;
-  if (typed && (rc == LS_EINVALID || rc == LS_ESCHEMA || rc == LS_ERANGE))
+  /* a bad value typed on the command line is a usage error (64), the same value read from a
+   * file bad data (65): README, "Exit codes" */
+  if (strncmp(origin, "argument ", 9) == 0 && ls_status_exit(rc) == 65)
     rc = err->code = LS_EUSAGE;
   return rc;
 }
@@ -206,12 +226,13 @@ static int pick_policies(ls_run_state *r, const ls_system *sys, ls_kv *kv, ls_er
   r->cfg.dops = ls_draft_find(d);
   r->cfg.pops = ls_prune_find(p);
   r->cfg.mops = ls_map_find(m);
+  /* a wrong name is a usage error wherever it is written (README, "Exit codes") */
   if (!r->cfg.dops)
-    return at_setting(kv, "policy.draft", ls_error_set(err, LS_ENOTFOUND, "policy.draft=%s: unknown draft policy", d), err);
+    return at_setting(kv, "policy.draft", ls_error_set(err, LS_EUSAGE, "policy.draft=%s: unknown draft policy", d), err);
   if (!r->cfg.pops)
-    return at_setting(kv, "policy.prune", ls_error_set(err, LS_ENOTFOUND, "policy.prune=%s: unknown prune policy", p), err);
+    return at_setting(kv, "policy.prune", ls_error_set(err, LS_EUSAGE, "policy.prune=%s: unknown prune policy", p), err);
   if (!r->cfg.mops)
-    return at_setting(kv, "policy.map", ls_error_set(err, LS_ENOTFOUND, "policy.map=%s: unknown map policy", m), err);
+    return at_setting(kv, "policy.map", ls_error_set(err, LS_EUSAGE, "policy.map=%s: unknown map policy", m), err);
   ls_kv_reader(kv, "draft policy");
   int rc = r->cfg.dops->create(&r->cfg.dstate, kv, err);
   ls_kv_reader(kv, "prune policy");
@@ -235,6 +256,12 @@ static int load_draft(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_kv
   if (rc)
     return rc;
   r->cfg.draft = obj;
+  if (strcmp(ls_model_family(r->cfg.draft), ls_model_family(r->cfg.target)) != 0)
+    return at_setting(kv, "model.draft", ls_error_set(err, LS_EINVALID, "model.draft=%s: draft %s "
+                                                      "(%s) does not match target %s (%s): families "
+                                                      "differ", draft_id, draft_id,
+                                                      ls_model_family(r->cfg.draft), s->model,
+                                                      ls_model_family(r->cfg.target)), err);
   ls_kv_string(kv, "model.draft_quant", ls_model_default_quant(r->cfg.draft), &dquant);
   return at_setting(kv, "model.draft_quant", ls_model_costs_get(r->cfg.draft, dquant, &r->cfg.dc, err), err);
 }
@@ -271,6 +298,8 @@ static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_k
   if (!rc && rec && strcmp(rec, s->model) != 0) /* a trace is one target's behaviour */
     rc = at_setting(kv, "workload.trace", ls_error_set(err, LS_EINVALID, "workload.trace=%s was recorded "
                                                        "with target %s, not %s", trace_path, rec, s->model), err);
+  if (!rc && r->text.trace)
+    rc = at_setting(kv, "workload.trace", trace_fits(r, s, trace_path, err), err);
   r->cfg.tw = ls_costmodel_layer_work(&r->cfg.tc);
   r->cfg.L = r->cfg.tc.n_layers;
   return rc;

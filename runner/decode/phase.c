@@ -135,10 +135,9 @@ int ls_cyc_enter(ls_run_state *r, ls_phase to)
 {
   if (r->failed) /* the first failure stands; the engine is draining */
     return r->failed;
-  ls_error local;
-  ls_error *err = r->err ? r->err : &local;
-  int rc = ls_cyc_phase_check(r, to, err);
-  if (rc) {
+  if (!ls_phase_allowed((int)r->phase, (int)to) || invariant(r, to)) { /* the message */
+    ls_error local;
+    int rc = ls_cyc_phase_check(r, to, r->err ? r->err : &local);
     ls_cyc_fail(r, rc);
     return rc;
   }

@@ -40,6 +40,7 @@
 #include "devices/device.h"
 #include "runner/report/figures.h"
 #include "runner/report/draw.h"
+#include "sim/fileio.h"
 
 extern char **environ;
 
@@ -267,13 +268,20 @@ static void plot_figure(fig_ctx *cx, const fig_def *f, char *vars, size_t size)
   snprintf(plotdir, sizeof plotdir, "%s/plots", ls_data_root());
   snprintf(script, sizeof script, "%s/%s.gp", plotdir, f->name);
   out_path(cx, log, sizeof log, f->name, "log");
-  unlink(log);
+  if (strcmp(ls_file_kind(log), "a regular file") == 0) /* an old log; never a folder or FIFO */
+    unlink(log);
   add_var(vars, size, "plotdir", plotdir);
   size_t base = strlen(vars);
   static const char *const fmts[] = {"png", "svg"};
   for (int k = 0; k < 2; k++) {
     vars[base] = '\0';
     out_path(cx, img, sizeof img, f->name, fmts[k]);
+    ls_error own; /* gnuplot writes the image in place: only over an image, never a FIFO */
+    if (ls_file_check_output(img, "figures --out", k ? "<svg" : "PNG", &own) != LS_OK) {
+      fprintf(stderr, "leversim figures: %s: %s\n", f->name, own.msg);
+      cx->n.failed++;
+      return;
+    }
     add_var(vars, size, "fmt", fmts[k]);
     add_var(vars, size, "out", img);
     int st = run_gnuplot(cx->gnuplot, vars, script, log);
@@ -296,13 +304,14 @@ static void plot_figure(fig_ctx *cx, const fig_def *f, char *vars, size_t size)
 static int write_file(const fig_ctx *cx, const char *stem, const char *ext, const char *data,
                       size_t len, ls_error *err)
 {
-  char path[1024];
+  char path[1024], mark[256];
   out_path(cx, path, sizeof path, stem, ext);
-  FILE *f = fopen(path, "w");
-  if (!f) return ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
-  size_t w = fwrite(data, 1, len, f);
-  if (fclose(f) != 0 || w != len) return ls_error_set(err, LS_EIO, "%s: write failed", path);
-  return LS_OK;
+  /* replaces only what an earlier run wrote: the same first line (a CSV's header, claims'
+   * table head) */
+  const char *nl = memchr(data, '\n', len);
+  size_t n = nl ? (size_t)(nl - data) : len;
+  snprintf(mark, sizeof mark, "%.*s", (int)(n < sizeof mark - 1 ? n : sizeof mark - 1), data);
+  return ls_file_write_atomic(path, "figures --out", mark[0] ? mark : NULL, data, len, err);
 }
 
 /* Exports view into memory (owned by caller, free()) and parses it. */
@@ -629,7 +638,7 @@ static int open_db(const char *path, ls_db **db, ls_error *err)
   if (stat(path, &st) != 0)
     return ls_error_set(err, LS_ENOTFOUND, "database %s: %s (run `leversim reproduce` or "
                         "`leversim sweep` first, or pass --db)", path, strerror(errno));
-  int rc = ls_db_open(db, path, err);
+  int rc = ls_db_open_read(db, path, err); /* an input: never given a schema */
   if (rc != LS_OK) return rc;
   char *text;
   size_t len;

@@ -16,16 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "ls_version.h"
+#include "sim/stop.h"
 #include "sim/units.h"
 
-/* The one mutable global: the signal (SIGINT or SIGTERM) that asked the sweep to stop, 0 while
- * none has; written only by the handler. */
-static volatile sig_atomic_t g_stop;
-
-static void on_stop_signal(int sig)
-{
-  g_stop = sig;
-}
+/* The signal (SIGINT or SIGTERM) that asked the sweep to stop, 0 while none has: the
+ * process's one stop flag (sim/stop.h), also seen by a wait for the database lock. */
+#define g_stop (*ls_stop_flag())
 
 static size_t json_str(char *buf, size_t size, size_t len, const char *s)
 {
@@ -173,7 +169,7 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, run_queue *q, int k
   if (!rc)
     rc = ls_decode_cache_create(&cache, o->data_root, &err);
   if (!rc) /* Ctrl-C reaches the run in progress, not only the gap between two runs */
-    ls_decode_cache_set_stop(cache, &g_stop);
+    ls_decode_cache_set_stop(cache, ls_stop_flag());
   for (int i = queue_take(q); rc == LS_OK && i < ls_experiment_count(x) && !g_stop; i = queue_take(q)) {
     ls_run_spec *spec = ls_experiment_run(x, i);
     int done = 0;
@@ -185,8 +181,10 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, run_queue *q, int k
       memset(&res, 0, sizeof res);
       int st;
       rc = ls_driver_run_one(cache, db, spec, o->keep_steps, &res, &st, &err);
+      if (st == 0 && rc == LS_OK) /* its paired intervals with the runs already written */
+        rc = ls_db_stats_pair_run(db, res.run_id, &err);
       ls_decode_result_free(&res);
-      if (st == 3) /* nothing recorded (interrupted, or the database failed): not a run done */
+      if (st == 3 || (st == 0 && rc)) /* nothing recorded (interrupted, or the database failed) */
         break;
       mark = st == 0 ? 'o' : st == 1 ? 'i' : 'f';
       if (rc && st == 2) { /* a failed run is recorded; report it and go on */
@@ -377,6 +375,25 @@ static void collect(int fd, workers *w, const ls_driver_opts *o, ls_driver_summa
     fprintf(stderr, "\n");
 }
 
+/* The parent's handle: opened once before the workers start, it creates the schema, takes the
+ * command's claim (exclusive and empties the database when o->fresh: the replay's database is
+ * its own until it ends; the workers write under the parent's claim) and records o->meta
+ * before any run, so an interrupted database already says what wrote it. */
+static int open_parent(const ls_driver_opts *o, ls_db **db, ls_error *err)
+{
+  int rc = ls_db_open(db, o->db_path, err);
+  if (rc == LS_EDB && o->fresh && err && strstr(err->msg, "schema_version")) {
+    /* a database of another version: a fresh replay replaces it when it is leversim's */
+    rc = ls_db_remove_old(o->db_path, err);
+    if (!rc) rc = ls_db_open(db, o->db_path, err);
+  }
+  if (!rc) rc = ls_db_claim(*db, o->fresh, o->command ? o->command : "sweep", err);
+  if (!rc && o->fresh) rc = ls_db_clear(*db, err); /* and keeps it to itself till the end */
+  for (int i = 0; !rc && o->meta && o->meta[i] && o->meta[i + 1]; i += 2)
+    rc = ls_db_set_meta(*db, o->meta[i], o->meta[i + 1], err);
+  return rc;
+}
+
 int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err)
 {
   memset(sum, 0, sizeof *sum);
@@ -385,20 +402,15 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   /* The handlers are in place before the database exists, so anyone who sees the file can
    * interrupt cleanly; workers inherit them. A file-size limit (ulimit -f) must show up as a
    * write error (exit 74), not kill a worker with SIGXFSZ. */
-  struct sigaction sa, old_int, old_term, ign, old_xfsz;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop_signal;
+  struct sigaction old[2], ign, old_xfsz;
   memset(&ign, 0, sizeof ign);
   ign.sa_handler = SIG_IGN;
-  g_stop = 0;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  ls_stop_catch(old);
   sigaction(SIGXFSZ, &ign, &old_xfsz);
-  /* Create the schema (and record the study's roles) once before the workers race to it. */
   ls_db *db = NULL;
-  int rc = ls_db_open(&db, o->db_path, err);
-  if (rc == LS_OK) rc = ls_driver_write_roles(db, ls_experiment_roles(x), err);
-  ls_db_close(db);
+  int rc = open_parent(o, &db, err);
+  if (rc == LS_OK) /* the study's roles: what the results views compare */
+    rc = ls_driver_write_roles(db, ls_experiment_roles(x), err);
   int fd[2];
   if (rc == LS_OK && pipe(fd) != 0)
     rc = ls_error_set(err, LS_EIO, "pipe failed: %s", strerror(errno));
@@ -419,13 +431,18 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
     rc = worker_error(&w, err);
   }
   queue_close(&q);
-  sum->interrupted = g_stop != 0;
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  /* Each pair's intervals were computed by the worker that wrote its second run; any a
+   * stopped worker left are made now, then the summary over every configuration (also when
+   * a stop came after the last run, so the database is complete and checkable). */
+  if (rc == LS_OK && done == sum->total) rc = ls_db_stats_pair_run(db, NULL, err);
+  if (rc == LS_OK && done == sum->total) rc = ls_db_stats_summary(db, err);
+  ls_db_close(db);
+  sum->interrupted = g_stop != 0 || rc == LS_EINTR;
+  ls_stop_restore(old);
   sigaction(SIGXFSZ, &old_xfsz, NULL);
   sum->wall_s = ls_now_s() - t0;
   const char *hint = o->resume_hint ? o->resume_hint : "the same command and --resume";
-  if (sum->interrupted && rc == LS_OK) {
+  if (sum->interrupted && (rc == LS_OK || rc == LS_EINTR)) {
     fprintf(stderr, "leversim: interrupted after %d of %d runs; finished runs are saved.\n"
                     "resume with: %s\n", done, sum->total, hint);
     return ls_error_set(err, LS_EINTR, "interrupted");
@@ -435,12 +452,6 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
     snprintf(err->msg + n, sizeof err->msg - n, "; %d of %d runs done, finished runs are saved; "
              "resume with: %s", done, sum->total, hint);
   }
-  if (rc != LS_OK)
-    return rc;
-  /* the paired intervals span runs of different workers: computed once all are written */
-  rc = ls_db_open(&db, o->db_path, err);
-  if (rc == LS_OK) rc = ls_db_stats_refresh(db, err);
-  ls_db_close(db);
   return rc;
 }
 

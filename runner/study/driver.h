@@ -22,6 +22,9 @@ typedef struct ls_driver_opts {
   int resume;
   int keep_steps;         /* write per-cycle series */
   double progress_s;      /* off a terminal, a progress line every this many seconds (0: 5) */
+  int fresh;              /* empty the database first (needs it to itself: ls_db_claim) */
+  const char *command;    /* names the writer in another command's refusal ("sweep") */
+  const char *const *meta;/* key, value, ..., NULL: written into meta before any run */
 } ls_driver_opts;
 
 typedef struct ls_driver_summary {

@@ -28,6 +28,7 @@ struct ls_experiment {
   int n_parts;
   ls_run_spec *runs;
   int n, cap, total;
+  ls_kv *quick_unused; /* owned: quick.settings read but not applied (no --quick), to check */
 };
 
 typedef struct {
@@ -82,7 +83,13 @@ void ls_experiment_free(ls_experiment *x)
   for (int i = 0; i < x->n; i++)
     ls_kv_free(x->runs[i].settings);
   free(x->runs);
+  ls_kv_free(x->quick_unused);
   free(x);
+}
+
+const ls_kv *ls_experiment_quick_unused(const ls_experiment *x)
+{
+  return x->quick_unused;
 }
 
 const char *ls_experiment_name(const ls_experiment *x) { return x->name; }
@@ -222,6 +229,28 @@ static int read_names(const ls_ynode *part, const char *key, const char *what, c
       if (strcmp(out[j], name) == 0)
         return ls_ynode_error(&it, err, LS_ESCHEMA, "%s '%s' is listed twice", what, name);
     snprintf(out[i], LS_NAME_MAX, "%s", name);
+  }
+  return LS_OK;
+}
+
+/* A part's models are the targets it decodes: a draft model there is located at its entry
+ * (the run would only say "is a draft model" without a line). A model that does not load is
+ * left to the run's own check, which names its file. */
+static int targets_only(const ls_ynode *part, const char *root, ls_error *err)
+{
+  ls_ynode seq;
+  if (!ls_ymap_find(part, "models", &seq))
+    return LS_OK;
+  for (int i = 0; i < ls_yseq_len(&seq); i++) {
+    ls_ynode it = ls_yseq_at(&seq, i);
+    const char *id = ls_ynode_text(&it);
+    ls_model *m = NULL;
+    if (id && ls_model_load_id(&m, root, id, NULL) == LS_OK && !ls_model_is_target(m)) {
+      ls_model_free(m);
+      return ls_ynode_error(&it, err, LS_EINVALID, "'%s' is a draft model, not a target (drafts "
+                            "are chosen by model.draft or the target's default_draft)", id);
+    }
+    ls_model_free(m);
   }
   return LS_OK;
 }
@@ -642,6 +671,7 @@ static int read_part(ls_experiment *x, const expand_ctx *c, const ls_ynode *part
   if (!rc) rc = ls_yopt_bool(part, "quick", 1, &in_quick, err);
   if (!rc) rc = read_names(part, "devices", "device", c->data_root, ls_device_list, pd->devices, &pd->n_dev, err);
   if (!rc) rc = read_names(part, "models", "model", c->data_root, ls_model_list, pd->models, &pd->n_mod, err);
+  if (!rc) rc = targets_only(part, c->data_root, err);
   if (!rc) rc = read_names(part, "datasets", "dataset", c->data_root, ls_dataset_list, pd->datasets, &pd->n_ds, err);
   if (!rc) rc = read_names(part, "systems", "system", c->data_root, NULL, pd->systems, &pd->n_sys, err);
   if (!rc) rc = read_axes(part, pd, err);
@@ -695,8 +725,14 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
     rc = read_roles(&rl, x->roles, err);
   if (!rc && ls_ymap_find(root, "quick", &q)) {
     ls_ynode qs;
-    if (!(rc = ls_ynode_expect(&q, LS_Y_MAP, err)) && ls_ymap_find(&q, "settings", &qs) && quick)
-      rc = read_settings(&qs, base, err);
+    /* read always (values and keys checked); applied only with --quick. Without it the keys
+     * are kept for ls_validate_experiment, so a typo there never waits for a --quick run */
+    if (!(rc = ls_ynode_expect(&q, LS_Y_MAP, err)) && ls_ymap_find(&q, "settings", &qs)) {
+      if (!quick && !x->quick_unused)
+        rc = ls_kv_create(&x->quick_unused, err);
+      if (!rc)
+        rc = read_settings(&qs, quick ? base : x->quick_unused, err);
+    }
     if (!rc) rc = ls_ymap_finish(&q, err);
   }
   ls_ynode zn;

@@ -48,6 +48,9 @@ void ls_experiment_free(ls_experiment *x);
 const char *ls_experiment_name(const ls_experiment *x);
 int ls_experiment_count(const ls_experiment *x);      /* runs in this shard */
 int ls_experiment_total(const ls_experiment *x);      /* runs in all shards */
+/* The experiment's quick.settings when they were not applied (loaded without --quick), so
+ * that validation checks their keys anyway; NULL when none (borrowed). */
+const ls_kv *ls_experiment_quick_unused(const ls_experiment *x);
 ls_run_spec *ls_experiment_run(ls_experiment *x, int i); /* borrowed */
 
 /* The top-level `settings` and `seed` of the experiment at path (no parts, no quick

@@ -175,6 +175,34 @@ static int check_scoped(ls_experiment *x, ls_decode_cache *cache, const ls_run_s
                       near ? near : "", near ? "?)" : "");
 }
 
+/* quick.settings not applied (no --quick): the first run of each system is checked with them
+ * added as --quick would add them (under the run's own settings), so a typo or a bad value
+ * there is found now, not by the first --quick run. */
+static int check_quick(ls_experiment *x, ls_decode_cache *cache, ls_error *err)
+{
+  const ls_kv *q = ls_experiment_quick_unused(x);
+  int rc = LS_OK;
+  for (int i = 0; q && rc == LS_OK && i < ls_experiment_count(x); i++) {
+    const ls_run_spec *s = ls_experiment_run(x, i);
+    if (run_of(x, s->system) != s)
+      continue;
+    ls_run_spec t = *s;
+    rc = ls_kv_copy(&t.settings, s->settings, err);
+    for (int k = 0; rc == LS_OK && k < ls_kv_count(q); k++)
+      if (!ls_kv_has(t.settings, ls_kv_key(q, k)))
+        rc = ls_kv_set(t.settings, ls_kv_key(q, k), ls_kv_value(q, k), ls_kv_origin(q, k), err);
+    ls_decode_result res;
+    memset(&res, 0, sizeof res);
+    if (rc == LS_OK && (rc = ls_decode_check(cache, &t, &res, err)) != LS_OK) {
+      explain(cache, &t, &res, 1, err);
+      ls_error_wrap(err, "quick.settings (checked without --quick)");
+    }
+    ls_decode_result_free(&res);
+    ls_kv_free(t.settings);
+  }
+  return rc;
+}
+
 int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *err)
 {
   int n = ls_experiment_count(x), rc = LS_OK;
@@ -210,6 +238,7 @@ int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *e
   }
   seen_free(&st);
   seen_free(&sc);
+  if (rc == LS_OK) rc = check_quick(x, cache, err);
   return rc;
 }
 

@@ -687,7 +687,7 @@ static void test_progress_off_terminal(void)
   CU_ASSERT_FATAL(saved >= 0 && fd >= 0);
   dup2(fd, 2);
   close(fd);
-  ls_driver_opts o = {db, getenv("LEVERSIM_DATA"), NULL, 2, 0, 0, 0.05};
+  ls_driver_opts o = {db, getenv("LEVERSIM_DATA"), NULL, 2, 0, 0, 0.05, 0, "sweep", NULL};
   ls_driver_summary sum;
   int rc = ls_driver_run(x, &o, &sum, &err);
   fflush(stderr);

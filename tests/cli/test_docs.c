@@ -1,8 +1,9 @@
 /* tests/cli/test_docs: docs that cannot drift (issue 21 item 5).
  *
  * 1. docs/CLI.md is exactly `leversim help --markdown` (the option tables' own text).
- * 2. Every `leversim ...` command line quoted in README.md and docs/ (every .md) (fenced code blocks
- *    and inline code spans, build/leversim included) runs:
+ * 2. Every `leversim ...` command line quoted in a Markdown file of the repository (README.md,
+ *    docs/, the folders' READMEs; build folders excluded), in fenced code blocks and inline
+ *    code spans, build/leversim included, runs:
  *    - always with --help appended: the binary checks that the command and every option name
  *      exist (runner/cli/opts.h, help mode) and must exit 0 printing its usage;
  *    - for real, on the shipped data and a one-run database made here, when it is an example
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ls_test.h"
@@ -379,31 +381,40 @@ static void test_cli_md_current(void)
   free(doc);
 }
 
-static void test_doc_commands(void)
+/* Every Markdown file under dir (rel: its path from the top), build folders and hidden ones
+ * left out. */
+static void check_tree(doc_count *c, const char *dir, const char *rel)
 {
-  char path[512];
-  static doc_count c;
-  memset(&c, 0, sizeof c);
-  snprintf(path, sizeof path, "%s/../README.md", LS_TEST_DIR);
-  char *t = slurp(path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-  check_markdown(&c, "README.md", t);
-  free(t);
-  snprintf(path, sizeof path, "%s/../docs", LS_TEST_DIR);
-  DIR *d = opendir(path);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
   for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    size_t n = strlen(e->d_name);
-    if (n < 4 || strcmp(e->d_name + n - 3, ".md") != 0)
+    const char *n = e->d_name;
+    size_t len = strlen(n);
+    char path[1024], name[600];
+    if (n[0] == '.' || (!rel[0] && !strncmp(n, "build", 5)))
       continue;
-    char file[800], name[300];
-    snprintf(file, sizeof file, "%s/%s", path, e->d_name);
-    snprintf(name, sizeof name, "docs/%s", e->d_name);
-    if ((t = slurp(file)) != NULL)
-      check_markdown(&c, name, t);
-    free(t);
+    snprintf(path, sizeof path, "%s/%s", dir, n);
+    snprintf(name, sizeof name, "%s%s%s", rel, rel[0] ? "/" : "", n);
+    if (len > 3 && !strcmp(n + len - 3, ".md")) {
+      char *t = slurp(path);
+      if (t)
+        check_markdown(c, name, t);
+      free(t);
+    } else {
+      struct stat st;
+      if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        check_tree(c, path, name);
+    }
   }
   closedir(d);
+}
+
+static void test_doc_commands(void)
+{
+  static doc_count c;
+  memset(&c, 0, sizeof c);
+  check_tree(&c, LS_TEST_DIR "/..", "");
   if (c.failed)
     fprintf(stderr, "\n%s", c.report);
   fprintf(stderr, "\n  %d command lines: %d --help runs, %d real runs, %d failed\n", c.lines, c.help_runs,

@@ -279,3 +279,16 @@ printf 'id: x\nname: y\nsoc: \001z\n' > "$W/ctl.yaml"; row "control character on
 sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 0x1p3 GB/s" "$W/hex.yaml"; row "hexadecimal float (accepted before the fix)" profiles validate hex.yaml
 row "hexadecimal float in --set" $RUN --set device.flash.bandwidth=0x1p3GB/s
 sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 2 TB/s" "$W/fast.yaml"; row "bandwidth above the range (printed in the key's unit)" profiles validate fast.yaml
+
+cat <<'HEAD'
+
+## Adversarial table (`tests/adversarial/cases.sh`)
+
+The cases of issue 22, run by ctest (`adversarial.cases`) with their expected exit status and
+message fragment, and a post-check that the foreign file, database, device node, FIFO or
+folder is as it was. Rows `A<n>` are generated from the same table
+(`tests/adversarial/run.sh --markdown`); `tests/adversarial/doc_sync.sh` (ctest
+`adversarial.doc`) fails when this section and the table differ. Races between writers are
+in `tests/adversarial/race.sh` (ctest `adversarial.race`).
+HEAD
+sh "$ROOT/tests/adversarial/run.sh" --markdown "$BIN"

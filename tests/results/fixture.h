@@ -35,5 +35,6 @@ double fx_main_ratio(const char *system, int k);  /* lever / system of configura
 double fx_query(ls_db *db, const char *sql);
 
 extern CU_TestInfo fx_schema_tests[], fx_write_tests[], fx_export_tests[], fx_views_tests[],
-    fx_merge_tests[], fx_concurrency_tests[], fx_check_tests[], fx_cli_tests[], fx_stats_tests[];
+    fx_merge_tests[], fx_concurrency_tests[], fx_check_tests[], fx_cli_tests[], fx_stats_tests[],
+    fx_safety_tests[];
 #endif

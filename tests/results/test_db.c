@@ -33,7 +33,7 @@ static void test_schema_created(void)
   ls_db_close(db);
   CU_ASSERT_EQUAL(ls_db_open(&db, p, &e), LS_EDB);
   CU_ASSERT_PTR_NULL(db);
-  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "schema_version 99"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "schema_version '99'"));
 }
 
 static void test_open_errors(void)
@@ -126,8 +126,8 @@ static void test_read_only_media(void)
   CU_ASSERT_EQUAL(ls_db_input_uri(src, uri, sizeof uri), 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(uri, "?mode=ro"));
   CU_ASSERT_PTR_NULL(strstr(uri, "immutable"));
-  CU_ASSERT_EQUAL(ls_db_input_uri("a?b#c%d.db", uri, sizeof uri), 1); /* absent: not writable */
-  CU_ASSERT_STRING_EQUAL(uri, "file:a%3Fb%23c%25d.db?mode=ro&immutable=1");
+  CU_ASSERT_EQUAL(ls_db_input_uri("a?b#c%d.db", uri, sizeof uri), 0); /* the folder is writable */
+  CU_ASSERT_STRING_EQUAL(uri, "file:a%3Fb%23c%25d.db?mode=ro");
   CU_ASSERT_EQUAL(ls_db_input_uri("x.db", uri, 8), -1);
   snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' && rm -rf '%s'", dir, dir);
   CU_ASSERT_EQUAL(system(cmd), 0);

@@ -19,6 +19,7 @@ static CU_SuiteInfo suites[] = {
     {"check", NULL, cleanup, NULL, NULL, fx_check_tests},
     {"cli", NULL, cleanup, NULL, NULL, fx_cli_tests},
     {"stats", NULL, cleanup, NULL, NULL, fx_stats_tests},
+    {"safety", NULL, cleanup, NULL, NULL, fx_safety_tests},
     CU_SUITE_INFO_NULL,
 };
 

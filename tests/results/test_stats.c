@@ -32,24 +32,34 @@ static void test_metric_ci_by_hand(void)
     if (!strcmp(ls_db_ci_metric_name(i), "verify_s_mean")) i_vs = i;
   }
   CU_ASSERT_FATAL(i_tps >= 0 && i_io >= 0 && i_vs >= 0);
-  CU_ASSERT_EQUAL(ls_db_metric_ci(p, 6, "r", i_tps, &est, &lo, &hi, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_metric_ci(p, 6, i_tps, &est, &lo, &hi, &e), LS_OK);
   CU_ASSERT_DOUBLE_EQUAL(est, 5.0, 1e-12); /* 360 tokens / 72 s */
   CU_ASSERT_DOUBLE_EQUAL(lo, 5.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(hi, 5.0, 1e-12);
-  ls_db_metric_ci(p, 6, "r", i_io, &est, &lo, &hi, &e);
+  ls_db_metric_ci(p, 6, i_io, &est, &lo, &hi, &e);
   CU_ASSERT_DOUBLE_EQUAL(est, 0.5, 1e-12); /* 4 s waits / (6 + 2) s verification */
-  ls_db_metric_ci(p, 6, "r", i_vs, &est, &lo, &hi, &e);
+  ls_db_metric_ci(p, 6, i_vs, &est, &lo, &hi, &e);
   CU_ASSERT_DOUBLE_EQUAL(est, 0.4, 1e-12); /* (6 + 2) s / 20 cycles */
   /* One slow prompt (24 s): a resample holding it K times gives 360 / (72 + 12 K), K ~
    * Binomial(6, 1/6). P(K = 0) = 0.33 > 2.5 %, so the upper bound is 5; P(K >= 4) = 0.9 % and
    * P(K >= 3) = 6.2 % put the 2.5 % quantile at K = 3: 360 / 108. */
   p[5].decode_s = 24;
-  ls_db_metric_ci(p, 6, "r", i_tps, &est, &lo, &hi, &e);
+  ls_db_metric_ci(p, 6, i_tps, &est, &lo, &hi, &e);
   CU_ASSERT_DOUBLE_EQUAL(est, 360.0 / 84, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(lo, 360.0 / 108, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(hi, 5.0, 1e-12);
-  CU_ASSERT_EQUAL(ls_db_metric_ci(p, 4, "r", i_tps, &est, &lo, &hi, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_metric_ci(p, 4, i_tps, &est, &lo, &hi, &e), LS_OK);
   CU_ASSERT(isnan(lo) && isnan(hi));
+  /* one metric alone is that metric of all of them, bit for bit (one shared resample) */
+  for (int j = 0; j < 6; j++) p[j].tau_sum = 50 + 7 * j, p[j].io_wait_s = 1 + j % 3;
+  ls_boot_ci all[32];
+  CU_ASSERT_EQUAL_FATAL(ls_db_metric_cis(p, 6, all, &e), LS_OK);
+  for (int i = 0; ls_db_ci_metric_name(i); i++) {
+    CU_ASSERT_EQUAL(ls_db_metric_ci(p, 6, i, &est, &lo, &hi, &e), LS_OK);
+    CU_ASSERT(est == all[i].est || (isnan(est) && isnan(all[i].est)));
+    CU_ASSERT(lo == all[i].lo || (isnan(lo) && isnan(all[i].lo)));
+    CU_ASSERT(hi == all[i].hi || (isnan(hi) && isnan(all[i].hi)));
+  }
 }
 
 /* Written runs carry metric_ci rows; refresh fills ratio_ci and the views' _lo/_hi. */
@@ -236,7 +246,94 @@ static void test_reproduce_json(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "speedup_mean_lo"));
 }
 
+/* Identical data, identical intervals (issue: budgets 64 and 128 decoding the same text got
+ * different intervals, as did a profile named by path and by id): two runs whose prompts
+ * carry the same numbers under different ids and settings get the same metric intervals and
+ * the same paired ratios; one changed prompt changes them. */
+static void test_same_data_same_intervals(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "same.db"), &e), LS_OK);
+  ls_db_prompt lv[FX_PROMPTS], ar[FX_PROMPTS], ar2[FX_PROMPTS];
+  fx_prompts("lever", 10, 3, lv);
+  fx_prompts("ar-flash", 4, 1, ar);
+  memcpy(ar2, ar, sizeof ar);
+  ar2[3].decode_s *= 1.5;
+  static const char *const axes[] = {"{\"draft.budget\":\"64\"}", "{\"draft.budget\":\"128\"}", "{\"draft.budget\":\"256\"}"};
+  static ls_db_prompt lvk[3][FX_PROMPTS], ark[3][FX_PROMPTS]; /* each run its own copy */
+  for (int k = 0; k < 3; k++) {
+    memcpy(lvk[k], lv, sizeof lv);
+    memcpy(ark[k], k < 2 ? ar : ar2, sizeof ar);
+    CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "lever", axes[k], 7, 10, 3, lvk[k], FX_PROMPTS), LS_OK);
+    CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "ar-flash", axes[k], 7, 4, 1, ark[k], FX_PROMPTS), LS_OK);
+  }
+  CU_ASSERT_EQUAL_FATAL(ls_db_stats_refresh(db, &e), LS_OK);
+  /* three distinct runs per system, of which two have the same data */
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(DISTINCT run_id) FROM runs WHERE system = 'ar-flash'"), 3);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(DISTINCT lo || ' ' || hi) FROM metric_ci c JOIN runs r USING(run_id)"
+                               " WHERE r.system = 'lever' AND c.name = 'throughput_tps'"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(DISTINCT lo || ' ' || hi) FROM metric_ci c JOIN runs r USING(run_id)"
+                               " WHERE r.system = 'ar-flash' AND c.name = 'throughput_tps'"), 2);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(DISTINCT lo || ' ' || hi) FROM ratio_ci c JOIN runs r USING(run_id)"
+                               " WHERE r.system = 'ar-flash' AND c.ref_system = 'lever' AND c.metric = 'throughput_tps'"
+                               " AND r.axes_json <> '{\"draft.budget\":\"256\"}'"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(DISTINCT lo || ' ' || hi) FROM ratio_ci c JOIN runs r USING(run_id)"
+                               " WHERE r.system = 'ar-flash' AND c.ref_system = 'lever' AND c.metric = 'throughput_tps'"), 2);
+  CU_ASSERT(fx_query(db, "SELECT min(hi - lo) FROM metric_ci WHERE name = 'throughput_tps'") > 0);
+  ls_db_close(db);
+}
+
+/* A sweep's workers pair each run as they write it (ls_db_stats_pair_run), and the parent
+ * then makes the summary: the same ratio_ci and summary_ci rows as one refresh after all
+ * runs, whatever order the runs arrive in; pairing a run twice adds nothing. */
+static void test_pairs_as_runs_arrive(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "arrive.db"), &e), LS_OK);
+  static const char *const sys[] = {"lever", "ar-flash", "specinfer"};
+  for (int k = 0; k < 4; k++) /* fx_fill_main's runs, without its refresh */
+    for (int s = 0; s < 3; s++) {
+      char dev[8], mod[8];
+      snprintf(dev, sizeof dev, "d%d", k / 2);
+      snprintf(mod, sizeof mod, "m%d", k % 2);
+      CU_ASSERT_EQUAL_FATAL(fx_add(db, "main", dev, mod, "s0", sys[s], "{}", 7,
+                                   (10 + k) / fx_main_ratio(sys[s], k), 2 + s), LS_OK);
+    }
+  sqlite3_stmt *st = NULL;
+  char ids[12][LS_DB_RUN_ID_LEN + 1];
+  int n = 0;
+  CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db->h, "SELECT run_id FROM runs ORDER BY system DESC, run_id", -1, &st, NULL), SQLITE_OK);
+  while (n < 12 && sqlite3_step(st) == SQLITE_ROW)
+    snprintf(ids[n++], sizeof ids[0], "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  CU_ASSERT_EQUAL_FATAL(n, 12);
+  for (int i = 0; i < n; i++) {
+    CU_ASSERT_EQUAL(ls_db_stats_pair_run(db, ids[i], &e), LS_OK);
+    if (i == 0) /* specinfer of one configuration: with itself, lever and ar-flash both ways */
+      CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM ratio_ci"), 5 * 2);
+  }
+  CU_ASSERT_EQUAL(ls_db_stats_pair_run(db, ids[3], &e), LS_OK); /* again: nothing new */
+  CU_ASSERT_EQUAL(ls_db_stats_pair_run(db, NULL, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_summary(db, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM ratio_ci"), 4 * 3 * 3 * 2); /* 3 refs here */
+  CU_ASSERT_EQUAL(ls_db_exec(db, "CREATE TEMP TABLE r0 AS SELECT * FROM ratio_ci;"
+                                 " CREATE TEMP TABLE s0 AS SELECT * FROM summary_ci;", &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM s0"), 2);
+  CU_ASSERT_EQUAL_FATAL(ls_db_stats_refresh(db, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM (SELECT * FROM ratio_ci EXCEPT SELECT * FROM r0)"), 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM (SELECT * FROM r0 EXCEPT SELECT * FROM ratio_ci)"), 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM (SELECT * FROM summary_ci EXCEPT SELECT * FROM s0)"), 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM summary_ci"), 2);
+  ls_db_close(db);
+}
+
 CU_TestInfo fx_stats_tests[] = {
+    {"pairs computed as runs arrive equal one refresh after them", test_pairs_as_runs_arrive},
+    {"identical data, identical intervals, whatever the run's id", test_same_data_same_intervals},
     {"metric intervals by hand; none under 5 prompts", test_metric_ci_by_hand},
     {"paired ratios in the views; summary resampled jointly", test_views_intervals},
     {"runs of different sizes pair over the prompts both decoded", test_unequal_prompts},

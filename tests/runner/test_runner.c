@@ -422,7 +422,7 @@ static void test_metrics_and_settings_recorded(void)
   ls_kv_assign(kv, "model.draft=tiny-target", "argument 9 (--set)", &err);
   ls_experiment_free(x);
   CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, g_data, &err), LS_OK);
-  /* typed on the command line: a usage error (64), not bad input data (issue 18.6) */
+  /* typed on the command line: a usage error (64) naming its argument */
   CU_ASSERT_EQUAL(ls_decode_check(c, ls_experiment_run(x, 0), &r, &err), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "argument 9 (--set): model.draft=tiny-target: a target cannot draft for itself"));
   ls_decode_result_free(&r);
@@ -438,8 +438,9 @@ static void test_trace_replay(void)
 {
   ls_decode_result res;
   char set[1024];
-  snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=100000;workload.trace=%s/workloads/traces/sample.trace",
-           LS_SOURCE_DIR);
+  /* the draft the trace was recorded with (a trace of another draft is refused) */
+  snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=100000;model.draft=llama-3.2-1b;"
+           "workload.trace=%s/workloads/traces/sample.trace", LS_SOURCE_DIR);
   CU_ASSERT_EQUAL_FATAL(run_one(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "humaneval", "specinfer", set, &res), LS_OK);
   CU_ASSERT_EQUAL(res.valid, 1);
   /* sample.trace: "prompt 0 115 196": 196 tokens, the first of them from prefill */
@@ -463,6 +464,15 @@ static void test_trace_replay(void)
   ls_decode_result_free(&res);
   CU_ASSERT_NOT_EQUAL(run_one(LS_SOURCE_DIR, "oneplus-12", "qwen3-8b", "humaneval", "specinfer", set, &res), LS_OK);
   ls_decode_result_free(&res);
+  /* another dataset, another draft, more prompts than the trace holds: refused, not replayed */
+  const char *bad[] = {"gsm8k", "humaneval", "humaneval"};
+  const char *extra[] = {"", ";model.draft=eagle3-llama-3.1-8b", ";workload.prompts=5"};
+  for (int i = 0; i < 3; i++) {
+    char set2[1200];
+    snprintf(set2, sizeof set2, "%s%s", set, extra[i]);
+    CU_ASSERT_EQUAL(run_one(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", bad[i], "specinfer", set2, &res), LS_EINVALID);
+    ls_decode_result_free(&res);
+  }
 }
 
 /* ---- bounds of one run (regressions of issue 13) ---- */

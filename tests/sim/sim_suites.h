@@ -10,6 +10,7 @@ extern CU_TestInfo ls_t_rng[];      /* test_rng.c */
 extern CU_TestInfo ls_t_stats[];    /* test_stats.c */
 extern CU_TestInfo ls_t_units[];    /* test_units.c */
 extern CU_TestInfo ls_t_yaml[];     /* test_yaml.c */
+extern CU_TestInfo ls_t_fileio[];   /* test_fileio.c */
 extern CU_TestInfo ls_t_kv[];       /* test_kv.c */
 extern CU_TestInfo ls_t_bench[];    /* test_engine.c */
 extern CU_TestInfo ls_t_boot[];     /* test_boot.c */

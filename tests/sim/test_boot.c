@@ -1,5 +1,7 @@
 /* tests/sim/test_boot: the paired bootstrap (sim/boot) against hand arithmetic, pairing,
  * determinism, the few-units rule and the coverage of known ratios. */
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include "ls_test.h"
 #include "sim/boot.h"
@@ -154,7 +156,80 @@ static void test_coverage(void)
   CU_ASSERT(hit >= 176 && hit <= 198); /* 88 % .. 99 % */
 }
 
+/* A table of units resampled once for several statistics gives, for each, exactly the
+ * interval of that statistic alone under the same seed (the same draws, the same sums); the
+ * two aggregates from one set of replicates equal the two separate calls. */
+static void test_table_shares_one_resample(void)
+{
+  enum { N = 12 };
+  double tok[N], ta[N], tb[N], rows[N * 3];
+  for (int i = 0; i < N; i++) {
+    tok[i] = 50 + i;
+    ta[i] = 1 + ls_uniform(LS_KEY(3, (uint64_t)i));
+    tb[i] = ta[i] * (1.1 + 0.3 * ls_uniform(LS_KEY(4, (uint64_t)i)));
+    rows[3 * i] = tok[i], rows[3 * i + 1] = ta[i], rows[3 * i + 2] = tb[i];
+  }
+  const ls_boot_cols st[3] = {{0, 1, -1, -1}, {0, 1, 0, 2}, {0, 2, -1, -1}};
+  ls_boot_pair alone[3] = {{N, tok, ta, NULL, NULL, 99}, {N, tok, ta, tok, tb, 99}, {N, tok, tb, NULL, NULL, 99}};
+  ls_boot_ci t[3], p;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_table(rows, N, 3, st, 3, 99, 2000, 0.95, t, &err), LS_OK);
+  for (int k = 0; k < 3; k++) {
+    CU_ASSERT_EQUAL(ls_boot_ci_pair(&alone[k], 2000, 0.95, &p, &err), LS_OK);
+    CU_ASSERT_EQUAL(t[k].est, p.est);
+    CU_ASSERT_EQUAL(t[k].lo, p.lo);
+    CU_ASSERT_EQUAL(t[k].hi, p.hi);
+    CU_ASSERT_EQUAL(t[k].n, N);
+    CU_ASSERT(t[k].reliable && t[k].lo < t[k].est && t[k].est < t[k].hi);
+  }
+  CU_ASSERT_EQUAL(ls_boot_ci_table(rows, 4, 3, st, 3, 99, 2000, 0.95, t, &err), LS_OK);
+  CU_ASSERT(!t[0].reliable && isnan(t[0].lo) && isnan(t[1].hi));
+  CU_ASSERT_EQUAL(ls_boot_ci_table(rows, N, 3, st, 3, 99, 10, 0.95, t, &err), LS_ERANGE);
+  ls_boot_pair ps[2] = {alone[1], {N, tok, tb, tok, ta, 5}};
+  ls_boot_ci m, g, m2, g2;
+  CU_ASSERT_EQUAL(ls_boot_ci_agg2(ps, 2, 2000, 0.95, &m, &g, &err), LS_OK);
+  ls_boot_ci_agg(ps, 2, LS_BOOT_MEAN, 2000, 0.95, &m2, &err);
+  ls_boot_ci_agg(ps, 2, LS_BOOT_GEOMEAN, 2000, 0.95, &g2, &err);
+  CU_ASSERT(m.est == m2.est && m.lo == m2.lo && m.hi == m2.hi);
+  CU_ASSERT(g.est == g2.est && g.lo == g2.lo && g.hi == g2.hi);
+  CU_ASSERT(g.est < m.est); /* AM-GM on two different ratios */
+}
+
+/* The selection quantile equals GSL's on the sorted data, with and without ties. */
+static void test_quantile_as_gsl(void)
+{
+  enum { N = 2000 };
+  static double x[N], sorted[N];
+  const double fs[] = {0.0, 0.025, 0.5, 0.975, 1.0};
+  for (int ties = 0; ties < 3; ties++)
+    for (int t = 0; t < 20; t++) {
+      for (int i = 0; i < N; i++) { /* ties: values on a coarse grid, so neighbours repeat */
+        double u = ls_uniform(LS_KEY(11, (uint64_t)t, (uint64_t)i, (uint64_t)ties));
+        x[i] = ties ? floor(u * (ties == 1 ? 40 : 400)) : u;
+      }
+      for (int i = 0; i < N; i++) sorted[i] = x[i];
+      gsl_sort(sorted, 1, N);
+      for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
+        double want = gsl_stats_quantile_from_sorted_data(sorted, 1, N, fs[k]);
+        CU_ASSERT_EQUAL(ls_boot_quantile(x, N, fs[k]), want);
+      }
+    }
+}
+
+/* The seed from the data: the same numbers give the same seed, any change another. */
+static void test_seed_of_data(void)
+{
+  double a[3] = {1, 2, 3}, b[3] = {1, 2, 3}, c[3] = {1, 2, 3.0000000000000004};
+  CU_ASSERT_EQUAL(ls_boot_seed_of(7, a, 3), ls_boot_seed_of(7, b, 3));
+  CU_ASSERT_NOT_EQUAL(ls_boot_seed_of(7, a, 3), ls_boot_seed_of(7, c, 3));
+  CU_ASSERT_NOT_EQUAL(ls_boot_seed_of(7, a, 3), ls_boot_seed_of(7, a, 2));
+  CU_ASSERT_NOT_EQUAL(ls_boot_seed_of(7, a, 3), ls_boot_seed_of(8, a, 3));
+}
+
 CU_TestInfo ls_t_boot[] = {
+    {"one resample list for a table's statistics; both aggregates at once", test_table_shares_one_resample},
+    {"the seed is a hash of the data", test_seed_of_data},
+    {"the selection quantile equals GSL's", test_quantile_as_gsl},
     {"ratio of sums by hand, NaN on a zero denominator", test_point},
     {"fewer than 5 prompts: no interval", test_few_units},
     {"pairing: a constant per-prompt ratio has a point interval", test_pairing},

@@ -40,6 +40,7 @@ static CU_SuiteInfo suites[] = {
     {"stats", NULL, NULL, NULL, NULL, ls_t_stats},
     {"units", NULL, NULL, NULL, NULL, ls_t_units},
     {"yaml", NULL, NULL, NULL, NULL, ls_t_yaml},
+    {"fileio", NULL, NULL, NULL, NULL, ls_t_fileio},
     {"kv", NULL, NULL, NULL, NULL, ls_t_kv},
     {"bench", NULL, NULL, NULL, NULL, ls_t_bench},
     {"boot", NULL, NULL, NULL, NULL, ls_t_boot},

@@ -298,7 +298,38 @@ static void test_long_keys(void)
   ls_ydoc_free(d);
 }
 
+/* libyaml turns "\0" escapes into NUL bytes inside a scalar; a C string would end there and
+ * cut the key or value silently. Refused where it stands, for values and keys; a mapping of
+ * many keys is checked for duplicates in n log n (the first repeat is the one reported). */
+static void test_nul_and_many_keys(void)
+{
+  ls_ydoc *d = NULL;
+  ls_error err;
+  CU_ASSERT_EQUAL(ls_ydoc_load_string(&d, "v.yaml", "a: 1\nname: \"One\\0Plus\"\n", &err), LS_EPARSE);
+  CU_ASSERT_STRING_EQUAL(err.file, "v.yaml");
+  CU_ASSERT_EQUAL(err.line, 2);
+  CU_ASSERT_EQUAL(err.col, 7);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "name: a NUL byte (\\0) in a value ('One...')"));
+  CU_ASSERT_EQUAL(ls_ydoc_load_string(&d, "k.yaml", "m:\n  \"na\\0me\": 1\n", &err), LS_EPARSE);
+  CU_ASSERT_EQUAL(err.line, 2);
+  CU_ASSERT_EQUAL(err.col, 3);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "m: a NUL byte (\\0) in a key ('na...')"));
+  CU_ASSERT_EQUAL(ls_ydoc_load_string(&d, "s.yaml", "l: [a, \"b\\0\"]\n", &err), LS_EPARSE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "l[1]: a NUL byte"));
+  CU_ASSERT_EQUAL(ls_ydoc_load_string(&d, "ok.yaml", "a: \"x\\ty\"\n", &err), LS_OK);
+  ls_ydoc_free(d);
+  enum { N = 50000 };
+  char *big = malloc((size_t)N * 16 + 32), *p = big;
+  for (int i = 0; i < N; i++) p += sprintf(p, "k%d: 1\n", i);
+  sprintf(p, "k7: 2\nk3: 2\n");
+  CU_ASSERT_EQUAL(ls_ydoc_load_string(&d, "big.yaml", big, &err), LS_ESCHEMA);
+  CU_ASSERT_EQUAL(err.line, N + 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "k7: duplicate key (first at line 8)"));
+  free(big);
+}
+
 CU_TestInfo ls_t_yaml[] = {
+    {"NUL bytes refused where they stand; many keys", test_nul_and_many_keys},
     {"keys longer than 63 characters (fuzz regression)", test_long_keys},
     {"one fixture per error kind: exact location, path, value", test_error_fixtures},
     {"a valid document read fully", test_valid},
