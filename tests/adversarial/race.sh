@@ -54,12 +54,12 @@ wait $pm || fail "1: merge exited $? ($(tail -1 m.err))"
 #    window does not depend on how fast this machine simulates; it goes on afterwards.
 setsid "$BIN" sweep a.yaml --db r.db --jobs 1 >/dev/null 2>s.err & ps=$!
 wait_runs r.db 1
-kill -STOP -- -$ps
+kill -STOP -$ps
 t0=$(date +%s)
 env -u LEVERSIM_DATA "$BIN" reproduce --quick --no-figures --prompts 1 --tokens 8 --db r.db >/dev/null 2>r.err
 code=$?
 t1=$(date +%s)
-kill -CONT -- -$ps
+kill -CONT -$ps
 [ $code = 74 ] || fail "2: reproduce during a sweep exited $code, expected 74 ($(tail -1 r.err))"
 grep -q "in use by leversim sweep since" r.err || fail "2: refusal does not name the sweep: $(tail -1 r.err)"
 [ $((t1 - t0)) -le 5 ] || fail "2: the refusal took $((t1 - t0)) s"
@@ -69,10 +69,10 @@ wait $ps || fail "2: the sweep exited $? ($(tail -1 s.err))"
 # 3. a sweep while a fresh reproduce writes: refused at once, naming it
 env -u LEVERSIM_DATA setsid "$BIN" reproduce --quick --no-figures --prompts 1 --tokens 8 --db q.db >/dev/null 2>q.err & pr=$!
 wait_runs q.db 1
-kill -STOP -- -$pr
+kill -STOP -$pr
 "$BIN" sweep c.yaml --db q.db >/dev/null 2>s2.err
 code=$?
-kill -CONT -- -$pr
+kill -CONT -$pr
 [ $code = 74 ] || fail "3: sweep during a fresh reproduce exited $code, expected 74"
 grep -q "in use by leversim reproduce since" s2.err || fail "3: refusal does not name reproduce: $(tail -1 s2.err)"
 wait $pr || fail "3: reproduce exited $? ($(tail -1 q.err))"
@@ -99,7 +99,7 @@ wait $ph 2>/dev/null
 # 5. a sweep killed by SIGKILL: what it committed is read (the -wal included)
 setsid "$BIN" sweep a.yaml --db k.db --jobs 2 >/dev/null 2>&1 & pk=$!
 wait_runs k.db 6
-kill -KILL -- -$pk 2>/dev/null || kill -KILL $pk
+kill -KILL -$pk 2>/dev/null || kill -KILL $pk
 wait $pk 2>/dev/null
 sleep 0.2
 seen=$("$BIN" export --db k.db --view v_runs | tail -n +2 | wc -l)
