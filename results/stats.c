@@ -313,8 +313,8 @@ static const char *const ratio_metrics[] = {"throughput_tps", "tau"};
 /* Every ok run against each reference system's run of its configuration. */
 #define PAIRS_SELECT                                                                          \
   "SELECT s.run_id, r.run_id, r.system FROM runs s JOIN runs r"                               \
-  " ON r.status = 'ok' AND r.system IN (SELECT value FROM roles WHERE role IN"                 \
-  " ('system.reference', 'system.baseline', 'system.tree', 'system.no_prune'))"               \
+  " ON r.status = 'ok' AND r.system IN (SELECT value FROM roles WHERE role IN ('system.reference'," \
+  " 'system.baseline', 'system.tree', 'system.no_prune'))"                                    \
   " AND (r.part, r.device, r.model, r.dataset, r.axes_json, r.seed)"                          \
   " = (s.part, s.device, s.model, s.dataset, s.axes_json, s.seed)"                            \
   " WHERE s.status = 'ok' AND " ONE_REF("r")

@@ -221,10 +221,12 @@ static int trial_paths(repro_opts *o, const ls_kv *sizes, ls_error *err)
   snprintf(dir, sizeof dir, "results/trial%s%s%s%s", p ? "-p" : "", p ? p : "", t ? "-t" : "", t ? t : "");
   snprintf(o->trial_db, sizeof o->trial_db, "%s/leversim.db", dir);
   snprintf(o->trial_out, sizeof o->trial_out, "%s/figures", dir);
-  int own_db = !o->db; /* the figures' folder is made by ls_draw when they are drawn */
+  /* the folder is made only when something goes into it (the figures folder itself is made
+   * by the report); results/ first, for a replay started outside a checkout */
+  int own = !o->db || (!o->out && !o->no_figures);
   if (!o->db) o->db = o->trial_db;
   if (!o->out) o->out = o->trial_out;
-  if (own_db && ((mkdir("results", 0777) != 0 && errno != EEXIST) || (mkdir(dir, 0777) != 0 && errno != EEXIST)))
+  if (own && ((mkdir("results", 0777) != 0 && errno != EEXIST) || (mkdir(dir, 0777) != 0 && errno != EEXIST)))
     return ls_error_set(err, LS_EIO, "%s: cannot create the trial folder: %s", dir, strerror(errno));
   return LS_OK;
 }

@@ -209,9 +209,10 @@ static int at_setting(ls_kv *kv, const char *key, int rc, ls_error *err)
     ls_error_wrap(err, "%s", origin);
   else
     ls_error_wrap(err, "%s: %s=%s", origin, key, ls_kv_find(kv, key));
-  /* a bad value typed on the command line is a usage error (64), the same value read from a
-   * file bad data (65): README, "Exit codes" */
-  if (strncmp(origin, "argument ", 9) == 0 && ls_status_exit(rc) == 65)
+  /* The exit-code rule (README, sim/kv.c): a bad value typed on the command line is a usage
+   * error (64), the same value read from a file is bad input data (65). */
+  int typed = strncmp(origin, "--", 2) == 0 || strncmp(origin, "argument ", 9) == 0;
+  if (typed && ls_status_exit(rc) == 65)
     rc = err->code = LS_EUSAGE;
   return rc;
 }

@@ -407,10 +407,11 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   ign.sa_handler = SIG_IGN;
   ls_stop_catch(old);
   sigaction(SIGXFSZ, &ign, &old_xfsz);
+  /* The parent opens (and claims) the database and records the study's roles before the
+   * workers race to it. */
   ls_db *db = NULL;
   int rc = open_parent(o, &db, err);
-  if (rc == LS_OK) /* the study's roles: what the results views compare */
-    rc = ls_driver_write_roles(db, ls_experiment_roles(x), err);
+  if (rc == LS_OK) rc = ls_driver_write_roles(db, ls_experiment_roles(x), err);
   int fd[2];
   if (rc == LS_OK && pipe(fd) != 0)
     rc = ls_error_set(err, LS_EIO, "pipe failed: %s", strerror(errno));

@@ -422,7 +422,7 @@ static void test_metrics_and_settings_recorded(void)
   ls_kv_assign(kv, "model.draft=tiny-target", "argument 9 (--set)", &err);
   ls_experiment_free(x);
   CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "tiny", "tiny-target", "iid", "lever", kv, 7, g_data, &err), LS_OK);
-  /* typed on the command line: a usage error (64) naming its argument */
+  /* typed on the command line: a usage error (64) naming its argument (issue 18.6) */
   CU_ASSERT_EQUAL(ls_decode_check(c, ls_experiment_run(x, 0), &r, &err), LS_EUSAGE);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "argument 9 (--set): model.draft=tiny-target: a target cannot draft for itself"));
   ls_decode_result_free(&r);
