@@ -1,15 +1,29 @@
-/* results/check: the CI regression check of Lever's speedup ratios against a baseline.
+/* results/check: the CI regression check of a paper replay against a baseline.
  *
- * The quantity checked is lever_speedup = throughput(lever) / throughput(system) of v_speedup
- * (part 'main') per configuration, with its paired 95 % interval (lever_speedup_lo/hi, see
- * results/stats.c); with several seeds per configuration, ratio and bounds are averaged.
- * The check is two-sided, since a bug that flatters Lever is as wrong as one that hurts it:
- * an entry regresses when
- *     |ratio - baseline| > k * sqrt(hw^2 + hw_base^2) + floor * baseline
- * (hw: the half-widths (hi - lo) / 2 of the database's and of the baseline's interval; the
- * floor absorbs rounding), or when it is missing from the database. Where either side has no
- * interval (a replay of fewer than 5 prompts) the tolerance is no_interval * baseline, and the
- * report says so.
+ * Two kinds of values are guarded, per configuration (device, model, dataset, axes):
+ *  - entries: lever_speedup = throughput(lever) / throughput(system) of v_speedup (part
+ *    'main'), with its paired 95 % interval (lever_speedup_lo/hi, results/stats.c);
+ *  - metrics: every run's throughput_tps (every system, AR from DRAM included) and io_share
+ *    (Table 1 is the io_share of part table1's ar-flash runs), of every part of the replay,
+ *    with their 95 % intervals. With several seeds per configuration, values are averaged.
+ * Two ways to compare (the baseline's `compare:`):
+ *  - exact (what `--write-baseline` writes): a replay is deterministic, with common random
+ *    numbers, so the same code and inputs give bit-identical values on any machine (.ci/run
+ *    checks --jobs 1 against 2). A value regresses when
+ *        |value - baseline| > exact_tolerance * |baseline|     (exact_tolerance 1e-9)
+ *    i.e. when it moved at all beyond floating-point noise. This is the paired comparison
+ *    over the same prompts: the difference of two replays of one prompt set has no sampling
+ *    noise, so any change of a model input that reaches a guarded value is caught, however
+ *    small (docs/STATISTICS.md gives the measured power). A refactor passes only when it is
+ *    bit-identical (to 1e-9).
+ *  - interval (baselines without `compare:`): an entry regresses when
+ *        |value - baseline| > k * sqrt(hw^2 + hw_base^2) + floor * |baseline|
+ *    (hw: the half-widths (hi - lo) / 2 of the database's and of the baseline's interval),
+ *    or, where either side has no interval, when it moves by more than no_interval x baseline.
+ * Either way the check is two-sided (a bug that flatters Lever is as wrong as one that hurts
+ * it), a value missing from the database regresses, and the report gives each changed value's
+ * move in % and the statistical view: whether it lies beyond the interval tolerance above
+ * (an intended model change that moves values only within their intervals is not a result).
  * A baseline belongs to one replay: it records the experiment, the replay (quick or full), the
  * spec hash (of the expanded run specs, stored in the database's meta by `leversim reproduce`)
  * and the replay size. A database of another replay is refused (LS_EINVALID, exit 65) with the
@@ -22,12 +36,18 @@
  *   prompts: "8"                 # workload.prompts ("MIN-MAX" when sized per system) and
  *                                # workload.max_tokens of the replay
  *   max_tokens: 128
+ *   compare: exact               # exact | interval (absent: interval)
+ *   exact_tolerance: 1e-09       # relative; only with compare: exact
  *   k: 1                         # multiplier of the combined half-width
  *   floor: 0.001                 # relative floor of the tolerance
  *   no_interval: 0.02            # relative tolerance where an interval is missing
  *   entries:                     # one per (configuration, system); lever itself not listed
  *     - {device: oneplus-12, model: llama-3.1-8b, dataset: gsm8k, axes: "{}",
  *        system: ar-flash, ratio: 2.91, lo: 2.85, hi: 2.97}   # lo/hi absent: no interval
+ *   metrics:                     # optional; one per (part, configuration, system)
+ *     - {part: main, device: oneplus-12, model: llama-3.1-8b, dataset: gsm8k, axes: "{}",
+ *        system: ar-mem, throughput_tps: 8.5, throughput_tps_lo: 8.4, throughput_tps_hi: 8.6,
+ *        io_share: 0}            # each value optional, its lo/hi both or neither
  * Unknown or duplicate keys, a duplicated entry, a ratio <= 0, lo > hi or only one of them
  * are errors with file:line:col. */
 #include <dirent.h>
@@ -38,21 +58,40 @@
 #include "results/db_int.h"
 #include "sim/yaml.h"
 
+/* A guarded value: v, and its 95 % interval [lo, hi] (NaN: none). v NaN: absent. */
+typedef struct val { double v, lo, hi; } val;
+
 typedef struct entry {
   const char *device, *model, *dataset, *axes, *system; /* borrowed from the YAML document */
   double ratio, lo, hi;                                  /* lo/hi NaN: no interval */
   ls_ynode node;
 } entry;
 
+/* The metrics guarded per run (columns of v_runs; io_share's interval from metric_ci). */
+#define N_MET 2
+static const char *const MET[N_MET] = {"throughput_tps", "io_share"};
+
+typedef struct mrow {
+  const char *part, *device, *model, *dataset, *axes, *system; /* borrowed */
+  val m[N_MET];
+  ls_ynode node;
+} mrow;
+
+typedef enum { CMP_INTERVAL = 0, CMP_EXACT = 1 } cmp_mode;
+
 typedef struct baseline {
   const char *experiment, *replay, *spec_hash, *prompts; /* borrowed from the document */
   long max_tokens;
-  double k, floor, no_interval;
+  cmp_mode mode;
+  double exact_tol, k, floor, no_interval;
   entry *es; /* owned */
   int n;
+  mrow *ms; /* owned */
+  int nm;
 } baseline;
 
-/* Materialises the database side once: per (device, model, dataset, axes, system). */
+/* Materialises the database side once: per (device, model, dataset, axes, system), and the
+ * metrics per (part, device, model, dataset, axes, system). */
 static const char table_sql[] =
     "DROP TABLE IF EXISTS temp.check_ratio;"
     "CREATE TEMP TABLE check_ratio AS SELECT device, model, dataset, axes_json, system,"
@@ -60,7 +99,31 @@ static const char table_sql[] =
     " count(*) AS seeds, 0 AS used FROM v_speedup"
     " WHERE system <> (SELECT value FROM roles WHERE role = 'system.reference') GROUP BY device, model, dataset, axes_json, system;"
     "CREATE UNIQUE INDEX temp.check_ratio_key ON check_ratio(device, model, dataset,"
+    " axes_json, system);"
+    "DROP TABLE IF EXISTS temp.check_metric;"
+    "CREATE TEMP TABLE check_metric AS SELECT r.part, r.device, r.model, r.dataset,"
+    " r.axes_json, r.system, avg(r.throughput_tps) AS tps, avg(r.throughput_tps_lo) AS tps_lo,"
+    " avg(r.throughput_tps_hi) AS tps_hi, avg(r.io_share) AS io, avg(c.lo) AS io_lo,"
+    " avg(c.hi) AS io_hi, 0 AS used FROM v_runs r"
+    " LEFT JOIN metric_ci c ON c.run_id = r.run_id AND c.name = 'io_share'"
+    " GROUP BY r.part, r.device, r.model, r.dataset, r.axes_json, r.system;"
+    "CREATE UNIQUE INDEX temp.check_metric_key ON check_metric(part, device, model, dataset,"
     " axes_json, system);";
+
+/* lo/hi keys of a value (both or neither, lo <= hi). */
+static int read_interval(const ls_ynode *n, const char *lo_key, const char *hi_key, double min,
+                         val *v, ls_error *err)
+{
+  ls_ynode t;
+  int rc = LS_OK;
+  v->lo = v->hi = NAN;
+  if (ls_ymap_find(n, lo_key, &t)) rc = ls_yas_double(&t, min, 1e9, &v->lo, err);
+  if (!rc && ls_ymap_find(n, hi_key, &t)) rc = ls_yas_double(&t, min, 1e9, &v->hi, err);
+  if (!rc && (isnan(v->lo) != isnan(v->hi) || v->lo > v->hi))
+    rc = ls_ynode_error(n, err, LS_ESCHEMA, "%s and %s: give both (%s <= %s), or neither",
+                        lo_key, hi_key, lo_key, hi_key);
+  return rc;
+}
 
 static int read_entry(const ls_ynode *n, entry *e, ls_error *err)
 {
@@ -71,14 +134,37 @@ static int read_entry(const ls_ynode *n, entry *e, ls_error *err)
   if (!rc) rc = ls_yopt_string(n, "axes", "{}", &e->axes, err);
   if (!rc) rc = ls_yreq_string(n, "system", &e->system, err);
   if (!rc) rc = ls_yreq_double(n, "ratio", LS_Y_POS, 1e9, &e->ratio, err);
-  e->lo = e->hi = NAN;
-  ls_ynode t;
-  if (!rc && ls_ymap_find(n, "lo", &t)) rc = ls_yas_double(&t, LS_Y_POS, 1e9, &e->lo, err);
-  if (!rc && ls_ymap_find(n, "hi", &t)) rc = ls_yas_double(&t, LS_Y_POS, 1e9, &e->hi, err);
-  if (!rc && (isnan(e->lo) != isnan(e->hi) || e->lo > e->hi))
-    rc = ls_ynode_error(n, err, LS_ESCHEMA, "lo and hi: give both (lo <= hi), or neither");
+  val iv = {NAN, NAN, NAN};
+  if (!rc) rc = read_interval(n, "lo", "hi", LS_Y_POS, &iv, err);
+  e->lo = iv.lo;
+  e->hi = iv.hi;
   if (!rc) rc = ls_ymap_finish(n, err);
   e->node = *n;
+  return rc;
+}
+
+static int read_mrow(const ls_ynode *n, mrow *r, ls_error *err)
+{
+  int rc = ls_ynode_expect(n, LS_Y_MAP, err);
+  if (!rc) rc = ls_yreq_string(n, "part", &r->part, err);
+  if (!rc) rc = ls_yreq_string(n, "device", &r->device, err);
+  if (!rc) rc = ls_yreq_string(n, "model", &r->model, err);
+  if (!rc) rc = ls_yreq_string(n, "dataset", &r->dataset, err);
+  if (!rc) rc = ls_yopt_string(n, "axes", "{}", &r->axes, err);
+  if (!rc) rc = ls_yreq_string(n, "system", &r->system, err);
+  for (int k = 0; k < N_MET && !rc; k++) {
+    char lo[40], hi[40];
+    snprintf(lo, sizeof lo, "%s_lo", MET[k]);
+    snprintf(hi, sizeof hi, "%s_hi", MET[k]);
+    r->m[k].v = NAN;
+    ls_ynode t;
+    if (ls_ymap_find(n, MET[k], &t)) rc = ls_yas_double(&t, 0, 1e9, &r->m[k].v, err);
+    if (!rc) rc = read_interval(n, lo, hi, 0, &r->m[k], err);
+    if (!rc && isnan(r->m[k].v) && !isnan(r->m[k].lo))
+      rc = ls_ynode_error(n, err, LS_ESCHEMA, "%s given without %s", lo, MET[k]);
+  }
+  if (!rc) rc = ls_ymap_finish(n, err);
+  r->node = *n;
   return rc;
 }
 
@@ -87,6 +173,13 @@ static int same_key(const entry *a, const entry *b)
   return !strcmp(a->device, b->device) && !strcmp(a->model, b->model) &&
          !strcmp(a->dataset, b->dataset) && !strcmp(a->axes, b->axes) &&
          !strcmp(a->system, b->system);
+}
+
+static int same_mkey(const mrow *a, const mrow *b)
+{
+  return !strcmp(a->part, b->part) && !strcmp(a->device, b->device) &&
+         !strcmp(a->model, b->model) && !strcmp(a->dataset, b->dataset) &&
+         !strcmp(a->axes, b->axes) && !strcmp(a->system, b->system);
 }
 
 /* prompts: "N" or "MIN-MAX" (a replay whose sizing gives some systems more prompts). */
@@ -107,30 +200,41 @@ static int read_prompts(const ls_ynode *root, const char **out, ls_error *err)
 
 static int read_header(const ls_ynode *root, baseline *b, ls_error *err)
 {
-  int rc = ls_ynode_expect(root, LS_Y_MAP, err);
+  static const char *const modes[] = {"interval", "exact", NULL};
+  int rc = ls_ynode_expect(root, LS_Y_MAP, err), mode = CMP_INTERVAL;
+  ls_ynode t;
   if (!rc) rc = ls_yreq_string(root, "experiment", &b->experiment, err);
   if (!rc) rc = ls_yreq_string(root, "replay", &b->replay, err);
   if (!rc) rc = ls_yreq_string(root, "spec_hash", &b->spec_hash, err);
   if (!rc) rc = read_prompts(root, &b->prompts, err);
   if (!rc) rc = ls_yreq_int(root, "max_tokens", 1, 1000000, &b->max_tokens, err);
+  if (!rc && ls_ymap_find(root, "compare", &t)) rc = ls_yreq_enum(root, "compare", modes, &mode, err);
+  b->mode = (cmp_mode)mode;
+  if (!rc) rc = ls_yopt_double(root, "exact_tolerance", 0, 1e-3, 1e-9, &b->exact_tol, err);
+  if (!rc && b->mode != CMP_EXACT && ls_ymap_find(root, "exact_tolerance", &t))
+    rc = ls_ynode_error(&t, err, LS_ESCHEMA, "exact_tolerance needs compare: exact");
   if (!rc) rc = ls_yreq_double(root, "k", LS_Y_POS, 100, &b->k, err);
   if (!rc) rc = ls_yreq_double(root, "floor", 0, 0.5, &b->floor, err);
   if (!rc) rc = ls_yreq_double(root, "no_interval", 0, 0.5, &b->no_interval, err);
   return rc;
 }
 
-/* Reads the whole baseline; b->es is owned by the caller (free), strings borrow from doc. */
+/* Reads the whole baseline; b->es and b->ms are owned by the caller (free), strings borrow
+ * from doc. */
 static int read_baseline(ls_ydoc *doc, baseline *b, ls_error *err)
 {
-  ls_ynode root = ls_ydoc_root(doc), seq;
-  int rc = read_header(&root, b, err);
+  ls_ynode root = ls_ydoc_root(doc), seq, mseq;
+  int rc = read_header(&root, b, err), has_m = 0;
   if (!rc) rc = ls_ymap_require(&root, "entries", &seq, err);
   if (!rc) rc = ls_ynode_expect(&seq, LS_Y_SEQ, err);
+  if (!rc && (has_m = ls_ymap_find(&root, "metrics", &mseq))) rc = ls_ynode_expect(&mseq, LS_Y_SEQ, err);
   if (!rc) rc = ls_ymap_finish(&root, err);
   if (rc) return rc;
   b->n = ls_yseq_len(&seq);
+  b->nm = has_m ? ls_yseq_len(&mseq) : 0;
   b->es = calloc((size_t)b->n + 1, sizeof *b->es);
-  if (!b->es) return ls_error_set(err, LS_ENOMEM, "baseline: out of memory");
+  b->ms = calloc((size_t)b->nm + 1, sizeof *b->ms);
+  if (!b->es || !b->ms) return ls_error_set(err, LS_ENOMEM, "baseline: out of memory");
   for (int i = 0; !rc && i < b->n; i++) {
     ls_ynode it = ls_yseq_at(&seq, i);
     rc = read_entry(&it, &b->es[i], err);
@@ -138,6 +242,14 @@ static int read_baseline(ls_ydoc *doc, baseline *b, ls_error *err)
       if (same_key(&b->es[i], &b->es[j]))
         rc = ls_ynode_error(&it, err, LS_ESCHEMA, "duplicate entry (same as entry %d, line %d)",
                             j + 1, ls_ynode_line(&b->es[j].node));
+  }
+  for (int i = 0; !rc && i < b->nm; i++) {
+    ls_ynode it = ls_yseq_at(&mseq, i);
+    rc = read_mrow(&it, &b->ms[i], err);
+    for (int j = 0; !rc && j < i; j++)
+      if (same_mkey(&b->ms[i], &b->ms[j]))
+        rc = ls_ynode_error(&it, err, LS_ESCHEMA, "duplicate metrics row (same as row %d, line %d)",
+                            j + 1, ls_ynode_line(&b->ms[j].node));
   }
   return rc;
 }
@@ -218,58 +330,102 @@ static int refuse_replay(ls_db *db, const char *path, const baseline *b, ls_erro
 
 /* --- the comparison ------------------------------------------------------------------------ */
 
-typedef struct db_ratio { double ratio, lo, hi; } db_ratio;
-
-/* The database ratio of e: 1 found (values may be NaN), 0 absent, < 0 error. */
-static int lookup(ls_db *db, sqlite3_stmt *st, const entry *e, db_ratio *r, ls_error *err)
+/* Reads columns col..col+2 of st as a value (NULL: NaN). */
+static val col_val(sqlite3_stmt *st, int col)
 {
-  const char *k[] = {e->device, e->model, e->dataset, e->axes, e->system};
-  for (int i = 0; i < 5; i++) sqlite3_bind_text(st, i + 1, k[i], -1, SQLITE_STATIC);
-  int s = sqlite3_step(st), found = 0;
-  if (s == SQLITE_ROW) {
-    found = 1;
-    double *v[] = {&r->ratio, &r->lo, &r->hi};
-    for (int i = 0; i < 3; i++)
-      *v[i] = sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-  } else if (s != SQLITE_DONE) {
-    found = ls_db_fail(db, err, "reading ratios");
-  }
-  sqlite3_reset(st);
-  return found;
+  double x[3];
+  for (int i = 0; i < 3; i++)
+    x[i] = sqlite3_column_type(st, col + i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col + i);
+  return (val){x[0], x[1], x[2]};
 }
 
-/* The tolerance of entry e against database ratio r; *interval = 0 when one side has none. */
-static double tolerance(const baseline *b, const entry *e, const db_ratio *r, int *interval)
+/* Binds the n key strings to st from parameter 1 on. */
+static void bind_keys(sqlite3_stmt *st, const char *const *k, int n)
 {
-  *interval = !isnan(e->lo) && !isnan(r->lo) && !isnan(r->hi);
-  if (!*interval) return b->no_interval * e->ratio;
-  double hb = (e->hi - e->lo) / 2, hd = (r->hi - r->lo) / 2;
-  return b->k * sqrt(hb * hb + hd * hd) + b->floor * e->ratio;
+  for (int i = 0; i < n; i++) sqlite3_bind_text(st, i + 1, k[i], -1, SQLITE_STATIC);
 }
 
-static void report_row(FILE *f, const baseline *b, const entry *e, const db_ratio *r, int found,
-                       int *regress)
+/* The interval tolerance of baseline value b against database value d; *interval = 0 when
+ * one side has none (then no_interval x baseline). */
+static double interval_tol(const baseline *B, const val *b, const val *d, int *interval)
 {
-  int interval = 0;
-  double tol = found ? tolerance(b, e, r, &interval) : NAN;
-  double d = found ? r->ratio - e->ratio : NAN;
-  const char *status = "ok";
-  if (!found) status = "MISSING";
-  else if (!(fabs(d) <= tol)) status = d > 0 ? "REGRESSION (higher)" : "REGRESSION (lower)";
-  if (strcmp(status, "ok")) ++*regress;
+  *interval = !isnan(b->lo) && !isnan(d->lo) && !isnan(d->hi);
+  if (!*interval) return B->no_interval * fabs(b->v);
+  double hb = (b->hi - b->lo) / 2, hd = (d->hi - d->lo) / 2;
+  return B->k * sqrt(hb * hb + hd * hd) + B->floor * fabs(b->v);
+}
+
+/* The verdict on one value. */
+typedef struct verdict {
+  int flagged;          /* regresses under the baseline's compare mode */
+  int beyond;           /* outside the interval tolerance (the statistical view) */
+  int interval;         /* both sides have intervals */
+  double d, rel, tol;   /* database - baseline, relative to the baseline, interval tolerance */
+} verdict;
+
+static verdict judge(const baseline *B, const val *b, const val *d)
+{
+  verdict v = {0, 0, 0, d->v - b->v, NAN, NAN};
+  v.rel = b->v != 0 ? v.d / fabs(b->v) : (v.d == 0 ? 0 : copysign(INFINITY, v.d));
+  v.tol = interval_tol(B, b, d, &v.interval);
+  v.beyond = !(fabs(v.d) <= v.tol);
+  if (B->mode == CMP_EXACT)
+    v.flagged = !(fabs(v.d) <= B->exact_tol * fabs(b->v));
+  else
+    v.flagged = v.beyond;
+  return v;
+}
+
+/* Running totals of a check. */
+typedef struct tally {
+  int values, flagged, missing, beyond;
+  double worst;            /* largest |relative change| seen */
+  char worst_what[320];
+} tally;
+
+static void note_worst(tally *t, const verdict *v, const char *what)
+{
+  if (!(fabs(v->rel) > t->worst)) return;
+  t->worst = fabs(v->rel);
+  snprintf(t->worst_what, sizeof t->worst_what, "%s: %+.4g %% (%s its interval tolerance)", what,
+           100 * v->rel, v->beyond ? "beyond" : "within");
+}
+
+static const char *status_of(const baseline *B, const verdict *v, int found)
+{
+  if (!found) return "MISSING";
+  if (!v->flagged) return "ok";
+  if (B->mode == CMP_EXACT) return v->beyond ? "CHANGED (beyond interval)" : "CHANGED (within interval)";
+  return v->d > 0 ? "REGRESSION (higher)" : "REGRESSION (lower)";
+}
+
+static void report_row(FILE *f, const baseline *b, const entry *e, const val *r, int found,
+                       tally *t)
+{
+  val bv = {e->ratio, e->lo, e->hi};
+  verdict v = found ? judge(b, &bv, r) : (verdict){1, 1, 0, NAN, NAN, NAN};
+  const char *status = status_of(b, &v, found);
+  t->values++;
+  t->flagged += found && v.flagged;
+  t->missing += !found;
+  t->beyond += found && v.beyond;
+  char what[320];
+  snprintf(what, sizeof what, "lever_speedup over %s on %s/%s/%s%s%s", e->system, e->device, e->model,
+           e->dataset, strcmp(e->axes, "{}") ? " " : "", strcmp(e->axes, "{}") ? e->axes : "");
+  if (found) note_worst(t, &v, what);
   if (!f) return;
   char rb[32] = "-", db[16] = "-", tb[16] = "-";
-  if (found && isfinite(r->ratio)) {
-    snprintf(rb, sizeof rb, "%.4f", r->ratio);
-    snprintf(db, sizeof db, "%+.2f%%", 100 * d / e->ratio);
-    snprintf(tb, sizeof tb, "%.2f%%%s", 100 * tol / e->ratio, interval ? "" : "*");
+  if (found && isfinite(r->v)) {
+    snprintf(rb, sizeof rb, "%.4f", r->v);
+    snprintf(db, sizeof db, "%+.2f%%", 100 * v.rel);
+    snprintf(tb, sizeof tb, "%.2f%%%s", 100 * v.tol / e->ratio, v.interval ? "" : "*");
   }
   fprintf(f, "%-16s %-14s %-10s %-24s %-17s %9s %9.4f %9s %9s  %s\n", e->device, e->model,
           e->dataset, strcmp(e->axes, "{}") ? e->axes : "", e->system, rb, e->ratio, db, tb,
           status);
 }
 
-static int compare(ls_db *db, const baseline *b, FILE *f, int *regress, ls_error *err)
+static int compare(ls_db *db, const baseline *b, FILE *f, tally *t, ls_error *err)
 {
   sqlite3_stmt *st = NULL, *mark = NULL;
   if (sqlite3_prepare_v2(db->h, "SELECT ratio, lo, hi FROM check_ratio WHERE (device, model,"
@@ -285,16 +441,17 @@ static int compare(ls_db *db, const baseline *b, FILE *f, int *regress, ls_error
             "dataset", "axes", "system", "ratio", "baseline", "delta", "tolerance", "status");
   int rc = LS_OK;
   for (int i = 0; i < b->n && rc == LS_OK; i++) {
-    db_ratio r = {NAN, NAN, NAN};
-    int found = lookup(db, st, &b->es[i], &r, err);
-    if (found < 0) {
-      rc = found;
-      break;
-    }
-    report_row(f, b, &b->es[i], &r, found, regress);
     const entry *e = &b->es[i];
     const char *k[] = {e->device, e->model, e->dataset, e->axes, e->system};
-    for (int j = 0; j < 5; j++) sqlite3_bind_text(mark, j + 1, k[j], -1, SQLITE_STATIC);
+    val r = {NAN, NAN, NAN};
+    bind_keys(st, k, 5);
+    int s = sqlite3_step(st), found = s == SQLITE_ROW;
+    if (found) r = col_val(st, 0);
+    else if (s != SQLITE_DONE) rc = ls_db_fail(db, err, "reading ratios");
+    sqlite3_reset(st);
+    if (rc) break;
+    report_row(f, b, e, &r, found, t);
+    bind_keys(mark, k, 5);
     if (sqlite3_step(mark) != SQLITE_DONE) rc = ls_db_fail(db, err, "marking checked rows");
     sqlite3_reset(mark);
   }
@@ -303,17 +460,103 @@ static int compare(ls_db *db, const baseline *b, FILE *f, int *regress, ls_error
   return rc;
 }
 
+/* One metrics row against the database: each of its values judged; changed ones printed. */
+static int compare_mrow(ls_db *db, sqlite3_stmt *st, const baseline *b, const mrow *m, FILE *f,
+                        tally *t, ls_error *err)
+{
+  const char *k[] = {m->part, m->device, m->model, m->dataset, m->axes, m->system};
+  bind_keys(st, k, 6);
+  int s = sqlite3_step(st), found = s == SQLITE_ROW;
+  val d[N_MET];
+  for (int j = 0; found && j < N_MET; j++) d[j] = col_val(st, 3 * j);
+  sqlite3_reset(st);
+  if (!found && s != SQLITE_DONE) return ls_db_fail(db, err, "reading metrics");
+  for (int j = 0; j < N_MET; j++) {
+    if (isnan(m->m[j].v)) continue;
+    t->values++;
+    char what[320];
+    snprintf(what, sizeof what, "%s of %s on %s/%s/%s (part %s%s%s)", MET[j], m->system, m->device,
+             m->model, m->dataset, m->part, strcmp(m->axes, "{}") ? ", " : "",
+             strcmp(m->axes, "{}") ? m->axes : "");
+    verdict v = {1, 1, 0, NAN, NAN, NAN};
+    if (found && !isnan(d[j].v)) {
+      v = judge(b, &m->m[j], &d[j]);
+      note_worst(t, &v, what);
+      t->beyond += v.beyond;
+    } else {
+      t->missing++;
+    }
+    if (!v.flagged) continue;
+    t->flagged += found && !isnan(d[j].v);
+    if (f)
+      fprintf(f, "%-28s %-76s %12.6g %12.6g %+9.4f%% %9.2f%%%s  %s\n", MET[j], what, m->m[j].v,
+              found ? d[j].v : NAN, 100 * v.rel, 100 * v.tol / fabs(m->m[j].v),
+              v.interval ? "" : "*", status_of(b, &v, found && !isnan(d[j].v)));
+  }
+  return LS_OK;
+}
+
+static int compare_metrics(ls_db *db, const baseline *b, FILE *f, tally *t, ls_error *err)
+{
+  if (b->nm == 0) return LS_OK;
+  sqlite3_stmt *st = NULL, *mark = NULL;
+  if (sqlite3_prepare_v2(db->h, "SELECT tps, tps_lo, tps_hi, io, io_lo, io_hi FROM check_metric"
+                                " WHERE (part, device, model, dataset, axes_json, system) ="
+                                " (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st, NULL) ||
+      sqlite3_prepare_v2(db->h, "UPDATE check_metric SET used = 1 WHERE (part, device, model,"
+                                " dataset, axes_json, system) = (?1, ?2, ?3, ?4, ?5, ?6)", -1,
+                         &mark, NULL)) {
+    sqlite3_finalize(st);
+    return ls_db_fail(db, err, "preparing the check");
+  }
+  if (f)
+    fprintf(f, "\nmetrics of every run (throughput of every system, I/O share), changed ones only:\n"
+               "%-28s %-76s %12s %12s %10s %10s  %s\n", "metric", "run", "baseline", "value",
+            "delta", "tolerance", "status");
+  int rc = LS_OK, before = t->flagged + t->missing;
+  for (int i = 0; i < b->nm && rc == LS_OK; i++) {
+    const mrow *m = &b->ms[i];
+    rc = compare_mrow(db, st, b, m, f, t, err);
+    const char *k[] = {m->part, m->device, m->model, m->dataset, m->axes, m->system};
+    bind_keys(mark, k, 6);
+    if (!rc && sqlite3_step(mark) != SQLITE_DONE) rc = ls_db_fail(db, err, "marking checked rows");
+    sqlite3_reset(mark);
+  }
+  if (f && rc == LS_OK && t->flagged + t->missing == before) fprintf(f, "(none)\n");
+  sqlite3_finalize(st);
+  sqlite3_finalize(mark);
+  return rc;
+}
+
 /* Rows of the database not covered by the baseline: reported, not failed. */
 static void report_unchecked(ls_db *db, FILE *f)
 {
-  sqlite3_stmt *st = NULL;
-  if (!f || sqlite3_prepare_v2(db->h, "SELECT count(*) FROM check_ratio WHERE used = 0", -1,
-                               &st, NULL) != SQLITE_OK)
-    return;
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
-    fprintf(f, "note: %d (configuration, system) pairs in the database are not in the baseline "
-               "(not checked)\n", sqlite3_column_int(st, 0));
-  sqlite3_finalize(st);
+  static const char *const q[] = {"SELECT count(*) FROM check_ratio WHERE used = 0",
+                                  "SELECT count(*) FROM check_metric WHERE used = 0"};
+  static const char *const what[] = {"(configuration, system) ratio", "(part, configuration, system) metrics"};
+  for (int i = 0; f && i < 2; i++) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->h, q[i], -1, &st, NULL) != SQLITE_OK) continue;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
+      fprintf(f, "note: %d %s rows in the database are not in the baseline (not checked)\n",
+              sqlite3_column_int(st, 0), what[i]);
+    sqlite3_finalize(st);
+  }
+}
+
+static void summary(FILE *f, const baseline *b, const tally *t, int regressions)
+{
+  if (!f) return;
+  fprintf(f, "%d values checked (%d speedup ratios, %d metrics rows; %s replay), %d regression%s",
+          t->values, b->n, b->nm, b->replay, regressions, regressions == 1 ? "" : "s");
+  if (b->mode == CMP_EXACT)
+    fprintf(f, " (exact: any move beyond %g relative; %d of the moves lie beyond their interval"
+               " tolerance)\n", b->exact_tol, t->beyond);
+  else
+    fprintf(f, " (two-sided: |value - baseline| > %g x combined half-width + %g%%; * no interval:"
+               " %g%%)\n", b->k, 100 * b->floor, 100 * b->no_interval);
+  if (t->worst > 0) fprintf(f, "largest change: %s\n", t->worst_what);
+  else fprintf(f, "largest change: none (every value identical)\n");
 }
 
 int ls_db_check(ls_db *db, const char *baseline_path, double k, FILE *report, int *regressions,
@@ -323,21 +566,22 @@ int ls_db_check(ls_db *db, const char *baseline_path, double k, FILE *report, in
   ls_ydoc *doc = NULL;
   baseline b;
   memset(&b, 0, sizeof b);
+  tally t;
+  memset(&t, 0, sizeof t);
   int rc = ls_ydoc_load_file(&doc, baseline_path, err);
   if (rc == LS_OK) rc = read_baseline(doc, &b, err);
   if (rc == LS_OK && k > 0) b.k = k;
   if (rc == LS_OK) rc = refuse_replay(db, baseline_path, &b, err);
   if (rc == LS_OK) rc = ls_db_exec(db, table_sql, err);
-  if (rc == LS_OK) rc = compare(db, &b, report, regressions, err);
+  if (rc == LS_OK) rc = compare(db, &b, report, &t, err);
+  if (rc == LS_OK) rc = compare_metrics(db, &b, report, &t, err);
   if (rc == LS_OK) {
+    *regressions = t.flagged + t.missing;
     report_unchecked(db, report);
-    if (report)
-      fprintf(report, "%d entries checked (%s replay), %d regression%s (two-sided: |ratio -"
-                      " baseline| > %g x combined half-width + %g%%; * no interval: %g%%)\n",
-              b.n, b.replay, *regressions, *regressions == 1 ? "" : "s", b.k, 100 * b.floor,
-              100 * b.no_interval);
+    summary(report, &b, &t, *regressions);
   }
   free(b.es);
+  free(b.ms);
   ls_ydoc_free(doc);
   return rc;
 }
@@ -370,12 +614,53 @@ static void write_header(ls_db *db, const replay_id *r, double k, FILE *out)
   }
   sqlite3_finalize(st);
   fprintf(out, "# leversim regression baseline: throughput(lever) / throughput(system) per "
-               "configuration (view v_speedup)\n# with its paired 95 %% interval. Written from "
-               "%s by leversim %s (git %s);\n# never edit by hand: results/baseline/README.md "
-               "gives the command. Format: results/check.c.\n", base, ver, sha);
+               "configuration (view v_speedup)\n# with its paired 95 %% interval, and every run's "
+               "throughput and I/O share (metrics). Written from\n# %s by leversim %s (git %s); "
+               "never edit by hand: results/baseline/README.md\n# gives the command. Format and "
+               "rule: results/check.c.\n", base, ver, sha);
   fprintf(out, "experiment: %s\nreplay: %s\nspec_hash: \"%s\"\nprompts: \"%s\"\nmax_tokens: %s\n"
-               "k: %g\nfloor: 0.001\nno_interval: 0.02\nentries:\n", r->experiment, r->replay,
-          r->spec_hash, r->prompts, r->max_tokens, k);
+               "compare: exact\nexact_tolerance: 1e-09\nk: %g\nfloor: 0.001\nno_interval: 0.02\n"
+               "entries:\n", r->experiment, r->replay, r->spec_hash, r->prompts, r->max_tokens, k);
+}
+
+/* One value and its interval as YAML keys (nothing when the value is NULL). */
+static void write_val(FILE *out, sqlite3_stmt *st, int col, const char *name)
+{
+  if (sqlite3_column_type(st, col) == SQLITE_NULL) return;
+  char num[32];
+  ls_db_format_real(sqlite3_column_double(st, col), num, sizeof num);
+  fprintf(out, ", %s: %s", name, num);
+  if (sqlite3_column_type(st, col + 1) == SQLITE_NULL || sqlite3_column_type(st, col + 2) == SQLITE_NULL)
+    return;
+  ls_db_format_real(sqlite3_column_double(st, col + 1), num, sizeof num);
+  fprintf(out, ", %s_lo: %s", name, num);
+  ls_db_format_real(sqlite3_column_double(st, col + 2), num, sizeof num);
+  fprintf(out, ", %s_hi: %s", name, num);
+}
+
+/* The metrics list: every (part, configuration, system) of the replay. */
+static int write_metrics(ls_db *db, FILE *out, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->h, "SELECT part, device, model, dataset, axes_json, system, tps, tps_lo,"
+                                " tps_hi, io, io_lo, io_hi FROM check_metric ORDER BY 1, 2, 3, 4, 5, 6",
+                         -1, &st, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, "reading metrics");
+  fputs("metrics:\n", out);
+  int s;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    static const char *const keys[] = {"part", "device", "model", "dataset", "axes", "system"};
+    fputs("  - {", out);
+    for (int i = 0; i < 6; i++) {
+      fprintf(out, "%s%s: ", i ? ", " : "", keys[i]);
+      yaml_quoted(out, (const char *)sqlite3_column_text(st, i));
+    }
+    for (int k = 0; k < N_MET; k++) write_val(out, st, 6 + 3 * k, MET[k]);
+    fputs("}\n", out);
+  }
+  int rc = s == SQLITE_DONE ? LS_OK : ls_db_fail(db, err, "reading metrics");
+  sqlite3_finalize(st);
+  return rc;
 }
 
 /* Only a reproduce database, into a file named after its replay. */
@@ -433,6 +718,7 @@ int ls_db_write_baseline(ls_db *db, double k, const char *out_name, FILE *out, l
   }
   if (s != SQLITE_DONE) rc = ls_db_fail(db, err, "reading ratios");
   sqlite3_finalize(st);
+  if (rc == LS_OK) rc = write_metrics(db, out, err);
   if (rc == LS_OK && ferror(out)) rc = ls_error_set(err, LS_EIO, "writing the baseline failed");
   return rc;
 }

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "workloads/model.h"
 
 #define MAX_COLS 128
@@ -141,34 +142,43 @@ static ls_bench_row *new_row(ls_calib_inputs *in, ls_error *err)
 }
 
 /* Raw text values of one llama-bench test, before checks (CSV cells or JSON members). */
+enum { F_THREADS, F_NGL, F_PROMPT, F_GEN, F_DEPTH, F_AVG_TS, F_STDDEV_TS, F_AVG_NS, N_FIELDS };
+static const char *const FIELD[N_FIELDS] = {"n_threads", "n_gpu_layers", "n_prompt", "n_gen",
+                                            "n_depth",   "avg_ts",       "stddev_ts", "avg_ns"};
 typedef struct raw_row {
   const char *filename, *type, *backends;
-  double threads, ngl, n_prompt, n_gen, n_depth, avg_ts, stddev_ts, avg_ns; /* NAN when absent */
+  double v[N_FIELDS];             /* NAN when absent */
+  char loc[N_FIELDS][LS_CALIB_WHERE]; /* where each came from: "file:7:23" or "file: $[2].n_prompt" */
 } raw_row;
 
 /* Checks and converts one raw row; `at` locates messages ("file:7" or "file: $[2]"). */
 static int finish_row(ls_calib_inputs *in, const raw_row *w, const char *file, const char *at, int index,
                       const char *data_root, const char *model_id, ls_error *err)
 {
-  struct { const char *name; double v; int positive; } num[] = {
-      {"n_threads", w->threads, 0}, {"n_gpu_layers", w->ngl, 0}, {"n_prompt", w->n_prompt, 0},
-      {"n_gen", w->n_gen, 0},       {"avg_ts", w->avg_ts, 1},    {"stddev_ts", w->stddev_ts, 0}};
-  for (size_t k = 0; k < sizeof num / sizeof num[0]; k++) {
-    if (isnan(num[k].v))
-      return ls_error_set(err, LS_ERANGE, "%s: %s is NaN", at, num[k].name);
-    if (!isfinite(num[k].v) || num[k].v < 0 || (num[k].positive && num[k].v == 0))
-      return ls_error_set(err, LS_ERANGE, "%s: %s = %g: must be %s and finite", at, num[k].name, num[k].v,
-                          num[k].positive ? "> 0" : ">= 0");
+  /* required: everything but n_depth and avg_ns; integers: the counts; positive: avg_ts, avg_ns */
+  static const int required[N_FIELDS] = {1, 1, 1, 1, 0, 1, 1, 0}, integer[N_FIELDS] = {1, 1, 1, 1, 1, 0, 0, 0},
+                   positive[N_FIELDS] = {0, 0, 0, 0, 0, 1, 0, 1};
+  static const double max[N_FIELDS] = {1024, 1e6, 1e6, 1e6, 1e7, 1e12, 1e12, 1e18};
+  for (int k = 0; k < N_FIELDS; k++) {
+    double v = w->v[k];
+    if (isnan(v) && !required[k])
+      continue;
+    if (!isfinite(v))
+      return ls_error_set(err, LS_ERANGE, "%s: %s = %g: must be a finite number", w->loc[k], FIELD[k], v);
+    if (v < 0 || (positive[k] && v == 0) || v > max[k])
+      return ls_error_set(err, LS_ERANGE, "%s: %s = %g: must be %s and at most %g", w->loc[k], FIELD[k], v,
+                          positive[k] ? "> 0" : ">= 0", max[k]);
+    if (integer[k] && v != floor(v))
+      return ls_error_set(err, LS_ERANGE, "%s: %s = %g: must be a whole number", w->loc[k], FIELD[k], v);
   }
-  if (w->n_prompt + w->n_gen < 1)
-    return ls_error_set(err, LS_ERANGE, "%s: n_prompt and n_gen are both 0", at);
-  if (w->n_prompt > 1e6 || w->n_gen > 1e6 || w->threads > 1024)
-    return ls_error_set(err, LS_ERANGE, "%s: n_prompt/n_gen/n_threads out of range", at);
-  if (!isnan(w->avg_ns)) { /* llama-bench's own two figures must tell the same rate */
-    double ts = (w->n_prompt + w->n_gen) * 1e9 / w->avg_ns;
-    if (!(w->avg_ns > 0) || fabs(ts / w->avg_ts - 1.0) > 0.15)
+  if (w->v[F_PROMPT] + w->v[F_GEN] < 1)
+    return ls_error_set(err, LS_ERANGE, "%s: n_prompt and n_gen are both 0", w->loc[F_PROMPT]);
+  if (!isnan(w->v[F_AVG_NS])) { /* llama-bench's own two figures must tell the same rate */
+    double ts = (w->v[F_PROMPT] + w->v[F_GEN]) * 1e9 / w->v[F_AVG_NS];
+    if (fabs(ts / w->v[F_AVG_TS] - 1.0) > 0.15)
       return ls_error_set(err, LS_EUNIT, "%s: mixed units: avg_ts = %g tokens/s but (n_prompt + n_gen) / avg_ns "
-                          "gives %g tokens/s (avg_ts must be tokens/s and avg_ns nanoseconds)", at, w->avg_ts, ts);
+                          "gives %g tokens/s (avg_ts must be tokens/s and avg_ns nanoseconds)", w->loc[F_AVG_NS],
+                          w->v[F_AVG_TS], ts);
   }
   const char *q = quant_of(w->type);
   if (!q)
@@ -185,13 +195,14 @@ static int finish_row(ls_calib_inputs *in, const raw_row *w, const char *file, c
   snprintf(r->file, sizeof r->file, "%s", file);
   snprintf(r->tag, sizeof r->tag, "r%d", index);
   snprintf(r->quant, sizeof r->quant, "%s", q);
-  r->backend = backend_of(w->backends, (long)w->ngl);
-  r->threads = w->threads < 1 ? 1 : (int)w->threads;
-  r->n_prompt = (int)w->n_prompt;
-  r->n_gen = (int)w->n_gen;
-  r->n_depth = isnan(w->n_depth) ? 0 : (int)w->n_depth;
-  r->avg_ts = w->avg_ts;
-  r->stddev_ts = w->stddev_ts;
+  r->backend = backend_of(w->backends, (long)w->v[F_NGL]);
+  snprintf(r->backends, sizeof r->backends, "%s", w->backends[0] ? w->backends : "CPU");
+  r->threads = w->v[F_THREADS] < 1 ? 1 : (int)w->v[F_THREADS];
+  r->n_prompt = (int)w->v[F_PROMPT];
+  r->n_gen = (int)w->v[F_GEN];
+  r->n_depth = isnan(w->v[F_DEPTH]) ? 0 : (int)w->v[F_DEPTH];
+  r->avg_ts = w->v[F_AVG_TS];
+  r->stddev_ts = w->v[F_STDDEV_TS];
   in->n_rows++;
   return LS_OK;
 }
@@ -201,12 +212,14 @@ static int finish_row(ls_calib_inputs *in, const raw_row *w, const char *file, c
 typedef struct csv {
   char *p;      /* parse position (the buffer is modified in place) */
   int line;     /* line of p */
+  const char *line_start; /* where that line starts (columns are counted from it) */
   const char *file;
 } csv;
 
-/* Reads one record into cells (pointers into the buffer); *n cells; *line_out its first line.
- * Returns 1 for a record, 0 at end of input, or a negative status. */
-static int csv_record(csv *c, char **cells, int max, int *n, int *line_out, ls_error *err)
+/* Reads one record into cells (pointers into the buffer) and the 1-based column each starts
+ * at (cols may be NULL); *n cells; *line_out its first line. Returns 1 for a record, 0 at end
+ * of input, or a negative status. */
+static int csv_record(csv *c, char **cells, int *cols, int max, int *n, int *line_out, ls_error *err)
 {
   if (*c->p == '\0')
     return 0;
@@ -216,6 +229,7 @@ static int csv_record(csv *c, char **cells, int max, int *n, int *line_out, ls_e
     if (*n == max)
       return ls_error_at(err, LS_EPARSE, c->file, c->line, 0, "more than %d fields in a record", max);
     char *out = c->p, *start = c->p;
+    int col = (int)(start - c->line_start) + 1;
     if (*c->p == '"') {
       int open_line = c->line;
       c->p++;
@@ -229,8 +243,10 @@ static int csv_record(csv *c, char **cells, int max, int *n, int *line_out, ls_e
           c->p++;
           break;
         } else {
-          if (*c->p == '\n')
+          if (*c->p == '\n') {
             c->line++;
+            c->line_start = c->p + 1;
+          }
           *out++ = *c->p++;
         }
       }
@@ -246,6 +262,8 @@ static int csv_record(csv *c, char **cells, int max, int *n, int *line_out, ls_e
     }
     char sep = *c->p;
     *out = '\0';
+    if (cols)
+      cols[*n] = col;
     cells[(*n)++] = start;
     if (sep == ',') {
       c->p++;
@@ -256,6 +274,7 @@ static int csv_record(csv *c, char **cells, int max, int *n, int *line_out, ls_e
     if (sep != '\0') {
       c->p++;
       c->line++;
+      c->line_start = c->p;
     }
     return 1;
   }
@@ -269,24 +288,39 @@ static int col_index(char **hdr, int n, const char *name)
   return -1;
 }
 
-static double csv_num(char **cells, int idx, const char *name, const char *at, int *bad, ls_error *err)
+/* Cell idx as a number into w->v[k] (NAN when the column is absent or, for optional ones,
+ * empty), its location into w->loc[k]. Returns 0 or a negative status. */
+static int csv_num(char **cells, const int *cols, int idx, int k, const char *path, int line, raw_row *w,
+                   ls_error *err)
 {
+  w->v[k] = NAN;
+  snprintf(w->loc[k], sizeof w->loc[k], "%s:%d:%d", path, line, idx >= 0 ? cols[idx] : 0);
   if (idx < 0)
-    return NAN;
-  char *end;
+    return LS_OK;
   const char *s = cells[idx];
-  if (s[0] == '\0') { /* an empty cell: absent (optional columns) or an error (finish_row) */
-    if (strcmp(name, "avg_ns") != 0 && strcmp(name, "n_depth") != 0 && !*bad)
-      *bad = ls_error_set(err, LS_ESCHEMA, "%s: %s is empty", at, name);
-    return NAN;
-  }
+  if (s[0] == '\0') /* an empty cell: absent (optional columns) or an error */
+    return (k == F_AVG_NS || k == F_DEPTH) ? LS_OK
+                                           : ls_error_at(err, LS_ESCHEMA, path, line, cols[idx], "%s is empty", FIELD[k]);
+  char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || *end != '\0') {
-    *bad = ls_error_set(err, LS_EPARSE, "%s: %s = '%s': not a number", at, name, s);
-    return NAN;
-  }
-  return v;
+  if (end == s || *end != '\0')
+    return ls_error_at(err, LS_EPARSE, path, line, cols[idx], "%s = '%s': not a number", FIELD[k], s);
+  if (!isfinite(v))
+    return ls_error_at(err, LS_ERANGE, path, line, cols[idx], "%s = '%s': must be a finite number", FIELD[k], s);
+  w->v[k] = v;
+  return LS_OK;
+}
+
+/* A record equal to the header: the next file of concatenated llama-bench outputs. */
+static int is_header(char **cells, int n, char **hdr, int nh)
+{
+  if (n != nh)
+    return 0;
+  for (int i = 0; i < n; i++)
+    if (strcmp(cells[i], hdr[i]) != 0)
+      return 0;
+  return 1;
 }
 
 static const char *const REQUIRED[] = {"model_filename", "model_type", "backends", "n_threads", "n_gpu_layers",
@@ -295,9 +329,9 @@ static const char *const REQUIRED[] = {"model_filename", "model_type", "backends
 static int read_bench_csv(ls_calib_inputs *in, char *text, const char *path, const char *root, const char *model,
                           ls_error *err)
 {
-  csv c = {text, 1, path};
+  csv c = {text, 1, text, path};
   char *hdr[MAX_COLS], *cells[MAX_COLS];
-  int nh, n, line, rc = csv_record(&c, hdr, MAX_COLS, &nh, &line, err);
+  int cols[MAX_COLS], nh, n, line, rc = csv_record(&c, hdr, NULL, MAX_COLS, &nh, &line, err);
   if (rc < 0)
     return rc;
   if (rc == 0)
@@ -310,25 +344,34 @@ static int read_bench_csv(ls_calib_inputs *in, char *text, const char *path, con
     if ((ix[k] = col_index(hdr, nh, REQUIRED[k])) < 0)
       return ls_error_at(err, LS_ESCHEMA, path, 1, 0, "missing column '%s' (llama-bench -o csv writes it)",
                          REQUIRED[k]);
-  int i_ns = col_index(hdr, nh, "avg_ns"), i_depth = col_index(hdr, nh, "n_depth"), index = 0;
-  while ((rc = csv_record(&c, cells, MAX_COLS, &n, &line, err)) == 1) {
+  /* column of each field, in FIELD order */
+  int fx[N_FIELDS] = {ix[3], ix[4], ix[5], ix[6], col_index(hdr, nh, "n_depth"), ix[7], ix[8],
+                      col_index(hdr, nh, "avg_ns")};
+  int index = 0;
+  raw_row *w = malloc(sizeof *w);
+  if (!w)
+    return ls_error_set(err, LS_ENOMEM, "calibrate: out of memory");
+  while ((rc = csv_record(&c, cells, cols, MAX_COLS, &n, &line, err)) == 1) {
     if (n == 1 && cells[0][0] == '\0')
       continue; /* blank line */
+    if (is_header(cells, n, hdr, nh))
+      continue; /* concatenated outputs: each file starts with the same header */
     char at[LS_CALIB_WHERE];
     snprintf(at, sizeof at, "%s:%d", path, line);
-    if (n != nh)
-      return ls_error_at(err, LS_EPARSE, path, line, 0, "%d fields, the header has %d", n, nh);
-    int bad = 0;
-    raw_row w = {cells[ix[0]], cells[ix[1]], cells[ix[2]],
-                 csv_num(cells, ix[3], REQUIRED[3], at, &bad, err), csv_num(cells, ix[4], REQUIRED[4], at, &bad, err),
-                 csv_num(cells, ix[5], REQUIRED[5], at, &bad, err), csv_num(cells, ix[6], REQUIRED[6], at, &bad, err),
-                 csv_num(cells, i_depth, "n_depth", at, &bad, err), csv_num(cells, ix[7], REQUIRED[7], at, &bad, err),
-                 csv_num(cells, ix[8], REQUIRED[8], at, &bad, err), csv_num(cells, i_ns, "avg_ns", at, &bad, err)};
-    if (bad)
-      return bad;
-    if ((rc = finish_row(in, &w, path, at, ++index, root, model, err)))
-      return rc;
+    if (n != nh) {
+      rc = ls_error_at(err, LS_EPARSE, path, line, 0, "%d fields, the header has %d", n, nh);
+      break;
+    }
+    rc = LS_OK;
+    w->filename = cells[ix[0]];
+    w->type = cells[ix[1]];
+    w->backends = cells[ix[2]];
+    for (int k = 0; k < N_FIELDS && !rc; k++)
+      rc = csv_num(cells, cols, fx[k], k, path, line, w, err);
+    if (rc || (rc = finish_row(in, w, path, at, ++index, root, model, err)))
+      break;
   }
+  free(w);
   if (rc < 0)
     return rc;
   if (index == 0)
@@ -345,6 +388,8 @@ static int json_syntax(const json_error_t *je, const char *path, int skipped, ls
                      "malformed JSON: %s", je->text);
 }
 
+/* Member key of obj as a number (NAN when absent and not required); numbers written as
+ * strings are tolerated, as some converters write them. */
 static double json_num(json_t *obj, const char *key, const char *at, int required, int *bad, ls_error *err)
 {
   json_t *v = json_object_get(obj, key);
@@ -353,9 +398,11 @@ static double json_num(json_t *obj, const char *key, const char *at, int require
       *bad = ls_error_set(err, LS_ESCHEMA, "%s: missing key '%s'", at, key);
     return NAN;
   }
-  if (json_is_string(v)) { /* tolerate numbers written as strings, as some converters do */
+  if (json_is_string(v)) {
     char *end;
     double d = strtod(json_string_value(v), &end);
+    if (end != json_string_value(v) && *end == '\0' && !isfinite(d) && !*bad) /* "nan" is not "absent" */
+      *bad = ls_error_set(err, LS_ERANGE, "%s.%s = '%s': must be a finite number", at, key, json_string_value(v));
     if (end != json_string_value(v) && *end == '\0')
       return d;
   }
@@ -383,16 +430,21 @@ static int bench_object(ls_calib_inputs *in, json_t *o, const char *path, const 
 {
   if (!json_is_object(o))
     return ls_error_set(err, LS_ESCHEMA, "%s: expected an object (one llama-bench test)", at);
+  static const int required[N_FIELDS] = {1, 1, 1, 1, 0, 1, 1, 0};
   int bad = 0;
-  raw_row w = {json_str(o, "model_filename", at, &bad, err), json_str(o, "model_type", at, &bad, err),
-               json_str(o, "backends", at, &bad, err), json_num(o, "n_threads", at, 1, &bad, err),
-               json_num(o, "n_gpu_layers", at, 1, &bad, err), json_num(o, "n_prompt", at, 1, &bad, err),
-               json_num(o, "n_gen", at, 1, &bad, err), json_num(o, "n_depth", at, 0, &bad, err),
-               json_num(o, "avg_ts", at, 1, &bad, err), json_num(o, "stddev_ts", at, 1, &bad, err),
-               json_num(o, "avg_ns", at, 0, &bad, err)};
-  if (bad)
-    return bad;
-  return finish_row(in, &w, path, at, index, root, model, err);
+  raw_row *w = malloc(sizeof *w);
+  if (!w)
+    return ls_error_set(err, LS_ENOMEM, "calibrate: out of memory");
+  w->filename = json_str(o, "model_filename", at, &bad, err);
+  w->type = json_str(o, "model_type", at, &bad, err);
+  w->backends = json_str(o, "backends", at, &bad, err);
+  for (int k = 0; k < N_FIELDS; k++) {
+    w->v[k] = json_num(o, FIELD[k], at, required[k], &bad, err);
+    snprintf(w->loc[k], sizeof w->loc[k], "%s.%s", at, FIELD[k]);
+  }
+  int rc = bad ? bad : finish_row(in, w, path, at, index, root, model, err);
+  free(w);
+  return rc;
 }
 
 static int is_fio(json_t *root)
@@ -409,7 +461,7 @@ static int read_bench_json(ls_calib_inputs *in, const char *text, const char *pa
     p++;
   char at[LS_CALIB_WHERE];
   if (*p == '[') {
-    json_t *doc = json_loads(text, 0, &je);
+    json_t *doc = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!doc)
       return json_syntax(&je, path, 0, err);
     int rc = LS_OK;
@@ -439,10 +491,10 @@ static int read_bench_json(ls_calib_inputs *in, const char *text, const char *pa
     for (size_t k = 0; k < len; k++)
       blank &= isspace((unsigned char)s[k]) != 0;
     if (!blank) {
-      json_t *o = json_loadb(s, len, 0, &je);
+      json_t *o = json_loadb(s, len, JSON_REJECT_DUPLICATES, &je);
       if (!o)
         return ls_error_at(err, LS_EPARSE, path, line, je.column > 0 ? je.column : 0, "malformed JSON: %s", je.text);
-      snprintf(at, sizeof at, "%s:%d", path, line);
+      snprintf(at, sizeof at, "%s:%d: $", path, line);
       rc = bench_object(in, o, path, at, ++index, root, model, err);
       json_decref(o);
     }
@@ -505,13 +557,28 @@ static int fio_size(const char *text, double *out)
   return 0;
 }
 
-/* Option value: the job's own, else the global one, else NULL. */
-static const char *fio_opt(json_t *job, json_t *global, const char *key)
+/* Option value: the job's own, else the global one, else NULL; *where receives its JSON path
+ * ("$.jobs[3][\"job options\"].bs" or "$[\"global options\"].bs"). */
+static const char *fio_opt(json_t *job, json_t *global, const char *key, const char *path, size_t i, char *where,
+                           size_t size)
 {
   json_t *v = json_object_get(json_object_get(job, "job options"), key);
-  if (!json_is_string(v))
+  if (v) {
+    snprintf(where, size, "%s: $.jobs[%zu][\"job options\"].%s", path, i, key);
+  } else {
     v = json_object_get(global, key);
-  return json_is_string(v) ? json_string_value(v) : NULL;
+    snprintf(where, size, "%s: $[\"global options\"].%s", path, key);
+  }
+  return json_is_string(v) ? json_string_value(v) : v ? "" : NULL;
+}
+
+/* A whole number in [lo, hi] from an option's text; -1 when it is not one. */
+static long fio_int(const char *text, long lo, long hi)
+{
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  return (end == text || *end != '\0' || errno || v < lo || v > hi) ? -1 : v;
 }
 
 static ls_fio_job *new_job(ls_calib_inputs *in, ls_error *err)
@@ -557,56 +624,110 @@ static int fio_percentiles(ls_fio_job *j, json_t *read, const char *at, ls_error
   return LS_OK;
 }
 
-/* One job; *used 0 when it read nothing (skipped). */
+/* Buffered random reads with an engine whose submission blocks until the data is in (the read
+ * happens inside io_submit or the read call; all but io_uring): one request in flight,
+ * whatever iodepth says. Sequential buffered reads keep the device busy through the kernel's
+ * readahead, so their iodepth stands. */
+static int blocking_buffered(const char *engine, const char *rw)
+{
+  int random = rw && strncmp(rw, "rand", 4) == 0;
+  return random && (!engine || strcmp(engine, "io_uring") != 0);
+}
+
+/* The job's read-side numbers (located at $.jobs[i].read.KEY). */
+static int fio_read_side(ls_fio_job *j, json_t *read, const char *at, ls_error *err)
+{
+  char rat[LS_CALIB_WHERE];
+  snprintf(rat, sizeof rat, "%s.read", at);
+  int bad = 0;
+  double bw = json_num(read, "bw_bytes", rat, 1, &bad, err), iops = json_num(read, "iops", rat, 1, &bad, err);
+  double kib = json_num(read, "bw", rat, 0, &bad, err), dev = json_num(read, "bw_dev", rat, 0, &bad, err);
+  double ios = json_num(read, "total_ios", rat, 0, &bad, err);
+  double slat = json_num(json_object_get(read, "slat_ns"), "mean", rat, 0, &bad, err);
+  if (bad)
+    return bad;
+  if (!(bw > 0) || !isfinite(bw))
+    return ls_error_set(err, LS_ERANGE, "%s.bw_bytes = %g: must be a rate > 0", rat, bw);
+  if (!(iops > 0) || !isfinite(iops))
+    return ls_error_set(err, LS_ERANGE, "%s.iops = %g: must be a rate > 0", rat, iops);
+  if (!isnan(dev) && !(dev >= 0 && isfinite(dev)))
+    return ls_error_set(err, LS_ERANGE, "%s.bw_dev = %g: must be >= 0", rat, dev);
+  if (!isnan(slat) && !(slat >= 0 && slat < 1e10))
+    return ls_error_set(err, LS_ERANGE, "%s.slat_ns.mean = %g: must be >= 0 ns", rat, slat);
+  if (!isnan(kib) && fabs(kib * 1024.0 / bw - 1.0) > 0.02)
+    return ls_error_set(err, LS_EUNIT, "%s: mixed units: bw = %g (KiB/s) but bw_bytes = %g B/s", rat, kib, bw);
+  j->bw = bw;
+  j->bw_dev = isnan(dev) ? 0.0 : dev * 1024.0;
+  j->iops = iops;
+  j->slat_s = isnan(slat) ? 0.0 : slat * 1e-9;
+  j->total_ios = isnan(ios) ? 0.0 : ios;
+  return LS_OK;
+}
+
+/* One job's options: bs, iodepth, direct, ioengine (each located where it was given). */
+static int fio_options(ls_fio_job *j, json_t *job, json_t *global, const char *path, size_t i, ls_error *err)
+{
+  char w_bs[LS_CALIB_WHERE], w_qd[LS_CALIB_WHERE], w_dir[LS_CALIB_WHERE], w_eng[LS_CALIB_WHERE];
+  const char *bs_s = fio_opt(job, global, "bs", path, i, w_bs, sizeof w_bs);
+  const char *qd_s = fio_opt(job, global, "iodepth", path, i, w_qd, sizeof w_qd);
+  const char *direct = fio_opt(job, global, "direct", path, i, w_dir, sizeof w_dir);
+  const char *engine = fio_opt(job, global, "ioengine", path, i, w_eng, sizeof w_eng);
+  const char *rw = fio_opt(job, global, "rw", path, i, w_eng, sizeof w_eng);
+  if (!bs_s)
+    bs_s = "4k"; /* fio's default block size */
+  if (fio_size(bs_s, &j->bs))
+    return ls_error_set(err, LS_EPARSE, "%s = '%s': not a size (4k, 128k, 1m)", w_bs, bs_s);
+  long qd = qd_s ? fio_int(qd_s, 1, 65536) : 1;
+  if (qd < 0)
+    return ls_error_set(err, LS_ERANGE, "%s = '%s': must be a whole number 1..65536", w_qd, qd_s);
+  long d = direct ? fio_int(direct, 0, 1) : 0;
+  if (d < 0)
+    return ls_error_set(err, LS_ERANGE, "%s = '%s': must be 0 or 1", w_dir, direct);
+  j->iodepth = (int)qd;
+  j->direct = (int)d;
+  j->eff_qd = (j->direct || !blocking_buffered(engine, rw)) ? j->iodepth : 1;
+  return LS_OK;
+}
+
+/* One job; jobs that read nothing (write-only) are skipped. */
 static int fio_job(ls_calib_inputs *in, json_t *job, json_t *global, const char *path, size_t i, ls_error *err)
 {
   char at[LS_CALIB_WHERE];
   snprintf(at, sizeof at, "%s: $.jobs[%zu]", path, i);
+  if (!json_is_object(job))
+    return ls_error_set(err, LS_ESCHEMA, "%s: expected an object (one fio job)", at);
+  json_t *e = json_object_get(job, "error");
+  if (e && !json_is_integer(e))
+    return ls_error_set(err, LS_ESCHEMA, "%s.error: expected fio's error number (an integer)", at);
+  if (e && json_integer_value(e) != 0)
+    return ls_error_set(err, LS_EINVALID, "%s.error = %lld: fio reports that this job failed (%s); its numbers are "
+                        "not a measurement", at, (long long)json_integer_value(e),
+                        json_integer_value(e) > 0 && json_integer_value(e) < 4096 ? strerror((int)json_integer_value(e))
+                                                                                   : "unknown error");
   json_t *read = json_object_get(job, "read");
-  if (!json_is_object(job) || !json_is_object(read))
+  if (!json_is_object(read))
     return ls_error_set(err, LS_ESCHEMA, "%s: missing key 'read' (fio --output-format=json writes one per job)", at);
   json_t *io = json_object_get(read, "io_bytes");
   if (json_is_number(io) && json_number_value(io) == 0)
     return LS_OK; /* a write-only job */
-  int bad = 0;
-  double bw = json_num(read, "bw_bytes", at, 1, &bad, err), iops = json_num(read, "iops", at, 1, &bad, err);
-  double kib = json_num(read, "bw", at, 0, &bad, err), dev = json_num(read, "bw_dev", at, 0, &bad, err);
-  if (bad)
-    return ls_error_wrap(err, "read");
-  if (isnan(bw) || isnan(iops))
-    return ls_error_set(err, LS_ERANGE, "%s.read: bw_bytes or iops is NaN", at);
-  if (!(bw > 0) || !(iops > 0) || !isfinite(bw) || !isfinite(iops))
-    return ls_error_set(err, LS_ERANGE, "%s.read: bw_bytes = %g, iops = %g: rates must be > 0", at, bw, iops);
-  if (!isnan(kib) && fabs(kib * 1024.0 / bw - 1.0) > 0.02)
-    return ls_error_set(err, LS_EUNIT, "%s.read: mixed units: bw = %g (KiB/s) but bw_bytes = %g B/s", at, kib, bw);
-  const char *bs_s = fio_opt(job, global, "bs"), *qd_s = fio_opt(job, global, "iodepth");
-  const char *direct = fio_opt(job, global, "direct");
   ls_fio_job *j = new_job(in, err);
   if (!j)
     return err->code;
-  if (!bs_s)
-    bs_s = "4k"; /* fio's default block size */
-  if (fio_size(bs_s, &j->bs))
-    return ls_error_set(err, LS_EPARSE, "%s: option bs = '%s': not a size", at, bs_s);
-  if (fabs(bw / iops / j->bs - 1.0) > 0.1)
-    return ls_error_set(err, LS_EUNIT, "%s: mixed units: bs = %s but bw_bytes / iops = %.0f B per request", at,
-                        bs_s, bw / iops);
-  long qd = qd_s ? strtol(qd_s, NULL, 10) : 1;
-  if (qd < 1 || qd > 65536)
-    return ls_error_set(err, LS_ERANGE, "%s: option iodepth = '%s': must be 1..65536", at, qd_s);
-  int rc = fio_percentiles(j, read, at, err);
+  int rc = fio_read_side(j, read, at, err);
+  if (!rc)
+    rc = fio_options(j, job, global, path, i, err);
   if (rc)
+    return rc;
+  if (fabs(j->bw / j->iops / j->bs - 1.0) > 0.1)
+    return ls_error_set(err, LS_EUNIT, "%s.read: mixed units: bs = %.0f B but bw_bytes / iops = %.0f B per request", at,
+                        j->bs, j->bw / j->iops);
+  if ((rc = fio_percentiles(j, read, at, err)))
     return rc;
   json_t *name = json_object_get(job, "jobname");
   snprintf(j->name, sizeof j->name, "%s", json_is_string(name) ? json_string_value(name) : "job");
   snprintf(j->where, sizeof j->where, "%s", at);
   snprintf(j->file, sizeof j->file, "%s", path);
   snprintf(j->tag, sizeof j->tag, "j%zu", i + 1);
-  j->iodepth = (int)qd;
-  j->direct = direct && strtol(direct, NULL, 10) != 0;
-  j->bw = bw;
-  j->bw_dev = isnan(dev) ? 0.0 : dev * 1024.0;
-  j->iops = iops;
   in->n_jobs++;
   return LS_OK;
 }
@@ -626,7 +747,7 @@ int ls_calib_read_fio(ls_calib_inputs *in, const char *path, ls_error *err)
     skipped++;
   }
   json_error_t je;
-  json_t *doc = *p ? json_loads(p, 0, &je) : NULL;
+  json_t *doc = *p ? json_loads(p, JSON_REJECT_DUPLICATES, &je) : NULL;
   int rc = LS_OK;
   if (!*p)
     rc = ls_error_at(err, LS_ESCHEMA, path, 1, 0, "not fio JSON (run fio with --output-format=json)");

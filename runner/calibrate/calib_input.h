@@ -39,6 +39,7 @@ typedef struct ls_bench_row {
   char model[64];             /* our model id */
   char quant[16];             /* "q4_0" */
   ls_calib_backend backend;
+  char backends[32];          /* llama-bench's backends field ("CPU", "HTP", "OpenCL") */
   int threads, n_prompt, n_gen, n_depth;
   double avg_ts, stddev_ts;   /* tokens/s: mean and standard deviation over repetitions */
 } ls_bench_row;
@@ -51,6 +52,11 @@ typedef struct ls_fio_job {
   char name[64];              /* jobname */
   double bs;                  /* bytes per request */
   int iodepth, direct;        /* direct 1: O_DIRECT (the direct path), 0: through the page cache */
+  int eff_qd;                 /* requests really in flight: iodepth, but 1 for buffered reads with
+                                 an engine whose submission blocks (libaio, posixaio, sync engines) */
+  double slat_s;              /* mean submission latency (s; 0 when absent): the software cost an
+                                 app pays per request on top of the completion latency */
+  double total_ios;           /* requests completed (0 when absent) */
   double bw, bw_dev, iops;    /* B/s, B/s (0 when absent), requests/s */
   int n_pct;                  /* completion-latency percentiles: pct in (0, 100), clat in s */
   double pct[LS_CALIB_PCT_MAX], clat_s[LS_CALIB_PCT_MAX];

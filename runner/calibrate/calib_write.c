@@ -204,6 +204,14 @@ int ls_calib_write_profile(const char *base_path, const char *base_label, const 
   ls_device *check; /* the temporary passes every check of the profile loader first */
   if (!rc && (rc = ls_device_load(&check, o.tmp, err)) == LS_OK)
     ls_device_free(check);
+  else if (rc && o.f && strcmp(err->file, o.tmp) == 0) { /* the written profile fails the loader's checks:
+                                                           name the output, never the temporary */
+    char msg[LS_ERR_MSG];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    int line = err->line;
+    rc = ls_error_set(err, LS_ESTATE, "%s: the calibrated profile would be invalid (line %d: %s); nothing written",
+                      out_path, line, msg);
+  }
   if (!rc)
     rc = ls_file_out_commit(&o, err);
   if (rc && o.f)
@@ -213,17 +221,24 @@ int ls_calib_write_profile(const char *base_path, const char *base_label, const 
 
 /* ---- plots ---- */
 
+/* A figure's axes: labels with units, and the factors that bring SI values to those units
+ * (gnuplot then prints plain numbers, never 1x10^9). */
 typedef struct axes {
-  const char *xlabel, *ylabel;
+  const char *title, *xlabel, *ylabel;
+  double xs, ys;
   int logx, logy;
 } axes;
 
 static axes group_axes(int g, int latency)
 {
   if (g == LS_CALIB_GROUP_FLASH)
-    return latency ? (axes){"percentile", "completion latency (s)", 0, 1}
-                   : (axes){"block size (bytes)", "read bandwidth (B/s)", 1, 1};
-  return (axes){"prompt tokens per pass (tg: 1)", "tokens/s", 1, 1};
+    return latency ? (axes){"flash: completion latency of direct QD-1 reads", "percentile",
+                            "completion + submission latency (us)", 1, 1e6, 0, 1}
+                   : (axes){"flash: read bandwidth by block size", "block size (KiB)", "read bandwidth (GB/s)",
+                            1.0 / 1024, 1e-9, 1, 1};
+  return (axes){g == LS_CALIB_GROUP_NPU ? "NPU (Hexagon rows): llama-bench throughput"
+                                        : "CPU rows: llama-bench throughput",
+                "prompt tokens per pass (tg: 1)", "throughput (tokens/s)", 1, 1, 1, 1};
 }
 
 static int plot_one(const ls_calib_group *G, int g, int latency, const char *dir, ls_error *err)
@@ -246,9 +261,13 @@ static int plot_one(const ls_calib_group *G, int g, int latency, const char *dir
   }
   axes a = group_axes(g, latency);
   fprintf(s, "# %s: measured (points, +-1 sd) vs fitted (lines); data in %s.dat, one block per series\n", stem, stem);
-  fprintf(s, "set terminal pngcairo size 1000,700 enhanced font 'Sans,12' background rgb 'white'\n"
-             "set output '%s'\nset key top left\nset grid\nset xlabel '%s'\nset ylabel '%s'\n%s%s",
-          png, a.xlabel, a.ylabel, a.logx ? "set logscale x\n" : "", a.logy ? "set logscale y\n" : "");
+  /* the legend sits outside the plot, on the right: it can cover no point or curve */
+  fprintf(s, "set terminal pngcairo size 1200,700 enhanced font 'Sans,12' background rgb 'white'\n"
+             "set output '%s'\nset title \"%s\\nmeasured (points, error bars: 1 sd) and fitted (lines); chi2 %.3g, "
+             "dof %d\"\nset key outside right top box opaque\nset grid\nset xlabel '%s'\nset ylabel '%s'\n"
+             "set format x '%%g'\nset format y '%%g'\n%s%s",
+          png, a.title, G->chi2, G->dof, a.xlabel, a.ylabel, a.logx ? "set logscale x 2\n" : "",
+          a.logy ? "set logscale y\n" : "");
   fprintf(s, "plot ");
   int block = 0;
   for (int c = 0; c < G->n_curves; c++) {
@@ -258,19 +277,27 @@ static int plot_one(const ls_calib_group *G, int g, int latency, const char *dir
     fprintf(d, "# measured: %s\n", cv->series);
     for (int i = 0; i < G->n_pts; i++)
       if (strcmp(G->pts[i].series, cv->series) == 0)
-        fprintf(d, "%.9g %.9g %.9g\n", G->pts[i].px, G->pts[i].py, G->pts[i].pe);
+        fprintf(d, "%.9g %.9g %.9g\n", G->pts[i].px * a.xs, G->pts[i].py * a.ys, G->pts[i].pe * a.ys);
     fprintf(d, "\n\n# fitted: %s\n", cv->series);
     for (int i = 0; i < cv->n; i++)
-      fprintf(d, "%.9g %.9g\n", cv->x[i], cv->y[i]);
+      fprintf(d, "%.9g %.9g\n", cv->x[i] * a.xs, cv->y[i] * a.ys);
     fprintf(d, "\n\n");
-    fprintf(s, "%s'%s' index %d using 1:2:3 with yerrorbars pt 7 lc %d title 'measured: %s', \\\n"
-               "  '' index %d using 1:2 with lines lw 2 lc %d title 'fitted: %s'",
-            block ? ", \\\n  " : "", dat, block, c + 1, cv->series, block + 1, c + 1, cv->series);
+    /* one distinct colour a series (colour-blind-safe Dark2 set), dashed for the page cache */
+    static const char *const colour[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a",
+                                         "#66a61e", "#e6ab02", "#a6761d", "#666666"};
+    const char *lc = colour[c % 8];
+    int dashed = strstr(cv->series, "page cache") != NULL;
+    fprintf(s, "%s'%s' index %d using 1:2:3 with yerrorbars pt 7 ps 1.3 lc rgb '%s' title 'measured: %s', \\\n"
+               "  '' index %d using 1:2 with lines lw 2 dt %d lc rgb '%s' title 'fitted: %s'",
+            block ? ", \\\n  " : "", dat, block, lc, cv->series, block + 1, dashed ? 2 : 1, lc, cv->series);
     block += 2;
   }
   fprintf(s, "\n");
-  fclose(d);
-  fclose(s);
+  int bad = ferror(d) || ferror(s);
+  bad |= fclose(d) != 0;
+  bad |= fclose(s) != 0;
+  if (bad)
+    return ls_error_set(err, LS_EIO, "%s: cannot write the plot files", dir);
   if (block == 0) {
     remove(dat);
     remove(gp);

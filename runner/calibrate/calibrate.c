@@ -10,10 +10,41 @@
  *     logits of the last token only, and llama.cpp's Hexagon backend leaves the head on the
  *     CPU (src:llamacpp-23647). Fits use pad_small off (llama-bench batches are not padded).
  *   fio job (bs, iodepth Q, path): measured bw_bytes, sd max(bw_dev, 2 %); predicted
- *     4096 bs / ls_flash_read_ns_at(4096 bs, bs, Q) on that path; and, for QD-1 jobs, each
- *     completion-latency percentile p <= 95: measured clat_p (sd 3 %, fio's histogram bins),
- *     predicted ls_latency_quantile(p) + bs / effective bandwidth (QD 1: no queueing).
+ *     4096 bs / ls_flash_read_ns_at(4096 bs, bs, Q') on that path, Q' the requests really in
+ *     flight: Q, except buffered random reads (direct=0, rw=rand*) with an engine whose
+ *     submission blocks (libaio, posixaio, psync, sync...): the kernel reads the page inside
+ *     io_submit, so one request is in flight whatever iodepth says (fio's slat of such jobs
+ *     holds the read, their clat is ~1 us); sequential ones keep theirs (readahead keeps the
+ *     device busy). For direct QD-1 jobs, each completion-latency percentile p <= 95:
+ *     measured clat_p + the job's mean slat (the submission cost every request pays; sd 3 %,
+ *     fio's histogram bins), predicted ls_latency_quantile(p) + bs / effective bandwidth
+ *     (QD 1: no queueing). The m percentiles of one job come from one run's histogram: they
+ *     move together from run to run, so they weigh as one measurement, not m (each deviation
+ *     x sqrt(m)), and do not outvote the job's bandwidth. Buffered jobs give no latency points
+ *     (their clat is not the read); buffered jobs of blocks below 128 KiB are listed, not
+ *     fitted: their time is the page cache's per-request work, which the model has not (the
+ *     path is a rate efficiency on the transfer; weights stream in chunk-size reads).
+ *     The page-cache path is its own quantity: flash.efficiency.page_cache, the fraction of
+ *     the link a buffered read from flash sustains, fitted as a logit so that it stays in
+ *     (0, 1): a buffered read faster than the link did not come from flash but from the page
+ *     cache (DRAM copy speed), and the fit refuses it (below) instead of raising the link.
  *   A deviation of 0 (one repetition, or a published table) is replaced by 2 % and said so.
+ *   Every deviation is combined with the models' resolution: sd_i^2 = sd_meas^2 + (TAU y_i)^2,
+ *   TAU = 10 %. The device models are simplifications (flash.c: the MVA read time is within
+ *   4 % of its own event model, up to 23 % for small random reads at high queue depth; a
+ *   phone's measurements scatter by some % from run to run), so a point that a fit misses by
+ *   less than about 10 % says nothing against the model, and weighting by fio's tiny
+ *   histogram errors alone would let 30 latency percentiles outvote the bandwidths.
+ * Refusal (a fit that does not explain its data writes nothing, exit 65): with residuals
+ *   z_i = (fit_i - y_i) / sd_i, the fit is refused when max |z_i| > Z_MAX = 5 (one point
+ *   missed by more than 5 of its standard deviations: P < 1e-6 for a Gaussian error, so not
+ *   noise), or when the reduced chi2 (sum z_i^2 / dof, dof >= 3) exceeds CHI2_RED_MAX = 4
+ *   (the points are missed systematically by twice their deviations). The message lists
+ *   the worst points, their residuals and what they likely measured instead.
+ * Physical ranges: a fitted link above lanes x 2.9 GB/s (the fastest UFS gear), or a fitted
+ *   median latency below 10 us (faster than any NAND read), is refused: such reads came from
+ *   the page cache. A buffered job whose requests average under 10 us hit the page cache
+ *   and is reported with its copy speed, not fitted.
  * Fit: residuals r_i = (pred_i - y_i) / sd_i, parameters theta_j = ln(p_j / base_j) (keeps
  * rates positive), GSL's trust-region Levenberg-Marquardt; the Jacobian by central differences
  * with step 1e-3 in theta (the device models round to whole nanoseconds, so a tiny step would
@@ -30,7 +61,9 @@
  * Discrete NPU parameters: (tile, mat_min) in {base, (16,16), (32,32), (64,64), (128,128)}
  * by profile likelihood: each refitted, the base kept unless another lowers chi2 by > 4.
  * Leave-one-out: each point's prediction after refitting without it (NAN when the rest
- * cannot determine the parameters). */
+ * cannot determine the parameters); above 100 points, in linear time from the leverages
+ * (loo_leverage: exact for a linear model, first order for ours), since a refit per point
+ * makes the whole quadratic in the number of measurements (4000 fio jobs: minutes). */
 #include "runner/calibrate/calibrate.h"
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_linalg.h>
@@ -46,6 +79,18 @@
 #define SINGULAR 1e-7
 #define SWITCH_CHI2 4.0
 #define WEAK 0.05 /* |d residual / d ln p| below this everywhere: e-fold change < 1/20 sd */
+#define TAU 0.10          /* the models' resolution, combined with every deviation (see top) */
+#define Z_MAX 5.0         /* refusal: a point missed by more than this many deviations */
+#define CHI2_RED_MAX 4.0  /* refusal: reduced chi2 above this (dof >= 3) */
+#define WORST 3           /* points named by a refusal */
+#define LOO_EXACT_MAX 100 /* refit once per point up to this many points; above, the leverage form */
+/* The physical range of flash.link_bandwidth: at most the profile's lanes x the fastest UFS
+ * gear (HS-G5, 23.32 Gb/s a lane: src:ufs40-samsung "UFS 4.0 is 2 lanes x 23.2 Gb/s"),
+ * 2.9 GB/s a lane. */
+#define LANE_MAX 2.915e9
+/* No flash read completes faster than this (a NAND page read takes tens of us): a buffered job
+ * whose requests take less on average was served by the page cache (DRAM copies). */
+#define FLASH_FLOOR_S 10e-6
 
 typedef enum { PT_BENCH = 0, PT_FIO_BW, PT_FIO_PCT } pt_kind;
 
@@ -67,7 +112,50 @@ typedef struct prob {
   pt_src *src;
   unsigned char *use;      /* 1: the point takes part (leave-one-out clears one) */
   int free_ix[LS_CALIB_MAXP], n_free;
+  struct qcache *qc;       /* latency quantiles of the current parameters (fio_pct) */
 } prob;
+
+/* The latency quantiles already inverted for one latency distribution: every job asks for the
+ * same few percentiles, and inverting the mixture's CDF is the costly step (a fit of 4000 jobs
+ * would spend most of its time there). Reset whenever the distribution changes. */
+#define QCACHE 64
+typedef struct qcache {
+  ls_latency_dist d;
+  int n;
+  double q[QCACHE], v[QCACHE];
+} qcache;
+
+/* Field by field (memcmp would read the struct's padding). */
+static int same_dist(const ls_latency_dist *a, const ls_latency_dist *b)
+{
+  if (a->kind != b->kind || a->median_s != b->median_s || a->sigma != b->sigma || a->tail_prob != b->tail_prob ||
+      a->tail_start_s != b->tail_start_s || a->tail_alpha != b->tail_alpha || a->n != b->n)
+    return 0;
+  for (int i = 0; i < a->n && i < LS_LAT_CDF_MAX; i++)
+    if (a->p[i] != b->p[i] || a->x_s[i] != b->x_s[i])
+      return 0;
+  return 1;
+}
+
+static double quantile(const prob *P, const ls_latency_dist *d, double q)
+{
+  qcache *c = P->qc;
+  if (!c)
+    return ls_latency_quantile(d, q);
+  if (c->n == 0 || !same_dist(&c->d, d)) {
+    c->d = *d;
+    c->n = 0;
+  }
+  for (int i = 0; i < c->n; i++)
+    if (c->q[i] == q)
+      return c->v[i];
+  double v = ls_latency_quantile(d, q);
+  if (c->n < QCACHE) {
+    c->q[c->n] = q;
+    c->v[c->n++] = v;
+  }
+  return v;
+}
 
 /* ---- parameters into the device structs ---- */
 
@@ -103,6 +191,7 @@ static void set_param(ls_calib_param *q, const char *name, ls_unit_kind u, doubl
   q->unit = u;
   q->base = q->value = base;
   q->status = LS_CALIB_FITTED;
+  q->unit01 = 0;
 }
 
 static void define_params(prob *P, const ls_device *base)
@@ -123,6 +212,7 @@ static void define_params(prob *P, const ls_device *base)
     const ls_flash_params *f = ls_device_flash(base);
     set_param(&g->par[0], "flash.link_bandwidth", LS_U_BANDWIDTH, f->link_bandwidth);
     set_param(&g->par[1], "flash.efficiency.page_cache", LS_U_RATIO, f->efficiency[LS_PATH_PAGE_CACHE]);
+    g->par[1].unit01 = 1;
     set_param(&g->par[2], "flash.latency.median", LS_U_TIME, f->latency.median_s);
     set_param(&g->par[3], "flash.latency.sigma", LS_U_RATIO, f->latency.sigma);
   }
@@ -156,14 +246,14 @@ static double fio_bw(const prob *P, const ls_fio_job *j)
   ls_flash_params f = P->fl;
   f.path = j->direct ? LS_PATH_DIRECT : LS_PATH_PAGE_CACHE;
   double bytes = 4096.0 * j->bs;
-  return bytes / ((double)ls_flash_read_ns_at(&f, bytes, j->bs, j->iodepth) * 1e-9);
+  return bytes / ((double)ls_flash_read_ns_at(&f, bytes, j->bs, j->eff_qd) * 1e-9);
 }
 
 static double fio_pct(const prob *P, const ls_fio_job *j, int k)
 {
   ls_flash_params f = P->fl;
   f.path = j->direct ? LS_PATH_DIRECT : LS_PATH_PAGE_CACHE;
-  return ls_latency_quantile(&f.latency, j->pct[k] / 100.0) + j->bs / ls_flash_effective_bw(&f);
+  return quantile(P, &f.latency, j->pct[k] / 100.0) + j->bs / ls_flash_effective_bw(&f) + j->slat_s;
 }
 
 static double predict(const prob *P, int i)
@@ -178,14 +268,36 @@ static double predict(const prob *P, int i)
 
 /* ---- the weighted least-squares engine ---- */
 
+/* A parameter from its fit coordinate: p = base e^theta (a positive rate), or for a fraction
+ * in (0, 1) the logistic of logit(base) + theta. */
+static double from_theta(const ls_calib_param *q, double theta)
+{
+  if (!q->unit01)
+    return q->base * exp(theta);
+  double b = fmin(fmax(q->base, 1e-9), 1 - 1e-9);
+  return 1.0 / (1.0 + exp(-(log(b / (1 - b)) + theta)));
+}
+
+/* dp / dtheta at p (the delta method's factor for the standard error). */
+static double dp_dtheta(const ls_calib_param *q, double p)
+{
+  return q->unit01 ? p * (1 - p) : p;
+}
+
 static void full_params(const prob *P, const double *theta, double *p)
 {
   for (int k = 0; k < P->g->n_par; k++)
     p[k] = P->g->par[k].value;
   for (int j = 0; j < P->n_free; j++) {
     int k = P->free_ix[j];
-    p[k] = P->g->par[k].base * exp(theta[j]);
+    p[k] = from_theta(&P->g->par[k], theta[j]);
   }
+}
+
+/* A measurement's deviation combined with the models' resolution (see top). */
+static double sd_eff(double sd, double y)
+{
+  return sqrt(sd * sd + (TAU * y) * (TAU * y));
 }
 
 static void residuals(prob *P, const double *theta, double *f)
@@ -379,7 +491,8 @@ static int bench_points(prob *P, const ls_calib_inputs *in, ls_calib_backend wan
     char t[32];
     test_name(r, t, sizeof t);
     snprintf(pt->where, sizeof pt->where, "%s", r->where);
-    snprintf(pt->label, sizeof pt->label, "%s %s", r->model, t);
+    snprintf(pt->label, sizeof pt->label, "%s %s, %d thread%s, %s", r->model, t, r->threads, r->threads == 1 ? "" : "s",
+             r->backends);
     snprintf(pt->series, sizeof pt->series, "%s, %d threads", r->model, r->threads);
     double rel = r->stddev_ts / r->avg_ts;
     if (rel <= 0) {
@@ -387,7 +500,7 @@ static int bench_points(prob *P, const ls_calib_inputs *in, ls_calib_backend wan
       (*defaulted)++;
     }
     pt->y = (r->n_prompt + r->n_gen) / r->avg_ts;
-    pt->sigma = pt->y * rel;
+    pt->sigma = sd_eff(pt->y * rel, pt->y);
     pt->px = r->n_prompt > 0 ? r->n_prompt : 1;
     pt->py = r->avg_ts;
     pt->pe = r->avg_ts * rel;
@@ -405,20 +518,68 @@ static void size_text(double bytes, char *buf, size_t size)
     snprintf(buf, size, "%g B", bytes);
 }
 
+/* A job whose completion latencies are the device's: direct, one request in flight. */
+static int latency_job(const ls_fio_job *j)
+{
+  return j->direct && j->eff_qd == 1;
+}
+
+/* Buffered reads of small blocks: their time is the page cache's per-request software cost
+ * (page allocation, lookup, copy), which the device model does not have (flash.c: the path
+ * is a rate efficiency on the transfer); weights stream in chunk-size reads. */
+#define BUFFERED_MIN_BS 131072.0
+static int cache_hits(const ls_fio_job *j)
+{
+  return !j->direct && j->eff_qd / j->iops < FLASH_FLOOR_S;
+}
+
+static int fitted_job(const ls_fio_job *j)
+{
+  return j->direct || (j->bs >= BUFFERED_MIN_BS && !cache_hits(j));
+}
+
 static int fio_points(prob *P, const ls_calib_inputs *in, int *defaulted, ls_error *err)
 {
-  int n = 0, rc;
+  int n = 0, rc, small = 0, hits = 0;
+  double copy_bw = 0;
   for (int i = 0; i < in->n_jobs; i++) {
+    if (cache_hits(&in->jobs[i])) {
+      hits++;
+      copy_bw = fmax(copy_bw, in->jobs[i].bw);
+      continue;
+    }
+    if (!fitted_job(&in->jobs[i])) {
+      small++;
+      continue;
+    }
     n++;
-    for (int k = 0; in->jobs[i].iodepth == 1 && k < in->jobs[i].n_pct; k++)
+    for (int k = 0; latency_job(&in->jobs[i]) && k < in->jobs[i].n_pct; k++)
       n += in->jobs[i].pct[k] <= 95.0;
   }
+  if (n == 0 && hits)
+    return ls_error_set(err, LS_EINVALID, "calibrate flash: every fio job read from the page cache (requests "
+                        "under 10 us, up to %.3g GB/s: DRAM copy speed), none from the flash: run fio with "
+                        "--direct=1, or with --invalidate=1 on a file larger than RAM", copy_bw * 1e-9);
   if (n == 0)
     return LS_OK;
   if ((rc = grow_points(P, n, err)))
     return rc;
+  if (hits) {
+    size_t len = strlen(P->g->note);
+    snprintf(P->g->note + len, sizeof P->g->note - len, "%s%d buffered job%s hit the page cache (requests under "
+             "10 us, up to %.3g GB/s: DRAM copy speed, not the flash): not fitted", len ? "; " : "", hits,
+             hits == 1 ? "" : "s", copy_bw * 1e-9);
+  }
+  if (small) {
+    size_t len = strlen(P->g->note);
+    snprintf(P->g->note + len, sizeof P->g->note - len, "%s%d buffered job%s below 128 KiB not fitted (a small "
+             "buffered read costs the page cache's per-request work, which the model has not: weights stream in "
+             "chunk-size reads)", len ? "; " : "", small, small == 1 ? "" : "s");
+  }
   for (int i = 0; i < in->n_jobs; i++) {
     const ls_fio_job *j = &in->jobs[i];
+    if (!fitted_job(j))
+      continue;
     char bs[32];
     size_text(j->bs, bs, sizeof bs);
     ls_calib_point *pt = &P->g->pts[P->g->n_pts];
@@ -429,12 +590,15 @@ static int fio_points(prob *P, const ls_calib_inputs *in, int *defaulted, ls_err
     snprintf(pt->label, sizeof pt->label, "bs %s qd %d %s: bandwidth", bs, j->iodepth, j->direct ? "direct" : "buffered");
     snprintf(pt->series, sizeof pt->series, "qd %d, %s", j->iodepth, j->direct ? "direct" : "page cache");
     pt->y = j->bw;
-    pt->sigma = fmax(j->bw_dev, SD_DEFAULT * j->bw);
+    pt->sigma = sd_eff(fmax(j->bw_dev, SD_DEFAULT * j->bw), j->bw);
     *defaulted += j->bw_dev <= 0;
     pt->px = j->bs;
     pt->py = j->bw;
     pt->pe = pt->sigma;
-    for (int k = 0; j->iodepth == 1 && k < j->n_pct; k++) {
+    int n_lat = 0;
+    for (int k = 0; latency_job(j) && k < j->n_pct; k++)
+      n_lat += j->pct[k] <= 95.0;
+    for (int k = 0; latency_job(j) && k < j->n_pct; k++) {
       if (j->pct[k] > 95.0)
         continue;
       pt = &P->g->pts[P->g->n_pts];
@@ -445,10 +609,10 @@ static int fio_points(prob *P, const ls_calib_inputs *in, int *defaulted, ls_err
       snprintf(pt->where, sizeof pt->where, "%s.read.clat_ns.percentile[\"%.6f\"]", j->where, j->pct[k]);
       snprintf(pt->label, sizeof pt->label, "bs %s qd 1: p%g latency", bs, j->pct[k]);
       snprintf(pt->series, sizeof pt->series, "latency, bs %s", bs);
-      pt->y = j->clat_s[k];
-      pt->sigma = 0.03 * j->clat_s[k];
+      pt->y = j->clat_s[k] + j->slat_s;
+      pt->sigma = sd_eff(0.03 * pt->y, pt->y) * sqrt((double)n_lat); /* one job's percentiles: one run */
       pt->px = j->pct[k];
-      pt->py = j->clat_s[k];
+      pt->py = pt->y;
       pt->pe = pt->sigma;
     }
   }
@@ -486,10 +650,12 @@ static void keep(ls_calib_param *q, ls_calib_status st, const char *why)
 static int choose_free(prob *P, const ls_calib_options *o, ls_error *err)
 {
   ls_calib_group *g = P->g;
-  int direct = 0, buffered = 0;
-  for (int i = 0; i < g->n_pts; i++)
+  int direct = 0, buffered = 0, pcts = 0;
+  for (int i = 0; i < g->n_pts; i++) {
     if (P->src[i].kind == PT_FIO_BW)
       P->src[i].job->direct ? direct++ : buffered++;
+    pcts += P->src[i].kind == PT_FIO_PCT;
+  }
   P->n_free = 0;
   for (int k = 0; k < g->n_par; k++) {
     if (is_fixed(o, g->par[k].name))
@@ -497,6 +663,9 @@ static int choose_free(prob *P, const ls_calib_options *o, ls_error *err)
     else if (P->gid == LS_CALIB_GROUP_FLASH && k == 1 && !(direct && buffered))
       keep(&g->par[k], LS_CALIB_UNDETERMINED, "fio measured one read path only (its rate is link x efficiency: "
            "the link rate is fitted)");
+    else if (P->gid == LS_CALIB_GROUP_FLASH && k == 3 && !pcts)
+      keep(&g->par[k], LS_CALIB_UNDETERMINED, "no latency percentiles (direct QD-1 jobs): the rates see only the "
+           "mean latency");
     else
       P->free_ix[P->n_free++] = k;
   }
@@ -561,6 +730,36 @@ static void param_rows(prob *P, const gsl_matrix *J, int j, char *buf, size_t si
   }
 }
 
+/* Leave-one-out for many points, in linear time: the leverage form. With J the Jacobian of
+ * the weighted residuals at the fit and C = (J'J)^-1 (cov, unscaled), point i's leverage is
+ * h_i = J_i C J_i', and its residual refitted without it is r_i / (1 - h_i): exact for a
+ * linear model, the first-order (one Gauss-Newton step) value for ours. NAN when h_i ~ 1
+ * (the point alone determines a direction). */
+static int loo_leverage(prob *P, const double *theta, const double *cov, ls_error *err)
+{
+  ls_calib_group *g = P->g;
+  int p = P->n_free;
+  if (p == 0) {
+    for (int i = 0; i < g->n_pts; i++)
+      g->pts[i].loo = g->pts[i].fit;
+    return LS_OK;
+  }
+  gsl_matrix *J = gsl_matrix_alloc((size_t)g->n_pts, (size_t)p);
+  if (!J)
+    return ls_error_set(err, LS_ENOMEM, "calibrate: out of memory");
+  jacobian(P, theta, J);
+  for (int i = 0; i < g->n_pts; i++) {
+    double h = 0;
+    for (int a = 0; a < p; a++)
+      for (int b = 0; b < p; b++)
+        h += gsl_matrix_get(J, (size_t)i, (size_t)a) * cov[a * p + b] * gsl_matrix_get(J, (size_t)i, (size_t)b);
+    ls_calib_point *pt = &g->pts[i];
+    pt->loo = h < 1 - 1e-9 ? pt->y + (pt->fit - pt->y) / (1 - h) : NAN;
+  }
+  gsl_matrix_free(J);
+  return LS_OK;
+}
+
 /* Fits the free parameters, fills values, errors, fitted and leave-one-out predictions. */
 static int fit_group(prob *P, ls_error *err)
 {
@@ -581,22 +780,104 @@ static int fit_group(prob *P, ls_error *err)
   for (int j = 0; j < p; j++) {
     ls_calib_param *q = &g->par[P->free_ix[j]];
     q->value = pf[P->free_ix[j]];
-    q->se = q->value * sqrt(cov[j * p + j] * scale);
+    q->se = dp_dtheta(q, q->value) * sqrt(cov[j * p + j] * scale);
     param_rows(P, J, j, q->rows, sizeof q->rows);
   }
   gsl_matrix_free(J);
   apply(P, pf);
   for (int i = 0; i < g->n_pts; i++)
     g->pts[i].fit = predict(P, i);
-  for (int i = 0; i < g->n_pts; i++) {
-    double t[LS_CALIB_MAXP], c2;
-    memcpy(t, theta, sizeof t);
-    P->use[i] = 0;
-    g->pts[i].loo = wls(P, t, NULL, &c2) ? NAN : predict(P, i);
-    P->use[i] = 1;
+  if (g->n_pts <= LOO_EXACT_MAX) {
+    for (int i = 0; i < g->n_pts; i++) {
+      double t[LS_CALIB_MAXP], c2;
+      memcpy(t, theta, sizeof t);
+      P->use[i] = 0;
+      g->pts[i].loo = wls(P, t, NULL, &c2) ? NAN : predict(P, i);
+      P->use[i] = 1;
+    }
+  } else if (loo_leverage(P, theta, cov, err)) {
+    return err->code;
   }
   apply(P, pf);
   return LS_OK;
+}
+
+/* What an off point likely measured instead (into pt->why). */
+static void explain(const prob *P, int i)
+{
+  const pt_src *s = &P->src[i];
+  ls_calib_point *pt = &P->g->pts[i];
+  if (s->kind == PT_FIO_BW && !s->job->direct && pt->y > P->fl.link_bandwidth)
+    snprintf(pt->why, sizeof pt->why, "buffered reads faster than the flash link (%.3g GB/s): they hit the page "
+             "cache and measure DRAM copy speed, not the flash (drop caches, or use --invalidate=1 and a file "
+             "larger than RAM)", P->fl.link_bandwidth * 1e-9);
+  else if (s->kind == PT_FIO_PCT && pt->y < 5e-6)
+    snprintf(pt->why, sizeof pt->why, "a latency below 5 us is not a flash read (a page-cache hit?)");
+  else
+    snprintf(pt->why, sizeof pt->why, "the model %s it by %.0f %%", pt->fit > pt->y ? "overestimates" : "underestimates",
+             100 * fabs(pt->fit - pt->y) / pt->y);
+}
+
+/* The flash parameters' physical ranges (see top); page_cache is in (0, 1) by construction. */
+static int physical_range(const prob *P, ls_error *err)
+{
+  if (P->gid != LS_CALIB_GROUP_FLASH)
+    return LS_OK;
+  const ls_calib_group *g = P->g;
+  double max_link = P->fl.lanes * LANE_MAX;
+  if (g->par[0].status == LS_CALIB_FITTED && P->fl.link_bandwidth > max_link)
+    return ls_error_set(err, LS_EINVALID, "calibrate flash: the fitted link rate %.3g GB/s exceeds what %d lane%s of "
+                        "the fastest UFS gear carry (%.3g GB/s): the reads did not come from flash (buffered reads "
+                        "that hit the page cache measure DRAM copy speed); no profile is written. Measure with "
+                        "--direct=1, or --invalidate=1 on a file larger than RAM", P->fl.link_bandwidth * 1e-9,
+                        P->fl.lanes, P->fl.lanes == 1 ? "" : "s", max_link * 1e-9);
+  if (g->par[2].status == LS_CALIB_FITTED && P->fl.latency.median_s < FLASH_FLOOR_S)
+    return ls_error_set(err, LS_EINVALID, "calibrate flash: the fitted median read latency %.3g us is below any NAND "
+                        "read (%g us): the reads were served by the page cache (DRAM copies), not the flash; no profile "
+                        "is written. Measure with --direct=1, or --invalidate=1 on a file larger than RAM",
+                        P->fl.latency.median_s * 1e6, FLASH_FLOOR_S * 1e6);
+  return LS_OK;
+}
+
+/* The refusal rule (see top): LS_EINVALID naming the worst points when the fit does not
+ * explain its measurements. */
+static int check_fit(prob *P, ls_error *err)
+{
+  ls_calib_group *g = P->g;
+  int worst[WORST], nw = 0;
+  double zmax = 0;
+  for (int i = 0; i < g->n_pts; i++) {
+    double z = fabs(g->pts[i].fit - g->pts[i].y) / g->pts[i].sigma;
+    zmax = fmax(zmax, z);
+    int k = nw < WORST ? nw++ : WORST;   /* insertion into the WORST largest */
+    while (k > 0 && fabs(g->pts[worst[k - 1]].fit - g->pts[worst[k - 1]].y) / g->pts[worst[k - 1]].sigma < z) {
+      if (k < WORST)
+        worst[k] = worst[k - 1];
+      k--;
+    }
+    if (k < WORST)
+      worst[k] = i;
+  }
+  int rc = physical_range(P, err);
+  if (rc)
+    return rc;
+  double red = g->dof > 0 ? g->chi2 / g->dof : 0;
+  int bad_z = zmax > Z_MAX, bad_chi2 = g->dof >= 3 && red > CHI2_RED_MAX;
+  if (!bad_z && !bad_chi2)
+    return LS_OK;
+  char list[LS_ERR_MSG / 2 + 64];
+  size_t len = 0;
+  list[0] = '\0';
+  for (int k = 0; k < nw && len + 1 < sizeof list; k++) {
+    ls_calib_point *pt = &g->pts[worst[k]];
+    explain(P, worst[k]);
+    len += (size_t)snprintf(list + len, sizeof list - len, "\n  %s (%s): %+.0f %% (%+.1f sd): %s", pt->label, pt->where,
+                            100 * (pt->fit - pt->y) / pt->y, (pt->fit - pt->y) / pt->sigma, pt->why);
+  }
+  return ls_error_set(err, LS_EINVALID, "calibrate %s: the model does not explain the measurements, so no profile is "
+                      "written: worst point %.1f sd off (limit %g), reduced chi2 %.3g (limit %g, dof %d); deviations "
+                      "include the models' %g %% resolution (docs/STATISTICS.md, \"Refusing a calibration\"). Worst "
+                      "points:%s", g->name, zmax, Z_MAX, red, CHI2_RED_MAX, g->dof, 100 * TAU, list);
 }
 
 /* Profile likelihood over (tile, mat_min): keeps the base pair unless another fits clearly better. */
@@ -705,7 +986,7 @@ static int run_group(prob *P, const ls_device *base, const ls_calib_inputs *in, 
     return rc;
   if (P->gid == LS_CALIB_GROUP_NPU)
     choose_tiles(P);
-  if ((rc = fit_group(P, err)))
+  if ((rc = fit_group(P, err)) || (rc = check_fit(P, err)))
     return rc;
   if (defaulted) {
     size_t len = strlen(P->g->note);
@@ -738,6 +1019,9 @@ int ls_calibrate(const ls_device *base, const ls_calib_inputs *in, const char *d
       continue;
     prob P;
     memset(&P, 0, sizeof P);
+    qcache qc;
+    memset(&qc, 0, sizeof qc);
+    P.qc = &qc;
     P.g = &out->g[gid];
     P.gid = (ls_calib_gid)gid;
     P.cpu = P.cpu_base = out->cpu;
@@ -760,6 +1044,24 @@ int ls_calibrate(const ls_device *base, const ls_calib_inputs *in, const char *d
     free(P.use);
   }
   return rc;
+}
+
+int ls_calib_param_known(const char *name, char *list, unsigned size)
+{
+  static const char *const all[] = {"cpu.gemv_scale", "cpu.max_bandwidth", "cpu.flops_scale",
+                                    "npu.q4_0_dynamic.op_call", "npu.q4_0_dynamic.weight_bandwidth",
+                                    "npu.q4_0_dynamic.vec_flops", "npu.q4_0_dynamic.mat_flops",
+                                    "flash.link_bandwidth", "flash.efficiency.page_cache", "flash.latency.median",
+                                    "flash.latency.sigma"};
+  int known = 0;
+  size_t len = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    const char *dot = strrchr(all[i], '.');
+    known |= strcmp(name, all[i]) == 0 || (dot && strcmp(name, dot + 1) == 0);
+    if (list && len + 1 < size)
+      len += (size_t)snprintf(list + len, size - len, "%s%s", i ? ", " : "", all[i]);
+  }
+  return known;
 }
 
 void ls_calib_result_free(ls_calib_result *r)

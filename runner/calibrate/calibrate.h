@@ -28,6 +28,8 @@ typedef struct ls_calib_param {
   ls_unit_kind unit;
   double base, value, se;  /* SI units; se 0 unless fitted */
   ls_calib_status status;
+  int unit01;              /* a fraction in (0, 1) (an efficiency): fitted as its logit, so the
+                              fit cannot leave the physical range */
   char why[128];           /* why kept (FIXED / UNDETERMINED) */
   char rows[256];          /* measurements that determine it: "file rows r1,r2" */
 } ls_calib_param;
@@ -40,6 +42,7 @@ typedef struct ls_calib_point {
   double fit;                 /* prediction at the fitted parameters */
   double loo;                 /* prediction fitted without this point; NAN when undetermined */
   double px, py, pe, pfit;    /* plot coordinates: abscissa, measured, its error, fitted */
+  char why[160];              /* when the point is off: what it likely measured instead */
 } ls_calib_point;
 
 typedef struct ls_calib_curve {
@@ -81,5 +84,8 @@ typedef struct ls_calib_options {
 int ls_calibrate(const ls_device *base, const ls_calib_inputs *in, const char *data_root,
                  const ls_calib_options *opt, ls_calib_result *out, ls_error *err);
 void ls_calib_result_free(ls_calib_result *r);
+/* 1 when name is a parameter --fix can hold: a full name ("npu.q4_0_dynamic.op_call") or its
+ * last part ("op_call"); 0 otherwise. The valid names, comma-separated, into list (may be NULL). */
+int ls_calib_param_known(const char *name, char *list, unsigned size);
 
 #endif

@@ -3,11 +3,14 @@
  * the fit report (parameters with standard errors, each measurement's residual and its
  * leave-one-out cross-prediction error; runner/calibrate/calibrate.h). Bad input is a located error,
  * exit 65, and no profile is written. */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "runner/calibrate/calib_input.h"
 #include "runner/calibrate/calib_write.h"
 #include "runner/calibrate/calibrate.h"
@@ -144,7 +147,7 @@ static void text_group(const ls_calib_group *g, FILE *f)
       snprintf(s, sizeof s, "-");
     fprintf(f, "  %-36s %14s %14s %12s  %s%s%s\n", q->name, b, v, s, status_text(q), q->why[0] ? ": " : "", q->why);
   }
-  fprintf(f, "  %-44s %12s %12s %18s %16s\n", "measurement", "measured", "fitted", "residual", "leave-one-out");
+  fprintf(f, "  %-52s %12s %12s %18s %16s\n", "measurement", "measured", "fitted", "residual", "leave-one-out");
   for (int i = 0; i < g->n_pts; i++) {
     const ls_calib_point *p = &g->pts[i];
     char y[48], fit[48], res[48], loo[48];
@@ -156,7 +159,7 @@ static void text_group(const ls_calib_group *g, FILE *f)
       snprintf(loo, sizeof loo, "n/a (undetermined)");
     else
       snprintf(loo, sizeof loo, "%+.2f %%", 100 * (p->loo - p->y) / p->y);
-    fprintf(f, "  %-44s %12s %12s %18s %16s   %s\n", p->label, y, fit, res, loo, p->where);
+    fprintf(f, "  %-52s %12s %12s %18s %16s   %s\n", p->label, y, fit, res, loo, p->where);
   }
 }
 
@@ -239,11 +242,35 @@ static int read_inputs(const opts *o, ls_calib_inputs *in, ls_error *err)
   return rc;
 }
 
+/* Checks made before anything is read or written: --fix names exist (else usage, 64), the
+ * --plot folder exists or can be made and is writable. (--out is refused by sim/fileio when it
+ * names anything but a profile calibrate wrote.) */
+static int check_outputs(const opts *o)
+{
+  char list[512];
+  for (int i = 0; o->fix[i]; i++)
+    if (!ls_calib_param_known(o->fix[i], list, sizeof list))
+      return ls_usage_error("calibrate", "--fix: unknown parameter '%s' (expected one of: %s, or their last part)",
+                            o->fix[i], list);
+  struct stat st;
+  if (o->plot && stat(o->plot, &st) != 0 && mkdir(o->plot, 0777) != 0) {
+    fprintf(stderr, "leversim: %s: cannot create the --plot folder: %s\n", o->plot, strerror(errno));
+    return ls_status_exit(errno == ENOENT ? LS_ENOTFOUND : LS_EIO);
+  }
+  if (o->plot && (stat(o->plot, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->plot, W_OK) != 0)) {
+    fprintf(stderr, "leversim: %s: --plot needs a writable folder\n", o->plot);
+    return ls_status_exit(LS_EIO);
+  }
+  return 0;
+}
+
 int ls_cmd_calibrate(int argc, char **argv)
 {
   opts o;
   int stop, rc = parse(argc, argv, &o, &stop);
   if (stop)
+    return rc;
+  if ((rc = check_outputs(&o)))
     return rc;
   ls_error err;
   ls_error_clear(&err);

@@ -44,16 +44,18 @@ typedef struct check_opts {
 static const ls_opt CHECK_OPTS[] = {
     {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "the database of a `leversim reproduce [--quick]`", .flags = LS_OPT_REQUIRED},
     {"--baseline", LS_OPT_STR, OPT_AT(check_opts, baseline), "FILE", "compare with this baseline (results/baseline/REPLAY.yaml)"},
-    {"--write-baseline", LS_OPT_STR, OPT_AT(check_opts, write), "FILE", "write the database's ratios as a baseline instead ('-': stdout)"},
+    {"--write-baseline", LS_OPT_STR, OPT_AT(check_opts, write), "FILE", "write the database's ratios and metrics as a baseline instead ('-': stdout)"},
     {"--k", LS_OPT_CALL, OPT_AT(check_opts, k), "K", "tolerance in combined half-widths (default: the baseline's; 1 when writing)", .call = parse_k},
     {NULL}};
 
 static const ls_cmd_spec CHECK = {
-    "check", NULL, 0, 0, 0, "compare speedup ratios against a committed baseline (exit 2 on regression)",
-    "Compares lever's speedup over every system per configuration (view v_speedup, with its\n"
-    "95 % interval) with a baseline; prints ratio, baseline, delta, tolerance. Two-sided: a\n"
-    "ratio further from the baseline than K x the combined half-width of the two intervals\n"
-    "(plus a 0.1 % floor), higher or lower, or a missing configuration, is a regression.\n"
+    "check", NULL, 0, 0, 0, "compare a replay with its committed baseline (exit 2 when any value moved)",
+    "Compares lever's speedup over every system per configuration (view v_speedup), and every\n"
+    "run's throughput (every system, AR from DRAM included) and I/O share (Table 1), with a\n"
+    "baseline. Written baselines are exact (docs/STATISTICS.md): a replay is deterministic, so\n"
+    "a value that moves by more than 1e-9 of itself, higher or lower, or goes missing, is a\n"
+    "regression; the report says whether each move lies beyond K x the combined half-width of\n"
+    "the two 95 % intervals (plus a 0.1 % floor), the test of a baseline without `compare:`.\n"
     "Give one of --baseline and --write-baseline. The database must come from the replay the\n"
     "baseline records (quick or full; spec hash), else exit 65 naming the baseline that fits.\n"
     "Baselines are written only from a `leversim reproduce [--quick]` database, as\n"

@@ -252,14 +252,16 @@ static void add_job(ls_calib_inputs *in, double bs, int qd, double bw)
   snprintf(j->tag, sizeof j->tag, "j%d", in->n_jobs);
   j->bs = bs;
   j->iodepth = qd;
+  j->eff_qd = qd;
   j->direct = 1;
   j->bw = bw;
   j->iops = bw / bs;
 }
 
 /* One free parameter (the link rate, through link-bound 4 MiB reads at QD 32): with
- * sd_i = 2 % of y_i the fit is B = sum(1/y) / sum(1/y^2) x (the read's own small overhead),
+ * sd_i = c y_i (2 % combined with the models' 10 %: c = sqrt(0.02^2 + 0.1^2)) the fit is B = sum(1/y) / sum(1/y^2) x (the read's own small overhead),
  * and each leave-one-out prediction the same sum without that job. */
+#define C_SD sqrt(0.02 * 0.02 + 0.1 * 0.1)
 static void loo_by_hand(void)
 {
   ls_device *base = load_dev("oneplus-12");
@@ -286,9 +288,42 @@ static void loo_by_hand(void)
   /* the standard error of a weighted mean of 3 with chi2/dof scaling when > 1 */
   double mean = s1 / s2, chi2 = 0;
   for (int i = 0; i < 3; i++)
-    chi2 += pow((mean - y[i]) / (0.02 * y[i]), 2);
-  double se = mean / sqrt(s2 * mean * mean / (0.02 * 0.02)) * sqrt(fmax(1.0, chi2 / 2));
+    chi2 += pow((mean - y[i]) / (C_SD * y[i]), 2);
+  double se = mean / sqrt(s2 * mean * mean / (C_SD * C_SD)) * sqrt(fmax(1.0, chi2 / 2));
   LS_ASSERT_CLOSE(F->par[0].se / F->par[0].value, se / mean, 0.01);
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  ls_device_free(base);
+}
+
+/* Above 100 points leave-one-out comes from the leverages (one Gauss-Newton step): for the
+ * one-parameter case above, with 120 jobs, it must match the exact refit formula. */
+static void loo_leverage_by_hand(void)
+{
+  ls_device *base = load_dev("oneplus-12");
+  enum { N = 120 };
+  double y[N];
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  for (int i = 0; i < N; i++) {
+    y[i] = 4.0e9 * (1 + 0.05 * sin(i * 1.7));
+    add_job(&in, 4194304.0, 32, y[i]);
+  }
+  ls_calib_result res;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err), LS_OK);
+  const ls_calib_group *F = &res.g[LS_CALIB_GROUP_FLASH];
+  double s1 = 0, s2 = 0;
+  for (int i = 0; i < N; i++)
+    s1 += 1 / y[i], s2 += 1 / (y[i] * y[i]);
+  double worst = 0, moved = 0;
+  for (int i = 0; i < N; i++) {
+    double a = s1 - 1 / y[i], b = s2 - 1 / (y[i] * y[i]), exact = a / b;
+    worst = fmax(worst, fabs(F->pts[i].loo / exact - 1));
+    moved = fmax(moved, fabs(exact / F->pts[i].fit - 1)); /* how far a left-out point moves the fit */
+  }
+  fprintf(stderr, "(leverage vs exact: %.2g, fit vs exact: %.2g) ", worst, moved);
+  CU_ASSERT(worst < 0.05 * moved); /* the approximation is far closer than doing nothing */
   ls_calib_result_free(&res);
   ls_calib_inputs_free(&in);
   ls_device_free(base);
@@ -330,12 +365,52 @@ static void loo_properties(void)
   ls_device_free(base);
 }
 
+/* Work grows linearly with the number of measurements: 4000 fio jobs (4000 bandwidths and
+ * 26,000 latency percentiles) fit in seconds of CPU (a refit per point for leave-one-out, or
+ * inverting the latency CDF per point, made it minutes). */
+static void many_jobs_linear(void)
+{
+  ls_device *base = load_dev("oneplus-12");
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  static const double bs[4] = {4096, 131072, 524288, 524288};
+  static const int qd[4] = {1, 1, 8, 32};
+  for (int i = 0; i < 4000; i++) {
+    add_job(&in, bs[i % 4], qd[i % 4], bs[i % 4] == 4096 ? 60e6 : qd[i % 4] == 1 ? 0.9e9 : 1.0e9);
+    ls_fio_job *j = &in.jobs[in.n_jobs - 1];
+    if (qd[i % 4] == 1) {
+      for (int k = 0; k < 13; k++) {
+        j->pct[k] = k == 0 ? 1 : k == 1 ? 5 : k * 10 - 10 + (k == 12 ? -5 : 0);
+        j->clat_s[k] = (30e-6 + k * 2e-6) + bs[i % 4] / 2e9;
+      }
+      j->pct[12] = 95;
+      j->n_pct = 13;
+    }
+  }
+  ls_calib_result res;
+  ls_error err;
+  clock_t t0 = clock();
+  int rc = ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err);
+  double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  fprintf(stderr, "(4000 jobs: %.2f s CPU, exit %d) ", cpu, rc);
+  CU_ASSERT(rc == LS_OK || rc == LS_EINVALID);
+  CU_ASSERT(cpu < 5.0);
+  if (rc == LS_OK)
+    CU_ASSERT(isfinite(res.g[LS_CALIB_GROUP_FLASH].pts[0].loo));
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  ls_device_free(base);
+}
+
 static CU_TestInfo loo_tests[] = {{"one parameter: fit and leave-one-out by hand", loo_by_hand},
                                   {"leave-one-out properties, exact fits have none", loo_properties},
+                                  {"leverage leave-one-out above 100 points matches the refit", loo_leverage_by_hand},
+                                  {"4000 fio jobs: linear work, seconds of CPU", many_jobs_linear},
                                   CU_TEST_INFO_NULL};
 
 /* ---- parsing ---- */
 
+#define ROW_OK "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\",\"169.42\",\"1.75\",\"\"\n"
 #define HDR "model_filename,model_type,backends,n_threads,n_gpu_layers,n_prompt,n_gen,avg_ns,avg_ts,stddev_ts,cpu_info\n"
 
 static void parse_csv_rfc4180(void)
@@ -361,6 +436,25 @@ static void parse_csv_rfc4180(void)
   CU_ASSERT_EQUAL(in.rows[1].threads, 8);
   /* the second record starts on line 4: the first one's cpu_info spans lines 2-3 */
   CU_ASSERT_PTR_NOT_NULL(strstr(in.rows[1].where, "q.csv:4"));
+  ls_calib_inputs_free(&in);
+}
+
+/* Outputs of several llama-bench runs concatenated into one file: the repeated header lines
+ * are skipped, every row is read, and rows keep their thread count and backend. */
+static void parse_concatenated(void)
+{
+  char p[512];
+  write_file(tmp_path(p, sizeof p, "cat.csv"), HDR ROW_OK HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"CPU\",\"8\","
+             "\"0\",\"0\",\"64\",\"1241754000\",\"51.54\",\"0\",\"\"\n");
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_calib_read_bench(&in, p, ls_data_root(), NULL, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(in.n_rows, 2);
+  CU_ASSERT_STRING_EQUAL(in.rows[0].backends, "HTP");
+  CU_ASSERT_STRING_EQUAL(in.rows[1].backends, "CPU");
+  CU_ASSERT_EQUAL(in.rows[1].threads, 8);
+  CU_ASSERT_PTR_NOT_NULL(strstr(in.rows[1].where, "cat.csv:4"));
   ls_calib_inputs_free(&in);
 }
 
@@ -409,12 +503,11 @@ static void parse_json_and_fio(void)
 }
 
 static CU_TestInfo parse_tests[] = {{"RFC 4180 CSV: quoted commas, quotes, line breaks", parse_csv_rfc4180},
+                                    {"concatenated llama-bench CSVs, thread count and backend", parse_concatenated},
                                     {"llama-bench JSONL, fio JSON options, model rule", parse_json_and_fio},
                                     CU_TEST_INFO_NULL};
 
 /* ---- bad input: located error, exit 65, no output ---- */
-
-#define ROW_OK "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\",\"169.42\",\"1.75\",\"\"\n"
 
 /* Runs calibrate on one input file; expects exit 65, a message with `where` and `what`, no output. */
 static void expect_bad(const char *name, const char *text, const char *flag, const char *where, const char *what)
@@ -490,16 +583,90 @@ static void bad_rates(void)
   expect_bad("r2.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"\","
              "\"0\",\"0\",\"\"\n", "--llama-bench", "r2.csv:2", "avg_ts = 0: must be > 0");
   expect_bad("r3.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"read\": {\"bw_bytes\": -5, "
-             "\"iops\": 3, \"clat_ns\": {}}}]}", "--fio", "r3.json: $.jobs[0]", "rates must be > 0");
+             "\"iops\": 3, \"clat_ns\": {}}}]}", "--fio", "r3.json: $.jobs[0].read.bw_bytes", "= -5: must be a rate > 0");
 }
 
 static void bad_nan(void)
 {
   expect_bad("n1.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\","
-             "\"nan\",\"1.75\",\"\"\n", "--llama-bench", "n1.csv:2", "avg_ts is NaN");
+             "\"nan\",\"1.75\",\"\"\n", "--llama-bench", "n1.csv:2:79", "avg_ts = 'nan': must be a finite number");
+  /* avg_ns of nan: refused, not taken as absent */
+  expect_bad("n3.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"nan\","
+             "\"169.42\",\"1.75\",\"\"\n", "--llama-bench", "n3.csv:2:67", "avg_ns = 'nan': must be a finite number");
   /* llama-bench's JSON printer writes a NaN rate as `nan`: not JSON */
   expect_bad("n2.json", "[\n  {\"model_filename\": \"Llama-3.2-1B-Q4_0.gguf\",\n    \"avg_ts\": nan,\n  \"n_gen\": 0}\n]\n",
              "--llama-bench", "n2.json:3", "malformed JSON");
+}
+
+#define FIO_OK_READ "\"read\": {\"io_bytes\": 1000, \"bw_bytes\": 4000000000, \"iops\": 7629.39, \"clat_ns\": {}}"
+/* Fields that are used are validated, located by JSON path or file:line:col, with the bad value. */
+static void bad_fields(void)
+{
+  expect_bad("f1.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": "
+             "\"512k\", \"direct\": \"maybe\"}, " FIO_OK_READ "}]}", "--fio", "f1.json: $.jobs[0][\"job options\"].direct",
+             "'maybe': must be 0 or 1");
+  expect_bad("f2.json", "{\"fio version\": \"fio-3.33\", \"global options\": {\"direct\": \"2\", \"bs\": \"512k\"}, "
+             "\"jobs\": [{\"jobname\": \"a\", " FIO_OK_READ "}]}", "--fio", "f2.json: $[\"global options\"].direct",
+             "'2': must be 0 or 1");
+  expect_bad("f3.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"error\": 5, \"job options\": "
+             "{\"bs\": \"512k\"}, " FIO_OK_READ "}]}", "--fio", "f3.json: $.jobs[0].error", "= 5: fio reports that this job failed");
+  expect_bad("f4.json", "{\"fio version\": \"fio-3.33\",\n \"jobs\": [{\"jobname\": \"a\", \"jobname\": \"b\", "
+             FIO_OK_READ "}]}", "--fio", "f4.json:2:", "duplicate");
+  expect_bad("f5.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": "
+             "\"512k\", \"iodepth\": \"8x\"}, " FIO_OK_READ "}]}", "--fio", "f5.json: $.jobs[0][\"job options\"].iodepth",
+             "'8x'");
+  expect_bad("f6.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"job options\": {\"bs\": "
+             "\"huge\"}, " FIO_OK_READ "}]}", "--fio", "f6.json: $.jobs[0][\"job options\"].bs", "'huge': not a size");
+  expect_bad("f7.json", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", \"read\": {\"io_bytes\": 1, "
+             "\"bw_bytes\": 4000000000, \"iops\": \"lots\", \"clat_ns\": {}}}]}", "--fio", "f7.json: $.jobs[0].read.iops",
+             "expected a number");
+  /* llama-bench: counts must be whole numbers, a NaN is not "absent" */
+  expect_bad("l1.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"HTP\",\"4\",\"99\",\"128.5\",\"0\",\"755505000\","
+             "\"169.42\",\"1.75\",\"\"\n", "--llama-bench", "l1.csv:2:57", "n_prompt = 128.5: must be a whole number");
+  expect_bad("l2.json", "[{\"model_filename\": \"Llama-3.2-1B-Q4_0.gguf\", \"model_type\": \"llama 1B Q4_0\", "
+             "\"backends\": \"HTP\", \"n_threads\": 4, \"n_gpu_layers\": 99, \"n_prompt\": 128.5, \"n_gen\": 0, "
+             "\"avg_ts\": 169.42, \"stddev_ts\": 1.75}]", "--llama-bench", "l2.json: $[0].n_prompt",
+             "n_prompt = 128.5: must be a whole number");
+  expect_bad("l3.json", "[{\"model_filename\": \"Llama-3.2-1B-Q4_0.gguf\", \"model_type\": \"llama 1B Q4_0\", "
+             "\"backends\": \"HTP\", \"n_threads\": 4, \"n_gpu_layers\": 99, \"n_prompt\": 128, \"n_gen\": 0, "
+             "\"avg_ts\": 169.42, \"stddev_ts\": 1.75, \"avg_ns\": \"nan\"}]", "--llama-bench", "l3.json: $[0].avg_ns",
+             "must be a finite number");
+  expect_bad("l4.json", "[{\"model_filename\": \"a\", \"model_filename\": \"b\"}]", "--llama-bench", "l4.json:1:",
+             "duplicate");
+}
+
+/* Command-line checks made before anything is read or written. */
+static void bad_command_line(void)
+{
+  char in[512], out[512], args[2048], msg[4096], plot[512];
+  write_file(tmp_path(in, sizeof in, "ok.json"), "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"a\", "
+             "\"job options\": {\"bs\": \"512k\", \"iodepth\": \"32\", \"direct\": \"1\"}, " FIO_OK_READ "}]}");
+  tmp_path(out, sizeof out, "cl-out.yaml");
+  /* an unknown --fix name: usage, 64 */
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s' --out '%s' --fix op_cal", in, out);
+  CU_ASSERT_EQUAL(ls_test_cli(args, msg, sizeof msg), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "unknown parameter 'op_cal'"));
+  CU_ASSERT(!exists(out));
+  /* a missing measurement file: 66 */
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s.missing' --out '%s'", in, out);
+  CU_ASSERT_EQUAL(ls_test_cli(args, msg, sizeof msg), 66);
+  CU_ASSERT(!exists(out));
+  /* --plot into a folder whose parent is missing: refused before the profile is written */
+  tmp_path(plot, sizeof plot, "no/such/plots");
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s' --out '%s' --plot '%s'", in, out, plot);
+  CU_ASSERT_NOT_EQUAL(ls_test_cli(args, msg, sizeof msg), 0);
+  CU_ASSERT(!exists(out));
+  /* a --plot folder that does not exist yet is made */
+  tmp_path(plot, sizeof plot, "new-plots");
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s' --out '%s' --plot '%s'", in, out, plot);
+  int rc = ls_test_cli(args, msg, sizeof msg);
+  if (rc)
+    fprintf(stderr, "%s\n", msg);
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT(exists(out));
+  snprintf(args, sizeof args, "%s/calibrate-flash.png", plot);
+  CU_ASSERT(exists(args));
+  remove(out);
 }
 
 static void bad_other_tool(void)
@@ -526,6 +693,8 @@ static CU_TestInfo bad_tests[] = {{"malformed CSV and JSON", bad_malformed},
                                   {"mixed units", bad_mixed_units},
                                   {"negative and zero rates", bad_rates},
                                   {"NaN", bad_nan},
+                                  {"fio and llama-bench fields: located, with the bad value", bad_fields},
+                                  {"--fix names, missing files, --plot folder", bad_command_line},
                                   {"a file from another tool", bad_other_tool},
                                   {"inputs that cannot determine the parameters", bad_undetermined},
                                   CU_TEST_INFO_NULL};
@@ -568,48 +737,178 @@ static void examples_end_to_end(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "page_cache: 0.6049"));
 }
 
-static void real_fio(void)
+/* Reads a whole small file into buf. */
+static void slurp_into(const char *path, char *buf, size_t size)
 {
-  char dir[512], json[600], out[600], args[2048], msg[16384];
-  tmp_path(dir, sizeof dir, "fio");
-  snprintf(json, sizeof json, "%s/fio.json", dir);
-  snprintf(out, sizeof out, "%s/fio-profile.yaml", dir);
-  snprintf(args, sizeof args, "mkdir -p '%s' && fio --filename='%s/data' --size=16m --direct=1 --rw=randread "
-           "--ioengine=psync --runtime=500ms --time_based --output-format=json --name=bs4k --bs=4k "
-           "--name=bs128k --bs=128k --stonewall > '%s' 2>/dev/null", dir, dir, json);
-  int rc = system(args);
-  if (rc) { /* some file systems (tmpfs) refuse O_DIRECT: fall back to buffered reads */
-    snprintf(args, sizeof args, "fio --filename='%s/data' --size=16m --direct=0 --rw=randread --ioengine=psync "
-             "--runtime=500ms --time_based --output-format=json --name=bs4k --bs=4k --name=bs128k --bs=128k "
-             "--stonewall > '%s' 2>/dev/null", dir, json);
-    rc = system(args);
-  }
-  CU_ASSERT_EQUAL_FATAL(rc, 0);
-  ls_calib_inputs in;
-  memset(&in, 0, sizeof in);
-  ls_error err;
-  CU_ASSERT_EQUAL_FATAL(ls_calib_read_fio(&in, json, &err), LS_OK);
-  CU_ASSERT_EQUAL(in.n_jobs, 2);
-  CU_ASSERT_DOUBLE_EQUAL(in.jobs[0].bs, 4096, 0);
-  CU_ASSERT_DOUBLE_EQUAL(in.jobs[1].bs, 131072, 0);
-  CU_ASSERT(in.jobs[0].n_pct >= 10);
-  ls_calib_inputs_free(&in);
-  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s' --out '%s' --plot '%s'", json, out, dir);
-  rc = ls_test_cli(args, msg, sizeof msg);
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+  buf[n] = '\0';
+  if (f)
+    fclose(f);
+}
+
+/* The number after `key` in text (the first occurrence), NAN when absent. */
+static double number_after(const char *text, const char *key)
+{
+  const char *p = strstr(text, key);
+  return p ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+/* The README's fio loop as run on the development machine (tests/calibrate/fixtures): both
+ * files together calibrate to a sane profile that runs; the buffered file's small-block job is
+ * listed, not fitted; the page-cache efficiency stays in (0, 1). */
+static void fixture_fio(void)
+{
+  char dir[512], out[600], args[2048], msg[32768];
+  tmp_path(dir, sizeof dir, "fixture-plots");
+  snprintf(out, sizeof out, "build/calib-fixture-%ld.yaml", (long)getpid());
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio tests/calibrate/fixtures/linux-vm-fio-direct1.json "
+           "tests/calibrate/fixtures/linux-vm-fio-direct0.json --out %s --plot '%s'", out, dir);
+  int rc = ls_test_cli(args, msg, sizeof msg);
   if (rc)
     fprintf(stderr, "%s\n", msg);
   CU_ASSERT_EQUAL_FATAL(rc, 0);
-  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "flash.latency.median"));
-  snprintf(args, sizeof args, "profiles validate '%s'", out);
-  CU_ASSERT_EQUAL(ls_test_cli(args, msg, sizeof msg), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "1 buffered job below 128 KiB not fitted"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "4 threads") == NULL ? msg : msg); /* no bench rows here */
+  char prof[16384];
+  slurp_into(out, prof, sizeof prof);
+  double link = number_after(prof, "link_bandwidth: "), pc = number_after(prof, "page_cache: "),
+         med = number_after(prof, "    median: ");
+  CU_ASSERT(link > 1.0 && link < 2.0);  /* GB/s: the disk's direct reads top out near 1 GB/s */
+  CU_ASSERT(pc > 0.15 && pc < 0.5);     /* buffered large reads ran at ~0.36-0.42 GB/s */
+  CU_ASSERT(med > 20 && med < 60);      /* us: the direct 4 KiB median was 34 us + 17 us slat */
+  snprintf(args, sizeof args, "run --device %s --model qwen3-4b --dataset gsm8k --system lever --prompts 1 --tokens 8",
+           out);
+  rc = ls_test_cli(args, msg, sizeof msg);
+  if (rc)
+    fprintf(stderr, "%s\n", msg);
+  CU_ASSERT_EQUAL(rc, 0);
+  remove(out);
   snprintf(args, sizeof args, "%s/calibrate-flash.png", dir);
   CU_ASSERT(exists(args));
-  snprintf(args, sizeof args, "%s/calibrate-flash-latency.png", dir);
-  CU_ASSERT(exists(args));
+  snprintf(args, sizeof args, "%s/calibrate-flash.gp", dir);
+  slurp_into(args, msg, sizeof msg);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "set title"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "read bandwidth (GB/s)"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "set key outside"));
+}
+
+#define FIO_HEAD "{\"fio version\": \"fio-3.33\", \"global options\": {\"rw\": \"randread\", \"ioengine\": \"libaio\"}, \"jobs\": ["
+/* One fio job's JSON: bs in KiB, iodepth, direct, bandwidth in B/s (deviation 1 %). */
+static void fio_job_json(char *buf, size_t size, int kib, int qd, int direct, double bw)
+{
+  double iops = bw / (kib * 1024.0);
+  snprintf(buf, size, "{\"jobname\": \"j\", \"error\": 0, \"job options\": {\"bs\": \"%dk\", \"iodepth\": \"%d\", "
+           "\"direct\": \"%d\"}, \"read\": {\"io_bytes\": 1000000, \"bw_bytes\": %.0f, \"bw\": %.0f, \"bw_dev\": %.0f, "
+           "\"iops\": %.6f, \"clat_ns\": {}}}", kib, qd, direct, bw, bw / 1024, bw / 1024 * 0.01, iops);
+}
+
+/* A fit the model cannot explain is refused (exit 65) naming its worst points, and writes
+ * nothing; so are reads that came from the page cache. */
+static void refused_fits(void)
+{
+  char j[4][512], doc[4096], in[512], out[512], args[2048], msg[8192];
+  /* link-bound 512 KiB reads: 4 GB/s at QD 32 but 0.4 GB/s at QD 16, 1.5 GB/s at QD 8 */
+  fio_job_json(j[0], sizeof j[0], 512, 32, 1, 4.0e9);
+  fio_job_json(j[1], sizeof j[1], 512, 16, 1, 0.4e9);
+  fio_job_json(j[2], sizeof j[2], 512, 8, 1, 1.5e9);
+  fio_job_json(j[3], sizeof j[3], 4, 1, 1, 60e6);
+  snprintf(doc, sizeof doc, FIO_HEAD "%s, %s, %s, %s]}", j[0], j[1], j[2], j[3]);
+  write_file(tmp_path(in, sizeof in, "nonsense.json"), doc);
+  tmp_path(out, sizeof out, "nonsense.yaml");
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s' --out '%s'", in, out);
+  int rc = ls_test_cli(args, msg, sizeof msg);
+  CU_ASSERT_EQUAL(rc, 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "the model does not explain the measurements, so no profile is written"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "Worst points:"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "bs 512 KiB qd 16 direct: bandwidth"));
+  CU_ASSERT_PTR_NULL(strstr(msg, ".tmp"));
+  CU_ASSERT(!exists(out));
+  /* buffered large reads twice as fast as the direct ones: the page-cache path cannot beat
+   * the link (its efficiency is a fraction in (0, 1)), so these hit the page cache */
+  fio_job_json(j[0], sizeof j[0], 512, 32, 1, 1.0e9);
+  fio_job_json(j[1], sizeof j[1], 128, 1, 1, 0.7e9);
+  fio_job_json(j[2], sizeof j[2], 512, 8, 0, 2.5e9);
+  fio_job_json(j[3], sizeof j[3], 1024, 8, 0, 2.6e9);
+  snprintf(doc, sizeof doc, FIO_HEAD "%s, %s, %s, %s]}", j[0], j[1], j[2], j[3]);
+  write_file(in, doc);
+  rc = ls_test_cli(args, msg, sizeof msg);
+  CU_ASSERT_EQUAL(rc, 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "faster than the flash link"));
+  CU_ASSERT(!exists(out));
+  /* buffered reads of 2 us and 4 us a request: every one a page-cache hit */
+  fio_job_json(j[0], sizeof j[0], 4, 1, 0, 2.0e9);
+  fio_job_json(j[1], sizeof j[1], 128, 1, 0, 30.0e9);
+  snprintf(doc, sizeof doc, FIO_HEAD "%s, %s]}", j[0], j[1]);
+  write_file(in, doc);
+  rc = ls_test_cli(args, msg, sizeof msg);
+  CU_ASSERT_EQUAL(rc, 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "every fio job read from the page cache"));
+  CU_ASSERT(!exists(out));
+  /* buffered 512 KiB reads at 20 GB/s (over 25 us each): the link would exceed 2 UFS lanes */
+  fio_job_json(j[0], sizeof j[0], 512, 8, 0, 20e9);
+  fio_job_json(j[1], sizeof j[1], 1024, 8, 0, 21e9);
+  snprintf(doc, sizeof doc, FIO_HEAD "%s, %s]}", j[0], j[1]);
+  write_file(in, doc);
+  rc = ls_test_cli(args, msg, sizeof msg);
+  CU_ASSERT_EQUAL(rc, 65);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "exceeds what 2 lanes"));
+  CU_ASSERT(!exists(out));
+}
+
+/* A fresh capture with the README's loop (short: 1 s a job) when fio is installed: it either
+ * calibrates to a profile that validates, or is refused by the rule (65, nothing written);
+ * never another exit, never a temporary file named. Skipped plainly without fio. */
+static void real_fio(void)
+{
+  if (system("command -v fio > /dev/null 2>&1") != 0) {
+    fprintf(stderr, "skipped: fio is not installed\n");
+    return;
+  }
+  char dir[512], out[600], args[4096], msg[32768];
+  tmp_path(dir, sizeof dir, "fio");
+  snprintf(out, sizeof out, "%s/fio-profile.yaml", dir);
+  snprintf(args, sizeof args, "mkdir -p '%s' && cd '%s' && for d in 1 0; do fio --filename=fio.dat --size=128m "
+           "--direct=$d --invalidate=1 --rw=randread --ioengine=libaio --runtime=1 --time_based --stonewall "
+           "--output-format=json --name=bs4k-qd1 --bs=4k --iodepth=1 --name=bs128k-qd1 --bs=128k --iodepth=1 "
+           "--name=bs512k-qd8 --bs=512k --iodepth=8 --name=bs512k-qd32 --bs=512k --iodepth=32 > fio-direct$d.json "
+           "2>/dev/null || exit 1; done; rm -f fio.dat", dir, dir);
+  if (system(args) != 0) { /* a file system that refuses O_DIRECT (tmpfs) */
+    fprintf(stderr, "skipped: fio could not run the README's loop in %s\n", dir);
+    return;
+  }
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  ls_error err;
+  snprintf(args, sizeof args, "%s/fio-direct1.json", dir);
+  CU_ASSERT_EQUAL_FATAL(ls_calib_read_fio(&in, args, &err), LS_OK);
+  CU_ASSERT_EQUAL(in.n_jobs, 4);
+  CU_ASSERT(in.jobs[0].n_pct >= 10 && in.jobs[0].slat_s > 0 && in.jobs[3].eff_qd == 32);
+  snprintf(args, sizeof args, "%s/fio-direct0.json", dir);
+  CU_ASSERT_EQUAL_FATAL(ls_calib_read_fio(&in, args, &err), LS_OK);
+  CU_ASSERT_EQUAL(in.jobs[7].eff_qd, 1); /* buffered random libaio: one request in flight */
+  ls_calib_inputs_free(&in);
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --fio '%s/fio-direct1.json' '%s/fio-direct0.json' --out '%s' "
+           "--plot '%s'", dir, dir, out, dir);
+  int rc = ls_test_cli(args, msg, sizeof msg);
+  fprintf(stderr, "(fresh capture: exit %d) ", rc);
+  CU_ASSERT(rc == 0 || rc == 65);
+  CU_ASSERT_PTR_NULL(strstr(msg, ".tmp"));
+  if (rc == 0) {
+    snprintf(args, sizeof args, "profiles validate '%s'", out);
+    CU_ASSERT_EQUAL(ls_test_cli(args, msg, sizeof msg), 0);
+    snprintf(args, sizeof args, "%s/calibrate-flash.png", dir);
+    CU_ASSERT(exists(args));
+  } else {
+    CU_ASSERT(strstr(msg, "no profile is written") != NULL);
+    CU_ASSERT(!exists(out));
+  }
 }
 
 static CU_TestInfo e2e_tests[] = {{"example measurements -> valid profile that runs", examples_end_to_end},
-                                  {"a real fio run calibrated end to end, with plots", real_fio},
+                                  {"this machine's fio capture (fixture) -> sane profile that runs", fixture_fio},
+                                  {"fits the model cannot explain, and page-cache reads, are refused", refused_fits},
+                                  {"a fresh fio capture (README loop, 1 s a job) when fio is installed", real_fio},
                                   CU_TEST_INFO_NULL};
 
 static CU_SuiteInfo suites[] = {{"synthetic", init, clean, NULL, NULL, synthetic_tests},

@@ -1,5 +1,5 @@
-/* tests/results: the regression check (two-sided, interval tolerance, replay identity, bad
- * baselines) and the
+/* tests/results: the regression check (exact paired comparison of every metric, two-sided
+ * interval tolerance, replay identity, bad baselines) and the
  * check/export/merge commands through the leversim binary. */
 #include <math.h>
 #include <stdlib.h>
@@ -28,8 +28,31 @@ static void set_replay(ls_db *db, const char *replay, const char *hash, const ch
   ls_db_set_meta(db, "max_tokens", "64", NULL);
 }
 
-/* A main-matrix db of the quick replay and its baseline quick.yaml. */
+/* The written baseline with `compare: exact` taken out: the interval comparison. */
+static void to_interval(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  static char text[1 << 16];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = '\0';
+  fclose(f);
+  char *c = strstr(text, "compare: exact\nexact_tolerance: 1e-09\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  memmove(c, c + strlen("compare: exact\nexact_tolerance: 1e-09\n"), strlen(c) - 38 + 1);
+  write_file(path, text);
+}
+
+static ls_db *setup_mode(char *dbp, char *base, int exact);
+
+/* A main-matrix db of the quick replay and its baseline quick.yaml (interval comparison). */
 static ls_db *setup(char *dbp, char *base)
+{
+  return setup_mode(dbp, base, 0);
+}
+
+/* The same with the baseline as written: the exact comparison. */
+static ls_db *setup_mode(char *dbp, char *base, int exact)
 {
   ls_db *db = NULL;
   ls_error e;
@@ -43,6 +66,7 @@ static ls_db *setup(char *dbp, char *base)
     ls_db_close(db);
     return NULL;
   }
+  if (!exact) to_interval(base);
   return db;
 }
 
@@ -102,12 +126,13 @@ static void test_check_pass_and_regress(void)
   /* A larger k accepts it. */
   CU_ASSERT_EQUAL(run_check(db, base, 10, &reg, &e), LS_OK);
   CU_ASSERT_EQUAL(reg, 0);
-  /* A configuration that vanished is a regression (MISSING). */
+  /* A configuration that vanished is a regression (MISSING): its ratio and its run's two
+   * metrics (throughput, I/O share). */
   scale_lever(db, 1);
   CU_ASSERT_EQUAL(sqlite3_exec(db->h, "DELETE FROM runs WHERE device = 'd0' AND model = 'm0' AND "
                                       "system = 'ar-flash'", NULL, NULL, NULL), SQLITE_OK);
   CU_ASSERT_EQUAL(run_check(db, base, -1, &reg, &e), LS_OK);
-  CU_ASSERT_EQUAL(reg, 1);
+  CU_ASSERT_EQUAL(reg, 3);
   ls_db_close(db);
 }
 
@@ -177,9 +202,13 @@ static void test_baseline_format(void)
   size_t n = fread(text, 1, sizeof text - 1, f);
   text[n] = '\0';
   fclose(f);
-  int entries = 0;
-  for (char *c = text; (c = strstr(c, "- {")); c++) entries++;
+  int entries = 0, rows = 0;
+  for (char *c = text; (c = strstr(c, "- {device")); c++) entries++;
+  for (char *c = text; (c = strstr(c, "- {part")); c++) rows++;
   CU_ASSERT_EQUAL(entries, 8);
+  CU_ASSERT_EQUAL(rows, 12); /* every run: 4 configurations x 3 systems, lever included */
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "throughput_tps: "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "io_share: "));
   CU_ASSERT_PTR_NOT_NULL(strstr(text, "replay: quick\nspec_hash: \"" HASH_QUICK "\"\nprompts: \"8\"\n"));
   CU_ASSERT_PTR_NOT_NULL(strstr(text, "k: 1\n"));
   const char *row = strstr(text, "system: \"ar-flash\", ratio: 3.5");  /* k = 3: 2 + 1.5 */
@@ -242,12 +271,65 @@ static void test_bad_baselines(void)
   ls_db_close(db);
 }
 
+/* The exact comparison: paired over the same prompts, any move of any guarded value beyond
+ * floating-point noise is flagged, within its interval or not, in either direction; values no
+ * ratio sees (a baseline's own throughput, an I/O share) are guarded too. */
+static void test_exact(void)
+{
+  char dbp[512], base[512];
+  ls_db *db = setup_mode(dbp, base, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  ls_error e;
+  int reg = -1;
+  CU_ASSERT_EQUAL(run_check(db, base, -1, &reg, &e), LS_OK);
+  CU_ASSERT_EQUAL(reg, 0);
+  /* 1e-12 relative: floating-point noise, passes */
+  scale_lever(db, 1 + 1e-12);
+  CU_ASSERT_EQUAL(run_check(db, base, -1, &reg, &e), LS_OK);
+  CU_ASSERT_EQUAL(reg, 0);
+  /* 1e-6 relative, far inside every interval: Lever's throughput and its two ratios on (d1, m1) */
+  scale_lever(db, 1 + 1e-6);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CU_ASSERT_EQUAL(ls_db_check(db, base, -1, f, &reg, &e), LS_OK);
+  fclose(f);
+  CU_ASSERT_EQUAL(reg, 3);
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "CHANGED (within interval)"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "largest change: "));
+  free(buf);
+  /* lower by as much: flagged too */
+  scale_lever(db, 1 - 1e-6);
+  CU_ASSERT_EQUAL(run_check(db, base, -1, &reg, &e), LS_OK);
+  CU_ASSERT_EQUAL(reg, 3);
+  scale_lever(db, 1);
+  CU_ASSERT_EQUAL(run_check(db, base, -1, &reg, &e), LS_OK);
+  CU_ASSERT_EQUAL(reg, 0);
+  /* one run's I/O share, which no ratio sees */
+  CU_ASSERT_EQUAL(sqlite3_exec(db->h, "UPDATE metrics SET value = value * 1.0001 WHERE name = 'io_share' AND run_id"
+                                      " = (SELECT run_id FROM runs WHERE device = 'd0' AND model = 'm0' AND system ="
+                                      " 'specinfer')", NULL, NULL, NULL), SQLITE_OK);
+  buf = NULL;
+  f = open_memstream(&buf, &len);
+  CU_ASSERT_EQUAL(ls_db_check(db, base, -1, f, &reg, &e), LS_OK);
+  fclose(f);
+  CU_ASSERT_EQUAL(reg, 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "io_share of specinfer on d0/m0/s0"));
+  free(buf);
+  /* a run that vanished: its metrics and its ratio are missing */
+  CU_ASSERT_EQUAL(sqlite3_exec(db->h, "DELETE FROM runs WHERE device = 'd1' AND model = 'm1' AND system = 'ar-flash'",
+                               NULL, NULL, NULL), SQLITE_OK);
+  CU_ASSERT_EQUAL(run_check(db, base, -1, &reg, &e), LS_OK);
+  CU_ASSERT(reg >= 3); /* the io_share above, the ratio, the run's two metrics */
+  ls_db_close(db);
+}
+
 /* --- the commands ------------------------------------------------------------------------ */
 
 static void test_cli_check(void)
 {
   char dbp[512], base[512], args[2048], out[8192], wb[512];
-  ls_db *db = setup(dbp, base);
+  ls_db *db = setup_mode(dbp, base, 1);
   CU_ASSERT_PTR_NOT_NULL_FATAL(db);
   snprintf(args, sizeof args, "check --db '%s' --baseline '%s'", dbp, base);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
@@ -261,11 +343,12 @@ static void test_cli_check(void)
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   snprintf(args, sizeof args, "check --db '%s' --baseline '%s'", dbp, wb);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "2 x combined"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "exact: any move beyond 1e-09"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "largest change: none"));
   CU_ASSERT_EQUAL(fx_add(db, "main", "d0", "m1", "s0", "lever", "{}", 7, 5, 2), LS_OK);
   CU_ASSERT_EQUAL(ls_db_stats_refresh(db, NULL), LS_OK);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 2);
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "REGRESSION"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "CHANGED"));
   /* Another replay: 65, naming the baseline that fits. */
   set_replay(db, "full", HASH_FULL, "20");
   ls_db_close(db);
@@ -343,6 +426,7 @@ static void test_cli_merge(void)
 CU_TestInfo fx_check_tests[] = {
     {"two-sided: within, above, below the interval; missing", test_check_pass_and_regress},
     {"no interval: the baseline's relative tolerance", test_no_interval},
+    {"exact: paired, every metric, any move beyond 1e-9", test_exact},
     {"another replay is refused, naming the baseline that fits", test_replay_refused},
     {"written baseline format", test_baseline_format},
     {"malformed baselines name file:line", test_bad_baselines},
