@@ -127,6 +127,17 @@ static void test_resolved_identity(void)
   CU_ASSERT_PTR_NULL(strstr(out, "already holds this run"));
   query(db, "SELECT count(*) || ' ' || count(DISTINCT config_json) FROM runs", v, sizeof v);
   CU_ASSERT_STRING_EQUAL(v, "4 4");
+  /* the same run written the other way into another database merges as the same run */
+  char db2[128], args[512];
+  snprintf(db2, sizeof db2, "%s/ident2.db", g_dir);
+  snprintf(extra, sizeof extra, "--set draft.budget=%s %s", dflt, by_path);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db2, extra), 0);
+  query(db2, "SELECT run_id FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, id);
+  snprintf(args, sizeof args, "merge '%s' '%s'", db, db2);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  query(db, "SELECT count(*) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "4");
 }
 
 /* `sweep --axis` without a file: the four names are axes too (and required), each point is
