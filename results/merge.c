@@ -4,12 +4,15 @@
  * error, never an empty file created by ATTACH) and its schema_version checked; then it is
  * ATTACHed read-only (immutable on read-only media) to the output connection and merged in one
  * transaction:
- *   1. conflicts: a run id present in both whose content differs — any of part, device, model,
- *      dataset, system, axes_json, config_json, seed, status, message, or its set of metrics
- *      (name, value, unit) or steps — is an error naming the run; the transaction rolls back;
+ *   1. conflicts: a run id present in both whose content differs — any of part, model,
+ *      dataset, system, config_json, seed, status, message, or its set of metrics (name,
+ *      value, unit) or steps — is an error naming the run; the transaction rolls back;
  *   2. runs absent from the output are copied with their metrics, steps, per-prompt sums and
  *      run intervals; the paired intervals between runs are then recomputed over the result.
- * wall_s, git_sha and version are provenance, not content: shards run on different hosts at
+ * device and axes_json say how a run was asked for (a profile by id or by path, a default
+ * set explicitly or not), not what it is: one run id is one resolved configuration, which
+ * config_json records (runner/study/driver.h), so they are not compared either; the output
+ * keeps its own. wall_s, git_sha and version are provenance, not content: shards run on different hosts at
  * different speeds, so they are not compared. Idempotence follows: a second merge of the same
  * inputs finds every run present and equal, and copies nothing.
  * All inputs are checked against the output before any is copied; a conflict between two
@@ -22,9 +25,9 @@
 static const char conflict_sql[] =
     "SELECT run_id, s.part, s.device, s.model, s.dataset, s.system, s.axes_json"
     " FROM src.runs s JOIN main.runs m USING(run_id) WHERE"
-    " s.part IS NOT m.part OR s.device IS NOT m.device OR s.model IS NOT m.model"
+    " s.part IS NOT m.part OR s.model IS NOT m.model"
     " OR s.dataset IS NOT m.dataset OR s.system IS NOT m.system"
-    " OR s.axes_json IS NOT m.axes_json OR s.config_json IS NOT m.config_json"
+    " OR s.config_json IS NOT m.config_json"
     " OR s.seed IS NOT m.seed OR s.status IS NOT m.status OR s.message IS NOT m.message"
     " OR EXISTS (SELECT name, value, unit FROM src.metrics WHERE run_id = s.run_id"
     "   EXCEPT SELECT name, value, unit FROM main.metrics WHERE run_id = s.run_id)"

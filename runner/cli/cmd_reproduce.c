@@ -86,7 +86,7 @@ static int replay_of(ls_experiment *x, int quick, int custom, replay_info *r, ls
   uint64_t h = 0x7265706c6179ULL;
   for (int i = 0; i < ls_experiment_count(x); i++) {
     char id[LS_DB_RUN_ID_LEN + 1];
-    int rc = ls_driver_spec_id(ls_experiment_run(x, i), id, err);
+    int rc = ls_driver_given_hash(ls_experiment_run(x, i), id, err); /* the expansion, not the profiles */
     if (rc) return rc;
     h = ls_key_str(h, id);
   }

@@ -42,10 +42,11 @@ static const ls_cmd_spec RUN = {
     "came from (default, the paper experiment, or an argument). Unless overridden, the seed\n"
     "and settings are those of runner/experiments/paper.yaml (its top-level seed and settings),\n"
     "so a run reproduces the paper replay's cell of the same configuration. A run is\n"
-    "identified by its settings and seed: any number of variants live in one database, each\n"
-    "--set recorded as an axis of the run (leversim plot --x KEY draws them). With --db, a run\n"
-    "the database already holds (same settings and seed) is not run again: it says so and\n"
-    "exits 0 (--force runs and replaces it).\n",
+    "identified by its resolved settings (given or default) and seed: any number of variants\n"
+    "live in one database, each --set recorded as an axis of the run (leversim plot --x KEY\n"
+    "draws them). With --db, a run the database already holds (same resolved settings and\n"
+    "seed, so setting a default changes nothing) is not run again: it says so and exits 0\n"
+    "(--force runs and replaces it).\n",
     NULL, RUN_OPTS};
 
 static void json_text(const char *s)
@@ -205,7 +206,7 @@ static int already_there(ls_db *db, const char *path, ls_run_spec *spec, int jso
   if (!rc) rc = ls_db_run_done(db, id, done, err);
   if (rc || !*done)
     return rc;
-  fprintf(stderr, "leversim run: %s already holds this run (id %s: same settings and seed); "
+  fprintf(stderr, "leversim run: %s already holds this run (id %s: same resolved settings and seed); "
                   "nothing to do (--force runs it again)\n", path, id);
   if (json)
     printf("{\"run_id\":\"%s\",\"already_done\":true}\n", id);

@@ -48,7 +48,7 @@ static const ls_cmd_spec SWEEP = {
     "the four names axes are required and the settings, seed and sizing are those of\n"
     "`leversim run`: each point is the run `leversim run --set KEY=V` makes (the same id).\n"
     "Every --set and axis is recorded as an axis of the run (leversim plot --x KEY). Runs\n"
-    "already in the database with the same settings and seed are not run again (--force runs\n"
+    "already in the database with the same resolved settings and seed are not run again (--force runs\n"
     "them again). --shard i/N runs a fixed 1/N of the runs (merge shards with 'leversim\n"
     "merge'). Every run is checked (names, settings, values) before the database is created.\n"
     "docs/EXPERIMENTS.md documents the experiment file.\n",
@@ -89,7 +89,7 @@ static int sweep(const sweep_opts *o, ls_experiment *x, int argc, char **argv, l
     fprintf(stderr, "leversim sweep: %d runs (%d ok, %d not valid here, %d failed, %d already done) in %.1f s -> %s\n",
             sum->total, sum->ok, sum->invalid, sum->failed, sum->skipped, sum->wall_s, db);
   if ((!e || e == LS_EINTR) && sum->skipped)
-    fprintf(stderr, "leversim sweep: %d run%s already in %s with the same settings and seed: not run "
+    fprintf(stderr, "leversim sweep: %d run%s already in %s with the same resolved settings and seed: not run "
             "again (--force runs them again)\n", sum->skipped, sum->skipped == 1 ? " was" : "s were", db);
   return e;
 }

@@ -15,6 +15,7 @@ typedef struct ls_run_spec {
   char axes_json[512]; /* the sweep point, e.g. {"draft.budget":"16"} */
   uint64_t seed;
   int index;           /* position in the full expansion (before sharding) */
+  char run_id[33];     /* its identity once resolved (runner/study/driver: ls_driver_resolve_id), else "" */
 } ls_run_spec;
 
 #endif

@@ -1,10 +1,13 @@
 /* runner/driver: see driver.h.
- * A run's identity is its spec: part, names, settings (sorted) and seed, as canonical JSON;
- * run_id = ls_db_hash_run of that text, so the same inputs always map to the same row and
- * --resume can skip a run before simulating it. */
+ * A run's identity is its resolved configuration (ls_driver_resolved_json): part, canonical
+ * names, seed and every setting it read with its effective value, as canonical JSON; run_id =
+ * ls_db_hash_run of that text. Setting a default explicitly, or naming the shipped profile by
+ * its path, therefore gives the same run, and --resume / `run` can skip it before simulating.
+ * The settings come from ls_decode_check, which validation runs on every spec anyway. */
 #include "runner/study/driver.h"
 #include "sim/clock.h"
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -16,12 +19,18 @@
 #include <time.h>
 #include <unistd.h>
 #include "ls_version.h"
+#include "devices/device.h"
+#include "runner/decode/paths.h"
+#include "runner/decode/system.h"
+#include "sim/rng.h"
 #include "sim/stop.h"
 #include "sim/units.h"
 
 /* The signal (SIGINT or SIGTERM) that asked the sweep to stop, 0 while none has: the
  * process's one stop flag (sim/stop.h), also seen by a wait for the database lock. */
 #define g_stop (*ls_stop_flag())
+
+#define LS_DRIVER_JSON 32768 /* the longest run record (a resolved configuration) */
 
 static size_t json_str(char *buf, size_t size, size_t len, const char *s)
 {
@@ -66,18 +75,33 @@ static int spec_json(const ls_run_spec *s, char *buf, size_t size)
 int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int keep_steps,
                       ls_decode_result *res, int *status_out, ls_error *err)
 {
-  char json[8192], id[LS_DB_RUN_ID_LEN + 1];
+  char json[LS_DRIVER_JSON], id[LS_DB_RUN_ID_LEN + 1];
   *status_out = 3;
-  if (spec_json(spec, json, sizeof json))
-    return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
-                        spec->device, spec->model, spec->dataset, spec->system);
-  ls_db_hash_run(spec->part, json, spec->seed, id);
+  if (!spec->run_id[0]) { /* not validated first (a test, a library caller) */
+    int irc = ls_driver_resolve_id(cache, spec, err);
+    if (irc)
+      return irc;
+  }
+  snprintf(id, sizeof id, "%s", spec->run_id);
   double t0 = ls_now_s();
   ls_error run_err;
   ls_error_clear(&run_err);
   int rc = ls_decode_run(cache, spec, keep_steps, res, &run_err);
   if (rc == LS_EINTR) /* stopped half-way: nothing to record, the run is redone on --resume */
     return ls_error_set(err, LS_EINTR, "interrupted");
+  int jrc = rc ? spec_json(spec, json, sizeof json)
+               : ls_driver_resolved_json(spec, res, ls_data_root(), json, sizeof json);
+  if (jrc)
+    return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
+                        spec->device, spec->model, spec->dataset, spec->system);
+  if (!rc) { /* the run read what the check read: else --resume would skip the wrong runs */
+    char again[LS_DB_RUN_ID_LEN + 1];
+    ls_db_hash_run(spec->part, json, spec->seed, again);
+    if (strcmp(again, id) != 0)
+      return ls_error_set(err, LS_ESTATE, "%s/%s/%s/%s: the run resolved other settings than its "
+                          "check (id %s, checked as %s)", spec->device, spec->model, spec->dataset,
+                          spec->system, again, id);
+  }
   snprintf(res->run_id, sizeof res->run_id, "%s", id);
   const char *status = rc ? "failed" : res->valid ? "ok" : "invalid";
   char msg[LS_ERR_MSG + LS_ERR_FILE + 64];
@@ -115,10 +139,11 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
   return LS_OK;
 }
 
-static int already_done(ls_db *db, ls_run_spec *spec, int *done, ls_error *err)
+static int already_done(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int *done, ls_error *err)
 {
   char id[LS_DB_RUN_ID_LEN + 1];
-  int rc = ls_driver_spec_id(spec, id, err);
+  int rc = spec->run_id[0] ? LS_OK : ls_driver_resolve_id(cache, spec, err);
+  if (!rc) rc = ls_driver_spec_id(spec, id, err);
   return rc ? rc : ls_db_run_done(db, id, done, err);
 }
 
@@ -174,7 +199,7 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, run_queue *q, int k
     ls_run_spec *spec = ls_experiment_run(x, i);
     int done = 0;
     char mark = 's';
-    if (o->resume && (rc = already_done(db, spec, &done, &err)))
+    if (o->resume && (rc = already_done(cache, db, spec, &done, &err)))
       break;
     if (!done) {
       ls_decode_result res;
@@ -472,9 +497,143 @@ int ls_driver_write_roles(ls_db *db, const ls_kv *roles, ls_error *err)
 
 int ls_driver_spec_id(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err)
 {
-  char json[8192];
+  if (!spec->run_id[0])
+    return ls_error_set(err, LS_ESTATE, "%s/%s/%s/%s: run id asked before its settings were resolved",
+                        spec->device, spec->model, spec->dataset, spec->system);
+  snprintf(id, LS_DB_RUN_ID_LEN + 1, "%s", spec->run_id);
+  return LS_OK;
+}
+
+int ls_driver_given_hash(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err)
+{
+  char json[LS_DRIVER_JSON];
   if (spec_json(spec, json, sizeof json))
-    return ls_error_set(err, LS_EINVALID, "settings too long for one run record");
+    return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
+                        spec->device, spec->model, spec->dataset, spec->system);
   ls_db_hash_run(spec->part, json, spec->seed, id);
   return LS_OK;
+}
+
+/* ---- run identity: the resolved configuration ---- */
+
+/* The whole of the file at path (owned, NUL-terminated), *n its length; NULL if unreadable. */
+static char *slurp(const char *path, size_t *n)
+{
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t cap = 0;
+  *n = 0;
+  for (int ok = f != NULL; ok;) {
+    if (*n + 4096 + 1 > cap) {
+      char *b = realloc(buf, cap = 2 * cap + 8192);
+      if (!b)
+        break;
+      buf = b;
+    }
+    size_t got = fread(buf + *n, 1, cap - *n - 1, f);
+    *n += got;
+    ok = got > 0;
+  }
+  if (f && ferror(f)) {
+    free(buf);
+    buf = NULL;
+  }
+  if (f)
+    fclose(f);
+  if (buf)
+    buf[*n] = '\0';
+  return buf;
+}
+
+/* The device's identity: its id, or for a profile named by path the id of the shipped profile
+ * with the same name when the two files are byte for byte the same, else "file:<hash of its
+ * content>" (two copies of one file are one device; an edited copy is another). */
+static void device_identity(const char *device, const char *data_root, char *out, size_t size)
+{
+  snprintf(out, size, "%s", device);
+  if (!ls_device_is_path(device))
+    return;
+  size_t n = 0, m = 0;
+  char *given = slurp(device, &n);
+  if (!given)
+    return; /* unreadable: the run fails on it anyway */
+  const char *base = strrchr(device, '/');
+  base = base ? base + 1 : device;
+  size_t stem = strlen(base) > 5 && strcmp(base + strlen(base) - 5, ".yaml") == 0 ? strlen(base) - 5 : strlen(base);
+  char shipped_path[LS_ERR_FILE];
+  snprintf(shipped_path, sizeof shipped_path, "%s/devices/profiles/%.*s.yaml", data_root, (int)stem, base);
+  char *shipped = slurp(shipped_path, &m);
+  if (shipped && m == n && memcmp(given, shipped, n) == 0)
+    snprintf(out, size, "%.*s", (int)stem, base);
+  else
+    snprintf(out, size, "file:%016llx", (unsigned long long)ls_key_str(0x646576696365ULL, given));
+  free(given);
+  free(shipped);
+}
+
+static int by_decl_key(const void *a, const void *b)
+{
+  return strcmp((*(const ls_kv_decl *const *)a)->key, (*(const ls_kv_decl *const *)b)->key);
+}
+
+int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res, const char *data_root,
+                            char *buf, size_t size)
+{
+  const ls_system *sys = ls_system_find(spec->system);
+  char device[LS_ERR_FILE];
+  device_identity(spec->device, data_root, device, sizeof device);
+  size_t len = (size_t)snprintf(buf, size, "{");
+  const char *names[4][2] = {{"device", device}, {"model", spec->model}, {"dataset", spec->dataset},
+                             {"system", sys ? sys->name : spec->system}};
+  for (int i = 0; i < 4; i++) {
+    len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%s\"%s\":", i ? "," : "", names[i][0]);
+    len = json_str(buf, size, len, names[i][1]);
+  }
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",\"seed\":%llu,\"settings\":{",
+                          (unsigned long long)spec->seed);
+  const ls_kv_decl **d = res->n_settings ? malloc((size_t)res->n_settings * sizeof *d) : NULL;
+  if (res->n_settings && !d)
+    return -1;
+  int n = 0;
+  for (int i = 0; i < res->n_settings; i++) /* every one: a default is as much the run as a given value */
+    d[n++] = &res->settings[i];
+  if (n) /* first-read order may follow the given keys; the identity must not */
+    qsort(d, (size_t)n, sizeof *d, by_decl_key);
+  for (int i = 0; i < n; i++) {
+    char num[40];
+    if (i)
+      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",");
+    len = json_str(buf, size, len, d[i]->key);
+    len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ":");
+    if (!isnan(d[i]->num)) /* "32", "32.0" and "4.2 GB/s" vs "4200 MB/s" are one value */
+      snprintf(num, sizeof num, "%.17g", d[i]->num);
+    len = json_str(buf, size, len, isnan(d[i]->num) ? d[i]->value : num);
+  }
+  free(d);
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}}");
+  return len < size ? 0 : -1;
+}
+
+int ls_driver_set_id(ls_run_spec *spec, const ls_decode_result *res, const char *data_root, ls_error *err)
+{
+  char json[LS_DRIVER_JSON];
+  if (ls_driver_resolved_json(spec, res, data_root, json, sizeof json))
+    return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
+                        spec->device, spec->model, spec->dataset, spec->system);
+  ls_db_hash_run(spec->part, json, spec->seed, spec->run_id);
+  return LS_OK;
+}
+
+int ls_driver_resolve_id(ls_decode_cache *cache, ls_run_spec *spec, ls_error *err)
+{
+  ls_decode_result res;
+  ls_error check_err;
+  ls_error_clear(&check_err);
+  int checked = ls_decode_check(cache, spec, &res, &check_err) == LS_OK;
+  int rc = checked ? ls_driver_set_id(spec, &res, ls_data_root(), err) : LS_OK;
+  ls_decode_result_free(&res);
+  if (checked)
+    return rc;
+  /* cannot be set up: the run fails and is recorded under its settings as given */
+  return ls_driver_given_hash(spec, spec->run_id, err);
 }

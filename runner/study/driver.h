@@ -41,7 +41,26 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
  * database already names otherwise keeps its name, with a note on stderr. */
 int ls_driver_write_roles(ls_db *db, const ls_kv *roles, ls_error *err);
 
-/* The run id of spec (the database key; 32 hex digits). */
+/* A run is identified by its part and its fully resolved configuration: device (a profile named by
+ * path counts as its shipped id when the file is byte for byte the shipped profile, else as
+ * its content's hash), model, dataset, system (canonical name), seed, and every setting the
+ * run read with its effective value, given or default (numbers in base units), sorted by key.
+ * Writes that (without the part, which ls_db_hash_run adds) as canonical JSON into buf (the
+ * row's config_json); -1 when it does not fit.
+ * res: from ls_decode_check or ls_decode_run of spec. data_root: where shipped profiles are. */
+int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res, const char *data_root,
+                            char *buf, size_t size);
+/* Sets spec->run_id from ls_driver_resolved_json (res as there). */
+int ls_driver_set_id(ls_run_spec *spec, const ls_decode_result *res, const char *data_root, ls_error *err);
+/* Resolves spec's settings without simulating (ls_decode_check) and sets spec->run_id; a spec
+ * that cannot be set up gets the hash of its settings as given (it is recorded as failed). */
+int ls_driver_resolve_id(ls_decode_cache *cache, ls_run_spec *spec, ls_error *err);
+/* A hash of spec as the experiment expanded it (part, names as written, settings as given,
+ * seed), not of what they resolve to: names a replay's expansion (meta spec_hash) whatever
+ * the profiles' values, so a changed profile is a regression to check, not another replay. */
+int ls_driver_given_hash(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err);
+/* The run id of spec (the database key; 32 hex digits): spec->run_id, which ls_validate_*
+ * or ls_driver_resolve_id set; LS_ESTATE when neither has. */
 int ls_driver_spec_id(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err);
 
 /* Runs one spec and writes it to db (NULL: not written; shared by the driver and `leversim

@@ -6,6 +6,7 @@
 #include "devices/device.h"
 #include "runner/decode/paths.h"
 #include "runner/decode/system.h"
+#include "runner/study/driver.h"
 #include "workloads/dataset.h"
 #include "workloads/model.h"
 
@@ -13,6 +14,7 @@
 
 typedef struct {
   char **slot;
+  char **json;   /* NULL, or per slot the resolved configuration of the runs with that text (owned) */
   size_t cap, n; /* n < cap / 2 keeps probing short and always ending */
 } seen_set;
 
@@ -24,17 +26,21 @@ static uint64_t hash_text(const char *s)
   return h;
 }
 
-/* 1 when text was already in the set, 0 when it was added, -1 when memory ran out. */
-static int seen_add(seen_set *st, const char *text)
+/* 1 when text was already in the set, 0 when it was added, -1 when memory ran out; *at
+ * (may be NULL) gets its slot. */
+static int seen_add(seen_set *st, const char *text, size_t *at)
 {
   if (2 * (st->n + 1) > st->cap)
     return -1;
   size_t i = (size_t)(hash_text(text) % st->cap);
   while (st->slot[i]) {
-    if (strcmp(st->slot[i], text) == 0)
+    if (strcmp(st->slot[i], text) == 0) {
+      if (at) *at = i;
       return 1;
+    }
     i = (i + 1) % st->cap;
   }
+  if (at) *at = i;
   size_t n = strlen(text) + 1;
   st->slot[i] = malloc(n);
   if (!st->slot[i])
@@ -46,9 +52,12 @@ static int seen_add(seen_set *st, const char *text)
 
 static void seen_free(seen_set *st)
 {
-  for (size_t i = 0; st->slot && i < st->cap; i++)
+  for (size_t i = 0; st->slot && i < st->cap; i++) {
     free(st->slot[i]);
+    if (st->json) free(st->json[i]);
+  }
   free(st->slot);
+  free(st->json);
 }
 
 /* Everything ls_decode_check reads of a spec, as text; -1 when it does not fit. */
@@ -59,6 +68,38 @@ static int run_identity(const ls_run_spec *s, char *buf, size_t size)
   for (int i = 0; i < ls_kv_count(s->settings) && len < size; i++)
     len += (size_t)snprintf(buf + len, size - len, "|%s=%s", ls_kv_key(s->settings, i), ls_kv_value(s->settings, i));
   return len < size ? 0 : -1;
+}
+
+/* ---- run ids from the resolved settings ---- */
+
+/* Sets s->run_id from json, the resolved configuration of a run with the same inputs (the
+ * part is not in it: ls_db_hash_run adds it). */
+static int run_id_of(ls_run_spec *s, const char *json, ls_error *err)
+{
+  if (!json)
+    return ls_error_set(err, LS_ESTATE, "validate: no resolved configuration kept for a repeated run");
+  ls_db_hash_run(s->part, json, s->seed, s->run_id);
+  return LS_OK;
+}
+
+/* Sets s->run_id from what its check resolved (res); keeps the json in *keep (may be NULL). */
+static int resolve_id(ls_run_spec *s, const ls_decode_result *res, char **keep, ls_error *err)
+{
+  size_t size = 32768;
+  char *json = malloc(size);
+  if (!json)
+    return ls_error_set(err, LS_ENOMEM, "validate: out of memory");
+  if (ls_driver_resolved_json(s, res, ls_data_root(), json, size)) {
+    free(json);
+    return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record", s->device,
+                        s->model, s->dataset, s->system);
+  }
+  int rc = run_id_of(s, json, err);
+  if (keep)
+    *keep = json;
+  else
+    free(json);
+  return rc;
 }
 
 /* ---- which systems read a key ---- */
@@ -206,9 +247,10 @@ static int check_quick(ls_experiment *x, ls_decode_cache *cache, ls_error *err)
 int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *err)
 {
   int n = ls_experiment_count(x), rc = LS_OK;
-  seen_set st = {calloc((size_t)n * 2 + 2, sizeof(char *)), (size_t)n * 2 + 2, 0};
-  seen_set sc = {calloc(512, sizeof(char *)), 512, 0}; /* scoped keys checked */
-  if (!st.slot || !sc.slot) {
+  seen_set st = {calloc((size_t)n * 2 + 2, sizeof(char *)), calloc((size_t)n * 2 + 2, sizeof(char *)),
+                 (size_t)n * 2 + 2, 0};
+  seen_set sc = {calloc(512, sizeof(char *)), NULL, 512, 0}; /* scoped keys checked */
+  if (!st.slot || !st.json || !sc.slot) {
     seen_free(&st);
     seen_free(&sc);
     return ls_error_set(err, LS_ENOMEM, "validate: out of memory");
@@ -216,20 +258,27 @@ int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *e
   char id[8192];
   for (int i = 0; rc == LS_OK && i < n; i++) {
     ls_run_spec *s = ls_experiment_run(x, i);
-    int known = run_identity(s, id, sizeof id) ? 0 : seen_add(&st, id);
-    if (known < 0)
+    size_t at = 0;
+    int known = run_identity(s, id, sizeof id) ? -2 : seen_add(&st, id, &at);
+    if (known == -1)
       rc = ls_error_set(err, LS_ENOMEM, "validate: out of memory");
-    if (known != 0)
+    if (known == 1) { /* checked already (in another part, maybe): the same resolved settings */
+      rc = run_id_of(s, st.json[at], err);
+      continue;
+    }
+    if (rc)
       continue;
     ls_decode_result res;
     rc = ls_decode_check(cache, s, &res, err);
     if (rc)
       explain(cache, s, &res, ls_experiment_total(x) > 1, err);
+    else /* the run's identity: what it resolved to (runner/study/driver.h) */
+      rc = resolve_id(s, &res, known == 0 ? &st.json[at] : NULL, err);
     ls_decode_result_free(&res);
     for (int k = 0; rc == LS_OK && k < ls_kv_count(s->settings); k++) {
       char scoped[600];
       snprintf(scoped, sizeof scoped, "scoped|%s", ls_kv_key(s->settings, k)); /* each one once */
-      int added = strchr(ls_kv_key(s->settings, k), ':') ? seen_add(&sc, scoped) : 1;
+      int added = strchr(ls_kv_key(s->settings, k), ':') ? seen_add(&sc, scoped, NULL) : 1;
       if (added < 0)
         rc = ls_error_set(err, LS_ERANGE, "validate: more than %zu distinct scoped settings", sc.cap / 2 - 1);
       else if (added == 0)

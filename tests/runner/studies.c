@@ -73,6 +73,73 @@ static void test_budget_loop(void)
   CU_ASSERT_STRING_EQUAL(v, "6");
 }
 
+/* Issue 18.1: a run is its resolved configuration. After a plain run, setting a default
+ * explicitly (the value the run recorded as default, not a literal), naming the shipped
+ * profile by its path, or by a byte-identical copy, is the same run (exit 0, "already holds");
+ * --force runs it again; another budget, or an edited copy of the profile, is another run. */
+static void test_resolved_identity(void)
+{
+  char db[128], out[16384], v[256], extra[512], id[64];
+  snprintf(db, sizeof db, "%s/ident.db", g_dir);
+  CU_ASSERT_EQUAL_FATAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, ""), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "throughput_tps"));
+  query(db, "SELECT run_id FROM runs", id, sizeof id);
+  query(db, "SELECT value_text FROM run_settings WHERE key = 'draft.budget' AND is_default = 1", v, sizeof v);
+  CU_ASSERT_FATAL(v[0] != '\0');
+  char dflt[64];
+  snprintf(dflt, sizeof dflt, "%s", v);
+  snprintf(extra, sizeof extra, "--set draft.budget=%s", dflt);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, extra), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, id));
+  /* a setting of the device, written in another unit: its default in base units */
+  query(db, "SELECT value_num FROM run_settings WHERE key = 'device.flash.bandwidth' AND is_default = 1", v, sizeof v);
+  snprintf(extra, sizeof extra, "--set device.flash.bandwidth=%.17gKB/s", atof(v) / 1e3);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, extra), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  /* the profile by path, and a byte-identical copy elsewhere */
+  const char *by_path = "--device '" LS_TEST_DIR "/../devices/profiles/oneplus-12.yaml'";
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, by_path), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  snprintf(extra, sizeof extra, "cp '" LS_TEST_DIR "/../devices/profiles/oneplus-12.yaml' '%s/oneplus-12.yaml' && "
+           "cp '%s/oneplus-12.yaml' '%s/edited.yaml' && printf '# edited\\n' >> '%s/edited.yaml'",
+           g_dir, g_dir, g_dir, g_dir);
+  CU_ASSERT_EQUAL_FATAL(system(extra), 0);
+  snprintf(extra, sizeof extra, "--device '%s/oneplus-12.yaml'", g_dir);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, extra), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  query(db, "SELECT count(*) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "1");
+  snprintf(extra, sizeof extra, "--device '%s/edited.yaml'", g_dir);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, extra), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, "already holds this run"));
+  query(db, "SELECT count(*) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "2");
+  /* --force runs the explicit default again, in place */
+  snprintf(extra, sizeof extra, "--set draft.budget=%s --force", dflt);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, extra), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "throughput_tps"));
+  query(db, "SELECT count(*) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "2");
+  /* two other budgets: two more runs */
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, "--set draft.budget=8"), 0);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, "--set draft.budget=16"), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, "already holds this run"));
+  query(db, "SELECT count(*) || ' ' || count(DISTINCT config_json) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "4 4");
+  /* the same run written the other way into another database merges as the same run */
+  char db2[128], args[512];
+  snprintf(db2, sizeof db2, "%s/ident2.db", g_dir);
+  snprintf(extra, sizeof extra, "--set draft.budget=%s %s", dflt, by_path);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db2, extra), 0);
+  query(db2, "SELECT run_id FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, id);
+  snprintf(args, sizeof args, "merge '%s' '%s'", db, db2);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  query(db, "SELECT count(*) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "4");
+}
+
 /* `sweep --axis` without a file: the four names are axes too (and required), each point is
  * the run `leversim run --set` makes (the same run id), and a second sweep skips them all. */
 static void test_sweep_axes_without_file(void)
@@ -389,6 +456,7 @@ static int clean(void)
 
 CU_TestInfo ls_rt_studies[] = {
     {"a --set loop into one database: six runs, a repeat is a no-op", test_budget_loop},
+    {"a run is its resolved settings: explicit defaults, profile by path", test_resolved_identity},
     {"sweep --axis without a file; its points are run's runs", test_sweep_axes_without_file},
     {"a --set variant beside the plain one", test_sweep_set_beside_variant},
     {"plot: csv, filters, groups, refusals, PNG", test_plot},
