@@ -6,6 +6,7 @@
  * The settings come from ls_decode_check, which validation runs on every spec anyway. */
 #include "runner/study/driver.h"
 #include "sim/clock.h"
+#include "sim/fileio.h"
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -516,33 +517,13 @@ int ls_driver_given_hash(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1],
 
 /* ---- run identity: the resolved configuration ---- */
 
-/* The whole of the file at path (owned, NUL-terminated), *n its length; NULL if unreadable. */
+/* The whole of the file at path (owned, NUL-terminated), *n its length; NULL if unreadable
+ * (sim/fileio's reader: regular files, no wait on a pipe). */
 static char *slurp(const char *path, size_t *n)
 {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t cap = 0;
+  char *text = NULL;
   *n = 0;
-  for (int ok = f != NULL; ok;) {
-    if (*n + 4096 + 1 > cap) {
-      char *b = realloc(buf, cap = 2 * cap + 8192);
-      if (!b)
-        break;
-      buf = b;
-    }
-    size_t got = fread(buf + *n, 1, cap - *n - 1, f);
-    *n += got;
-    ok = got > 0;
-  }
-  if (f && ferror(f)) {
-    free(buf);
-    buf = NULL;
-  }
-  if (f)
-    fclose(f);
-  if (buf)
-    buf[*n] = '\0';
-  return buf;
+  return ls_file_read_all(path, "device profile", 1L << 26, &text, n, NULL) == LS_OK ? text : NULL;
 }
 
 /* The device's identity: its id, or for a profile named by path the id of the shipped profile

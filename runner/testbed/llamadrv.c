@@ -517,7 +517,9 @@ int ls_llamadrv_evict(ls_llamadrv_model *m, int *mappings, ls_error *err)
   return LS_OK;
 }
 
-int ls_llamadrv_resident(const char *path, uint64_t *bytes, ls_error *err)
+/* Maps the whole of path read-only: *p and *len on success; the descriptor stays open in *fd
+ * (the caller closes it) when fd is not NULL, else it is closed at once. */
+static int map_whole(const char *path, void **p, size_t *len, int *fd_out, ls_error *err)
 {
   int fd = open(path, O_RDONLY);
   if (fd < 0)
@@ -527,11 +529,26 @@ int ls_llamadrv_resident(const char *path, uint64_t *bytes, ls_error *err)
     close(fd);
     return ls_error_set(err, LS_EIO, "%s: cannot size the file", path);
   }
-  size_t len = (size_t)st.st_size;
-  void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED)
+  *len = (size_t)st.st_size;
+  *p = mmap(NULL, *len, PROT_READ, MAP_SHARED, fd, 0);
+  if (*p == MAP_FAILED) {
+    close(fd);
     return ls_error_set(err, LS_EIO, "%s: mmap: %s", path, strerror(errno));
+  }
+  if (fd_out)
+    *fd_out = fd;
+  else
+    close(fd);
+  return LS_OK;
+}
+
+int ls_llamadrv_resident(const char *path, uint64_t *bytes, ls_error *err)
+{
+  void *p;
+  size_t len;
+  int rc0 = map_whole(path, &p, &len, NULL, err);
+  if (rc0)
+    return rc0;
   long pg = sysconf(_SC_PAGESIZE);
   size_t pages = (len + (size_t)pg - 1) / (size_t)pg;
   unsigned char *vec = malloc(pages);
@@ -553,20 +570,12 @@ int ls_llamadrv_resident(const char *path, uint64_t *bytes, ls_error *err)
 
 int ls_llamadrv_stream(const char *path, ls_llamadrv_cost *cost, ls_error *err)
 {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0)
-    return ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
-    close(fd);
-    return ls_error_set(err, LS_EIO, "%s: cannot size the file", path);
-  }
-  size_t len = (size_t)st.st_size;
-  void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) {
-    close(fd);
-    return ls_error_set(err, LS_EIO, "%s: mmap: %s", path, strerror(errno));
-  }
+  void *p;
+  size_t len;
+  int fd;
+  int rc0 = map_whole(path, &p, &len, &fd, err);
+  if (rc0)
+    return rc0;
   int rc = LS_OK;
   if (madvise(p, len, MADV_DONTNEED) != 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
     rc = ls_error_set(err, LS_EIO, "%s: cannot evict: %s", path, strerror(errno));

@@ -325,24 +325,6 @@ static void check_markdown(doc_count *c, const char *name, char *text)
   }
 }
 
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-    free(s);
-    s = NULL;
-  }
-  if (s)
-    s[n] = '\0';
-  fclose(f);
-  return s;
-}
 
 static int init_docs(void)
 {
@@ -372,7 +354,7 @@ static void test_cli_md_current(void)
   char *argv[] = {NULL, "help", "--markdown", NULL};
   CU_ASSERT_EQUAL_FATAL(run(argv, out, sizeof out), 0);
   snprintf(path, sizeof path, "%s/../docs/CLI.md", LS_TEST_DIR);
-  char *doc = slurp(path);
+  char *doc = ls_test_slurp(path);
   CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
   int same = strcmp(doc, out) == 0;
   if (!same)
@@ -397,7 +379,7 @@ static void check_tree(doc_count *c, const char *dir, const char *rel)
     snprintf(path, sizeof path, "%s/%s", dir, n);
     snprintf(name, sizeof name, "%s%s%s", rel, rel[0] ? "/" : "", n);
     if (len > 3 && !strcmp(n + len - 3, ".md")) {
-      char *t = slurp(path);
+      char *t = ls_test_slurp(path);
       if (t)
         check_markdown(c, name, t);
       free(t);

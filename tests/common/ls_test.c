@@ -87,3 +87,22 @@ int ls_test_paper_roles(ls_db *db)
   ls_kv_free(roles);
   return rc;
 }
+
+char *ls_test_slurp(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+    free(s);
+    s = NULL;
+  }
+  if (s)
+    s[n] = '\0';
+  fclose(f);
+  return s;
+}

@@ -13,6 +13,9 @@ int ls_test_main(int argc, char **argv, CU_SuiteInfo *suites);
 /* Path of a fixture under tests/ (static buffer per call site is the caller's). */
 const char *ls_test_path(char *buf, unsigned size, const char *rel);
 
+/* The whole of the file at path, NUL-terminated (owned: free), or NULL when unreadable. */
+char *ls_test_slurp(const char *path);
+
 /* Runs the leversim binary with args (a shell-quoted string); captures stdout+stderr into
  * out (truncated to size) and returns the exit status, or -1 if it did not exit normally. */
 int ls_test_cli(const char *args, char *out, unsigned size);

@@ -44,24 +44,6 @@ static const char *write_tmp(const char *name, const char *text)
   return path;
 }
 
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-    free(s);
-    s = NULL;
-  }
-  if (s)
-    s[n] = '\0';
-  fclose(f);
-  return s;
-}
 
 /* Replaces the first occurrence of from by to in a copy of s (caller frees). */
 static char *replace(const char *s, const char *from, const char *to)
@@ -210,7 +192,7 @@ static void test_models_errors(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "qwen3-8b"));
   char path[512], *good;
   snprintf(path, sizeof path, "%s/workloads/models/qwen3-8b.yaml", ROOT);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(good = slurp(path));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(good = ls_test_slurp(path));
   struct { const char *from, *to, *needle; int code; } cases[] = {
       {"  ffn: 12288", "  ffn: 12288\n  fnn: 1", "fnn:", LS_ESCHEMA},   /* unknown key */
       {"n_layers: 36", "n_layers: many", "n_layers:", LS_EPARSE},     /* not a number */
@@ -288,7 +270,7 @@ static void test_datasets_errors(void)
 {
   char path[512], *good;
   snprintf(path, sizeof path, "%s/workloads/datasets/gsm8k.yaml", ROOT);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(good = slurp(path));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(good = ls_test_slurp(path));
   struct { const char *from, *to, *needle; } cases[] = {
       {"    calibration:", "    calibratoin: 1\n    calibration:", "calibratoin:"},
       {"agree: 0.92", "agree: 1.5", "agree: 1.5"},
@@ -307,7 +289,7 @@ static void test_datasets_errors(void)
   }
   free(good);
   snprintf(path, sizeof path, "%s/workloads/datasets/positional.yaml", ROOT);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(good = slurp(path));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(good = ls_test_slurp(path));
   char *bad = replace(good, "[0.6, 0.2, 0.1]", "[0.6, 0.3, 0.2]");
   ls_dataset *d = NULL;
   ls_error e;
