@@ -911,6 +911,20 @@ static int check_device(const char *device, const char *data_root, ls_error *err
   return rc;
 }
 
+/* A single run's model is typed by the user (--model): a draft model there is a usage error
+ * naming the option, like any other wrong name (a model that does not load is left to the
+ * run's own check, which names its file). */
+static int target_given(const char *model, const char *root, ls_error *err)
+{
+  ls_model *m = NULL;
+  int draft = ls_model_load_id(&m, root, model, NULL) == LS_OK && !ls_model_is_target(m);
+  ls_model_free(m);
+  if (draft)
+    return ls_error_set(err, LS_EUSAGE, "--model %s: a draft model, not a target (drafts are "
+                        "chosen by --set model.draft or the target's default_draft)", model);
+  return LS_OK;
+}
+
 int ls_experiment_single(ls_experiment **out, const char *device, const char *model,
                          const char *dataset, const char *system, const ls_kv *settings,
                          uint64_t seed, const char *data_root, ls_error *err)
@@ -918,6 +932,7 @@ int ls_experiment_single(ls_experiment **out, const char *device, const char *mo
   *out = NULL;
   int rc = check_device(device, data_root, err);
   if (!rc) rc = check_name(NULL, "model", model, data_root, ls_model_list, err);
+  if (!rc) rc = target_given(model, data_root, err);
   if (!rc) rc = check_name(NULL, "dataset", dataset, data_root, ls_dataset_list, err);
   if (!rc) rc = check_name(NULL, "system", system, data_root, NULL, err);
   if (rc)

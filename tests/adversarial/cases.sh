@@ -139,6 +139,7 @@ t "bad --set model.quant (65 before the fix)" 64 "model.quant" "" $RUNFX --set m
 RUNR="run --device oneplus-12 --model llama-3.1-8b --dataset gsm8k --system lever --prompts 1 --tokens 4"
 DATA=root t "a draft of another family" 64 "(--set): model.draft=" "" $RUNR --set model.draft=qwen3-0.6b
 DATA=root t "a target used as a draft" 64 "(--set): model.draft=" "" $RUNR --set model.draft=qwen3-8b
+t "a draft model typed as the target (no argument before the fix)" 64 "--model tiny-draft: a draft model, not a target" "" run --device tiny --model tiny-draft --dataset iid --system lever --prompts 1 --tokens 4
 t "a draft model listed as a target in an experiment (no line before the fix)" 65 "e.yaml:6:27: parts[0].models[1]: 'tiny-draft' is a draft model" "sed 's/models: \\[tiny-target\\]/models: [tiny-target, tiny-draft]/' $ADV_EXP > e.yaml" sweep e.yaml --check
 t "unknown device" 66 "pixel-99" "" run --device pixel-99 --model tiny-target --dataset iid --system lever
 t "unknown draft policy in --set (66 before the fix)" 64 "argument 15 (--set): policy.draft=nope: unknown draft policy" "" $RUNFX --set policy.draft=nope
