@@ -11,8 +11,8 @@ CC=${CC:-clang}
 PROFDATA=${LLVM_PROFDATA:-llvm-profdata}
 LLVMCOV=${LLVM_COV:-llvm-cov}
 CFLAGS="-std=c11 -g -O1 -ffp-contract=off -D_POSIX_C_SOURCE=200809L -I$ROOT -I$ROOT/tests/fuzz"
-LIBS="$(pkg-config --libs yaml-0.1 gsl 2>/dev/null || echo -lyaml -lgsl -lgslcblas) -lm"
-SRCS="$(ls "$ROOT"/sim/*.c "$ROOT"/devices/*.c "$ROOT"/workloads/*.c) $ROOT/runner/study/experiment.c \
+LIBS="$(pkg-config --libs yaml-0.1 gsl sqlite3 2>/dev/null || echo -lyaml -lgsl -lgslcblas -lsqlite3) -lm"
+SRCS="$(ls "$ROOT"/sim/*.c "$ROOT"/devices/*.c "$ROOT"/workloads/*.c "$ROOT"/results/*.c) $ROOT/runner/study/experiment.c \
 $ROOT/runner/decode/system.c $ROOT/tests/fuzz/fuzz_util.c"
 mkdir -p "$OUT"
 files_for() {

@@ -22,14 +22,15 @@ CC=${CC:-clang}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="-std=c11 -g -O1 -ffp-contract=off -Wall -Wextra -D_POSIX_C_SOURCE=200809L -I$ROOT -I$ROOT/tests/fuzz"
-LIBS="$(pkg-config --libs yaml-0.1 gsl 2>/dev/null || echo -lyaml -lgsl -lgslcblas) -lm"
+LIBS="$(pkg-config --libs yaml-0.1 gsl sqlite3 2>/dev/null || echo -lyaml -lgsl -lgslcblas -lsqlite3) -lm"
 
 mkdir -p "$OUT/obj" "$OUT/logs"
 
 # ---- build: the readers' folders with coverage instrumentation, then one binary each ----
-# Only the folders the readers need (sim, devices, workloads, and from runner/ the
-# experiment reader and the system table), so work in progress elsewhere cannot break it.
-SRCS="$(ls "$ROOT"/sim/*.c "$ROOT"/devices/*.c "$ROOT"/workloads/*.c) \
+# Only the folders the readers need (sim, devices, workloads, results for the experiment
+# reader's role names, and from runner/ the experiment reader and the system table), so work
+# in progress elsewhere cannot break it.
+SRCS="$(ls "$ROOT"/sim/*.c "$ROOT"/devices/*.c "$ROOT"/workloads/*.c "$ROOT"/results/*.c) \
 $ROOT/runner/study/experiment.c $ROOT/runner/decode/system.c $ROOT/tests/fuzz/fuzz_util.c"
 echo "fuzz: building in $OUT" >&2
 rm -f "$OUT"/obj/*.o # a full rebuild takes seconds and never mixes stale objects
