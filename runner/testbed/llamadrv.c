@@ -399,6 +399,20 @@ static void take(snap *s)
   s->wall = clock_s(CLOCK_MONOTONIC);
 }
 
+/* The cost of what ran between snapshots a and b (time_s: wall less the time spent waiting
+ * for a core, which other processes on the machine decide). */
+static void cost_between(const snap *a, const snap *b, ls_llamadrv_cost *cost)
+{
+  cost->wall_s = b->wall - a->wall;
+  cost->cpu_s = b->cpu - a->cpu;
+  cost->thread_cpu_s = b->thr - a->thr;
+  cost->runqueue_s = b->rq - a->rq;
+  cost->time_s = cost->wall_s - cost->runqueue_s;
+  cost->majflt = b->majflt - a->majflt;
+  cost->minflt = b->minflt - a->minflt;
+  cost->read_bytes = b->rb - a->rb;
+}
+
 int ls_llamadrv_decode(ls_llamadrv_model *m, const ls_llamadrv_tok *t, int n, ls_llamadrv_cost *cost,
                        ls_error *err)
 {
@@ -434,14 +448,7 @@ int ls_llamadrv_decode(ls_llamadrv_model *m, const ls_llamadrv_tok *t, int n, ls
       return ls_error_set(err, LS_ENUMERIC, "%s: token %d: the output row is not finite", m->path, i);
   }
   if (cost) {
-    cost->wall_s = s1.wall - s0.wall;
-    cost->cpu_s = s1.cpu - s0.cpu;
-    cost->thread_cpu_s = s1.thr - s0.thr;
-    cost->runqueue_s = s1.rq - s0.rq;
-    cost->time_s = cost->wall_s - cost->runqueue_s;
-    cost->majflt = s1.majflt - s0.majflt;
-    cost->minflt = s1.minflt - s0.minflt;
-    cost->read_bytes = s1.rb - s0.rb;
+    cost_between(&s0, &s1, cost);
   }
   return LS_OK;
 }
@@ -590,14 +597,7 @@ int ls_llamadrv_stream(const char *path, ls_llamadrv_cost *cost, ls_error *err)
   munmap(p, len);
   close(fd);
   if (!rc && cost) {
-    cost->wall_s = s1.wall - s0.wall;
-    cost->cpu_s = s1.cpu - s0.cpu;
-    cost->thread_cpu_s = s1.thr - s0.thr;
-    cost->runqueue_s = s1.rq - s0.rq;
-    cost->time_s = cost->wall_s - cost->runqueue_s;
-    cost->majflt = s1.majflt - s0.majflt;
-    cost->minflt = s1.minflt - s0.minflt;
-    cost->read_bytes = s1.rb - s0.rb;
+    cost_between(&s0, &s1, cost);
   }
   return rc;
 }
