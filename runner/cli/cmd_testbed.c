@@ -166,7 +166,7 @@ static int measure_cmd(int argc, char **argv)
 /* ---- validate ---- */
 
 typedef struct validate_args {
-  const char *db, *profile, *run, *plot, *fio_mmap, *mode;
+  const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat;
   long readahead;
   int check;
 } validate_args;
@@ -179,6 +179,8 @@ static const ls_opt VALIDATE_OPTS[] = {
     {"--fio-mmap", LS_OPT_STR, OPT_AT(validate_args, fio_mmap), "FILE", "fio mmap jobs: kernel CPU per byte mapped in"},
     {"--mode", LS_OPT_CHOICE, OPT_AT(validate_args, mode), "MODE", "how cold passes read: read-ahead overlap or serial",
      .choices = "mapped,serial"},
+    {"--stat", LS_OPT_CHOICE, OPT_AT(validate_args, stat), "STAT",
+     "a point's value over its repetitions (and the stream's): fastest or median", .choices = "fastest,median"},
     {"--readahead", LS_OPT_LONG, OPT_AT(validate_args, readahead), "BYTES", "read-ahead window (default: as measured)",
      .lo = 4096, .hi = 1L << 31},
     {"--plot", LS_OPT_STR, OPT_AT(validate_args, plot), "DIR", "draw DIR/testbed-validation.png (gnuplot)"},
@@ -197,10 +199,12 @@ static int validate_cmd(int argc, char **argv)
 {
   validate_args a = {0};
   a.mode = "mapped";
+  a.stat = "fastest";
   int rc = ls_opts_parse(&VALIDATE, argc, argv, &a, NULL);
   if (rc)
     return ls_opts_exit(rc);
-  ls_tbv_options o = {a.db, a.profile, a.run, a.plot, a.fio_mmap, strcmp(a.mode, "serial") == 0, (double)a.readahead};
+  ls_tbv_options o = {a.db, a.profile, a.run, a.plot, a.fio_mmap, strcmp(a.mode, "serial") == 0, (double)a.readahead,
+                     strcmp(a.stat, "median") == 0};
   ls_error err = {0};
   int met = 0;
   if ((rc = ls_tbv_run(&o, stdout, &met, &err)))

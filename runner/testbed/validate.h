@@ -16,6 +16,7 @@ typedef struct ls_tbv_options {
   const char *fio_mmap;  /* fio mmap jobs: kernel CPU per byte mapped in; NULL: none */
   int serial;            /* 1: the serial read assumption instead of read-ahead */
   double readahead;      /* read-ahead window, bytes; 0: as measured with the run */
+  int median;            /* 1: a point's value is the median of its repetitions; 0: the fastest */
 } ls_tbv_options;
 
 /* Prints the comparison to out, stores it, draws it. *met: the issue's targets (median
