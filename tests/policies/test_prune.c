@@ -48,7 +48,7 @@ static void test_threshold_and_normalisation(void)
   unsigned char keep[8];
   /* set {1,2}: 1 dominates; set {3,4}: 3 and 4 tie high; set {5}: alone but weak vs shadow */
   double score[6] = {0, 4.0, -2.0, 3.0, 3.0, -3.0};
-  int kept = ls_prune_early_exit.prune(f->st, &f->t, score, keep);
+  int kept = ls_prune_early_exit.prune(f->st, &f->t, score, keep, NULL);
   /* normalised: s3 = s4 = e^3 / (1 + 2 e^3) ~ 0.49 >= 0.3; s2 ~ 0.002; s5 = e^-3/(1+e^-3) ~ 0.05 */
   CU_ASSERT_EQUAL(keep[0], 1);
   CU_ASSERT_EQUAL(keep[1], 1);
@@ -59,7 +59,7 @@ static void test_threshold_and_normalisation(void)
   CU_ASSERT_EQUAL(kept, 4);
   /* the same raw score 3.0 is pruned in a set with a much stronger sibling */
   double score2[6] = {0, 4.0, -2.0, 3.0, 8.0, -3.0};
-  ls_prune_early_exit.prune(f->st, &f->t, score2, keep);
+  ls_prune_early_exit.prune(f->st, &f->t, score2, keep, NULL);
   CU_ASSERT_EQUAL(keep[3], 0);
   CU_ASSERT_EQUAL(keep[4], 1);
   pfix_free(f);
@@ -72,7 +72,7 @@ static void test_keep_ancestors(void)
   pfix *f = pfix_new(par, 5, NO_SAFEGUARDS ";prune.threshold=0.5");
   unsigned char keep[8];
   double score[5] = {0, -5.0, -5.0, 5.0, 1.0}; /* 1 loses to 4 in the root set */
-  ls_prune_early_exit.prune(f->st, &f->t, score, keep);
+  ls_prune_early_exit.prune(f->st, &f->t, score, keep, NULL);
   CU_ASSERT_EQUAL(keep[3], 1);
   CU_ASSERT_EQUAL(keep[2], 1); /* ancestors of a kept node */
   CU_ASSERT_EQUAL(keep[1], 1);
@@ -86,7 +86,7 @@ static void test_main_path(void)
   pfix *f = pfix_new(par, 7, NO_SAFEGUARDS ";prune.threshold=0.99");
   unsigned char keep[8];
   double score[7] = {0, -1.0, -1.5, -2.0, -1.0, 0.0, -4.0};
-  int kept = ls_prune_early_exit.prune(f->st, &f->t, score, keep);
+  int kept = ls_prune_early_exit.prune(f->st, &f->t, score, keep, NULL);
   /* root -> 1 (beats 2) -> 4 (beats 3) -> leaf */
   CU_ASSERT_EQUAL(kept, 3);
   CU_ASSERT(keep[0] && keep[1] && keep[4]);
@@ -100,7 +100,7 @@ static void test_near_root(void)
   pfix *f = pfix_new(par, 6, "prune.root_keep=3;prune.min_nodes=0;prune.min_leaves=0;prune.threshold=0.99");
   unsigned char keep[8];
   double score[6] = {0, -1.0, -3.0, -2.0, -4.0, -1.0};
-  ls_prune_early_exit.prune(f->st, &f->t, score, keep);
+  ls_prune_early_exit.prune(f->st, &f->t, score, keep, NULL);
   CU_ASSERT(keep[1] && keep[3] && keep[2]); /* the three best root candidates */
   CU_ASSERT(!keep[4]);
   CU_ASSERT(keep[5]); /* main path below node 1 */
@@ -109,7 +109,7 @@ static void test_near_root(void)
   const int par2[6] = {-1, 0, 1, 1, 1, 1};
   f = pfix_new(par2, 6, "prune.root_keep=3;prune.min_nodes=0;prune.min_leaves=0;prune.threshold=0.99");
   double score2[6] = {0, 0.0, -1.0, -2.0, -3.0, -4.0};
-  int kept = ls_prune_early_exit.prune(f->st, &f->t, score2, keep);
+  int kept = ls_prune_early_exit.prune(f->st, &f->t, score2, keep, NULL);
   CU_ASSERT_EQUAL(kept, 3); /* root, 1, main-path child 2 */
   pfix_free(f);
 }
@@ -121,19 +121,19 @@ static void test_cancel(void)
   unsigned char keep[8];
   /* survivors: 0, 1, 3, 7 -> 4 nodes, 1 leaf */
   pfix *f = pfix_new(par, 8, "prune.root_keep=0;prune.min_nodes=5;prune.min_leaves=0;prune.threshold=0.5");
-  CU_ASSERT_EQUAL(ls_prune_early_exit.prune(f->st, &f->t, score, keep), 8); /* too few nodes */
+  CU_ASSERT_EQUAL(ls_prune_early_exit.prune(f->st, &f->t, score, keep, NULL), 8); /* too few nodes */
   pfix_free(f);
   f = pfix_new(par, 8, "prune.root_keep=0;prune.min_nodes=4;prune.min_leaves=2;prune.threshold=0.5");
-  CU_ASSERT_EQUAL(ls_prune_early_exit.prune(f->st, &f->t, score, keep), 8); /* too few leaves */
+  CU_ASSERT_EQUAL(ls_prune_early_exit.prune(f->st, &f->t, score, keep, NULL), 8); /* too few leaves */
   pfix_free(f);
   f = pfix_new(par, 8, "prune.root_keep=0;prune.min_nodes=4;prune.min_leaves=1;prune.threshold=0.5");
-  CU_ASSERT_EQUAL(ls_prune_early_exit.prune(f->st, &f->t, score, keep), 4); /* allowed */
+  CU_ASSERT_EQUAL(ls_prune_early_exit.prune(f->st, &f->t, score, keep, NULL), 4); /* allowed */
   pfix_free(f);
   /* a chain (one leaf) with min_leaves 2 can still be pruned: the bound is capped */
   const int chain[4] = {-1, 0, 1, 2};
   double cs[4] = {0, 5.0, 5.0, -9.0};
   f = pfix_new(chain, 4, "prune.root_keep=0;prune.min_nodes=0;prune.min_leaves=2;prune.threshold=0.5");
-  CU_ASSERT_EQUAL(ls_prune_early_exit.prune(f->st, &f->t, cs, keep), 4); /* main path keeps the chain */
+  CU_ASSERT_EQUAL(ls_prune_early_exit.prune(f->st, &f->t, cs, keep, NULL), 4); /* main path keeps the chain */
   pfix_free(f);
 }
 
@@ -150,7 +150,7 @@ static void test_ancestor_property(void)
     pfix *f = pfix_new(par, n, trial % 2 ? "prune.threshold=0.3" : "prune.threshold=0.15;prune.root_keep=1");
     for (int i = 0; i < n; i++)
       score[i] = 3.0 * ls_normal(LS_KEY(7, (uint64_t)trial, (uint64_t)i));
-    int kept = ls_prune_early_exit.prune(f->st, &f->t, score, keep), count = 0;
+    int kept = ls_prune_early_exit.prune(f->st, &f->t, score, keep, NULL), count = 0;
     CU_ASSERT_EQUAL(keep[0], 1);
     for (int i = 0; i < n; i++) {
       count += keep[i];
@@ -181,7 +181,7 @@ static void test_exit_layer_and_none(void)
   double score[3] = {0, -9, -9};
   f = pfix_new(par, 3, "");
   CU_ASSERT_EQUAL(ls_prune_none.exit_layer(NULL, 32), 0);
-  CU_ASSERT_EQUAL(ls_prune_none.prune(NULL, &f->t, score, keep), 3);
+  CU_ASSERT_EQUAL(ls_prune_none.prune(NULL, &f->t, score, keep, NULL), 3);
   CU_ASSERT(keep[1] && keep[2]);
   pfix_free(f);
 }

@@ -358,7 +358,7 @@ static int walk(const ls_tree *t, const ls_oracle_cycle *cyc, const unsigned cha
  * walk that ignored the mask, or a mask that lost the policy's choice, accepts more. */
 static void test_cycles_replayed(void)
 {
-  const char *set = "workload.prompts=4;workload.max_tokens=96;workload.auc=0.5;prune.threshold=0.9;prune.root_keep=0;prune.min_nodes=0;prune.min_leaves=0";
+  const char *set = "workload.prompts=4;workload.max_tokens=96;workload.auc=0.5;prune.threshold=0.9;prune.root_keep=0;prune.min_nodes=0;prune.min_leaves=0;prune.gate=off";
   fixture f;
   CU_ASSERT_EQUAL_FATAL(fixture_open(&f, SHIPPED, "oneplus-12", "llama-3.1-8b", "gsm8k", set, 96), 0);
   ls_decode_result r;
@@ -393,7 +393,7 @@ static void test_cycles_replayed(void)
     for (int k = 0; k < t->n; k++)
       score[k] = k ? ls_oracle_exit_score(&cyc, t->key[k], t->depth[k], t->prob[k]) : 0.0;
     memset(keep, 0, sizeof keep);
-    int live = pops->prune(pst, t, score, keep);
+    int live = pops->prune(pst, t, score, keep, NULL); /* no cost queries: the run sets prune.gate=off */
     keep[0] = 1;
     int acc = walk(t, &cyc, keep);
     cut += walk(t, &cyc, NULL) > acc;
