@@ -26,6 +26,17 @@
  *   the map policy's draft_step says.
  *   draft_pair_s(n1, n2, depth) = max of the two steps on different units (CPU and NPU run
  *   at once), their sum on one unit.
+ *   verify_saved_s(n, k, e) = verify_s(n) less the same pass whose layers e..L-1 (and an eager
+ *   projection) compute k tokens, term by term so that equal costs cancel exactly:
+ *     layers: A = L - e layers after the exit, of which Ar = max(0, (L - S) - e) resident
+ *             (resident layers come first) and As = A - Ar streamed;
+ *             serial:   A * (comp(n) - comp(k))   (a streamed layer's read is paid either way)
+ *             prefetch, cross-cycle: As * (max(io, comp(n)) - max(io, comp(k)))
+ *                                   + Ar * (comp(n) - comp(k))
+ *     head:   eager NPU lmhead(n) - lmhead(k) + (n - k) x sample; on demand 0 (the projected
+ *             rows follow the accepted path, not the tree).
+ *   So where a pass is flash-bound, or the NPU pads k and n to one shape, pruning saves
+ *   nothing of the layers: the quantity the early-exit pruner's cost gate weighs.
  * The runner times draft calls and projections with the same functions; verification there
  * is simulated with events (flash requests, prefetch), which verify_s approximates. The flash
  * read times are taken once at create: apply device overrides before creating the model. */
@@ -169,6 +180,24 @@ static double verify_s(const void *ctx, int n)
   return t;
 }
 
+static double verify_saved_s(const void *ctx, int n, int k, int e)
+{
+  const ls_costmodel *cm = ctx;
+  int L = cm->target.n_layers;
+  e = e < 0 ? 0 : (e > L ? L : e);
+  int after = L - e, res_after = (L - cm->streamed) - e;
+  res_after = res_after < 0 ? 0 : res_after;
+  double cn = target_layer_s(cm, n), ck = target_layer_s(cm, k), io = cm->io_s, t;
+  if (cm->overlap == LS_OVERLAP_SERIAL)
+    t = after * (cn - ck);
+  else
+    t = (after - res_after) * ((io > cn ? io : cn) - (io > ck ? io : ck)) + res_after * (cn - ck);
+  if (cm->map->lmhead(cm->map_state) == LS_LMHEAD_EAGER_NPU)
+    t += (double)(ls_costmodel_lmhead_ns(cm, LS_UNIT_NPU, n) - ls_costmodel_lmhead_ns(cm, LS_UNIT_NPU, k)) * 1e-9 +
+         (n - k) * ls_costmodel_sample_row_s(cm);
+  return t;
+}
+
 int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tokens, int ctx_len)
 {
   if (tokens <= 0)
@@ -212,4 +241,5 @@ void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out)
   out->verify_s = verify_s;
   out->draft_step_s = draft_step_s;
   out->draft_pair_s = draft_pair_s;
+  out->verify_saved_s = verify_saved_s;
 }

@@ -55,7 +55,24 @@ typedef struct ls_cost_model {
    * nodes, then n2 at the same depth): the slower one when the map puts them on different
    * units, their sum on the same unit. May be NULL (then passes are taken one after another). */
   double (*draft_pair_s)(const void *ctx, int n1, int n2, int depth);
+  /* What one verification pass over n_tokens tree tokens saves when the target layers from
+   * exit_layer on (0-based: exit_layer layers were computed over the whole tree) and an eager
+   * output projection compute only n_kept tokens, the survivors of pruning at that layer:
+   * verify_s(n_tokens) less the pass with the pruned tail, priced with the same terms (a
+   * streamed layer whose read is slower than its compute saves nothing). May be NULL (then
+   * a prune policy cannot price a prune). */
+  double (*verify_saved_s)(const void *ctx, int n_tokens, int n_kept, int exit_layer);
 } ls_cost_model;
+
+/* What a prune policy may know of the pass it prunes, besides the tree and the scores: the
+ * cost queries the draft policy planned with (NULL: none, e.g. a policy test or a tool that
+ * has no device), where pruning happens and the cycle's time so far. */
+typedef struct ls_prune_ctx {
+  const ls_cost_model *cost; /* borrowed; NULL: no cost queries */
+  int n_layers;              /* target layers */
+  int exit_layer;            /* layers computed over the whole tree before pruning */
+  double spent_s;            /* the cycle's wall time before verification began (drafting), s */
+} ls_prune_ctx;
 
 /* ---- tree helpers (policies/tree.c) ---- */
 void ls_tree_init(ls_tree *t, const ls_draft_view *v);
@@ -91,8 +108,9 @@ typedef struct ls_prune_ops {
   /* Exit layer of a target with n_layers layers (0 = never prunes). */
   int (*exit_layer)(const void *state, int n_layers);
   /* score[i]: the early-exit predictor's score of node i (higher = more likely accepted).
-   * Sets keep[i] to 1 for surviving nodes (the root always survives); returns the count. */
-  int (*prune)(void *state, const ls_tree *t, const double *score, unsigned char *keep);
+   * Sets keep[i] to 1 for surviving nodes (the root always survives); returns the count.
+   * pc (may be NULL: no cost queries, no cycle time) says what the prune would save. */
+  int (*prune)(void *state, const ls_tree *t, const double *score, unsigned char *keep, const ls_prune_ctx *pc);
 } ls_prune_ops;
 
 typedef enum { LS_UNIT_CPU = 0, LS_UNIT_NPU = 1 } ls_unit;

@@ -13,19 +13,42 @@
  *     whole path), so the kept set is a tree;
  *   cancel: if fewer than prune.min_nodes nodes or prune.min_leaves leaves (each capped at
  *     the tree's own count) would survive, nothing is pruned.
+ *   cost gate (prune.gate = cost; our extension, see below): if the prune would not raise
+ *     the cycle's expected tokens per second, nothing is pruned.
  * Lossless: a pruned node on the true path only shortens acceptance; the target still
  * produces the bonus token at the last kept accepted node.
+ *
+ * Cost gate. The paper's safeguards cancel a prune that would leave too little of the tree;
+ * the gate cancels one that buys no time, the same idea driven by the device cost model the
+ * draft policy plans with (ls_prune_ctx; docs/CALIBRATION.md section 3, an assumption of
+ * ours). A prune removes n - k of the tree's n tokens from the layers after the exit layer:
+ *   saved = cost->verify_saved_s(n, k, exit_layer)     (policies/costmodel.c: zero where the
+ *           pass is flash-bound or the NPU pads k and n to one shape)
+ * and, in expectation, accepted tokens: with s_i the normalised score above (an estimate of
+ * node i's acceptance given its parent's, from the exit-layer evidence) and
+ *   a_i = product of s_j along the path root -> i   (estimated P(i is accepted)),
+ *   E_all = sum over the tree's nodes i != 0 of a_i,  E_kept = the same over kept nodes,
+ * the expected tokens of the cycle are 1 + E (the bonus token plus the accepted ones). With
+ *   T = pc->spent_s + cost->verify_s(n)   (drafting so far + the whole tree's pass),
+ * the prune stands only when (1 + E_kept) / (T - saved) > (1 + E_all) / T, i.e. when the
+ * expected tokens per second of the cycle rise; otherwise the whole tree is verified. A prune
+ * that saves no time is therefore always cancelled (E_kept <= E_all). Without cost queries
+ * (pc or its cost model or verify_saved_s NULL) the gate cannot price a prune and lets it
+ * stand. prune.gate = off: no gate, the paper's rules alone.
  * Defaults (the paper's predictor layer and threshold are not public; assumed, documented
  * and swept): exit_layer 0.5 (fraction of the layers; >= 1 is a layer index), threshold 0.1,
- * shadow 0, root_depth 1, root_keep 2, min_nodes 4, min_leaves 2. */
+ * shadow 0, root_depth 1, root_keep 2, min_nodes 4, min_leaves 2, gate cost. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "policies/policies_int.h"
 
+enum { GATE_COST = 0, GATE_OFF = 1 };
+static const char *const GATES[] = {"cost", "off", NULL};
+
 typedef struct {
   double exit_layer, threshold, shadow;
-  int root_depth, root_keep, min_nodes, min_leaves;
+  int root_depth, root_keep, min_nodes, min_leaves, gate;
 } ee_state;
 
 static int create(void **state, ls_kv *kv, ls_error *err)
@@ -45,6 +68,8 @@ static int create(void **state, ls_kv *kv, ls_error *err)
     rc = ls_kv_int(kv, "prune.min_nodes", 0, LS_TREE_MAX, 4, &mn, err);
   if (rc == LS_OK)
     rc = ls_kv_int(kv, "prune.min_leaves", 0, LS_TREE_MAX, 2, &ml, err);
+  if (rc == LS_OK)
+    rc = ls_kv_enum(kv, "prune.gate", GATES, GATE_COST, &s.gate, err);
   if (rc != LS_OK)
     return rc;
   if (s.exit_layer > 0.0 && s.exit_layer >= 1.0 && s.exit_layer != floor(s.exit_layer))
@@ -137,7 +162,37 @@ static int leaves(const ls_tree *t, const unsigned char *keep)
   return n;
 }
 
-static int prune(void *state, const ls_tree *t, const double *score, unsigned char *keep)
+/* Expected accepted tokens of the nodes with keep set (keep NULL: all): sum of a_i, the
+ * product of normalised scores along each node's path (top comment). */
+static double expected_accepted(const ls_tree *t, const double *ns, const unsigned char *keep)
+{
+  double a[LS_TREE_MAX], e = 0.0;
+  a[0] = 1.0;
+  for (int i = 1; i < t->n; i++) { /* parents precede children */
+    a[i] = a[t->parent[i]] * ns[i];
+    if (!keep || keep[i])
+      e += a[i];
+  }
+  return e;
+}
+
+/* The cost gate (top comment): 1 when the prune to `kept` nodes raises the cycle's expected
+ * tokens per second, or when there is nothing to price it with. */
+static int gate_allows(const ls_tree *t, const double *ns, const unsigned char *keep, int kept,
+                       const ls_prune_ctx *pc)
+{
+  if (!pc || !pc->cost || !pc->cost->verify_saved_s)
+    return 1;
+  const ls_cost_model *c = pc->cost;
+  double T = pc->spent_s + c->verify_s(c->ctx, t->n);
+  double saved = c->verify_saved_s(c->ctx, t->n, kept, pc->exit_layer);
+  if (!(T - saved > 0.0))
+    return 1; /* the pruned pass would cost nothing: degenerate costs, nothing to weigh */
+  double e_all = expected_accepted(t, ns, NULL), e_kept = expected_accepted(t, ns, keep);
+  return (1.0 + e_kept) / (T - saved) > (1.0 + e_all) / T;
+}
+
+static int prune(void *state, const ls_tree *t, const double *score, unsigned char *keep, const ls_prune_ctx *pc)
 {
   const ee_state *s = state;
   double ns[LS_TREE_MAX];
@@ -157,6 +212,10 @@ static int prune(void *state, const ls_tree *t, const double *score, unsigned ch
   int min_nodes = s->min_nodes < t->n ? s->min_nodes : t->n;
   int full_leaves = leaves(t, all), min_leaves = s->min_leaves < full_leaves ? s->min_leaves : full_leaves;
   if (kept < min_nodes || leaves(t, keep) < min_leaves) {
+    memcpy(keep, all, (size_t)t->n);
+    kept = t->n;
+  }
+  if (kept < t->n && s->gate == GATE_COST && !gate_allows(t, ns, keep, kept, pc)) {
     memcpy(keep, all, (size_t)t->n);
     kept = t->n;
   }

@@ -19,10 +19,11 @@ static int exit_layer(const void *state, int n_layers)
   return 0;
 }
 
-static int prune(void *state, const ls_tree *t, const double *score, unsigned char *keep)
+static int prune(void *state, const ls_tree *t, const double *score, unsigned char *keep, const ls_prune_ctx *pc)
 {
   (void)state;
   (void)score;
+  (void)pc;
   memset(keep, 1, (size_t)t->n);
   return t->n;
 }

@@ -100,12 +100,16 @@ static int tokens_at_layer(const ls_run_state *r)
   return ls_phase_prefill(r->phase) ? r->seq.prefill_tokens : r->cand.n_live;
 }
 
+/* The prune policy gets the cost queries the draft policy planned with and the cycle's
+ * drafting time (cycle start -> this pass's start), so that it can weigh what a prune saves
+ * against the cycle it is part of. */
 static void prune_now(ls_run_state *r)
 {
   for (int i = 0; i < r->cand.tree.n; i++)
     r->cand.score[i] = i ? ls_cyc_text_exit_score(r, i) : 0.0;
+  ls_prune_ctx pc = {&r->cfg.cost, r->cfg.L, r->cfg.exit_layer, (double)(r->verify.t_verify - r->acct.t_cycle) * 1e-9};
   memset(r->cand.keep, 0, (size_t)r->cand.tree.n);
-  r->cand.n_live = r->cfg.pops->prune(r->cfg.pstate, &r->cand.tree, r->cand.score, r->cand.keep);
+  r->cand.n_live = r->cfg.pops->prune(r->cfg.pstate, &r->cand.tree, r->cand.score, r->cand.keep, &pc);
   r->cand.keep[0] = 1;
   r->acct.prune_calls++;
 }

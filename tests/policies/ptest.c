@@ -57,6 +57,16 @@ static double pc_verify(const void *ctx, int n)
   return pc->L * (pc->io > comp ? pc->io : comp) + pc->io;
 }
 
+/* verify_saved_s for the model above: L - e layers, all streamed, at n then k tokens. */
+static double pc_saved(const void *ctx, int n, int k, int e)
+{
+  const ptest_cost *pc = ctx;
+  int pn = pc->pad_to > 1 ? ((n + pc->pad_to - 1) / pc->pad_to) * pc->pad_to : n;
+  int pk = pc->pad_to > 1 ? ((k + pc->pad_to - 1) / pc->pad_to) * pc->pad_to : k;
+  double cn = pc->c0 + pc->c1 * pn, ck = pc->c0 + pc->c1 * pk;
+  return (pc->L - e) * ((pc->io > cn ? pc->io : cn) - (pc->io > ck ? pc->io : ck));
+}
+
 static double pc_draft(const void *ctx, int n, int depth)
 {
   (void)depth;
@@ -70,6 +80,7 @@ void ptest_cost_bind(ptest_cost *pc, ls_cost_model *c)
   c->verify_s = pc_verify;
   c->draft_step_s = pc_draft;
   c->draft_pair_s = NULL; /* one unit: passes one after another */
+  c->verify_saved_s = pc_saved;
 }
 
 int ptest_tree_ok(const ls_tree *t)

@@ -15,7 +15,8 @@ typedef struct {
 void ptest_rview_init(ptest_rview *rv, uint64_t seed, int k, double alpha, ls_draft_view *v);
 
 /* Synthetic cost model: verify(n) = L * max(io, c0 + c1 * pad(n)) + io (pad: next multiple of
- * pad_to, or n when pad_to <= 1); draft_step(n) = d0 + d1 * n. */
+ * pad_to, or n when pad_to <= 1); draft_step(n) = d0 + d1 * n; verify_saved(n, k, e) =
+ * (L - e) * (max(io, comp(n)) - max(io, comp(k))). */
 typedef struct {
   int L, pad_to;
   double io, c0, c1, d0, d1;

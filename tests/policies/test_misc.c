@@ -208,7 +208,59 @@ static void test_costmodel_lever_flash(void)
   free(t);
 }
 
+/* verify_saved_s, the pruned tail's saving, term by term (policies/costmodel.c): pruning at
+ * layer 0 saves exactly what a smaller pass costs less, an unpruned pass saves nothing, and
+ * in between only the layers after the exit count, a streamed one only where its compute is
+ * slower than its read; an on-demand head saves nothing, and a pass the NPU pads to one tile
+ * next to nothing. */
+static void test_costmodel_saved(void)
+{
+  cm_fix f;
+  CU_ASSERT_EQUAL_FATAL(cm_load(&f, "oneplus-12", "llama-3.1-8b", ""), LS_OK);
+  int rc;
+  void *npu = map_create(&ls_map_npu, "", &rc);
+  ls_costmodel *cm = NULL;
+  ls_cost_model c;
+  CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_npu, npu, 4, 0, NULL), LS_OK);
+  ls_costmodel_set_ctx(cm, 300);
+  ls_costmodel_bind(cm, &c);
+  const ls_npu_params *n = ls_device_npu(f.dev);
+  ls_layer_work w = ls_costmodel_layer_work(&f.tc);
+  double io = ls_flash_read_ns(ls_device_flash(f.dev), f.tc.layer_bytes) * 1e-9, sample = ls_costmodel_sample_row_s(cm);
+  const ls_overlap modes[3] = {LS_OVERLAP_SERIAL, LS_OVERLAP_PREFETCH, LS_OVERLAP_CROSS};
+  const int sizes[3][2] = {{40, 20}, {64, 3}, {5, 2}};
+  for (int m = 0; m < 3; m++)
+    for (int z = 0; z < 3; z++) {
+      int a = sizes[z][0], b = sizes[z][1];
+      ls_costmodel_set_exec(cm, modes[m], 0);
+      LS_ASSERT_CLOSE(c.verify_saved_s(c.ctx, a, b, 0), c.verify_s(c.ctx, a) - c.verify_s(c.ctx, b), 1e-9);
+      CU_ASSERT_EQUAL(c.verify_saved_s(c.ctx, a, a, 16), 0.0);
+      double ca = ls_npu_layer_ns(n, &w, a, 300) * 1e-9, cb = ls_npu_layer_ns(n, &w, b, 300) * 1e-9;
+      double head = (ls_npu_lmhead_ns(n, f.tc.lmhead_bytes, f.tc.lmhead_flops_per_token, a) -
+                     ls_npu_lmhead_ns(n, f.tc.lmhead_bytes, f.tc.lmhead_flops_per_token, b)) * 1e-9 + (a - b) * sample;
+      /* exit layer 2: layers 2..31 computed at b, of which 2 resident (layers 0..3 are) */
+      double want = modes[m] == LS_OVERLAP_SERIAL ? 30 * (ca - cb) : 28 * (fmax(io, ca) - fmax(io, cb)) + 2 * (ca - cb);
+      LS_ASSERT_CLOSE(c.verify_saved_s(c.ctx, a, b, 2), want + head, 1e-12);
+    }
+  ls_costmodel_free(cm);
+  /* on-demand CPU head (Lever's map), serial: the layers alone; 12 and 24 tokens are one padded tile */
+  void *lev = map_create(&ls_map_lever, "", &rc);
+  CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_lever, lev, 0, 0, NULL), LS_OK);
+  ls_costmodel_set_ctx(cm, 300);
+  ls_costmodel_bind(cm, &c);
+  double flat = c.verify_saved_s(c.ctx, 24, 12, 16); /* only the attention's per-token share is left */
+  CU_ASSERT(flat >= 0.0 && flat < 1e-3 * c.verify_s(c.ctx, 24));
+  CU_ASSERT_EQUAL(c.verify_saved_s(c.ctx, 40, 2, 32), 0.0); /* no layer after the exit */
+  LS_ASSERT_CLOSE(c.verify_saved_s(c.ctx, 40, 20, 16),
+                  16 * (ls_npu_layer_ns(n, &w, 40, 300) - ls_npu_layer_ns(n, &w, 20, 300)) * 1e-9, 1e-12);
+  ls_costmodel_free(cm);
+  ls_map_lever.destroy(lev);
+  ls_map_npu.destroy(npu);
+  cm_free(&f);
+}
+
 CU_TestInfo ls_t_costmodel[] = {{"verification and draft formulas", test_costmodel_formula},
+                                {"the saving of a pruned tail", test_costmodel_saved},
                                 {"lever on a real profile: slower flash, no smaller tree", test_costmodel_lever_flash},
                                 CU_TEST_INFO_NULL};
 
