@@ -395,6 +395,11 @@ int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
   static const char *const BOOLS[] = {"false", "true", NULL};
   if ((rc = ls_kv_enum(kv, "device.npu.pad_small", BOOLS, d->npu.dyn.pad_small, &d->npu.dyn.pad_small, err)))
     return rc;
+  if (d->npu.dyn.present) { /* where the tiled matrix path starts: which llama.cpp build (npu.h) */
+    if ((rc = ls_kv_int(kv, "device.npu.mat_min", 1, 4096, d->npu.dyn.mat_min, &l, err)))
+      return rc;
+    d->npu.dyn.mat_min = (int)l;
+  }
   d->flash.path = (ls_flash_path)path;
   /* Changing the path alone keeps the hardware and changes the rate; an explicit bandwidth
    * sets the effective rate of the (possibly new) path. Read even when absent, so the

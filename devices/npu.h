@@ -32,7 +32,9 @@ typedef struct ls_npu_dynamic {
   double vec_flops;            /* FLOP/s on the vector path (N < mat_min) */
   double mat_flops;            /* FLOP/s on the tiled matrix path (N >= mat_min) */
   int tile;                    /* matrix-path tokens are padded to a multiple of this */
-  int mat_min;                 /* smallest N that takes the matrix path */
+  int mat_min;                 /* smallest N that takes the matrix path; llama.cpp's Hexagon backend:
+                                  none before 2026-03-28 (HVX only: 4096, above any tree), 32 until
+                                  2026-06-26, 5 since (src:ggml-hexagon-history) */
   int pad_small;               /* 1: a pass below mat_min runs padded on the matrix path when that is faster */
 } ls_npu_dynamic;
 

@@ -559,12 +559,45 @@ static void test_calibration_targets(void)
   ls_device_free(dev);
 }
 
+/* device.npu.mat_min chooses a llama.cpp Hexagon build's era (src:ggml-hexagon-history): 32 (the
+ * profile's), 5 (since 2026-06-26: one padded tile from 5 tokens) or 4096 (before 2026-03-28: no
+ * matrix path, every tree on the vector path). Checked against the profile's own rates. */
+static void test_dynamic_mat_min_setting(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  const ls_npu_dynamic *d = &ls_device_npu(dev)->dyn;
+  ls_layer_work w = {115.9e6, 436e6, 0, 0};
+  ls_kv *kv;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, NULL), LS_OK);
+  ls_kv_set(kv, "device.npu.pad_small", "false", "test", NULL);
+  ls_kv_set(kv, "device.npu.mat_min", "4096", "test", NULL);
+  CU_ASSERT_EQUAL_FATAL(ls_device_apply(dev, kv, NULL), LS_OK);
+  CU_ASSERT_EQUAL(d->mat_min, 4096);
+  double read = w.weight_bytes / d->weight_bw;
+  for (int n = 8; n <= 64; n *= 2) { /* the vector path at every tree size: op_call + n f / vec */
+    double comp = n * w.flops_per_token / d->vec_flops;
+    CU_ASSERT_EQUAL(ls_npu_layer_ns(ls_device_npu(dev), &w, n, 0), llround((d->op_call_s + (comp > read ? comp : read)) * 1e9));
+  }
+  ls_kv_set(kv, "device.npu.mat_min", "5", "test", NULL);
+  CU_ASSERT_EQUAL_FATAL(ls_device_apply(dev, kv, NULL), LS_OK);
+  int64_t tile = ls_npu_layer_ns(ls_device_npu(dev), &w, 32, 0);
+  CU_ASSERT_EQUAL(ls_npu_layer_ns(ls_device_npu(dev), &w, 5, 0), tile); /* 5..32 tokens: one padded tile */
+  CU_ASSERT(ls_npu_layer_ns(ls_device_npu(dev), &w, 4, 0) != tile);
+  ls_kv_set(kv, "device.npu.mat_min", "0", "test", NULL);
+  ls_error err;
+  CU_ASSERT_NOT_EQUAL(ls_device_apply(dev, kv, &err), LS_OK);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "device.npu.mat_min"));
+  ls_kv_free(kv);
+  ls_device_free(dev);
+}
+
 CU_TestInfo npu_tests[] = {{"batch curve exact at points and monotone", test_curve_exact_and_monotone},
                            {"padding to compiled shapes and closed-form cost", test_padding_and_cost},
                            {"event path equals the query exactly", npu_event_path},
                            {"calibration targets (AI Hub)", test_calibration_targets},
                            {"q4_0-dynamic regime: hand arithmetic", test_dynamic_cost},
                            {"q4_0-dynamic calibration targets (llama.cpp Hexagon)", test_dynamic_calibration},
+                           {"q4_0-dynamic: device.npu.mat_min by llama.cpp build", test_dynamic_mat_min_setting},
                            CU_TEST_INFO_NULL};
 
 /* ---- cpu ---- */

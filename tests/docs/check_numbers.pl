@@ -7,7 +7,8 @@
 #     89.3 %<!-- q: table1 io_share model=llama-3.1-8b part=table1 x100 -->
 #     6<!-- q: fig12 device count system=lever tps_vs_no_prune_hi<1 -->
 # i.e. `q: VIEW COLUMN [FILTER...] [x100] [AGG]`: the rows of `leversim export --view VIEW` from
-# DB that pass every filter (col=value, col!=value, col<number, col>number), then the column's
+# DB that pass every filter (col=value, col!=value, col<number, col>number; a value with spaces
+# is written in double quotes: assumption="pad false"), then the column's
 # value: the one row's (more or fewer rows is an error), or avg / min / max / count / median of
 # the rows when AGG is given; x100 turns a ratio into a percentage (x1000: seconds into ms), minus1x100 a ratio into a
 # change in % (ratio - 1) x 100. The number written must equal it to the decimals written
@@ -57,7 +58,7 @@ sub view_rows {
 
 sub evaluate {
   my ($spec) = @_;
-  my ($view, $col, @rest) = split ' ', $spec;
+  my ($view, $col, @rest) = map { s/^([^"]*)"(.*)"$/$1$2/r } ($spec =~ /(?:[^\s"]+|"[^"]*")+/g);
   die "check_numbers: '$spec': a view and a column are needed\n" unless defined $col;
   my $t = view_rows($view);
   die "check_numbers: view $view has no column $col\n" unless grep { $_ eq $col } @{$t->{head}};
