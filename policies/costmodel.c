@@ -37,14 +37,29 @@
  *             rows follow the accepted path, not the tree).
  *   So where a pass is flash-bound, or the NPU pads k and n to one shape, pruning saves
  *   nothing of the layers: the quantity the early-exit pruner's cost gate weighs.
+ * Memo: draft_step_s(n, depth) is a pure function of (n, depth) while the context length stays
+ * the same (a cycle); Lever's builder asks it for every split of every batch, so the values of
+ * the current context are kept (n, depth < MEMO_MAX) and dropped when set_ctx moves it. Cached
+ * values are the computed ones, so results are bit-identical with or without the memo.
  * The runner times draft calls and projections with the same functions; verification there
  * is simulated with events (flash requests, prefetch), which verify_s approximates. The flash
  * read times are taken once at create: apply device overrides before creating the model. */
 #include "policies/costmodel.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SAMPLE_S_PER_ENTRY (0.06e-3 / 128256.0) /* see the top comment */
+#define MEMO_MAX 65 /* draft steps of up to 64 nodes at depths up to 64 are remembered */
+
+/* The memo of draft_step_s for the current context (see the top): an entry is valid when its
+ * stamp equals the current one. Held by pointer, so the const queries may fill it. */
+typedef struct {
+  uint32_t now;
+  uint32_t stamp[MEMO_MAX][MEMO_MAX];
+  double step_s[MEMO_MAX][MEMO_MAX];
+} step_memo;
 
 const char *const ls_overlap_names[] = {"serial", "prefetch", "cross-cycle", NULL};
 
@@ -58,6 +73,7 @@ struct ls_costmodel {
   ls_layer_work tw, dw;
   int streamed, threads, ctx_len;
   double io_s, io_head_s, tau;
+  step_memo *memo; /* owned */
 };
 
 ls_layer_work ls_costmodel_layer_work(const ls_model_costs *m)
@@ -74,8 +90,14 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
   if (!dev || !target || !draft || !map)
     return ls_error_set(err, LS_EINVALID, "cost model: device, models and map policy are required");
   ls_costmodel *cm = calloc(1, sizeof *cm);
-  if (!cm)
+  step_memo *memo = calloc(1, sizeof *memo);
+  if (!cm || !memo) {
+    free(cm);
+    free(memo);
     return ls_error_set(err, LS_ENOMEM, "cost model: out of memory");
+  }
+  memo->now = 1;
+  cm->memo = memo;
   cm->dev = dev;
   cm->target = *target;
   cm->draft = *draft;
@@ -96,7 +118,21 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
   return LS_OK;
 }
 
-void ls_costmodel_free(ls_costmodel *cm) { free(cm); }
+void ls_costmodel_free(ls_costmodel *cm)
+{
+  if (cm)
+    free(cm->memo);
+  free(cm);
+}
+
+/* Forgets every remembered draft step (the context they were computed for is gone). */
+static void memo_drop(step_memo *m)
+{
+  if (++m->now == 0) { /* the stamp wrapped: clear, so no stale entry can match */
+    memset(m->stamp, 0, sizeof m->stamp);
+    m->now = 1;
+  }
+}
 
 double ls_costmodel_dram_room(const ls_device *dev, const ls_model_costs *target, const ls_model_costs *draft,
                               int head_in_dram, int buffers)
@@ -119,7 +155,13 @@ int ls_costmodel_resident_layers(const ls_device *dev, const ls_model_costs *tar
   return n < target->n_layers ? n : target->n_layers;
 }
 
-void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len) { cm->ctx_len = ctx_len < 0 ? 0 : ctx_len; }
+void ls_costmodel_set_ctx(ls_costmodel *cm, int ctx_len)
+{
+  int c = ctx_len < 0 ? 0 : ctx_len;
+  if (c != cm->ctx_len)
+    memo_drop(cm->memo);
+  cm->ctx_len = c;
+}
 
 void ls_costmodel_set_tau(ls_costmodel *cm, double tau) { cm->tau = tau >= 1.0 ? tau : 1.0; }
 
@@ -215,14 +257,26 @@ int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tok
          ls_cpu_lmhead_ns(cpu, cm->draft.lmhead_bytes, cm->draft.lmhead_flops_per_token, tokens, cm->threads);
 }
 
+static double draft_step_uncached(const ls_costmodel *cm, int n_nodes, int depth)
+{
+  ls_draft_exec e = cm->map->draft_step(cm->map_state, n_nodes, depth);
+  return (double)e.calls * (double)ls_costmodel_draft_call_ns(cm, e.unit, e.tokens_per_call, cm->ctx_len + depth) *
+         1e-9;
+}
+
 static double draft_step_s(const void *ctx, int n_nodes, int depth)
 {
   const ls_costmodel *cm = ctx;
   if (n_nodes <= 0)
     return 0.0;
-  ls_draft_exec e = cm->map->draft_step(cm->map_state, n_nodes, depth);
-  return (double)e.calls * (double)ls_costmodel_draft_call_ns(cm, e.unit, e.tokens_per_call, cm->ctx_len + depth) *
-         1e-9;
+  if (n_nodes >= MEMO_MAX || depth < 0 || depth >= MEMO_MAX)
+    return draft_step_uncached(cm, n_nodes, depth);
+  step_memo *m = cm->memo;
+  if (m->stamp[depth][n_nodes] != m->now) {
+    m->step_s[depth][n_nodes] = draft_step_uncached(cm, n_nodes, depth);
+    m->stamp[depth][n_nodes] = m->now;
+  }
+  return m->step_s[depth][n_nodes];
 }
 
 static double draft_pair_s(const void *ctx, int n1, int n2, int depth)

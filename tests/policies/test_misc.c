@@ -141,6 +141,13 @@ static void test_costmodel_formula(void)
   CU_ASSERT((28 * io + head_io) / c.verify_s(c.ctx, 1) > 0.7);
   /* single-node NPU drafting: n calls of one token */
   LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 6, 2), 6 * ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 1, 302) * 1e-9, 1e-12);
+  /* remembered per context: the same step at a longer context is the longer context's cost */
+  ls_costmodel_set_ctx(cm, 3000);
+  double at3000 = c.draft_step_s(c.ctx, 6, 2);
+  LS_ASSERT_CLOSE(at3000, 6 * ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 1, 3002) * 1e-9, 1e-12);
+  CU_ASSERT(at3000 > 6 * ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 1, 302) * 1e-9);
+  ls_costmodel_set_ctx(cm, 300);
+  LS_ASSERT_CLOSE(c.draft_step_s(c.ctx, 6, 2), 6 * ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, 1, 302) * 1e-9, 1e-12);
   /* a CPU draft call: every draft layer, then the draft's head, on the default threads */
   const ls_cpu_params *cpu = ls_device_cpu(f.dev);
   ls_layer_work dw = ls_costmodel_layer_work(&f.dc);
