@@ -104,6 +104,14 @@ static int check_key(ls_db *db, const char *key, const char *what, ls_error *err
                       "--view v_settings` lists them)", what, key);
 }
 
+static int unit_row(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
+{
+  (void)num, (void)err;
+  if (n > 0 && text[0])
+    snprintf(ctx, 32, "%s", text[0]);
+  return LS_OK;
+}
+
 static int check_metric(ls_db *db, const char *y, ls_error *err)
 {
   int found = 0;
@@ -219,6 +227,8 @@ int ls_plot_read(ls_db *db, const ls_plot_query *q, ls_plot_table *t, ls_error *
   if (q->n_where > 8) return ls_error_set(err, LS_EUSAGE, "at most 8 --where filters");
   const char *y = metric_alias(q->y);
   int rc = check_metric(db, y, err);
+  t->unit[0] = '\0';
+  if (!rc) rc = ls_db_select(db, "SELECT unit FROM metrics WHERE name = ?1 LIMIT 1", &y, 1, unit_row, t->unit, err);
   if (!rc) rc = check_key(db, q->x, "--x", err);
   if (!rc && q->by) rc = check_key(db, q->by, "--by", err);
   if (rc) return rc;
@@ -355,7 +365,8 @@ int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_
   ls_draw_var(vars, 16384, "dat", dat);
   ls_draw_var(vars, 16384, "out", png_path);
   ls_draw_var(vars, 16384, "xlabel", q->x);
-  ls_draw_var(vars, 16384, "ylabel", metric_alias(q->y));
+  snprintf(text, sizeof text, "%s%s%s%s", metric_alias(q->y), t->unit[0] ? " (" : "", t->unit, t->unit[0] ? ")" : "");
+  ls_draw_var(vars, 16384, "ylabel", text);
   snprintf(text, sizeof text, "%s vs %s%s%s", metric_alias(q->y), q->x, q->by ? " by " : "", q->by ? q->by : "");
   ls_draw_var(vars, 16384, "title", text);
   size_t len = (size_t)snprintf(text, sizeof text, "%s", db_path);

@@ -31,6 +31,7 @@ typedef struct ls_plot_table {
   ls_plot_point *p;  /* owned: sorted by group, then x (numerically when every x is a number) */
   int n;
   int x_numeric;     /* 1 when every x is a number */
+  char unit[32];     /* the metric's unit as the runs recorded it ("tok/s"); "" when none */
 } ls_plot_table;
 
 /* Fills *t (owned by the caller: ls_plot_table_free, also after an error) from db.

@@ -10,6 +10,8 @@
 #include <sqlite3.h>
 #include "ls_test.h"
 #include "rtest.h"
+#include "results/db.h"
+#include "runner/report/plot.h"
 
 #define SMALL "--prompts 5 --tokens 24"
 #define CELL "--device oneplus-12 --model llama-3.1-8b --dataset gsm8k"
@@ -235,6 +237,21 @@ static void test_plot(void)
   CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db, "--x draft.budgte --y tps --format csv"), 64);
   CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db, "--x draft.budget --y speed --format csv"), 64);
   CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db, "--x draft.budget --y tps --where device=pixel-9 --format csv"), 66);
+  /* the y axis is labelled with the metric's unit as the runs recorded it */
+  ls_db *h = NULL;
+  ls_plot_table t;
+  ls_plot_query pq = {0};
+  pq.x = "draft.budget";
+  pq.y = "tps";
+  CU_ASSERT_EQUAL_FATAL(ls_db_open_read(&h, db, NULL), LS_OK);
+  CU_ASSERT_EQUAL(ls_plot_read(h, &pq, &t, NULL), LS_OK);
+  CU_ASSERT_STRING_EQUAL(t.unit, "tok/s");
+  ls_plot_table_free(&t);
+  pq.y = "wasted_verify";
+  CU_ASSERT_EQUAL(ls_plot_read(h, &pq, &t, NULL), LS_OK);
+  CU_ASSERT_STRING_EQUAL(t.unit, "ratio");
+  ls_plot_table_free(&t);
+  ls_db_close(h);
   snprintf(png, sizeof png, "--x draft.budget --y tps --by device --out '%s/b.png'", g_dir);
   int rc = leversim(out, sizeof out, "plot --db '%s' %s", db2, png);
   if (system("command -v gnuplot >/dev/null") == 0) {
