@@ -132,7 +132,7 @@ static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_c
   if (r->has_spec && has_draft && r->spec.generated > 0) {
     /* Every repetition ran the same cycles (the acceptance comes from the trace): each pass
      * (kind, cycle, position) is taken at the statistic of its repetitions, as every other point. */
-    double meas = 0, pred = 0;
+    double meas = 0, pred = 0, part_meas[2] = {0, 0}, part_pred[2] = {0, 0};
     for (int i = 0; i < r->n; i++) {
       const ls_tbm_pass *q = &r->p[i];
       if (strncmp(q->kind, "spec-", 5))
@@ -150,11 +150,21 @@ static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_c
       if (!first)
         continue;
       double best = rep_stat(v, m, median);
+      int draft = !strcmp(q->kind, "spec-draft");
+      double pr = draft ? ls_tbp_warm_s(p, dc, q->n_tokens, q->ctx, 1)
+                        : ls_tbp_cold_s(p, tc, q->n_tokens, q->ctx, q->n_tokens);
       meas += best;
-      pred += !strcmp(q->kind, "spec-draft") ? ls_tbp_warm_s(p, dc, q->n_tokens, q->ctx, 1)
-                                             : ls_tbp_cold_s(p, tc, q->n_tokens, q->ctx, q->n_tokens);
+      pred += pr;
+      part_meas[!draft] += best;
+      part_pred[!draft] += pr;
     }
     add_pt(pts, &n, "spec", r->spec.generated, r->spec.k, meas / r->spec.generated, pred / r->spec.generated, 1);
+    /* Its two parts, for information (which side of a cycle an error comes from): the draft's
+     * warm passes and the evicted target's verifications, per generated token. */
+    add_pt(pts, &n, "spec-draft", r->spec.generated, r->spec.k, part_meas[0] / r->spec.generated,
+           part_pred[0] / r->spec.generated, -1);
+    add_pt(pts, &n, "spec-verify", r->spec.generated, r->spec.k, part_meas[1] / r->spec.generated,
+           part_pred[1] / r->spec.generated, -1);
   }
   return n;
 }
