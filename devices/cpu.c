@@ -20,11 +20,13 @@
  *   Below head_batched_from a row's cost is W_head / BW_head alone, without the roofline's
  *   f / F: H is measured as the whole cost of a row of that kernel (the testbed's `rows`
  *   passes: N output rows against 1 at the same N, runner/testbed/predict.h), and F is fitted
- *   to the layers' blocked Q4_0 kernel, another kernel. On the testbed the small model's
- *   layer-fitted F would price a 1024-wide Q6_K row at 7.4 ms where it measured 6.9 ms.
+ *   to the layers' blocked Q4_0 kernel, another kernel (in small testbed run
+ *   tb-20261126T095630Z the layer-fitted F priced a 1024-wide Q6_K row at 7.4 ms where it
+ *   measured 6.9 ms; src:testbed-run).
  *   Why a rate of its own: the head is another kernel on another format (Q6_K against the
  *   layers' Q4_0 on the testbed); the one rate fitted to the layers priced the head's rows at
- *   11-12 GB/s while they stream at ~19 GB/s (docs/VALIDATION.md §3.5). Without the key,
+ *   11-12 GB/s while they stream at ~19 GB/s in runs A and B, 4.9 against 15.9 GB/s in run C
+ *   (src:testbed-run, docs/VALIDATION.md §3.5). Without the key,
  *   t_head is t_matmul with the layers' BW and head_batched_from: every phone profile prices
  *   as before, bit for bit.
  * Simplifications: a thread is a whole core at its nominal clock (no DVFS, no thermal limit);
