@@ -28,7 +28,7 @@ ls_tbm_config ls_tbm_defaults(void)
   c.max_n = 128;
   c.tg = 16;
   /* 16 tokens: past batched_from, so the layers run the blocked kernel in both passes and
-   * differ in nothing; 15 extra rows put the head's per-row cost (10 ms a row on the testbed)
+   * differ in nothing; 15 extra rows put the head's per-row cost (5.5 to 17 ms a row on the testbed)
    * well above a warm pass's run-to-run scatter (2 %). Not the tree's size: the rate is a
    * property of the head's kernel, measured apart from the held-out tree. */
   c.rows_n = 16;
