@@ -10,6 +10,25 @@
  *   (measured on the testbed: llama.cpp's x86 CPU backend takes 2.0x one token's time for two
  *   tokens of Q4_0 layers and 1 + 12 x 0.4 for 13 rows of a Q6_K head; src:testbed-run,
  *   docs/VALIDATION.md §3.4-3.5. Profiles without the keys keep the roofline for every n.)
+ *   The output projection (t_head(n), n its output rows) has its own weight rate when the
+ *   profile gives head_bandwidth (H: B/s at which one core of the first cluster computes the
+ *   head for one row, streaming and arithmetic together; a core of cluster c at
+ *   H x gemv_bw_c / gemv_bw_0, the same kernel on a slower core):
+ *   BW_head(threads) = min(H / gemv_bw_0 x sum_c k_c * gemv_bw_per_core_c, max_bw)
+ *   t_head(n)        = call_s + n * W_head / BW_head                below head_batched_from
+ *   t_head(n)        = call_s + max(W_head / BW_head, n * f_head / F)    from it on
+ *   Below head_batched_from a row's cost is W_head / BW_head alone, without the roofline's
+ *   f / F: H is measured as the whole cost of a row of that kernel (the testbed's `rows`
+ *   passes: N output rows against 1 at the same N, runner/testbed/predict.h), and F is fitted
+ *   to the layers' blocked Q4_0 kernel, another kernel (in small testbed run
+ *   tb-20261126T095630Z the layer-fitted F priced a 1024-wide Q6_K row at 7.4 ms where it
+ *   measured 6.9 ms; src:testbed-run).
+ *   Why a rate of its own: the head is another kernel on another format (Q6_K against the
+ *   layers' Q4_0 on the testbed); the one rate fitted to the layers priced the head's rows at
+ *   11-12 GB/s while they stream at ~19 GB/s in runs A and B, 4.9 against 15.9 GB/s in run C
+ *   (src:testbed-run, docs/VALIDATION.md §3.5). Without the key,
+ *   t_head is t_matmul with the layers' BW and head_batched_from: every phone profile prices
+ *   as before, bit for bit.
  * Simplifications: a thread is a whole core at its nominal clock (no DVFS, no thermal limit);
  * threads split work evenly by throughput; the LM head is one matmul.
  * Sources: profile comments (src:mnn-gemv-bench: GEMV 42 GB/s on two 8 Elite big
@@ -40,7 +59,9 @@ int ls_cpu_assign(const ls_cpu_params *c, int threads, int *per_cluster)
   return used;
 }
 
-static void rates(const ls_cpu_params *c, int threads, double *bw, double *flops)
+/* bw_scale multiplies the cores' streaming rates before the DRAM cap: 1 for the layers,
+ * head_bandwidth / gemv_bw_0 for the output projection (cpu.c's header). */
+static void rates(const ls_cpu_params *c, int threads, double bw_scale, double *bw, double *flops)
 {
   int k[LS_CPU_MAX_CLUSTERS];
   if (threads < 1)
@@ -51,17 +72,18 @@ static void rates(const ls_cpu_params *c, int threads, double *bw, double *flops
     b += k[i] * c->cluster[i].gemv_bw_per_core;
     f += k[i] * c->cluster[i].freq_hz * c->cluster[i].flops_per_cycle;
   }
+  b *= bw_scale;
   *bw = b < c->max_bw ? b : c->max_bw;
   *flops = f;
 }
 
 static double matmul_s(const ls_cpu_params *c, double bytes, double flops_tok, double attn_ctx, int tokens,
-                       int threads, int batched_from)
+                       int threads, int batched_from, double bw_scale)
 {
   if (tokens <= 0)
     return 0.0;
   double bw, f;
-  rates(c, threads, &bw, &f);
+  rates(c, threads, bw_scale, &bw, &f);
   double mm = tokens < batched_from ? tokens * fmax(bytes / bw, flops_tok / f) : fmax(bytes / bw, tokens * flops_tok / f);
   return c->call_s + mm + tokens * attn_ctx / f;
 }
@@ -69,11 +91,20 @@ static double matmul_s(const ls_cpu_params *c, double bytes, double flops_tok, d
 int64_t ls_cpu_layer_ns(const ls_cpu_params *c, const ls_layer_work *w, int tokens, int ctx_len, int threads)
 {
   double attn = w->attn_flops_per_token_per_ctx * (ctx_len < 0 ? 0 : ctx_len);
-  return (int64_t)llround(matmul_s(c, w->weight_bytes, w->flops_per_token, attn, tokens, threads, c->batched_from) * 1e9);
+  return (int64_t)llround(matmul_s(c, w->weight_bytes, w->flops_per_token, attn, tokens, threads, c->batched_from, 1.0) * 1e9);
 }
 
 int64_t ls_cpu_lmhead_ns(const ls_cpu_params *c, double lmhead_bytes, double flops_per_token, int tokens,
                          int threads)
 {
-  return (int64_t)llround(matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from) * 1e9);
+  if (!(c->head_bw > 0) || c->n_clusters < 1) /* the key is absent: the layers' rate */
+    return (int64_t)llround(
+        matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from, 1.0) * 1e9);
+  double scale = c->head_bw / c->cluster[0].gemv_bw_per_core;
+  if (tokens <= 0 || tokens >= c->head_batched_from)
+    return (int64_t)llround(
+        matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from, scale) * 1e9);
+  double bw, f;
+  rates(c, threads, scale, &bw, &f);
+  return (int64_t)llround((c->call_s + tokens * (lmhead_bytes / bw)) * 1e9);
 }

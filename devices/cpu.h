@@ -8,6 +8,9 @@
  * Below `batched_from` tokens a matmul has no kernel that reuses the weights across tokens:
  * each token streams them itself, t = n x max(GEMV, one token's GEMM) + overhead
  * (`head_batched_from` for the output projection, whose format may lack such a kernel).
+ * The output projection has its own rate when `head_bw` is set (its kernel and format differ
+ * from the layers'): the cores' rates scaled by head_bw / the first cluster's rate, a row
+ * costing head bytes / that rate below head_batched_from (cpu.c's header).
  * See cpu.c for sources. */
 #ifndef LS_DEVICES_CPU_H
 #define LS_DEVICES_CPU_H
@@ -35,6 +38,8 @@ typedef struct ls_cpu_params {
   double idle_w;           /* whole CPU complex idle */
   int batched_from;        /* tokens from which layer matmuls reuse the weights (<= 1: always) */
   int head_batched_from;   /* the same for the output projection */
+  double head_bw;          /* B/s one core of the first cluster streams the output projection at
+                            * (0: absent, the head streams at gemv_bw_per_core like the layers) */
 } ls_cpu_params;
 
 int ls_cpu_total_cores(const ls_cpu_params *c);

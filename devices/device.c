@@ -12,6 +12,8 @@
  *          pad_small (optional, default false)}
  *          (optional, required when the regime is q4_0-dynamic)
  *   cpu:   threads, max_bandwidth, call_overhead, idle_power, [batched_from, head_batched_from: 1],
+ *          [head_bandwidth: absent = the clusters' gemv_bandwidth; a rate > 0, B/s one core of
+ *          the first cluster streams the output projection at, devices/cpu.c],
  *          clusters [{name, cores, freq, gemv_bandwidth, flops_per_cycle, core_power}...]
  *   power: base
  * Invariants after loading: every rate > 0; batch curve tokens rising, rel non-decreasing;
@@ -223,6 +225,10 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
       (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &c->idle_w, err)) ||
       (rc = ls_yopt_int(&m, "batched_from", 1, 1000000, 1, &batched, err)) ||
       (rc = ls_yopt_int(&m, "head_batched_from", 1, 1000000, 1, &head_batched, err)) ||
+      /* 0 is the "absent" default and not a rate a profile may state (LS_Y_POS refuses it):
+       * a stated rate of zero would make every head infinitely slow. Same ceiling as the
+       * clusters' gemv_bandwidth. */
+      (rc = ls_yopt_unit(&m, "head_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->head_bw, err)) ||
       (rc = ls_ymap_require(&m, "clusters", &cl, err)) || (rc = ls_ynode_expect(&cl, LS_Y_SEQ, err)))
     return rc;
   int k = ls_yseq_len(&cl);

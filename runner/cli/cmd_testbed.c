@@ -3,7 +3,9 @@
  *   measure   a real llama.cpp timed on it (runner/testbed/measure) into SQLite
  *             (runner/testbed/tbdb) and the warm rows as llama-bench CSV (runner/testbed/benchcsv);
  *   validate  every held-out measurement predicted with a calibrated profile
- *             (runner/testbed/validate). */
+ *             (runner/testbed/validate);
+ *   head-rate the output projection's streaming rate from a run's rows passes, as a profile
+ *             line (a calibration input: scripts/testbed/run.sh adds it to the base profile). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +71,7 @@ static int model_cmd(int argc, char **argv)
 
 typedef struct measure_args {
   const char *lib, *target, *model, *db, *csv, *draft, *draft_model, *trace, *tree;
-  long threads, reps, max_n, tg, spec_tokens, spec_k;
+  long threads, reps, max_n, tg, rows, spec_tokens, spec_k;
   int no_repack;
 } measure_args;
 
@@ -90,6 +92,8 @@ static const ls_opt MEASURE_OPTS[] = {
     {"--max-n", LS_OPT_LONG, OPT_AT(measure_args, max_n), "N", "warm and cold passes of 1, 2, 4 ... N tokens", .lo = 1,
      .hi = 256},
     {"--tg", LS_OPT_LONG, OPT_AT(measure_args, tg), "G", "one-token steps of the tg row (0: none)", .lo = 0, .hi = 256},
+    {"--rows", LS_OPT_LONG, OPT_AT(measure_args, rows), "N",
+     "tokens of the rows passes (all N output rows against one: the head's rate; 0: none)", .lo = 0, .hi = 256},
     {"--spec-tokens", LS_OPT_LONG, OPT_AT(measure_args, spec_tokens), "N", "tokens the speculative run generates", .lo = 1,
      .hi = 4096},
     {"--spec-k", LS_OPT_LONG, OPT_AT(measure_args, spec_k), "K", "draft tokens per cycle", .lo = 1, .hi = 16},
@@ -111,6 +115,7 @@ static int measure_cmd(int argc, char **argv)
   a.reps = d.reps;
   a.max_n = d.max_n;
   a.tg = d.tg;
+  a.rows = d.rows_n;
   a.spec_tokens = d.spec_tokens;
   a.spec_k = d.spec_k;
   int rc = ls_opts_parse(&MEASURE, argc, argv, &a, NULL);
@@ -128,6 +133,7 @@ static int measure_cmd(int argc, char **argv)
   c.reps = (int)a.reps;
   c.max_n = (int)a.max_n;
   c.tg = (int)a.tg;
+  c.rows_n = (int)a.rows;
   c.spec_tokens = (int)a.spec_tokens;
   c.spec_k = (int)a.spec_k;
   c.repack = !a.no_repack;
@@ -212,10 +218,44 @@ static int validate_cmd(int argc, char **argv)
   return a.check && !met ? ls_status_exit(LS_EREGRESS) : 0;
 }
 
+/* ---- head-rate ---- */
+
+typedef struct head_args {
+  const char *db, *run, *stat;
+} head_args;
+
+static const ls_opt HEAD_OPTS[] = {
+    {"--db", LS_OPT_STR, OPT_AT(head_args, db), "DB", "the run's database", .flags = LS_OPT_REQUIRED},
+    {"--run", LS_OPT_STR, OPT_AT(head_args, run), "RUN", "run id (default: the latest)"},
+    {"--stat", LS_OPT_CHOICE, OPT_AT(head_args, stat), "STAT", "a pass's value over its repetitions: fastest or median",
+     .choices = "fastest,median"},
+    {NULL}};
+
+static const ls_cmd_spec HEAD = {
+    "testbed head-rate", NULL, 0, 0, 0, "the output projection's streaming rate from a run's rows passes",
+    "Prints `  head_bandwidth: R GB/s # src:testbed-run: ...` for a profile's cpu section: the head's bytes over\n"
+    "(t(N rows) - t(1 row)) / (N - 1) of the rows passes (runner/testbed/predict.h). Exit: 0 printed, 64 usage,\n"
+    "65 no per-row cost measured, 66 no database, run or rows passes, 74 I/O.\n",
+    NULL, HEAD_OPTS};
+
+static int head_cmd(int argc, char **argv)
+{
+  head_args a = {0};
+  a.stat = "fastest";
+  int rc = ls_opts_parse(&HEAD, argc, argv, &a, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
+  ls_error err = {0};
+  if ((rc = ls_tbv_head_rate(a.db, a.run, strcmp(a.stat, "median") == 0, stdout, &err)))
+    return fail(&err);
+  return 0;
+}
+
 static const ls_subcmd TESTBED[] = {
     {"model", model_cmd, "write a random-weight GGUF v3 model of a workloads/models shape"},
     {"measure", measure_cmd, "time a real llama.cpp: warm, cold, tree, speculative and repacked passes"},
     {"validate", validate_cmd, "predict every held-out measurement of a testbed run and print the error"},
+    {"head-rate", head_cmd, "the output projection's streaming rate from a run's rows passes (a profile line)"},
     {NULL, NULL, NULL}};
 
 int ls_cmd_testbed(int argc, char **argv)

@@ -6,6 +6,11 @@
  *   warm    prompt passes of N tokens on an empty cache, the model in the page cache
  *           (what llama-bench's pp N times; these, with fio, are all the calibration sees);
  *   tg      llama-bench's tg: G one-token steps from an empty cache (calibration too);
+ *   rows    N tokens on an empty cache asking for every token's output row, interleaved with
+ *   rows-1  the same N tokens asking for the last row only, the model in memory: their
+ *           difference is the output projection computed for N - 1 more rows, the source of
+ *           the head's own streaming rate (runner/testbed/predict.h, ls_tbp_head_rate_get);
+ *           a calibration input like stream, never a held-out point;
  *   cold    the same N-token passes with the model file evicted before each one: a real
  *           "stream the target from storage, then compute" pass;
  *   step    cold one-token steps at a context of `step_ctx` tokens (a decode step);
@@ -28,6 +33,8 @@
 #include "runner/testbed/llamadrv.h"
 
 #define LS_TBM_KIND 16
+#define LS_TBM_ROWS_ALL "rows"   /* N tokens, N output rows */
+#define LS_TBM_ROWS_ONE "rows-1" /* the same N tokens, one output row */
 
 typedef struct ls_tbm_config {
   const char *lib_dir;     /* folder of libllama (scripts/testbed/fetch.sh prints it) */
@@ -36,6 +43,7 @@ typedef struct ls_tbm_config {
   int threads, reps;       /* 1, 3 */
   int max_n;               /* warm and cold passes at N = 1, 2, 4, ... max_n */
   int tg;                  /* one-token steps of the tg row (0: none) */
+  int rows_n;              /* tokens of the rows passes (0: none, else 2..256) */
   int step_ctx;            /* context of the cold one-token steps */
   const char *tree_json;   /* `leversim tree --json` output (NULL: no tree passes) */
   int tree_prompt;         /* tokens before the tree */
@@ -46,7 +54,8 @@ typedef struct ls_tbm_config {
 
 /* One timed pass. */
 typedef struct ls_tbm_pass {
-  char kind[LS_TBM_KIND];  /* warm, tg, cold, step, tree-cold, tree-warm, repack, spec-draft, spec-verify */
+  char kind[LS_TBM_KIND];  /* warm, tg, rows, rows-1, cold, step, tree-cold, tree-warm, repack, spec-draft,
+                            * spec-verify, stream */
   int n_tokens, ctx, rep;  /* ctx: tokens already in the cache */
   ls_llamadrv_cost c;
 } ls_tbm_pass;
@@ -69,8 +78,8 @@ typedef struct ls_tbm_result {
   double read_ahead_bytes; /* the target's file system's read-ahead window (0: unknown) */
 } ls_tbm_result;
 
-/* Defaults: 1 thread, 3 repetitions, N up to 128, tg 16, step context 64, tree after 32
- * tokens, 32 generated tokens with k = 4, repacked case on. */
+/* Defaults: 1 thread, 3 repetitions, N up to 128, tg 16, rows passes of 16 tokens, step
+ * context 64, tree after 32 tokens, 32 generated tokens with k = 4, repacked case on. */
 ls_tbm_config ls_tbm_defaults(void);
 /* Runs every measurement of c (progress lines to log, NULL: quiet). */
 int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *out, FILE *log, ls_error *err);

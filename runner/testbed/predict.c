@@ -2,6 +2,7 @@
 #include "runner/testbed/predict.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "policies/costmodel.h"
 
 static double layer_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached)
@@ -64,4 +65,54 @@ ls_flash_params ls_tbp_stream_flash(const ls_flash_params *base, const ls_maprea
   }
   ls_flash_set_effective_bw(&f, sqrt(lo * hi));
   return f;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The fastest (median = 0) or the median of the times of the passes of kind with n tokens at
+ * context 0 (the rows passes start on an empty cache); *reps their count; NAN when none. */
+static double rows_stat(const ls_tbm_result *r, const char *kind, int n, int median, int *reps)
+{
+  double v[64];
+  int k = 0;
+  for (int i = 0; i < r->n && k < 64; i++)
+    if (!strcmp(r->p[i].kind, kind) && r->p[i].n_tokens == n && r->p[i].ctx == 0)
+      v[k++] = r->p[i].c.time_s;
+  *reps = k;
+  if (k == 0)
+    return NAN;
+  qsort(v, (size_t)k, sizeof v[0], cmp_d);
+  if (!median)
+    return v[0];
+  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, ls_tbp_head_rate *out,
+                         ls_error *err)
+{
+  memset(out, 0, sizeof *out);
+  int n = 0;
+  for (int i = 0; i < r->n && !n; i++)
+    if (!strcmp(r->p[i].kind, LS_TBM_ROWS_ALL) && r->p[i].n_tokens >= 2)
+      n = r->p[i].n_tokens;
+  double all = n ? rows_stat(r, LS_TBM_ROWS_ALL, n, median, &out->reps_all) : NAN;
+  double one = n ? rows_stat(r, LS_TBM_ROWS_ONE, n, median, &out->reps_one) : NAN;
+  if (isnan(all) || isnan(one))
+    return ls_error_set(err, LS_ENOTFOUND, "the run has no '%s' and '%s' passes of one N >= 2 (measured by "
+                        "leversim testbed measure since the head's rate became a calibration input)",
+                        LS_TBM_ROWS_ALL, LS_TBM_ROWS_ONE);
+  out->n = n;
+  out->t_all_s = all;
+  out->t_one_s = one;
+  out->head_bytes = head_bytes;
+  out->per_row_s = (all - one) / (n - 1);
+  if (!(out->per_row_s > 0) || !(head_bytes > 0))
+    return ls_error_set(err, LS_ERANGE, "%d tokens with %d output rows took %.4f s, with one row %.4f s: no per-row "
+                        "cost of the head (%.1f MB) was measured", n, n, all, one, head_bytes / 1e6);
+  out->bw = head_bytes / out->per_row_s;
+  return LS_OK;
 }

@@ -14,6 +14,7 @@
 #define LS_RUNNER_TESTBED_PREDICT_H
 #include "devices/device.h"
 #include "devices/mapread.h"
+#include "runner/testbed/measure.h"
 #include "workloads/model.h"
 
 /* Where in a window the next read-ahead is issued: at its first page. Once a mapped file is read
@@ -42,5 +43,28 @@ double ls_tbp_compute_s(const ls_tbp *p, const ls_model_costs *m, int n, int cac
 /* A pass with the model in memory (warm) or streamed from a cold page cache. */
 double ls_tbp_warm_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows);
 double ls_tbp_cold_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows);
+
+/* The output projection's own streaming rate, from the run's `rows` passes (runner/testbed/
+ * measure.h): N tokens asking for all N output rows against the same N tokens asking for one,
+ * the model in memory, interleaved. The layers and the context are the same in both, so the
+ * difference is the head computed for N - 1 more rows:
+ *   per_row = (t_all - t_one) / (N - 1),   head_bw = head_bytes / per_row
+ * t_all and t_one each the fastest of their repetitions (median != 0: the median), as every
+ * other point. This is what devices/cpu.c's head_bandwidth is on a one-thread profile: the
+ * per-row cost of the head there is head_bytes / head_bandwidth while the row's compute
+ * (flops / F) is smaller (a streaming kernel). A calibration input: it reads no held-out
+ * pass. */
+typedef struct ls_tbp_head_rate {
+  int n;                   /* tokens of the rows passes */
+  int reps_all, reps_one;  /* repetitions found of each */
+  double t_all_s, t_one_s; /* the statistic of each */
+  double per_row_s;        /* (t_all - t_one) / (n - 1) */
+  double head_bytes;
+  double bw;               /* head_bytes / per_row_s, B/s */
+} ls_tbp_head_rate;
+/* Fails (LS_ENOTFOUND) when the run has no rows passes of both kinds at one N >= 2, and
+ * (LS_ERANGE) when N rows were not slower than one: no per-row cost was measured. */
+int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, ls_tbp_head_rate *out,
+                         ls_error *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* runner/testbed/validate: see validate.h.
  *
- * Points. The calibration saw the warm prompt passes and the tg row (and fio): those are
- * printed as fitted, not counted. Held out, each predicted from the profile alone: every cold
+ * Points. The calibration saw the warm prompt passes and the tg row (and fio), and the head's
+ * rate came from the rows passes: those are printed as fitted, not counted. Held out, each predicted from the profile alone: every cold
  * pass (kind cold, N = 1..), the cold one-token steps at a context (step), the tree batch cold
  * and warm (every node's output row computed), and the speculative run's time per generated
  * token (spec, predicted pass by pass along the cycles it ran). The repacked passes are
@@ -111,6 +111,10 @@ static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_c
       for (int g = 0; g < q->n_tokens; g++)
         pred += ls_tbp_warm_s(p, tc, 1, g, 1);
       held = 0;
+    } else if (!strcmp(q->kind, LS_TBM_ROWS_ALL) || !strcmp(q->kind, LS_TBM_ROWS_ONE)) {
+      /* The head's rate came from these (scripts/testbed/run.sh): shown as calibration rows. */
+      pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, !strcmp(q->kind, LS_TBM_ROWS_ALL) ? q->n_tokens : 1);
+      held = 0;
     } else if (!strcmp(q->kind, "repack")) {
       pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, 1);
       held = -1;
@@ -128,7 +132,7 @@ static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_c
   if (r->has_spec && has_draft && r->spec.generated > 0) {
     /* Every repetition ran the same cycles (the acceptance comes from the trace): each pass
      * (kind, cycle, position) is taken at the statistic of its repetitions, as every other point. */
-    double meas = 0, pred = 0;
+    double meas = 0, pred = 0, part_meas[2] = {0, 0}, part_pred[2] = {0, 0};
     for (int i = 0; i < r->n; i++) {
       const ls_tbm_pass *q = &r->p[i];
       if (strncmp(q->kind, "spec-", 5))
@@ -146,11 +150,21 @@ static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_c
       if (!first)
         continue;
       double best = rep_stat(v, m, median);
+      int draft = !strcmp(q->kind, "spec-draft");
+      double pr = draft ? ls_tbp_warm_s(p, dc, q->n_tokens, q->ctx, 1)
+                        : ls_tbp_cold_s(p, tc, q->n_tokens, q->ctx, q->n_tokens);
       meas += best;
-      pred += !strcmp(q->kind, "spec-draft") ? ls_tbp_warm_s(p, dc, q->n_tokens, q->ctx, 1)
-                                             : ls_tbp_cold_s(p, tc, q->n_tokens, q->ctx, q->n_tokens);
+      pred += pr;
+      part_meas[!draft] += best;
+      part_pred[!draft] += pr;
     }
     add_pt(pts, &n, "spec", r->spec.generated, r->spec.k, meas / r->spec.generated, pred / r->spec.generated, 1);
+    /* Its two parts, for information (which side of a cycle an error comes from): the draft's
+     * warm passes and the evicted target's verifications, per generated token. */
+    add_pt(pts, &n, "spec-draft", r->spec.generated, r->spec.k, part_meas[0] / r->spec.generated,
+           part_pred[0] / r->spec.generated, -1);
+    add_pt(pts, &n, "spec-verify", r->spec.generated, r->spec.k, part_meas[1] / r->spec.generated,
+           part_pred[1] / r->spec.generated, -1);
   }
   return n;
 }
@@ -339,5 +353,39 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
   ls_tbdb_close(d);
   ls_device_free(dev);
   free(pts);
+  return rc;
+}
+
+int ls_tbv_head_rate(const char *db, const char *run, int median, FILE *out, ls_error *err)
+{
+  ls_tbdb *d = NULL;
+  ls_tbm_result r = {0};
+  ls_tbdb_meta meta;
+  ls_model_costs tc;
+  ls_tbp_head_rate h;
+  int rc = access(db, R_OK) == 0 ? LS_OK
+                                 : ls_error_set(err, LS_ENOTFOUND, "%s: %s (leversim testbed measure writes it)", db,
+                                                strerror(errno));
+  if (!rc)
+    rc = ls_tbdb_open(&d, db, err);
+  if (!rc)
+    rc = ls_tbdb_load_run(d, run, &meta, &r, err);
+  if (!rc)
+    rc = load_costs(meta.model_id, &tc, err);
+  if (!rc)
+    rc = ls_tbp_head_rate_get(&r, tc.lmhead_bytes, median, &h, err);
+  if (!rc) {
+    const char *stat = median ? "median" : "fastest";
+    /* Four significant digits: the rate's run-to-run scatter is some %, and the line must read
+     * back as the rate it states (the profile's unit parser). */
+    if (fprintf(out, "  head_bandwidth: %.4g GB/s # src:testbed-run: run %s, rows passes of %d tokens (%s of %d "
+                     "and %d): all %d output rows %.4f s, 1 row %.4f s; (%.4f - %.4f) s / %d rows = %.3f ms a row; "
+                     "head %.1f MB / %.3f ms\n",
+                h.bw / 1e9, meta.run_id, h.n, stat, h.reps_all, h.reps_one, h.n, h.t_all_s, h.t_one_s, h.t_all_s,
+                h.t_one_s, h.n - 1, h.per_row_s * 1e3, h.head_bytes / 1e6, h.per_row_s * 1e3) < 0)
+      rc = ls_error_set(err, LS_EIO, "testbed head-rate: writing the line failed");
+  }
+  ls_tbm_result_free(&r);
+  ls_tbdb_close(d);
   return rc;
 }

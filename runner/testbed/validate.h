@@ -23,4 +23,11 @@ typedef struct ls_tbv_options {
  * absolute error of held-out points <= 10 %, every kind's mean <= 20 %, spec <= 10 %). */
 int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err);
 
+/* The output projection's streaming rate from the run's rows passes (ls_tbp_head_rate_get; the
+ * head's bytes from the run's target model), printed as one profile line for the cpu section,
+ * `  head_bandwidth: <rate> GB/s  # src:testbed-run: <which passes and the arithmetic>`, for
+ * scripts/testbed/run.sh to put into the base profile before calibrating. run NULL: the
+ * latest; median: the statistic of the repetitions (0: fastest). */
+int ls_tbv_head_rate(const char *db, const char *run, int median, FILE *out, ls_error *err);
+
 #endif

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/testbed/publish.sh [RUN_DIR [DEST]]: copies a full testbed run (default build/testbed/full)
 # into DEST (default results/testbed/; committed: the database, the warm rows, fio, the tree), then refits the
+# base profile with the head's rate (base-profile.yaml, from the copied rows passes),
 # profile and redraws the validation from those copies, so every file names only repository
 # paths. The refit is the same deterministic fit as the run's.
 set -euo pipefail
@@ -25,7 +26,9 @@ fi
 sqlite3 "$dst/testbed.db" "DELETE FROM tb_prediction" # the run's own validations named its folders
 sqlite3 "$dst/testbed.db" "UPDATE tb_run SET target = replace(target, rtrim(target, replace(target, '/', '')), ''),
   draft = replace(draft, rtrim(draft, replace(draft, '/', '')), '')"
-"$LEVERSIM" calibrate --base scripts/testbed/base-profile.yaml --only cpu,flash --fix max_bandwidth \
+# The base profile with the head's rate from the copied database's rows passes (as run.sh).
+LEVERSIM=$LEVERSIM bash scripts/testbed/head-profile.sh "$dst/testbed.db" "$dst/base-profile.yaml"
+"$LEVERSIM" calibrate --base "$dst/base-profile.yaml" --only cpu,flash --fix max_bandwidth \
   --llama-bench "$dst/warm.csv" --fio "$dst/fio-direct1.json" --out "$dst/testbed-vm.yaml" > "$dst/calibrate.txt"
 "$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \
   --plot "$dst" > "$dst/validate.txt"

@@ -2,8 +2,8 @@
 # scripts/testbed/run.sh [full|small]: the whole sim-to-real check (docs/VALIDATION.md):
 # fetch the pinned llama.cpp, write the random-weight models, measure (warm, cold, tree,
 # speculative, repacked), run fio on the same file system, calibrate a profile of this machine
-# from the warm rows and fio only, then predict every held-out measurement and print the error
-# table. `make testbed` runs `full` (about 15 minutes on 2 cores); CI runs `small`.
+# from the warm rows and fio only (the head's own rate from its rows passes), then predict every
+# held-out measurement and print the error table. `make testbed` runs `full` (about 15 minutes on 2 cores); CI runs `small`.
 # Outputs: build/testbed/<config>/ (models, testbed.db, warm.csv, fio-*.json, the profile,
 # testbed-validation.png). Environment: BUILD (default build), LEVERSIM (default
 # $BUILD/leversim), TB_OUT (default $BUILD/testbed/<config>).
@@ -78,6 +78,9 @@ echo "== fio (the model file itself, read-only: the same file system and the sam
   --stonewall --clat_percentiles=0 --output-format=json --name=mmap-seq-1 --name=mmap-seq-2 --name=mmap-seq-3 \
   > "$out/fio-mmap.json"
 
+echo "== the head's rate (rows passes: a calibration input, docs/VALIDATION.md §3.5)"
+LEVERSIM=$LEVERSIM bash "$here/head-profile.sh" "$out/testbed.db" "$out/base-profile.yaml"
+
 echo "== calibrate (warm rows and fio only)"
 calib_model=()
 if [ "$layers" != 0 ]; then
@@ -93,7 +96,7 @@ if [ "$layers" != 0 ]; then
   calib_model=(--model "$id")
 fi
 set +e
-"$LEVERSIM" calibrate --base scripts/testbed/base-profile.yaml --only cpu,flash --fix max_bandwidth \
+"$LEVERSIM" calibrate --base "$out/base-profile.yaml" --only cpu,flash --fix max_bandwidth \
   --llama-bench "$out/warm.csv" --fio "$out/fio-direct1.json" "${calib_model[@]}" \
   --out "$out/testbed-vm.yaml" --plot "$out"
 st=$?
@@ -103,7 +106,7 @@ if [ $st -eq 65 ]; then
   # noisy. The cold passes read at the stream measurement's rate, not fio's (VALIDATION.md
   # §3.2), so the CPU fit alone still serves: the flash numbers stay the base's.
   echo "run.sh: the flash fit was refused; calibrating the CPU alone" >&2
-  "$LEVERSIM" calibrate --base scripts/testbed/base-profile.yaml --only cpu --fix max_bandwidth \
+  "$LEVERSIM" calibrate --base "$out/base-profile.yaml" --only cpu --fix max_bandwidth \
     --llama-bench "$out/warm.csv" "${calib_model[@]}" --out "$out/testbed-vm.yaml" --plot "$out"
 elif [ $st -ne 0 ]; then
   exit $st

@@ -630,7 +630,54 @@ static void test_cpu_roofline(void)
   ls_device_free(dev);
 }
 
-CU_TestInfo cpu_tests[] = {{"GEMV/GEMM roofline, threads, calibration", test_cpu_roofline}, CU_TEST_INFO_NULL};
+/* cpu.head_bandwidth (devices/cpu.c): H / gemv_bw_0 scales every core's rate before the DRAM
+ * cap; below head_batched_from a row costs W / BW_head alone, from it on the roofline with
+ * BW_head; without the key the head is priced exactly as before. */
+static void test_cpu_head_bandwidth(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_cpu_params c = *ls_device_cpu(dev);
+  ls_device_free(dev);
+  const double W = 279e6, f = 1.05e9;
+  const int hbf = c.head_batched_from;
+  int64_t before[8][3];
+  for (int t = 1; t <= 8; t++)
+    for (int k = 0; k < 3; k++)
+      before[t - 1][k] = ls_cpu_lmhead_ns(&c, W, f, 1 + 15 * k, t);
+  CU_ASSERT_EQUAL(c.head_bw, 0); /* no shipped phone states it */
+  const double g0 = c.cluster[0].gemv_bw_per_core, g1 = c.cluster[1].gemv_bw_per_core;
+  const double H = 0.8 * g0; /* 2 threads stay below the cap, 8 reach it */
+  c.head_bw = H;
+  c.head_batched_from = 1000000;
+  /* 1 thread: the first cluster's core at H; 16 rows cost 16 x as much less one call. */
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 1, 1), llround((c.call_s + W / H) * 1e9));
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 16, 1), llround((c.call_s + 16 * (W / H)) * 1e9));
+  /* 2 threads: the second core is in cluster 1, at H x g1 / g0; the sum capped by max_bw. */
+  double bw2 = fmin(H / g0 * (g0 + g1), c.max_bw);
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 3, 2), llround((c.call_s + 3 * (W / bw2)) * 1e9));
+  double bw8 = fmin(H / g0 * (g0 + 3 * g1 + 2 * c.cluster[2].gemv_bw_per_core + 2 * c.cluster[3].gemv_bw_per_core),
+                    c.max_bw);
+  CU_ASSERT_EQUAL(bw8, c.max_bw); /* 8 threads reach the cap */
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 3, 8), llround((c.call_s + 3 * (W / bw8)) * 1e9));
+  /* From head_batched_from on: the roofline with the head's rate. */
+  c.head_batched_from = 4;
+  double F1 = c.cluster[0].freq_hz * c.cluster[0].flops_per_cycle;
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 4, 1), llround((c.call_s + fmax(W / H, 4 * f / F1)) * 1e9));
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 64, 1), llround((c.call_s + fmax(W / H, 64 * f / F1)) * 1e9));
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 0, 1), 0);
+  /* The layers keep their own rate. */
+  ls_layer_work w = {115.9e6, 436e6, 0, 0};
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 1, 0, 1), llround((c.call_s + w.weight_bytes / g0) * 1e9));
+  /* Absent again: bit-identical to before. */
+  c.head_bw = 0;
+  c.head_batched_from = hbf;
+  for (int t = 1; t <= 8; t++)
+    for (int k = 0; k < 3; k++)
+      CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 1 + 15 * k, t), before[t - 1][k]);
+}
+
+CU_TestInfo cpu_tests[] = {{"GEMV/GEMM roofline, threads, calibration", test_cpu_roofline},
+                           {"the head's own rate (head_bandwidth)", test_cpu_head_bandwidth}, CU_TEST_INFO_NULL};
 
 /* ---- power ---- */
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "devtest.h"
 #include "ls_test.h"
 
@@ -102,6 +103,65 @@ static void test_broken_fixtures(void)
   expect_error("bad_unit.yaml", LS_EUNIT, 17, 10, "flash.chunk: bad value '512 MB/s': unit of the wrong kind");
 }
 
+/* oneplus-12 with `  head_bandwidth: <value>` added after cpu.call_overhead (line 64), written
+ * to path; returns the line the key is on. */
+static int with_head_bw(const char *value, const char *path)
+{
+  char src[512], line[1024];
+  snprintf(src, sizeof src, "%s/devices/profiles/oneplus-12.yaml", LS_DATA_ROOT);
+  FILE *in = fopen(src, "r"), *o = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+  int n = 0, at = 0, bad = 0;
+  while (fgets(line, sizeof line, in)) {
+    n++;
+    bad |= fputs(line, o) < 0;
+    if (!strncmp(line, "  call_overhead:", 16)) {
+      bad |= fprintf(o, "  head_bandwidth: %s # test\n", value) < 0;
+      at = ++n;
+    }
+  }
+  fclose(in);
+  bad |= fclose(o) != 0;
+  CU_ASSERT_FATAL(!bad && at > 0);
+  return at;
+}
+
+/* cpu.head_bandwidth: optional; a stated rate must be a positive bandwidth, errors located at
+ * the value. */
+static void test_head_bandwidth_key(void)
+{
+  char path[256], want[512], got[2048];
+  snprintf(path, sizeof path, "/tmp/ls-test-head-bw-%ld.yaml", (long)getpid());
+  ls_device *d = NULL;
+  ls_error err;
+  int at = with_head_bw("19.5 GB/s", path);
+  CU_ASSERT_EQUAL_FATAL(ls_device_load(&d, path, &err), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(ls_device_cpu(d)->head_bw, 19.5e9, 1e-3);
+  ls_device_free(d);
+  static const struct {
+    const char *value;
+    int code;
+    const char *what;
+  } bad[] = {{"0 GB/s", LS_ERANGE, "cpu.head_bandwidth: value '0 GB/s' out of range"},
+             {"-3 GB/s", LS_ERANGE, "cpu.head_bandwidth: value '-3 GB/s' out of range"},
+             {"2 TB/s", LS_ERANGE, "cpu.head_bandwidth: value '2 TB/s' out of range"},
+             {"3 GHz", LS_EUNIT, "cpu.head_bandwidth: bad value '3 GHz': unit of the wrong kind"},
+             {"fast", LS_EUNIT, "cpu.head_bandwidth: bad value 'fast'"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    at = with_head_bw(bad[i].value, path);
+    d = NULL;
+    CU_ASSERT_EQUAL(ls_device_load(&d, path, &err), bad[i].code);
+    CU_ASSERT_PTR_NULL(d);
+    snprintf(want, sizeof want, "%s:%d:19: %s", path, at, bad[i].what);
+    ls_error_format(&err, got, sizeof got);
+    if (strncmp(got, want, strlen(want)) != 0)
+      fprintf(stderr, "want: %s\ngot:  %s\n", want, got);
+    CU_ASSERT(strncmp(got, want, strlen(want)) == 0);
+  }
+  CU_ASSERT_EQUAL(remove(path), 0);
+}
+
 static void test_unknown_id(void)
 {
   ls_device *d = NULL;
@@ -115,6 +175,7 @@ static void test_unknown_id(void)
 CU_TestInfo profiles_tests[] = {{"every shipped profile validates", test_shipped_validate},
                                 {"every number has a source comment", test_every_number_commented},
                                 {"broken profiles rejected at file:line:col", test_broken_fixtures},
+                                {"cpu.head_bandwidth: optional, positive, located", test_head_bandwidth_key},
                                 {"unknown id lists the valid ones", test_unknown_id},
                                 CU_TEST_INFO_NULL};
 

@@ -17,6 +17,7 @@
 #include "runner/testbed/llamadrv.h"
 #include "devices/cpu.h"
 #include "devices/mapread.h"
+#include "runner/testbed/predict.h"
 
 #define PAGE 4096ULL
 
@@ -202,7 +203,7 @@ static void test_cli_bad_inputs(void)
 
 /* The committed full run (results/testbed/) validated under both statistics: a point's value is
  * the fastest or the median of its repetitions, the same for the stream that sets the mapped
- * read rate. Cold N = 1's three repetitions there are 0.343, 0.312 and 0.285 s. */
+ * read rate. Cold N = 1's three repetitions there are 0.650, 0.478 and 0.476 s. */
 static double printed_measured(const char *out, const char *kind, int n)
 {
   char key[64];
@@ -235,11 +236,12 @@ static void test_cli_validate_stat(void)
     if (m)
       sscanf(m + strlen("median absolute error "), "%lf", &med[median]);
   }
-  /* docs/VALIDATION.md §3.7 quotes these: the median statistic does not bring the error under 10 % */
-  LS_ASSERT_CLOSE(med[0], 16.1, 1e-3);
-  LS_ASSERT_CLOSE(med[1], 12.6, 1e-3);
-  LS_ASSERT_CLOSE(cold1[0], 0.285, 2e-3);
-  LS_ASSERT_CLOSE(cold1[1], 0.312, 2e-3);
+  /* docs/VALIDATION.md §3.7 quotes these: the median statistic brings this run's median error
+   * under 10 % but its speculative run further off */
+  LS_ASSERT_CLOSE(med[0], 10.8, 1e-3);
+  LS_ASSERT_CLOSE(med[1], 5.4, 1e-3);
+  LS_ASSERT_CLOSE(cold1[0], 0.476, 2e-3);
+  LS_ASSERT_CLOSE(cold1[1], 0.478, 2e-3);
   CU_ASSERT(spec[1] > spec[0]); /* a sum of per-pass medians exceeds the sum of their minima */
   CU_ASSERT_EQUAL(ls_test_cli("testbed validate --db x.db --profile p --stat mean", out, sizeof out), 64);
   unlink(db);
@@ -441,10 +443,81 @@ static void test_cpu_batched(void)
   CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, 1e8, 1e9, 3, 1), 300000000);
 }
 
+/* The head's rate from the rows passes (runner/testbed/predict.h) against its closed form
+ * per_row = (t_all - t_one) / (N - 1), bw = head bytes / per_row, for the fastest and the
+ * median of the repetitions; other kinds, contexts and sizes are not read; then a CPU profile
+ * given that rate reproduces the measured difference of the two passes exactly. */
+static void add_pass(ls_tbm_result *r, const char *kind, int n, int ctx, double t)
+{
+  ls_tbm_pass *p = &r->p[r->n++];
+  memset(p, 0, sizeof *p);
+  snprintf(p->kind, sizeof p->kind, "%s", kind);
+  p->n_tokens = n;
+  p->ctx = ctx;
+  p->c.time_s = t;
+}
+
+static void test_head_rate(void)
+{
+  ls_tbm_pass buf[16];
+  ls_tbm_result r = {0};
+  r.p = buf;
+  r.cap = 16;
+  ls_tbp_head_rate h;
+  ls_error err;
+  CU_ASSERT_EQUAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_ENOTFOUND); /* a run from before */
+  add_pass(&r, "warm", 16, 0, 0.050);      /* faster than any rows pass: must not be read */
+  add_pass(&r, "tree-warm", 16, 32, 0.020); /* a held-out kind: must not be read */
+  add_pass(&r, "rows-1", 16, 0, 0.110);
+  add_pass(&r, "rows", 16, 0, 0.290);
+  add_pass(&r, "rows-1", 16, 0, 0.100);
+  add_pass(&r, "rows", 16, 0, 0.250);
+  add_pass(&r, "rows-1", 16, 0, 0.105);
+  add_pass(&r, "rows", 16, 0, 0.260);
+  add_pass(&r, "rows", 8, 0, 0.001);        /* another N: not paired with the first */
+  CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_OK);
+  CU_ASSERT_EQUAL(h.n, 16);
+  CU_ASSERT(h.reps_all == 3 && h.reps_one == 3);
+  CU_ASSERT_DOUBLE_EQUAL(h.per_row_s, (0.250 - 0.100) / 15, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(h.bw, 150e6 / ((0.250 - 0.100) / 15), 1e-3); /* 15 GB/s */
+  CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_get(&r, 150e6, 1, &h, &err), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(h.per_row_s, (0.260 - 0.105) / 15, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(h.bw, 150e6 / ((0.260 - 0.105) / 15), 1e-3);
+
+  /* The rate read back by the CPU model: one thread of the first cluster, the head asked for
+   * 16 rows and for 1 (never batched, as on the testbed) differs by exactly 15 rows' cost. */
+  CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_OK);
+  ls_cpu_params c;
+  memset(&c, 0, sizeof c);
+  c.n_clusters = 1;
+  c.cluster[0].cores = 2;
+  c.cluster[0].freq_hz = 1e9;
+  c.cluster[0].gemv_bw_per_core = 5e9;  /* the layers' rate: a third of the head's */
+  c.cluster[0].flops_per_cycle = 10;    /* 10 GFLOP/s: a row's 0.3 GFLOP would take 30 ms */
+  c.max_bw = 100e9;
+  c.call_s = 20e-6;
+  c.head_batched_from = 1000000;
+  c.head_bw = h.bw;
+  double d = (double)(ls_cpu_lmhead_ns(&c, 150e6, 0.3e9, 16, 1) - ls_cpu_lmhead_ns(&c, 150e6, 0.3e9, 1, 1)) * 1e-9;
+  CU_ASSERT_DOUBLE_EQUAL(d, 0.250 - 0.100, 2e-9);
+
+  /* N rows not slower than one: no per-row cost, refused. */
+  r.n = 0;
+  add_pass(&r, "rows-1", 16, 0, 0.100);
+  add_pass(&r, "rows", 16, 0, 0.100);
+  CU_ASSERT_EQUAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_ERANGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no per-row cost"));
+  /* Only one of the two kinds: not found. */
+  r.n = 0;
+  add_pass(&r, "rows", 16, 0, 0.200);
+  CU_ASSERT_EQUAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_ENOTFOUND);
+}
+
 static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
                                   {"validate: fastest or median", test_cli_validate_stat}, CU_TEST_INFO_NULL};
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"cpu: weights streamed per token below a batch", test_cpu_batched},
+                                      {"the head's rate from the rows passes", test_head_rate},
                                       CU_TEST_INFO_NULL};
 static CU_TestInfo driver_tests[] = {
     {"ggml dequantises the writer's Q4_0", test_ggml_reads_q4_0}, {"one thread", test_threads},
