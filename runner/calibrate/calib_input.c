@@ -173,9 +173,14 @@ static int finish_row(ls_calib_inputs *in, const raw_row *w, const char *file, c
   }
   if (w->v[F_PROMPT] + w->v[F_GEN] < 1)
     return ls_error_set(err, LS_ERANGE, "%s: n_prompt and n_gen are both 0", w->loc[F_PROMPT]);
-  if (!isnan(w->v[F_AVG_NS])) { /* llama-bench's own two figures must tell the same rate */
-    double ts = (w->v[F_PROMPT] + w->v[F_GEN]) * 1e9 / w->v[F_AVG_NS];
-    if (fabs(ts / w->v[F_AVG_TS] - 1.0) > 0.15)
+  if (!isnan(w->v[F_AVG_NS])) {
+    /* llama-bench's own two figures must tell the same rate, up to the gap between them that
+     * noisy repetitions open: avg_ts is the mean of the repetitions' rates, avg_ns the mean of
+     * their times, so n / avg_ns is the rates' harmonic mean, below their arithmetic mean by
+     * about cv^2 (cv = stddev_ts / avg_ts; one slow repetition of three can make it 30 %). A
+     * unit mixed up is a factor of 1,000 or more. */
+    double ts = (w->v[F_PROMPT] + w->v[F_GEN]) * 1e9 / w->v[F_AVG_NS], cv = w->v[F_STDDEV_TS] / w->v[F_AVG_TS];
+    if (fabs(ts / w->v[F_AVG_TS] - 1.0) > 0.15 + 3.0 * cv * cv)
       return ls_error_set(err, LS_EUNIT, "%s: mixed units: avg_ts = %g tokens/s but (n_prompt + n_gen) / avg_ns "
                           "gives %g tokens/s (avg_ts must be tokens/s and avg_ns nanoseconds)", w->loc[F_AVG_NS],
                           w->v[F_AVG_TS], ts);

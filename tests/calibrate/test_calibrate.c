@@ -557,6 +557,25 @@ static void bad_unknown_model(void)
   expect_bad("u2.csv", HDR ROW_OK, "--model gpt-2 --llama-bench", "--model", "gpt-2");
 }
 
+/* Noisy repetitions are not mixed units: three repetitions of a 16-token pass at 0.05, 0.05 and
+ * 0.15 s give avg_ts 248.9 (the mean of the rates) and avg_ns 83.3 ms (192 tokens/s), 23 % apart,
+ * as llama-bench itself writes them; the spread it reports (stddev_ts 123.2) explains the gap. The
+ * same two figures with a tight spread are refused. */
+static void noisy_reps_are_not_mixed_units(void)
+{
+  char p[512];
+  tmp_path(p, sizeof p, "noisy.csv");
+  write_file(p, HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"CPU\",\"1\",\"0\",\"16\",\"0\",\"83333333\","
+                    "\"248.89\",\"123.17\",\"\"\n");
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  ls_error err;
+  CU_ASSERT_EQUAL(ls_calib_read_bench(&in, p, ls_data_root(), NULL, &err), LS_OK);
+  ls_calib_inputs_free(&in);
+  expect_bad("tight.csv", HDR "\"Llama-3.2-1B-Q4_0.gguf\",\"llama 1B Q4_0\",\"CPU\",\"1\",\"0\",\"16\",\"0\",\"83333333\","
+             "\"248.89\",\"5\",\"\"\n", "--llama-bench", "tight.csv:2", "mixed units");
+}
+
 static void bad_mixed_units(void)
 {
   /* avg_ts in tokens/s but avg_ns in ms (755.5 "ns" for a 128-token pass of 0.76 s) */
@@ -691,6 +710,7 @@ static CU_TestInfo bad_tests[] = {{"malformed CSV and JSON", bad_malformed},
                                   {"missing column / key", bad_missing_column},
                                   {"unknown model", bad_unknown_model},
                                   {"mixed units", bad_mixed_units},
+                                  {"noisy repetitions are not mixed units", noisy_reps_are_not_mixed_units},
                                   {"negative and zero rates", bad_rates},
                                   {"NaN", bad_nan},
                                   {"fio and llama-bench fields: located, with the bad value", bad_fields},
