@@ -73,22 +73,26 @@ static int cmp_d(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The fastest (median = 0) or the median of the times of the passes of kind with n tokens at
- * context 0 (the rows passes start on an empty cache); *reps their count; NAN when none. */
-static double rows_stat(const ls_tbm_result *r, const char *kind, int n, int median, int *reps)
+double ls_tbp_rep_stat(double *v, int n, int median)
 {
-  double v[64];
-  int k = 0;
-  for (int i = 0; i < r->n && k < 64; i++)
-    if (!strcmp(r->p[i].kind, kind) && r->p[i].n_tokens == n && r->p[i].ctx == 0)
-      v[k++] = r->p[i].c.time_s;
-  *reps = k;
-  if (k == 0)
+  if (n == 0)
     return NAN;
-  qsort(v, (size_t)k, sizeof v[0], cmp_d);
+  qsort(v, (size_t)n, sizeof v[0], cmp_d);
   if (!median)
     return v[0];
-  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double ls_tbp_pass_time(const ls_tbm_result *r, const char *kind, int n, int ctx, int median, int *reps)
+{
+  double v[LS_TBP_REPS_MAX];
+  int k = 0;
+  for (int i = 0; i < r->n && k < LS_TBP_REPS_MAX; i++)
+    if (!strcmp(r->p[i].kind, kind) && r->p[i].n_tokens == n && r->p[i].ctx == ctx)
+      v[k++] = r->p[i].c.time_s;
+  if (reps)
+    *reps = k;
+  return ls_tbp_rep_stat(v, k, median);
 }
 
 int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, ls_tbp_head_rate *out,
@@ -99,8 +103,8 @@ int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, 
   for (int i = 0; i < r->n && !n; i++)
     if (!strcmp(r->p[i].kind, LS_TBM_ROWS_ALL) && r->p[i].n_tokens >= 2)
       n = r->p[i].n_tokens;
-  double all = n ? rows_stat(r, LS_TBM_ROWS_ALL, n, median, &out->reps_all) : NAN;
-  double one = n ? rows_stat(r, LS_TBM_ROWS_ONE, n, median, &out->reps_one) : NAN;
+  double all = n ? ls_tbp_pass_time(r, LS_TBM_ROWS_ALL, n, 0, median, &out->reps_all) : NAN;
+  double one = n ? ls_tbp_pass_time(r, LS_TBM_ROWS_ONE, n, 0, median, &out->reps_one) : NAN;
   if (isnan(all) || isnan(one))
     return ls_error_set(err, LS_ENOTFOUND, "the run has no '%s' and '%s' passes of one N >= 2 (measured by "
                         "leversim testbed measure since the head's rate became a calibration input)",

@@ -62,6 +62,16 @@ typedef struct ls_tbp_head_rate {
   double head_bytes;
   double bw;               /* head_bytes / per_row_s, B/s */
 } ls_tbp_head_rate;
+#define LS_TBP_REPS_MAX 512 /* repetitions of one pass that a statistic takes */
+
+/* The fastest (median = 0) or the median of v[0..n-1] (sorted in place); NAN when n = 0. Every
+ * measured value of the testbed is one of these two over a pass's repetitions (validate --stat). */
+double ls_tbp_rep_stat(double *v, int n, int median);
+
+/* ls_tbp_rep_stat of the times of r's passes of kind with n tokens at context ctx; *reps (may be
+ * NULL) their count. */
+double ls_tbp_pass_time(const ls_tbm_result *r, const char *kind, int n, int ctx, int median, int *reps);
+
 /* Fails (LS_ENOTFOUND) when the run has no rows passes of both kinds at one N >= 2, and
  * (LS_ERANGE) when N rows were not slower than one: no per-row cost was measured. */
 int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, ls_tbp_head_rate *out,

@@ -44,34 +44,6 @@ static int load_costs(const char *spec, ls_model_costs *c, ls_error *err)
   return rc;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The fastest (median = 0) or the median of v[0..n-1] (sorted in place); NAN when n = 0. */
-static double rep_stat(double *v, int n, int median)
-{
-  if (n == 0)
-    return NAN;
-  qsort(v, (size_t)n, sizeof v[0], cmp_d);
-  if (!median)
-    return v[0];
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* The measured value of a point: rep_stat of the times of its repetitions. */
-static double point_time(const ls_tbm_result *r, const char *kind, int n, int ctx, int median)
-{
-  double v[MAX_PTS];
-  int m = 0;
-  for (int i = 0; i < r->n && m < MAX_PTS; i++)
-    if (!strcmp(r->p[i].kind, kind) && r->p[i].n_tokens == n && r->p[i].ctx == ctx)
-      v[m++] = r->p[i].c.time_s;
-  return rep_stat(v, m, median);
-}
-
 static int add_pt(ls_tbdb_point *pts, int *n, const char *kind, int tokens, int ctx, double meas, double pred,
                   int held)
 {
@@ -101,7 +73,7 @@ static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_c
       seen = !strcmp(pts[k].kind, q->kind) && pts[k].n_tokens == q->n_tokens && pts[k].ctx == q->ctx;
     if (seen)
       continue;
-    double meas = point_time(r, q->kind, q->n_tokens, q->ctx, median), pred;
+    double meas = ls_tbp_pass_time(r, q->kind, q->n_tokens, q->ctx, median, NULL), pred;
     int held = 1;
     if (!strcmp(q->kind, "warm")) {
       pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, 1);
@@ -138,8 +110,8 @@ static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_c
       if (strncmp(q->kind, "spec-", 5))
         continue;
       int first = 1, m = 0;
-      double v[MAX_PTS];
-      for (int j = 0; j < r->n && first && m < MAX_PTS; j++) {
+      double v[LS_TBP_REPS_MAX];
+      for (int j = 0; j < r->n && first && m < LS_TBP_REPS_MAX; j++) {
         const ls_tbm_pass *o = &r->p[j];
         if (strcmp(o->kind, q->kind) || o->rep % 1000 != q->rep % 1000 || o->ctx != q->ctx ||
             o->n_tokens != q->n_tokens)
@@ -149,7 +121,7 @@ static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_c
       }
       if (!first)
         continue;
-      double best = rep_stat(v, m, median);
+      double best = ls_tbp_rep_stat(v, m, median);
       int draft = !strcmp(q->kind, "spec-draft");
       double pr = draft ? ls_tbp_warm_s(p, dc, q->n_tokens, q->ctx, 1)
                         : ls_tbp_cold_s(p, tc, q->n_tokens, q->ctx, q->n_tokens);
@@ -283,15 +255,15 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
     ls_tbp p = {dev, meta.threads > 0 ? meta.threads : 1, o->serial ? LS_TBP_SERIAL : LS_TBP_MAPPED,
                 {readahead, LS_TBP_TRIGGER, fault}, NULL};
     /* The mapped path's rate: the stream measurement (the same statistic as the points). */
-    double sv[MAX_PTS];
+    double sv[LS_TBP_REPS_MAX];
     int ns = 0;
     uint64_t sbytes = 0;
-    for (int i = 0; i < r.n && ns < MAX_PTS; i++)
+    for (int i = 0; i < r.n && ns < LS_TBP_REPS_MAX; i++)
       if (!strcmp(r.p[i].kind, "stream")) {
         sv[ns++] = r.p[i].c.time_s;
         sbytes = r.p[i].c.read_bytes > sbytes ? r.p[i].c.read_bytes : sbytes;
       }
-    double stream = rep_stat(sv, ns, o->median);
+    double stream = ls_tbp_rep_stat(sv, ns, o->median);
     ls_flash_params sf;
     if (!isnan(stream) && sbytes > 0) {
       ls_mapread_params m0 = p.map;
@@ -324,8 +296,7 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
           kind_n[k]++;
         }
     }
-    qsort(errs, (size_t)ne, sizeof errs[0], cmp_d);
-    double med = ne ? (ne % 2 ? errs[ne / 2] : 0.5 * (errs[ne / 2 - 1] + errs[ne / 2])) : NAN;
+    double med = ls_tbp_rep_stat(errs, ne, 1);
     int ok = ne > 0 && med <= 0.10;
     bad |= fprintf(out, "\nheld-out points: %d, median absolute error %.1f %%\n", ne, 100 * med) < 0;
     bad |= fprintf(out, "%-10s %6s %14s %14s\n", "kind", "points", "mean |error|", "max |error|") < 0;
