@@ -100,17 +100,26 @@ static void cm_free(cm_fix *f)
     ls_device_free(f->dev);
 }
 
+/* The cost model both formula tests start from: OnePlus 12, Llama-3.1-8B, the NPU map, 4
+ * resident layers, context 300, bound to c. */
+static void cm_npu_start(cm_fix *f, void **npu, ls_costmodel **cm, ls_cost_model *c)
+{
+  CU_ASSERT_EQUAL_FATAL(cm_load(f, "oneplus-12", "llama-3.1-8b", ""), LS_OK);
+  int rc;
+  *npu = map_create(&ls_map_npu, "", &rc);
+  *cm = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(cm, f->dev, &f->tc, &f->dc, &ls_map_npu, *npu, 4, 0, NULL), LS_OK);
+  ls_costmodel_set_ctx(*cm, 300);
+  ls_costmodel_bind(*cm, c);
+}
+
 static void test_costmodel_formula(void)
 {
   cm_fix f;
-  CU_ASSERT_EQUAL_FATAL(cm_load(&f, "oneplus-12", "llama-3.1-8b", ""), LS_OK);
-  int rc;
-  void *npu = map_create(&ls_map_npu, "", &rc);
-  ls_costmodel *cm = NULL;
+  void *npu;
+  ls_costmodel *cm;
   ls_cost_model c;
-  CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_npu, npu, 4, 0, NULL), LS_OK);
-  ls_costmodel_set_ctx(cm, 300);
-  ls_costmodel_bind(cm, &c);
+  cm_npu_start(&f, &npu, &cm, &c);
   const ls_npu_params *n = ls_device_npu(f.dev);
   ls_layer_work w = {f.tc.layer_bytes, f.tc.layer_flops_per_token, f.tc.attn_flops_per_token_per_ctx,
                      f.tc.kv_bytes_per_token};
@@ -164,6 +173,7 @@ static void test_costmodel_formula(void)
                                             8 * sample, 1e-12);
   ls_costmodel_free(cm);
   /* on-demand CPU projection: tau single-token calls */
+  int rc;
   void *lev = map_create(&ls_map_lever, "", &rc);
   CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_lever, lev, 0, 0, NULL), LS_OK);
   ls_costmodel_bind(cm, &c);
@@ -223,14 +233,10 @@ static void test_costmodel_lever_flash(void)
 static void test_costmodel_saved(void)
 {
   cm_fix f;
-  CU_ASSERT_EQUAL_FATAL(cm_load(&f, "oneplus-12", "llama-3.1-8b", ""), LS_OK);
-  int rc;
-  void *npu = map_create(&ls_map_npu, "", &rc);
-  ls_costmodel *cm = NULL;
+  void *npu;
+  ls_costmodel *cm;
   ls_cost_model c;
-  CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_npu, npu, 4, 0, NULL), LS_OK);
-  ls_costmodel_set_ctx(cm, 300);
-  ls_costmodel_bind(cm, &c);
+  cm_npu_start(&f, &npu, &cm, &c);
   const ls_npu_params *n = ls_device_npu(f.dev);
   ls_layer_work w = ls_costmodel_layer_work(&f.tc);
   double io = ls_flash_read_ns(ls_device_flash(f.dev), f.tc.layer_bytes) * 1e-9, sample = ls_costmodel_sample_row_s(cm);
@@ -251,6 +257,7 @@ static void test_costmodel_saved(void)
     }
   ls_costmodel_free(cm);
   /* on-demand CPU head (Lever's map), serial: the layers alone; 12 and 24 tokens are one padded tile */
+  int rc;
   void *lev = map_create(&ls_map_lever, "", &rc);
   CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_lever, lev, 0, 0, NULL), LS_OK);
   ls_costmodel_set_ctx(cm, 300);
