@@ -476,8 +476,21 @@ static int pivot_systems(ls_db *db, char (*out)[64], int max)
   return n;
 }
 
-/* throughput: one tokens/s column per system of role systems.pivot. */
+/* throughput: one tokens/s column per system of role systems.pivot. Its DROP and CREATE are
+ * one write transaction: outside one, two processes refreshing at once (a merge and a sweep on
+ * one file) could both drop, then one CREATE fails with "view throughput already exists". */
+static int build_throughput(ls_db *db, ls_error *err);
 static int create_throughput(ls_db *db, ls_error *err)
+{
+  if (!sqlite3_get_autocommit(db->h)) return build_throughput(db, err); /* the caller's lock */
+  int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err);
+  if (rc == LS_OK) rc = build_throughput(db, err);
+  if (rc == LS_OK) return ls_db_exec(db, "COMMIT", err);
+  sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
+}
+
+static int build_throughput(ls_db *db, ls_error *err)
 {
   char sql[4096], sys[32][64];
   int n_sys = pivot_systems(db, sys, 32);
