@@ -9,7 +9,7 @@
  *          only regime older profiles knew; every shipped profile states it), weight_bandwidth, flops, attn_flops,
  *          dispatch, batch_curve [[tokens, rel]...], shapes [...], idle_power, busy_power,
  *          q4_0_dynamic {op_call, weight_bandwidth, vec_flops, mat_flops, tile, mat_min,
- *          pad_small (optional, default false)}
+ *          pad_small (optional, default false), matrix_path (optional, default true)}
  *          (optional, required when the regime is q4_0-dynamic)
  *   cpu:   threads, max_bandwidth, call_overhead, idle_power, [batched_from, head_batched_from: 1],
  *          [head_bandwidth: absent = the clusters' gemv_bandwidth; a rate > 0, B/s one core of
@@ -165,7 +165,8 @@ static int read_dynamic(const ls_ynode *npu, ls_npu_dynamic *d, ls_error *err)
       (rc = ls_yreq_unit(&m, "mat_flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &d->mat_flops, err)) ||
       (rc = ls_yreq_int(&m, "tile", 1, 4096, &tile, err)) ||
       (rc = ls_yreq_int(&m, "mat_min", 1, 4096, &mat_min, err)) ||
-      (rc = ls_yopt_bool(&m, "pad_small", 0, &d->pad_small, err)))
+      (rc = ls_yopt_bool(&m, "pad_small", 0, &d->pad_small, err)) ||
+      (rc = ls_yopt_bool(&m, "matrix_path", 1, &d->matrix_path, err)))
     return rc;
   d->tile = (int)tile;
   d->mat_min = (int)mat_min;
@@ -399,7 +400,8 @@ int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
   d->npu.regime = (ls_npu_regime)regime;
   d->flash.sim = (ls_flash_sim)sim;
   static const char *const BOOLS[] = {"false", "true", NULL};
-  if ((rc = ls_kv_enum(kv, "device.npu.pad_small", BOOLS, d->npu.dyn.pad_small, &d->npu.dyn.pad_small, err)))
+  if ((rc = ls_kv_enum(kv, "device.npu.pad_small", BOOLS, d->npu.dyn.pad_small, &d->npu.dyn.pad_small, err)) ||
+      (rc = ls_kv_enum(kv, "device.npu.matrix_path", BOOLS, d->npu.dyn.matrix_path, &d->npu.dyn.matrix_path, err)))
     return rc;
   if (d->npu.dyn.present) { /* where the tiled matrix path starts: which llama.cpp build (npu.h) */
     if ((rc = ls_kv_int(kv, "device.npu.mat_min", 1, 4096, d->npu.dyn.mat_min, &l, err)))
@@ -478,8 +480,9 @@ void ls_device_print(const ls_device *d, FILE *o)
     fprintf(o, "  q4_0-dynamic: op call %s, weights %s, vector %s, ", fmt(n->dyn.op_call_s, LS_U_TIME, a),
             fmt(n->dyn.weight_bw, LS_U_BANDWIDTH, b), fmt(n->dyn.vec_flops, LS_U_COMPUTE, c));
   if (n->dyn.present)
-    fprintf(o, "matrix %s (tile %d from %d tokens)\n", fmt(n->dyn.mat_flops, LS_U_COMPUTE, a), n->dyn.tile,
-            n->dyn.mat_min);
+    fprintf(o, "matrix %s (tile %d from %d tokens%s)\n", fmt(n->dyn.mat_flops, LS_U_COMPUTE, a), n->dyn.tile,
+            n->dyn.mat_min, n->dyn.matrix_path ? (n->dyn.pad_small ? ", shorter passes padded" : "")
+                                               : "; not used: matrix_path false");
   fprintf(o, "  static-graph %s: weights %s, %s, attention %s\n", n->name, fmt(n->weight_bw, LS_U_BANDWIDTH, a),
           fmt(n->flops, LS_U_COMPUTE, b), fmt(n->attn_flops, LS_U_COMPUTE, c));
   fprintf(o, "  dispatch %s, power idle %s busy ", fmt(n->dispatch_s, LS_U_TIME, a), fmt(n->idle_w, LS_U_POWER, b));

@@ -15,6 +15,8 @@
  *   t_call(N) = op_call + max(W / weight_bw, f * m(N) / rate(N)) + N * ctx * a / attn_flops
  *   N <  mat_min: vector path, m(N) = N,                     rate = vec_flops
  *   N >= mat_min: tiled matrix path, m(N) = ceil(N/tile)*tile, rate = mat_flops
+ *   matrix_path 0 (a build without one, llama.cpp's before 2026-03-28): every N on the vector
+ *   path, as if mat_min were infinite
  *   pad_small: a runtime that verifies trees itself may pad a pass below mat_min up to the
  *   matrix path when that is faster (padded rows are masked); llama-bench's generic batches
  *   do not (the rates the parameters are fitted to), so fits use pad_small off.
@@ -101,10 +103,16 @@ static int shape_index(const ls_npu_params *n, int tokens)
 
 const char *const ls_npu_regime_names[] = {"static-graph", "q4_0-dynamic", NULL};
 
+/* 1 when an N-token pass takes the tiled matrix path. */
+static int on_matrix(const ls_npu_dynamic *d, int tokens)
+{
+  return d->matrix_path && tokens >= d->mat_min;
+}
+
 /* Tokens the dynamic regime computes for N: whole tiles on the matrix path. */
 static int dyn_tokens(const ls_npu_dynamic *d, int tokens)
 {
-  if (tokens < d->mat_min)
+  if (!on_matrix(d, tokens))
     return tokens;
   return (tokens + d->tile - 1) / d->tile * d->tile;
 }
@@ -131,8 +139,9 @@ static double dyn_seconds(const ls_npu_params *n, double bytes, double flops, do
 {
   const ls_npu_dynamic *d = &n->dyn;
   double read = bytes / d->weight_bw;
-  double comp = tokens < d->mat_min ? flops * tokens / d->vec_flops : flops * dyn_tokens(d, tokens) / d->mat_flops;
-  if (tokens < d->mat_min && d->pad_small) { /* the same pass padded up to the matrix path */
+  int mat = on_matrix(d, tokens);
+  double comp = mat ? flops * dyn_tokens(d, tokens) / d->mat_flops : flops * tokens / d->vec_flops;
+  if (!mat && d->matrix_path && d->pad_small) { /* the same pass padded up to the matrix path */
     double padded = flops * dyn_tokens(d, d->mat_min) / d->mat_flops;
     comp = padded < comp ? padded : comp;
   }

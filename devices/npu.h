@@ -33,9 +33,12 @@ typedef struct ls_npu_dynamic {
   double mat_flops;            /* FLOP/s on the tiled matrix path (N >= mat_min) */
   int tile;                    /* matrix-path tokens are padded to a multiple of this */
   int mat_min;                 /* smallest N that takes the matrix path; llama.cpp's Hexagon backend:
-                                  none before 2026-03-28 (HVX only: 4096, above any tree), 32 until
+                                  none before 2026-03-28 (matrix_path 0), 32 until
                                   2026-06-26, 5 since (src:ggml-hexagon-history) */
   int pad_small;               /* 1: a pass below mat_min runs padded on the matrix path when that is faster */
+  int matrix_path;             /* 0: the modelled build has no matrix path (llama.cpp before 2026-03-28):
+                                  every pass runs on the vector path, unpadded, and tile, mat_min,
+                                  mat_flops and pad_small are not used */
 } ls_npu_dynamic;
 
 typedef struct ls_npu_params {

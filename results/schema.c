@@ -154,6 +154,7 @@ static const struct { const char *name, *about; } role_docs[] = {
     {"axis.overlap", "regime map axis: verification overlap"},
     {"axis.head", "regime map axis: where the output head lives"},
     {"axis.pad", "regime map axis: NPU padding of small batches"},
+    {"axis.matrix", "regime map axis: whether the NPU runtime has a matrix path"},
     {"axis.bandwidth", "the sweep axis of the sensitivity part"},
     {NULL, NULL}};
 
@@ -333,7 +334,9 @@ static const char views_sql[] =
     " CASE WHEN " AXP("r", "axis.npu") " IS NOT NULL THEN 'npu ' || " AXP("r", "axis.npu")
     " WHEN " AXP("r", "axis.overlap") " IS NOT NULL THEN 'overlap ' || " AXP("r", "axis.overlap")
     " WHEN " AXP("r", "axis.head") " IS NOT NULL THEN 'head ' || " AXP("r", "axis.head")
-    " WHEN " AXP("r", "axis.pad") " IS NOT NULL THEN 'pad ' || " AXP("r", "axis.pad") " ELSE 'default' END AS assumption,"
+    " WHEN " AXP("r", "axis.pad") " IS NOT NULL THEN 'pad ' || " AXP("r", "axis.pad")
+    " WHEN " AXP("r", "axis.matrix") " IS NOT NULL THEN 'matrix ' || " AXP("r", "axis.matrix")
+    " ELSE 'default' END AS assumption,"
     " r.part, r.device, r.model, r.dataset, r.system, " AXP("r", "axis.map") " AS map,"
     " " AXP("r", "axis.lmhead") " AS lmhead, r.throughput_tps, v.vs_lever,"
     " " PAIRED("cn.ratio", "r.throughput_tps / n.throughput_tps", "n", "r") " AS tps_vs_no_prune,"

@@ -1027,16 +1027,18 @@ int ls_calibrate(const ls_device *base, const ls_calib_inputs *in, const char *d
     P.cpu = P.cpu_base = out->cpu;
     P.npu = out->npu;
     P.npu.regime = LS_NPU_Q4_0_DYNAMIC;
-    P.npu.dyn.pad_small = 0;
+    P.npu.dyn.pad_small = 0;   /* llama-bench's batches are not padded */
+    P.npu.dyn.matrix_path = 1; /* rows with a matrix rate come from builds that have one */
     P.fl = out->flash;
     rc = run_group(&P, base, in, data_root, opt, err);
     if (!rc && P.g->n_pts > 0) {
       if (gid == LS_CALIB_GROUP_CPU)
         out->cpu = P.cpu;
       else if (gid == LS_CALIB_GROUP_NPU) {
-        int pad = out->npu.dyn.pad_small;
+        int pad = out->npu.dyn.pad_small, mat = out->npu.dyn.matrix_path;
         out->npu.dyn = P.npu.dyn;
-        out->npu.dyn.pad_small = pad;
+        out->npu.dyn.pad_small = pad; /* the profile's choices of build, not fitted */
+        out->npu.dyn.matrix_path = mat;
       } else
         out->flash = P.fl;
     }

@@ -232,9 +232,36 @@ static void synthetic_tiles(void)
   ls_device_free(base);
 }
 
+/* A base whose build has no matrix path (the OnePlus 12's default, the paper's era) fitted to
+ * rows from a build with one: the fit runs in the rows' build (it recovers the matrix rate,
+ * which a vector-only fit could not) and the result keeps the base's choice of build. */
+static void synthetic_matrix_build(void)
+{
+  ls_device *base = load_dev("oneplus-12");
+  CU_ASSERT_EQUAL_FATAL(ls_device_npu(base)->dyn.matrix_path, 0);
+  ls_npu_params n = *ls_device_npu(base);
+  ls_cpu_params c = *ls_device_cpu(base);
+  n.regime = LS_NPU_Q4_0_DYNAMIC;
+  n.dyn.pad_small = 0;
+  n.dyn.matrix_path = 1;
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  synthetic_rows(&in, &n, &c, NULL);
+  ls_calib_result res;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err), LS_OK);
+  LS_ASSERT_CLOSE(res.g[LS_CALIB_GROUP_NPU].par[3].value, n.dyn.mat_flops, 1e-3);
+  LS_ASSERT_CLOSE(res.g[LS_CALIB_GROUP_NPU].par[2].value, n.dyn.vec_flops, 1e-3);
+  CU_ASSERT_EQUAL(res.npu.dyn.matrix_path, 0);
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  ls_device_free(base);
+}
+
 static CU_TestInfo synthetic_tests[] = {
     {"known parameters + noise recovered within 3 standard errors, < 1 s", synthetic_recovery},
     {"tile/mat_min chosen by profile likelihood", synthetic_tiles},
+    {"rows of a build with a matrix path fit a base without one, which stays without", synthetic_matrix_build},
     CU_TEST_INFO_NULL};
 
 /* ---- leave-one-out ---- */

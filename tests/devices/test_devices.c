@@ -498,7 +498,7 @@ static void test_dynamic_cost(void)
 {
   ls_npu_params p = {.regime = LS_NPU_Q4_0_DYNAMIC, .weight_bw = 1e9, .flops = 1e12, .attn_flops = 2e12,
                      .n_curve = 2, .curve_tokens = {1, 128}, .curve_rel = {1, 2}, .n_shapes = 1, .shapes = {1},
-                     .dyn = {1, 0.3e-3, 20e9, 100e9, 400e9, 32, 32}};
+                     .dyn = {1, 0.3e-3, 20e9, 100e9, 400e9, 32, 32, 0, 1}};
   CU_ASSERT_EQUAL_FATAL(ls_npu_prepare(&p, NULL), LS_OK);
   ls_layer_work w = {100e6, 200e6, 1000, 0};
   /* 1 token: bound by the read, 100 MB / 20 GB/s = 5 ms, + 0.3 ms call + 1 x 50 x 1000 / 2e12 */
@@ -529,8 +529,14 @@ static double dyn_pass_ms(const ls_device *dev, double layer_b, double layer_f, 
 static void test_dynamic_calibration(void)
 {
   /* 8 Gen 3, Qwen3-4B-class Q4_0 (36 layers of 56.8 MB / 202 MFLOP, q6_k head 319 MB):
-   * src:llamacpp-23816 tg ~111 ms, pp128 ~1.6 s. */
+   * src:llamacpp-23816 tg ~111 ms, pp128 ~1.6 s, from a build with the matrix path (the profile's
+   * default is the paper's era, without one: the rows are checked in their own). */
   ls_device *op = devtest_load("oneplus-12");
+  ls_kv *kv;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, NULL), LS_OK);
+  ls_kv_set(kv, "device.npu.matrix_path", "true", "test", NULL);
+  CU_ASSERT_EQUAL_FATAL(ls_device_apply(op, kv, NULL), LS_OK);
+  ls_kv_free(kv);
   LS_ASSERT_CLOSE(dyn_pass_ms(op, 56.77e6, 201.8e6, 36, 319.1e6, 1), 111.0, 0.03);
   LS_ASSERT_CLOSE(dyn_pass_ms(op, 56.77e6, 201.8e6, 36, 319.1e6, 128), 1600.0, 0.03);
   ls_device_free(op);
@@ -570,6 +576,7 @@ static void test_dynamic_mat_min_setting(void)
   ls_kv *kv;
   CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, NULL), LS_OK);
   ls_kv_set(kv, "device.npu.pad_small", "false", "test", NULL);
+  ls_kv_set(kv, "device.npu.matrix_path", "true", "test", NULL);
   ls_kv_set(kv, "device.npu.mat_min", "4096", "test", NULL);
   CU_ASSERT_EQUAL_FATAL(ls_device_apply(dev, kv, NULL), LS_OK);
   CU_ASSERT_EQUAL(d->mat_min, 4096);
@@ -591,6 +598,41 @@ static void test_dynamic_mat_min_setting(void)
   ls_device_free(dev);
 }
 
+/* device.npu.matrix_path=false (llama.cpp's Hexagon backend before 2026-03-28, the paper's
+ * era: src:ggml-hexagon-history): every pass, 1 to 128 tokens, on the vector path, unpadded,
+ * whatever mat_min and pad_small say; true restores the tiled path from mat_min. */
+static void test_dynamic_matrix_path_setting(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  const ls_npu_dynamic *d = &ls_device_npu(dev)->dyn;
+  ls_layer_work w = {115.9e6, 436e6, 0, 0};
+  ls_kv *kv;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, NULL), LS_OK);
+  ls_kv_set(kv, "device.npu.matrix_path", "false", "test", NULL);
+  ls_kv_set(kv, "device.npu.pad_small", "true", "test", NULL);
+  ls_kv_set(kv, "device.npu.mat_min", "5", "test", NULL);
+  CU_ASSERT_EQUAL_FATAL(ls_device_apply(dev, kv, NULL), LS_OK);
+  double read = w.weight_bytes / d->weight_bw;
+  for (int n = 1; n <= 128; n = n * 2 + 1) {
+    double comp = n * w.flops_per_token / d->vec_flops;
+    CU_ASSERT_EQUAL(ls_npu_layer_ns(ls_device_npu(dev), &w, n, 0), llround((d->op_call_s + (comp > read ? comp : read)) * 1e9));
+    CU_ASSERT_EQUAL(ls_npu_padded_tokens(ls_device_npu(dev), n), n);
+  }
+  ls_kv_set(kv, "device.npu.matrix_path", "true", "test", NULL);
+  ls_kv_set(kv, "device.npu.pad_small", "false", "test", NULL);
+  ls_kv_set(kv, "device.npu.mat_min", "32", "test", NULL);
+  CU_ASSERT_EQUAL_FATAL(ls_device_apply(dev, kv, NULL), LS_OK);
+  double comp = 64 * w.flops_per_token / d->mat_flops; /* 33 tokens: two tiles at the matrix rate */
+  CU_ASSERT_EQUAL(ls_npu_layer_ns(ls_device_npu(dev), &w, 33, 0), llround((d->op_call_s + (comp > read ? comp : read)) * 1e9));
+  CU_ASSERT_EQUAL(ls_npu_padded_tokens(ls_device_npu(dev), 33), 64);
+  ls_kv_set(kv, "device.npu.matrix_path", "maybe", "test", NULL);
+  ls_error err;
+  CU_ASSERT_NOT_EQUAL(ls_device_apply(dev, kv, &err), LS_OK);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "device.npu.matrix_path"));
+  ls_kv_free(kv);
+  ls_device_free(dev);
+}
+
 CU_TestInfo npu_tests[] = {{"batch curve exact at points and monotone", test_curve_exact_and_monotone},
                            {"padding to compiled shapes and closed-form cost", test_padding_and_cost},
                            {"event path equals the query exactly", npu_event_path},
@@ -598,6 +640,7 @@ CU_TestInfo npu_tests[] = {{"batch curve exact at points and monotone", test_cur
                            {"q4_0-dynamic regime: hand arithmetic", test_dynamic_cost},
                            {"q4_0-dynamic calibration targets (llama.cpp Hexagon)", test_dynamic_calibration},
                            {"q4_0-dynamic: device.npu.mat_min by llama.cpp build", test_dynamic_mat_min_setting},
+                           {"q4_0-dynamic: device.npu.matrix_path off is the vector path at every size", test_dynamic_matrix_path_setting},
                            CU_TEST_INFO_NULL};
 
 /* ---- cpu ---- */

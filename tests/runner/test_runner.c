@@ -553,7 +553,9 @@ static CU_TestInfo experiment_tests[] = {
     {"bad names, duplicates, empty matrices and shadowed axes are refused", test_experiment_refusals},
     CU_TEST_INFO_NULL};
 /* Runner-level invariants of Lever's cycle on the shipped data (OnePlus 12, Llama-3.1-8B,
- * GSM8K), with an aggressive prune threshold and chains capped at depth 12 (uncapped, the
+ * GSM8K, in the NPU build with a padding matrix path: there Lever's trees are about 32 nodes
+ * wide enough to prune and to split between CPU and NPU; on the default vector path they are
+ * 12-node chains and neither mechanism fires), with an aggressive prune threshold and chains capped at depth 12 (uncapped, the
  * safeguards keep a main path of most of the tree) and the cost gate off (on this phone a
  * prune mostly saves no NPU time, so the gate would cancel it; policies/prune tests the gate)
  * so that pruning removes nodes every cycle:
@@ -568,7 +570,8 @@ static void test_lever_invariants(void)
   const char *root = LS_TEST_DIR "/..";
   ls_decode_result res;
   CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "llama-3.1-8b", "gsm8k", "lever",
-                                "workload.prompts=2;workload.max_tokens=64;prune.threshold=0.5;prune.gate=off;draft.max_depth=12", &res), LS_OK);
+                                "workload.prompts=2;workload.max_tokens=64;prune.threshold=0.5;prune.gate=off;draft.max_depth=12;"
+                                "device.npu.matrix_path=true;device.npu.pad_small=true", &res), LS_OK);
   double cycles = metric(&res, "cycles"), tau = metric(&res, "tau");
   CU_ASSERT(cycles > 10);
   CU_ASSERT_DOUBLE_EQUAL(metric(&res, "prune_calls"), cycles, 0);
