@@ -10,7 +10,8 @@
 # DB that pass every filter (col=value, col!=value, col<number, col>number; a value with spaces
 # is written in double quotes: assumption="pad false"), then the column's
 # value: the one row's (more or fewer rows is an error), or avg / min / max / count / median of
-# the rows when AGG is given; x100 turns a ratio into a percentage (x1000: seconds into ms), minus1x100 a ratio into a
+# the rows when AGG is given (invavg: the mean of 1/value, e.g. Lever's mean speedup from a
+# vs_lever column, as view summary averages it); x100 turns a ratio into a percentage (x1000: seconds into ms), minus1x100 a ratio into a
 # change in % (ratio - 1) x 100. The number written must equal it to the decimals written
 # (|written - value| <= half a unit of its last digit). Output: one line per failure; exit 1 if
 # any, 2 on a usage or query error; --list prints every checked number and its value; --fill
@@ -65,7 +66,7 @@ sub evaluate {
   my ($scale, $agg, @filters) = ('', '');
   for my $w (@rest) {
     if ($w eq 'x100' || $w eq 'x1000' || $w eq 'minus1x100') { $scale = $w; }
-    elsif ($w =~ /^(avg|min|max|count|median)$/) { $agg = $w; }
+    elsif ($w =~ /^(avg|invavg|min|max|count|median)$/) { $agg = $w; }
     elsif ($w =~ /^([A-Za-z_0-9]+)(!=|=|<|>)(.*)$/) { push @filters, [$1, $2, $3]; }
     else { die "check_numbers: '$spec': cannot read '$w'\n"; }
   }
@@ -90,6 +91,7 @@ sub evaluate {
     my @s = sort { $a <=> $b } @vals;
     if (!$agg) { $v = $vals[0]; }
     elsif ($agg eq 'avg') { my $t = 0; $t += $_ for @vals; $v = $t / $n; }
+    elsif ($agg eq 'invavg') { my $t = 0; $t += 1 / $_ for @vals; $v = $t / $n; }
     elsif ($agg eq 'min') { $v = $s[0]; }
     elsif ($agg eq 'max') { $v = $s[-1]; }
     else { $v = $n % 2 ? $s[($n - 1) / 2] : ($s[$n / 2 - 1] + $s[$n / 2]) / 2; }

@@ -17,6 +17,13 @@ chk && { echo "selftest: a wrong number passed"; fail=1; }
 grep -q "the text says 1.10" "$tmp/out" || { echo "selftest: no message naming the number"; fail=1; }
 printf 'tau is 1.00<!-- q: v_runs tau system=lever -->\n' >"$tmp/doc.md"
 chk && { echo "selftest: a query matching no row passed"; fail=1; }
+tps=$(sqlite3 "$tmp/t.db" "SELECT throughput_tps FROM v_runs" 2>/dev/null)
+if [ -n "$tps" ]; then # invavg is the mean of 1/x: 100/tps, to two decimals
+  printf '%.2f<!-- q: v_runs throughput_tps system=ar-flash invavg x100 -->\n' "$(awk -v t="$tps" 'BEGIN { print 100 / t }')" >"$tmp/doc.md"
+  chk || { echo "selftest: invavg is not the mean of 1/x:"; cat "$tmp/out"; fail=1; }
+  printf '%.2f<!-- q: v_runs throughput_tps system=ar-flash avg x100 -->\n' "$(awk -v t="$tps" 'BEGIN { print 100 / t }')" >"$tmp/doc.md"
+  chk && { echo "selftest: avg passed where invavg's value was written"; fail=1; }
+fi
 printf 'no checked number here\n' >"$tmp/doc.md"
 chk && { echo "selftest: a document without checked numbers passed"; fail=1; }
 exit $fail
