@@ -34,7 +34,7 @@ set label 1 'blue: holds, orange: does not, grey: not checked — the test of ea
 colname(s) = s eq 'default' ? "the replay's defaults\n(= the figures)" : \
   s eq 'npu static-graph' ? "NPU: static graph" : s eq 'overlap prefetch' ? "flash reads overlap\ncompute (prefetch)" : \
   s eq 'head flash' ? "output head\nin flash" : s eq 'matrix true' ? "NPU matrix path\nfrom 32 tokens" : \
-  s eq 'pad true' ? "matrix path, short\npasses padded" : s
+  s eq 'pad true' ? "short passes\npadded to a tile" : s
 cellfmt(f, v, lo, hi) = v != v ? 'n/a' : \
   (f eq 'table1' ? sprintf("%.1f %%\n[%.1f, %.1f]", 100 * v, 100 * lo, 100 * hi) : \
    f eq 'fig10' ? sprintf("%.2f×\n[%.2f, %.2f]", v, lo, hi) : sprintf("%.3f×\n[%.3f, %.3f]", v, lo, hi))

@@ -8,7 +8,9 @@
  *       CPU rows: L * ls_cpu_layer_ns(N, T) + ls_cpu_lmhead_ns(1 token, T threads)
  *     The output projection runs on the CPU for ONE token per pass: llama-bench asks for the
  *     logits of the last token only, and llama.cpp's Hexagon backend leaves the head on the
- *     CPU (src:llamacpp-23647). Fits use pad_small off (llama-bench batches are not padded).
+ *     CPU (src:llamacpp-23647). Fits use pad_small off (llama-bench batches are not
+ *     padded) and the matrix path on (rows with a matrix rate come from builds that have
+ *     one); the written profile keeps its own choice of both.
  *   fio job (bs, iodepth Q, path): measured bw_bytes, sd max(bw_dev, 2 %); predicted
  *     4096 bs / ls_flash_read_ns_at(4096 bs, bs, Q') on that path, Q' the requests really in
  *     flight: Q, except buffered random reads (direct=0, rw=rand*) with an engine whose

@@ -191,7 +191,7 @@ static void test_exit_layer_and_none(void)
  * main path and threshold 0.1, the scores below keep {0, 1, 3} and prune node 2 (s2 ~ 0.04). */
 static const int GATE_PAR[4] = {-1, 0, 0, 1};
 static const double GATE_SCORE[4] = {0, 2.0, -1.0, 1.0};
-#define GATE_SET NO_SAFEGUARDS ";prune.threshold=0.1"
+#define GATE_SET NO_SAFEGUARDS ";prune.threshold=0.1;prune.gate=cost"
 
 static int gate_prune(const char *settings, const ptest_cost *pcost, double spent_s, unsigned char *keep)
 {
@@ -216,6 +216,8 @@ static void test_gate_flat_cost_keeps_tree(void)
   CU_ASSERT(keep[0] && keep[1] && keep[2] && keep[3]);
   CU_ASSERT_EQUAL(gate_prune(GATE_SET ";prune.gate=off", &flat, 0.0, keep), 3);
   CU_ASSERT(!keep[2]);
+  /* the default is the paper's rules alone: no gate */
+  CU_ASSERT_EQUAL(gate_prune(NO_SAFEGUARDS ";prune.threshold=0.1", &flat, 0.0, keep), 3);
   /* flash-bound: every layer's read (io) is slower than its compute, so nothing is saved */
   ptest_cost io_bound = {32, 1, 1.0, 0.01, 0.001, 0.0, 0.0};
   CU_ASSERT_EQUAL(gate_prune(GATE_SET, &io_bound, 0.0, keep), 4);
