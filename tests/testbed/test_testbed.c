@@ -360,8 +360,12 @@ static void test_threads(void)
   CU_ASSERT(c.thread_cpu_s / c.cpu_s >= 0.95);
 }
 
-/* CPU time of a 32-token pass over a 1-token pass, warm: measured here 7.3 to 10.8 on the
- * small model (compute grows with tokens; the weights are read once either way). */
+/* CPU time of a 32-token pass over a 1-token pass, warm: measured 7.3 to 10.8 on the small
+ * model on an AMD host, 4.9 in the sanitizer build on an Intel one under load (the driver's
+ * own per-pass work is instrumented there; CI, 2026-11-26). Compute grows with tokens and the
+ * weights are read once either way; the band is wide enough for hosts and builds, and still
+ * fails a pass that computes one token of the 32 (about 1) or streams the weights per token
+ * (about 32). */
 static void test_cpu_ratio(void)
 {
   ls_error err = {0};
@@ -376,8 +380,8 @@ static void test_cpu_ratio(void)
     t32 = fmin(t32, c.cpu_s);
   }
   ls_llamadrv_clear(mdl);
-  CU_ASSERT(t32 / t1 >= 5.0 && t32 / t1 <= 16.0);
-  if (!(t32 / t1 >= 5.0 && t32 / t1 <= 16.0))
+  CU_ASSERT(t32 / t1 >= 3.0 && t32 / t1 <= 16.0);
+  if (!(t32 / t1 >= 3.0 && t32 / t1 <= 16.0))
     fprintf(stderr, "cpu ratio %.2f (%.4f / %.4f s)\n", t32 / t1, t32, t1);
 }
 
