@@ -118,5 +118,15 @@ int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, 
     return ls_error_set(err, LS_ERANGE, "%d tokens with %d output rows took %.4f s, with one row %.4f s: no per-row "
                         "cost of the head (%.1f MB) was measured", n, n, all, one, head_bytes / 1e6);
   out->bw = head_bytes / out->per_row_s;
+  double none = ls_tbp_pass_time(r, LS_TBM_ROWS_NONE, n, 0, median, &out->reps_none);
+  if (isnan(none))
+    return LS_OK; /* a run from before the rows-0 passes: the per-row rate alone */
+  out->t_none_s = none;
+  out->first_row_s = one - none;
+  if (!(out->first_row_s > 0))
+    return ls_error_set(err, LS_ERANGE, "%d tokens with one output row took %.4f s, with none %.4f s: no cost of the "
+                        "head's first row (%.1f MB) was measured", n, one, none, head_bytes / 1e6);
+  out->bw_first = head_bytes / out->first_row_s;
+  out->has_first = 1;
   return LS_OK;
 }

@@ -1,7 +1,7 @@
 /* runner/testbed/validate: see validate.h.
  *
  * Points. The calibration saw the warm prompt passes and the tg row (and fio), and the head's
- * rate came from the rows passes: those are printed as fitted, not counted. Held out, each predicted from the profile alone: every cold
+ * rates came from the rows passes (rows, rows-1, rows-0): those are printed as fitted, not counted. Held out, each predicted from the profile alone: every cold
  * pass (kind cold, N = 1..), the cold one-token steps at a context (step), the tree batch cold
  * and warm (every node's output row computed), and the speculative run's time per generated
  * token (spec, predicted pass by pass along the cycles it ran). The repacked passes are
@@ -83,9 +83,11 @@ static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_c
       for (int g = 0; g < q->n_tokens; g++)
         pred += ls_tbp_warm_s(p, tc, 1, g, 1);
       held = 0;
-    } else if (!strcmp(q->kind, LS_TBM_ROWS_ALL) || !strcmp(q->kind, LS_TBM_ROWS_ONE)) {
-      /* The head's rate came from these (scripts/testbed/run.sh): shown as calibration rows. */
-      pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, !strcmp(q->kind, LS_TBM_ROWS_ALL) ? q->n_tokens : 1);
+    } else if (!strcmp(q->kind, LS_TBM_ROWS_ALL) || !strcmp(q->kind, LS_TBM_ROWS_ONE) ||
+               !strcmp(q->kind, LS_TBM_ROWS_NONE)) {
+      /* The head's rates came from these (scripts/testbed/run.sh): shown as calibration rows. */
+      int rows = !strcmp(q->kind, LS_TBM_ROWS_ALL) ? q->n_tokens : !strcmp(q->kind, LS_TBM_ROWS_ONE) ? 1 : 0;
+      pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, rows);
       held = 0;
     } else if (!strcmp(q->kind, "repack")) {
       pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, 1);
@@ -354,6 +356,13 @@ int ls_tbv_head_rate(const char *db, const char *run, int median, FILE *out, ls_
                      "head %.1f MB / %.3f ms\n",
                 h.bw / 1e9, meta.run_id, h.n, stat, h.reps_all, h.reps_one, h.n, h.t_all_s, h.t_one_s, h.t_all_s,
                 h.t_one_s, h.n - 1, h.per_row_s * 1e3, h.head_bytes / 1e6, h.per_row_s * 1e3) < 0)
+      rc = ls_error_set(err, LS_EIO, "testbed head-rate: writing the line failed");
+    if (!rc && h.has_first &&
+        fprintf(out, "  head_first_bandwidth: %.4g GB/s # src:testbed-run: run %s, rows passes of %d tokens (%s of %d "
+                     "and %d): 1 output row %.4f s, no output row %.4f s; (%.4f - %.4f) s = %.3f ms the first row; "
+                     "head %.1f MB / %.3f ms\n",
+                h.bw_first / 1e9, meta.run_id, h.n, stat, h.reps_one, h.reps_none, h.t_one_s, h.t_none_s, h.t_one_s,
+                h.t_none_s, h.first_row_s * 1e3, h.head_bytes / 1e6, h.first_row_s * 1e3) < 0)
       rc = ls_error_set(err, LS_EIO, "testbed head-rate: writing the line failed");
   }
   ls_tbm_result_free(&r);

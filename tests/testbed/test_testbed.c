@@ -513,11 +513,78 @@ static void test_head_rate(void)
   CU_ASSERT_EQUAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_ENOTFOUND);
 }
 
+/* The first row's rate from the rows-0 passes against its closed form, first_row = t_one -
+ * t_none, bw_first = head bytes / first_row, for both statistics; a run without them gives the
+ * per-row rate alone; a CPU given both rates reproduces all three passes' differences exactly;
+ * one row not slower than none is refused. */
+static void test_head_first_rate(void)
+{
+  ls_tbm_pass buf[16];
+  ls_tbm_result r = {0};
+  r.p = buf;
+  r.cap = 16;
+  ls_tbp_head_rate h;
+  ls_error err;
+  add_pass(&r, "rows-0", 16, 0, 0.090);
+  add_pass(&r, "rows-1", 16, 0, 0.110);
+  add_pass(&r, "rows", 16, 0, 0.290);
+  add_pass(&r, "rows-0", 16, 0, 0.070);
+  add_pass(&r, "rows-1", 16, 0, 0.100);
+  add_pass(&r, "rows", 16, 0, 0.250);
+  add_pass(&r, "rows-0", 16, 0, 0.080);
+  add_pass(&r, "rows-1", 16, 0, 0.105);
+  add_pass(&r, "rows", 16, 0, 0.260);
+  add_pass(&r, "rows-0", 8, 0, 0.001);      /* another N: not read */
+  add_pass(&r, "warm", 16, 0, 0.010);       /* another kind: not read */
+  CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_OK);
+  CU_ASSERT(h.has_first && h.reps_none == 3);
+  CU_ASSERT_DOUBLE_EQUAL(h.t_none_s, 0.070, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(h.first_row_s, 0.100 - 0.070, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(h.bw_first, 150e6 / (0.100 - 0.070), 1e-3); /* 5 GB/s */
+  CU_ASSERT_DOUBLE_EQUAL(h.per_row_s, (0.250 - 0.100) / 15, 1e-15); /* unchanged by rows-0 */
+  CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_get(&r, 150e6, 1, &h, &err), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(h.first_row_s, 0.105 - 0.080, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(h.bw_first, 150e6 / (0.105 - 0.080), 1e-3);
+
+  /* Both rates read back by the CPU model: 0, 1 and 16 rows differ as the passes did. */
+  CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_OK);
+  ls_cpu_params c;
+  memset(&c, 0, sizeof c);
+  c.n_clusters = 1;
+  c.cluster[0].cores = 2;
+  c.cluster[0].freq_hz = 1e9;
+  c.cluster[0].gemv_bw_per_core = 5e9;
+  c.cluster[0].flops_per_cycle = 10;
+  c.max_bw = 100e9;
+  c.call_s = 20e-6;
+  c.head_batched_from = 1000000;
+  c.head_bw = h.bw;
+  c.head_bw_first = h.bw_first;
+  double t0 = (double)ls_cpu_lmhead_ns(&c, 150e6, 0.3e9, 0, 1) * 1e-9;
+  double t1 = (double)ls_cpu_lmhead_ns(&c, 150e6, 0.3e9, 1, 1) * 1e-9;
+  double t16 = (double)ls_cpu_lmhead_ns(&c, 150e6, 0.3e9, 16, 1) * 1e-9;
+  CU_ASSERT_DOUBLE_EQUAL(t0, 0, 0);
+  CU_ASSERT_DOUBLE_EQUAL(t1 - c.call_s, 0.100 - 0.070, 2e-9);
+  CU_ASSERT_DOUBLE_EQUAL(t16 - t1, 0.250 - 0.100, 2e-9);
+
+  /* A run from before the rows-0 passes: the per-row rate alone. */
+  r.n = 0;
+  add_pass(&r, "rows-1", 16, 0, 0.100);
+  add_pass(&r, "rows", 16, 0, 0.250);
+  CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_OK);
+  CU_ASSERT(!h.has_first && h.first_row_s == 0 && h.bw_first == 0);
+  /* One row not slower than none: no first-row cost, refused. */
+  add_pass(&r, "rows-0", 16, 0, 0.100);
+  CU_ASSERT_EQUAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_ERANGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no cost of the head's first row"));
+}
+
 static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
                                   {"validate: fastest or median", test_cli_validate_stat}, CU_TEST_INFO_NULL};
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"cpu: weights streamed per token below a batch", test_cpu_batched},
                                       {"the head's rate from the rows passes", test_head_rate},
+                                      {"the head's first row from the rows-0 passes", test_head_first_rate},
                                       CU_TEST_INFO_NULL};
 static CU_TestInfo driver_tests[] = {
     {"ggml dequantises the writer's Q4_0", test_ggml_reads_q4_0}, {"one thread", test_threads},
