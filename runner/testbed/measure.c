@@ -120,9 +120,10 @@ static int tg_row(ls_llamadrv_model *m, ls_tbm_result *r, int g, int rep, FILE *
 
 /* N tokens on an empty cache at positions 0.., asking for `rows` output rows: all N
  * (LS_TBM_ROWS_ALL), the last one (LS_TBM_ROWS_ONE) or none (LS_TBM_ROWS_NONE: llama.cpp then
- * skips the output projection). rep < 0: untimed warm-up (the first N-row pass grows the
- * output buffer). */
-static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int rows, int rep, FILE *log, ls_error *err)
+ * skips the output projection); draft: stored as the draft's kinds. rep < 0: untimed warm-up
+ * (the first N-row pass grows the output buffer). */
+static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int rows, int draft, int rep, FILE *log,
+                     ls_error *err)
 {
   ls_llamadrv_tok *t = calloc((size_t)n, sizeof *t);
   if (!t)
@@ -139,9 +140,24 @@ static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int rows, in
   free(t);
   if (rc || rep < 0)
     return rc;
-  const char *kind = rows == n ? LS_TBM_ROWS_ALL : rows == 1 ? LS_TBM_ROWS_ONE : LS_TBM_ROWS_NONE;
+  const char *kind = rows == n ? (draft ? LS_TBM_DRAFT_ROWS_ALL : LS_TBM_ROWS_ALL)
+                    : rows == 1 ? (draft ? LS_TBM_DRAFT_ROWS_ONE : LS_TBM_ROWS_ONE)
+                                : (draft ? LS_TBM_DRAFT_ROWS_NONE : LS_TBM_ROWS_NONE);
   if (!(rc = add(r, kind, n, 0, rep, &c, err)))
     say(log, &r->p[r->n - 1]);
+  return rc;
+}
+
+/* The head's rows passes: no row, one row and all rows alternate, so all three meet the same
+ * load. The first row is a difference of some % of a target's pass (33.6 ms of 0.55 s in a
+ * probe under load, src:testbed-run): more repetitions, as the stream has. */
+static int rows_passes(ls_llamadrv_model *m, ls_tbm_result *r, const ls_tbm_config *c, int draft, FILE *log,
+                       ls_error *err)
+{
+  int n = c->rows_n, rc = n > 0 ? rows_pass(m, r, n, n, draft, -1, NULL, err) : LS_OK;
+  for (int k = 0; k < 2 * c->reps + 1 && !rc && n > 0; k++)
+    if (!(rc = rows_pass(m, r, n, 0, draft, k, log, err)) && !(rc = rows_pass(m, r, n, 1, draft, k, log, err)))
+      rc = rows_pass(m, r, n, n, draft, k, log, err);
   return rc;
 }
 
@@ -447,15 +463,9 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   }
   for (int k = 0; k < c->reps && !rc && c->tg > 0; k++)
     rc = tg_row(m, r, c->tg, k, log, err);
-  /* The head's first-row and per-row costs: no row, one row and all rows alternate, so all
-   * three meet the same load. The first row is a difference of some % of a pass (33.6 ms of
-   * 0.55 s on the full target in a probe under load, src:testbed-run): more repetitions, as
-   * the stream has. */
-  if (!rc && c->rows_n > 0)
-    rc = rows_pass(m, r, c->rows_n, c->rows_n, -1, NULL, err);
-  for (int k = 0; k < 2 * c->reps + 1 && !rc && c->rows_n > 0; k++)
-    if (!(rc = rows_pass(m, r, c->rows_n, 0, k, log, err)) && !(rc = rows_pass(m, r, c->rows_n, 1, k, log, err)))
-      rc = rows_pass(m, r, c->rows_n, c->rows_n, k, log, err);
+  /* The head's first-row and per-row costs on the target. */
+  if (!rc)
+    rc = rows_passes(m, r, c, 0, log, err);
   for (int k = 0; k < c->reps && !rc && c->step_ctx > 0; k++)
     rc = prompt_pass(m, r, "step", 1, c->step_ctx, 1, k, log, err);
   ls_llamadrv_unload(m);
@@ -478,6 +488,9 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
     if (!(rc = load(d, c->target, c, 0, 1, 512, &m, err)) && !(rc = load(d, c->draft, c, 0, 1, 512, &dm, err))) {
       r->draft_model_bytes = ls_llamadrv_model_bytes(dm);
       rc = prompt_pass(dm, r, "warm", 1, 0, 0, -1, NULL, err);
+      /* The same head kernel's costs on the draft, whose passes its head dominates. */
+      if (!rc)
+        rc = rows_passes(dm, r, c, 1, log, err);
       ls_tbm_spec best = {0};
       for (int k = 0; k < c->reps && !rc; k++) {
         if (!(rc = spec_run(m, dm, c, k, r, log, err)) && (k == 0 || r->spec.time_s < best.time_s))

@@ -12,7 +12,9 @@
  *           projection), the model in memory: rows - rows-1 is the output projection computed
  *           for N - 1 more rows, rows-1 - rows-0 its first row; the sources of the head's own
  *           rates (runner/testbed/predict.h, ls_tbp_head_rate_get); calibration inputs like
- *           stream, never held-out points;
+ *           stream, never held-out points; measured on the target and, with a draft, on the
+ *           draft too (kinds draft-rows, draft-rows-1, draft-rows-0: the same head kernel on
+ *           a model whose passes it dominates, so the head's costs are a large share of them);
  *   cold    the same N-token passes with the model file evicted before each one: a real
  *           "stream the target from storage, then compute" pass;
  *   step    cold one-token steps at a context of `step_ctx` tokens (a decode step);
@@ -39,6 +41,9 @@
 #define LS_TBM_ROWS_ALL "rows"   /* N tokens, N output rows */
 #define LS_TBM_ROWS_ONE "rows-1" /* the same N tokens, one output row */
 #define LS_TBM_ROWS_NONE "rows-0" /* the same N tokens, no output row: no output projection */
+#define LS_TBM_DRAFT_ROWS_ALL "draft-rows"    /* the three rows passes on the draft model */
+#define LS_TBM_DRAFT_ROWS_ONE "draft-rows-1"
+#define LS_TBM_DRAFT_ROWS_NONE "draft-rows-0"
 
 typedef struct ls_tbm_config {
   const char *lib_dir;     /* folder of libllama (scripts/testbed/fetch.sh prints it) */
@@ -58,7 +63,7 @@ typedef struct ls_tbm_config {
 
 /* One timed pass. */
 typedef struct ls_tbm_pass {
-  char kind[LS_TBM_KIND];  /* warm, tg, rows, rows-1, rows-0, cold, step, tree-cold, tree-warm, repack, spec-draft,
+  char kind[LS_TBM_KIND];  /* warm, tg, rows, rows-1, rows-0, draft-rows*, cold, step, tree-cold, tree-warm, repack, spec-draft,
                             * spec-verify, stream */
   int n_tokens, ctx, rep;  /* ctx: tokens already in the cache */
   ls_llamadrv_cost c;

@@ -86,5 +86,11 @@ double ls_tbp_pass_time(const ls_tbm_result *r, const char *kind, int n, int ctx
  * (made before they were measured) gives the per-row rate alone, has_first = 0. */
 int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, ls_tbp_head_rate *out,
                          ls_error *err);
+/* The same from the draft's rows passes (draft-rows, draft-rows-1, draft-rows-0), with the
+ * draft's head bytes: the same kernel on a model whose passes the head dominates (in a probe
+ * the first row was 15.4 ms of a 27.7 ms one-row pass of the draft, against some % of the
+ * target's 0.55 s: src:testbed-run). The same errors. */
+int ls_tbp_head_rate_draft_get(const ls_tbm_result *r, double draft_head_bytes, int median, ls_tbp_head_rate *out,
+                               ls_error *err);
 
 #endif

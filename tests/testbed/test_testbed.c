@@ -519,10 +519,10 @@ static void test_head_rate(void)
  * one row not slower than none is refused. */
 static void test_head_first_rate(void)
 {
-  ls_tbm_pass buf[16];
+  ls_tbm_pass buf[32];
   ls_tbm_result r = {0};
   r.p = buf;
-  r.cap = 16;
+  r.cap = 32;
   ls_tbp_head_rate h;
   ls_error err;
   add_pass(&r, "rows-0", 16, 0, 0.090);
@@ -566,6 +566,27 @@ static void test_head_first_rate(void)
   CU_ASSERT_DOUBLE_EQUAL(t0, 0, 0);
   CU_ASSERT_DOUBLE_EQUAL(t1 - c.call_s, 0.100 - 0.070, 2e-9);
   CU_ASSERT_DOUBLE_EQUAL(t16 - t1, 0.250 - 0.100, 2e-9);
+
+  /* The draft's rows passes: read by the draft's getter only, with the draft's head bytes;
+   * the target's getter still reads the target's kinds. */
+  add_pass(&r, "draft-rows-0", 16, 0, 0.012);
+  add_pass(&r, "draft-rows-1", 16, 0, 0.028);
+  add_pass(&r, "draft-rows", 16, 0, 0.128);
+  add_pass(&r, "draft-rows-0", 16, 0, 0.013);
+  add_pass(&r, "draft-rows-1", 16, 0, 0.030);
+  add_pass(&r, "draft-rows", 16, 0, 0.140);
+  ls_tbp_head_rate hd;
+  CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_draft_get(&r, 107.7e6, 0, &hd, &err), LS_OK);
+  CU_ASSERT(hd.has_first && hd.reps_all == 2 && hd.reps_one == 2 && hd.reps_none == 2);
+  CU_ASSERT_DOUBLE_EQUAL(hd.first_row_s, 0.028 - 0.012, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(hd.per_row_s, (0.128 - 0.028) / 15, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(hd.bw_first, 107.7e6 / (0.028 - 0.012), 1e-3);
+  CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(h.first_row_s, 0.100 - 0.070, 1e-15); /* the target's, as before */
+  r.n = 0;
+  add_pass(&r, "rows-1", 16, 0, 0.100);
+  add_pass(&r, "rows", 16, 0, 0.250);
+  CU_ASSERT_EQUAL(ls_tbp_head_rate_draft_get(&r, 107.7e6, 0, &hd, &err), LS_ENOTFOUND); /* no draft passes */
 
   /* A run from before the rows-0 passes: the per-row rate alone. */
   r.n = 0;
