@@ -30,7 +30,8 @@
  *           both caches, as a real run does.
  * Every pass is measured reps times after one untimed warm-up (stream and the rows passes
  * 2 x reps + 1 times: their differences are small against their noise); every repetition is kept. Warm
- * and cold passes of one N alternate, so both meet the same load from other processes; the
+ * and cold passes of one N alternate, and so do the tree's, so both meet the same load from
+ * other processes; the
  * speculative run is repeated reps times (a pass's rep field: repetition x 1000 + cycle). */
 #ifndef LS_RUNNER_TESTBED_MEASURE_H
 #define LS_RUNNER_TESTBED_MEASURE_H
