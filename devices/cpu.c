@@ -9,7 +9,7 @@
  *   t_matmul(n)    = n * max(W / BW, f / F)             each token streams the weights
  *   (measured on the testbed: llama.cpp's x86 CPU backend takes 2.0x one token's time for two
  *   tokens of Q4_0 layers and 1 + 12 x 0.4 for 13 rows of a Q6_K head; src:testbed-run,
- *   docs/VALIDATION.md §3.4-3.5. Profiles without the keys keep the roofline for every n.)
+ *   docs/VALIDATION.md §3.4-3.6. Profiles without the keys keep the roofline for every n.)
  *   The output projection (t_head(n), n its output rows) has its own weight rate when the
  *   profile gives head_bandwidth (H: B/s at which one core of the first cluster computes the
  *   head for one row, streaming and arithmetic together; a core of cluster c at
@@ -26,11 +26,11 @@
  *   them in cache as the kernel walks the matrix (ggml's mul_mat computes a block of weight rows
  *   against every output row in turn) and pay mostly arithmetic. Measured on the testbed by
  *   the `rows-0`, `rows-1` and `rows` passes (16 tokens asking for 0, 1 and 16 output rows):
- *   first row = t(rows-1) - t(rows-0), a further row = (t(rows) - t(rows-1)) / 15. In a probe
- *   on the 2-layer draft (width 1024, a 107.7 MB Q6_K head) the first row took 15.4 ms and a
- *   further row 6.7 ms (src:testbed-run, docs/VALIDATION.md §3.9). H alone priced the
- *   draft's one-token pass at 10.6 ms where it measured 17-20 ms. Without the key, every row
- *   costs W_head / BW_head as before.
+ *   first row = t(rows-1) - t(rows-0), a further row = (t(rows) - t(rows-1)) / 15. On the
+ *   testbed's 2-layer draft (width 1024, a 107.7 MB Q6_K head) the first row took 16.8 ms and a
+ *   further row 6.7 ms in run E (src:testbed-run, docs/VALIDATION.md §3.6). H alone had priced
+ *   the draft's one-token pass at about 10.6 ms where it measured 17-20 ms (run C). Without
+ *   the key, every row costs W_head / BW_head as before.
  *   Below head_batched_from a row's cost is W_head / BW_head alone, without the roofline's
  *   f / F: H is measured as the whole cost of a row of that kernel (the testbed's `rows`
  *   passes: N output rows against 1 at the same N, runner/testbed/predict.h), and F is fitted

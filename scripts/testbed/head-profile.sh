@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/testbed/head-profile.sh DB OUT.yaml: the testbed's base profile with the output
 # projection's own rates set from the run's `rows` passes in DB (`leversim testbed head-rate`,
-# docs/VALIDATION.md §3.5 and §3.9): N tokens asking for all N output rows against the same N
+# docs/VALIDATION.md §3.5 and §3.6): N tokens asking for all N output rows against the same N
 # asking for one give the rate of a further row (cpu.head_bandwidth: their difference is the
 # head computed N - 1 more times); one row against none (`rows-0`, llama.cpp then computes no
 # output projection) gives the rate of a pass's first row (cpu.head_first_bandwidth; absent
