@@ -5,7 +5,9 @@
 # asking for one give the rate of a further row (cpu.head_bandwidth: their difference is the
 # head computed N - 1 more times); one row against none (`rows-0`, llama.cpp then computes no
 # output projection) gives the rate of a pass's first row (cpu.head_first_bandwidth; absent
-# for a run made before the rows-0 passes). Calibration inputs like the stream: they read no
+# for a run made before the rows-0 passes). When the run has the draft's rows passes, both
+# rates come from them (the head is most of a draft's pass, some % of a target's), the
+# target's shown beside as a comment. Calibration inputs like the stream: they read no
 # held-out pass. Written before calibrating, so that the layers' weight rate is fitted with
 # the head priced at its own rates. Environment: LEVERSIM (default build/leversim).
 set -euo pipefail
