@@ -9,7 +9,7 @@
  *   t_matmul(n)    = n * max(W / BW, f / F)             each token streams the weights
  *   (measured on the testbed: llama.cpp's x86 CPU backend takes 2.0x one token's time for two
  *   tokens of Q4_0 layers and 1 + 12 x 0.4 for 13 rows of a Q6_K head; src:testbed-run,
- *   docs/VALIDATION.md §3.4-3.5. Profiles without the keys keep the roofline for every n.)
+ *   docs/VALIDATION.md §3.4-3.6. Profiles without the keys keep the roofline for every n.)
  *   The output projection (t_head(n), n its output rows) has its own weight rate when the
  *   profile gives head_bandwidth (H: B/s at which one core of the first cluster computes the
  *   head for one row, streaming and arithmetic together; a core of cluster c at
@@ -17,6 +17,20 @@
  *   BW_head(threads) = min(H / gemv_bw_0 x sum_c k_c * gemv_bw_per_core_c, max_bw)
  *   t_head(n)        = call_s + n * W_head / BW_head                below head_batched_from
  *   t_head(n)        = call_s + max(W_head / BW_head, n * f_head / F)    from it on
+ *   With head_first_bandwidth (H1) also given, a pass's first row has its own rate, BW_head1
+ *   as BW_head with H1 for H:
+ *   t_head(n)        = call_s + W_head / BW_head1 + (n - 1) * W_head / BW_head   below it
+ *   t_head(n)        = call_s + max(W_head / BW_head1, n * f_head / F)       from it on (one
+ *                      pass over the weights, which is what a first row is)
+ *   Why: a first row brings the head's weights in from memory; the pass's further rows find
+ *   them in cache as the kernel walks the matrix (ggml's mul_mat computes a block of weight rows
+ *   against every output row in turn) and pay mostly arithmetic. Measured on the testbed by
+ *   the `rows-0`, `rows-1` and `rows` passes (16 tokens asking for 0, 1 and 16 output rows):
+ *   first row = t(rows-1) - t(rows-0), a further row = (t(rows) - t(rows-1)) / 15. On the
+ *   testbed's 2-layer draft (width 1024, a 107.7 MB Q6_K head) the first row took 16.8 ms and a
+ *   further row 6.7 ms in run E (src:testbed-run, docs/VALIDATION.md §3.6). H alone had priced
+ *   the draft's one-token pass at about 10.6 ms where it measured 17-20 ms (run C). Without
+ *   the key, every row costs W_head / BW_head as before.
  *   Below head_batched_from a row's cost is W_head / BW_head alone, without the roofline's
  *   f / F: H is measured as the whole cost of a row of that kernel (the testbed's `rows`
  *   passes: N output rows against 1 at the same N, runner/testbed/predict.h), and F is fitted
@@ -101,10 +115,15 @@ int64_t ls_cpu_lmhead_ns(const ls_cpu_params *c, double lmhead_bytes, double flo
     return (int64_t)llround(
         matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from, 1.0) * 1e9);
   double scale = c->head_bw / c->cluster[0].gemv_bw_per_core;
+  /* The first row's rate: head_bw_first when given, else head_bw (the same row for row). */
+  double scale1 = c->head_bw_first > 0 ? c->head_bw_first / c->cluster[0].gemv_bw_per_core : scale;
   if (tokens <= 0 || tokens >= c->head_batched_from)
     return (int64_t)llround(
-        matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from, scale) * 1e9);
-  double bw, f;
+        matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from, scale1) * 1e9);
+  double bw, bw1, f;
   rates(c, threads, scale, &bw, &f);
-  return (int64_t)llround((c->call_s + tokens * (lmhead_bytes / bw)) * 1e9);
+  if (!(c->head_bw_first > 0)) /* the key is absent: every row at head_bw, as before */
+    return (int64_t)llround((c->call_s + tokens * (lmhead_bytes / bw)) * 1e9);
+  rates(c, threads, scale1, &bw1, &f);
+  return (int64_t)llround((c->call_s + lmhead_bytes / bw1 + (tokens - 1) * (lmhead_bytes / bw)) * 1e9);
 }

@@ -10,7 +10,9 @@
  * (`head_batched_from` for the output projection, whose format may lack such a kernel).
  * The output projection has its own rate when `head_bw` is set (its kernel and format differ
  * from the layers'): the cores' rates scaled by head_bw / the first cluster's rate, a row
- * costing head bytes / that rate below head_batched_from (cpu.c's header).
+ * costing head bytes / that rate below head_batched_from (cpu.c's header). With `head_bw_first`
+ * also set, a pass's first row costs head bytes / its own rate and each further row head bytes
+ * / head_bw (a first row brings the weights in from memory; cpu.c's header).
  * See cpu.c for sources. */
 #ifndef LS_DEVICES_CPU_H
 #define LS_DEVICES_CPU_H
@@ -40,6 +42,8 @@ typedef struct ls_cpu_params {
   int head_batched_from;   /* the same for the output projection */
   double head_bw;          /* B/s one core of the first cluster streams the output projection at
                             * (0: absent, the head streams at gemv_bw_per_core like the layers) */
+  double head_bw_first;    /* B/s of the head's first row in a pass, the weights brought in from
+                            * memory (0: absent, every row at head_bw); only with head_bw */
 } ls_cpu_params;
 
 int ls_cpu_total_cores(const ls_cpu_params *c);

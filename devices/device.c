@@ -14,6 +14,8 @@
  *   cpu:   threads, max_bandwidth, call_overhead, idle_power, [batched_from, head_batched_from: 1],
  *          [head_bandwidth: absent = the clusters' gemv_bandwidth; a rate > 0, B/s one core of
  *          the first cluster streams the output projection at, devices/cpu.c],
+ *          [head_first_bandwidth: absent = head_bandwidth for every row; a rate > 0, B/s of a
+ *          pass's first output row; only with head_bandwidth, devices/cpu.c],
  *          clusters [{name, cores, freq, gemv_bandwidth, flops_per_cycle, core_power}...]
  *   power: base
  * Invariants after loading: every rate > 0; batch curve tokens rising, rel non-decreasing;
@@ -230,6 +232,7 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
        * a stated rate of zero would make every head infinitely slow. Same ceiling as the
        * clusters' gemv_bandwidth. */
       (rc = ls_yopt_unit(&m, "head_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->head_bw, err)) ||
+      (rc = ls_yopt_unit(&m, "head_first_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->head_bw_first, err)) ||
       (rc = ls_ymap_require(&m, "clusters", &cl, err)) || (rc = ls_ynode_expect(&cl, LS_Y_SEQ, err)))
     return rc;
   int k = ls_yseq_len(&cl);
@@ -244,6 +247,13 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
   c->default_threads = (int)threads;
   c->batched_from = (int)batched;
   c->head_batched_from = (int)head_batched;
+  if (c->head_bw_first > 0 && !(c->head_bw > 0)) {
+    /* The first row's rate refines the head's own rate; alone it would price the head's
+     * further rows at the layers' rate and its first at its own, two kernels mixed. */
+    ls_ynode h;
+    ls_ymap_find(&m, "head_first_bandwidth", &h);
+    return ls_ynode_error(&h, err, LS_EINVALID, "needs cpu.head_bandwidth (the rate of the further rows)");
+  }
   if (threads > ls_cpu_total_cores(c)) {
     ls_ynode t;
     ls_ymap_find(&m, "threads", &t);

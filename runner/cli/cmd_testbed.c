@@ -93,7 +93,7 @@ static const ls_opt MEASURE_OPTS[] = {
      .hi = 256},
     {"--tg", LS_OPT_LONG, OPT_AT(measure_args, tg), "G", "one-token steps of the tg row (0: none)", .lo = 0, .hi = 256},
     {"--rows", LS_OPT_LONG, OPT_AT(measure_args, rows), "N",
-     "tokens of the rows passes (all N output rows against one: the head's rate; 0: none)", .lo = 0, .hi = 256},
+     "tokens of the rows passes (all N output rows, one, none: the head's rates; 0: none)", .lo = 0, .hi = 256},
     {"--spec-tokens", LS_OPT_LONG, OPT_AT(measure_args, spec_tokens), "N", "tokens the speculative run generates", .lo = 1,
      .hi = 4096},
     {"--spec-k", LS_OPT_LONG, OPT_AT(measure_args, spec_k), "K", "draft tokens per cycle", .lo = 1, .hi = 16},
@@ -234,8 +234,9 @@ static const ls_opt HEAD_OPTS[] = {
 static const ls_cmd_spec HEAD = {
     "testbed head-rate", NULL, 0, 0, 0, "the output projection's streaming rate from a run's rows passes",
     "Prints `  head_bandwidth: R GB/s # src:testbed-run: ...` for a profile's cpu section: the head's bytes over\n"
-    "(t(N rows) - t(1 row)) / (N - 1) of the rows passes (runner/testbed/predict.h). Exit: 0 printed, 64 usage,\n"
-    "65 no per-row cost measured, 66 no database, run or rows passes, 74 I/O.\n",
+    "(t(N rows) - t(1 row)) / (N - 1) of the rows passes (runner/testbed/predict.h); when the run has rows-0\n"
+    "passes, also `  head_first_bandwidth: R1 GB/s # ...`: the head's bytes over t(1 row) - t(no row). Exit: 0\n"
+    "printed, 64 usage, 65 no per-row or first-row cost measured, 66 no database, run or rows passes, 74 I/O.\n",
     NULL, HEAD_OPTS};
 
 static int head_cmd(int argc, char **argv)

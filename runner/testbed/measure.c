@@ -118,9 +118,12 @@ static int tg_row(ls_llamadrv_model *m, ls_tbm_result *r, int g, int rep, FILE *
   return rc;
 }
 
-/* N tokens on an empty cache at positions 0.., every row (all) or the last one asked for. rep
- * < 0: untimed warm-up (the first N-row pass grows the output buffer). */
-static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int all, int rep, FILE *log, ls_error *err)
+/* N tokens on an empty cache at positions 0.., asking for `rows` output rows: all N
+ * (LS_TBM_ROWS_ALL), the last one (LS_TBM_ROWS_ONE) or none (LS_TBM_ROWS_NONE: llama.cpp then
+ * skips the output projection); draft: stored as the draft's kinds. rep < 0: untimed warm-up
+ * (the first N-row pass grows the output buffer). */
+static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int rows, int draft, int rep, FILE *log,
+                     ls_error *err)
 {
   ls_llamadrv_tok *t = calloc((size_t)n, sizeof *t);
   if (!t)
@@ -129,7 +132,7 @@ static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int all, int
     t[i].id = 3 + i % 256;
     t[i].pos = i;
     t[i].n_seq = 1;
-    t[i].logits = all || i == n - 1;
+    t[i].logits = i >= n - rows;
   }
   ls_llamadrv_clear(m);
   ls_llamadrv_cost c;
@@ -137,8 +140,24 @@ static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int all, int
   free(t);
   if (rc || rep < 0)
     return rc;
-  if (!(rc = add(r, all ? LS_TBM_ROWS_ALL : LS_TBM_ROWS_ONE, n, 0, rep, &c, err)))
+  const char *kind = rows == n ? (draft ? LS_TBM_DRAFT_ROWS_ALL : LS_TBM_ROWS_ALL)
+                    : rows == 1 ? (draft ? LS_TBM_DRAFT_ROWS_ONE : LS_TBM_ROWS_ONE)
+                                : (draft ? LS_TBM_DRAFT_ROWS_NONE : LS_TBM_ROWS_NONE);
+  if (!(rc = add(r, kind, n, 0, rep, &c, err)))
     say(log, &r->p[r->n - 1]);
+  return rc;
+}
+
+/* The head's rows passes: no row, one row and all rows alternate, so all three meet the same
+ * load. The first row is a difference of some % of a target's pass (33.6 ms of 0.55 s in a
+ * probe under load, src:testbed-run): more repetitions, as the stream has. */
+static int rows_passes(ls_llamadrv_model *m, ls_tbm_result *r, const ls_tbm_config *c, int draft, FILE *log,
+                       ls_error *err)
+{
+  int n = c->rows_n, rc = n > 0 ? rows_pass(m, r, n, n, draft, -1, NULL, err) : LS_OK;
+  for (int k = 0; k < 2 * c->reps + 1 && !rc && n > 0; k++)
+    if (!(rc = rows_pass(m, r, n, 0, draft, k, log, err)) && !(rc = rows_pass(m, r, n, 1, draft, k, log, err)))
+      rc = rows_pass(m, r, n, n, draft, k, log, err);
   return rc;
 }
 
@@ -444,12 +463,9 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   }
   for (int k = 0; k < c->reps && !rc && c->tg > 0; k++)
     rc = tg_row(m, r, c->tg, k, log, err);
-  /* The head's per-row cost: all rows and one row alternate, so both meet the same load. */
-  if (!rc && c->rows_n > 0)
-    rc = rows_pass(m, r, c->rows_n, 1, -1, NULL, err);
-  for (int k = 0; k < c->reps && !rc && c->rows_n > 0; k++)
-    if (!(rc = rows_pass(m, r, c->rows_n, 0, k, log, err)))
-      rc = rows_pass(m, r, c->rows_n, 1, k, log, err);
+  /* The head's first-row and per-row costs on the target. */
+  if (!rc)
+    rc = rows_passes(m, r, c, 0, log, err);
   for (int k = 0; k < c->reps && !rc && c->step_ctx > 0; k++)
     rc = prompt_pass(m, r, "step", 1, c->step_ctx, 1, k, log, err);
   ls_llamadrv_unload(m);
@@ -460,10 +476,13 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
       r->tree_depth = t.depth_max;
       r->tree_leaves = t.leaves;
       rc = tree_pass(m, &t, c->tree_prompt, 0, -1, r, NULL, err);
+      /* Cold and warm alternate, as the prompt passes do, so both meet the same load (run
+       * tb-20261126T114617Z timed them one kind after the other: all three warm trees were
+       * slower than every cold one, 1.54 to 1.66 s against 1.07 to 1.20 s, their CPU time as
+       * long as their time: the thread ran, slower, under another job's load). */
       for (int k = 0; k < c->reps && !rc; k++)
-        rc = tree_pass(m, &t, c->tree_prompt, 1, k, r, log, err);
-      for (int k = 0; k < c->reps && !rc; k++)
-        rc = tree_pass(m, &t, c->tree_prompt, 0, k, r, log, err);
+        if (!(rc = tree_pass(m, &t, c->tree_prompt, 1, k, r, log, err)))
+          rc = tree_pass(m, &t, c->tree_prompt, 0, k, r, log, err);
       ls_llamadrv_unload(m);
       m = NULL;
     }
@@ -472,6 +491,9 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
     if (!(rc = load(d, c->target, c, 0, 1, 512, &m, err)) && !(rc = load(d, c->draft, c, 0, 1, 512, &dm, err))) {
       r->draft_model_bytes = ls_llamadrv_model_bytes(dm);
       rc = prompt_pass(dm, r, "warm", 1, 0, 0, -1, NULL, err);
+      /* The same head kernel's costs on the draft, whose passes its head dominates. */
+      if (!rc)
+        rc = rows_passes(dm, r, c, 1, log, err);
       ls_tbm_spec best = {0};
       for (int k = 0; k < c->reps && !rc; k++) {
         if (!(rc = spec_run(m, dm, c, k, r, log, err)) && (k == 0 || r->spec.time_s < best.time_s))

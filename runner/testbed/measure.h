@@ -7,10 +7,14 @@
  *           (what llama-bench's pp N times; these, with fio, are all the calibration sees);
  *   tg      llama-bench's tg: G one-token steps from an empty cache (calibration too);
  *   rows    N tokens on an empty cache asking for every token's output row, interleaved with
- *   rows-1  the same N tokens asking for the last row only, the model in memory: their
- *           difference is the output projection computed for N - 1 more rows, the source of
- *           the head's own streaming rate (runner/testbed/predict.h, ls_tbp_head_rate_get);
- *           a calibration input like stream, never a held-out point;
+ *   rows-1  the same N tokens asking for the last row only, and with
+ *   rows-0  the same N tokens asking for no output row (llama.cpp then computes no output
+ *           projection), the model in memory: rows - rows-1 is the output projection computed
+ *           for N - 1 more rows, rows-1 - rows-0 its first row; the sources of the head's own
+ *           rates (runner/testbed/predict.h, ls_tbp_head_rate_get); calibration inputs like
+ *           stream, never held-out points; measured on the target and, with a draft, on the
+ *           draft too (kinds draft-rows, draft-rows-1, draft-rows-0: the same head kernel on
+ *           a model whose passes it dominates, so the head's costs are a large share of them);
  *   cold    the same N-token passes with the model file evicted before each one: a real
  *           "stream the target from storage, then compute" pass;
  *   step    cold one-token steps at a context of `step_ctx` tokens (a decode step);
@@ -24,8 +28,10 @@
  *           the target's rank of the draft's top candidate at each text position), since
  *           random weights accept nothing meaningful. Rejected positions are removed from
  *           both caches, as a real run does.
- * Every pass is measured reps times after one untimed warm-up; rows keep every repetition. Warm
- * and cold passes of one N alternate, so both meet the same load from other processes; the
+ * Every pass is measured reps times after one untimed warm-up (stream and the rows passes
+ * 2 x reps + 1 times: their differences are small against their noise); every repetition is kept. Warm
+ * and cold passes of one N alternate, and so do the tree's, so both meet the same load from
+ * other processes; the
  * speculative run is repeated reps times (a pass's rep field: repetition x 1000 + cycle). */
 #ifndef LS_RUNNER_TESTBED_MEASURE_H
 #define LS_RUNNER_TESTBED_MEASURE_H
@@ -35,6 +41,10 @@
 #define LS_TBM_KIND 16
 #define LS_TBM_ROWS_ALL "rows"   /* N tokens, N output rows */
 #define LS_TBM_ROWS_ONE "rows-1" /* the same N tokens, one output row */
+#define LS_TBM_ROWS_NONE "rows-0" /* the same N tokens, no output row: no output projection */
+#define LS_TBM_DRAFT_ROWS_ALL "draft-rows"    /* the three rows passes on the draft model */
+#define LS_TBM_DRAFT_ROWS_ONE "draft-rows-1"
+#define LS_TBM_DRAFT_ROWS_NONE "draft-rows-0"
 
 typedef struct ls_tbm_config {
   const char *lib_dir;     /* folder of libllama (scripts/testbed/fetch.sh prints it) */
@@ -54,7 +64,7 @@ typedef struct ls_tbm_config {
 
 /* One timed pass. */
 typedef struct ls_tbm_pass {
-  char kind[LS_TBM_KIND];  /* warm, tg, rows, rows-1, cold, step, tree-cold, tree-warm, repack, spec-draft,
+  char kind[LS_TBM_KIND];  /* warm, tg, rows, rows-1, rows-0, draft-rows*, cold, step, tree-cold, tree-warm, repack, spec-draft,
                             * spec-verify, stream */
   int n_tokens, ctx, rep;  /* ctx: tokens already in the cache */
   ls_llamadrv_cost c;

@@ -95,20 +95,20 @@ double ls_tbp_pass_time(const ls_tbm_result *r, const char *kind, int n, int ctx
   return ls_tbp_rep_stat(v, k, median);
 }
 
-int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, ls_tbp_head_rate *out,
-                         ls_error *err)
+/* The rates from the three rows kinds all, one, none (runner/testbed/predict.h). */
+static int rows_rates(const ls_tbm_result *r, const char *k_all, const char *k_one, const char *k_none,
+                      double head_bytes, int median, ls_tbp_head_rate *out, ls_error *err)
 {
   memset(out, 0, sizeof *out);
   int n = 0;
   for (int i = 0; i < r->n && !n; i++)
-    if (!strcmp(r->p[i].kind, LS_TBM_ROWS_ALL) && r->p[i].n_tokens >= 2)
+    if (!strcmp(r->p[i].kind, k_all) && r->p[i].n_tokens >= 2)
       n = r->p[i].n_tokens;
-  double all = n ? ls_tbp_pass_time(r, LS_TBM_ROWS_ALL, n, 0, median, &out->reps_all) : NAN;
-  double one = n ? ls_tbp_pass_time(r, LS_TBM_ROWS_ONE, n, 0, median, &out->reps_one) : NAN;
+  double all = n ? ls_tbp_pass_time(r, k_all, n, 0, median, &out->reps_all) : NAN;
+  double one = n ? ls_tbp_pass_time(r, k_one, n, 0, median, &out->reps_one) : NAN;
   if (isnan(all) || isnan(one))
     return ls_error_set(err, LS_ENOTFOUND, "the run has no '%s' and '%s' passes of one N >= 2 (measured by "
-                        "leversim testbed measure since the head's rate became a calibration input)",
-                        LS_TBM_ROWS_ALL, LS_TBM_ROWS_ONE);
+                        "leversim testbed measure since the head's rate became a calibration input)", k_all, k_one);
   out->n = n;
   out->t_all_s = all;
   out->t_one_s = one;
@@ -118,5 +118,28 @@ int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, 
     return ls_error_set(err, LS_ERANGE, "%d tokens with %d output rows took %.4f s, with one row %.4f s: no per-row "
                         "cost of the head (%.1f MB) was measured", n, n, all, one, head_bytes / 1e6);
   out->bw = head_bytes / out->per_row_s;
+  double none = ls_tbp_pass_time(r, k_none, n, 0, median, &out->reps_none);
+  if (isnan(none))
+    return LS_OK; /* a run from before the rows-0 passes: the per-row rate alone */
+  out->t_none_s = none;
+  out->first_row_s = one - none;
+  if (!(out->first_row_s > 0))
+    return ls_error_set(err, LS_ERANGE, "%d tokens with one output row took %.4f s, with none %.4f s: no cost of the "
+                        "head's first row (%.1f MB) was measured", n, one, none, head_bytes / 1e6);
+  out->bw_first = head_bytes / out->first_row_s;
+  out->has_first = 1;
   return LS_OK;
+}
+
+int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, ls_tbp_head_rate *out,
+                         ls_error *err)
+{
+  return rows_rates(r, LS_TBM_ROWS_ALL, LS_TBM_ROWS_ONE, LS_TBM_ROWS_NONE, head_bytes, median, out, err);
+}
+
+int ls_tbp_head_rate_draft_get(const ls_tbm_result *r, double draft_head_bytes, int median, ls_tbp_head_rate *out,
+                               ls_error *err)
+{
+  return rows_rates(r, LS_TBM_DRAFT_ROWS_ALL, LS_TBM_DRAFT_ROWS_ONE, LS_TBM_DRAFT_ROWS_NONE, draft_head_bytes, median,
+                    out, err);
 }

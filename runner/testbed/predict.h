@@ -52,8 +52,11 @@ double ls_tbp_cold_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached
  * t_all and t_one each the fastest of their repetitions (median != 0: the median), as every
  * other point. This is what devices/cpu.c's head_bandwidth is on a one-thread profile: the
  * per-row cost of the head there is head_bytes / head_bandwidth while the row's compute
- * (flops / F) is smaller (a streaming kernel). A calibration input: it reads no held-out
- * pass. */
+ * (flops / F) is smaller (a streaming kernel). When the run also has `rows-0` passes (the same
+ * N tokens asking for no output row, so llama.cpp computes no output projection), the first
+ * row's cost and rate (devices/cpu.c's head_first_bandwidth) come from them:
+ *   first_row = t_one - t_none,   head_bw_first = head_bytes / first_row
+ * A calibration input: it reads no held-out pass. */
 typedef struct ls_tbp_head_rate {
   int n;                   /* tokens of the rows passes */
   int reps_all, reps_one;  /* repetitions found of each */
@@ -61,6 +64,11 @@ typedef struct ls_tbp_head_rate {
   double per_row_s;        /* (t_all - t_one) / (n - 1) */
   double head_bytes;
   double bw;               /* head_bytes / per_row_s, B/s */
+  int has_first;           /* 1: the run has rows-0 passes at n, and the fields below are set */
+  int reps_none;
+  double t_none_s;         /* the statistic of the rows-0 passes */
+  double first_row_s;      /* t_one - t_none */
+  double bw_first;         /* head_bytes / first_row_s, B/s */
 } ls_tbp_head_rate;
 #define LS_TBP_REPS_MAX 512 /* repetitions of one pass that a statistic takes */
 
@@ -73,8 +81,16 @@ double ls_tbp_rep_stat(double *v, int n, int median);
 double ls_tbp_pass_time(const ls_tbm_result *r, const char *kind, int n, int ctx, int median, int *reps);
 
 /* Fails (LS_ENOTFOUND) when the run has no rows passes of both kinds at one N >= 2, and
- * (LS_ERANGE) when N rows were not slower than one: no per-row cost was measured. */
+ * (LS_ERANGE) when N rows were not slower than one, or (with rows-0 passes) one row not
+ * slower than none: no per-row or first-row cost was measured. A run without rows-0 passes
+ * (made before they were measured) gives the per-row rate alone, has_first = 0. */
 int ls_tbp_head_rate_get(const ls_tbm_result *r, double head_bytes, int median, ls_tbp_head_rate *out,
                          ls_error *err);
+/* The same from the draft's rows passes (draft-rows, draft-rows-1, draft-rows-0), with the
+ * draft's head bytes: the same kernel on a model whose passes the head dominates (in a probe
+ * the first row was 15.4 ms of a 27.7 ms one-row pass of the draft, against some % of the
+ * target's 0.55 s: src:testbed-run). The same errors. */
+int ls_tbp_head_rate_draft_get(const ls_tbm_result *r, double draft_head_bytes, int median, ls_tbp_head_rate *out,
+                               ls_error *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* runner/testbed/validate: see validate.h.
  *
  * Points. The calibration saw the warm prompt passes and the tg row (and fio), and the head's
- * rate came from the rows passes: those are printed as fitted, not counted. Held out, each predicted from the profile alone: every cold
+ * rates came from the rows passes (rows, rows-1, rows-0, and the draft's draft-rows*): those are printed as fitted, not counted. Held out, each predicted from the profile alone: every cold
  * pass (kind cold, N = 1..), the cold one-token steps at a context (step), the tree batch cold
  * and warm (every node's output row computed), and the speculative run's time per generated
  * token (spec, predicted pass by pass along the cycles it ran). The repacked passes are
@@ -83,9 +83,18 @@ static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_c
       for (int g = 0; g < q->n_tokens; g++)
         pred += ls_tbp_warm_s(p, tc, 1, g, 1);
       held = 0;
-    } else if (!strcmp(q->kind, LS_TBM_ROWS_ALL) || !strcmp(q->kind, LS_TBM_ROWS_ONE)) {
-      /* The head's rate came from these (scripts/testbed/run.sh): shown as calibration rows. */
-      pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, !strcmp(q->kind, LS_TBM_ROWS_ALL) ? q->n_tokens : 1);
+    } else if (!strcmp(q->kind, LS_TBM_ROWS_ALL) || !strcmp(q->kind, LS_TBM_ROWS_ONE) ||
+               !strcmp(q->kind, LS_TBM_ROWS_NONE)) {
+      /* The head's rates came from these (scripts/testbed/run.sh): shown as calibration rows. */
+      int rows = !strcmp(q->kind, LS_TBM_ROWS_ALL) ? q->n_tokens : !strcmp(q->kind, LS_TBM_ROWS_ONE) ? 1 : 0;
+      pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, rows);
+      held = 0;
+    } else if (!strncmp(q->kind, "draft-rows", 10)) {
+      /* The draft's rows passes: the head's rates came from these too. */
+      if (!has_draft)
+        continue;
+      int rows = !strcmp(q->kind, LS_TBM_DRAFT_ROWS_ALL) ? q->n_tokens : !strcmp(q->kind, LS_TBM_DRAFT_ROWS_ONE) ? 1 : 0;
+      pred = ls_tbp_warm_s(p, dc, q->n_tokens, q->ctx, rows);
       held = 0;
     } else if (!strcmp(q->kind, "repack")) {
       pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, 1);
@@ -327,13 +336,35 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
   return rc;
 }
 
+/* The two profile lines from one set of rows passes (which: "the draft's" or "the target's"). */
+static int head_lines(FILE *out, const char *run, const char *which, const ls_tbp_head_rate *h, const char *stat)
+{
+  /* Four significant digits: the rate's run-to-run scatter is some %, and the line must read
+   * back as the rate it states (the profile's unit parser). */
+  if (fprintf(out, "  head_bandwidth: %.4g GB/s # src:testbed-run: run %s, %s rows passes of %d tokens (%s of %d "
+                   "and %d): all %d output rows %.4f s, 1 row %.4f s; (%.4f - %.4f) s / %d rows = %.3f ms a row; "
+                   "head %.1f MB / %.3f ms\n",
+              h->bw / 1e9, run, which, h->n, stat, h->reps_all, h->reps_one, h->n, h->t_all_s, h->t_one_s, h->t_all_s,
+              h->t_one_s, h->n - 1, h->per_row_s * 1e3, h->head_bytes / 1e6, h->per_row_s * 1e3) < 0)
+    return -1;
+  if (h->has_first &&
+      fprintf(out, "  head_first_bandwidth: %.4g GB/s # src:testbed-run: run %s, %s rows passes of %d tokens (%s of "
+                   "%d and %d): 1 output row %.4f s, no output row %.4f s; (%.4f - %.4f) s = %.3f ms the first row; "
+                   "head %.1f MB / %.3f ms\n",
+              h->bw_first / 1e9, run, which, h->n, stat, h->reps_one, h->reps_none, h->t_one_s, h->t_none_s, h->t_one_s,
+              h->t_none_s, h->first_row_s * 1e3, h->head_bytes / 1e6, h->first_row_s * 1e3) < 0)
+    return -1;
+  return 0;
+}
+
 int ls_tbv_head_rate(const char *db, const char *run, int median, FILE *out, ls_error *err)
 {
   ls_tbdb *d = NULL;
   ls_tbm_result r = {0};
   ls_tbdb_meta meta;
-  ls_model_costs tc;
-  ls_tbp_head_rate h;
+  ls_model_costs tc, dc;
+  ls_tbp_head_rate h, hd;
+  int has_draft = 0;
   int rc = access(db, R_OK) == 0 ? LS_OK
                                  : ls_error_set(err, LS_ENOTFOUND, "%s: %s (leversim testbed measure writes it)", db,
                                                 strerror(errno));
@@ -345,15 +376,25 @@ int ls_tbv_head_rate(const char *db, const char *run, int median, FILE *out, ls_
     rc = load_costs(meta.model_id, &tc, err);
   if (!rc)
     rc = ls_tbp_head_rate_get(&r, tc.lmhead_bytes, median, &h, err);
+  /* The draft's rows passes, when the run has them: the same kernel on a model whose passes
+   * its head dominates (the first row was about half of a one-row pass of the draft, some %
+   * of the target's), so both rates come from them and the target's are shown beside. */
+  if (!rc && meta.draft_model[0] && !(rc = load_costs(meta.draft_model, &dc, err))) {
+    rc = ls_tbp_head_rate_draft_get(&r, dc.lmhead_bytes, median, &hd, err);
+    if (rc == LS_ENOTFOUND) /* a run from before the draft's rows passes */
+      rc = LS_OK;
+    else if (!rc)
+      has_draft = hd.has_first;
+  }
   if (!rc) {
     const char *stat = median ? "median" : "fastest";
-    /* Four significant digits: the rate's run-to-run scatter is some %, and the line must read
-     * back as the rate it states (the profile's unit parser). */
-    if (fprintf(out, "  head_bandwidth: %.4g GB/s # src:testbed-run: run %s, rows passes of %d tokens (%s of %d "
-                     "and %d): all %d output rows %.4f s, 1 row %.4f s; (%.4f - %.4f) s / %d rows = %.3f ms a row; "
-                     "head %.1f MB / %.3f ms\n",
-                h.bw / 1e9, meta.run_id, h.n, stat, h.reps_all, h.reps_one, h.n, h.t_all_s, h.t_one_s, h.t_all_s,
-                h.t_one_s, h.n - 1, h.per_row_s * 1e3, h.head_bytes / 1e6, h.per_row_s * 1e3) < 0)
+    int bad = head_lines(out, meta.run_id, has_draft ? "the draft's" : "the target's", has_draft ? &hd : &h, stat);
+    if (!bad && has_draft)
+      bad = fprintf(out, "  # for comparison, the target's rows passes in the same run (%s): a further row %.3f ms "
+                         "(%.4g GB/s), the first row %s%.3f ms (%.4g GB/s)\n",
+                    stat, h.per_row_s * 1e3, h.bw / 1e9, h.has_first ? "" : "not measured ",
+                    h.has_first ? h.first_row_s * 1e3 : 0, h.has_first ? h.bw_first / 1e9 : 0) < 0;
+    if (bad)
       rc = ls_error_set(err, LS_EIO, "testbed head-rate: writing the line failed");
   }
   ls_tbm_result_free(&r);

@@ -25,7 +25,9 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err);
 
 /* The output projection's streaming rate from the run's rows passes (ls_tbp_head_rate_get; the
  * head's bytes from the run's target model), printed as one profile line for the cpu section,
- * `  head_bandwidth: <rate> GB/s  # src:testbed-run: <which passes and the arithmetic>`, for
+ * `  head_bandwidth: <rate> GB/s  # src:testbed-run: <which passes and the arithmetic>`, and,
+ * when the run has rows-0 passes, a second line for the first row's rate,
+ * `  head_first_bandwidth: <rate> GB/s  # src:testbed-run: ...`, for
  * scripts/testbed/run.sh to put into the base profile before calibrating. run NULL: the
  * latest; median: the statistic of the repetitions (0: fastest). */
 int ls_tbv_head_rate(const char *db, const char *run, int median, FILE *out, ls_error *err);

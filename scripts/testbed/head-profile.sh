@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # scripts/testbed/head-profile.sh DB OUT.yaml: the testbed's base profile with the output
-# projection's own streaming rate (cpu.head_bandwidth) set from the run's `rows` passes in DB:
-# N tokens asking for all N output rows against the same N asking for one, so their difference
-# is the head computed N - 1 more times (`leversim testbed head-rate`, docs/VALIDATION.md §3.5).
-# A calibration input like the stream: it reads no held-out pass. Written before calibrating,
-# so that the layers' weight rate is fitted with the head priced at its own rate.
-# Environment: LEVERSIM (default build/leversim).
+# projection's own rates set from the run's `rows` passes in DB (`leversim testbed head-rate`,
+# docs/VALIDATION.md §3.5 and §3.6): N tokens asking for all N output rows against the same N
+# asking for one give the rate of a further row (cpu.head_bandwidth: their difference is the
+# head computed N - 1 more times); one row against none (`rows-0`, llama.cpp then computes no
+# output projection) gives the rate of a pass's first row (cpu.head_first_bandwidth; absent
+# for a run made before the rows-0 passes). When the run has the draft's rows passes, both
+# rates come from them (the head is most of a draft's pass, some % of a target's), the
+# target's shown beside as a comment. Calibration inputs like the stream: they read no
+# held-out pass. Written before calibrating, so that the layers' weight rate is fitted with
+# the head priced at its own rates. Environment: LEVERSIM (default build/leversim).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -eq 2 ] || { echo "usage: head-profile.sh DB OUT.yaml" >&2; exit 64; }
@@ -13,9 +17,13 @@ db=$1
 out=$2
 LEVERSIM=${LEVERSIM:-$top/build/leversim}
 base=$top/scripts/testbed/base-profile.yaml
-line=$("$LEVERSIM" testbed head-rate --db "$db")
-echo "$line" | sed 's/^ *//' >&2
-# The line goes after head_batched_from (the head's other key); the profile reader checks it.
-awk -v line="$line" '{ print } /^  head_batched_from:/ { print line; n++ } END { exit n == 1 ? 0 : 1 }' "$base" \
-  > "$out.tmp" || { echo "head-profile.sh: $base has no single cpu.head_batched_from line to follow" >&2; rm -f "$out.tmp"; exit 65; }
+"$LEVERSIM" testbed head-rate --db "$db" > "$out.lines"
+sed 's/^ *//' "$out.lines" >&2
+# The lines go after head_batched_from (the head's other key); the profile reader checks them.
+n=$(grep -c '^  head_batched_from:' "$base" || true)
+if [ "$n" != 1 ]; then
+  echo "head-profile.sh: $base has no single cpu.head_batched_from line to follow" >&2; rm -f "$out.lines"; exit 65
+fi
+sed "/^  head_batched_from:/r $out.lines" "$base" > "$out.tmp"
+rm -f "$out.lines"
 mv "$out.tmp" "$out"

@@ -2,7 +2,7 @@
 # scripts/testbed/run.sh [full|small]: the whole sim-to-real check (docs/VALIDATION.md):
 # fetch the pinned llama.cpp, write the random-weight models, measure (warm, cold, tree,
 # speculative, repacked), run fio on the same file system, calibrate a profile of this machine
-# from the warm rows and fio only (the head's own rate from its rows passes), then predict every
+# from the warm rows and fio only (the head's own rates from its rows passes), then predict every
 # held-out measurement and print the error table. `make testbed` runs `full` (about 15 minutes on 2 cores); CI runs `small`.
 # Outputs: build/testbed/<config>/ (models, testbed.db, warm.csv, fio-*.json, the profile,
 # testbed-validation.png). Environment: BUILD (default build), LEVERSIM (default
@@ -78,7 +78,7 @@ echo "== fio (the model file itself, read-only: the same file system and the sam
   --stonewall --clat_percentiles=0 --output-format=json --name=mmap-seq-1 --name=mmap-seq-2 --name=mmap-seq-3 \
   > "$out/fio-mmap.json"
 
-echo "== the head's rate (rows passes: a calibration input, docs/VALIDATION.md §3.5)"
+echo "== the head's rates (rows passes: calibration inputs, docs/VALIDATION.md §3.5-3.6)"
 LEVERSIM=$LEVERSIM bash "$here/head-profile.sh" "$out/testbed.db" "$out/base-profile.yaml"
 
 echo "== calibrate (warm rows and fio only)"

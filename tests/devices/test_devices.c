@@ -719,8 +719,57 @@ static void test_cpu_head_bandwidth(void)
       CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 1 + 15 * k, t), before[t - 1][k]);
 }
 
+/* cpu.head_first_bandwidth (devices/cpu.c): below head_batched_from a pass's first row costs
+ * W / BW_head1 and every further row W / BW_head (t_head(n) = call + W/BW_head1 + (n-1) W/BW_head);
+ * from head_batched_from on the roofline's one pass over the weights is at BW_head1; without
+ * the key every row is at BW_head, bit for bit as before. */
+static void test_cpu_head_first_bandwidth(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_cpu_params c = *ls_device_cpu(dev);
+  ls_device_free(dev);
+  CU_ASSERT_EQUAL(c.head_bw_first, 0); /* no shipped phone states it */
+  const double W = 107.7e6, f = 0.26e9; /* the testbed draft's Q6_K head */
+  const double g0 = c.cluster[0].gemv_bw_per_core, g1 = c.cluster[1].gemv_bw_per_core;
+  const double H = 0.8 * g0, H1 = 0.35 * g0; /* a first row 2.3x a further one, as measured */
+  c.head_bw = H;
+  c.head_batched_from = 1000000;
+  int64_t only_h[3];
+  for (int k = 0; k < 3; k++)
+    only_h[k] = ls_cpu_lmhead_ns(&c, W, f, 1 + 15 * k, 1);
+  c.head_bw_first = H1;
+  /* 1 thread: the first row at H1, the others at H. */
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 1, 1), llround((c.call_s + W / H1) * 1e9));
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 2, 1), llround((c.call_s + W / H1 + W / H) * 1e9));
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 16, 1), llround((c.call_s + W / H1 + 15 * (W / H)) * 1e9));
+  /* The testbed's three rows passes: their differences are the measured costs exactly. */
+  double one = (double)ls_cpu_lmhead_ns(&c, W, f, 1, 1), all = (double)ls_cpu_lmhead_ns(&c, W, f, 16, 1);
+  CU_ASSERT_DOUBLE_EQUAL(one - c.call_s * 1e9, W / H1 * 1e9, 1);
+  CU_ASSERT_DOUBLE_EQUAL((all - one) / 15, W / H * 1e9, 1);
+  /* The first row costs more than a further one, by the ratio of the two rates. */
+  CU_ASSERT(ls_cpu_lmhead_ns(&c, W, f, 1, 1) > only_h[0]);
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 16, 1) - only_h[1], llround((c.call_s + W / H1 + 15 * (W / H)) * 1e9) -
+                                                                     llround((c.call_s + 16 * (W / H)) * 1e9));
+  /* 2 threads: both rates scaled by the second core as the head's rate is, each capped. */
+  double bw2 = fmin(H / g0 * (g0 + g1), c.max_bw), bw12 = fmin(H1 / g0 * (g0 + g1), c.max_bw);
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 3, 2), llround((c.call_s + W / bw12 + 2 * (W / bw2)) * 1e9));
+  /* From head_batched_from on: one pass over the weights at the first row's rate. */
+  c.head_batched_from = 4;
+  double F1 = c.cluster[0].freq_hz * c.cluster[0].flops_per_cycle;
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 3, 1), llround((c.call_s + W / H1 + 2 * (W / H)) * 1e9));
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 4, 1), llround((c.call_s + fmax(W / H1, 4 * f / F1)) * 1e9));
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 0, 1), 0);
+  /* Absent again: every row at H, bit for bit. */
+  c.head_bw_first = 0;
+  c.head_batched_from = 1000000;
+  for (int k = 0; k < 3; k++)
+    CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 1 + 15 * k, 1), only_h[k]);
+}
+
 CU_TestInfo cpu_tests[] = {{"GEMV/GEMM roofline, threads, calibration", test_cpu_roofline},
-                           {"the head's own rate (head_bandwidth)", test_cpu_head_bandwidth}, CU_TEST_INFO_NULL};
+                           {"the head's own rate (head_bandwidth)", test_cpu_head_bandwidth},
+                           {"the head's first row (head_first_bandwidth)", test_cpu_head_first_bandwidth},
+                           CU_TEST_INFO_NULL};
 
 /* ---- power ---- */
 

@@ -103,9 +103,9 @@ static void test_broken_fixtures(void)
   expect_error("bad_unit.yaml", LS_EUNIT, 17, 10, "flash.chunk: bad value '512 MB/s': unit of the wrong kind");
 }
 
-/* oneplus-12 with `  head_bandwidth: <value>` added after cpu.call_overhead (line 64), written
- * to path; returns the line the key is on. */
-static int with_head_bw(const char *value, const char *path)
+/* oneplus-12 with `  <key>: <value>` lines added after cpu.call_overhead (line 64), written
+ * to path (key2 NULL: one line); returns the line the last key is on. */
+static int with_keys(const char *key, const char *value, const char *key2, const char *value2, const char *path)
 {
   char src[512], line[1024];
   snprintf(src, sizeof src, "%s/devices/profiles/oneplus-12.yaml", LS_DATA_ROOT);
@@ -117,14 +117,23 @@ static int with_head_bw(const char *value, const char *path)
     n++;
     bad |= fputs(line, o) < 0;
     if (!strncmp(line, "  call_overhead:", 16)) {
-      bad |= fprintf(o, "  head_bandwidth: %s # test\n", value) < 0;
+      bad |= fprintf(o, "  %s: %s # test\n", key, value) < 0;
       at = ++n;
+      if (key2) {
+        bad |= fprintf(o, "  %s: %s # test\n", key2, value2) < 0;
+        at = ++n;
+      }
     }
   }
   fclose(in);
   bad |= fclose(o) != 0;
   CU_ASSERT_FATAL(!bad && at > 0);
   return at;
+}
+
+static int with_head_bw(const char *value, const char *path)
+{
+  return with_keys("head_bandwidth", value, NULL, NULL, path);
 }
 
 /* cpu.head_bandwidth: optional; a stated rate must be a positive bandwidth, errors located at
@@ -162,6 +171,53 @@ static void test_head_bandwidth_key(void)
   CU_ASSERT_EQUAL(remove(path), 0);
 }
 
+/* cpu.head_first_bandwidth: optional, only beside head_bandwidth; a stated rate must be a
+ * positive bandwidth, errors located at the value. */
+static void test_head_first_bandwidth_key(void)
+{
+  char path[256], want[512], got[2048];
+  snprintf(path, sizeof path, "/tmp/ls-test-head-bw1-%ld.yaml", (long)getpid());
+  ls_device *d = NULL;
+  ls_error err;
+  int at = with_keys("head_bandwidth", "16 GB/s", "head_first_bandwidth", "7.25 GB/s", path);
+  CU_ASSERT_EQUAL_FATAL(ls_device_load(&d, path, &err), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(ls_device_cpu(d)->head_bw, 16e9, 1e-3);
+  CU_ASSERT_DOUBLE_EQUAL(ls_device_cpu(d)->head_bw_first, 7.25e9, 1e-3);
+  ls_device_free(d);
+  static const struct {
+    const char *value;
+    int code;
+    int col;
+    const char *what;
+  } bad[] = {{"0 GB/s", LS_ERANGE, 25, "cpu.head_first_bandwidth: value '0 GB/s' out of range"},
+             {"-3 GB/s", LS_ERANGE, 25, "cpu.head_first_bandwidth: value '-3 GB/s' out of range"},
+             {"2 TB/s", LS_ERANGE, 25, "cpu.head_first_bandwidth: value '2 TB/s' out of range"},
+             {"3 GHz", LS_EUNIT, 25, "cpu.head_first_bandwidth: bad value '3 GHz': unit of the wrong kind"},
+             {"slow", LS_EUNIT, 25, "cpu.head_first_bandwidth: bad value 'slow'"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    at = with_keys("head_bandwidth", "16 GB/s", "head_first_bandwidth", bad[i].value, path);
+    d = NULL;
+    CU_ASSERT_EQUAL(ls_device_load(&d, path, &err), bad[i].code);
+    CU_ASSERT_PTR_NULL(d);
+    snprintf(want, sizeof want, "%s:%d:%d: %s", path, at, bad[i].col, bad[i].what);
+    ls_error_format(&err, got, sizeof got);
+    if (strncmp(got, want, strlen(want)) != 0)
+      fprintf(stderr, "want: %s\ngot:  %s\n", want, got);
+    CU_ASSERT(strncmp(got, want, strlen(want)) == 0);
+  }
+  /* Alone, without the further rows' rate: refused at its line. */
+  at = with_keys("head_first_bandwidth", "7 GB/s", NULL, NULL, path);
+  d = NULL;
+  CU_ASSERT_EQUAL(ls_device_load(&d, path, &err), LS_EINVALID);
+  CU_ASSERT_PTR_NULL(d);
+  snprintf(want, sizeof want, "%s:%d:25: cpu.head_first_bandwidth: needs cpu.head_bandwidth", path, at);
+  ls_error_format(&err, got, sizeof got);
+  if (strncmp(got, want, strlen(want)) != 0)
+    fprintf(stderr, "want: %s\ngot:  %s\n", want, got);
+  CU_ASSERT(strncmp(got, want, strlen(want)) == 0);
+  CU_ASSERT_EQUAL(remove(path), 0);
+}
+
 static void test_unknown_id(void)
 {
   ls_device *d = NULL;
@@ -176,6 +232,8 @@ CU_TestInfo profiles_tests[] = {{"every shipped profile validates", test_shipped
                                 {"every number has a source comment", test_every_number_commented},
                                 {"broken profiles rejected at file:line:col", test_broken_fixtures},
                                 {"cpu.head_bandwidth: optional, positive, located", test_head_bandwidth_key},
+                                {"cpu.head_first_bandwidth: optional, with head_bandwidth, positive, located",
+                                 test_head_first_bandwidth_key},
                                 {"unknown id lists the valid ones", test_unknown_id},
                                 CU_TEST_INFO_NULL};
 
