@@ -70,7 +70,12 @@
  *    arrived by its turn. Up to the next special, the read's last full chunk or the lookahead
  *    limit, M steps are then done_j = link_free + (j + 1) t_x, j < M, and the line ends as
  *    the last QD requests issued: computed at once (saturated_run; the whole-byte counters
- *    move by M chunks at once). Same results, tested against the events.
+ *    move by M chunks at once). The requests popped may also be those of one earlier read,
+ *    all issued (prefetch: the next layer's read queued behind this one), when they take t_x
+ *    too and the run stops before that read's last request (which completes it): each step
+ *    then moves a slot from the earlier read to the issuing one, and the line ends the same.
+ *    Same results, tested against the events (a read always queued behind one or two
+ *    others, devices.flash).
  *    Bursts: plain requests issued at one instant to an idle link (a read's first QD) only
  *    need their smallest latency exactly when t_x >= hi - lo: the others have all arrived
  *    when the first transfer ends (rec_issue). Same results, tested against the events.
@@ -626,19 +631,36 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
     M = (uint64_t)((limit - t0) / tx);
   if (M < RUN_MIN || w->q[(w->q_head + n - 1) & m].a_hi > t0 + tx + lo)
     return 0;
-  /* the requests in line that leave: full chunks of this read, already arrived when the
+  /* the requests in line that leave: full chunks of this read, or requests of one earlier
+   * read (all issued) with the same transfer time but not its last, already arrived when the
    * link takes them */
+  uint32_t old = rid;  /* the earlier read, if any */
+  int64_t n_old = 0, old_bytes = 0;
   for (uint32_t j = 0; j < n && j < M; j++) {
     const freq_t *e = &w->q[(w->q_head + j) & m];
-    if (e->rid != rid || e->tx != tx || e->a_hi > t0 + (int64_t)j * tx) {
+    if (e->tx != tx || e->a_hi > t0 + (int64_t)j * tx) {
       M = j; /* the run stops before the first one that does not qualify */
       break;
+    }
+    if (e->rid != rid) {
+      if (old == rid)
+        old = e->rid;
+      if (e->rid != old || n_old + 1 >= read_of(w, old)->in_flight) {
+        M = j; /* another read, or the earlier read's last request: it would complete it */
+        break;
+      }
+      n_old++;
+      old_bytes += e->bytes;
     }
   }
   if (M < RUN_MIN)
     return 0;
   r->to_issue -= (int64_t)M * r->chunk; /* whole bytes: the same counts as M steps */
-  w->bytes_read += (int64_t)M * r->chunk;
+  w->bytes_read += ((int64_t)M - n_old) * r->chunk + old_bytes;
+  if (n_old) { /* slots move from the earlier read to this one */
+    read_of(w, old)->in_flight -= (int)n_old;
+    r->in_flight += (int)n_old;
+  }
   uint64_t k0 = w->next_k;
   w->next_k += M;
   w->requests += M;
