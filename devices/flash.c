@@ -235,6 +235,7 @@ struct ls_flash_dev {
   ls_flash_params p;
   double ns_per_byte;         /* 1e9 / effective B/s, fixed at creation */
   uint64_t key;               /* K of the draws */
+  uint64_t gap_mixed;         /* ls_mix64(K): the specials' gaps draw at ls_key2(K, j) */
   double band_lo, band_w;     /* the plain band of U2: [band_lo, band_lo + band_w] */
   double p_tail_special;      /* P(tail | special) */
   double ln_plain;            /* ln P(plain); 0: every request is plain */
@@ -270,6 +271,23 @@ static int64_t tx_ns(const ls_flash_dev *d, int64_t bytes)
 static inline uint64_t v_bits(const ls_flash_dev *d, uint64_t k)
 {
   return ls_mix64(d->key + 2 * k + 1) >> 12;
+}
+
+/* The smallest of m and v_bits of requests k .. end - 1, with two running minima so that the
+ * hashes of neighbouring requests overlap (a min does not depend on the order it is taken in). */
+static inline uint64_t v_bits_min(const ls_flash_dev *d, uint64_t k, uint64_t end, uint64_t m)
+{
+  uint64_t m2 = m, x = d->key + 2 * k + 1;
+  for (; k + 2 <= end; k += 2, x += 4) {
+    uint64_t a = ls_mix64(x) >> 12, b = ls_mix64(x + 2) >> 12;
+    m = a < m ? a : m;
+    m2 = b < m2 ? b : m2;
+  }
+  if (k < end) {
+    uint64_t a = ls_mix64(x) >> 12;
+    m = a < m ? a : m;
+  }
+  return m < m2 ? m : m2;
 }
 
 static inline double v_of_bits(uint64_t bits)
@@ -313,7 +331,7 @@ static int64_t latency_ns(const ls_flash_dev *d, uint64_t k, int special)
 /* Number of plain requests before special number j: geometric, by inversion. */
 static uint64_t plain_gap(const ls_flash_dev *d, uint64_t j)
 {
-  double g = floor(log(ls_uniform_open(ls_key2(d->key, j))) / d->ln_plain);
+  double g = floor(log(ls_uniform_open(ls_key2_mixed(d->gap_mixed, j))) / d->ln_plain);
   return g < 1e18 ? (uint64_t)g : UINT64_MAX / 2;
 }
 
@@ -802,20 +820,20 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
   int64_t lmin = INT64_MAX, sl[BURST_SPECIALS]; /* the specials' latencies, ascending */
   int n_sp = 0;
   uint64_t vmin = UINT64_MAX; /* the plain ones' smallest V, as v_bits (< 2^52 when any) */
-  for (uint64_t k = k0; k < k0 + (uint64_t)r->qd; k++) {
-    if (k == ns) {
-      if (n_sp == BURST_SPECIALS)
-        return 0;
-      int64_t l = latency_ns(d, k, 1);
-      int i = n_sp++;
-      for (; i > 0 && sl[i - 1] > l; i--)
-        sl[i] = sl[i - 1];
-      sl[i] = l;
-      ns += 1 + plain_gap(d, ++nsp);
-    } else {
-      uint64_t v = v_bits(d, k);
-      vmin = v < vmin ? v : vmin;
-    }
+  for (uint64_t k = k0, kend = k0 + (uint64_t)r->qd;;) {
+    uint64_t stop = ns >= k && ns < kend ? ns : kend; /* plain from k to stop - 1 */
+    vmin = v_bits_min(d, k, stop, vmin);
+    if (stop == kend)
+      break;
+    if (n_sp == BURST_SPECIALS)
+      return 0;
+    int64_t l = latency_ns(d, ns, 1);
+    int i = n_sp++;
+    for (; i > 0 && sl[i - 1] > l; i--)
+      sl[i] = sl[i - 1];
+    sl[i] = l;
+    k = ns + 1;
+    ns += 1 + plain_gap(d, ++nsp);
   }
   if (vmin != UINT64_MAX)
     lmin = plain_latency_ns(d, v_of_bits(vmin));
@@ -961,6 +979,7 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
   d->p = *p;
   d->ns_per_byte = 1e9 / ls_flash_effective_bw(p);
   d->key = ls_key2(ls_key_str(ls_mix64(seed), "flash"), stream_id);
+  d->gap_mixed = ls_mix64(d->key);
   const ls_latency_dist *l = &p->latency;
   if (l->kind == LS_LAT_EMPIRICAL) { /* every request is plain: the whole table bounds it */
     d->band_lo = 0.0;

@@ -24,11 +24,16 @@ static inline uint64_t ls_mix64(uint64_t x)
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
 }
+/* ls_key2(h, v) given ls_mix64(h) (for many v with one h: one mix fewer each). */
+static inline uint64_t ls_key2_mixed(uint64_t mixed_h, uint64_t v)
+{
+  return ls_mix64(mixed_h ^ (v + 0x632be59bd9b4e019ULL));
+}
 /* Combines a running hash with one more value (order matters). */
 static inline uint64_t ls_key2(uint64_t h, uint64_t v)
 {
   /* Mixing h before adding v makes (a,b) and (b,a) differ. */
-  return ls_mix64(ls_mix64(h) ^ (v + 0x632be59bd9b4e019ULL));
+  return ls_key2_mixed(ls_mix64(h), v);
 }
 /* Combines a running hash with a NUL-terminated string. */
 uint64_t ls_key_str(uint64_t h, const char *s);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_cdf.h>
 #include "devtest.h"
 #include "ls_test.h"
 #include "devices/devsim.h"
@@ -424,6 +425,56 @@ static void test_whole_reads_at_limits(void)
   ls_device_free(dev);
 }
 
+/* The specials are where flash.c's top comment puts them: request k is special when
+ * k = s_j, s_0 = G_0, s_j = s_(j-1) + 1 + G_j, G_j = floor(ln U_j / ln P), U_j =
+ * ls_uniform_open(ls_key2(K, j)), K = ls_key2(ls_key_str(ls_mix64(seed), "flash"), stream),
+ * P = (1 - tail_prob) (Phi(3) - Phi(-3)). One-request reads at QD 1, one after another, show
+ * each latency (done - start - t_x); a special lies outside the plain band (its tail starts
+ * far above it). Pins the draws, which no comparison of the two modes can. */
+static void spec_done(ls_engine *e, void *v)
+{
+  int64_t *t = v;
+  *t = ls_engine_now(e);
+}
+
+static void test_specials_where_documented(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_flash_params f = *ls_device_flash(dev);
+  ls_device_free(dev);
+  f.latency.tail_prob = 0.2;
+  f.latency.tail_start_s = 50.0 * f.latency.median_s;
+  enum { NREQ = 3000 };
+  ls_engine *e;
+  ls_flash_dev *d;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&d, e, &f, 11, 3, NULL), LS_OK);
+  uint64_t K = ls_key2(ls_key_str(ls_mix64(11), "flash"), 3);
+  double lnP = log((1.0 - f.latency.tail_prob) * (gsl_cdf_ugaussian_P(3.0) - gsl_cdf_ugaussian_P(-3.0)));
+  double lo = f.latency.median_s * exp(-3.0 * f.latency.sigma) * 1e9 - 2.0;
+  double hi = f.latency.median_s * exp(3.0 * f.latency.sigma) * 1e9 + 2.0;
+  int64_t tx = -1;
+  uint64_t next = (uint64_t)floor(log(ls_uniform_open(ls_key2(K, 0))) / lnP), j = 0;
+  int wrong = 0, specials = 0;
+  for (uint64_t k = 0; k < NREQ; k++) {
+    int64_t t0 = ls_engine_now(e), done = -1;
+    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_read_at(d, 4096, 4096, 1, spec_done, &done, NULL), LS_OK);
+    ls_engine_run(e);
+    if (tx < 0) /* the link time of 4 KiB, from the first request (plain or not, the same) */
+      tx = (int64_t)(4096.0 * 1e9 / ls_flash_effective_bw(&f) + 0.5);
+    double lat = (double)(done - t0 - tx);
+    int special = k == next, outside = lat < lo || lat > hi;
+    specials += special;
+    wrong += special != outside;
+    if (special)
+      next += 1 + (uint64_t)floor(log(ls_uniform_open(ls_key2(K, ++j))) / lnP);
+  }
+  CU_ASSERT(specials > NREQ / 10);
+  CU_ASSERT_EQUAL(wrong, 0);
+  ls_flash_dev_free(d);
+  ls_engine_free(e);
+}
+
 /* Prefetch streaming (verify.overlap=prefetch): layer-sized reads of one chunk size and queue
  * depth, each started while the one before it is in flight, so a read always waits behind
  * another and the saturated runs cross from one read to the next (flash.c, "Runs"); every
@@ -451,7 +502,8 @@ static void test_pipelined_reads(void)
   ls_device_free(dev);
 }
 
-CU_TestInfo flash_tests[] = {{"prefetch: each read queued behind another, as the events", test_pipelined_reads},
+CU_TestInfo flash_tests[] = {{"specials where the top comment puts them", test_specials_where_documented},
+                             {"prefetch: each read queued behind another, as the events", test_pipelined_reads},
                              {"whole reads match the events at their limits", test_whole_reads_at_limits},
                              {"empirical latency table through the events", test_empirical_profile},
                              {"1 GiB sequential within 5 % of effective bandwidth", test_sequential_gib},
