@@ -72,6 +72,7 @@ enum { TAG_TEXT = 0x5458, TAG_CHILD, TAG_TOP1, TAG_STICK, TAG_TRUE, TAG_EXIT, TA
 typedef struct prompt_state {
   int prompt_len, output_len, horizon;
   uint64_t base;   /* B_p */
+  uint64_t base_mixed; /* ls_mix64(B_p): K(t) = ls_key2_mixed(base_mixed, t) */
   uint8_t *regime; /* [horizon] */
   int8_t *rank;    /* [horizon] true rank at K(t); RANK_UNDRAWN until first used */
 } prompt_state;
@@ -115,7 +116,7 @@ static void build_tables(ls_oracle *o)
   }
 }
 
-static uint64_t true_key(const prompt_state *ps, int t) { return ls_key2(ps->base, (uint64_t)t); }
+static uint64_t true_key(const prompt_state *ps, int t) { return ls_key2_mixed(ps->base_mixed, (uint64_t)t); }
 
 static int regime_at(const prompt_state *ps, int t) { return ps->regime[t < ps->horizon ? t : ps->horizon - 1]; }
 
@@ -157,9 +158,10 @@ static void sort15_desc(double *x)
 
 static int synth_probs(const ls_oracle *o, int s, uint64_t key, double *q)
 {
-  q[0] = qtab(o->top1_q[s], ls_uniform(ls_key2(key, TAG_TOP1)));
+  uint64_t mk = ls_mix64(key); /* ls_key2(key, .) of both tags */
+  q[0] = qtab(o->top1_q[s], ls_uniform(ls_key2_mixed(mk, TAG_TOP1)));
   double rem = 1.0 - q[0];
-  uint64_t h = ls_key2(key, TAG_STICK);
+  uint64_t h = ls_key2_mixed(mk, TAG_STICK);
   for (int j = 1; j < NCAND; j++) {
     double u = ls_uniform(h + (uint64_t)j * GOLDEN);
     double piece = rem * qtab(o->stick_q[s], u);
@@ -297,6 +299,7 @@ static int init_prompt(ls_oracle *o, const ls_dataset *ds, int p, ls_error *err)
   ps->output_len = draw_len(&ds->output_len, scale, LS_KEY(o->seed, TAG_OLEN, (uint64_t)p));
   ps->horizon = ps->output_len + MARGIN;
   ps->base = LS_KEY(o->seed, TAG_TEXT, (uint64_t)p);
+  ps->base_mixed = ls_mix64(ps->base);
   ps->regime = calloc((size_t)ps->horizon, 1);
   ps->rank = calloc((size_t)ps->horizon, 1);
   if (!ps->regime || !ps->rank)
