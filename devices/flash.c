@@ -70,7 +70,12 @@
  *    arrived by its turn. Up to the next special, the read's last full chunk or the lookahead
  *    limit, M steps are then done_j = link_free + (j + 1) t_x, j < M, and the line ends as
  *    the last QD requests issued: computed at once (saturated_run; the whole-byte counters
- *    move by M chunks at once). Same results, tested against the events.
+ *    move by M chunks at once). The requests popped may also be those of one earlier read,
+ *    all issued (prefetch: the next layer's read queued behind this one), when they take t_x
+ *    too and the run stops before that read's last request (which completes it): each step
+ *    then moves a slot from the earlier read to the issuing one, and the line ends the same.
+ *    Same results, tested against the events (a read always queued behind one or two
+ *    others, devices.flash).
  *    Bursts: plain requests issued at one instant to an idle link (a read's first QD) only
  *    need their smallest latency exactly when t_x >= hi - lo: the others have all arrived
  *    when the first transfer ends (rec_issue). Same results, tested against the events.
@@ -230,6 +235,8 @@ struct ls_flash_dev {
   ls_flash_params p;
   double ns_per_byte;         /* 1e9 / effective B/s, fixed at creation */
   uint64_t key;               /* K of the draws */
+  uint64_t gap_mixed;         /* ls_mix64(K): the specials' gaps draw at ls_key2(K, j) */
+  int x8;                     /* v_bits_min may hash 8 at a time (AVX-512 F and DQ) */
   double band_lo, band_w;     /* the plain band of U2: [band_lo, band_lo + band_w] */
   double p_tail_special;      /* P(tail | special) */
   double ln_plain;            /* ln P(plain); 0: every request is plain */
@@ -265,6 +272,55 @@ static int64_t tx_ns(const ls_flash_dev *d, int64_t bytes)
 static inline uint64_t v_bits(const ls_flash_dev *d, uint64_t k)
 {
   return ls_mix64(d->key + 2 * k + 1) >> 12;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define V_BITS_X8 1
+/* v_bits_min's hashes eight at a time where the CPU has AVX-512 F and DQ (64-bit lane
+ * multiplies; checked at creation, d->x8): the same integers as ls_mix64, whole groups of 8
+ * only (the rest goes through the scalar loop). */
+__attribute__((target("avx512f,avx512dq"))) static uint64_t v_bits_min_x8(uint64_t key, uint64_t k, uint64_t groups,
+                                                                        uint64_t m)
+{
+  const __m512i lane = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1); /* + 2k + 1 */
+  const __m512i gamma = _mm512_set1_epi64((long long)LS_MIX64_GAMMA), m1 = _mm512_set1_epi64((long long)LS_MIX64_M1),
+                m2 = _mm512_set1_epi64((long long)LS_MIX64_M2);
+  __m512i acc = _mm512_set1_epi64((long long)m);
+  for (uint64_t g = 0; g < groups; g++, k += 8) {
+    __m512i x = _mm512_add_epi64(_mm512_set1_epi64((long long)(key + 2 * k)), lane);
+    x = _mm512_add_epi64(x, gamma);
+    x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)), m1);
+    x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)), m2);
+    x = _mm512_srli_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 31)), 12);
+    acc = _mm512_min_epu64(acc, x);
+  }
+  return (uint64_t)_mm512_reduce_min_epu64(acc);
+}
+#endif
+
+/* The smallest of m and v_bits of requests k .. end - 1, with two running minima so that the
+ * hashes of neighbouring requests overlap (a min does not depend on the order it is taken in). */
+static inline uint64_t v_bits_min(const ls_flash_dev *d, uint64_t k, uint64_t end, uint64_t m)
+{
+#ifdef V_BITS_X8
+  if (d->x8 && end - k >= 8) {
+    uint64_t groups = (end - k) / 8;
+    m = v_bits_min_x8(d->key, k, groups, m);
+    k += 8 * groups;
+  }
+#endif
+  uint64_t m2 = m, x = d->key + 2 * k + 1;
+  for (; k + 2 <= end; k += 2, x += 4) {
+    uint64_t a = ls_mix64(x) >> 12, b = ls_mix64(x + 2) >> 12;
+    m = a < m ? a : m;
+    m2 = b < m2 ? b : m2;
+  }
+  if (k < end) {
+    uint64_t a = ls_mix64(x) >> 12;
+    m = a < m ? a : m;
+  }
+  return m < m2 ? m : m2;
 }
 
 static inline double v_of_bits(uint64_t bits)
@@ -308,7 +364,7 @@ static int64_t latency_ns(const ls_flash_dev *d, uint64_t k, int special)
 /* Number of plain requests before special number j: geometric, by inversion. */
 static uint64_t plain_gap(const ls_flash_dev *d, uint64_t j)
 {
-  double g = floor(log(ls_uniform_open(ls_key2(d->key, j))) / d->ln_plain);
+  double g = floor(log(ls_uniform_open(ls_key2_mixed(d->gap_mixed, j))) / d->ln_plain);
   return g < 1e18 ? (uint64_t)g : UINT64_MAX / 2;
 }
 
@@ -626,19 +682,36 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
     M = (uint64_t)((limit - t0) / tx);
   if (M < RUN_MIN || w->q[(w->q_head + n - 1) & m].a_hi > t0 + tx + lo)
     return 0;
-  /* the requests in line that leave: full chunks of this read, already arrived when the
+  /* the requests in line that leave: full chunks of this read, or requests of one earlier
+   * read (all issued) with the same transfer time but not its last, already arrived when the
    * link takes them */
+  uint32_t old = rid;  /* the earlier read, if any */
+  int64_t n_old = 0, old_bytes = 0;
   for (uint32_t j = 0; j < n && j < M; j++) {
     const freq_t *e = &w->q[(w->q_head + j) & m];
-    if (e->rid != rid || e->tx != tx || e->a_hi > t0 + (int64_t)j * tx) {
+    if (e->tx != tx || e->a_hi > t0 + (int64_t)j * tx) {
       M = j; /* the run stops before the first one that does not qualify */
       break;
+    }
+    if (e->rid != rid) {
+      if (old == rid)
+        old = e->rid;
+      if (e->rid != old || n_old + 1 >= read_of(w, old)->in_flight) {
+        M = j; /* another read, or the earlier read's last request: it would complete it */
+        break;
+      }
+      n_old++;
+      old_bytes += e->bytes;
     }
   }
   if (M < RUN_MIN)
     return 0;
   r->to_issue -= (int64_t)M * r->chunk; /* whole bytes: the same counts as M steps */
-  w->bytes_read += (int64_t)M * r->chunk;
+  w->bytes_read += ((int64_t)M - n_old) * r->chunk + old_bytes;
+  if (n_old) { /* slots move from the earlier read to this one */
+    read_of(w, old)->in_flight -= (int)n_old;
+    r->in_flight += (int)n_old;
+  }
   uint64_t k0 = w->next_k;
   w->next_k += M;
   w->requests += M;
@@ -780,20 +853,20 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
   int64_t lmin = INT64_MAX, sl[BURST_SPECIALS]; /* the specials' latencies, ascending */
   int n_sp = 0;
   uint64_t vmin = UINT64_MAX; /* the plain ones' smallest V, as v_bits (< 2^52 when any) */
-  for (uint64_t k = k0; k < k0 + (uint64_t)r->qd; k++) {
-    if (k == ns) {
-      if (n_sp == BURST_SPECIALS)
-        return 0;
-      int64_t l = latency_ns(d, k, 1);
-      int i = n_sp++;
-      for (; i > 0 && sl[i - 1] > l; i--)
-        sl[i] = sl[i - 1];
-      sl[i] = l;
-      ns += 1 + plain_gap(d, ++nsp);
-    } else {
-      uint64_t v = v_bits(d, k);
-      vmin = v < vmin ? v : vmin;
-    }
+  for (uint64_t k = k0, kend = k0 + (uint64_t)r->qd;;) {
+    uint64_t stop = ns >= k && ns < kend ? ns : kend; /* plain from k to stop - 1 */
+    vmin = v_bits_min(d, k, stop, vmin);
+    if (stop == kend)
+      break;
+    if (n_sp == BURST_SPECIALS)
+      return 0;
+    int64_t l = latency_ns(d, ns, 1);
+    int i = n_sp++;
+    for (; i > 0 && sl[i - 1] > l; i--)
+      sl[i] = sl[i - 1];
+    sl[i] = l;
+    k = ns + 1;
+    ns += 1 + plain_gap(d, ++nsp);
   }
   if (vmin != UINT64_MAX)
     lmin = plain_latency_ns(d, v_of_bits(vmin));
@@ -939,6 +1012,10 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
   d->p = *p;
   d->ns_per_byte = 1e9 / ls_flash_effective_bw(p);
   d->key = ls_key2(ls_key_str(ls_mix64(seed), "flash"), stream_id);
+  d->gap_mixed = ls_mix64(d->key);
+#ifdef V_BITS_X8
+  d->x8 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+#endif
   const ls_latency_dist *l = &p->latency;
   if (l->kind == LS_LAT_EMPIRICAL) { /* every request is plain: the whole table bounds it */
     d->band_lo = 0.0;

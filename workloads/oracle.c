@@ -57,6 +57,9 @@
 #include <string.h>
 #include "sim/rng.h"
 #include "workloads/dataset_int.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define NCAND LS_VIEW_TOPK_MAX
 #define MARGIN 1088 /* cached positions past output_len: the deepest tree plus slack */
@@ -69,6 +72,7 @@ enum { TAG_TEXT = 0x5458, TAG_CHILD, TAG_TOP1, TAG_STICK, TAG_TRUE, TAG_EXIT, TA
 typedef struct prompt_state {
   int prompt_len, output_len, horizon;
   uint64_t base;   /* B_p */
+  uint64_t base_mixed; /* ls_mix64(B_p): K(t) = ls_key2_mixed(base_mixed, t) */
   uint8_t *regime; /* [horizon] */
   int8_t *rank;    /* [horizon] true rank at K(t); RANK_UNDRAWN until first used */
 } prompt_state;
@@ -112,38 +116,62 @@ static void build_tables(ls_oracle *o)
   }
 }
 
-static uint64_t true_key(const prompt_state *ps, int t) { return ls_key2(ps->base, (uint64_t)t); }
+static uint64_t true_key(const prompt_state *ps, int t) { return ls_key2_mixed(ps->base_mixed, (uint64_t)t); }
 
 static int regime_at(const prompt_state *ps, int t) { return ps->regime[t < ps->horizon ? t : ps->horizon - 1]; }
 
-static void sort_desc(double *x, int n)
+/* Sorts x[0..14] descending with a fixed network (Batcher's odd-even merge sort of 16 inputs
+ * without the comparators of the 16th, which would stay last; checked on every 0-1 input): no
+ * branch depends on the data, and the values come out in the same order as from any sort
+ * (they are non-negative numbers, never NaN). */
+#ifdef __SSE2__ /* maxsd/minsd are these selections exactly (Intel's MAX(a, b) = a > b ? a : b); */
+static inline double sel_max(double a, double b) /* compilers branch on the plain ternaries */
 {
-  for (int i = 1; i < n; i++) {
-    double v = x[i];
-    int j = i - 1;
-    while (j >= 0 && x[j] < v) {
-      x[j + 1] = x[j];
-      j--;
-    }
-    x[j + 1] = v;
-  }
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(a), _mm_set_sd(b)));
 }
+static inline double sel_min(double a, double b) { return _mm_cvtsd_f64(_mm_min_sd(_mm_set_sd(a), _mm_set_sd(b))); }
+#else
+static inline double sel_max(double a, double b) { return a > b ? a : b; }
+static inline double sel_min(double a, double b) { return a < b ? a : b; }
+#endif
+#define CX(a, b)                                                                                   \
+  do {                                                                                             \
+    double hi_ = sel_max(v[a], v[b]), lo_ = sel_min(v[b], v[a]); /* v[a] > v[b] ? v[b] : v[a] */   \
+    v[a] = hi_;                                                                                    \
+    v[b] = lo_;                                                                                    \
+  } while (0)
+static void sort15_desc(double *x)
+{
+  double v[15];
+  memcpy(v, x, sizeof v);
+  CX(0, 1); CX(2, 3); CX(0, 2); CX(1, 3); CX(1, 2); CX(4, 5); CX(6, 7); CX(4, 6);
+  CX(5, 7); CX(5, 6); CX(0, 4); CX(2, 6); CX(2, 4); CX(1, 5); CX(3, 7); CX(3, 5);
+  CX(1, 2); CX(3, 4); CX(5, 6); CX(8, 9); CX(10, 11); CX(8, 10); CX(9, 11); CX(9, 10);
+  CX(12, 13); CX(12, 14); CX(13, 14); CX(8, 12); CX(10, 14); CX(10, 12); CX(9, 13); CX(11, 13);
+  CX(9, 10); CX(11, 12); CX(13, 14); CX(0, 8); CX(4, 12); CX(4, 8); CX(2, 10); CX(6, 14);
+  CX(6, 10); CX(2, 4); CX(6, 8); CX(10, 12); CX(1, 9); CX(5, 13); CX(5, 9); CX(3, 11);
+  CX(7, 11); CX(3, 5); CX(7, 9); CX(11, 13); CX(1, 2); CX(3, 4); CX(5, 6); CX(7, 8);
+  CX(9, 10); CX(11, 12); CX(13, 14);
+  memcpy(x, v, sizeof v);
+}
+#undef CX
 
 static int synth_probs(const ls_oracle *o, int s, uint64_t key, double *q)
 {
-  q[0] = qtab(o->top1_q[s], ls_uniform(ls_key2(key, TAG_TOP1)));
+  uint64_t mk = ls_mix64(key); /* ls_key2(key, .) of both tags */
+  q[0] = qtab(o->top1_q[s], ls_uniform(ls_key2_mixed(mk, TAG_TOP1)));
   double rem = 1.0 - q[0];
-  uint64_t h = ls_key2(key, TAG_STICK);
+  uint64_t h = ls_key2_mixed(mk, TAG_STICK);
   for (int j = 1; j < NCAND; j++) {
     double u = ls_uniform(h + (uint64_t)j * GOLDEN);
     double piece = rem * qtab(o->stick_q[s], u);
     q[j] = piece;
     rem -= piece;
   }
-  sort_desc(q + 1, NCAND - 1);
+  _Static_assert(NCAND == 16, "sort15_desc sorts the NCAND - 1 stick pieces");
+  sort15_desc(q + 1);
   for (int j = 1; j < NCAND; j++)
-    if (q[j] > q[j - 1])
-      q[j] = q[j - 1];
+    q[j] = sel_min(q[j - 1], q[j]); /* q[j] > q[j - 1] ? q[j - 1] : q[j] */
   return NCAND;
 }
 
@@ -271,6 +299,7 @@ static int init_prompt(ls_oracle *o, const ls_dataset *ds, int p, ls_error *err)
   ps->output_len = draw_len(&ds->output_len, scale, LS_KEY(o->seed, TAG_OLEN, (uint64_t)p));
   ps->horizon = ps->output_len + MARGIN;
   ps->base = LS_KEY(o->seed, TAG_TEXT, (uint64_t)p);
+  ps->base_mixed = ls_mix64(ps->base);
   ps->regime = calloc((size_t)ps->horizon, 1);
   ps->rank = calloc((size_t)ps->horizon, 1);
   if (!ps->regime || !ps->rank)

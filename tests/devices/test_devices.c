@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_cdf.h>
 #include "devtest.h"
 #include "ls_test.h"
 #include "devices/devsim.h"
@@ -274,6 +275,7 @@ struct modes_log {
   const int *qds;
   int n_chunks, n_qds;
   int lone;             /* every read starts when the previous is done; probes mid-read */
+  int pipe;             /* prefetch: this many reads in flight, each next one started by a done */
   ls_flash_dev *dev;
   int started, done_n, nprobe;
   int64_t done_at[MODES_READS];
@@ -288,7 +290,9 @@ static void modes_done(ls_engine *e, void *vr)
   modes_read *r = vr;
   r->log->done_at[r->id] = ls_engine_now(e);
   r->log->done_n++;
-  if (r->id % 3 == 0 || r->log->lone)
+  if (r->log->pipe) /* the next one after a compute time, while the read behind it runs */
+    ls_engine_schedule_in(e, (int64_t)(ls_mix64((uint64_t)r->id) % 20000000u), modes_start, r->log, NULL, NULL);
+  else if (r->id % 3 == 0 || r->log->lone)
     modes_start(e, r->log);
 }
 
@@ -310,21 +314,27 @@ static void modes_start(ls_engine *e, void *vl)
   uint64_t h = ls_mix64((uint64_t)i + 12345u);
   L->ctx[i] = (modes_read){L, i};
   double bytes = (1000.0 + (double)(h % 3000000u)) * (i % 5 ? 1 : 20); /* some layer-sized */
-  CU_ASSERT_EQUAL(ls_flash_dev_read_at(L->dev, bytes, L->chunks[(h >> 20) % (uint64_t)L->n_chunks],
-                                       L->qds[(h >> 24) % (uint64_t)L->n_qds], modes_done, &L->ctx[i], NULL),
-                  LS_OK);
+  double chunk = L->chunks[(h >> 20) % (uint64_t)L->n_chunks];
+  int qd = L->qds[(h >> 24) % (uint64_t)L->n_qds];
+  if (L->pipe) { /* one chunk size and depth; every other read a whole number of chunks */
+    chunk = L->chunks[0];
+    qd = L->qds[0];
+    bytes = chunk * (double)(L->pipe > 2 ? 2 + h % 40u : 20 + h % 300u) +
+            (i % 2 ? 0.0 : (double)((h >> 12) % (uint64_t)chunk));
+  }
+  CU_ASSERT_EQUAL(ls_flash_dev_read_at(L->dev, bytes, chunk, qd, modes_done, &L->ctx[i], NULL), LS_OK);
   int64_t gap = (h >> 40) % 2 ? (int64_t)((h >> 44) % 400000u) : (int64_t)((h >> 44) % 4000000u);
   if ((h >> 30) % 4 == 0) /* now, or (lone reads) part-way through the read */
-    ls_engine_schedule_in(e, L->lone ? gap / 2 : 0, modes_probe, L, NULL, NULL);
-  if (i % 3 != 0 && !L->lone)
+    ls_engine_schedule_in(e, L->lone || L->pipe ? gap / 2 : 0, modes_probe, L, NULL, NULL);
+  if (i % 3 != 0 && !L->lone && !L->pipe)
     ls_engine_schedule_in(e, gap, modes_start, L, NULL, NULL);
 }
 
 static const double modes_chunks[] = {4096, 65536, 524288, 131072};
 static const int modes_qds[] = {1, 4, 32, 8, 2};
 
-static modes_log *modes_run(ls_flash_params f, ls_flash_sim sim, const double *chunks, int n_chunks,
-                            const int *qds, int n_qds, int lone)
+static modes_log *modes_run_pipe(ls_flash_params f, ls_flash_sim sim, const double *chunks, int n_chunks,
+                                 const int *qds, int n_qds, int lone, int pipe)
 {
   modes_log *L = calloc(1, sizeof *L);
   ls_engine *e;
@@ -334,10 +344,13 @@ static modes_log *modes_run(ls_flash_params f, ls_flash_sim sim, const double *c
   L->qds = qds;
   L->n_qds = n_qds;
   L->lone = lone;
+  L->pipe = pipe;
   CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
   f.sim = sim;
   CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&L->dev, e, &f, 11, 3, NULL), LS_OK);
   modes_start(e, L);
+  for (int i = 1; i < pipe; i++) /* pipe buffers: as many reads from the start */
+    modes_start(e, L);
   ls_engine_run(e);
   CU_ASSERT_EQUAL(ls_flash_dev_pending(L->dev), 0);
   ls_flash_dev_free(L->dev);
@@ -345,11 +358,11 @@ static modes_log *modes_run(ls_flash_params f, ls_flash_sim sim, const double *c
   return L;
 }
 
-static void modes_compare_with(const ls_flash_params *f, const double *chunks, int n_chunks, const int *qds,
-                               int n_qds, int lone)
+static void modes_compare_pipe(const ls_flash_params *f, const double *chunks, int n_chunks, const int *qds,
+                               int n_qds, int lone, int pipe)
 {
-  modes_log *a = modes_run(*f, LS_FLASH_SIM_EVENTS, chunks, n_chunks, qds, n_qds, lone);
-  modes_log *b = modes_run(*f, LS_FLASH_SIM_RECURRENCE, chunks, n_chunks, qds, n_qds, lone);
+  modes_log *a = modes_run_pipe(*f, LS_FLASH_SIM_EVENTS, chunks, n_chunks, qds, n_qds, lone, pipe);
+  modes_log *b = modes_run_pipe(*f, LS_FLASH_SIM_RECURRENCE, chunks, n_chunks, qds, n_qds, lone, pipe);
   CU_ASSERT_EQUAL(a->started, MODES_READS);
   CU_ASSERT_EQUAL(a->done_n, MODES_READS);
   CU_ASSERT_EQUAL(b->done_n, MODES_READS);
@@ -363,6 +376,12 @@ static void modes_compare_with(const ls_flash_params *f, const double *chunks, i
   CU_ASSERT_EQUAL(diff, 0);
   free(a);
   free(b);
+}
+
+static void modes_compare_with(const ls_flash_params *f, const double *chunks, int n_chunks, const int *qds,
+                               int n_qds, int lone)
+{
+  modes_compare_pipe(f, chunks, n_chunks, qds, n_qds, lone, 0);
 }
 
 static void modes_compare(const ls_flash_params *f)
@@ -406,7 +425,86 @@ static void test_whole_reads_at_limits(void)
   ls_device_free(dev);
 }
 
-CU_TestInfo flash_tests[] = {{"whole reads match the events at their limits", test_whole_reads_at_limits},
+/* The specials are where flash.c's top comment puts them: request k is special when
+ * k = s_j, s_0 = G_0, s_j = s_(j-1) + 1 + G_j, G_j = floor(ln U_j / ln P), U_j =
+ * ls_uniform_open(ls_key2(K, j)), K = ls_key2(ls_key_str(ls_mix64(seed), "flash"), stream),
+ * P = (1 - tail_prob) (Phi(3) - Phi(-3)). One-request reads at QD 1, one after another, show
+ * each latency (done - start - t_x); a special lies outside the plain band (its tail starts
+ * far above it). Pins the draws, which no comparison of the two modes can. */
+static void spec_done(ls_engine *e, void *v)
+{
+  int64_t *t = v;
+  *t = ls_engine_now(e);
+}
+
+static void test_specials_where_documented(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_flash_params f = *ls_device_flash(dev);
+  ls_device_free(dev);
+  f.latency.tail_prob = 0.2;
+  f.latency.tail_start_s = 50.0 * f.latency.median_s;
+  enum { NREQ = 3000 };
+  ls_engine *e;
+  ls_flash_dev *d;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&d, e, &f, 11, 3, NULL), LS_OK);
+  uint64_t K = ls_key2(ls_key_str(ls_mix64(11), "flash"), 3);
+  double lnP = log((1.0 - f.latency.tail_prob) * (gsl_cdf_ugaussian_P(3.0) - gsl_cdf_ugaussian_P(-3.0)));
+  double lo = f.latency.median_s * exp(-3.0 * f.latency.sigma) * 1e9 - 2.0;
+  double hi = f.latency.median_s * exp(3.0 * f.latency.sigma) * 1e9 + 2.0;
+  int64_t tx = -1;
+  uint64_t next = (uint64_t)floor(log(ls_uniform_open(ls_key2(K, 0))) / lnP), j = 0;
+  int wrong = 0, specials = 0;
+  for (uint64_t k = 0; k < NREQ; k++) {
+    int64_t t0 = ls_engine_now(e), done = -1;
+    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_read_at(d, 4096, 4096, 1, spec_done, &done, NULL), LS_OK);
+    ls_engine_run(e);
+    if (tx < 0) /* the link time of 4 KiB, from the first request (plain or not, the same) */
+      tx = (int64_t)(4096.0 * 1e9 / ls_flash_effective_bw(&f) + 0.5);
+    double lat = (double)(done - t0 - tx);
+    int special = k == next, outside = lat < lo || lat > hi;
+    specials += special;
+    wrong += special != outside;
+    if (special)
+      next += 1 + (uint64_t)floor(log(ls_uniform_open(ls_key2(K, ++j))) / lnP);
+  }
+  CU_ASSERT(specials > NREQ / 10);
+  CU_ASSERT_EQUAL(wrong, 0);
+  ls_flash_dev_free(d);
+  ls_engine_free(e);
+}
+
+/* Prefetch streaming (verify.overlap=prefetch): layer-sized reads of one chunk size and queue
+ * depth, each started while the one before it is in flight, so a read always waits behind
+ * another and the saturated runs cross from one read to the next (flash.c, "Runs"); every
+ * other read is a whole number of chunks (the earlier read's last request is a full one).
+ * Three in flight with reads of 2 to 41 chunks: the line holds requests of several earlier
+ * reads. The profile's band (512 KiB: t_x 205 us; 256 KiB: 102 us, near hi - lo), a heavy
+ * tail, and chunks too short for runs. */
+static void test_pipelined_reads(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_flash_params f = *ls_device_flash(dev);
+  static const double c512[] = {524288}, c256[] = {262144}, c64[] = {65536};
+  static const int q32[] = {32}, q8[] = {8}, q4[] = {4};
+  for (int tail = 0; tail < 2; tail++) {
+    modes_compare_pipe(&f, c512, 1, q32, 1, 0, 2);
+    modes_compare_pipe(&f, c256, 1, q8, 1, 0, 2);
+    modes_compare_pipe(&f, c512, 1, q4, 1, 0, 2);
+    modes_compare_pipe(&f, c512, 1, q32, 1, 0, 3);
+    modes_compare_pipe(&f, c256, 1, q8, 1, 0, 3);
+    modes_compare_pipe(&f, c64, 1, q32, 1, 0, 2);
+    f.latency.tail_prob = 0.05;
+    f.latency.tail_start_s = 150e-6;
+    f.latency.tail_alpha = 2.0;
+  }
+  ls_device_free(dev);
+}
+
+CU_TestInfo flash_tests[] = {{"specials where the top comment puts them", test_specials_where_documented},
+                             {"prefetch: each read queued behind another, as the events", test_pipelined_reads},
+                             {"whole reads match the events at their limits", test_whole_reads_at_limits},
                              {"empirical latency table through the events", test_empirical_profile},
                              {"1 GiB sequential within 5 % of effective bandwidth", test_sequential_gib},
                              {"4 KiB QD1 reads give the latency quantiles", test_random_4k_qd1},

@@ -691,7 +691,28 @@ static void test_eagle3_tau(void)
   ls_decode_result_free(&small);
 }
 
+/* A target layer's time is remembered within one run only (decode.c, ls_cyc_layer_ns): runs
+ * one after another whose passes ask for the same tokens and context (one prompt's prefill)
+ * but on NPUs that take other paths for them (the matrix path from 32 tokens, or never) each
+ * get their own device's times. */
+static void test_layer_time_per_run(void)
+{
+  const char *mine = "workload.prompts=1;workload.max_tokens=1";
+  const char *other = "workload.prompts=1;workload.max_tokens=1;device.npu.mat_min=4096";
+  const char *root = LS_TEST_DIR "/..";
+  ls_decode_result before, x, after;
+  CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "llama-3.1-8b", "gsm8k", "ar-flash", mine, &before), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "llama-3.1-8b", "gsm8k", "ar-flash", other, &x), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "llama-3.1-8b", "gsm8k", "ar-flash", mine, &after), LS_OK);
+  CU_ASSERT_NOT_EQUAL(metric(&x, "ttft_s"), metric(&before, "ttft_s"));
+  CU_ASSERT_EQUAL(metric(&after, "ttft_s"), metric(&before, "ttft_s"));
+  ls_decode_result_free(&before);
+  ls_decode_result_free(&x);
+  ls_decode_result_free(&after);
+}
+
 static CU_TestInfo cycle_tests[] = {
+    {"a target layer's time is remembered within a run only", test_layer_time_per_run},
     {"EAGLE-3 pairs accept as published", test_eagle3_tau},
     {"DRAM budget: the draft, KV caches, buffers and a DRAM head come off the app budget", test_dram_budget},
     {"a run whose draft, KV caches and buffers exceed the app budget is not valid", test_dram_does_not_fit},
