@@ -236,7 +236,6 @@ struct ls_flash_dev {
   double ns_per_byte;         /* 1e9 / effective B/s, fixed at creation */
   uint64_t key;               /* K of the draws */
   uint64_t gap_mixed;         /* ls_mix64(K): the specials' gaps draw at ls_key2(K, j) */
-  int x8;                     /* v_bits_min may hash 8 at a time (AVX-512 F and DQ) */
   double band_lo, band_w;     /* the plain band of U2: [band_lo, band_lo + band_w] */
   double p_tail_special;      /* P(tail | special) */
   double ln_plain;            /* ln P(plain); 0: every request is plain */
@@ -274,42 +273,10 @@ static inline uint64_t v_bits(const ls_flash_dev *d, uint64_t k)
   return ls_mix64(d->key + 2 * k + 1) >> 12;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define V_BITS_X8 1
-/* v_bits_min's hashes eight at a time where the CPU has AVX-512 F and DQ (64-bit lane
- * multiplies; checked at creation, d->x8): the same integers as ls_mix64, whole groups of 8
- * only (the rest goes through the scalar loop). */
-__attribute__((target("avx512f,avx512dq"))) static uint64_t v_bits_min_x8(uint64_t key, uint64_t k, uint64_t groups,
-                                                                        uint64_t m)
-{
-  const __m512i lane = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1); /* + 2k + 1 */
-  const __m512i gamma = _mm512_set1_epi64((long long)LS_MIX64_GAMMA), m1 = _mm512_set1_epi64((long long)LS_MIX64_M1),
-                m2 = _mm512_set1_epi64((long long)LS_MIX64_M2);
-  __m512i acc = _mm512_set1_epi64((long long)m);
-  for (uint64_t g = 0; g < groups; g++, k += 8) {
-    __m512i x = _mm512_add_epi64(_mm512_set1_epi64((long long)(key + 2 * k)), lane);
-    x = _mm512_add_epi64(x, gamma);
-    x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)), m1);
-    x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)), m2);
-    x = _mm512_srli_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 31)), 12);
-    acc = _mm512_min_epu64(acc, x);
-  }
-  return (uint64_t)_mm512_reduce_min_epu64(acc);
-}
-#endif
-
 /* The smallest of m and v_bits of requests k .. end - 1, with two running minima so that the
  * hashes of neighbouring requests overlap (a min does not depend on the order it is taken in). */
 static inline uint64_t v_bits_min(const ls_flash_dev *d, uint64_t k, uint64_t end, uint64_t m)
 {
-#ifdef V_BITS_X8
-  if (d->x8 && end - k >= 8) {
-    uint64_t groups = (end - k) / 8;
-    m = v_bits_min_x8(d->key, k, groups, m);
-    k += 8 * groups;
-  }
-#endif
   uint64_t m2 = m, x = d->key + 2 * k + 1;
   for (; k + 2 <= end; k += 2, x += 4) {
     uint64_t a = ls_mix64(x) >> 12, b = ls_mix64(x + 2) >> 12;
@@ -1013,9 +980,6 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
   d->ns_per_byte = 1e9 / ls_flash_effective_bw(p);
   d->key = ls_key2(ls_key_str(ls_mix64(seed), "flash"), stream_id);
   d->gap_mixed = ls_mix64(d->key);
-#ifdef V_BITS_X8
-  d->x8 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-#endif
   const ls_latency_dist *l = &p->latency;
   if (l->kind == LS_LAT_EMPIRICAL) { /* every request is plain: the whole table bounds it */
     d->band_lo = 0.0;

@@ -17,14 +17,11 @@
 
 /* SplitMix64 finaliser: a bijective 64-bit mix. Inline (with ls_key2 and the uniforms): the
  * oracle, the flash model and the bootstrap call them hundreds of millions of times a replay. */
-#define LS_MIX64_GAMMA 0x9e3779b97f4a7c15ULL /* its constants, for vector copies (flash.c) */
-#define LS_MIX64_M1 0xbf58476d1ce4e5b9ULL
-#define LS_MIX64_M2 0x94d049bb133111ebULL
 static inline uint64_t ls_mix64(uint64_t x)
 {
-  x += LS_MIX64_GAMMA;
-  x = (x ^ (x >> 30)) * LS_MIX64_M1;
-  x = (x ^ (x >> 27)) * LS_MIX64_M2;
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
 }
 /* ls_key2(h, v) given ls_mix64(h) (for many v with one h: one mix fewer each). */
