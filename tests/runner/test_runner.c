@@ -693,12 +693,12 @@ static void test_eagle3_tau(void)
 
 /* A target layer's time is remembered within one run only (decode.c, ls_cyc_layer_ns): runs
  * one after another whose passes ask for the same tokens and context (one prompt's prefill)
- * but on NPUs that take other paths for them (the matrix path from 32 tokens, or never) each
- * get their own device's times. */
+ * but on NPUs that take other paths for them (the OnePlus 12's default vector path, or the
+ * matrix path from 32 tokens) each get their own device's times. */
 static void test_layer_time_per_run(void)
 {
   const char *mine = "workload.prompts=1;workload.max_tokens=1";
-  const char *other = "workload.prompts=1;workload.max_tokens=1;device.npu.mat_min=4096";
+  const char *other = "workload.prompts=1;workload.max_tokens=1;device.npu.matrix_path=true";
   const char *root = LS_TEST_DIR "/..";
   ls_decode_result before, x, after;
   CU_ASSERT_EQUAL_FATAL(run_one(root, "oneplus-12", "llama-3.1-8b", "gsm8k", "ar-flash", mine, &before), LS_OK);
