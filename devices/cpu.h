@@ -40,6 +40,9 @@ typedef struct ls_cpu_params {
   double idle_w;           /* whole CPU complex idle */
   int batched_from;        /* tokens from which layer matmuls reuse the weights (<= 1: always) */
   int head_batched_from;   /* the same for the output projection */
+  int batch_group;         /* tokens the layers' blocked kernel computes per pass over the weights,
+                            * from batched_from on (0: absent, one pass for any n: the roofline);
+                            * cpu.c's header */
   double head_bw;          /* B/s one core of the first cluster streams the output projection at
                             * (0: absent, the head streams at gemv_bw_per_core like the layers) */
   double head_bw_first;    /* B/s of the head's first row in a pass, the weights brought in from
