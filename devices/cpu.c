@@ -18,7 +18,7 @@
  *   results/testbed/probe-tiles.txt (scripts/testbed/probe/tiles.c: warm passes of N = 1..12
  *   and 16 tokens, 7 interleaved repetitions, fastest) a pass gains 94 ms from 4 to 5 tokens
  *   and again from 8 to 9, about one more pass over the 547 MB of layers, while the next three
- *   tokens of a group add 31 to 62 ms in all (src:testbed-run, docs/VALIDATION.md §3.6).
+ *   tokens of a group add 31 to 62 ms in all (src:testbed-run, docs/VALIDATION.md §3.7).
  *   Fitted to those 13 passes (scripts/testbed/probe/groups-fit.py), this sum misses by 5.3 %
  *   rms (8.3 % at most); the roofline per group, ceil(n / G) * max(W / BW, G * f / F), by
  *   8.5 % (26.5 %: a one-token pass then costs a whole group's arithmetic); the roofline

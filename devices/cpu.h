@@ -8,6 +8,9 @@
  * Below `batched_from` tokens a matmul has no kernel that reuses the weights across tokens:
  * each token streams them itself, t = n x max(GEMV, one token's GEMM) + overhead
  * (`head_batched_from` for the output projection, whose format may lack such a kernel).
+ * With `batch_group` G set, from batched_from on the layers' kernel streams the weights once
+ * per group of G tokens and adds every token's arithmetic: t = ceil(n / G) x GEMV + GEMM +
+ * overhead (cpu.c's header; absent, the roofline).
  * The output projection has its own rate when `head_bw` is set (its kernel and format differ
  * from the layers'): the cores' rates scaled by head_bw / the first cluster's rate, a row
  * costing head bytes / that rate below head_batched_from (cpu.c's header). With `head_bw_first`

@@ -92,7 +92,7 @@ static int prompt_pass(ls_llamadrv_model *m, ls_tbm_result *r, const char *kind,
  * sizes end no group of four tokens: the x86 CPU kernel streams the weights once per group of
  * four (results/testbed/probe-tiles.txt: a pass gains ~94 ms from 4 to 5 tokens and from 8 to
  * 9), which rows at powers of two alone cannot show a calibration (cpu.batch_group,
- * devices/cpu.c; docs/VALIDATION.md §3.6). */
+ * devices/cpu.c; docs/VALIDATION.md §3.7). */
 static int sizes(const ls_tbm_config *c, int *ns)
 {
   static const int extra[] = {3, 5, 6, 12};

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scripts/testbed/probe/groups-fit.py: which cost shape the warm passes follow in N
-(docs/VALIDATION.md §3.6). Fits four shapes of the layers' cost, each with two free numbers,
+(docs/VALIDATION.md §3.7). Fits five shapes of the layers' cost, each with two free numbers,
 S (one pass over the layers' weights) and g (one token's arithmetic), to the fastest warm
 passes of the tiles probe (results/testbed/probe-tiles.txt) and of a run's database, by least
 squares on log(predicted / measured). The head's first row (its bytes over
