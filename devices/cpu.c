@@ -10,6 +10,21 @@
  *   (measured on the testbed: llama.cpp's x86 CPU backend takes 2.0x one token's time for two
  *   tokens of Q4_0 layers and 1 + 12 x 0.4 for 13 rows of a Q6_K head; src:testbed-run,
  *   docs/VALIDATION.md §3.4-3.6. Profiles without the keys keep the roofline for every n.)
+ *   With batch_group G (from batched_from on; the layers only): the blocked kernel computes
+ *   G tokens per pass over the weights, and a pass's streaming and its arithmetic add up:
+ *   t_matmul(n)    = ceil(n / G) * W / BW + n * f / F
+ *   Why: llama.cpp's x86 CPU backend (the testbed's pinned library, Q4_0 layers, repacking
+ *   off, 1 thread) costs a warm pass in steps of four tokens. In the probe
+ *   results/testbed/probe-tiles.txt (scripts/testbed/probe/tiles.c: warm passes of N = 1..12
+ *   and 16 tokens, 7 interleaved repetitions, fastest) a pass gains 94 ms from 4 to 5 tokens
+ *   and again from 8 to 9, about one more pass over the 547 MB of layers, while the next three
+ *   tokens of a group add 31 to 62 ms in all (src:testbed-run, docs/VALIDATION.md §3.7).
+ *   Fitted to those 13 passes (scripts/testbed/probe/groups-fit.py), this sum misses by 5.3 %
+ *   rms (8.3 % at most); the roofline per group, ceil(n / G) * max(W / BW, G * f / F), by
+ *   8.5 % (26.5 %: a one-token pass then costs a whole group's arithmetic); the roofline
+ *   without groups by 11.3 % (19.6 %). The testbed's calibration rows include N = 3, 5, 6 and
+ *   12 so that the fit sees the groups. Without the key (every phone profile) the roofline
+ *   above holds from batched_from on, bit for bit.
  *   The output projection (t_head(n), n its output rows) has its own weight rate when the
  *   profile gives head_bandwidth (H: B/s at which one core of the first cluster computes the
  *   head for one row, streaming and arithmetic together; a core of cluster c at
@@ -91,21 +106,29 @@ static void rates(const ls_cpu_params *c, int threads, double bw_scale, double *
   *flops = f;
 }
 
+/* group: tokens per pass over the weights from batched_from on (0: one pass for any n). */
 static double matmul_s(const ls_cpu_params *c, double bytes, double flops_tok, double attn_ctx, int tokens,
-                       int threads, int batched_from, double bw_scale)
+                       int threads, int batched_from, int group, double bw_scale)
 {
   if (tokens <= 0)
     return 0.0;
   double bw, f;
   rates(c, threads, bw_scale, &bw, &f);
-  double mm = tokens < batched_from ? tokens * fmax(bytes / bw, flops_tok / f) : fmax(bytes / bw, tokens * flops_tok / f);
+  double mm;
+  if (tokens < batched_from)
+    mm = tokens * fmax(bytes / bw, flops_tok / f);
+  else if (group > 0)
+    mm = ((tokens + group - 1) / group) * (bytes / bw) + tokens * (flops_tok / f);
+  else
+    mm = fmax(bytes / bw, tokens * flops_tok / f);
   return c->call_s + mm + tokens * attn_ctx / f;
 }
 
 int64_t ls_cpu_layer_ns(const ls_cpu_params *c, const ls_layer_work *w, int tokens, int ctx_len, int threads)
 {
   double attn = w->attn_flops_per_token_per_ctx * (ctx_len < 0 ? 0 : ctx_len);
-  return (int64_t)llround(matmul_s(c, w->weight_bytes, w->flops_per_token, attn, tokens, threads, c->batched_from, 1.0) * 1e9);
+  return (int64_t)llround(matmul_s(c, w->weight_bytes, w->flops_per_token, attn, tokens, threads, c->batched_from,
+                                     c->batch_group, 1.0) * 1e9);
 }
 
 int64_t ls_cpu_lmhead_ns(const ls_cpu_params *c, double lmhead_bytes, double flops_per_token, int tokens,
@@ -113,13 +136,13 @@ int64_t ls_cpu_lmhead_ns(const ls_cpu_params *c, double lmhead_bytes, double flo
 {
   if (!(c->head_bw > 0) || c->n_clusters < 1) /* the key is absent: the layers' rate */
     return (int64_t)llround(
-        matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from, 1.0) * 1e9);
+        matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from, 0, 1.0) * 1e9);
   double scale = c->head_bw / c->cluster[0].gemv_bw_per_core;
   /* The first row's rate: head_bw_first when given, else head_bw (the same row for row). */
   double scale1 = c->head_bw_first > 0 ? c->head_bw_first / c->cluster[0].gemv_bw_per_core : scale;
   if (tokens <= 0 || tokens >= c->head_batched_from)
     return (int64_t)llround(
-        matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from, scale1) * 1e9);
+        matmul_s(c, lmhead_bytes, flops_per_token, 0.0, tokens, threads, c->head_batched_from, 0, scale1) * 1e9);
   double bw, bw1, f;
   rates(c, threads, scale, &bw, &f);
   if (!(c->head_bw_first > 0)) /* the key is absent: every row at head_bw, as before */

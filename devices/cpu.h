@@ -8,6 +8,9 @@
  * Below `batched_from` tokens a matmul has no kernel that reuses the weights across tokens:
  * each token streams them itself, t = n x max(GEMV, one token's GEMM) + overhead
  * (`head_batched_from` for the output projection, whose format may lack such a kernel).
+ * With `batch_group` G set, from batched_from on the layers' kernel streams the weights once
+ * per group of G tokens and adds every token's arithmetic: t = ceil(n / G) x GEMV + GEMM +
+ * overhead (cpu.c's header; absent, the roofline).
  * The output projection has its own rate when `head_bw` is set (its kernel and format differ
  * from the layers'): the cores' rates scaled by head_bw / the first cluster's rate, a row
  * costing head bytes / that rate below head_batched_from (cpu.c's header). With `head_bw_first`
@@ -40,6 +43,9 @@ typedef struct ls_cpu_params {
   double idle_w;           /* whole CPU complex idle */
   int batched_from;        /* tokens from which layer matmuls reuse the weights (<= 1: always) */
   int head_batched_from;   /* the same for the output projection */
+  int batch_group;         /* tokens the layers' blocked kernel computes per pass over the weights,
+                            * from batched_from on (0: absent, one pass for any n: the roofline);
+                            * cpu.c's header */
   double head_bw;          /* B/s one core of the first cluster streams the output projection at
                             * (0: absent, the head streams at gemv_bw_per_core like the layers) */
   double head_bw_first;    /* B/s of the head's first row in a pass, the weights brought in from

@@ -12,6 +12,8 @@
  *          pad_small (optional, default false), matrix_path (optional, default true)}
  *          (optional, required when the regime is q4_0-dynamic)
  *   cpu:   threads, max_bandwidth, call_overhead, idle_power, [batched_from, head_batched_from: 1],
+ *          [batch_group: absent = one pass over the layers' weights for any n from batched_from
+ *          on; 1..1000000, tokens per pass over them, devices/cpu.c],
  *          [head_bandwidth: absent = the clusters' gemv_bandwidth; a rate > 0, B/s one core of
  *          the first cluster streams the output projection at, devices/cpu.c],
  *          [head_first_bandwidth: absent = head_bandwidth for every row; a rate > 0, B/s of a
@@ -220,7 +222,7 @@ static int read_cluster(const ls_ynode *c, ls_cpu_cluster *k, ls_error *err)
 static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
 {
   ls_ynode m, cl;
-  long threads, batched = 1, head_batched = 1;
+  long threads, batched = 1, head_batched = 1, group = 0;
   int rc = section(root, "cpu", &m, err);
   if (rc || (rc = ls_yreq_int(&m, "threads", 1, 256, &threads, err)) ||
       (rc = ls_yreq_unit(&m, "max_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &c->max_bw, err)) ||
@@ -228,6 +230,9 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
       (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &c->idle_w, err)) ||
       (rc = ls_yopt_int(&m, "batched_from", 1, 1000000, 1, &batched, err)) ||
       (rc = ls_yopt_int(&m, "head_batched_from", 1, 1000000, 1, &head_batched, err)) ||
+      /* 0 is the "absent" default and not a group a profile may state (the range starts at 1):
+       * absent, the layers keep the roofline from batched_from on (devices/cpu.c). */
+      (rc = ls_yopt_int(&m, "batch_group", 1, 1000000, 0, &group, err)) ||
       /* 0 is the "absent" default and not a rate a profile may state (LS_Y_POS refuses it):
        * a stated rate of zero would make every head infinitely slow. Same ceiling as the
        * clusters' gemv_bandwidth. */
@@ -247,6 +252,7 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
   c->default_threads = (int)threads;
   c->batched_from = (int)batched;
   c->head_batched_from = (int)head_batched;
+  c->batch_group = (int)group;
   if (c->head_bw_first > 0 && !(c->head_bw > 0)) {
     /* The first row's rate refines the head's own rate; alone it would price the head's
      * further rows at the layers' rate and its first at its own, two kernels mixed. */

@@ -19,6 +19,7 @@
 
 #define MAX_TREE 256
 #define MAX_TRACE 8192
+#define LS_TBM_SIZES_MAX 16 /* 1 ... 256 in powers of two, and the four extra sizes */
 
 ls_tbm_config ls_tbm_defaults(void)
 {
@@ -87,11 +88,22 @@ static int prompt_pass(ls_llamadrv_model *m, ls_tbm_result *r, const char *kind,
   return LS_OK;
 }
 
+/* N = 1, 2, 4, ... max_n, and 3, 5, 6 and 12 (those up to max_n) in rising order. The extra
+ * sizes end no group of four tokens: the x86 CPU kernel streams the weights once per group of
+ * four (results/testbed/probe-tiles.txt: a pass gains ~94 ms from 4 to 5 tokens and from 8 to
+ * 9), which rows at powers of two alone cannot show a calibration (cpu.batch_group,
+ * devices/cpu.c; docs/VALIDATION.md §3.7). */
 static int sizes(const ls_tbm_config *c, int *ns)
 {
-  int k = 0;
-  for (int n = 1; n <= c->max_n && k < 16; n *= 2)
+  static const int extra[] = {3, 5, 6, 12};
+  int k = 0, e = 0;
+  for (int n = 1; n <= c->max_n && k < LS_TBM_SIZES_MAX; n *= 2) {
+    while (e < 4 && extra[e] < n && extra[e] <= c->max_n && k < LS_TBM_SIZES_MAX)
+      ns[k++] = extra[e++];
     ns[k++] = n;
+  }
+  while (e < 4 && extra[e] <= c->max_n && k < LS_TBM_SIZES_MAX)
+    ns[k++] = extra[e++];
   return k;
 }
 
@@ -437,7 +449,7 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   if ((rc = ls_llamadrv_open(&d, c->lib_dir, err)))
     return rc;
   ls_llamadrv_model *m = NULL, *dm = NULL;
-  int ns[16], nn = sizes(c, ns);
+  int ns[LS_TBM_SIZES_MAX], nn = sizes(c, ns);
   if ((rc = load(d, c->target, c, 0, 1, 512, &m, err)))
     goto out;
   r->threads_seen = ls_llamadrv_threads(m);

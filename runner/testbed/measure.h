@@ -3,7 +3,8 @@
  *   stream  the model file read through a mapping from a cold page cache, no compute
  *           (ls_llamadrv_stream): the storage path's own rate, the source of the read-ahead
  *           model's rate (devices/mapread.h), never a held-out point;
- *   warm    prompt passes of N tokens on an empty cache, the model in the page cache
+ *   warm    prompt passes of N tokens on an empty cache, the model in the page cache, at
+ *           N = 1, 2, 4, ... max_n and 3, 5, 6, 12 (sizes that end no group of four tokens)
  *           (what llama-bench's pp N times; these, with fio, are all the calibration sees);
  *   tg      llama-bench's tg: G one-token steps from an empty cache (calibration too);
  *   rows    N tokens on an empty cache asking for every token's output row, interleaved with
@@ -51,7 +52,7 @@ typedef struct ls_tbm_config {
   const char *target;      /* target GGUF */
   const char *draft;       /* draft GGUF (NULL: no speculative run) */
   int threads, reps;       /* 1, 3 */
-  int max_n;               /* warm and cold passes at N = 1, 2, 4, ... max_n */
+  int max_n;               /* warm and cold passes at N = 1, 2, 4, ... max_n, and 3, 5, 6, 12 */
   int tg;                  /* one-token steps of the tg row (0: none) */
   int rows_n;              /* tokens of the rows passes (0: none, else 2..256) */
   int step_ctx;            /* context of the cold one-token steps */

@@ -864,9 +864,64 @@ static void test_cpu_head_first_bandwidth(void)
     CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, W, f, 1 + 15 * k, 1), only_h[k]);
 }
 
+/* cpu.batch_group (devices/cpu.c): from batched_from on the layers' kernel streams the weights
+ * once per group of G tokens and adds every token's arithmetic,
+ * t_matmul(n) = ceil(n / G) W / BW + n f / F; below batched_from each token streams them; the
+ * head is not grouped; without the key the roofline holds, bit for bit. */
+static void test_cpu_batch_group(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_cpu_params c = *ls_device_cpu(dev);
+  ls_device_free(dev);
+  CU_ASSERT_EQUAL(c.batch_group, 0); /* no shipped phone states it */
+  /* The testbed target's layer (llama-3.2-1b, Q4_0: 34.2 MB, 121.6 MFLOP a token) and attention. */
+  ls_layer_work w = {34.2e6, 121.6e6, 8192, 0};
+  const double W = w.weight_bytes, f = w.flops_per_token, a = w.attn_flops_per_token_per_ctx;
+  int64_t before[8][40];
+  for (int t = 1; t <= 8; t++)
+    for (int n = 1; n < 40; n++)
+      before[t - 1][n] = ls_cpu_layer_ns(&c, &w, n, 16, t);
+  const double g0 = c.cluster[0].gemv_bw_per_core, g1 = c.cluster[1].gemv_bw_per_core;
+  const double F1 = c.cluster[0].freq_hz * c.cluster[0].flops_per_cycle;
+  const double F2 = F1 + c.cluster[1].freq_hz * c.cluster[1].flops_per_cycle;
+  const double bw2 = fmin(g0 + g1, c.max_bw);
+  c.batched_from = 1;
+  c.batch_group = 4;
+  /* 1 thread, context 0: groups of four, each a pass over the weights, and every token's work. */
+  static const int groups[] = {0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5};
+  for (int n = 1; n <= 17; n++)
+    CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, n, 0, 1), llround((c.call_s + groups[n] * (W / g0) + n * (f / F1)) * 1e9));
+  /* the step: a fifth token costs a pass over the weights more than a fourth, a sixth does not */
+  int64_t t4 = ls_cpu_layer_ns(&c, &w, 4, 0, 1), t5 = ls_cpu_layer_ns(&c, &w, 5, 0, 1),
+          t6 = ls_cpu_layer_ns(&c, &w, 6, 0, 1);
+  CU_ASSERT_DOUBLE_EQUAL((double)(t5 - t4), (W / g0 + f / F1) * 1e9, 2);
+  CU_ASSERT_DOUBLE_EQUAL((double)(t6 - t5), (f / F1) * 1e9, 2);
+  /* 2 threads and a context: the rates of two clusters, attention as before. */
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 5, 40, 2),
+                  llround((c.call_s + 2 * (W / bw2) + 5 * (f / F2) + 5 * 40 * a / F2) * 1e9));
+  /* 128 tokens: 32 passes over the weights, however compute-bound. */
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 128, 0, 1), llround((c.call_s + 32 * (W / g0) + 128 * (f / F1)) * 1e9));
+  /* Below batched_from each token streams the weights; from it on, the groups. */
+  c.batched_from = 4;
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 3, 0, 1), llround((c.call_s + 3 * fmax(W / g0, f / F1)) * 1e9));
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 6, 0, 1), llround((c.call_s + 2 * (W / g0) + 6 * (f / F1)) * 1e9));
+  /* The head is not grouped: from head_batched_from on it keeps the roofline. */
+  c.head_batched_from = 1;
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, 262e6, 0.5e9, 9, 1), llround((c.call_s + fmax(262e6 / g0, 9 * 0.5e9 / F1)) * 1e9));
+  /* Absent again: bit-identical to the roofline. */
+  c = *ls_device_cpu(dev = devtest_load("oneplus-12"));
+  ls_device_free(dev);
+  for (int t = 1; t <= 8; t++)
+    for (int n = 1; n < 40; n++)
+      CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, n, 16, t), before[t - 1][n]);
+  c.batch_group = 0;
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 9, 0, 1), llround((c.call_s + fmax(W / g0, 9 * f / F1)) * 1e9));
+}
+
 CU_TestInfo cpu_tests[] = {{"GEMV/GEMM roofline, threads, calibration", test_cpu_roofline},
                            {"the head's own rate (head_bandwidth)", test_cpu_head_bandwidth},
                            {"the head's first row (head_first_bandwidth)", test_cpu_head_first_bandwidth},
+                           {"the layers' groups of tokens (batch_group)", test_cpu_batch_group},
                            CU_TEST_INFO_NULL};
 
 /* ---- power ---- */

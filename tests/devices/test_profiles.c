@@ -218,6 +218,45 @@ static void test_head_first_bandwidth_key(void)
   CU_ASSERT_EQUAL(remove(path), 0);
 }
 
+/* cpu.batch_group: optional (absent: 0, the roofline), a whole number of tokens >= 1, errors
+ * located at the value and naming the key and the value. */
+static void test_batch_group_key(void)
+{
+  char path[256], want[512], got[2048];
+  snprintf(path, sizeof path, "/tmp/ls-test-batch-group-%ld.yaml", (long)getpid());
+  ls_device *d = NULL;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, LS_DATA_ROOT, "oneplus-12", &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_device_cpu(d)->batch_group, 0); /* absent in the shipped profile */
+  ls_device_free(d);
+  int at = with_keys("batch_group", "4", NULL, NULL, path);
+  d = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load(&d, path, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_device_cpu(d)->batch_group, 4);
+  ls_device_free(d);
+  static const struct {
+    const char *value;
+    int code;
+    const char *what;
+  } bad[] = {{"0", LS_ERANGE, "cpu.batch_group: value '0' out of range"},
+             {"-4", LS_ERANGE, "cpu.batch_group: value '-4' out of range"},
+             {"2000000", LS_ERANGE, "cpu.batch_group: value '2000000' out of range"},
+             {"4.5", LS_ESCHEMA, "cpu.batch_group: wrong type: expected an integer, found '4.5'"},
+             {"four", LS_ESCHEMA, "cpu.batch_group: wrong type: expected an integer, found 'four'"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    at = with_keys("batch_group", bad[i].value, NULL, NULL, path);
+    d = NULL;
+    CU_ASSERT_EQUAL(ls_device_load(&d, path, &err), bad[i].code);
+    CU_ASSERT_PTR_NULL(d);
+    snprintf(want, sizeof want, "%s:%d:16: %s", path, at, bad[i].what);
+    ls_error_format(&err, got, sizeof got);
+    if (strncmp(got, want, strlen(want)) != 0)
+      fprintf(stderr, "want: %s\ngot:  %s\n", want, got);
+    CU_ASSERT(strncmp(got, want, strlen(want)) == 0);
+  }
+  CU_ASSERT_EQUAL(remove(path), 0);
+}
+
 static void test_unknown_id(void)
 {
   ls_device *d = NULL;
@@ -234,6 +273,7 @@ CU_TestInfo profiles_tests[] = {{"every shipped profile validates", test_shipped
                                 {"cpu.head_bandwidth: optional, positive, located", test_head_bandwidth_key},
                                 {"cpu.head_first_bandwidth: optional, with head_bandwidth, positive, located",
                                  test_head_first_bandwidth_key},
+                                {"cpu.batch_group: optional, a whole number >= 1, located", test_batch_group_key},
                                 {"unknown id lists the valid ones", test_unknown_id},
                                 CU_TEST_INFO_NULL};
 

@@ -1,6 +1,6 @@
 /* scripts/testbed/probe/tiles.c: warm prompt passes of N = 1 ... 12 and 16 tokens (one output
  * row) on a testbed model, interleaved, 7 repetitions each: where the layers' cost steps with
- * N (docs/VALIDATION.md §3.6). Not part of `make testbed`; build and run by hand:
+ * N (docs/VALIDATION.md §3.7). Not part of `make testbed`; build and run by hand:
  *   cd build && cc -O2 -std=c11 -D_GNU_SOURCE -I.. -o /tmp/tiles ../scripts/testbed/probe/tiles.c \
  *     libls_runner_testbed.a libls_workloads.a libls_devices.a libls_sim.a -ldl -lm -lyaml -ljansson -lsqlite3
  *   /tmp/tiles build/testbed/pkg/package/bins/linux-x64 build/testbed/full/Llama-3.2-1B-testbed-Q4_0.gguf
