@@ -652,16 +652,48 @@ static int open_db(const char *path, ls_db **db, ls_error *err)
   return rc;
 }
 
-/* <out>/claims.md: each figure's claim, its test and this run's verdict (figures judged now). */
+/* The row of figure fig in an earlier claims.md (text, NUL-terminated), or NULL; *n its length
+ * with the newline. */
+static const char *old_claim_row(const char *text, const char *fig, size_t *n)
+{
+  char head[80];
+  int k = snprintf(head, sizeof head, "| %s |", fig);
+  for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+    if (!strncmp(l, head, (size_t)k)) {
+      const char *e = strchr(l, '\n');
+      *n = e ? (size_t)(e - l) + 1 : strlen(l);
+      return l;
+    }
+  return NULL;
+}
+
+/* <out>/claims.md: each figure's claim, its test and this run's verdict (figures judged now);
+ * a figure not drawn this time keeps its row from the file an earlier run wrote, so redrawing
+ * one figure does not drop the others' verdicts. */
 static int write_claims(const fig_ctx *cx, ls_error *err)
 {
-  char *md = NULL;
-  size_t len = 0;
+  char *md = NULL, *old = NULL, path[1024];
+  size_t len = 0, old_len = 0;
   int any = 0;
+  out_path(cx, path, sizeof path, "claims", "md");
+  FILE *f = fopen(path, "r");
+  if (f) { /* best effort: an unreadable earlier file only loses the rows it had */
+    FILE *o = open_memstream(&old, &old_len);
+    int c;
+    while (o && (c = getc(f)) != EOF) putc(c, o);
+    if (o) fclose(o);
+    fclose(f);
+  }
   FILE *m = open_memstream(&md, &len);
-  if (!m) return ls_error_set(err, LS_ENOMEM, "claims: out of memory");
+  if (!m) {
+    free(old);
+    return ls_error_set(err, LS_ENOMEM, "claims: out of memory");
+  }
   fprintf(m, "| Figure | Paper's claim | Holds when | Here |\n|---|---|---|---|\n");
   for (int i = 0; i < ls_figures_count() && i < LS_FIGURES_MAX; i++) {
+    size_t n = 0;
+    const char *row = !cx->judged[i] && old ? old_claim_row(old, ls_figures_name(i), &n) : NULL;
+    if (row) fwrite(row, 1, n, m);
     if (!cx->judged[i]) continue;
     any = 1;
     const ls_verdict *v = &cx->verdicts[i];
@@ -672,6 +704,7 @@ static int write_claims(const fig_ctx *cx, ls_error *err)
   int rc = fclose(m) == 0 ? LS_OK : ls_error_set(err, LS_ENOMEM, "claims: out of memory");
   if (rc == LS_OK && any) rc = write_file(cx, "claims", "md", md, len, err);
   free(md);
+  free(old);
   return rc;
 }
 

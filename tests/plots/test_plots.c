@@ -185,6 +185,13 @@ static void test_all_figures(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(md, "**does NOT hold**: +14.9 % throughput, wasted compute 20.0 %→20.0 % "
                                     "(pruning does not cut the waste)"));
   CU_ASSERT_PTR_NOT_NULL(strstr(g_out, "fig12.png, .svg  [paper's claim does NOT hold]"));
+  /* redrawing one figure (or the regime map, which judges five claims) keeps every other
+   * figure's row: claims.md is byte for byte what the whole run wrote */
+  CU_ASSERT_EQUAL(figures(db, out, "fig05"), 0);
+  CU_ASSERT_EQUAL(figures(db, out, "regime"), 0);
+  char *again = px_read(p, NULL);
+  CU_ASSERT(again && !strcmp(again, md));
+  free(again);
   free(md);
   /* the verdict is on the figure's face: its text is in the SVG */
   snprintf(p, sizeof p, "%s/fig12.svg", out);
