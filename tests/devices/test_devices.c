@@ -663,6 +663,13 @@ static void test_calibration_targets(void)
   ls_device_free(dev);
 }
 
+/* A layer call on the q4_0-dynamic vector path, by hand: op_call + max(read, n f / vec). */
+static int64_t vector_path_ns(const ls_npu_dynamic *d, const ls_layer_work *w, int n)
+{
+  double read = w->weight_bytes / d->weight_bw, comp = n * w->flops_per_token / d->vec_flops;
+  return llround((d->op_call_s + (comp > read ? comp : read)) * 1e9);
+}
+
 /* device.npu.mat_min chooses a llama.cpp Hexagon build's era (src:ggml-hexagon-history): 32 (the
  * profile's), 5 (since 2026-06-26: one padded tile from 5 tokens) or 4096 (before 2026-03-28: no
  * matrix path, every tree on the vector path). Checked against the profile's own rates. */
@@ -678,11 +685,8 @@ static void test_dynamic_mat_min_setting(void)
   ls_kv_set(kv, "device.npu.mat_min", "4096", "test", NULL);
   CU_ASSERT_EQUAL_FATAL(ls_device_apply(dev, kv, NULL), LS_OK);
   CU_ASSERT_EQUAL(d->mat_min, 4096);
-  double read = w.weight_bytes / d->weight_bw;
-  for (int n = 8; n <= 64; n *= 2) { /* the vector path at every tree size: op_call + n f / vec */
-    double comp = n * w.flops_per_token / d->vec_flops;
-    CU_ASSERT_EQUAL(ls_npu_layer_ns(ls_device_npu(dev), &w, n, 0), llround((d->op_call_s + (comp > read ? comp : read)) * 1e9));
-  }
+  for (int n = 8; n <= 64; n *= 2) /* the vector path at every tree size */
+    CU_ASSERT_EQUAL(ls_npu_layer_ns(ls_device_npu(dev), &w, n, 0), vector_path_ns(d, &w, n));
   ls_kv_set(kv, "device.npu.mat_min", "5", "test", NULL);
   CU_ASSERT_EQUAL_FATAL(ls_device_apply(dev, kv, NULL), LS_OK);
   int64_t tile = ls_npu_layer_ns(ls_device_npu(dev), &w, 32, 0);
@@ -710,16 +714,15 @@ static void test_dynamic_matrix_path_setting(void)
   ls_kv_set(kv, "device.npu.pad_small", "true", "test", NULL);
   ls_kv_set(kv, "device.npu.mat_min", "5", "test", NULL);
   CU_ASSERT_EQUAL_FATAL(ls_device_apply(dev, kv, NULL), LS_OK);
-  double read = w.weight_bytes / d->weight_bw;
   for (int n = 1; n <= 128; n = n * 2 + 1) {
-    double comp = n * w.flops_per_token / d->vec_flops;
-    CU_ASSERT_EQUAL(ls_npu_layer_ns(ls_device_npu(dev), &w, n, 0), llround((d->op_call_s + (comp > read ? comp : read)) * 1e9));
+    CU_ASSERT_EQUAL(ls_npu_layer_ns(ls_device_npu(dev), &w, n, 0), vector_path_ns(d, &w, n));
     CU_ASSERT_EQUAL(ls_npu_padded_tokens(ls_device_npu(dev), n), n);
   }
   ls_kv_set(kv, "device.npu.matrix_path", "true", "test", NULL);
   ls_kv_set(kv, "device.npu.pad_small", "false", "test", NULL);
   ls_kv_set(kv, "device.npu.mat_min", "32", "test", NULL);
   CU_ASSERT_EQUAL_FATAL(ls_device_apply(dev, kv, NULL), LS_OK);
+  double read = w.weight_bytes / d->weight_bw;
   double comp = 64 * w.flops_per_token / d->mat_flops; /* 33 tokens: two tiles at the matrix rate */
   CU_ASSERT_EQUAL(ls_npu_layer_ns(ls_device_npu(dev), &w, 33, 0), llround((d->op_call_s + (comp > read ? comp : read)) * 1e9));
   CU_ASSERT_EQUAL(ls_npu_padded_tokens(ls_device_npu(dev), 33), 64);

@@ -472,6 +472,25 @@ static void add_pass(ls_tbm_result *r, const char *kind, int n, int ctx, double 
   p->c.time_s = t;
 }
 
+/* One core of 1 GHz and 10 FLOP a cycle (a row's 0.3 GFLOP would take 30 ms), the layers
+ * streaming at 5 GB/s, and the head never batched (as on the testbed) at the given rates. */
+static ls_cpu_params head_cpu(double head_bw, double head_bw_first)
+{
+  ls_cpu_params c;
+  memset(&c, 0, sizeof c);
+  c.n_clusters = 1;
+  c.cluster[0].cores = 2;
+  c.cluster[0].freq_hz = 1e9;
+  c.cluster[0].gemv_bw_per_core = 5e9;
+  c.cluster[0].flops_per_cycle = 10;
+  c.max_bw = 100e9;
+  c.call_s = 20e-6;
+  c.head_batched_from = 1000000;
+  c.head_bw = head_bw;
+  c.head_bw_first = head_bw_first;
+  return c;
+}
+
 static void test_head_rate(void)
 {
   ls_tbm_pass buf[16];
@@ -502,17 +521,7 @@ static void test_head_rate(void)
   /* The rate read back by the CPU model: one thread of the first cluster, the head asked for
    * 16 rows and for 1 (never batched, as on the testbed) differs by exactly 15 rows' cost. */
   CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_OK);
-  ls_cpu_params c;
-  memset(&c, 0, sizeof c);
-  c.n_clusters = 1;
-  c.cluster[0].cores = 2;
-  c.cluster[0].freq_hz = 1e9;
-  c.cluster[0].gemv_bw_per_core = 5e9;  /* the layers' rate: a third of the head's */
-  c.cluster[0].flops_per_cycle = 10;    /* 10 GFLOP/s: a row's 0.3 GFLOP would take 30 ms */
-  c.max_bw = 100e9;
-  c.call_s = 20e-6;
-  c.head_batched_from = 1000000;
-  c.head_bw = h.bw;
+  ls_cpu_params c = head_cpu(h.bw, 0.0); /* the layers' rate a third of the head's */
   double d = (double)(ls_cpu_lmhead_ns(&c, 150e6, 0.3e9, 16, 1) - ls_cpu_lmhead_ns(&c, 150e6, 0.3e9, 1, 1)) * 1e-9;
   CU_ASSERT_DOUBLE_EQUAL(d, 0.250 - 0.100, 2e-9);
 
@@ -563,18 +572,7 @@ static void test_head_first_rate(void)
 
   /* Both rates read back by the CPU model: 0, 1 and 16 rows differ as the passes did. */
   CU_ASSERT_EQUAL_FATAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_OK);
-  ls_cpu_params c;
-  memset(&c, 0, sizeof c);
-  c.n_clusters = 1;
-  c.cluster[0].cores = 2;
-  c.cluster[0].freq_hz = 1e9;
-  c.cluster[0].gemv_bw_per_core = 5e9;
-  c.cluster[0].flops_per_cycle = 10;
-  c.max_bw = 100e9;
-  c.call_s = 20e-6;
-  c.head_batched_from = 1000000;
-  c.head_bw = h.bw;
-  c.head_bw_first = h.bw_first;
+  ls_cpu_params c = head_cpu(h.bw, h.bw_first);
   double t0 = (double)ls_cpu_lmhead_ns(&c, 150e6, 0.3e9, 0, 1) * 1e-9;
   double t1 = (double)ls_cpu_lmhead_ns(&c, 150e6, 0.3e9, 1, 1) * 1e-9;
   double t16 = (double)ls_cpu_lmhead_ns(&c, 150e6, 0.3e9, 16, 1) * 1e-9;
