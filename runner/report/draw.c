@@ -676,14 +676,8 @@ static int write_claims(const fig_ctx *cx, ls_error *err)
   size_t len = 0, old_len = 0;
   int any = 0;
   out_path(cx, path, sizeof path, "claims", "md");
-  FILE *f = fopen(path, "r");
-  if (f) { /* best effort: an unreadable earlier file only loses the rows it had */
-    FILE *o = open_memstream(&old, &old_len);
-    int c;
-    while (o && (c = getc(f)) != EOF) putc(c, o);
-    if (o) fclose(o);
-    fclose(f);
-  }
+  ls_error ignored; /* best effort: a missing or unreadable earlier file only loses its rows */
+  if (ls_file_read_all(path, "claims", 1L << 20, &old, &old_len, &ignored) != LS_OK) old = NULL;
   FILE *m = open_memstream(&md, &len);
   if (!m) {
     free(old);
