@@ -110,25 +110,19 @@ void ls_cyc_fail(ls_run_state *r, int rc)
     r->failed = rc ? rc : LS_ERUN;
 }
 
-/* The last target layer time asked for in this thread's simulation (simulate clears it at
- * its start and end): every layer of a pass asks for the same tokens and context, and
- * ls_npu_layer_ns is a pure function of them for the run's device and target, which do not
- * change while it runs. */
-static _Thread_local struct {
-  const ls_run_state *r;
-  int tokens, ctx;
-  int64_t ns;
-} layer_memo;
-
-int64_t ls_cyc_layer_ns(const ls_run_state *r, int tokens)
+/* One target layer's NPU time, remembered in the run's own state (a run starts zeroed, so
+ * nothing is carried from another run, and no state outside the run is written): every layer of a pass asks for the same tokens and context, and ls_npu_layer_ns is a
+ * pure function of them for the run's device and target, which do not change while it runs. */
+int64_t ls_cyc_layer_ns(ls_run_state *r, int tokens)
 {
-  if (layer_memo.r != r || layer_memo.tokens != tokens || layer_memo.ctx != r->seq.ctx_len) {
-    layer_memo.ns = ls_npu_layer_ns(ls_device_npu(r->cfg.dev), &r->cfg.tw, tokens, r->seq.ctx_len);
-    layer_memo.r = r;
-    layer_memo.tokens = tokens;
-    layer_memo.ctx = r->seq.ctx_len;
+  ls_layer_memo *m = &r->verify.layer_memo;
+  if (!m->valid || m->tokens != tokens || m->ctx != r->seq.ctx_len) {
+    m->ns = ls_npu_layer_ns(ls_device_npu(r->cfg.dev), &r->cfg.tw, tokens, r->seq.ctx_len);
+    m->valid = 1;
+    m->tokens = tokens;
+    m->ctx = r->seq.ctx_len;
   }
-  return layer_memo.ns;
+  return m->ns;
 }
 
 /* ---- the text: the synthetic oracle, or a recorded trace (workload.trace=FILE) ----
@@ -469,7 +463,6 @@ static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_erro
   if (!rc) rc = ls_sample_create(&r->acct.cost_bias, err);
   if (rc)
     return rc;
-  layer_memo.r = NULL;
   r->err = err;
   r->seq.prompt = 0;
   r->cfg.prefetch = r->cfg.overlap == LS_OVERLAP_CROSS && !r->cfg.in_dram;
@@ -479,7 +472,6 @@ static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_erro
   uint64_t budget = LS_RUN_EVENTS_PER_TOKEN * (uint64_t)r->cfg.max_tokens * (uint64_t)ls_cyc_text_prompts(r);
   ls_engine_set_bounds(r->eng, c->stop, budget);
   ls_engine_run(r->eng);
-  layer_memo.r = NULL;
   if (r->failed)
     return r->failed;
   if (ls_engine_halted(r->eng) == LS_EINTR)

@@ -91,6 +91,12 @@ typedef struct ls_run_drafting {
   int64_t draft_work;           /* this cycle: the passes' durations added up (wall time <= this) */
 } ls_run_drafting;
 
+/* One target layer's NPU time for (tokens, ctx): every layer of a pass asks the same. */
+typedef struct ls_layer_memo {
+  int valid, tokens, ctx;
+  int64_t ns;
+} ls_layer_memo;
+
 /* VERIFY (cycle_verify.c): the pass's pipeline; streamed items are layers resident..L-1,
  * then the LM head unless it is kept in DRAM. */
 typedef struct ls_run_verify {
@@ -98,6 +104,7 @@ typedef struct ls_run_verify {
   int64_t t_verify, t_layers_end, npu_free_at;
   int64_t io_wait, compute_ns;  /* this pass: the NPU's wait for weights, its layer compute */
   long token_layers;            /* this pass: tokens computed, summed over layers */
+  ls_layer_memo layer_memo;     /* the last target layer time asked for (ls_cyc_layer_ns) */
 } ls_run_verify;
 
 /* HEAD and SAMPLE (cycle_lmhead.c): the current output-projection call. */
@@ -152,7 +159,7 @@ int ls_cyc_phase_check(const ls_run_state *r, ls_phase to, ls_error *err);
 
 /* decode.c: failure and the inputs */
 void ls_cyc_fail(ls_run_state *r, int rc); /* keeps the first failure; the engine then drains */
-int64_t ls_cyc_layer_ns(const ls_run_state *r, int tokens); /* one target layer on the NPU */
+int64_t ls_cyc_layer_ns(ls_run_state *r, int tokens); /* one target layer on the NPU (remembered) */
 int ls_cyc_text_prompts(const ls_run_state *r);
 void ls_cyc_text_begin(ls_run_state *r); /* the current cycle's candidates and choices */
 int ls_cyc_text_true_rank(const ls_run_state *r, int node);
