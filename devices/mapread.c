@@ -8,7 +8,9 @@
  *   issue_0 = 0; issue_w = max(done_{w-1}, start_{w-1} + trigger x c_{w-1})   (asynchronous
  *           read-ahead: issued when compute reaches the trigger point of the previous window,
  *           never before the previous read has finished: one read at a time)
- *   done_w  = issue_w + r_w
+ *   done_w  = issue_w + r_w, when io_cpu_share s = 0; otherwise the read progresses at 1 - s
+ *           while the previous window's compute [start_{w-1}, end_{w-1}] runs (the only compute
+ *           that can overlap it: issue_w >= start_{w-1} >= end_{w-2}), at 1 outside it
  *   start_w = max(end_{w-1}, done_w); end_w = start_w + c_w
  * The time is end of the last window. With trigger 0 the reads run back to back (the most
  * overlap); with trigger 1 and one window per segment it is the serial bound. */
@@ -22,6 +24,19 @@ static double window_s(const ls_flash_params *f, double bytes)
   ls_flash_params p = *f;
   p.path = LS_PATH_PAGE_CACHE;
   return (double)ls_flash_read_ns_at(&p, bytes, bytes, 1) * 1e-9;
+}
+
+/* When a read of r seconds issued at `issue` completes if it progresses at 1 - share during
+ * the compute interval [a, b] and at 1 outside it. */
+static double read_done(double issue, double r, double a, double b, double share)
+{
+  if (!(share > 0) || b <= issue)
+    return issue + r;
+  a = fmax(a, issue);
+  if (a - issue >= r) /* done before the compute starts */
+    return issue + r;
+  double rem = r - (a - issue), slow = 1 - fmin(share, 0.95);
+  return slow * (b - a) >= rem ? a + rem / slow : b + rem - slow * (b - a);
 }
 
 static double read_s(const ls_flash_params *f, double bytes)
@@ -59,7 +74,7 @@ double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, c
       }
     }
     double issue = pos == 0 ? 0 : fmax(prev_done, prev_start + m->trigger * prev_c);
-    double done = issue + window_s(f, wb);
+    double done = pos == 0 ? window_s(f, wb) : read_done(issue, window_s(f, wb), prev_start, prev_end, m->io_cpu_share);
     double start = fmax(prev_end, done);
     prev_start = start;
     prev_end = start + c;

@@ -13,8 +13,13 @@
  * evenly.
  * Each byte brought in also costs the faulting thread `fault_s_per_byte` of CPU time (mapping
  * pages into the process), added to compute.
- * The result lies between max(read, compute) (perfect overlap) and read + compute (the
- * `serial` assumption of the phone replay: read a layer, then compute it). */
+ * While the thread computes, a read in flight progresses at (1 - io_cpu_share) of its rate.
+ * On the testbed's VM the host serves the virtual disk on the cores the guest runs on, so a
+ * busy thread slows the reads it overlaps (measured with a stream that does fixed arithmetic
+ * after each page: src:testbed-run, docs/VALIDATION.md §3.10); a phone's UFS moves data by DMA
+ * and its profile has no such share (0).
+ * With io_cpu_share 0 the result lies between max(read, compute) (perfect overlap) and
+ * read + compute (the `serial` assumption of the phone replay: read a layer, then compute it). */
 #ifndef LS_DEVICES_MAPREAD_H
 #define LS_DEVICES_MAPREAD_H
 #include "devices/flash.h"
@@ -28,6 +33,7 @@ typedef struct ls_mapread_params {
   double window;            /* read-ahead window, bytes (> 0) */
   double trigger;           /* fraction of a window consumed when the next read is issued */
   double fault_s_per_byte;  /* CPU time per byte faulted in */
+  double io_cpu_share;      /* 0..0.95: share of a read's progress lost while the thread computes */
 } ls_mapread_params;
 
 /* Time (s) to consume the segments in order from a cold page cache. */

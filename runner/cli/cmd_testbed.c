@@ -172,7 +172,7 @@ static int measure_cmd(int argc, char **argv)
 /* ---- validate ---- */
 
 typedef struct validate_args {
-  const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat;
+  const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat, *io_share;
   long readahead;
   int check;
 } validate_args;
@@ -187,6 +187,8 @@ static const ls_opt VALIDATE_OPTS[] = {
      .choices = "mapped,serial"},
     {"--stat", LS_OPT_CHOICE, OPT_AT(validate_args, stat), "STAT",
      "a point's value over its repetitions (and the stream's): fastest or median", .choices = "fastest,median"},
+    {"--io-share", LS_OPT_CHOICE, OPT_AT(validate_args, io_share), "WHICH",
+     "reads slowed by a busy thread: as the run's busy streams measured it, or off", .choices = "measured,off"},
     {"--readahead", LS_OPT_LONG, OPT_AT(validate_args, readahead), "BYTES", "read-ahead window (default: as measured)",
      .lo = 4096, .hi = 1L << 31},
     {"--plot", LS_OPT_STR, OPT_AT(validate_args, plot), "DIR", "draw DIR/testbed-validation.png (gnuplot)"},
@@ -206,11 +208,12 @@ static int validate_cmd(int argc, char **argv)
   validate_args a = {0};
   a.mode = "mapped";
   a.stat = "fastest";
+  a.io_share = "measured";
   int rc = ls_opts_parse(&VALIDATE, argc, argv, &a, NULL);
   if (rc)
     return ls_opts_exit(rc);
   ls_tbv_options o = {a.db, a.profile, a.run, a.plot, a.fio_mmap, strcmp(a.mode, "serial") == 0, (double)a.readahead,
-                     strcmp(a.stat, "median") == 0};
+                     strcmp(a.stat, "median") == 0, strcmp(a.io_share, "off") == 0};
   ls_error err = {0};
   int met = 0;
   if ((rc = ls_tbv_run(&o, stdout, &met, &err)))

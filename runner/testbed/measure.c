@@ -38,6 +38,7 @@ ls_tbm_config ls_tbm_defaults(void)
   c.spec_tokens = 32;
   c.spec_k = 4;
   c.repack = 1;
+  c.busy = 1;
   return c;
 }
 
@@ -415,6 +416,33 @@ static double read_ahead(const char *path)
   return kb * 1024;
 }
 
+/* The stream with a busy thread: after touching each page the thread does fixed arithmetic (no
+ * memory traffic) worth `level` % of the first stream's time in all, from a cold cache
+ * (`stream-busy`) and over the cached file (`busy-warm`, that arithmetic's own cost), for each
+ * level in LS_TBM_BUSY_LEVELS; n_tokens holds the level. What they show is how much a computing
+ * thread slows the reads it overlaps (devices/mapread.h, io_cpu_share): on this VM the host
+ * serves the virtual disk on the cores the guest runs on (docs/VALIDATION.md §3.10). A storage
+ * measurement, like the stream: no llama.cpp pass enters it. */
+static int busy_streams(ls_llamadrv_model *m, const ls_tbm_config *c, ls_tbm_result *r, int k, uint64_t spin_rate,
+                        double first_stream, FILE *log, ls_error *err)
+{
+  static const int levels[] = {LS_TBM_BUSY_LEVELS};
+  double pages = (double)r->target_model_bytes / 4096.0;
+  int rc = LS_OK;
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0] && !rc; i++) {
+    uint64_t per_page = (uint64_t)(levels[i] / 100.0 * first_stream * (double)spin_rate / (pages > 1 ? pages : 1));
+    ls_llamadrv_cost bc;
+    for (int cold = 0; cold < 2 && !rc; cold++) {
+      if (cold)
+        rc = ls_llamadrv_evict(m, NULL, err);
+      if (!rc && !(rc = ls_llamadrv_stream_busy(c->target, cold, per_page, &bc, err)) &&
+          !(rc = add(r, cold ? LS_TBM_STREAM_BUSY : LS_TBM_BUSY_WARM, levels[i], 0, k, &bc, err)))
+        say(log, &r->p[r->n - 1]);
+    }
+  }
+  return rc;
+}
+
 static int load(ls_llamadrv *d, const char *path, const ls_tbm_config *c, int repack, int n_seq, int n_ctx,
                 ls_llamadrv_model **m, ls_error *err)
 {
@@ -458,12 +486,19 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
     fprintf(log, "testbed: %s, %d thread(s), weights %.1f MB\n", c->target, r->threads_seen,
             r->target_model_bytes / 1e6);
   r->read_ahead_bytes = read_ahead(c->target);
-  /* The storage path alone: the file streamed through a mapping without compute. */
+  /* The storage path alone: the file streamed through a mapping without compute; and, interleaved
+   * with it, the same stream with a busy thread (busy_streams). */
+  uint64_t spin_rate = c->busy ? ls_llamadrv_spin_rate() : 0;
+  double first_stream = 0;
   for (int k = 0; k < 2 * c->reps + 1 && !rc; k++) { /* cheap and the noisiest: more repetitions */
     ls_llamadrv_cost sc;
     if (!(rc = ls_llamadrv_evict(m, NULL, err)) && !(rc = ls_llamadrv_stream(c->target, &sc, err)) &&
         !(rc = add(r, "stream", 0, 0, k, &sc, err)))
       say(log, &r->p[r->n - 1]);
+    if (!rc && k == 0)
+      first_stream = sc.time_s;
+    if (!rc && c->busy)
+      rc = busy_streams(m, c, r, k, spin_rate, first_stream, log, err);
   }
   if (!rc)
     rc = prompt_pass(m, r, "warm", 1, 0, 0, -1, NULL, err); /* warm-up: pages in, buffers made */

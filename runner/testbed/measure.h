@@ -3,6 +3,11 @@
  *   stream  the model file read through a mapping from a cold page cache, no compute
  *           (ls_llamadrv_stream): the storage path's own rate, the source of the read-ahead
  *           model's rate (devices/mapread.h), never a held-out point;
+ *   stream-busy, busy-warm
+ *           interleaved with it: the same stream with fixed arithmetic after each page (30, 60
+ *           and 90 % of the first stream's time in all), from a cold cache and over the cached
+ *           file (the arithmetic's own cost): how much a busy thread slows the reads it
+ *           overlaps (devices/mapread.h, io_cpu_share); storage measurements, never held out;
  *   warm    prompt passes of N tokens on an empty cache, the model in the page cache, at
  *           N = 1, 2, 4, ... max_n and 3, 5, 6, 12 (sizes that end no group of four tokens)
  *           (what llama-bench's pp N times; these, with fio, are all the calibration sees);
@@ -46,6 +51,9 @@
 #define LS_TBM_DRAFT_ROWS_ALL "draft-rows"    /* the three rows passes on the draft model */
 #define LS_TBM_DRAFT_ROWS_ONE "draft-rows-1"
 #define LS_TBM_DRAFT_ROWS_NONE "draft-rows-0"
+#define LS_TBM_STREAM_BUSY "stream-busy" /* the stream with fixed arithmetic after each page; N: its level, % */
+#define LS_TBM_BUSY_WARM "busy-warm"     /* the same loop over the cached file: the arithmetic's own cost */
+#define LS_TBM_BUSY_LEVELS 30, 60, 90    /* arithmetic in all, % of the run's first stream */
 
 typedef struct ls_tbm_config {
   const char *lib_dir;     /* folder of libllama (scripts/testbed/fetch.sh prints it) */
@@ -61,12 +69,13 @@ typedef struct ls_tbm_config {
   const char *trace;       /* `leversim trace record` output (NULL: no speculative run) */
   int spec_tokens, spec_k; /* tokens to generate, draft tokens per cycle */
   int repack;              /* 1: also measure the repacked case */
+  int busy;                /* 1: also the stream with a busy thread (stream-busy, busy-warm) */
 } ls_tbm_config;
 
 /* One timed pass. */
 typedef struct ls_tbm_pass {
   char kind[LS_TBM_KIND];  /* warm, tg, rows, rows-1, rows-0, draft-rows*, cold, step, tree-cold, tree-warm, repack, spec-draft,
-                            * spec-verify, stream */
+                            * spec-verify, stream, stream-busy, busy-warm */
   int n_tokens, ctx, rep;  /* ctx: tokens already in the cache */
   ls_llamadrv_cost c;
 } ls_tbm_pass;

@@ -143,3 +143,70 @@ int ls_tbp_head_rate_draft_get(const ls_tbm_result *r, double draft_head_bytes, 
   return rows_rates(r, LS_TBM_DRAFT_ROWS_ALL, LS_TBM_DRAFT_ROWS_ONE, LS_TBM_DRAFT_ROWS_NONE, draft_head_bytes, median,
                     out, err);
 }
+
+static double busy_model_s(const ls_flash_params *f, const ls_mapread_params *m, double bytes, double c, double share)
+{
+  ls_mapread_params q = *m;
+  q.fault_s_per_byte = 0; /* the touch loop's own CPU is part of C, as in the stream */
+  q.io_cpu_share = share;
+  ls_mapread_seg s = {bytes, c};
+  return ls_mapread_time_s(f, &q, &s, 1);
+}
+
+static double busy_sse(const ls_tbp_io_share *o, const ls_flash_params *f, const ls_mapread_params *m, double bytes,
+                       double share)
+{
+  double e = 0;
+  for (int i = 0; i < o->levels; i++) {
+    double d = busy_model_s(f, m, bytes, o->compute_s[i], share) / o->measured_s[i] - 1;
+    e += d * d;
+  }
+  return e;
+}
+
+void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, const ls_mapread_params *m,
+                         double bytes, int median, ls_tbp_io_share *out)
+{
+  memset(out, 0, sizeof *out);
+  for (int i = 0; i < r->n && out->levels < LS_TBP_BUSY_MAX; i++) {
+    if (strcmp(r->p[i].kind, LS_TBM_STREAM_BUSY))
+      continue;
+    int lv = r->p[i].n_tokens, seen = 0;
+    for (int k = 0; k < out->levels; k++)
+      seen |= out->level[k] == lv;
+    if (seen)
+      continue;
+    double c = ls_tbp_pass_time(r, LS_TBM_BUSY_WARM, lv, 0, median, NULL);
+    double t = ls_tbp_pass_time(r, LS_TBM_STREAM_BUSY, lv, 0, median, NULL);
+    if (isnan(c) || isnan(t) || !(t > 0))
+      continue;
+    out->level[out->levels] = lv;
+    out->compute_s[out->levels] = c;
+    out->measured_s[out->levels++] = t;
+  }
+  if (!out->levels || !(bytes > 0))
+    return;
+  const double g = 0.5 * (sqrt(5.0) - 1);
+  double a = 0, b = 0.95, x1 = b - g * (b - a), x2 = a + g * (b - a);
+  double f1 = busy_sse(out, flash, m, bytes, x1), f2 = busy_sse(out, flash, m, bytes, x2);
+  while (b - a > 1e-6) {
+    if (f1 <= f2) {
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - g * (b - a);
+      f1 = busy_sse(out, flash, m, bytes, x1);
+    } else {
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + g * (b - a);
+      f2 = busy_sse(out, flash, m, bytes, x2);
+    }
+  }
+  out->share = 0.5 * (a + b);
+  for (int i = 0; i < out->levels; i++) {
+    out->model_s[i] = busy_model_s(flash, m, bytes, out->compute_s[i], out->share);
+    out->model0_s[i] = busy_model_s(flash, m, bytes, out->compute_s[i], 0);
+  }
+}

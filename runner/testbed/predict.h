@@ -72,6 +72,28 @@ typedef struct ls_tbp_head_rate {
 } ls_tbp_head_rate;
 #define LS_TBP_REPS_MAX 512 /* repetitions of one pass that a statistic takes */
 
+/* How much a computing thread slows the reads it overlaps (devices/mapread.h, io_cpu_share),
+ * from the run's busy streams (runner/testbed/measure.h): at each level, C the statistic of the
+ * `busy-warm` passes (the arithmetic's own cost, no reads) and T that of the `stream-busy`
+ * passes (the same arithmetic while the file streams in from a cold cache). The share s is the
+ * one for which the read-ahead model, on the stream's read path `flash` (ls_tbp_stream_flash)
+ * with the file as one segment of `bytes` carrying compute C, gives T at every level, in least
+ * squares of the relative errors (golden section on [0, 0.95] to 1e-6). A storage
+ * measurement: no llama.cpp pass enters it. */
+#define LS_TBP_BUSY_MAX 8
+typedef struct ls_tbp_io_share {
+  int levels;                        /* 0: the run has no busy streams (made before them) */
+  int level[LS_TBP_BUSY_MAX];        /* % of the first stream, as measured */
+  double compute_s[LS_TBP_BUSY_MAX]; /* C */
+  double measured_s[LS_TBP_BUSY_MAX];  /* T */
+  double model_s[LS_TBP_BUSY_MAX];   /* the model's T at the fitted share */
+  double model0_s[LS_TBP_BUSY_MAX];  /* the same with share 0 */
+  double share;                      /* the fitted share (0 when levels = 0) */
+} ls_tbp_io_share;
+
+void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, const ls_mapread_params *m,
+                         double bytes, int median, ls_tbp_io_share *out);
+
 /* The fastest (median = 0) or the median of v[0..n-1] (sorted in place); NAN when n = 0. Every
  * measured value of the testbed is one of these two over a pass's repetitions (validate --stat). */
 double ls_tbp_rep_stat(double *v, int n, int median);

@@ -229,6 +229,26 @@ static int plot(const char *dir, const ls_tbdb_point *pts, int n, ls_error *err)
   return LS_OK;
 }
 
+/* The share of a read's progress lost while the thread computes, from the run's busy streams
+ * (ls_tbp_io_share_fit), set on p unless o->no_io_share; printed. Returns 1 when printing failed. */
+static int io_share(ls_tbp *p, const ls_tbm_result *r, const ls_flash_params *sf, double bytes,
+                    const ls_tbv_options *o, FILE *out)
+{
+  ls_tbp_io_share sh;
+  ls_tbp_io_share_fit(r, sf, &p->map, bytes, o->median, &sh);
+  int bad = 0;
+  for (int i = 0; i < sh.levels; i++)
+    bad |= fprintf(out, "busy stream at %d %%: arithmetic %.3f s alone, %.3f s streamed with it (model %.3f s; "
+                        "%.3f s with no share)\n", sh.level[i], sh.compute_s[i], sh.measured_s[i], sh.model_s[i],
+                   sh.model0_s[i]) < 0;
+  if (sh.levels)
+    bad |= fprintf(out, "reads lost while the thread computes (io_cpu_share): %.3f, from %d busy streams%s\n",
+                   sh.share, sh.levels, o->no_io_share ? " (not used: --io-share off)" : "") < 0;
+  if (!o->no_io_share)
+    p->map.io_cpu_share = sh.share;
+  return bad;
+}
+
 int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
 {
   const char *mode = o->serial ? "serial" : "mapped";
@@ -262,7 +282,7 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
   int n = 0, bad = 0;
   if (!rc) {
     ls_tbp p = {dev, meta.threads > 0 ? meta.threads : 1, o->serial ? LS_TBP_SERIAL : LS_TBP_MAPPED,
-                {readahead, LS_TBP_TRIGGER, fault}, NULL};
+                {readahead, LS_TBP_TRIGGER, fault, 0}, NULL};
     /* The mapped path's rate: the stream measurement (the same statistic as the points). */
     double sv[LS_TBP_REPS_MAX];
     int ns = 0;
@@ -282,6 +302,7 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
       bad |= fprintf(out, "mapped read path: %.1f MB streamed in %.3f s: %.2f GB/s at the page cache (the profile's "
                           "fio-fitted rate: %.2f GB/s)\n", sbytes / 1e6, stream, ls_flash_effective_bw(&sf) / 1e9,
                      ls_flash_effective_bw(ls_device_flash(dev)) / 1e9) < 0;
+      bad |= io_share(&p, &r, &sf, (double)sbytes, o, out);
     }
     n = predict_all(&p, &r, &tc, &dc, has_draft, o->median, pts);
     bad |= fprintf(out, "testbed validate: run %s, profile %s, %s reads (read-ahead %.0f KiB, fault CPU %.1f ms/GB), "

@@ -17,6 +17,7 @@ typedef struct ls_tbv_options {
   int serial;            /* 1: the serial read assumption instead of read-ahead */
   double readahead;      /* read-ahead window, bytes; 0: as measured with the run */
   int median;            /* 1: a point's value is the median of its repetitions; 0: the fastest */
+  int no_io_share;       /* 1: ignore the run's busy streams (io_cpu_share 0, the model before them) */
 } ls_tbv_options;
 
 /* Prints the comparison to out, stores it, draws it. *met: the issue's targets (median
