@@ -186,7 +186,8 @@ static const ls_opt VALIDATE_OPTS[] = {
     {"--mode", LS_OPT_CHOICE, OPT_AT(validate_args, mode), "MODE", "how cold passes read: read-ahead overlap or serial",
      .choices = "mapped,serial"},
     {"--stat", LS_OPT_CHOICE, OPT_AT(validate_args, stat), "STAT",
-     "a point's value over its repetitions (and the stream's): fastest or median", .choices = "fastest,median"},
+     "a point's value over its repetitions (and the stream's): fastest, median, or matched (the fastest; the "
+     "stream's the expected fastest of as many repetitions)", .choices = "fastest,median,matched"},
     {"--io-share", LS_OPT_CHOICE, OPT_AT(validate_args, io_share), "WHICH",
      "reads slowed by a busy thread: as the run's busy streams measured it, or off", .choices = "measured,off"},
     {"--readahead", LS_OPT_LONG, OPT_AT(validate_args, readahead), "BYTES", "read-ahead window (default: as measured)",
@@ -213,7 +214,7 @@ static int validate_cmd(int argc, char **argv)
   if (rc)
     return ls_opts_exit(rc);
   ls_tbv_options o = {a.db, a.profile, a.run, a.plot, a.fio_mmap, strcmp(a.mode, "serial") == 0, (double)a.readahead,
-                     strcmp(a.stat, "median") == 0, strcmp(a.io_share, "off") == 0};
+                     strcmp(a.stat, "median") == 0, strcmp(a.io_share, "off") == 0, strcmp(a.stat, "matched") == 0};
   ls_error err = {0};
   int met = 0;
   if ((rc = ls_tbv_run(&o, stdout, &met, &err)))

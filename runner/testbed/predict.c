@@ -83,6 +83,28 @@ double ls_tbp_rep_stat(double *v, int n, int median)
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double ls_tbp_fastest_of(const double *v, int n, int r)
+{
+  if (n <= 0 || n > LS_TBP_REPS_MAX)
+    return NAN;
+  double x[LS_TBP_REPS_MAX];
+  memcpy(x, v, (size_t)n * sizeof x[0]);
+  qsort(x, (size_t)n, sizeof x[0], cmp_d);
+  if (r >= n)
+    return x[0];
+  if (r < 1)
+    r = 1;
+  /* w_i = C(n-1-i, r-1) / C(n, r), by the ratio w_{i+1} / w_i = (n-i-r) / (n-1-i) from
+   * w_0 = r / n. */
+  double w = (double)r / n, e = 0;
+  for (int i = 0; i <= n - r; i++) {
+    e += w * x[i];
+    if (i < n - 1)
+      w *= (double)(n - i - r) / (n - 1 - i);
+  }
+  return e;
+}
+
 double ls_tbp_pass_time(const ls_tbm_result *r, const char *kind, int n, int ctx, int median, int *reps)
 {
   double v[LS_TBP_REPS_MAX];
@@ -164,8 +186,21 @@ static double busy_sse(const ls_tbp_io_share *o, const ls_flash_params *f, const
   return e;
 }
 
+/* The statistic of the passes of kind at level lv (see ls_tbp_io_share_fit). */
+static double busy_stat(const ls_tbm_result *r, const char *kind, int lv, int median, int fastest_of)
+{
+  if (median || fastest_of <= 0)
+    return ls_tbp_pass_time(r, kind, lv, 0, median, NULL);
+  double v[LS_TBP_REPS_MAX];
+  int k = 0;
+  for (int i = 0; i < r->n && k < LS_TBP_REPS_MAX; i++)
+    if (!strcmp(r->p[i].kind, kind) && r->p[i].n_tokens == lv && r->p[i].ctx == 0)
+      v[k++] = r->p[i].c.time_s;
+  return ls_tbp_fastest_of(v, k, fastest_of);
+}
+
 void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, const ls_mapread_params *m,
-                         double bytes, int median, ls_tbp_io_share *out)
+                         double bytes, int median, int fastest_of, ls_tbp_io_share *out)
 {
   memset(out, 0, sizeof *out);
   for (int i = 0; i < r->n && out->levels < LS_TBP_BUSY_MAX; i++) {
@@ -176,8 +211,8 @@ void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, c
       seen |= out->level[k] == lv;
     if (seen)
       continue;
-    double c = ls_tbp_pass_time(r, LS_TBM_BUSY_WARM, lv, 0, median, NULL);
-    double t = ls_tbp_pass_time(r, LS_TBM_STREAM_BUSY, lv, 0, median, NULL);
+    double c = busy_stat(r, LS_TBM_BUSY_WARM, lv, median, fastest_of);
+    double t = busy_stat(r, LS_TBM_STREAM_BUSY, lv, median, fastest_of);
     if (isnan(c) || isnan(t) || !(t > 0))
       continue;
     out->level[out->levels] = lv;

@@ -79,7 +79,8 @@ typedef struct ls_tbp_head_rate {
  * one for which the read-ahead model, on the stream's read path `flash` (ls_tbp_stream_flash)
  * with the file as one segment of `bytes` carrying compute C, gives T at every level, in least
  * squares of the relative errors (golden section on [0, 0.95] to 1e-6). A storage
- * measurement: no llama.cpp pass enters it. */
+ * measurement: no llama.cpp pass enters it. fastest_of > 0 (and median 0): C and T are the
+ * expected fastest of that many repetitions (ls_tbp_fastest_of) instead of the fastest of all. */
 #define LS_TBP_BUSY_MAX 8
 typedef struct ls_tbp_io_share {
   int levels;                        /* 0: the run has no busy streams (made before them) */
@@ -92,11 +93,19 @@ typedef struct ls_tbp_io_share {
 } ls_tbp_io_share;
 
 void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, const ls_mapread_params *m,
-                         double bytes, int median, ls_tbp_io_share *out);
+                         double bytes, int median, int fastest_of, ls_tbp_io_share *out);
 
 /* The fastest (median = 0) or the median of v[0..n-1] (sorted in place); NAN when n = 0. Every
  * measured value of the testbed is one of these two over a pass's repetitions (validate --stat). */
 double ls_tbp_rep_stat(double *v, int n, int median);
+
+/* The expected fastest of r repetitions, estimated from n >= r of them (v, any order, not
+ * changed): the mean over every r-subset of its smallest, sum_i x_(i) C(n-1-i, r-1) / C(n, r)
+ * for x_(0) <= ... <= x_(n-1) (an unbiased estimator). A point measured r times is the fastest
+ * of r; a storage measurement repeated n > r times has a more extreme fastest, and this puts
+ * both at the same statistic (validate --stat matched). r >= n: the fastest; r <= 1: the
+ * mean; NAN when n = 0. */
+double ls_tbp_fastest_of(const double *v, int n, int r);
 
 /* ls_tbp_rep_stat of the times of r's passes of kind with n tokens at context ctx; *reps (may be
  * NULL) their count. */

@@ -224,12 +224,15 @@ static void test_cli_validate_stat(void)
   snprintf(db, sizeof db, "%s/stat.db", work);
   snprintf(args, sizeof args, "cp '%s' '%s'", src, db);
   CU_ASSERT_EQUAL_FATAL(system(args), 0);
-  double cold1[2], spec[2], med[2] = {NAN, NAN};
-  for (int median = 0; median < 2; median++) {
+  double cold1[3], spec[3], med[3] = {NAN, NAN, NAN};
+  static const char *const stat[3] = {"fastest", "median", "matched"};
+  static const char *const said[3] = {"fastest of the repetitions", "median of the repetitions",
+                                      "fastest (storage: expected fastest of as many) of the repetitions"};
+  for (int median = 0; median < 3; median++) {
     snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' "
-             "--stat %s", db, dir, dir, median ? "median" : "fastest");
+             "--stat %s", db, dir, dir, stat[median]);
     CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, median ? "median of the repetitions" : "fastest of the repetitions"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, said[median]));
     cold1[median] = printed_measured(out, "cold", 1);
     spec[median] = printed_measured(out, "spec", 48);
     const char *m = strstr(out, "median absolute error ");
@@ -243,6 +246,11 @@ static void test_cli_validate_stat(void)
   LS_ASSERT_CLOSE(cold1[0], 0.540, 2e-3);
   LS_ASSERT_CLOSE(cold1[1], 0.557, 2e-3);
   CU_ASSERT(spec[1] > spec[0]); /* a sum of per-pass medians exceeds the sum of their minima */
+  /* §3.9's matched statistic: the points as the fastest, the stream (0.79, 0.552, 0.521, 0.484,
+   * 0.697, 0.425, 0.474 s) at the expected fastest of 3 of its 7: 0.461 s; the median 9.3 % */
+  LS_ASSERT_CLOSE(med[2], 9.3, 1e-3);
+  LS_ASSERT_CLOSE(cold1[2], cold1[0], 1e-9);
+  CU_ASSERT(strstr(out, "streamed in 0.461 s") != NULL);
   CU_ASSERT_EQUAL(ls_test_cli("testbed validate --db x.db --profile p --stat mean", out, sizeof out), 64);
   unlink(db);
 }
@@ -656,7 +664,7 @@ static void test_io_share_fit(void)
   add_pass(&r, "cold", 30, 0, 0.001);
   ls_mapread_params fit = {8e6, 0, 0, 0};
   ls_tbp_io_share sh;
-  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, &sh);
+  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, &sh);
   CU_ASSERT_EQUAL(sh.levels, 3);
   CU_ASSERT_DOUBLE_EQUAL(sh.share, 0.3, 1e-4);
   for (int i = 0; i < sh.levels; i++) {
@@ -670,9 +678,48 @@ static void test_io_share_fit(void)
   none.cap = 2;
   add_pass(&none, "stream", 0, 0, 0.5);
   add_pass(&none, "cold", 30, 0, 0.5);
-  ls_tbp_io_share_fit(&none, &f, &fit, bytes, 0, &sh);
+  ls_tbp_io_share_fit(&none, &f, &fit, bytes, 0, 0, &sh);
   CU_ASSERT_EQUAL(sh.levels, 0);
   CU_ASSERT_EQUAL(sh.share, 0);
+}
+
+/* The expected fastest of r from n repetitions against its closed form: every r-subset's
+ * smallest, averaged. {5, 1, 4, 2, 3}, r = 3: of the 10 subsets, 6 hold 1, 3 hold 2 but not 1,
+ * 1 is {3, 4, 5}: (6 x 1 + 3 x 2 + 1 x 3) / 10 = 1.5. r = 1 is the mean, r >= n the fastest;
+ * the input is not reordered. Then the busy streams' share at that statistic: generated at
+ * s = 0.3 with every level's three repetitions t, t, t x 1.3 (the fastest-of-2 estimate is
+ * t exactly), the fit gives 0.3 back at fastest_of 2 and not at fastest_of 1 (the mean). */
+static void test_fastest_of(void)
+{
+  double v[5] = {5, 1, 4, 2, 3};
+  CU_ASSERT_DOUBLE_EQUAL(ls_tbp_fastest_of(v, 5, 3), 1.5, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(ls_tbp_fastest_of(v, 5, 1), 3.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(ls_tbp_fastest_of(v, 5, 5), 1.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(ls_tbp_fastest_of(v, 5, 9), 1.0, 1e-12);
+  /* r = 2: pairs' smallest: 4 x 1 + 3 x 2 + 2 x 3 + 1 x 4 over 10 = 2.0 */
+  CU_ASSERT_DOUBLE_EQUAL(ls_tbp_fastest_of(v, 5, 2), 2.0, 1e-12);
+  CU_ASSERT_EQUAL(v[0], 5);
+  CU_ASSERT(isnan(ls_tbp_fastest_of(v, 0, 3)));
+  ls_flash_params f = flash_1gbs();
+  ls_mapread_params m = {8e6, 0, 0, 0.3}, fit = {8e6, 0, 0, 0};
+  const double bytes = 400e6, cs[2] = {0.15, 0.30};
+  ls_tbm_pass buf[16];
+  ls_tbm_result r = {0};
+  r.p = buf;
+  r.cap = 16;
+  for (int i = 0; i < 2; i++) {
+    ls_mapread_seg s = {bytes, cs[i]};
+    double t = ls_mapread_time_s(&f, &m, &s, 1);
+    for (int k = 0; k < 3; k++) {
+      add_pass(&r, LS_TBM_BUSY_WARM, 45 * (i + 1), 0, cs[i]);
+      add_pass(&r, LS_TBM_STREAM_BUSY, 45 * (i + 1), 0, k == 2 ? t * 1.3 : t);
+    }
+  }
+  ls_tbp_io_share sh;
+  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 2, &sh);
+  CU_ASSERT_DOUBLE_EQUAL(sh.share, 0.3, 1e-4);
+  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 1, &sh);
+  CU_ASSERT(sh.share > 0.4);
 }
 
 static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
@@ -680,6 +727,7 @@ static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"reads slowed by a busy thread", test_mapread_io_share},
                                       {"the share from the busy streams", test_io_share_fit},
+                                      {"the expected fastest of r repetitions", test_fastest_of},
                                       {"cpu: weights streamed per token below a batch", test_cpu_batched},
                                       {"the head's rate from the rows passes", test_head_rate},
                                       {"the head's first row from the rows-0 passes", test_head_first_rate},
