@@ -1,8 +1,9 @@
 /* devices/mapread: see mapread.h.
  *
  * Recurrence over windows w = 0, 1, ... of the concatenated segments (the last one shorter):
- *   c_w     compute falling in window w (each segment's compute_s pro rata to its bytes in w)
- *           plus fault_s_per_byte x the window's bytes
+ *   c_w     compute falling in window w (each segment's (1 - serial) x compute_s pro rata to its
+ *           bytes in w, and serial x compute_s in the window where the segment ends) plus
+ *           fault_s_per_byte x the window's bytes
  *   r_w     one read request of the window's bytes at queue depth 1 (ls_flash_read_ns_at) on the
  *           profile's page-cache path
  *   issue_0 = 0; issue_w = max(done_{w-1}, start_{w-1} + trigger x c_{w-1})   (asynchronous
@@ -63,12 +64,12 @@ double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, c
         c += segs[seg++].compute_s;
         continue;
       }
-      double left = segs[seg].bytes - seg_used, take = fmin(left, need);
-      if (segs[seg].bytes > 0)
-        c += segs[seg].compute_s * take / segs[seg].bytes;
+      double left = segs[seg].bytes - seg_used, take = fmin(left, need), ser = fmin(fmax(segs[seg].serial, 0), 1);
+      c += segs[seg].compute_s * (1 - ser) * take / segs[seg].bytes;
       seg_used += take;
       need -= take;
       if (seg_used >= segs[seg].bytes) {
+        c += segs[seg].compute_s * ser; /* after the segment's last byte: this window's compute */
         seg++;
         seg_used = 0;
       }

@@ -11,6 +11,9 @@
  * has arrived. Windows are read one after another on the flash model (devices/flash.h), each
  * as one request of its size on the page-cache path. Compute is spread over a segment's bytes
  * evenly.
+ * A share `serial` of a segment's compute cannot start before the segment's last window has
+ * arrived (measured for the testbed's output projection: src:testbed-run, docs/VALIDATION.md
+ * §3.10); it runs with the compute of that window.
  * Each byte brought in also costs the faulting thread `fault_s_per_byte` of CPU time (mapping
  * pages into the process), added to compute.
  * While the thread computes, a read in flight progresses at (1 - io_cpu_share) of its rate.
@@ -27,6 +30,8 @@
 typedef struct ls_mapread_seg {
   double bytes;      /* file bytes of the segment */
   double compute_s;  /* compute that uses them */
+  double serial;     /* 0..1: share of compute_s that waits for the segment's last byte (0: all of
+                      * it follows the windows as they arrive) */
 } ls_mapread_seg;
 
 typedef struct ls_mapread_params {

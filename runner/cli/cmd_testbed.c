@@ -172,7 +172,7 @@ static int measure_cmd(int argc, char **argv)
 /* ---- validate ---- */
 
 typedef struct validate_args {
-  const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat, *io_share;
+  const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat, *io_share, *head_serial;
   long readahead;
   int check;
 } validate_args;
@@ -190,6 +190,9 @@ static const ls_opt VALIDATE_OPTS[] = {
      "stream's the expected fastest of as many repetitions)", .choices = "fastest,median,matched"},
     {"--io-share", LS_OPT_CHOICE, OPT_AT(validate_args, io_share), "WHICH",
      "reads slowed by a busy thread: as the run's busy streams measured it, or off", .choices = "measured,off"},
+    {"--head-serial", LS_OPT_CHOICE, OPT_AT(validate_args, head_serial), "WHICH",
+     "the head's compute waiting for its last byte: as the run's cold rows passes measured it, or off",
+     .choices = "measured,off"},
     {"--readahead", LS_OPT_LONG, OPT_AT(validate_args, readahead), "BYTES", "read-ahead window (default: as measured)",
      .lo = 4096, .hi = 1L << 31},
     {"--plot", LS_OPT_STR, OPT_AT(validate_args, plot), "DIR", "draw DIR/testbed-validation.png (gnuplot)"},
@@ -210,11 +213,13 @@ static int validate_cmd(int argc, char **argv)
   a.mode = "mapped";
   a.stat = "fastest";
   a.io_share = "measured";
+  a.head_serial = "measured";
   int rc = ls_opts_parse(&VALIDATE, argc, argv, &a, NULL);
   if (rc)
     return ls_opts_exit(rc);
   ls_tbv_options o = {a.db, a.profile, a.run, a.plot, a.fio_mmap, strcmp(a.mode, "serial") == 0, (double)a.readahead,
-                     strcmp(a.stat, "median") == 0, strcmp(a.io_share, "off") == 0, strcmp(a.stat, "matched") == 0};
+                     strcmp(a.stat, "median") == 0, strcmp(a.io_share, "off") == 0,
+                     strcmp(a.head_serial, "off") == 0, strcmp(a.stat, "matched") == 0};
   ls_error err = {0};
   int met = 0;
   if ((rc = ls_tbv_run(&o, stdout, &met, &err)))

@@ -39,6 +39,7 @@ ls_tbm_config ls_tbm_defaults(void)
   c.spec_k = 4;
   c.repack = 1;
   c.busy = 1;
+  c.rows_cold = 1;
   return c;
 }
 
@@ -135,8 +136,8 @@ static int tg_row(ls_llamadrv_model *m, ls_tbm_result *r, int g, int rep, FILE *
  * (LS_TBM_ROWS_ALL), the last one (LS_TBM_ROWS_ONE) or none (LS_TBM_ROWS_NONE: llama.cpp then
  * skips the output projection); draft: stored as the draft's kinds. rep < 0: untimed warm-up
  * (the first N-row pass grows the output buffer). */
-static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int rows, int draft, int rep, FILE *log,
-                     ls_error *err)
+static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int rows, int draft, int cold, int rep,
+                     FILE *log, ls_error *err)
 {
   ls_llamadrv_tok *t = calloc((size_t)n, sizeof *t);
   if (!t)
@@ -149,11 +150,14 @@ static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int rows, in
   }
   ls_llamadrv_clear(m);
   ls_llamadrv_cost c;
-  int rc = ls_llamadrv_decode(m, t, n, &c, err);
+  int rc = cold ? ls_llamadrv_evict(m, NULL, err) : LS_OK;
+  if (!rc)
+    rc = ls_llamadrv_decode(m, t, n, &c, err);
   free(t);
   if (rc || rep < 0)
     return rc;
-  const char *kind = rows == n ? (draft ? LS_TBM_DRAFT_ROWS_ALL : LS_TBM_ROWS_ALL)
+  const char *kind = cold ? (rows == n ? LS_TBM_ROWS_COLD : LS_TBM_ROWS_NONE_COLD)
+                    : rows == n ? (draft ? LS_TBM_DRAFT_ROWS_ALL : LS_TBM_ROWS_ALL)
                     : rows == 1 ? (draft ? LS_TBM_DRAFT_ROWS_ONE : LS_TBM_ROWS_ONE)
                                 : (draft ? LS_TBM_DRAFT_ROWS_NONE : LS_TBM_ROWS_NONE);
   if (!(rc = add(r, kind, n, 0, rep, &c, err)))
@@ -167,10 +171,14 @@ static int rows_pass(ls_llamadrv_model *m, ls_tbm_result *r, int n, int rows, in
 static int rows_passes(ls_llamadrv_model *m, ls_tbm_result *r, const ls_tbm_config *c, int draft, FILE *log,
                        ls_error *err)
 {
-  int n = c->rows_n, rc = n > 0 ? rows_pass(m, r, n, n, draft, -1, NULL, err) : LS_OK;
-  for (int k = 0; k < 2 * c->reps + 1 && !rc && n > 0; k++)
-    if (!(rc = rows_pass(m, r, n, 0, draft, k, log, err)) && !(rc = rows_pass(m, r, n, 1, draft, k, log, err)))
-      rc = rows_pass(m, r, n, n, draft, k, log, err);
+  int n = c->rows_n, rc = n > 0 ? rows_pass(m, r, n, n, draft, 0, -1, NULL, err) : LS_OK;
+  for (int k = 0; k < 2 * c->reps + 1 && !rc && n > 0; k++) {
+    if (!(rc = rows_pass(m, r, n, 0, draft, 0, k, log, err)) && !(rc = rows_pass(m, r, n, 1, draft, 0, k, log, err)))
+      rc = rows_pass(m, r, n, n, draft, 0, k, log, err);
+    /* On the target, the same no-row and all-row passes cold: the head's phase on a cold pass. */
+    if (!rc && !draft && c->rows_cold && !(rc = rows_pass(m, r, n, 0, 0, 1, k, log, err)))
+      rc = rows_pass(m, r, n, n, 0, 1, k, log, err);
+  }
   return rc;
 }
 

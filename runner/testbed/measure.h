@@ -3,6 +3,11 @@
  *   stream  the model file read through a mapping from a cold page cache, no compute
  *           (ls_llamadrv_stream): the storage path's own rate, the source of the read-ahead
  *           model's rate (devices/mapread.h), never a held-out point;
+ *   rows-cold, rows-0-cold
+ *           the target's all-rows and no-row passes right after an eviction, alternated with
+ *           the warm rows passes: their difference is the output projection's whole phase on a
+ *           cold pass (reading the head and computing it), the source of how much of the head's
+ *           compute waits for its last byte (runner/testbed/predict.h); never held out;
  *   stream-busy, busy-warm
  *           interleaved with it: the same stream with fixed arithmetic after each page (30, 60
  *           and 90 % of the first stream's time in all), from a cold cache and over the cached
@@ -51,6 +56,8 @@
 #define LS_TBM_DRAFT_ROWS_ALL "draft-rows"    /* the three rows passes on the draft model */
 #define LS_TBM_DRAFT_ROWS_ONE "draft-rows-1"
 #define LS_TBM_DRAFT_ROWS_NONE "draft-rows-0"
+#define LS_TBM_ROWS_COLD "rows-cold"      /* rows, the model evicted right before the pass */
+#define LS_TBM_ROWS_NONE_COLD "rows-0-cold" /* rows-0 likewise: their difference is the head's cold phase */
 #define LS_TBM_STREAM_BUSY "stream-busy" /* the stream with fixed arithmetic after each page; N: its level, % */
 #define LS_TBM_BUSY_WARM "busy-warm"     /* the same loop over the cached file: the arithmetic's own cost */
 #define LS_TBM_BUSY_LEVELS 30, 60, 90    /* arithmetic in all, % of the run's first stream */
@@ -70,6 +77,7 @@ typedef struct ls_tbm_config {
   int spec_tokens, spec_k; /* tokens to generate, draft tokens per cycle */
   int repack;              /* 1: also measure the repacked case */
   int busy;                /* 1: also the stream with a busy thread (stream-busy, busy-warm) */
+  int rows_cold;           /* 1: also the target's rows passes cold (rows-cold, rows-0-cold) */
 } ls_tbm_config;
 
 /* One timed pass. */

@@ -39,11 +39,14 @@ double ls_tbp_cold_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached
   for (int i = 0; i < L; i++) {
     s[i].bytes = m->layer_bytes;
     s[i].compute_s = layer;
+    s[i].serial = 0;
   }
   s[L].bytes = m->lmhead_bytes;
   s[L].compute_s = head_s(p, m, rows);
+  s[L].serial = p->head_serial;
+  int nseg = rows > 0 ? L + 1 : L; /* no output row: llama.cpp skips the projection and its reads */
   const ls_flash_params *f = p->flash ? p->flash : ls_device_flash(p->dev);
-  double t = p->mode == LS_TBP_MAPPED ? ls_mapread_time_s(f, &p->map, s, L + 1) : ls_mapread_serial_s(f, s, L + 1);
+  double t = p->mode == LS_TBP_MAPPED ? ls_mapread_time_s(f, &p->map, s, nseg) : ls_mapread_serial_s(f, s, nseg);
   free(s);
   return t;
 }
@@ -53,7 +56,7 @@ ls_flash_params ls_tbp_stream_flash(const ls_flash_params *base, const ls_maprea
 {
   ls_flash_params f = *base;
   f.path = LS_PATH_PAGE_CACHE;
-  ls_mapread_seg s = {bytes, 0};
+  ls_mapread_seg s = {bytes, 0, 0};
   double lo = 1e6, hi = 1e12; /* B/s */
   for (int i = 0; i < 200 && hi / lo > 1 + 1e-6; i++) {
     double mid = sqrt(lo * hi);
@@ -171,7 +174,7 @@ static double busy_model_s(const ls_flash_params *f, const ls_mapread_params *m,
   ls_mapread_params q = *m;
   q.fault_s_per_byte = 0; /* the touch loop's own CPU is part of C, as in the stream */
   q.io_cpu_share = share;
-  ls_mapread_seg s = {bytes, c};
+  ls_mapread_seg s = {bytes, c, 0};
   return ls_mapread_time_s(f, &q, &s, 1);
 }
 
@@ -244,4 +247,43 @@ void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, c
     out->model_s[i] = busy_model_s(flash, m, bytes, out->compute_s[i], out->share);
     out->model0_s[i] = busy_model_s(flash, m, bytes, out->compute_s[i], 0);
   }
+}
+
+int ls_tbp_head_serial_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_result *r, int median,
+                           ls_tbp_head_serial *out)
+{
+  memset(out, 0, sizeof *out);
+  int n = 0;
+  for (int i = 0; i < r->n && !n; i++)
+    if (!strcmp(r->p[i].kind, LS_TBM_ROWS_COLD))
+      n = r->p[i].n_tokens;
+  double all = n ? ls_tbp_pass_time(r, LS_TBM_ROWS_COLD, n, 0, median, NULL) : NAN;
+  double none = n ? ls_tbp_pass_time(r, LS_TBM_ROWS_NONE_COLD, n, 0, median, NULL) : NAN;
+  if (isnan(all) || isnan(none))
+    return 0;
+  out->n = n;
+  out->t_all_s = all;
+  out->t_none_s = none;
+  out->measured_s = all - none;
+  ls_tbp q = *p;
+  double base = ls_tbp_cold_s(&q, m, n, 0, 0);
+  q.head_serial = 0;
+  out->model0_s = ls_tbp_cold_s(&q, m, n, 0, n) - base;
+  q.head_serial = 1;
+  out->model1_s = ls_tbp_cold_s(&q, m, n, 0, n) - base;
+  /* the head's phase grows with the serial share: bisection on [0, 1] to 1e-6 */
+  double lo = 0, hi = 1;
+  if (out->measured_s <= out->model0_s)
+    hi = 0;
+  else if (out->measured_s >= out->model1_s)
+    lo = 1;
+  while (hi - lo > 1e-6) {
+    q.head_serial = 0.5 * (lo + hi);
+    if (ls_tbp_cold_s(&q, m, n, 0, n) - base < out->measured_s)
+      lo = q.head_serial;
+    else
+      hi = q.head_serial;
+  }
+  out->serial = 0.5 * (lo + hi);
+  return 1;
 }

@@ -30,6 +30,7 @@ typedef struct ls_tbp {
   ls_tbp_mode mode;
   ls_mapread_params map;   /* for LS_TBP_MAPPED */
   const ls_flash_params *flash; /* the read path's parameters; NULL: the profile's (borrowed) */
+  double head_serial;      /* share of the head's compute that waits for its last byte (mapread) */
 } ls_tbp;
 
 /* The profile's flash with its page-cache rate set so that streaming `bytes` through a mapping
@@ -94,6 +95,26 @@ typedef struct ls_tbp_io_share {
 
 void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, const ls_mapread_params *m,
                          double bytes, int median, int fastest_of, ls_tbp_io_share *out);
+
+/* How much of the output projection's compute waits for its weights' last byte on a cold pass
+ * (devices/mapread.h, a segment's `serial`), from the run's cold rows passes (runner/testbed/
+ * measure.h): N tokens asking for all N rows and for none, each right after an eviction. With no
+ * row llama.cpp computes no projection and reads none of the head, so the difference is the
+ * head's whole phase: reading its bytes and computing N rows. The share is the one for which
+ * the model's phase (a cold pass of N rows less the same pass without the head) equals the
+ * measured one (bisection on [0, 1]; clamped to 0 or 1 when the measurement lies outside what
+ * the model can give). A calibration input like the warm rows passes: a 16-token pass at an
+ * empty context, not a held-out point. Returns 0 (out zeroed) when the run has no such passes. */
+typedef struct ls_tbp_head_serial {
+  int n;                   /* tokens (and rows) of the passes */
+  double t_all_s, t_none_s; /* the statistic of each kind */
+  double measured_s;       /* t_all - t_none: the head's cold phase */
+  double model0_s, model1_s; /* the model's phase with share 0 and 1 */
+  double serial;           /* the fitted share */
+} ls_tbp_head_serial;
+
+int ls_tbp_head_serial_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_result *r, int median,
+                           ls_tbp_head_serial *out);
 
 /* The fastest (median = 0) or the median of v[0..n-1] (sorted in place); NAN when n = 0. Every
  * measured value of the testbed is one of these two over a pass's repetitions (validate --stat). */

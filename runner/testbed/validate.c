@@ -258,6 +258,23 @@ static int io_share(ls_tbp *p, const ls_tbm_result *r, const ls_flash_params *sf
   return bad;
 }
 
+/* How much of the head's compute waits for its last byte on a cold pass, from the run's cold
+ * rows passes (ls_tbp_head_serial_fit), set on p unless o->no_head_serial; printed. Returns 1
+ * when printing failed. */
+static int head_serial(ls_tbp *p, const ls_model_costs *tc, const ls_tbm_result *r, const ls_tbv_options *o,
+                       FILE *out)
+{
+  ls_tbp_head_serial h;
+  if (!ls_tbp_head_serial_fit(p, tc, r, o->median, &h))
+    return 0;
+  if (!o->no_head_serial)
+    p->head_serial = h.serial;
+  return fprintf(out, "the head's cold phase (%d tokens, %d rows): %.3f s (%.4f all rows, %.4f none); the model "
+                      "gives %.3f s overlapped, %.3f s after its last byte: share after it %.3f%s\n",
+                 h.n, h.n, h.measured_s, h.t_all_s, h.t_none_s, h.model0_s, h.model1_s, h.serial,
+                 o->no_head_serial ? " (not used: --head-serial off)" : "") < 0;
+}
+
 int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
 {
   const char *mode = o->serial ? "serial" : "mapped";
@@ -291,7 +308,7 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
   int n = 0, bad = 0;
   if (!rc) {
     ls_tbp p = {dev, meta.threads > 0 ? meta.threads : 1, o->serial ? LS_TBP_SERIAL : LS_TBP_MAPPED,
-                {readahead, LS_TBP_TRIGGER, fault, 0}, NULL};
+                {readahead, LS_TBP_TRIGGER, fault, 0}, NULL, 0};
     /* The mapped path's rate: the stream measurement (the same statistic as the points). */
     double sv[LS_TBP_REPS_MAX];
     int ns = 0;
@@ -313,6 +330,8 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
                      ls_flash_effective_bw(ls_device_flash(dev)) / 1e9) < 0;
       bad |= io_share(&p, &r, &sf, (double)sbytes, o, out);
     }
+    if (!o->serial)
+      bad |= head_serial(&p, &tc, &r, o, out);
     n = predict_all(&p, &r, &tc, &dc, has_draft, o->median, pts);
     bad |= fprintf(out, "testbed validate: run %s, profile %s, %s reads (read-ahead %.0f KiB, fault CPU %.1f ms/GB), "
                         "%s of the repetitions\n", meta.run_id, o->profile, mode, readahead / 1024, fault * 1e12,

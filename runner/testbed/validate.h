@@ -18,6 +18,7 @@ typedef struct ls_tbv_options {
   double readahead;      /* read-ahead window, bytes; 0: as measured with the run */
   int median;            /* 1: a point's value is the median of its repetitions; 0: the fastest */
   int no_io_share;       /* 1: ignore the run's busy streams (io_cpu_share 0, the model before them) */
+  int no_head_serial;    /* 1: ignore the run's cold rows passes (the head's compute overlaps its reads) */
   int match;             /* 1 (median 0): the stream and busy streams at the expected fastest of as many
                           * repetitions as a cold point has (ls_tbp_fastest_of), not the fastest of all */
 } ls_tbv_options;
