@@ -218,15 +218,22 @@ static double printed_measured(const char *out, const char *kind, int n)
   return meas;
 }
 
+/* A committed run's folder (rel, from the tests' folder) into dir, and a copy of its database
+ * at work/name into db (validate stores its predictions, so it runs on a copy); 0 on success. */
+static int copy_run(const char *rel, const char *name, char *dir, size_t dn, char *db, size_t dbn)
+{
+  char args[4096];
+  ls_test_path(dir, (unsigned)dn, rel);
+  snprintf(db, dbn, "%s/%s", work, name);
+  snprintf(args, sizeof args, "cp '%s/testbed.db' '%s'", dir, db);
+  return system(args);
+}
+
 static void test_cli_validate_stat(void)
 {
   static char out[16384];
-  char args[4096], db[1200], src[1200], dir[1200];
-  ls_test_path(dir, sizeof dir, "../results/testbed");
-  snprintf(src, sizeof src, "%s/testbed.db", dir);
-  snprintf(db, sizeof db, "%s/stat.db", work);
-  snprintf(args, sizeof args, "cp '%s' '%s'", src, db);
-  CU_ASSERT_EQUAL_FATAL(system(args), 0);
+  char args[4096], db[1200], dir[1200];
+  CU_ASSERT_EQUAL_FATAL(copy_run("../results/testbed", "stat.db", dir, sizeof dir, db, sizeof db), 0);
   double cold1[3], spec[3], med[3] = {NAN, NAN, NAN};
   static const char *const stat[3] = {"fastest", "median", "matched"};
   static const char *const said[3] = {"fastest of the repetitions", "median of the repetitions",
@@ -264,12 +271,8 @@ static void test_cli_validate_stat(void)
 static void test_cli_validate_run_h(void)
 {
   static char out[16384];
-  char args[4096], db[1200], src[1200], dir[1200];
-  ls_test_path(dir, sizeof dir, "../results/testbed/run-h");
-  snprintf(src, sizeof src, "%s/testbed.db", dir);
-  snprintf(db, sizeof db, "%s/run-h.db", work);
-  snprintf(args, sizeof args, "cp '%s' '%s'", src, db);
-  CU_ASSERT_EQUAL_FATAL(system(args), 0);
+  char args[4096], db[1200], dir[1200];
+  CU_ASSERT_EQUAL_FATAL(copy_run("../results/testbed/run-h", "run-h.db", dir, sizeof dir, db, sizeof db), 0);
   static const char *const extra[3] = {"", "--stat matched", "--head-serial off"};
   static const double med_want[3] = {7.6, 5.6, 7.3}, spec_want[3] = {-13.1, -9.9, -18.5};
   for (int i = 0; i < 3; i++) {
