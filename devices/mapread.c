@@ -27,17 +27,15 @@ static double window_s(const ls_flash_params *f, double bytes)
   return (double)ls_flash_read_ns_at(&p, bytes, bytes, 1) * 1e-9;
 }
 
-/* When a read of r seconds issued at `issue` completes if it progresses at 1 - share during
- * the compute interval [a, b] and at 1 outside it. */
-static double read_done(double issue, double r, double a, double b, double share)
+/* When a read of r seconds issued at `issue` completes if it progresses at 1 - share until the
+ * previous window's compute ends at b (that compute started no later than the issue:
+ * issue_w >= start_{w-1}) and at 1 after. */
+static double read_done(double issue, double r, double b, double share)
 {
   if (!(share > 0) || b <= issue)
     return issue + r;
-  a = fmax(a, issue);
-  if (a - issue >= r) /* done before the compute starts */
-    return issue + r;
-  double rem = r - (a - issue), slow = 1 - fmin(share, 0.95);
-  return slow * (b - a) >= rem ? a + rem / slow : b + rem - slow * (b - a);
+  double slow = 1 - fmin(share, 0.95), during = b - issue;
+  return slow * during >= r ? issue + r / slow : b + r - slow * during;
 }
 
 static double read_s(const ls_flash_params *f, double bytes)
@@ -75,7 +73,7 @@ double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, c
       }
     }
     double issue = pos == 0 ? 0 : fmax(prev_done, prev_start + m->trigger * prev_c);
-    double done = pos == 0 ? window_s(f, wb) : read_done(issue, window_s(f, wb), prev_start, prev_end, m->io_cpu_share);
+    double done = pos == 0 ? window_s(f, wb) : read_done(issue, window_s(f, wb), prev_end, m->io_cpu_share);
     double start = fmax(prev_end, done);
     prev_start = start;
     prev_end = start + c;

@@ -608,7 +608,7 @@ static void touch(const void *p, size_t len, uint64_t per_page)
   (void)sink;
 }
 
-int ls_llamadrv_stream_busy(const char *path, int cold, uint64_t per_page, ls_llamadrv_cost *cost, ls_error *err)
+int ls_llamadrv_stream_busy(const char *path, int cold, uint64_t iters, ls_llamadrv_cost *cost, ls_error *err)
 {
   void *p;
   size_t len;
@@ -621,6 +621,8 @@ int ls_llamadrv_stream_busy(const char *path, int cold, uint64_t per_page, ls_ll
     rc = ls_error_set(err, LS_EIO, "%s: cannot evict: %s", path, strerror(errno));
   if (!cold && !rc)
     touch(p, len, 0); /* pages in, so that the timed loop below reads none */
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE), pages = (len + pg - 1) / pg;
+  uint64_t per_page = pages ? iters / pages : 0;
   snap s0, s1;
   take(&s0);
   if (!rc)

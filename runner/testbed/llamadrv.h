@@ -89,11 +89,11 @@ int ls_llamadrv_resident(const char *path, uint64_t *bytes, ls_error *err);
  * it, maps it, touches one byte of every page in file order, timed. Its rate is what the
  * kernel's read-ahead of a mapping delivers (devices/mapread.h). */
 int ls_llamadrv_stream(const char *path, ls_llamadrv_cost *cost, ls_error *err);
-/* The same touch loop with `per_page` iterations of fixed arithmetic (no memory traffic) after
- * each page: from a cold page cache (cold = 1: how much a busy thread slows the reads, the
+/* The same touch loop with `iters` iterations of fixed arithmetic (no memory traffic) spread
+ * evenly over the pages, after each page's touch: from a cold page cache (cold = 1: how much a busy thread slows the reads, the
  * `stream-busy` passes) or over the file already cached (cold = 0: the loop's own cost, the
  * `busy-warm` passes). */
-int ls_llamadrv_stream_busy(const char *path, int cold, uint64_t per_page, ls_llamadrv_cost *cost, ls_error *err);
+int ls_llamadrv_stream_busy(const char *path, int cold, uint64_t iters, ls_llamadrv_cost *cost, ls_error *err);
 /* Iterations of that arithmetic per second of this thread's CPU time (timed once, 20 M). */
 uint64_t ls_llamadrv_spin_rate(void);
 

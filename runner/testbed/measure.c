@@ -435,15 +435,14 @@ static int busy_streams(ls_llamadrv_model *m, const ls_tbm_config *c, ls_tbm_res
                         double first_stream, FILE *log, ls_error *err)
 {
   static const int levels[] = {LS_TBM_BUSY_LEVELS};
-  double pages = (double)r->target_model_bytes / 4096.0;
   int rc = LS_OK;
   for (size_t i = 0; i < sizeof levels / sizeof levels[0] && !rc; i++) {
-    uint64_t per_page = (uint64_t)(levels[i] / 100.0 * first_stream * (double)spin_rate / (pages > 1 ? pages : 1));
+    uint64_t iters = (uint64_t)(levels[i] / 100.0 * first_stream * (double)spin_rate);
     ls_llamadrv_cost bc;
     for (int cold = 0; cold < 2 && !rc; cold++) {
       if (cold)
         rc = ls_llamadrv_evict(m, NULL, err);
-      if (!rc && !(rc = ls_llamadrv_stream_busy(c->target, cold, per_page, &bc, err)) &&
+      if (!rc && !(rc = ls_llamadrv_stream_busy(c->target, cold, iters, &bc, err)) &&
           !(rc = add(r, cold ? LS_TBM_STREAM_BUSY : LS_TBM_BUSY_WARM, levels[i], 0, k, &bc, err)))
         say(log, &r->p[r->n - 1]);
     }
