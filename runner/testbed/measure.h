@@ -10,7 +10,7 @@
  *           compute waits for its last byte (runner/testbed/predict.h); never held out;
  *   stream-busy, busy-warm
  *           interleaved with it: the same stream with fixed arithmetic after each page (30, 60
- *           and 90 % of the first stream's time in all), from a cold cache and over the cached
+ *           and 90 % of an untimed stream's time in all), from a cold cache and over the cached
  *           file (the arithmetic's own cost): how much a busy thread slows the reads it
  *           overlaps (devices/mapread.h, io_cpu_share); storage measurements, never held out;
  *   warm    prompt passes of N tokens on an empty cache, the model in the page cache, at
@@ -60,7 +60,7 @@
 #define LS_TBM_ROWS_NONE_COLD "rows-0-cold" /* rows-0 likewise: their difference is the head's cold phase */
 #define LS_TBM_STREAM_BUSY "stream-busy" /* the stream with fixed arithmetic after each page; N: its level, % */
 #define LS_TBM_BUSY_WARM "busy-warm"     /* the same loop over the cached file: the arithmetic's own cost */
-#define LS_TBM_BUSY_LEVELS 30, 60, 90    /* arithmetic in all, % of the run's first stream */
+#define LS_TBM_BUSY_LEVELS 30, 60, 90    /* arithmetic in all, % of an untimed stream (the faster of two) */
 
 typedef struct ls_tbm_config {
   const char *lib_dir;     /* folder of libllama (scripts/testbed/fetch.sh prints it) */

@@ -85,7 +85,7 @@ typedef struct ls_tbp_head_rate {
 #define LS_TBP_BUSY_MAX 8
 typedef struct ls_tbp_io_share {
   int levels;                        /* 0: the run has no busy streams (made before them) */
-  int level[LS_TBP_BUSY_MAX];        /* % of the first stream, as measured */
+  int level[LS_TBP_BUSY_MAX];        /* % of a stream, as measured */
   double compute_s[LS_TBP_BUSY_MAX]; /* C */
   double measured_s[LS_TBP_BUSY_MAX];  /* T */
   double model_s[LS_TBP_BUSY_MAX];   /* the model's T at the fitted share */
