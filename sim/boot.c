@@ -167,6 +167,47 @@ static double cols_stat(const double *sum, const ls_boot_cols *c)
   return c->b_num >= 0 ? a / sum_ratio(sum[c->b_num], sum[c->b_den]) : a;
 }
 
+/* One replicate's column sums of the padded table (w columns, a multiple of 4): n rows drawn
+ * from the SplitMix64 sequence at `state`, each row added as it is drawn. Every column is
+ * summed in draw order whatever the width, so all widths give the same bits. The widths the
+ * replay uses (a run's metrics: 24 columns; a pair: 8; one metric: 4) get a copy whose width
+ * is a constant, so the unrolled sums stay in registers; elsewhere each column costs a load,
+ * an add and a store per draw. */
+static inline __attribute__((always_inline)) void sums_fixed(const double *pad, int n, int w,
+                                                             uint64_t state, double *sum)
+{
+  double acc[LS_BOOT_MAX_COLS];
+#pragma GCC unroll 64
+  for (int c = 0; c < w; c++) acc[c] = 0.0;
+  for (int j = 0; j < n; j++) {
+    const double *row = pad + (size_t)draw_unit(&state, (uint64_t)n) * w;
+#pragma GCC unroll 64
+    for (int c = 0; c < w; c++) acc[c] += row[c];
+  }
+#pragma GCC unroll 64
+  for (int c = 0; c < w; c++) sum[c] = acc[c];
+}
+
+static void resample_sums(const double *pad, int n, int w, uint64_t state, double *sum)
+{
+  switch (w) {
+  case 4: sums_fixed(pad, n, 4, state, sum); return;
+  case 8: sums_fixed(pad, n, 8, state, sum); return;
+  case 24: sums_fixed(pad, n, 24, state, sum); return;
+  default: break;
+  }
+  memset(sum, 0, (size_t)w * sizeof *sum);
+  for (int j = 0; j < n; j++) {
+    const double *row = pad + (size_t)draw_unit(&state, (uint64_t)n) * w;
+    for (int c = 0; c < w; c += 4) {
+      sum[c] += row[c];
+      sum[c + 1] += row[c + 1];
+      sum[c + 2] += row[c + 2];
+      sum[c + 3] += row[c + 3];
+    }
+  }
+}
+
 int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *stats, int m,
                      uint64_t seed, int resamples, double level, ls_boot_ci *out, ls_error *err)
 {
@@ -200,17 +241,7 @@ int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *st
     any |= out[i].reliable;
   }
   for (int r = 0; any && r < resamples; r++) {
-    uint64_t state = ls_key2(seed, (uint64_t)r);
-    memset(sum, 0, sizeof sum);
-    for (int j = 0; j < n; j++) {
-      const double *row = pad + (size_t)draw_unit(&state, (uint64_t)n) * w;
-      for (int c = 0; c < w; c += 4) {
-        sum[c] += row[c];
-        sum[c + 1] += row[c + 1];
-        sum[c + 2] += row[c + 2];
-        sum[c + 3] += row[c + 3];
-      }
-    }
+    resample_sums(pad, n, w, ls_key2(seed, (uint64_t)r), sum);
     for (int i = 0; i < m; i++) {
       double v = cols_stat(sum, &stats[i]);
       rep[(size_t)i * resamples + r] = v;

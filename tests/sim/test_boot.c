@@ -195,6 +195,35 @@ static void test_table_shares_one_resample(void)
   CU_ASSERT(g.est < m.est); /* AM-GM on two different ratios */
 }
 
+/* A statistic's interval depends on its own columns only, whatever the table's width: three
+ * columns placed last in tables of 3 to LS_BOOT_MAX_COLS columns (the widths with a register
+ * kernel, 4, 8 and 24 after padding, and the generic loop for the others), the rest filled
+ * with other numbers, give the 3-column table's intervals bit for bit. */
+static void test_table_width_invariant(void)
+{
+  enum { N = 11 };
+  double rows3[N * 3], wide[N * LS_BOOT_MAX_COLS];
+  for (int i = 0; i < N; i++)
+    for (int c = 0; c < 3; c++)
+      rows3[3 * i + c] = 1 + ls_uniform(LS_KEY(7, (uint64_t)(3 * i + c)));
+  const ls_boot_cols st3[2] = {{0, 1, -1, -1}, {0, 1, 0, 2}};
+  ls_boot_ci ref[2], t[2];
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_table(rows3, N, 3, st3, 2, 42, 500, 0.9, ref, &err), LS_OK);
+  for (int ncol = 3; ncol <= LS_BOOT_MAX_COLS; ncol++) {
+    for (int i = 0; i < N; i++)
+      for (int c = 0; c < ncol; c++)
+        wide[i * ncol + c] = c >= ncol - 3 ? rows3[3 * i + c - (ncol - 3)] : 100.0 + c * i;
+    int a = ncol - 3;
+    const ls_boot_cols st[2] = {{a, a + 1, -1, -1}, {a, a + 1, a, a + 2}};
+    CU_ASSERT_EQUAL_FATAL(ls_boot_ci_table(wide, N, ncol, st, 2, 42, 500, 0.9, t, &err), LS_OK);
+    for (int k = 0; k < 2; k++) {
+      CU_ASSERT(t[k].est == ref[k].est && t[k].lo == ref[k].lo && t[k].hi == ref[k].hi);
+      CU_ASSERT(ref[k].lo < ref[k].hi);
+    }
+  }
+}
+
 /* The selection quantile equals GSL's on the sorted data, with and without ties. */
 static void test_quantile_as_gsl(void)
 {
@@ -228,6 +257,7 @@ static void test_seed_of_data(void)
 
 CU_TestInfo ls_t_boot[] = {
     {"one resample list for a table's statistics; both aggregates at once", test_table_shares_one_resample},
+    {"a statistic's interval does not depend on the table's width", test_table_width_invariant},
     {"the seed is a hash of the data", test_seed_of_data},
     {"the selection quantile equals GSL's", test_quantile_as_gsl},
     {"ratio of sums by hand, NaN on a zero denominator", test_point},
