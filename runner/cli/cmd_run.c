@@ -94,19 +94,37 @@ static void json_real(double v)
   else printf("null");
 }
 
-/* Metric name's 95 % interval over the run's prompts (NaN: too few prompts, or none). */
-static void interval(const ls_decode_result *r, const char *name, double *lo, double *hi)
+/* The run's 95 % intervals over its prompts: every metric of ls_db_ci_metric_name from one
+ * resampled table (ls_db_metric_cis), which gives each metric the bits it would get alone
+ * (ls_db_metric_ci) at a fraction of the draws. */
+#define RUN_CIS 64
+typedef struct run_cis {
+  int n;
+  ls_boot_ci ci[RUN_CIS];
+} run_cis;
+
+static void run_intervals(const ls_decode_result *r, run_cis *c)
+{
+  ls_error e;
+  c->n = 0;
+  while (c->n < RUN_CIS && ls_db_ci_metric_name(c->n))
+    c->n++;
+  if (r->n_prompts < 1 || ls_db_metric_cis(r->prompts, r->n_prompts, c->ci, &e) != LS_OK)
+    c->n = 0;
+}
+
+/* Metric name's interval (NaN: too few prompts, none, or a metric without an interval). */
+static void interval(const run_cis *c, const char *name, double *lo, double *hi)
 {
   *lo = *hi = NAN;
-  for (int i = 0; r->n_prompts > 0 && ls_db_ci_metric_name(i); i++)
+  for (int i = 0; i < c->n; i++)
     if (!strcmp(ls_db_ci_metric_name(i), name)) {
-      double est;
-      ls_error e;
-      ls_db_metric_ci(r->prompts, r->n_prompts, i, &est, lo, hi, &e);
+      *lo = c->ci[i].lo;
+      *hi = c->ci[i].hi;
     }
 }
 
-static void print_json(const ls_run_spec *s, const char *seed_from, const ls_decode_result *r)
+static void print_json(const ls_run_spec *s, const char *seed_from, const ls_decode_result *r, const run_cis *c)
 {
   const char *names[][2] = {{"device", s->device}, {"model", s->model},
                             {"dataset", s->dataset}, {"system", s->system}};
@@ -123,7 +141,7 @@ static void print_json(const ls_run_spec *s, const char *seed_from, const ls_dec
   printf(",\"metrics\":{");
   for (int i = 0; i < r->n_metrics; i++) {
     double lo, hi;
-    interval(r, r->metrics[i].name, &lo, &hi);
+    interval(c, r->metrics[i].name, &lo, &hi);
     printf("%s\"%s\":{\"value\":", i ? "," : "", r->metrics[i].name);
     json_real(r->metrics[i].value);
     printf(",\"lo\":");
@@ -139,8 +157,10 @@ static void print_json(const ls_run_spec *s, const char *seed_from, const ls_dec
 
 static void print_metrics(const ls_run_spec *s, const char *seed_from, const ls_decode_result *r, int json)
 {
+  run_cis c;
+  run_intervals(r, &c);
   if (json) {
-    print_json(s, seed_from, r);
+    print_json(s, seed_from, r, &c);
     return;
   }
   printf("%s / %s / %s / %s\n", s->device, s->model, s->dataset, s->system);
@@ -151,7 +171,7 @@ static void print_metrics(const ls_run_spec *s, const char *seed_from, const ls_
            "95 % interval (bootstrap over prompts)");
   for (int i = 0; i < r->n_metrics; i++) {
     double lo, hi;
-    interval(r, r->metrics[i].name, &lo, &hi);
+    interval(&c, r->metrics[i].name, &lo, &hi);
     printf("  %-24s %14.6g %-10s", r->metrics[i].name, r->metrics[i].value, r->metrics[i].unit);
     if (isfinite(lo)) printf(" [%.6g, %.6g]", lo, hi);
     printf("\n");

@@ -204,6 +204,40 @@ static void test_json_one_document(void)
                                   " --system lever --tokens 5 --prompts 1 --json; echo '{}'"), 0);
 }
 
+/* `run --json` prints for every metric with an interval the interval the database stores
+ * for the run (ls_db_metric_cis), to the bit: the command takes them all from one table. */
+static void test_run_json_intervals_as_stored(void)
+{
+  char p[512], args[1024];
+  static char out[65536];
+  snprintf(args, sizeof args, "run --device oneplus-12 --model qwen3-4b --dataset gsm8k --system lever"
+           " --tokens 20 --prompts 6 --json --db '%s'", fx_path(p, "json_ci.db"));
+  CU_ASSERT_EQUAL_FATAL(ls_test_cli(args, out, sizeof out), 0);
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  int checked = 0;
+  for (int i = 0; ls_db_ci_metric_name(i); i++) {
+    char key[128], q[512];
+    snprintf(key, sizeof key, "\"%s\":{\"value\":", ls_db_ci_metric_name(i));
+    const char *at = strstr(out, key);
+    if (!at) /* a metric the runner does not report for this system */
+      continue;
+    const char *l = strstr(at, "\"lo\":"), *h = strstr(at, "\"hi\":");
+    CU_ASSERT_FATAL(l && h);
+    double lo = strtod(l + 5, NULL), hi = strtod(h + 5, NULL);
+    snprintf(q, sizeof q, "SELECT lo FROM metric_ci WHERE name = '%s'", ls_db_ci_metric_name(i));
+    CU_ASSERT_EQUAL(lo, fx_query(db, q));
+    snprintf(q, sizeof q, "SELECT hi FROM metric_ci WHERE name = '%s'", ls_db_ci_metric_name(i));
+    CU_ASSERT_EQUAL(hi, fx_query(db, q));
+    CU_ASSERT(lo < hi || lo == hi);
+    checked++;
+  }
+  CU_ASSERT(checked >= 15);
+  CU_ASSERT_EQUAL(checked, (int)fx_query(db, "SELECT count(*) FROM metric_ci"));
+  ls_db_close(db);
+}
+
 /* A simulated run's prompt sums add up to its totals, and give its metrics. */
 static void test_prompt_sums(void)
 {
@@ -339,6 +373,7 @@ CU_TestInfo fx_stats_tests[] = {
     {"runs of different sizes pair over the prompts both decoded", test_unequal_prompts},
     {"merge carries prompts and recomputes ratios", test_merge_intervals},
     {"run --json is one JSON document", test_json_one_document},
+    {"run --json prints the intervals the database stores", test_run_json_intervals_as_stored},
     {"a run's prompt sums add up to its metrics", test_prompt_sums},
     {"reproduce --quick --json is one JSON document (figures to stderr)", test_reproduce_json},
     CU_TEST_INFO_NULL};
