@@ -204,18 +204,27 @@ static void test_json_one_document(void)
                                   " --system lever --tokens 5 --prompts 1 --json; echo '{}'"), 0);
 }
 
+/* Runs `leversim run <what> --db <a fresh file name>` (stdout into out) and opens the
+ * database it wrote; NULL (and a failed assertion) when either fails. Close with ls_db_close. */
+static ls_db *run_into_db(const char *what, const char *name, char *out, size_t size)
+{
+  char p[512], args[1024];
+  snprintf(args, sizeof args, "run %s --db '%s'", what, fx_path(p, name));
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, size), 0);
+  CU_ASSERT_EQUAL(ls_db_open(&db, p, &e), LS_OK);
+  return db;
+}
+
 /* `run --json` prints for every metric with an interval the interval the database stores
  * for the run (ls_db_metric_cis), to the bit: the command takes them all from one table. */
 static void test_run_json_intervals_as_stored(void)
 {
-  char p[512], args[1024];
   static char out[65536];
-  snprintf(args, sizeof args, "run --device oneplus-12 --model qwen3-4b --dataset gsm8k --system lever"
-           " --tokens 20 --prompts 6 --json --db '%s'", fx_path(p, "json_ci.db"));
-  CU_ASSERT_EQUAL_FATAL(ls_test_cli(args, out, sizeof out), 0);
-  ls_db *db = NULL;
-  ls_error e;
-  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  ls_db *db = run_into_db("--device oneplus-12 --model qwen3-4b --dataset gsm8k --system lever --tokens 20"
+                          " --prompts 6 --json", "json_ci.db", out, sizeof out);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
   int checked = 0;
   for (int i = 0; ls_db_ci_metric_name(i); i++) {
     char key[128], q[512];
@@ -241,13 +250,10 @@ static void test_run_json_intervals_as_stored(void)
 /* A simulated run's prompt sums add up to its totals, and give its metrics. */
 static void test_prompt_sums(void)
 {
-  char p[512], args[1024], out[16384];
-  snprintf(args, sizeof args, "run --device oneplus-12 --model qwen3-4b --dataset mbpp --system"
-           " lever --tokens 24 --prompts 6 --db '%s'", fx_path(p, "sums.db"));
-  CU_ASSERT_EQUAL_FATAL(ls_test_cli(args, out, sizeof out), 0);
-  ls_db *db = NULL;
-  ls_error e;
-  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  char out[16384];
+  ls_db *db = run_into_db("--device oneplus-12 --model qwen3-4b --dataset mbpp --system lever --tokens 24"
+                          " --prompts 6", "sums.db", out, sizeof out);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM prompts"), 6);
   static const char *const pairs[][2] = {
       {"sum(tokens)", "tokens"}, {"sum(cycles)", "cycles"}, {"sum(decode_s)", "decode_s"},
