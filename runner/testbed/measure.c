@@ -182,6 +182,48 @@ static int rows_passes(ls_llamadrv_model *m, ls_tbm_result *r, const ls_tbm_conf
   return rc;
 }
 
+/* ---- the verification's shape ---- */
+
+/* One cold pass of n tokens at positions ctx.. after a prompt of ctx tokens (untimed, the
+ * model then evicted), asking for the last `rows` output rows. */
+static int shape_pass(ls_llamadrv_model *m, ls_tbm_result *r, const char *kind, int n, int ctx, int rows, int rep,
+                      FILE *log, ls_error *err)
+{
+  ls_llamadrv_tok t[17];
+  for (int i = 0; i < n; i++) {
+    memset(&t[i], 0, sizeof t[i]);
+    t[i].id = 3 + (ctx + i) % 256;
+    t[i].pos = ctx + i;
+    t[i].n_seq = 1;
+    t[i].logits = i >= n - rows;
+  }
+  ls_llamadrv_clear(m);
+  ls_llamadrv_cost c;
+  int rc = ctx > 0 ? ls_llamadrv_prompt(m, ctx, 0, NULL, err) : LS_OK;
+  if (!rc)
+    rc = ls_llamadrv_evict(m, NULL, err);
+  if (!rc)
+    rc = ls_llamadrv_decode(m, t, n, &c, err);
+  if (!rc && !(rc = add(r, kind, n, ctx, rep, &c, err)))
+    say(log, &r->p[r->n - 1]);
+  return rc;
+}
+
+/* The speculative run's verification taken apart (measure.h, vshape-*): k + 1 tokens cold, the
+ * reference, every row, and the spec run's middle context, alternated 2 x reps + 1 times (their
+ * differences are tens of ms against passes of half a second). */
+static int shape_passes(ls_llamadrv_model *m, ls_tbm_result *r, const ls_tbm_config *c, FILE *log, ls_error *err)
+{
+  int n = c->spec_k + 1, ctx = c->tree_prompt + c->spec_tokens / 2, rc = LS_OK;
+  if (n > 17)
+    return ls_error_set(err, LS_ERANGE, "testbed: k = %d draft tokens: at most 16", c->spec_k);
+  for (int k = 0; k < 2 * c->reps + 1 && !rc; k++)
+    if (!(rc = shape_pass(m, r, LS_TBM_VSHAPE_REF, n, 0, 1, k, log, err)) &&
+        !(rc = shape_pass(m, r, LS_TBM_VSHAPE_ROWS, n, 0, n, k, log, err)))
+      rc = shape_pass(m, r, LS_TBM_VSHAPE_CTX, n, ctx, 1, k, log, err);
+  return rc;
+}
+
 /* ---- tree ---- */
 
 typedef struct tree {
@@ -526,6 +568,8 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
     rc = rows_passes(m, r, c, 0, log, err);
   for (int k = 0; k < c->reps && !rc && c->step_ctx > 0; k++)
     rc = prompt_pass(m, r, "step", 1, c->step_ctx, 1, k, log, err);
+  if (!rc && c->draft && c->trace)
+    rc = shape_passes(m, r, c, log, err);
   ls_llamadrv_unload(m);
   m = NULL;
   if (!rc && c->tree_json) {

@@ -33,6 +33,13 @@
  *           one batch, every branch its own sequence id, cold and warm;
  *   repack  warm passes with Q4_0 repacking on (the library's default; then the weights
  *           live in anonymous memory and a pass no longer reads the file): its own case;
+ *   vshape-ref, vshape-rows, vshape-ctx
+ *           diagnostics of the speculative run's verification (k + 1 tokens, every output row,
+ *           context the spec run's middle): cold passes of k + 1 tokens asking for the last row
+ *           at context 0 (the reference), for every row at context 0, and for the last row at
+ *           that context, alternated: each differs from the reference in one of the two ways a
+ *           verification differs from a cold pass of its size (docs/VALIDATION.md §3.12);
+ *           printed for information, never held out, never fitted;
  *   spec    a speculative run: a small draft model (resident) proposes k tokens one at a
  *           time, the target (evicted before every verification) checks them in one pass;
  *           how many are accepted comes from a token-oracle trace (`leversim trace record`:
@@ -61,6 +68,9 @@
 #define LS_TBM_STREAM_BUSY "stream-busy" /* the stream with fixed arithmetic after each page; N: its level, % */
 #define LS_TBM_BUSY_WARM "busy-warm"     /* the same loop over the cached file: the arithmetic's own cost */
 #define LS_TBM_BUSY_LEVELS 30, 60, 90    /* arithmetic in all, % of an untimed stream (the faster of two) */
+#define LS_TBM_VSHAPE_REF "vshape-ref"   /* cold, k + 1 tokens, the last row, context 0 */
+#define LS_TBM_VSHAPE_ROWS "vshape-rows" /* cold, k + 1 tokens, every row, context 0 */
+#define LS_TBM_VSHAPE_CTX "vshape-ctx"   /* cold, k + 1 tokens, the last row, the spec run's middle context */
 
 typedef struct ls_tbm_config {
   const char *lib_dir;     /* folder of libllama (scripts/testbed/fetch.sh prints it) */
@@ -83,7 +93,7 @@ typedef struct ls_tbm_config {
 /* One timed pass. */
 typedef struct ls_tbm_pass {
   char kind[LS_TBM_KIND];  /* warm, tg, rows, rows-1, rows-0, draft-rows*, cold, step, tree-cold, tree-warm, repack, spec-draft,
-                            * spec-verify, stream, stream-busy, busy-warm */
+                            * spec-verify, stream, stream-busy, busy-warm, vshape-* */
   int n_tokens, ctx, rep;  /* ctx: tokens already in the cache */
   ls_llamadrv_cost c;
 } ls_tbm_pass;
