@@ -58,6 +58,20 @@
  *   (src:testbed-run, docs/VALIDATION.md §3.5). Without the key,
  *   t_head is t_matmul with the layers' BW and head_batched_from: every phone profile prices
  *   as before, bit for bit.
+ *   A one-token layer matmul has its own rate when the profile gives single_bandwidth (S, B/s
+ *   of one core of the first cluster, streaming and arithmetic together; other cores and
+ *   threads as for the head): BW_1(threads) = min(S / gemv_bw_0 x sum_c k_c gemv_bw_c, max_bw),
+ *   t_matmul(1) = W / BW_1, whatever batched_from and batch_group say; from two tokens on, the
+ *   equations above. Why: llama.cpp's x86 CPU backend hands a one-token matmul to a GEMV
+ *   (ggml's own dot product over each weight row) and two or more tokens to its blocked kernel,
+ *   and on some hosts the two differ by far. On the testbed's AMD EPYC host (runs A and B, and
+ *   the runs of 2026-11-27) a warm pass of the 1B target took 0.042 s at N = 1 and 0.103 s at
+ *   N = 2, 0.134 s at N = 4; on run E's Intel host 0.134 s at N = 1 and 0.169 s at N = 2
+ *   (src:testbed-run, results/testbed/probe-tiles.txt; docs/VALIDATION.md §3.12). With one rate
+ *   for both kernels the calibration refused the AMD host's warm rows (reduced chi2 6.0: the
+ *   model underestimated N = 2 to 4 by 26 to 39 %). The calibration fits S from the one-token
+ *   rows (pp1, tg) when the base profile has the key. Without it (every phone profile) a
+ *   one-token pass prices as before, bit for bit.
  * Simplifications: a thread is a whole core at its nominal clock (no DVFS, no thermal limit);
  * threads split work evenly by throughput; the LM head is one matmul.
  * Sources: profile comments (src:mnn-gemv-bench: GEMV 42 GB/s on two 8 Elite big
@@ -127,6 +141,11 @@ static double matmul_s(const ls_cpu_params *c, double bytes, double flops_tok, d
 int64_t ls_cpu_layer_ns(const ls_cpu_params *c, const ls_layer_work *w, int tokens, int ctx_len, int threads)
 {
   double attn = w->attn_flops_per_token_per_ctx * (ctx_len < 0 ? 0 : ctx_len);
+  if (tokens == 1 && c->single_bw > 0 && c->n_clusters > 0) { /* the one-token kernel (header) */
+    double bw1, f;
+    rates(c, threads, c->single_bw / c->cluster[0].gemv_bw_per_core, &bw1, &f);
+    return (int64_t)llround((c->call_s + w->weight_bytes / bw1 + attn / f) * 1e9);
+  }
   return (int64_t)llround(matmul_s(c, w->weight_bytes, w->flops_per_token, attn, tokens, threads, c->batched_from,
                                      c->batch_group, 1.0) * 1e9);
 }

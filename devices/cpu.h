@@ -16,6 +16,8 @@
  * costing head bytes / that rate below head_batched_from (cpu.c's header). With `head_bw_first`
  * also set, a pass's first row costs head bytes / its own rate and each further row head bytes
  * / head_bw (a first row brings the weights in from memory; cpu.c's header).
+ * With `single_bw` set, a layer matmul of one token has its own kernel and rate: weight bytes /
+ * the cores' rates scaled by single_bw / the first cluster's rate (cpu.c's header).
  * See cpu.c for sources. */
 #ifndef LS_DEVICES_CPU_H
 #define LS_DEVICES_CPU_H
@@ -50,6 +52,9 @@ typedef struct ls_cpu_params {
                             * (0: absent, the head streams at gemv_bw_per_core like the layers) */
   double head_bw_first;    /* B/s of the head's first row in a pass, the weights brought in from
                             * memory (0: absent, every row at head_bw); only with head_bw */
+  double single_bw;        /* B/s one core of the first cluster computes a one-token layer matmul
+                            * at, streaming and arithmetic together (0: absent, a one-token pass
+                            * as any other); cpu.c's header */
 } ls_cpu_params;
 
 int ls_cpu_total_cores(const ls_cpu_params *c);

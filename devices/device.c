@@ -18,6 +18,8 @@
  *          the first cluster streams the output projection at, devices/cpu.c],
  *          [head_first_bandwidth: absent = head_bandwidth for every row; a rate > 0, B/s of a
  *          pass's first output row; only with head_bandwidth, devices/cpu.c],
+ *          [single_bandwidth: absent = a one-token layer pass as any other; a rate > 0, B/s one
+ *          core of the first cluster computes a one-token layer matmul at, devices/cpu.c],
  *          clusters [{name, cores, freq, gemv_bandwidth, flops_per_cycle, core_power}...]
  *   power: base
  * Invariants after loading: every rate > 0; batch curve tokens rising, rel non-decreasing;
@@ -238,6 +240,7 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
        * clusters' gemv_bandwidth. */
       (rc = ls_yopt_unit(&m, "head_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->head_bw, err)) ||
       (rc = ls_yopt_unit(&m, "head_first_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->head_bw_first, err)) ||
+      (rc = ls_yopt_unit(&m, "single_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->single_bw, err)) ||
       (rc = ls_ymap_require(&m, "clusters", &cl, err)) || (rc = ls_ynode_expect(&cl, LS_Y_SEQ, err)))
     return rc;
   int k = ls_yseq_len(&cl);

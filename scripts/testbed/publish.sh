@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/testbed/publish.sh [RUN_DIR [DEST]]: copies a full testbed run (default build/testbed/full)
 # into DEST (default results/testbed/; committed: the database, the warm rows, fio, the tree), then refits the
-# base profile with the head's rate (base-profile.yaml, from the copied rows passes),
+# base profile with the head's rate (base-profile.yaml, from the copied rows passes) and the layers'
+# kernel form (kernel-form.txt, scripts/testbed/kernel-form.sh),
 # profile and redraws the validation from those copies, so every file names only repository
 # paths. The refit is the same deterministic fit as the run's.
 set -euo pipefail
@@ -28,6 +29,9 @@ sqlite3 "$dst/testbed.db" "UPDATE tb_run SET target = replace(target, rtrim(targ
   draft = replace(draft, rtrim(draft, replace(draft, '/', '')), '')"
 # The base profile with the head's rate from the copied database's rows passes (as run.sh).
 LEVERSIM=$LEVERSIM bash scripts/testbed/head-profile.sh "$dst/testbed.db" "$dst/base-profile.yaml"
+# The layers' kernel form chosen from the copied warm rows (as run.sh); the fits' files are not kept.
+LEVERSIM=$LEVERSIM bash scripts/testbed/kernel-form.sh "$dst/base-profile.yaml" "$dst/warm.csv" > "$dst/kernel-form.txt"
+rm -f "$dst"/base-profile-groups.yaml "$dst"/base-profile-onepass.yaml "$dst"/kernel-groups.* "$dst"/kernel-onepass.*
 "$LEVERSIM" calibrate --base "$dst/base-profile.yaml" --only cpu,flash --fix max_bandwidth \
   --llama-bench "$dst/warm.csv" --fio "$dst/fio-direct1.json" --out "$dst/testbed-vm.yaml" > "$dst/calibrate.txt"
 "$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \

@@ -85,7 +85,6 @@ echo "== fio (the model file itself, read-only: the same file system and the sam
 echo "== the head's rates (rows passes: calibration inputs, docs/VALIDATION.md §3.5-3.6)"
 LEVERSIM=$LEVERSIM bash "$here/head-profile.sh" "$out/testbed.db" "$out/base-profile.yaml"
 
-echo "== calibrate (warm rows and fio only)"
 calib_model=()
 if [ "$layers" != 0 ]; then
   # A scaled shape is no workloads/models id: calibrate reads models from a data root that
@@ -99,6 +98,11 @@ if [ "$layers" != 0 ]; then
   export LEVERSIM_DATA=$out/data
   calib_model=(--model "$id")
 fi
+
+echo "== the layers' blocked kernel (warm rows only: docs/VALIDATION.md §3.12)"
+LEVERSIM=$LEVERSIM bash "$here/kernel-form.sh" "$out/base-profile.yaml" "$out/warm.csv" "${calib_model[@]}"
+
+echo "== calibrate (warm rows and fio only)"
 set +e
 "$LEVERSIM" calibrate --base "$out/base-profile.yaml" --only cpu,flash --fix max_bandwidth \
   --llama-bench "$out/warm.csv" --fio "$out/fio-direct1.json" "${calib_model[@]}" \

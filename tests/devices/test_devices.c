@@ -921,10 +921,56 @@ static void test_cpu_batch_group(void)
   CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 9, 0, 1), llround((c.call_s + fmax(W / g0, 9 * f / F1)) * 1e9));
 }
 
+/* cpu.single_bandwidth (devices/cpu.c): a one-token layer matmul costs W / BW_1, BW_1 the
+ * cores' rates scaled by S / the first cluster's rate and capped by max_bw, whatever
+ * batched_from and batch_group say; two tokens and more as before; the head untouched; without
+ * the key every phone prices as before, bit for bit. */
+static void test_cpu_single_bandwidth(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_cpu_params c = *ls_device_cpu(dev);
+  ls_device_free(dev);
+  CU_ASSERT_EQUAL(c.single_bw, 0); /* no shipped phone states it */
+  ls_layer_work w = {34.2e6, 121.6e6, 8192, 0};
+  const double W = w.weight_bytes, a = w.attn_flops_per_token_per_ctx, S = 17e9;
+  const double g0 = c.cluster[0].gemv_bw_per_core, g1 = c.cluster[1].gemv_bw_per_core;
+  const double F1 = c.cluster[0].freq_hz * c.cluster[0].flops_per_cycle;
+  int64_t before[4][8], head = ls_cpu_lmhead_ns(&c, 262e6, 0.5e9, 1, 1);
+  for (int t = 1; t <= 4; t++)
+    for (int n = 1; n < 8; n++)
+      before[t - 1][n] = ls_cpu_layer_ns(&c, &w, n, 16, t);
+  c.single_bw = S;
+  c.batched_from = 1;
+  c.batch_group = 4;
+  /* one thread, a context: the one-token kernel's rate and the attention at the FLOP rate */
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 1, 40, 1), llround((c.call_s + W / S + 40 * a / F1) * 1e9));
+  /* two threads: both cores' rates scaled by S / g0 */
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 1, 0, 2), llround((c.call_s + W / fmin(S / g0 * (g0 + g1), c.max_bw)) * 1e9));
+  /* capped by max_bw */
+  c.max_bw = 10e9;
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 1, 0, 1), llround((c.call_s + W / 10e9) * 1e9));
+  c.max_bw = ls_device_cpu(dev = devtest_load("oneplus-12"))->max_bw;
+  ls_device_free(dev);
+  /* two tokens: the blocked kernel, as without the key */
+  ls_cpu_params nokey = c;
+  nokey.single_bw = 0;
+  for (int n = 2; n < 8; n++)
+    CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, n, 16, 1), ls_cpu_layer_ns(&nokey, &w, n, 16, 1));
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, 262e6, 0.5e9, 1, 1), ls_cpu_lmhead_ns(&nokey, 262e6, 0.5e9, 1, 1));
+  /* absent: bit-identical to before */
+  c = *ls_device_cpu(dev = devtest_load("oneplus-12"));
+  ls_device_free(dev);
+  for (int t = 1; t <= 4; t++)
+    for (int n = 1; n < 8; n++)
+      CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, n, 16, t), before[t - 1][n]);
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, 262e6, 0.5e9, 1, 1), head);
+}
+
 CU_TestInfo cpu_tests[] = {{"GEMV/GEMM roofline, threads, calibration", test_cpu_roofline},
                            {"the head's own rate (head_bandwidth)", test_cpu_head_bandwidth},
                            {"the head's first row (head_first_bandwidth)", test_cpu_head_first_bandwidth},
                            {"the layers' groups of tokens (batch_group)", test_cpu_batch_group},
+                           {"the one-token kernel's rate (single_bandwidth)", test_cpu_single_bandwidth},
                            CU_TEST_INFO_NULL};
 
 /* ---- power ---- */

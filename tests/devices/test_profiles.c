@@ -131,6 +131,24 @@ static int with_keys(const char *key, const char *value, const char *key2, const
   return at;
 }
 
+/* The profile with `key: value` in its cpu section (with_keys) is refused with code, the error
+ * located at the value (column col) and reading `what`. */
+static void expect_cpu_key_refused(const char *key, const char *value, int code, int col, const char *what,
+                                   const char *path)
+{
+  char want[512], got[2048];
+  int at = with_keys(key, value, NULL, NULL, path);
+  ls_device *d = NULL;
+  ls_error err;
+  CU_ASSERT_EQUAL(ls_device_load(&d, path, &err), code);
+  CU_ASSERT_PTR_NULL(d);
+  snprintf(want, sizeof want, "%s:%d:%d: %s", path, at, col, what);
+  ls_error_format(&err, got, sizeof got);
+  if (strncmp(got, want, strlen(want)) != 0)
+    fprintf(stderr, "want: %s\ngot:  %s\n", want, got);
+  CU_ASSERT(strncmp(got, want, strlen(want)) == 0);
+}
+
 static int with_head_bw(const char *value, const char *path)
 {
   return with_keys("head_bandwidth", value, NULL, NULL, path);
@@ -222,14 +240,14 @@ static void test_head_first_bandwidth_key(void)
  * located at the value and naming the key and the value. */
 static void test_batch_group_key(void)
 {
-  char path[256], want[512], got[2048];
+  char path[256];
   snprintf(path, sizeof path, "/tmp/ls-test-batch-group-%ld.yaml", (long)getpid());
   ls_device *d = NULL;
   ls_error err;
   CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, LS_DATA_ROOT, "oneplus-12", &err), LS_OK);
   CU_ASSERT_EQUAL(ls_device_cpu(d)->batch_group, 0); /* absent in the shipped profile */
   ls_device_free(d);
-  int at = with_keys("batch_group", "4", NULL, NULL, path);
+  with_keys("batch_group", "4", NULL, NULL, path);
   d = NULL;
   CU_ASSERT_EQUAL_FATAL(ls_device_load(&d, path, &err), LS_OK);
   CU_ASSERT_EQUAL(ls_device_cpu(d)->batch_group, 4);
@@ -243,17 +261,36 @@ static void test_batch_group_key(void)
              {"2000000", LS_ERANGE, "cpu.batch_group: value '2000000' out of range"},
              {"4.5", LS_ESCHEMA, "cpu.batch_group: wrong type: expected an integer, found '4.5'"},
              {"four", LS_ESCHEMA, "cpu.batch_group: wrong type: expected an integer, found 'four'"}};
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    at = with_keys("batch_group", bad[i].value, NULL, NULL, path);
-    d = NULL;
-    CU_ASSERT_EQUAL(ls_device_load(&d, path, &err), bad[i].code);
-    CU_ASSERT_PTR_NULL(d);
-    snprintf(want, sizeof want, "%s:%d:16: %s", path, at, bad[i].what);
-    ls_error_format(&err, got, sizeof got);
-    if (strncmp(got, want, strlen(want)) != 0)
-      fprintf(stderr, "want: %s\ngot:  %s\n", want, got);
-    CU_ASSERT(strncmp(got, want, strlen(want)) == 0);
-  }
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    expect_cpu_key_refused("batch_group", bad[i].value, bad[i].code, 16, bad[i].what, path);
+  CU_ASSERT_EQUAL(remove(path), 0);
+}
+
+/* cpu.single_bandwidth: optional (absent: 0, a one-token pass as any other), a positive
+ * bandwidth, errors located at the value and naming the key and the value. */
+static void test_single_bandwidth_key(void)
+{
+  char path[256];
+  snprintf(path, sizeof path, "/tmp/ls-test-single-bw-%ld.yaml", (long)getpid());
+  ls_device *d = NULL;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, LS_DATA_ROOT, "oneplus-12", &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_device_cpu(d)->single_bw, 0); /* absent in the shipped profile */
+  ls_device_free(d);
+  with_keys("single_bandwidth", "17 GB/s", NULL, NULL, path);
+  d = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load(&d, path, &err), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(ls_device_cpu(d)->single_bw, 17e9, 1e-3);
+  ls_device_free(d);
+  static const struct {
+    const char *value;
+    int code;
+    const char *what;
+  } bad[] = {{"0 GB/s", LS_ERANGE, "cpu.single_bandwidth: value '0 GB/s' out of range"},
+             {"2 TB/s", LS_ERANGE, "cpu.single_bandwidth: value '2 TB/s' out of range"},
+             {"3 GHz", LS_EUNIT, "cpu.single_bandwidth: bad value '3 GHz': unit of the wrong kind"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    expect_cpu_key_refused("single_bandwidth", bad[i].value, bad[i].code, 21, bad[i].what, path);
   CU_ASSERT_EQUAL(remove(path), 0);
 }
 
@@ -274,6 +311,7 @@ CU_TestInfo profiles_tests[] = {{"every shipped profile validates", test_shipped
                                 {"cpu.head_first_bandwidth: optional, with head_bandwidth, positive, located",
                                  test_head_first_bandwidth_key},
                                 {"cpu.batch_group: optional, a whole number >= 1, located", test_batch_group_key},
+                                {"cpu.single_bandwidth: optional, a positive rate, located", test_single_bandwidth_key},
                                 {"unknown id lists the valid ones", test_unknown_id},
                                 CU_TEST_INFO_NULL};
 

@@ -290,6 +290,9 @@ static void test_cli_validate_runs_h_i(void)
       {"run-i", "--stat matched", NULL, 8.3, -20.9, 0, NULL},
       {"run-g", "", NULL, 16.3, -24.0, 0,
        "0.6660 s measured a pass, +0.0832 s beyond the cold pass of 5 tokens (1 row, context 0); predicted 0.4804 s, +0.0143 s"},
+      /* run J (§3.12): the AMD host, the one-token kernel's rate, one pass over the weights */
+      {"run-j", "", "share after it 0.000", 14.8, -16.8, 0,
+       "0.3067 s measured a pass, +0.0183 s beyond the cold pass of 5 tokens (1 row, context 0); predicted 0.2465 s, +0.0101 s"},
   };
   static char out[16384];
   char args[4096], db[1200], dir[1200], rel[64];
@@ -316,6 +319,10 @@ static void test_cli_validate_runs_h_i(void)
       CU_ASSERT_PTR_NOT_NULL(strstr(out, "spec verification: 18 passes of 5 tokens (5 output rows, context 31 to 78): "));
       CU_ASSERT_PTR_NOT_NULL(strstr(out, c->gap));
     }
+    if (!strcmp(c->run, "run-j")) /* the verification's shape passes (§3.12) */
+      CU_ASSERT_PTR_NOT_NULL(strstr(out, "verification's shape: 5 tokens cold, 0.2863 s with the last row at context 0 "
+                                         "(predicted 0.2364 s); every row +0.0057 s (predicted +0.0101 s); context 56 "
+                                         "+0.0053 s (predicted +0.0001 s)"));
     unlink(db);
   }
 }
