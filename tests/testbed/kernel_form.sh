@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# ctest testbed.kernel_form: scripts/testbed/kernel-form.sh on committed runs' warm rows, from
+# the base profile as run.sh writes it (scripts/testbed/base-profile.yaml with the run's head
+# rates), reproduces docs/VALIDATION.md §3.12: run J (the AMD EPYC host) keeps one pass at
+# reduced chi2 0.739 (groups of four not fitted), run H one pass at 0.616 against groups at 1.1.
+# The base profile it is handed is rewritten with the form kept, and nothing else changes.
+# Usage: kernel_form.sh LEVERSIM TOP
+set -euo pipefail
+leversim=$1; top=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "kernel_form: $*" >&2; exit 1; }
+check() { # run, expected lines...
+  local run=$1; shift
+  mkdir -p "$tmp/$run"
+  cp "$top/results/testbed/$run/testbed.db" "$tmp/$run/"
+  # from the top: the database names the draft's shape file by its repository path
+  (cd "$top" && LEVERSIM=$leversim bash scripts/testbed/head-profile.sh "$tmp/$run/testbed.db" \
+    "$tmp/$run/base-profile.yaml" 2>/dev/null)
+  cp "$tmp/$run/base-profile.yaml" "$tmp/$run/before.yaml"
+  (cd "$top" && LEVERSIM=$leversim bash scripts/testbed/kernel-form.sh "$tmp/$run/base-profile.yaml" \
+    "results/testbed/$run/warm.csv") > "$tmp/$run/out.txt"
+  for want in "$@"; do
+    grep -qF -- "$want" "$tmp/$run/out.txt" || { cat "$tmp/$run/out.txt" >&2; fail "$run: no line '$want'"; }
+  done
+  # only the batch_group line may differ from the profile handed in
+  diff "$tmp/$run/before.yaml" "$tmp/$run/base-profile.yaml" | grep '^[<>]' | grep -v '^[<>]   batch_group:' &&
+    fail "$run: a line other than batch_group changed" || true
+}
+check run-j "groups: not fitted" "onepass: reduced chi2 0.739" "kept: onepass"
+grep -q '^  batch_group: 1000000 ' "$tmp/run-j/base-profile.yaml" || fail "run-j: one pass not written"
+check run-h "groups: reduced chi2 1.1" "onepass: reduced chi2 0.616" "kept: onepass"
+echo "kernel_form: 2 runs as docs/VALIDATION.md §3.12 says"
