@@ -209,7 +209,10 @@ int ls_calib_write_profile(const char *base_path, const char *base_label, const 
     char msg[LS_ERR_MSG];
     snprintf(msg, sizeof msg, "%s", err->msg);
     int line = err->line;
-    rc = ls_error_set(err, LS_ESTATE, "%s: the calibrated profile would be invalid (line %d: %s); nothing written",
+    /* a fit that left a number's valid range: the measurements do not determine this
+     * profile, a refusal like any fit the model does not explain (exit 65), not an internal
+     * error */
+    rc = ls_error_set(err, LS_ERANGE, "%s: the calibrated profile would be invalid (line %d: %s); nothing written",
                       out_path, line, msg);
   }
   if (!rc)
