@@ -189,7 +189,8 @@ static const ls_opt VALIDATE_OPTS[] = {
      "a point's value over its repetitions (and the stream's): fastest, median, or matched (the fastest; the "
      "stream's the expected fastest of as many repetitions)", .choices = "fastest,median,matched"},
     {"--io-share", LS_OPT_CHOICE, OPT_AT(validate_args, io_share), "WHICH",
-     "reads slowed by a busy thread: as the run's busy streams measured it, or off", .choices = "measured,off"},
+     "reads slowed by a busy thread: as the run's busy streams measured it (the memory-bound ones when the run has "
+     "them), as its arithmetic ones did, or off", .choices = "measured,arithmetic,off"},
     {"--head-serial", LS_OPT_CHOICE, OPT_AT(validate_args, head_serial), "WHICH",
      "the head's compute waiting for its last byte: as the run's cold rows passes measured it, or off",
      .choices = "measured,off"},
@@ -219,7 +220,8 @@ static int validate_cmd(int argc, char **argv)
     return ls_opts_exit(rc);
   ls_tbv_options o = {a.db, a.profile, a.run, a.plot, a.fio_mmap, strcmp(a.mode, "serial") == 0, (double)a.readahead,
                      strcmp(a.stat, "median") == 0, strcmp(a.io_share, "off") == 0,
-                     strcmp(a.head_serial, "off") == 0, strcmp(a.stat, "matched") == 0};
+                     strcmp(a.head_serial, "off") == 0, strcmp(a.stat, "matched") == 0,
+                     strcmp(a.io_share, "arithmetic") == 0};
   ls_error err = {0};
   int met = 0;
   if ((rc = ls_tbv_run(&o, stdout, &met, &err)))

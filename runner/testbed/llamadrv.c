@@ -595,20 +595,79 @@ uint64_t ls_llamadrv_spin_rate(void)
   return s > 0 ? (uint64_t)(n / s) : n * 10;
 }
 
-/* Touches one byte of every page of the mapping in file order, spinning `per_page` iterations
- * after each touch. */
-static void touch(const void *p, size_t len, uint64_t per_page)
+/* The memory-bound work: sums `bytes` bytes of a warm 64 MiB buffer as 64-bit words, reading on
+ * from where the last call stopped (wrapping), as a matmul reads weights that are in memory. */
+#define MEM_BUF (64u << 20)
+typedef struct mem_work {
+  const uint64_t *buf; /* MEM_BUF bytes, written once so that every page is resident */
+  size_t at;           /* next word */
+  uint64_t sum;
+} mem_work;
+
+static void mem_read(mem_work *w, uint64_t bytes)
+{
+  size_t words = MEM_BUF / sizeof(uint64_t);
+  uint64_t s = w->sum;
+  for (uint64_t k = bytes / sizeof(uint64_t); k > 0; k--) {
+    s += w->buf[w->at];
+    w->at = w->at + 1 < words ? w->at + 1 : 0;
+  }
+  w->sum = s;
+}
+
+static int mem_open(mem_work *w)
+{
+  void *b = mmap(NULL, MEM_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (b == MAP_FAILED)
+    return -1;
+  memset(b, 1, MEM_BUF);
+  w->buf = b;
+  w->at = 0;
+  w->sum = 0;
+  return 0;
+}
+
+static void mem_close(mem_work *w)
+{
+  if (w->buf)
+    munmap((void *)w->buf, MEM_BUF);
+  w->buf = NULL;
+}
+
+uint64_t ls_llamadrv_mem_rate(void)
+{
+  mem_work w = {0};
+  if (mem_open(&w))
+    return 0;
+  snap a, b;
+  uint64_t n = 4ull * MEM_BUF;
+  take(&a);
+  mem_read(&w, n);
+  take(&b);
+  volatile uint64_t sink = w.sum;
+  (void)sink;
+  mem_close(&w);
+  double s = b.thr - a.thr;
+  return s > 0 ? (uint64_t)((double)n / s) : n * 10;
+}
+
+/* Touches one byte of every page of the mapping in file order, after each touch spinning
+ * `per_page` iterations (mem NULL) or reading `per_page` bytes of warm memory. */
+static void touch(const void *p, size_t len, uint64_t per_page, mem_work *mem)
 {
   long pg = sysconf(_SC_PAGESIZE);
   volatile unsigned char sink = 0;
   for (size_t off = 0; off < len; off += (size_t)pg) {
     sink ^= ((const volatile unsigned char *)p)[off];
-    spin(per_page);
+    if (mem)
+      mem_read(mem, per_page);
+    else
+      spin(per_page);
   }
   (void)sink;
 }
 
-int ls_llamadrv_stream_busy(const char *path, int cold, uint64_t iters, ls_llamadrv_cost *cost, ls_error *err)
+static int stream_work(const char *path, int cold, uint64_t work, int mem, ls_llamadrv_cost *cost, ls_error *err)
 {
   void *p;
   size_t len;
@@ -617,22 +676,38 @@ int ls_llamadrv_stream_busy(const char *path, int cold, uint64_t iters, ls_llama
   if (rc0)
     return rc0;
   int rc = LS_OK;
-  if (cold && (madvise(p, len, MADV_DONTNEED) != 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0))
+  mem_work w = {0};
+  if (mem && mem_open(&w))
+    rc = ls_error_set(err, LS_ENOMEM, "cannot map %u MiB of working memory", MEM_BUF >> 20);
+  if (!rc && cold && (madvise(p, len, MADV_DONTNEED) != 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0))
     rc = ls_error_set(err, LS_EIO, "%s: cannot evict: %s", path, strerror(errno));
   if (!cold && !rc)
-    touch(p, len, 0); /* pages in, so that the timed loop below reads none */
+    touch(p, len, 0, NULL); /* pages in, so that the timed loop below reads none */
   size_t pg = (size_t)sysconf(_SC_PAGESIZE), pages = (len + pg - 1) / pg;
-  uint64_t per_page = pages ? iters / pages : 0;
+  uint64_t per_page = pages ? work / pages : 0;
   snap s0, s1;
   take(&s0);
   if (!rc)
-    touch(p, len, per_page);
+    touch(p, len, per_page, mem ? &w : NULL);
   take(&s1);
+  volatile uint64_t sink = w.sum;
+  (void)sink;
+  mem_close(&w);
   munmap(p, len);
   close(fd);
   if (!rc && cost)
     cost_between(&s0, &s1, cost);
   return rc;
+}
+
+int ls_llamadrv_stream_busy(const char *path, int cold, uint64_t iters, ls_llamadrv_cost *cost, ls_error *err)
+{
+  return stream_work(path, cold, iters, 0, cost, err);
+}
+
+int ls_llamadrv_stream_busy_mem(const char *path, int cold, uint64_t bytes, ls_llamadrv_cost *cost, ls_error *err)
+{
+  return stream_work(path, cold, bytes, 1, cost, err);
 }
 
 int ls_llamadrv_stream(const char *path, ls_llamadrv_cost *cost, ls_error *err)

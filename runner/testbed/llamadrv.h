@@ -96,5 +96,11 @@ int ls_llamadrv_stream(const char *path, ls_llamadrv_cost *cost, ls_error *err);
 int ls_llamadrv_stream_busy(const char *path, int cold, uint64_t iters, ls_llamadrv_cost *cost, ls_error *err);
 /* Iterations of that arithmetic per second of this thread's CPU time (timed once, 20 M). */
 uint64_t ls_llamadrv_spin_rate(void);
+/* The same loop whose work after each page reads memory instead: `bytes` bytes in all of a warm
+ * 64 MiB buffer, summed as 64-bit words in order (wrapping), as a matmul reads weights already
+ * in memory (the `stream-busy-mem` and `busy-mem-warm` passes, runner/testbed/measure.h). */
+int ls_llamadrv_stream_busy_mem(const char *path, int cold, uint64_t bytes, ls_llamadrv_cost *cost, ls_error *err);
+/* Bytes per second of that reading, per second of this thread's CPU time (timed once, 256 MiB). */
+uint64_t ls_llamadrv_mem_rate(void);
 
 #endif

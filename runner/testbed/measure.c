@@ -474,19 +474,25 @@ static double read_ahead(const char *path)
  * serves the virtual disk on the cores the guest runs on (docs/VALIDATION.md §3.10). A storage
  * measurement, like the stream: no llama.cpp pass enters it. */
 static int busy_streams(ls_llamadrv_model *m, const ls_tbm_config *c, ls_tbm_result *r, int k, uint64_t spin_rate,
-                        double anchor, FILE *log, ls_error *err)
+                        uint64_t mem_rate, double anchor, FILE *log, ls_error *err)
 {
   static const int levels[] = {LS_TBM_BUSY_LEVELS};
   int rc = LS_OK;
   for (size_t i = 0; i < sizeof levels / sizeof levels[0] && !rc; i++) {
-    uint64_t iters = (uint64_t)(levels[i] / 100.0 * anchor * (double)spin_rate);
-    ls_llamadrv_cost bc;
-    for (int cold = 0; cold < 2 && !rc; cold++) {
-      if (cold)
-        rc = ls_llamadrv_evict(m, NULL, err);
-      if (!rc && !(rc = ls_llamadrv_stream_busy(c->target, cold, iters, &bc, err)) &&
-          !(rc = add(r, cold ? LS_TBM_STREAM_BUSY : LS_TBM_BUSY_WARM, levels[i], 0, k, &bc, err)))
-        say(log, &r->p[r->n - 1]);
+    /* the arithmetic (mem 0), then the memory reads (mem 1, when the rate was measured) */
+    for (int mem = 0; mem < 1 + (mem_rate > 0) && !rc; mem++) {
+      uint64_t work = (uint64_t)(levels[i] / 100.0 * anchor * (double)(mem ? mem_rate : spin_rate));
+      ls_llamadrv_cost bc;
+      for (int cold = 0; cold < 2 && !rc; cold++) {
+        if (cold)
+          rc = ls_llamadrv_evict(m, NULL, err);
+        const char *kind = mem ? (cold ? LS_TBM_STREAM_BUSY_MEM : LS_TBM_BUSY_MEM_WARM)
+                               : (cold ? LS_TBM_STREAM_BUSY : LS_TBM_BUSY_WARM);
+        if (!rc && !(rc = mem ? ls_llamadrv_stream_busy_mem(c->target, cold, work, &bc, err)
+                              : ls_llamadrv_stream_busy(c->target, cold, work, &bc, err)) &&
+            !(rc = add(r, kind, levels[i], 0, k, &bc, err)))
+          say(log, &r->p[r->n - 1]);
+      }
     }
   }
   return rc;
@@ -537,7 +543,7 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   r->read_ahead_bytes = read_ahead(c->target);
   /* The storage path alone: the file streamed through a mapping without compute; and, interleaved
    * with it, the same stream with a busy thread (busy_streams). */
-  uint64_t spin_rate = c->busy ? ls_llamadrv_spin_rate() : 0;
+  uint64_t spin_rate = c->busy ? ls_llamadrv_spin_rate() : 0, mem_rate = c->busy ? ls_llamadrv_mem_rate() : 0;
   double anchor = 0; /* the busy levels' 100 %: the faster of two untimed streams (a file's first
                       * cold read can take twice as long: 0.206 s against 0.108 s, src:testbed-run) */
   for (int k = 0; k < 2 && !rc && c->busy; k++) {
@@ -551,7 +557,7 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
         !(rc = add(r, "stream", 0, 0, k, &sc, err)))
       say(log, &r->p[r->n - 1]);
     if (!rc && c->busy)
-      rc = busy_streams(m, c, r, k, spin_rate, anchor, log, err);
+      rc = busy_streams(m, c, r, k, spin_rate, mem_rate, anchor, log, err);
   }
   if (!rc)
     rc = prompt_pass(m, r, "warm", 1, 0, 0, -1, NULL, err); /* warm-up: pages in, buffers made */

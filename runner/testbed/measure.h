@@ -13,6 +13,10 @@
  *           and 90 % of an untimed stream's time in all), from a cold cache and over the cached
  *           file (the arithmetic's own cost): how much a busy thread slows the reads it
  *           overlaps (devices/mapread.h, io_cpu_share); storage measurements, never held out;
+ *   stream-busy-mem, busy-mem-warm
+ *           the same two with the work after each page reading warm memory (a 64 MiB buffer,
+ *           summed in order) instead of arithmetic, at the same levels: a thread that streams
+ *           memory, as a matmul over cached weights does (docs/VALIDATION.md §3.13);
  *   warm    prompt passes of N tokens on an empty cache, the model in the page cache, at
  *           N = 1, 2, 4, ... max_n and 3, 5, 6, 12 (sizes that end no group of four tokens)
  *           (what llama-bench's pp N times; these, with fio, are all the calibration sees);
@@ -68,6 +72,8 @@
 #define LS_TBM_STREAM_BUSY "stream-busy" /* the stream with fixed arithmetic after each page; N: its level, % */
 #define LS_TBM_BUSY_WARM "busy-warm"     /* the same loop over the cached file: the arithmetic's own cost */
 #define LS_TBM_BUSY_LEVELS 30, 60, 90    /* arithmetic in all, % of an untimed stream (the faster of two) */
+#define LS_TBM_STREAM_BUSY_MEM "stream-busy-mem" /* the same with memory reads instead of arithmetic */
+#define LS_TBM_BUSY_MEM_WARM "busy-mem-warm"     /* that loop over the cached file: the reads' own cost */
 #define LS_TBM_VSHAPE_REF "vshape-ref"   /* cold, k + 1 tokens, the last row, context 0 */
 #define LS_TBM_VSHAPE_ROWS "vshape-rows" /* cold, k + 1 tokens, every row, context 0 */
 #define LS_TBM_VSHAPE_CTX "vshape-ctx"   /* cold, k + 1 tokens, the last row, the spec run's middle context */

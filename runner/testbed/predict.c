@@ -203,19 +203,20 @@ static double busy_stat(const ls_tbm_result *r, const char *kind, int lv, int me
 }
 
 void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, const ls_mapread_params *m,
-                         double bytes, int median, int fastest_of, ls_tbp_io_share *out)
+                         double bytes, int median, int fastest_of, int mem, ls_tbp_io_share *out)
 {
+  const char *busy = mem ? LS_TBM_STREAM_BUSY_MEM : LS_TBM_STREAM_BUSY, *warm = mem ? LS_TBM_BUSY_MEM_WARM : LS_TBM_BUSY_WARM;
   memset(out, 0, sizeof *out);
   for (int i = 0; i < r->n && out->levels < LS_TBP_BUSY_MAX; i++) {
-    if (strcmp(r->p[i].kind, LS_TBM_STREAM_BUSY))
+    if (strcmp(r->p[i].kind, busy))
       continue;
     int lv = r->p[i].n_tokens, seen = 0;
     for (int k = 0; k < out->levels; k++)
       seen |= out->level[k] == lv;
     if (seen)
       continue;
-    double c = busy_stat(r, LS_TBM_BUSY_WARM, lv, median, fastest_of);
-    double t = busy_stat(r, LS_TBM_STREAM_BUSY, lv, median, fastest_of);
+    double c = busy_stat(r, warm, lv, median, fastest_of);
+    double t = busy_stat(r, busy, lv, median, fastest_of);
     if (isnan(c) || isnan(t) || !(t > 0))
       continue;
     out->level[out->levels] = lv;

@@ -81,7 +81,8 @@ typedef struct ls_tbp_head_rate {
  * with the file as one segment of `bytes` carrying compute C, gives T at every level, in least
  * squares of the relative errors (golden section on [0, 0.95] to 1e-6). A storage
  * measurement: no llama.cpp pass enters it. fastest_of > 0 (and median 0): C and T are the
- * expected fastest of that many repetitions (ls_tbp_fastest_of) instead of the fastest of all. */
+ * expected fastest of that many repetitions (ls_tbp_fastest_of) instead of the fastest of all.
+ * mem = 1: the same from the memory-bound busy streams (`busy-mem-warm`, `stream-busy-mem`). */
 #define LS_TBP_BUSY_MAX 8
 typedef struct ls_tbp_io_share {
   int levels;                        /* 0: the run has no busy streams (made before them) */
@@ -94,7 +95,7 @@ typedef struct ls_tbp_io_share {
 } ls_tbp_io_share;
 
 void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, const ls_mapread_params *m,
-                         double bytes, int median, int fastest_of, ls_tbp_io_share *out);
+                         double bytes, int median, int fastest_of, int mem, ls_tbp_io_share *out);
 
 /* How much of the output projection's compute waits for its weights' last byte on a cold pass
  * (devices/mapread.h, a segment's `serial`), from the run's cold rows passes (runner/testbed/

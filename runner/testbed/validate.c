@@ -293,23 +293,39 @@ static int match_reps(const ls_tbm_result *r)
   return reps > 0 ? reps : 3;
 }
 
-/* The share of a read's progress lost while the thread computes, from the run's busy streams
- * (ls_tbp_io_share_fit), set on p unless o->no_io_share; printed. Returns 1 when printing failed. */
+/* Prints the levels of one kind of busy stream (what: "" or "memory-bound "); 1 when printing failed. */
+static int busy_lines(FILE *out, const ls_tbp_io_share *sh, const char *what)
+{
+  int bad = 0;
+  for (int i = 0; i < sh->levels; i++)
+    bad |= fprintf(out, "%sbusy stream at %d %%: %s %.3f s alone, %.3f s streamed with it (model %.3f s; "
+                        "%.3f s with no share)\n", what, sh->level[i], *what ? "memory reads" : "arithmetic",
+                   sh->compute_s[i], sh->measured_s[i], sh->model_s[i], sh->model0_s[i]) < 0;
+  return bad;
+}
+
+/* The share of a read's progress lost while the thread computes (ls_tbp_io_share_fit), from the
+ * run's memory-bound busy streams when it has them (a matmul over cached weights reads memory as
+ * they do) unless o->io_arith, else from its arithmetic ones; set on p unless o->no_io_share;
+ * printed, both kinds when the run has both. Returns 1 when printing failed. */
 static int io_share(ls_tbp *p, const ls_tbm_result *r, const ls_flash_params *sf, double bytes,
                     const ls_tbv_options *o, FILE *out)
 {
-  ls_tbp_io_share sh;
-  ls_tbp_io_share_fit(r, sf, &p->map, bytes, o->median, o->match ? match_reps(r) : 0, &sh);
-  int bad = 0;
-  for (int i = 0; i < sh.levels; i++)
-    bad |= fprintf(out, "busy stream at %d %%: arithmetic %.3f s alone, %.3f s streamed with it (model %.3f s; "
-                        "%.3f s with no share)\n", sh.level[i], sh.compute_s[i], sh.measured_s[i], sh.model_s[i],
-                   sh.model0_s[i]) < 0;
-  if (sh.levels)
-    bad |= fprintf(out, "reads lost while the thread computes (io_cpu_share): %.3f, from %d busy streams%s\n",
-                   sh.share, sh.levels, o->no_io_share ? " (not used: --io-share off)" : "") < 0;
+  ls_tbp_io_share ar, mem;
+  int reps = o->match ? match_reps(r) : 0;
+  ls_tbp_io_share_fit(r, sf, &p->map, bytes, o->median, reps, 0, &ar);
+  ls_tbp_io_share_fit(r, sf, &p->map, bytes, o->median, reps, 1, &mem);
+  int bad = busy_lines(out, &ar, "") | busy_lines(out, &mem, "memory-bound ");
+  const ls_tbp_io_share *use = mem.levels && !o->io_arith ? &mem : &ar;
+  if (mem.levels && ar.levels)
+    bad |= fprintf(out, "reads lost while the thread computes: %.3f from the arithmetic busy streams, %.3f from the "
+                        "memory-bound ones\n", ar.share, mem.share) < 0;
+  if (use->levels)
+    bad |= fprintf(out, "reads lost while the thread computes (io_cpu_share): %.3f, from %d %sbusy streams%s\n",
+                   use->share, use->levels, use == &mem ? "memory-bound " : "",
+                   o->no_io_share ? " (not used: --io-share off)" : "") < 0;
   if (!o->no_io_share)
-    p->map.io_cpu_share = sh.share;
+    p->map.io_cpu_share = use->share;
   return bad;
 }
 

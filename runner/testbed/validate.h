@@ -21,6 +21,8 @@ typedef struct ls_tbv_options {
   int no_head_serial;    /* 1: ignore the run's cold rows passes (the head's compute overlaps its reads) */
   int match;             /* 1 (median 0): the stream and busy streams at the expected fastest of as many
                           * repetitions as a cold point has (ls_tbp_fastest_of), not the fastest of all */
+  int io_arith;          /* 1: the share of the arithmetic busy streams even when the run has memory-bound
+                          * ones (by default those, the closer kin of a matmul's work) */
 } ls_tbv_options;
 
 /* Prints the comparison to out, stores it, draws it. *met: the issue's targets (median

@@ -744,7 +744,7 @@ static void test_io_share_fit(void)
   add_pass(&r, "cold", 30, 0, 0.001);
   ls_mapread_params fit = {8e6, 0, 0, 0};
   ls_tbp_io_share sh;
-  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, &sh);
+  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, 0, &sh);
   CU_ASSERT_EQUAL(sh.levels, 3);
   CU_ASSERT_DOUBLE_EQUAL(sh.share, 0.3, 1e-4);
   for (int i = 0; i < sh.levels; i++) {
@@ -758,7 +758,7 @@ static void test_io_share_fit(void)
   none.cap = 2;
   add_pass(&none, "stream", 0, 0, 0.5);
   add_pass(&none, "cold", 30, 0, 0.5);
-  ls_tbp_io_share_fit(&none, &f, &fit, bytes, 0, 0, &sh);
+  ls_tbp_io_share_fit(&none, &f, &fit, bytes, 0, 0, 0, &sh);
   CU_ASSERT_EQUAL(sh.levels, 0);
   CU_ASSERT_EQUAL(sh.share, 0);
 }
@@ -791,9 +791,9 @@ static void test_fastest_of(void)
     for (int k = 0; k < 3; k++)
       add_busy(&r, 45 * (i + 1), bytes, cs[i], 0.3, 1, k == 2 ? 1.3 : 1);
   ls_tbp_io_share sh;
-  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 2, &sh);
+  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 2, 0, &sh);
   CU_ASSERT_DOUBLE_EQUAL(sh.share, 0.3, 1e-4);
-  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 1, &sh);
+  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 1, 0, &sh);
   CU_ASSERT(sh.share > 0.4);
 }
 
