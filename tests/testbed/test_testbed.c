@@ -293,6 +293,14 @@ static void test_cli_validate_runs_h_i(void)
       /* run J (§3.12): the AMD host, the one-token kernel's rate, one pass over the weights */
       {"run-j", "", "share after it 0.000", 14.8, -16.8, 0,
        "0.3067 s measured a pass, +0.0183 s beyond the cold pass of 5 tokens (1 row, context 0); predicted 0.2465 s, +0.0101 s"},
+      /* runs K and L (§3.13): the memory-bound busy streams' share by default, the arithmetic
+       * one's and the matched statistic beside it */
+      {"run-k", "", "(io_cpu_share): 0.341, from 3 memory-bound busy streams", 9.8, -12.4, 0, NULL},
+      {"run-k", "--io-share arithmetic", "(io_cpu_share): 0.272, from 3 busy streams", 12.4, -16.9, 0, NULL},
+      {"run-k", "--stat matched", NULL, 7.1, -9.8, 1, NULL},
+      {"run-l", "", "(io_cpu_share): 0.510, from 3 memory-bound busy streams", 6.5, -16.2, 0, NULL},
+      {"run-l", "--io-share arithmetic", "(io_cpu_share): 0.263, from 3 busy streams", 17.4, -29.8, 0, NULL},
+      {"run-l", "--stat matched", NULL, 4.3, -13.5, 0, NULL},
   };
   static char out[16384];
   char args[4096], db[1200], dir[1200], rel[64];
