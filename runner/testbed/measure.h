@@ -99,7 +99,7 @@ typedef struct ls_tbm_config {
 /* One timed pass. */
 typedef struct ls_tbm_pass {
   char kind[LS_TBM_KIND];  /* warm, tg, rows, rows-1, rows-0, draft-rows*, cold, step, tree-cold, tree-warm, repack, spec-draft,
-                            * spec-verify, stream, stream-busy, busy-warm, vshape-* */
+                            * spec-verify, stream, stream-busy, busy-warm, stream-busy-mem, busy-mem-warm, vshape-* */
   int n_tokens, ctx, rep;  /* ctx: tokens already in the cache */
   ls_llamadrv_cost c;
 } ls_tbm_pass;
