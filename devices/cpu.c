@@ -58,6 +58,16 @@
  *   (src:testbed-run, docs/VALIDATION.md §3.5). Without the key,
  *   t_head is t_matmul with the layers' BW and head_batched_from: every phone profile prices
  *   as before, bit for bit.
+ *   With batch_remainder as well (the layers only): the kernel covers the batch with tiles of G
+ *   tokens, reusing each block of weight rows for every whole tile, and then covers the rest,
+ *   n mod G tokens, with narrower tiles in a pass of its own:
+ *   passes(n) = 1 for n <= G or n a multiple of G, else 2;
+ *   t_matmul(n) = passes(n) * W / BW + n * f / F.
+ *   Why: llamafile's tinyBLAS inside llama.cpp's x86 CPU backend works this way (mnpack: tiles of
+ *   at most 4 columns over every row block, then a recursion on the columns left over). On the
+ *   AMD EPYC host of 2026-11-27 a warm pass of 5 or 6 tokens cost more than one of 8 (0.197 and
+ *   0.217 s against 0.186 s in run K, src:testbed-run; docs/VALIDATION.md §3.14), which neither
+ *   groups nor one pass can give.
  *   A one-token layer matmul has its own rate when the profile gives single_bandwidth (S, B/s
  *   of one core of the first cluster, streaming and arithmetic together; other cores and
  *   threads as for the head): BW_1(threads) = min(S / gemv_bw_0 x sum_c k_c gemv_bw_c, max_bw),
@@ -121,6 +131,14 @@ static void rates(const ls_cpu_params *c, int threads, double bw_scale, double *
 }
 
 /* group: tokens per pass over the weights from batched_from on (0: one pass for any n). */
+/* Passes over the weights of a blocked matmul of n tokens with tiles of `group` (header). */
+static int weight_passes(int n, int group, int remainder)
+{
+  if (!remainder)
+    return (n + group - 1) / group;
+  return n > group && n % group ? 2 : 1;
+}
+
 static double matmul_s(const ls_cpu_params *c, double bytes, double flops_tok, double attn_ctx, int tokens,
                        int threads, int batched_from, int group, double bw_scale)
 {
@@ -132,7 +150,8 @@ static double matmul_s(const ls_cpu_params *c, double bytes, double flops_tok, d
   if (tokens < batched_from)
     mm = tokens * fmax(bytes / bw, flops_tok / f);
   else if (group > 0)
-    mm = ((tokens + group - 1) / group) * (bytes / bw) + tokens * (flops_tok / f);
+    mm = weight_passes(tokens, group, c->batch_remainder && group == c->batch_group) * (bytes / bw) +
+         tokens * (flops_tok / f);
   else
     mm = fmax(bytes / bw, tokens * flops_tok / f);
   return c->call_s + mm + tokens * attn_ctx / f;

@@ -52,6 +52,9 @@ typedef struct ls_cpu_params {
                             * (0: absent, the head streams at gemv_bw_per_core like the layers) */
   double head_bw_first;    /* B/s of the head's first row in a pass, the weights brought in from
                             * memory (0: absent, every row at head_bw); only with head_bw */
+  int batch_remainder;     /* 1 (with batch_group G): a batch of n > G tokens that is no multiple of G
+                            * streams the weights twice, once for its whole tiles and once for the
+                            * rest; a multiple of G, or n <= G, once (0: ceil(n / G) times); cpu.c */
   double single_bw;        /* B/s one core of the first cluster computes a one-token layer matmul
                             * at, streaming and arithmetic together (0: absent, a one-token pass
                             * as any other); cpu.c's header */

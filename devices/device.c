@@ -18,6 +18,8 @@
  *          the first cluster streams the output projection at, devices/cpu.c],
  *          [head_first_bandwidth: absent = head_bandwidth for every row; a rate > 0, B/s of a
  *          pass's first output row; only with head_bandwidth, devices/cpu.c],
+ *          [batch_remainder: false; true = with batch_group G, a batch of more than G tokens that
+ *          is no multiple of G streams the weights twice, devices/cpu.c],
  *          [single_bandwidth: absent = a one-token layer pass as any other; a rate > 0, B/s one
  *          core of the first cluster computes a one-token layer matmul at, devices/cpu.c],
  *          clusters [{name, cores, freq, gemv_bandwidth, flops_per_cycle, core_power}...]
@@ -241,6 +243,7 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
       (rc = ls_yopt_unit(&m, "head_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->head_bw, err)) ||
       (rc = ls_yopt_unit(&m, "head_first_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->head_bw_first, err)) ||
       (rc = ls_yopt_unit(&m, "single_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->single_bw, err)) ||
+      (rc = ls_yopt_bool(&m, "batch_remainder", 0, &c->batch_remainder, err)) ||
       (rc = ls_ymap_require(&m, "clusters", &cl, err)) || (rc = ls_ynode_expect(&cl, LS_Y_SEQ, err)))
     return rc;
   int k = ls_yseq_len(&cl);
@@ -256,6 +259,12 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
   c->batched_from = (int)batched;
   c->head_batched_from = (int)head_batched;
   c->batch_group = (int)group;
+  if (c->batch_remainder && c->batch_group < 1) {
+    /* the remainder's pass is of tiles of batch_group tokens; without them it means nothing */
+    ls_ynode h;
+    ls_ymap_find(&m, "batch_remainder", &h);
+    return ls_ynode_error(&h, err, LS_EINVALID, "needs cpu.batch_group (the tile whose remainder it is)");
+  }
   if (c->head_bw_first > 0 && !(c->head_bw > 0)) {
     /* The first row's rate refines the head's own rate; alone it would price the head's
      * further rows at the layers' rate and its first at its own, two kernels mixed. */

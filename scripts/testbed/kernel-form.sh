@@ -4,11 +4,13 @@
 # BASE_PROFILE with it (docs/VALIDATION.md §3.12).
 # From two tokens on, llama.cpp's x86 CPU backend has streamed the layers' weights once per group
 # of four tokens on one host (run E's: the tile probe, §3.7) and once for any batch on another
-# (the AMD EPYC host of 2026-11-27); one token always takes its own GEMV (cpu.single_bandwidth,
-# devices/cpu.c). Both forms, `groups` (batch_group as the base states it) and `onepass`
-# (batch_group 1000000), are fitted to WARM_CSV with the same free parameters; the one with the
+# (the AMD EPYC host of 2026-11-27), or in tiles of four over every block of weight rows with a
+# pass of its own for the tokens left over (`tiles`, tinyBLAS's way, §3.14); one token always
+# takes its own GEMV (cpu.single_bandwidth, devices/cpu.c). The three forms, `groups`
+# (batch_group as the base states it), `onepass` (batch_group 1000000) and `tiles` (batch_group
+# with batch_remainder), are fitted to WARM_CSV with the same free parameters; the one with the
 # smaller reduced chi2 is kept. No held-out pass is read. The fits and their reports are left
-# beside BASE_PROFILE (kernel-<form>.yaml, kernel-<form>.txt). Exit 65 when neither form fits.
+# beside BASE_PROFILE (kernel-<form>.yaml, kernel-<form>.txt). Exit 65 when no form fits.
 # Environment: LEVERSIM (default build/leversim).
 set -euo pipefail
 base=$1; warm=$2; shift 2
@@ -16,9 +18,11 @@ LEVERSIM=${LEVERSIM:-build/leversim}
 dir=$(dirname "$base")
 sed 's/^  batch_group: .*/  batch_group: 1000000          # src:testbed-run: one pass over the weights for any batch of two or more tokens, every token'"'"'s arithmetic added (chosen over groups of four by the warm rows'"'"' fit, scripts\/testbed\/kernel-form.sh, docs\/VALIDATION.md §3.12)/' \
   "$base" > "$dir/base-profile-onepass.yaml"
+sed 's/^  batch_group: \([0-9]*\) .*/  batch_group: \1                 # src:testbed-run: tiles of four tokens over every block of weight rows, then the rest in a pass of its own (chosen by the warm rows'"'"' fit, scripts\/testbed\/kernel-form.sh, docs\/VALIDATION.md §3.14)\n  batch_remainder: true          # src:testbed-run: as batch_group (devices\/cpu.c)/' \
+  "$base" > "$dir/base-profile-tiles.yaml"
 cp "$base" "$dir/base-profile-groups.yaml"
 best=""; best_chi=""
-for form in groups onepass; do
+for form in groups onepass tiles; do
   set +e
   "$LEVERSIM" calibrate --base "$dir/base-profile-$form.yaml" --only cpu --fix max_bandwidth \
     --llama-bench "$warm" "$@" --out "$dir/kernel-$form.yaml" > "$dir/kernel-$form.txt" 2>&1
@@ -32,6 +36,6 @@ for form in groups onepass; do
   echo "$form: reduced chi2 $chi"
   if [ -z "$best" ] || awk -v a="$chi" -v b="$best_chi" 'BEGIN { exit !(a < b) }'; then best=$form; best_chi=$chi; fi
 done
-[ -n "$best" ] || { echo "kernel-form.sh: neither form of the layers' kernel explains $warm" >&2; exit 65; }
+[ -n "$best" ] || { echo "kernel-form.sh: no form of the layers' kernel explains $warm" >&2; exit 65; }
 echo "kept: $best"
 cp "$dir/base-profile-$best.yaml" "$base"

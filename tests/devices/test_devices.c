@@ -921,6 +921,33 @@ static void test_cpu_batch_group(void)
   CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 9, 0, 1), llround((c.call_s + fmax(W / g0, 9 * f / F1)) * 1e9));
 }
 
+/* cpu.batch_remainder (devices/cpu.c): with batch_group G, n <= G or a multiple of G streams the
+ * weights once, any other n twice (its whole tiles, then the rest); arithmetic per token as with
+ * groups; the head untouched. */
+static void test_cpu_batch_remainder(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_cpu_params c = *ls_device_cpu(dev);
+  ls_device_free(dev);
+  CU_ASSERT_EQUAL(c.batch_remainder, 0); /* no shipped phone states it */
+  ls_layer_work w = {34.2e6, 121.6e6, 8192, 0};
+  const double W = w.weight_bytes, f = w.flops_per_token, g0 = c.cluster[0].gemv_bw_per_core;
+  const double F1 = c.cluster[0].freq_hz * c.cluster[0].flops_per_cycle;
+  c.batched_from = 1;
+  c.batch_group = 4;
+  c.batch_remainder = 1;
+  static const int passes[] = {0, 1, 1, 1, 1, 2, 2, 2, 1, 2, 2, 2, 1, 2, 2, 2, 1, 2};
+  for (int n = 1; n <= 17; n++)
+    CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, n, 0, 1), llround((c.call_s + passes[n] * (W / g0) + n * (f / F1)) * 1e9));
+  /* eight tokens cost less than six: a pass fewer, two tokens' arithmetic more */
+  CU_ASSERT(ls_cpu_layer_ns(&c, &w, 8, 0, 1) < ls_cpu_layer_ns(&c, &w, 6, 0, 1) || W / g0 < 2 * f / F1);
+  ls_cpu_params groups = c;
+  groups.batch_remainder = 0;
+  CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 7, 0, 1), ls_cpu_layer_ns(&groups, &w, 7, 0, 1)); /* both two passes */
+  CU_ASSERT(ls_cpu_layer_ns(&c, &w, 12, 0, 1) < ls_cpu_layer_ns(&groups, &w, 12, 0, 1));      /* one against three */
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, 262e6, 0.5e9, 9, 1), ls_cpu_lmhead_ns(&groups, 262e6, 0.5e9, 9, 1));
+}
+
 /* cpu.single_bandwidth (devices/cpu.c): a one-token layer matmul costs W / BW_1, BW_1 the
  * cores' rates scaled by S / the first cluster's rate and capped by max_bw, whatever
  * batched_from and batch_group say; two tokens and more as before; the head untouched; without
@@ -971,6 +998,7 @@ CU_TestInfo cpu_tests[] = {{"GEMV/GEMM roofline, threads, calibration", test_cpu
                            {"the head's first row (head_first_bandwidth)", test_cpu_head_first_bandwidth},
                            {"the layers' groups of tokens (batch_group)", test_cpu_batch_group},
                            {"the one-token kernel's rate (single_bandwidth)", test_cpu_single_bandwidth},
+                           {"a batch's remainder in a pass of its own (batch_remainder)", test_cpu_batch_remainder},
                            CU_TEST_INFO_NULL};
 
 /* ---- power ---- */

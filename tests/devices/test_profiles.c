@@ -294,6 +294,24 @@ static void test_single_bandwidth_key(void)
   CU_ASSERT_EQUAL(remove(path), 0);
 }
 
+/* cpu.batch_remainder: optional (false), a boolean, and only beside batch_group. */
+static void test_batch_remainder_key(void)
+{
+  char path[256];
+  snprintf(path, sizeof path, "/tmp/ls-test-batch-rem-%ld.yaml", (long)getpid());
+  ls_device *d = NULL;
+  ls_error err;
+  with_keys("batch_group", "4", "batch_remainder", "true", path);
+  CU_ASSERT_EQUAL_FATAL(ls_device_load(&d, path, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_device_cpu(d)->batch_remainder, 1);
+  CU_ASSERT_EQUAL(ls_device_cpu(d)->batch_group, 4);
+  ls_device_free(d);
+  expect_cpu_key_refused("batch_remainder", "true", LS_EINVALID, 20,
+                         "cpu.batch_remainder: needs cpu.batch_group (the tile whose remainder it is)", path);
+  expect_cpu_key_refused("batch_remainder", "maybe", LS_ESCHEMA, 20, "cpu.batch_remainder:", path);
+  CU_ASSERT_EQUAL(remove(path), 0);
+}
+
 static void test_unknown_id(void)
 {
   ls_device *d = NULL;
@@ -312,6 +330,7 @@ CU_TestInfo profiles_tests[] = {{"every shipped profile validates", test_shipped
                                  test_head_first_bandwidth_key},
                                 {"cpu.batch_group: optional, a whole number >= 1, located", test_batch_group_key},
                                 {"cpu.single_bandwidth: optional, a positive rate, located", test_single_bandwidth_key},
+                                {"cpu.batch_remainder: optional, a boolean, only with batch_group", test_batch_remainder_key},
                                 {"unknown id lists the valid ones", test_unknown_id},
                                 CU_TEST_INFO_NULL};
 
