@@ -302,6 +302,10 @@ static void test_cli_validate_runs_h_i(void)
       {"run-l", "", "(io_cpu_share): 0.510, from 3 memory-bound busy streams", 7.1, -10.4, 0, NULL},
       {"run-l", "--io-share arithmetic", "(io_cpu_share): 0.263, from 3 busy streams", 16.1, -23.2, 0, NULL},
       {"run-l", "--stat matched", NULL, 5.6, -7.2, 1, NULL},
+      /* run M (§3.14): the final code, half an hour after run L */
+      {"run-m", "", "(io_cpu_share): 0.403, from 3 memory-bound busy streams", 10.1, -11.6, 0, NULL},
+      {"run-m", "--io-share arithmetic", "(io_cpu_share): 0.233, from 3 busy streams", 13.7, -18.5, 0, NULL},
+      {"run-m", "--stat matched", NULL, 9.8, -2.1, 1, NULL},
   };
   static char out[16384];
   char args[4096], db[1200], dir[1200], rel[64];
