@@ -7,14 +7,16 @@
  * token (spec, predicted pass by pass along the cycles it ran). The repacked passes are
  * printed for information: the device models have no repacked-kernel rate, and the profile
  * was not fitted to them.
- * Measured value of a point (--stat): the fastest of its repetitions (default), on the view
- * that every disturbance on a shared machine (other processes' cache and memory traffic, the
- * host) only adds time and the simulator predicts an undisturbed device; or their median,
- * for storage whose noise is two-sided (a VM disk backed by a host file: single stream
- * repetitions ran from 0.24 to 1.17 s, and the fastest of 7 is a more extreme draw than the
- * fastest of 3). The same statistic is taken for every held-out point, for each pass of the
- * speculative run and for the stream measurement that sets the mapped read rate, so that
- * measured and predicted values are the same kind of number. tb_passes keeps both.
+ * Measured value of a point (--stat): the fastest of its repetitions, on the view that every
+ * disturbance on a shared machine (other processes' cache and memory traffic, the host) only
+ * adds time and the simulator predicts an undisturbed device; or their median (--stat median).
+ * The storage measurements that set the mapped read rate and the busy share (the stream, the
+ * busy streams) are repeated 2r + 1 times against a point's r, and the fastest of 2r + 1 is a
+ * more extreme draw of the same noisy disk than the fastest of r. By default (matched) they are
+ * taken at the expected fastest of r, estimated from all their repetitions (ls_tbp_fastest_of),
+ * so that measured and predicted values are the same kind of number; --stat fastest takes
+ * their own fastest (the default until 2026-11-27), --stat median the median of everything.
+ * tb_passes keeps every repetition.
  * Acceptance targets (issue 20): median absolute error of held-out points <= 10 %, no kind's
  * mean absolute error above 20 %, the speculative time per token within 10 %. */
 #include "runner/testbed/validate.h"

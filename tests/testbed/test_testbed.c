@@ -234,13 +234,15 @@ static void test_cli_validate_stat(void)
   static char out[16384];
   char args[4096], db[1200], dir[1200];
   CU_ASSERT_EQUAL_FATAL(copy_run("../results/testbed", "stat.db", dir, sizeof dir, db, sizeof db), 0);
-  double cold1[3], spec[3], med[3] = {NAN, NAN, NAN};
-  static const char *const stat[3] = {"fastest", "median", "matched"};
-  static const char *const said[3] = {"fastest of the repetitions", "median of the repetitions",
+  double cold1[4], spec[4], med[4] = {NAN, NAN, NAN, NAN};
+  /* the last: no --stat at all, which is matched (since 2026-11-27, §3.15) */
+  static const char *const stat[4] = {"--stat fastest", "--stat median", "--stat matched", ""};
+  static const char *const said[4] = {"fastest of the repetitions", "median of the repetitions",
+                                      "fastest (storage: expected fastest of as many) of the repetitions",
                                       "fastest (storage: expected fastest of as many) of the repetitions"};
-  for (int median = 0; median < 3; median++) {
+  for (int median = 0; median < 4; median++) {
     snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' "
-             "--stat %s", db, dir, dir, stat[median]);
+             "%s", db, dir, dir, stat[median]);
     CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, said[median]));
     cold1[median] = printed_measured(out, "cold", 1);
@@ -259,6 +261,8 @@ static void test_cli_validate_stat(void)
   /* §3.9's matched statistic: the points as the fastest, the stream (0.79, 0.552, 0.521, 0.484,
    * 0.697, 0.425, 0.474 s) at the expected fastest of 3 of its 7: 0.461 s; the median 9.3 % */
   LS_ASSERT_CLOSE(med[2], 9.3, 1e-3);
+  LS_ASSERT_CLOSE(med[3], 9.3, 1e-3);
+  LS_ASSERT_CLOSE(spec[3], spec[2], 1e-9);
   LS_ASSERT_CLOSE(cold1[2], cold1[0], 1e-9);
   CU_ASSERT(strstr(out, "streamed in 0.461 s") != NULL);
   CU_ASSERT_EQUAL(ls_test_cli("testbed validate --db x.db --profile p --stat mean", out, sizeof out), 64);
@@ -267,9 +271,9 @@ static void test_cli_validate_stat(void)
 
 /* Runs H and I (results/testbed/run-h/, run-i/), as docs/VALIDATION.md §3.10 and §3.11 quote
  * them: the same code half an hour apart. H: the head's share 0.606, median 7.6 % and spec
- * -13.1 % by default, 5.6 % and -9.9 % (every target met) with --stat matched, 7.3 % / -18.5 %
- * with the head's share off. I: share 0.000, 7.6 % / -23.1 %, and -20.9 % matched (not met).
- * Run G by default, and in G, H and I the verification pass against the cold pass of its 5
+ * -13.1 % with --stat fastest, 5.6 % and -9.9 % (every target met) by default (matched), 7.3 % /
+ * -18.5 % with the head's share off. I: share 0.000, 7.6 % / -23.1 %, and -20.9 % matched (not
+ * met). Run G at fastest, and in G, H and I the verification pass against the cold pass of its 5
  * tokens (§3.11): measured 0.083 to 0.102 s beyond it, predicted 0.012 to 0.034 s. */
 typedef struct run_case {
   const char *run, *extra, *share;
@@ -281,31 +285,31 @@ typedef struct run_case {
 static void test_cli_validate_runs_h_i(void)
 {
   static const run_case cases[] = {
-      {"run-h", "", "share after it 0.606", 7.6, -13.1, 0,
+      {"run-h", "--stat fastest", "share after it 0.606", 7.6, -13.1, 0,
        "0.6199 s measured a pass, +0.1020 s beyond the cold pass of 5 tokens (1 row, context 0); predicted 0.5273 s, +0.0335 s"},
-      {"run-h", "--stat matched", NULL, 5.6, -9.9, 1, NULL},
-      {"run-h", "--head-serial off", NULL, 7.3, -18.5, 0, NULL},
-      {"run-i", "", "share after it 0.000", 7.6, -23.1, 0,
+      {"run-h", "", NULL, 5.6, -9.9, 1, NULL},
+      {"run-h", "--stat fastest --head-serial off", NULL, 7.3, -18.5, 0, NULL},
+      {"run-i", "--stat fastest", "share after it 0.000", 7.6, -23.1, 0,
        "0.7023 s measured a pass, +0.0867 s beyond the cold pass of 5 tokens (1 row, context 0); predicted 0.5281 s, +0.0124 s"},
-      {"run-i", "--stat matched", NULL, 8.3, -20.9, 0, NULL},
-      {"run-g", "", NULL, 16.3, -24.0, 0,
+      {"run-i", "", NULL, 8.3, -20.9, 0, NULL},
+      {"run-g", "--stat fastest", NULL, 16.3, -24.0, 0,
        "0.6660 s measured a pass, +0.0832 s beyond the cold pass of 5 tokens (1 row, context 0); predicted 0.4804 s, +0.0143 s"},
       /* run J (§3.12, §3.14): the AMD host, the one-token kernel's rate, the tiles' remainder */
-      {"run-j", "", "share after it 0.000", 7.2, -6.4, 0,
+      {"run-j", "--stat fastest", "share after it 0.000", 7.2, -6.4, 0,
        "0.3067 s measured a pass, +0.0183 s beyond the cold pass of 5 tokens (1 row, context 0); predicted 0.2809 s, +0.0103 s"},
-      {"run-j", "--stat matched", NULL, 6.9, -5.8, 1, NULL},
+      {"run-j", "", NULL, 6.9, -5.8, 1, NULL},
       /* runs K and L (§3.13): the memory-bound busy streams' share by default, the arithmetic
-       * one's and the matched statistic beside it */
-      {"run-k", "", "(io_cpu_share): 0.341, from 3 memory-bound busy streams", 9.6, -7.6, 1, NULL},
-      {"run-k", "--io-share arithmetic", "(io_cpu_share): 0.272, from 3 busy streams", 11.7, -9.2, 0, NULL},
-      {"run-k", "--stat matched", NULL, 7.8, -4.7, 1, NULL},
-      {"run-l", "", "(io_cpu_share): 0.510, from 3 memory-bound busy streams", 7.1, -10.4, 0, NULL},
-      {"run-l", "--io-share arithmetic", "(io_cpu_share): 0.263, from 3 busy streams", 16.1, -23.2, 0, NULL},
-      {"run-l", "--stat matched", NULL, 5.6, -7.2, 1, NULL},
+       * one's beside it, each at --stat fastest, and the default (matched) statistic */
+      {"run-k", "--stat fastest", "(io_cpu_share): 0.341, from 3 memory-bound busy streams", 9.6, -7.6, 1, NULL},
+      {"run-k", "--stat fastest --io-share arithmetic", "(io_cpu_share): 0.272, from 3 busy streams", 11.7, -9.2, 0, NULL},
+      {"run-k", "", NULL, 7.8, -4.7, 1, NULL},
+      {"run-l", "--stat fastest", "(io_cpu_share): 0.510, from 3 memory-bound busy streams", 7.1, -10.4, 0, NULL},
+      {"run-l", "--stat fastest --io-share arithmetic", "(io_cpu_share): 0.263, from 3 busy streams", 16.1, -23.2, 0, NULL},
+      {"run-l", "", NULL, 5.6, -7.2, 1, NULL},
       /* run M (§3.14): the final code, half an hour after run L */
-      {"run-m", "", "(io_cpu_share): 0.403, from 3 memory-bound busy streams", 10.1, -11.6, 0, NULL},
-      {"run-m", "--io-share arithmetic", "(io_cpu_share): 0.233, from 3 busy streams", 13.7, -18.5, 0, NULL},
-      {"run-m", "--stat matched", NULL, 9.8, -2.1, 1, NULL},
+      {"run-m", "--stat fastest", "(io_cpu_share): 0.403, from 3 memory-bound busy streams", 10.1, -11.6, 0, NULL},
+      {"run-m", "--stat fastest --io-share arithmetic", "(io_cpu_share): 0.233, from 3 busy streams", 13.7, -18.5, 0, NULL},
+      {"run-m", "", NULL, 9.8, -2.1, 1, NULL},
   };
   static char out[16384];
   char args[4096], db[1200], dir[1200], rel[64];
@@ -332,7 +336,7 @@ static void test_cli_validate_runs_h_i(void)
       CU_ASSERT_PTR_NOT_NULL(strstr(out, "spec verification: 18 passes of 5 tokens (5 output rows, context 31 to 78): "));
       CU_ASSERT_PTR_NOT_NULL(strstr(out, c->gap));
     }
-    if (!strcmp(c->run, "run-j") && !*c->extra) /* the verification's shape passes (§3.12) */
+    if (!strcmp(c->run, "run-j") && !strcmp(c->extra, "--stat fastest")) /* the verification's shape passes (§3.12) */
       CU_ASSERT_PTR_NOT_NULL(strstr(out, "verification's shape: 5 tokens cold, 0.2863 s with the last row at context 0 "
                                          "(predicted 0.2706 s); every row +0.0057 s (predicted +0.0101 s); context 56 "
                                          "+0.0053 s (predicted +0.0003 s)"));
