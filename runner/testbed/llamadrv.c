@@ -485,9 +485,14 @@ int ls_llamadrv_seq_rm(ls_llamadrv_model *m, int seq, int p0, int p1, ls_error *
 
 int ls_llamadrv_evict(ls_llamadrv_model *m, int *mappings, ls_error *err)
 {
+  return ls_llamadrv_evict_file(m->path, mappings, err);
+}
+
+int ls_llamadrv_evict_file(const char *path, int *mappings, ls_error *err)
+{
   struct stat st;
-  if (stat(m->path, &st) != 0)
-    return ls_error_set(err, LS_EIO, "%s: %s", m->path, strerror(errno));
+  if (stat(path, &st) != 0)
+    return ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
   FILE *f = fopen("/proc/self/maps", "r");
   if (!f)
     return ls_error_set(err, LS_EIO, "/proc/self/maps: %s", strerror(errno));
@@ -504,7 +509,7 @@ int ls_llamadrv_evict(ls_llamadrv_model *m, int *mappings, ls_error *err)
     if (ino != (unsigned long)st.st_ino || makedev(maj, mnr) != st.st_dev)
       continue;
     if (madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0) {
-      rc = ls_error_set(err, LS_EIO, "%s: madvise(MADV_DONTNEED) on %lx-%lx: %s", m->path, lo, hi, strerror(errno));
+      rc = ls_error_set(err, LS_EIO, "%s: madvise(MADV_DONTNEED) on %lx-%lx: %s", path, lo, hi, strerror(errno));
       break;
     }
     n++;
@@ -512,13 +517,13 @@ int ls_llamadrv_evict(ls_llamadrv_model *m, int *mappings, ls_error *err)
   fclose(f);
   if (rc)
     return rc;
-  int fd = open(m->path, O_RDONLY);
+  int fd = open(path, O_RDONLY);
   if (fd < 0)
-    return ls_error_set(err, LS_EIO, "%s: %s", m->path, strerror(errno));
+    return ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
   int a = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   close(fd);
   if (a != 0)
-    return ls_error_set(err, LS_EIO, "%s: posix_fadvise(DONTNEED): %s", m->path, strerror(a));
+    return ls_error_set(err, LS_EIO, "%s: posix_fadvise(DONTNEED): %s", path, strerror(a));
   if (mappings)
     *mappings = n;
   return LS_OK;

@@ -82,6 +82,8 @@ int ls_llamadrv_seq_rm(ls_llamadrv_model *m, int seq, int p0, int p1, ls_error *
 /* Drops the model file's pages from memory (see above). *mappings receives how many mappings
  * of the file were advised. */
 int ls_llamadrv_evict(ls_llamadrv_model *m, int *mappings, ls_error *err);
+/* The same for the file at path, whether a model of it is loaded or not. */
+int ls_llamadrv_evict_file(const char *path, int *mappings, ls_error *err);
 /* Bytes of a file resident in the page cache (mincore over a mapping of it). */
 int ls_llamadrv_resident(const char *path, uint64_t *bytes, ls_error *err);
 

@@ -473,8 +473,8 @@ static double read_ahead(const char *path)
  * thread slows the reads it overlaps (devices/mapread.h, io_cpu_share): on this VM the host
  * serves the virtual disk on the cores the guest runs on (docs/VALIDATION.md §3.10). A storage
  * measurement, like the stream: no llama.cpp pass enters it. */
-static int busy_streams(ls_llamadrv_model *m, const ls_tbm_config *c, ls_tbm_result *r, int k, uint64_t spin_rate,
-                        uint64_t mem_rate, double anchor, FILE *log, ls_error *err)
+static int busy_streams(const ls_tbm_config *c, ls_tbm_result *r, int k, uint64_t spin_rate, uint64_t mem_rate,
+                        double anchor, FILE *log, ls_error *err)
 {
   static const int levels[] = {LS_TBM_BUSY_LEVELS};
   int rc = LS_OK;
@@ -485,7 +485,7 @@ static int busy_streams(ls_llamadrv_model *m, const ls_tbm_config *c, ls_tbm_res
       ls_llamadrv_cost bc;
       for (int cold = 0; cold < 2 && !rc; cold++) {
         if (cold)
-          rc = ls_llamadrv_evict(m, NULL, err);
+          rc = ls_llamadrv_evict_file(c->target, NULL, err);
         const char *kind = mem ? (cold ? LS_TBM_STREAM_BUSY_MEM : LS_TBM_BUSY_MEM_WARM)
                                : (cold ? LS_TBM_STREAM_BUSY : LS_TBM_BUSY_WARM);
         if (!rc && !(rc = mem ? ls_llamadrv_stream_busy_mem(c->target, cold, work, &bc, err)
@@ -494,6 +494,43 @@ static int busy_streams(ls_llamadrv_model *m, const ls_tbm_config *c, ls_tbm_res
           say(log, &r->p[r->n - 1]);
       }
     }
+  }
+  return rc;
+}
+
+/* The storage measurements' repetitions, spread over the run. */
+typedef struct storage {
+  int reps;                     /* 2 x the passes' repetitions + 1 */
+  uint64_t spin_rate, mem_rate; /* the busy streams' work rates (0: no busy streams) */
+  double anchor;                /* the busy levels' 100 % */
+} storage;
+
+#define STORAGE_SLOTS 7
+
+/* Runs the storage repetitions that fall in `slot` (0 .. STORAGE_SLOTS - 1): a stream, then the
+ * busy streams, for each. Slots sit at even steps through the run: before the prompt passes,
+ * after a quarter, a half and three quarters of their sizes, after the steps and shapes, after
+ * the tree and after the speculative run; repetition k goes to slot round(k (SLOTS - 1) /
+ * (reps - 1)), so the first and the last repetitions open and close the run. Why: the host's
+ * disk drifts over a run's minutes (a run whose seven streams all came first took 0.205 to
+ * 0.285 s for them while its cold passes, a minute later, met a faster disk; run P,
+ * docs/VALIDATION.md §3.15), so the storage measurements that set every cold prediction's read
+ * rate and busy share must meet the same disk as the passes they predict, as the warm and cold
+ * passes already alternate. The models are unloaded in between, so the eviction goes by path. */
+static int storage_slot(const ls_tbm_config *c, ls_tbm_result *r, const storage *st, int slot, FILE *log,
+                        ls_error *err)
+{
+  int rc = LS_OK;
+  for (int k = 0; k < st->reps && !rc; k++) {
+    int at = st->reps == 1 ? 0 : (2 * k * (STORAGE_SLOTS - 1) + st->reps - 1) / (2 * (st->reps - 1));
+    if (at != slot)
+      continue;
+    ls_llamadrv_cost sc;
+    if (!(rc = ls_llamadrv_evict_file(c->target, NULL, err)) && !(rc = ls_llamadrv_stream(c->target, &sc, err)) &&
+        !(rc = add(r, "stream", 0, 0, k, &sc, err)))
+      say(log, &r->p[r->n - 1]);
+    if (!rc && c->busy)
+      rc = busy_streams(c, r, k, st->spin_rate, st->mem_rate, st->anchor, log, err);
   }
   return rc;
 }
@@ -541,24 +578,22 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
     fprintf(log, "testbed: %s, %d thread(s), weights %.1f MB\n", c->target, r->threads_seen,
             r->target_model_bytes / 1e6);
   r->read_ahead_bytes = read_ahead(c->target);
-  /* The storage path alone: the file streamed through a mapping without compute; and, interleaved
-   * with it, the same stream with a busy thread (busy_streams). */
-  uint64_t spin_rate = c->busy ? ls_llamadrv_spin_rate() : 0, mem_rate = c->busy ? ls_llamadrv_mem_rate() : 0;
-  double anchor = 0; /* the busy levels' 100 %: the faster of two untimed streams (a file's first
-                      * cold read can take twice as long: 0.206 s against 0.108 s, src:testbed-run) */
+  /* The storage path alone: the file streamed through a mapping without compute; and, with it,
+   * the same stream with a busy thread (busy_streams). Their repetitions are spread over the run
+   * (storage_slot), not taken in one block before it. */
+  storage st = {0};
+  st.reps = 2 * c->reps + 1; /* cheap and the noisiest: more repetitions */
+  st.spin_rate = c->busy ? ls_llamadrv_spin_rate() : 0;
+  st.mem_rate = c->busy ? ls_llamadrv_mem_rate() : 0;
+  /* the busy levels' 100 %: the faster of two untimed streams (a file's first cold read can take
+   * twice as long: 0.206 s against 0.108 s, src:testbed-run) */
   for (int k = 0; k < 2 && !rc && c->busy; k++) {
     ls_llamadrv_cost sc;
     if (!(rc = ls_llamadrv_evict(m, NULL, err)) && !(rc = ls_llamadrv_stream(c->target, &sc, err)))
-      anchor = k == 0 || sc.time_s < anchor ? sc.time_s : anchor;
+      st.anchor = k == 0 || sc.time_s < st.anchor ? sc.time_s : st.anchor;
   }
-  for (int k = 0; k < 2 * c->reps + 1 && !rc; k++) { /* cheap and the noisiest: more repetitions */
-    ls_llamadrv_cost sc;
-    if (!(rc = ls_llamadrv_evict(m, NULL, err)) && !(rc = ls_llamadrv_stream(c->target, &sc, err)) &&
-        !(rc = add(r, "stream", 0, 0, k, &sc, err)))
-      say(log, &r->p[r->n - 1]);
-    if (!rc && c->busy)
-      rc = busy_streams(m, c, r, k, spin_rate, mem_rate, anchor, log, err);
-  }
+  if (!rc)
+    rc = storage_slot(c, r, &st, 0, log, err);
   if (!rc)
     rc = prompt_pass(m, r, "warm", 1, 0, 0, -1, NULL, err); /* warm-up: pages in, buffers made */
   for (int i = 0; i < nn && !rc; i++) {
@@ -566,6 +601,9 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
     for (int k = 0; k < c->reps && !rc; k++)
       if (!(rc = prompt_pass(m, r, "warm", ns[i], 0, 0, k, log, err)))
         rc = prompt_pass(m, r, "cold", ns[i], 0, 1, k, log, err);
+    for (int j = 1; j <= 3 && !rc; j++) /* slots 1 to 3: after a quarter, a half, three quarters of the sizes */
+      if (i + 1 == (j * nn + 3) / 4)
+        rc = storage_slot(c, r, &st, j, log, err);
   }
   for (int k = 0; k < c->reps && !rc && c->tg > 0; k++)
     rc = tg_row(m, r, c->tg, k, log, err);
@@ -578,6 +616,8 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
     rc = shape_passes(m, r, c, log, err);
   ls_llamadrv_unload(m);
   m = NULL;
+  if (!rc)
+    rc = storage_slot(c, r, &st, 4, log, err);
   if (!rc && c->tree_json) {
     if (!(rc = load(d, c->target, c, 0, t.leaves, 512, &m, err))) {
       r->tree_nodes = t.n;
@@ -595,6 +635,8 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
       m = NULL;
     }
   }
+  if (!rc)
+    rc = storage_slot(c, r, &st, 5, log, err);
   if (!rc && c->draft && c->trace) {
     if (!(rc = load(d, c->target, c, 0, 1, 512, &m, err)) && !(rc = load(d, c->draft, c, 0, 1, 512, &dm, err))) {
       r->draft_model_bytes = ls_llamadrv_model_bytes(dm);
@@ -613,6 +655,8 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
     ls_llamadrv_unload(m);
     m = dm = NULL;
   }
+  if (!rc)
+    rc = storage_slot(c, r, &st, 6, log, err);
   if (!rc && c->repack) {
     if (!(rc = load(d, c->target, c, 1, 1, 512, &m, err))) {
       rc = prompt_pass(m, r, "repack", 1, 0, 0, -1, NULL, err);

@@ -513,6 +513,14 @@ static void test_evict_and_bytes(void)
   if (c.read_bytes < res || c.read_bytes - res > (1u << 20) || res < data_pages)
     fprintf(stderr, "read %llu, resident %llu, data %llu, file %llu\n", (unsigned long long)c.read_bytes,
             (unsigned long long)res, (unsigned long long)data_pages, (unsigned long long)file_pages);
+  /* By path, as the storage measurements spread over a run evict when no model is loaded: the
+   * loaded model's mapping is found by the file's inode, and nothing stays resident. */
+  maps = 0;
+  CU_ASSERT_EQUAL(ls_llamadrv_evict_file(small, &maps, &err), LS_OK);
+  CU_ASSERT(maps >= 1);
+  CU_ASSERT_EQUAL(ls_llamadrv_resident(small, &res, &err), LS_OK);
+  CU_ASSERT_EQUAL(res, 0);
+  CU_ASSERT_EQUAL(ls_llamadrv_evict_file("/nonexistent/model.gguf", NULL, &err), LS_EIO);
   ls_llamadrv_clear(mdl);
 }
 
