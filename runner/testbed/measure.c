@@ -505,13 +505,14 @@ typedef struct storage {
   double anchor;                /* the busy levels' 100 % */
 } storage;
 
-#define STORAGE_SLOTS 7
+int ls_tbm_storage_slot(int k, int reps)
+{
+  const int last = LS_TBM_STORAGE_SLOTS - 1;
+  return reps <= 1 ? 0 : (2 * k * last + reps - 1) / (2 * (reps - 1));
+}
 
-/* Runs the storage repetitions that fall in `slot` (0 .. STORAGE_SLOTS - 1): a stream, then the
- * busy streams, for each. Slots sit at even steps through the run: before the prompt passes,
- * after a quarter, a half and three quarters of their sizes, after the steps and shapes, after
- * the tree and after the speculative run; repetition k goes to slot round(k (SLOTS - 1) /
- * (reps - 1)), so the first and the last repetitions open and close the run. Why: the host's
+/* Runs the storage repetitions that fall in `slot` (ls_tbm_storage_slot, measure.h): a stream,
+ * then the busy streams, for each. Why spread: the host's
  * disk drifts over a run's minutes (a run whose seven streams all came first took 0.205 to
  * 0.285 s for them while its cold passes, a minute later, met a faster disk; run P,
  * docs/VALIDATION.md §3.15), so the storage measurements that set every cold prediction's read
@@ -522,8 +523,7 @@ static int storage_slot(const ls_tbm_config *c, ls_tbm_result *r, const storage 
 {
   int rc = LS_OK, first = 1;
   for (int k = 0; k < st->reps && !rc; k++) {
-    int at = st->reps == 1 ? 0 : (2 * k * (STORAGE_SLOTS - 1) + st->reps - 1) / (2 * (st->reps - 1));
-    if (at != slot)
+    if (ls_tbm_storage_slot(k, st->reps) != slot)
       continue;
     ls_llamadrv_cost sc;
     /* One untimed stream first. On a VM whose guest reports free memory to its host (virtio

@@ -878,6 +878,30 @@ static void test_head_serial_fit(void)
   ls_device_free(dev);
 }
 
+/* The storage measurements' slots (measure.h): every repetition lands in a slot, the first in
+ * the first and the last in the last, in order, and 2r + 1 = 7 of them one per slot. */
+static void test_storage_slots(void)
+{
+  static const int want5[5] = {0, 2, 3, 5, 6}, want3[3] = {0, 3, 6};
+  for (int k = 0; k < 7; k++)
+    CU_ASSERT_EQUAL(ls_tbm_storage_slot(k, 7), k);
+  for (int k = 0; k < 5; k++)
+    CU_ASSERT_EQUAL(ls_tbm_storage_slot(k, 5), want5[k]);
+  for (int k = 0; k < 3; k++)
+    CU_ASSERT_EQUAL(ls_tbm_storage_slot(k, 3), want3[k]);
+  CU_ASSERT_EQUAL(ls_tbm_storage_slot(0, 1), 0);
+  for (int reps = 2; reps <= 101; reps++) {
+    int prev = -1;
+    for (int k = 0; k < reps; k++) {
+      int s = ls_tbm_storage_slot(k, reps);
+      CU_ASSERT(s >= prev && s >= 0 && s < LS_TBM_STORAGE_SLOTS);
+      prev = s;
+    }
+    CU_ASSERT_EQUAL(ls_tbm_storage_slot(0, reps), 0);
+    CU_ASSERT_EQUAL(ls_tbm_storage_slot(reps - 1, reps), LS_TBM_STORAGE_SLOTS - 1);
+  }
+}
+
 static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
                                   {"validate: fastest or median", test_cli_validate_stat},
                                   {"validate: runs H and I", test_cli_validate_runs_h_i}, CU_TEST_INFO_NULL};
@@ -885,6 +909,7 @@ static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"reads slowed by a busy thread", test_mapread_io_share},
                                       {"the share from the busy streams", test_io_share_fit},
                                       {"the expected fastest of r repetitions", test_fastest_of},
+                                      {"the storage measurements' slots", test_storage_slots},
                                       {"a segment's compute after its last byte", test_mapread_serial},
                                       {"the head's serial share from cold rows passes", test_head_serial_fit},
                                       {"cpu: weights streamed per token below a batch", test_cpu_batched},
