@@ -607,30 +607,54 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   }
   if (!rc)
     rc = storage_slot(c, r, &st, 0, log, err);
+  int spec = c->draft && c->trace;
+  if (!rc && spec && !(rc = load(d, c->draft, c, 0, 1, 512, &dm, err))) {
+    r->draft_model_bytes = ls_llamadrv_model_bytes(dm);
+    rc = prompt_pass(dm, r, "warm", 1, 0, 0, -1, NULL, err);
+    /* The same head kernel's costs on the draft, whose passes its head dominates. */
+    if (!rc)
+      rc = rows_passes(dm, r, c, 1, log, err);
+  }
   if (!rc)
     rc = prompt_pass(m, r, "warm", 1, 0, 0, -1, NULL, err); /* warm-up: pages in, buffers made */
-  for (int i = 0; i < nn && !rc; i++) {
-    rc = prompt_pass(m, r, "warm", ns[i], 0, 0, -1, NULL, err);
-    for (int k = 0; k < c->reps && !rc; k++)
-      if (!(rc = prompt_pass(m, r, "warm", ns[i], 0, 0, k, log, err)))
+  /* Rounds: every size's warm and cold pass once a round, then a step and a speculative run, so
+   * that a point's repetitions lie a round apart, not back to back. This VM's disk has slow
+   * spells of seconds to minutes; repetitions in one block met the same spell (run Y: its three
+   * steps, taken one after the other, 0.32 to 0.35 s against 0.23 s for a cold one-token pass;
+   * run X: a speculative run whose 54 verifications all came in the run's last, slower minute;
+   * docs/VALIDATION.md §3.15). */
+  ls_tbm_spec best = {0};
+  int total = c->reps * nn, at = 0;
+  for (int k = 0; k < c->reps && !rc; k++) {
+    for (int i = 0; i < nn && !rc; i++, at++) {
+      if (k == 0)
+        rc = prompt_pass(m, r, "warm", ns[i], 0, 0, -1, NULL, err);
+      if (!rc && !(rc = prompt_pass(m, r, "warm", ns[i], 0, 0, k, log, err)))
         rc = prompt_pass(m, r, "cold", ns[i], 0, 1, k, log, err);
-    for (int j = 1; j <= 3 && !rc; j++) /* slots 1 to 3: after a quarter, a half, three quarters of the sizes */
-      if (i + 1 == (j * nn + 3) / 4)
-        rc = storage_slot(c, r, &st, j, log, err);
+      for (int j = 1; j <= 4 && !rc; j++) /* slots 1 to 4: at a fifth, two fifths, ... of the rounds */
+        if (at + 1 == (j * total + 4) / 5)
+          rc = storage_slot(c, r, &st, j, log, err);
+    }
+    if (!rc && c->step_ctx > 0)
+      rc = prompt_pass(m, r, "step", 1, c->step_ctx, 1, k, log, err);
+    if (!rc && spec && !(rc = spec_run(m, dm, c, k, r, log, err)) && (k == 0 || r->spec.time_s < best.time_s))
+      best = r->spec;
   }
+  if (spec)
+    r->spec = best; /* the fastest repetition: disturbances only add time */
+  ls_llamadrv_unload(dm);
+  dm = NULL;
   for (int k = 0; k < c->reps && !rc && c->tg > 0; k++)
     rc = tg_row(m, r, c->tg, k, log, err);
   /* The head's first-row and per-row costs on the target. */
   if (!rc)
     rc = rows_passes(m, r, c, 0, log, err);
-  for (int k = 0; k < c->reps && !rc && c->step_ctx > 0; k++)
-    rc = prompt_pass(m, r, "step", 1, c->step_ctx, 1, k, log, err);
-  if (!rc && c->draft && c->trace)
+  if (!rc && spec)
     rc = shape_passes(m, r, c, log, err);
   ls_llamadrv_unload(m);
   m = NULL;
   if (!rc)
-    rc = storage_slot(c, r, &st, 4, log, err);
+    rc = storage_slot(c, r, &st, 5, log, err);
   if (!rc && c->tree_json) {
     if (!(rc = load(d, c->target, c, 0, t.leaves, 512, &m, err))) {
       r->tree_nodes = t.n;
@@ -647,26 +671,6 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
       ls_llamadrv_unload(m);
       m = NULL;
     }
-  }
-  if (!rc)
-    rc = storage_slot(c, r, &st, 5, log, err);
-  if (!rc && c->draft && c->trace) {
-    if (!(rc = load(d, c->target, c, 0, 1, 512, &m, err)) && !(rc = load(d, c->draft, c, 0, 1, 512, &dm, err))) {
-      r->draft_model_bytes = ls_llamadrv_model_bytes(dm);
-      rc = prompt_pass(dm, r, "warm", 1, 0, 0, -1, NULL, err);
-      /* The same head kernel's costs on the draft, whose passes its head dominates. */
-      if (!rc)
-        rc = rows_passes(dm, r, c, 1, log, err);
-      ls_tbm_spec best = {0};
-      for (int k = 0; k < c->reps && !rc; k++) {
-        if (!(rc = spec_run(m, dm, c, k, r, log, err)) && (k == 0 || r->spec.time_s < best.time_s))
-          best = r->spec;
-      }
-      r->spec = best; /* the fastest repetition: disturbances only add time */
-    }
-    ls_llamadrv_unload(dm);
-    ls_llamadrv_unload(m);
-    m = dm = NULL;
   }
   if (!rc)
     rc = storage_slot(c, r, &st, 6, log, err);

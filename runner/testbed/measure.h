@@ -130,10 +130,10 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *out, FILE *log, ls_error *
 void ls_tbm_result_free(ls_tbm_result *r);
 
 /* The storage measurements (the stream and the busy streams) are repeated `reps` times, spread
- * over a run in LS_TBM_STORAGE_SLOTS slots: before the prompt passes, after a quarter, a half
- * and three quarters of their sizes, after the steps and shapes, after the tree, after the
- * speculative run. The slot of repetition k: round(k (SLOTS - 1) / (reps - 1)), so the first
- * opens the run and the last closes it; 0 when reps is 1. */
+ * over a run in LS_TBM_STORAGE_SLOTS slots: before the rounds (each a warm and a cold pass of
+ * every size, a step and a speculative run), at one to four fifths of them, after the tg,
+ * rows and shape passes, after the tree. The slot of repetition k: round(k (SLOTS - 1) /
+ * (reps - 1)), so the first opens the run and the last closes it; 0 when reps is 1. */
 #define LS_TBM_STORAGE_SLOTS 7
 int ls_tbm_storage_slot(int k, int reps);
 
