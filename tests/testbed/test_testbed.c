@@ -282,6 +282,39 @@ typedef struct run_case {
   const char *gap; /* the spec verification line's numbers (§3.11), NULL: not checked */
 } run_case;
 
+/* Validates a copy of a committed run's database as the case says and checks what it prints. */
+static void check_run_case(const run_case *c)
+{
+  static char out[16384];
+  char args[4096], db[1200], dir[1200], rel[64];
+  snprintf(rel, sizeof rel, "../results/testbed/%s", c->run);
+  CU_ASSERT_EQUAL_FATAL(copy_run(rel, "run-hi.db", dir, sizeof dir, db, sizeof db), 0);
+  snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' %s",
+           db, dir, dir, c->extra);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  double med = NAN, e = NAN, ig;
+  const char *m = strstr(out, "median absolute error ");
+  if (m)
+    sscanf(m + strlen("median absolute error "), "%lf", &med);
+  const char *sp = strstr(out, "\nspec ");
+  if (sp) /* the printed error, as the docs quote it */
+    sscanf(sp + 1, "spec %lf %lf %lf %lf %lf%%", &ig, &ig, &ig, &ig, &e);
+  LS_ASSERT_CLOSE(med, c->median, 1e-3);
+  CU_ASSERT_DOUBLE_EQUAL(e, c->spec, 1e-6);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, c->met ? "spec <= 10 %): met" : "spec <= 10 %): NOT met"));
+  if (c->share)
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, c->share));
+  if (c->gap) {
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "spec verification: 18 passes of 5 tokens (5 output rows, context 31 to 78): "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, c->gap));
+  }
+  if (!strcmp(c->run, "run-j") && !strcmp(c->extra, "--stat fastest")) /* the verification's shape passes (§3.12) */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "verification's shape: 5 tokens cold, 0.2863 s with the last row at context 0 "
+                                       "(predicted 0.2706 s); every row +0.0057 s (predicted +0.0101 s); context 56 "
+                                       "+0.0053 s (predicted +0.0003 s)"));
+  unlink(db);
+}
+
 static void test_cli_validate_runs_h_i(void)
 {
   static const run_case cases[] = {
@@ -311,37 +344,38 @@ static void test_cli_validate_runs_h_i(void)
       {"run-m", "--stat fastest --io-share arithmetic", "(io_cpu_share): 0.233, from 3 busy streams", 13.7, -18.5, 0, NULL},
       {"run-m", "", NULL, 9.8, -2.1, 1, NULL},
   };
-  static char out[16384];
-  char args[4096], db[1200], dir[1200], rel[64];
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    const run_case *c = &cases[i];
-    snprintf(rel, sizeof rel, "../results/testbed/%s", c->run);
-    CU_ASSERT_EQUAL_FATAL(copy_run(rel, "run-hi.db", dir, sizeof dir, db, sizeof db), 0);
-    snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' %s",
-             db, dir, dir, c->extra);
-    CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
-    double med = NAN, e = NAN, ig;
-    const char *m = strstr(out, "median absolute error ");
-    if (m)
-      sscanf(m + strlen("median absolute error "), "%lf", &med);
-    const char *sp = strstr(out, "\nspec ");
-    if (sp) /* the printed error, as the docs quote it */
-      sscanf(sp + 1, "spec %lf %lf %lf %lf %lf%%", &ig, &ig, &ig, &ig, &e);
-    LS_ASSERT_CLOSE(med, c->median, 1e-3);
-    CU_ASSERT_DOUBLE_EQUAL(e, c->spec, 1e-6);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, c->met ? "spec <= 10 %): met" : "spec <= 10 %): NOT met"));
-    if (c->share)
-      CU_ASSERT_PTR_NOT_NULL(strstr(out, c->share));
-    if (c->gap) {
-      CU_ASSERT_PTR_NOT_NULL(strstr(out, "spec verification: 18 passes of 5 tokens (5 output rows, context 31 to 78): "));
-      CU_ASSERT_PTR_NOT_NULL(strstr(out, c->gap));
-    }
-    if (!strcmp(c->run, "run-j") && !strcmp(c->extra, "--stat fastest")) /* the verification's shape passes (§3.12) */
-      CU_ASSERT_PTR_NOT_NULL(strstr(out, "verification's shape: 5 tokens cold, 0.2863 s with the last row at context 0 "
-                                         "(predicted 0.2706 s); every row +0.0057 s (predicted +0.0101 s); context 56 "
-                                         "+0.0053 s (predicted +0.0003 s)"));
-    unlink(db);
-  }
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    check_run_case(&cases[i]);
+}
+
+/* Runs N to AE (docs/VALIDATION.md §3.15), validated with the final code by default (matched):
+ * the median, the speculative error and whether all three targets are met, as §3.15's table
+ * gives them; for N, O and P also the memory-bound share and the measured verification a pass. */
+static void test_cli_validate_runs_n_ae(void)
+{
+  static const run_case cases[] = {
+      {"run-n", "", "(io_cpu_share): 0.283,", 12.1, -13.4, 0, "0.3408 s measured a pass"},
+      {"run-o", "", "(io_cpu_share): 0.536,", 3.2, 1.5, 1, "0.3323 s measured a pass"},
+      {"run-p", "", "(io_cpu_share): 0.689,", 8.8, 20.2, 0, "0.3233 s measured a pass"},
+      {"run-q", "", NULL, 3.8, -12.8, 0, NULL},
+      {"run-r", "", NULL, 3.9, -4.0, 1, NULL},
+      {"run-s", "", NULL, 3.0, -1.1, 1, NULL},
+      {"run-t", "", NULL, 5.1, 4.4, 1, NULL},
+      {"run-u", "", NULL, 4.7, 6.0, 1, NULL},
+      {"run-v", "", NULL, 5.3, 0.3, 1, NULL},
+      {"run-w", "", NULL, 8.0, -4.5, 1, NULL},
+      {"run-x", "", NULL, 5.6, -23.3, 0, NULL},
+      {"run-y", "", NULL, 5.1, -9.2, 0, NULL},
+      {"run-z", "", "(io_cpu_share): 0.816,", 11.2, 33.8, 0, NULL},
+      {"run-aa", "", NULL, 3.2, 3.0, 1, NULL},
+      {"run-ab", "", NULL, 7.6, -17.0, 0, NULL},
+      {"run-ac", "", "(io_cpu_share): 0.230,", 7.0, -14.6, 0, NULL},
+      {"run-ad", "", "(io_cpu_share): 0.372,", 2.8, 0.3, 1, NULL},
+      {"run-ae", "", "(io_cpu_share): 0.524,", 5.0, 10.2, 0, NULL},
+      {"run-ae", "--stat fastest", NULL, 4.8, 8.5, 1, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    check_run_case(&cases[i]);
 }
 
 /* ---- mapread (devices/mapread) ---- */
@@ -904,7 +938,8 @@ static void test_storage_slots(void)
 
 static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
                                   {"validate: fastest or median", test_cli_validate_stat},
-                                  {"validate: runs H and I", test_cli_validate_runs_h_i}, CU_TEST_INFO_NULL};
+                                  {"validate: runs H and I", test_cli_validate_runs_h_i},
+                                  {"validate: runs N to AE", test_cli_validate_runs_n_ae}, CU_TEST_INFO_NULL};
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"reads slowed by a busy thread", test_mapread_io_share},
                                       {"the share from the busy streams", test_io_share_fit},
