@@ -498,6 +498,14 @@ static int busy_streams(const ls_tbm_config *c, ls_tbm_result *r, int k, uint64_
   return rc;
 }
 
+/* The target file streamed cold: every mapping of it evicted first (a loaded model's too), by
+ * path, since no model may be loaded at the slot. */
+static int cold_stream(const ls_tbm_config *c, ls_llamadrv_cost *sc, ls_error *err)
+{
+  int rc = ls_llamadrv_evict_file(c->target, NULL, err);
+  return rc ? rc : ls_llamadrv_stream(c->target, sc, err);
+}
+
 /* The storage measurements' repetitions, spread over the run. */
 typedef struct storage {
   int reps;                     /* 2 x the passes' repetitions + 1 */
@@ -534,17 +542,46 @@ static int storage_slot(const ls_tbm_config *c, ls_tbm_result *r, const storage 
      * into the memory its own eviction freed a moment before, and so does this stream once
      * an untimed one has brought the file's worth of memory back (run Q's streams, taken
      * right after the prompt passes without it, spent 0.11 to 0.37 s of CPU: §3.15). */
-    if (first && !(rc = ls_llamadrv_evict_file(c->target, NULL, err)))
-      rc = ls_llamadrv_stream(c->target, &sc, err);
-    first = 0;
-    if (rc)
+    if (first && (rc = cold_stream(c, &sc, err)))
       break;
-    if (!(rc = ls_llamadrv_evict_file(c->target, NULL, err)) && !(rc = ls_llamadrv_stream(c->target, &sc, err)) &&
-        !(rc = add(r, "stream", 0, 0, k, &sc, err)))
+    first = 0;
+    if (!(rc = cold_stream(c, &sc, err)) && !(rc = add(r, "stream", 0, 0, k, &sc, err)))
       say(log, &r->p[r->n - 1]);
     if (!rc && c->busy)
       rc = busy_streams(c, r, k, st->spin_rate, st->mem_rate, st->anchor, log, err);
   }
+  return rc;
+}
+
+/* Rounds: every size's warm and cold pass once a round, then a step and (dm not NULL) a
+ * speculative run, so that a point's repetitions lie a round apart, not back to back. This VM's
+ * disk has slow spells of seconds to minutes; repetitions in one block met the same spell (run
+ * Y: its three steps, taken one after the other, 0.32 to 0.35 s against 0.23 s for a cold
+ * one-token pass; run X: a speculative run whose 54 verifications all came in the run's last,
+ * slower minute; docs/VALIDATION.md §3.15). Storage slots 1 to 4 fall at fifths of the rounds.
+ * r->spec is the fastest speculative run: disturbances only add time. */
+static int rounds(ls_llamadrv_model *m, ls_llamadrv_model *dm, const ls_tbm_config *c, const int *ns, int nn,
+                  const storage *st, ls_tbm_result *r, FILE *log, ls_error *err)
+{
+  ls_tbm_spec best = {0};
+  int rc = LS_OK, total = c->reps * nn, at = 0;
+  for (int k = 0; k < c->reps && !rc; k++) {
+    for (int i = 0; i < nn && !rc; i++, at++) {
+      if (k == 0) /* untimed: this size's buffers made */
+        rc = prompt_pass(m, r, "warm", ns[i], 0, 0, -1, NULL, err);
+      if (!rc && !(rc = prompt_pass(m, r, "warm", ns[i], 0, 0, k, log, err)))
+        rc = prompt_pass(m, r, "cold", ns[i], 0, 1, k, log, err);
+      for (int j = 1; j <= 4 && !rc; j++)
+        if (at + 1 == (j * total + 4) / 5)
+          rc = storage_slot(c, r, st, j, log, err);
+    }
+    if (!rc && c->step_ctx > 0)
+      rc = prompt_pass(m, r, "step", 1, c->step_ctx, 1, k, log, err);
+    if (!rc && dm && !(rc = spec_run(m, dm, c, k, r, log, err)) && (k == 0 || r->spec.time_s < best.time_s))
+      best = r->spec;
+  }
+  if (dm)
+    r->spec = best;
   return rc;
 }
 
@@ -617,31 +654,8 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   }
   if (!rc)
     rc = prompt_pass(m, r, "warm", 1, 0, 0, -1, NULL, err); /* warm-up: pages in, buffers made */
-  /* Rounds: every size's warm and cold pass once a round, then a step and a speculative run, so
-   * that a point's repetitions lie a round apart, not back to back. This VM's disk has slow
-   * spells of seconds to minutes; repetitions in one block met the same spell (run Y: its three
-   * steps, taken one after the other, 0.32 to 0.35 s against 0.23 s for a cold one-token pass;
-   * run X: a speculative run whose 54 verifications all came in the run's last, slower minute;
-   * docs/VALIDATION.md §3.15). */
-  ls_tbm_spec best = {0};
-  int total = c->reps * nn, at = 0;
-  for (int k = 0; k < c->reps && !rc; k++) {
-    for (int i = 0; i < nn && !rc; i++, at++) {
-      if (k == 0)
-        rc = prompt_pass(m, r, "warm", ns[i], 0, 0, -1, NULL, err);
-      if (!rc && !(rc = prompt_pass(m, r, "warm", ns[i], 0, 0, k, log, err)))
-        rc = prompt_pass(m, r, "cold", ns[i], 0, 1, k, log, err);
-      for (int j = 1; j <= 4 && !rc; j++) /* slots 1 to 4: at a fifth, two fifths, ... of the rounds */
-        if (at + 1 == (j * total + 4) / 5)
-          rc = storage_slot(c, r, &st, j, log, err);
-    }
-    if (!rc && c->step_ctx > 0)
-      rc = prompt_pass(m, r, "step", 1, c->step_ctx, 1, k, log, err);
-    if (!rc && spec && !(rc = spec_run(m, dm, c, k, r, log, err)) && (k == 0 || r->spec.time_s < best.time_s))
-      best = r->spec;
-  }
-  if (spec)
-    r->spec = best; /* the fastest repetition: disturbances only add time */
+  if (!rc)
+    rc = rounds(m, spec ? dm : NULL, c, ns, nn, &st, r, log, err);
   ls_llamadrv_unload(dm);
   dm = NULL;
   for (int k = 0; k < c->reps && !rc && c->tg > 0; k++)
