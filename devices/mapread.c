@@ -6,7 +6,7 @@
  *           fault_s_per_byte x the window's bytes
  *   r_w     one read request of the window's bytes at queue depth 1 (ls_flash_read_ns_at) on the
  *           profile's page-cache path
- *   issue_0 = 0; issue_w = max(done_{w-1}, start_{w-1} + trigger x c_{w-1})   (asynchronous
+ *   issue_0 = 0, done_0 = start_s + r_0; issue_w = max(done_{w-1}, start_{w-1} + trigger x c_{w-1})   (asynchronous
  *           read-ahead: issued when compute reaches the trigger point of the previous window,
  *           never before the previous read has finished: one read at a time)
  *   done_w  = issue_w + r_w, when io_cpu_share s = 0; otherwise the read progresses at 1 - s
@@ -73,7 +73,8 @@ double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, c
       }
     }
     double issue = pos == 0 ? 0 : fmax(prev_done, prev_start + m->trigger * prev_c);
-    double done = pos == 0 ? window_s(f, wb) : read_done(issue, window_s(f, wb), prev_end, m->io_cpu_share);
+    double done = pos == 0 ? fmax(m->start_s, 0) + window_s(f, wb)
+                           : read_done(issue, window_s(f, wb), prev_end, m->io_cpu_share);
     double start = fmax(prev_end, done);
     prev_start = start;
     prev_end = start + c;

@@ -21,7 +21,13 @@
  * busy thread slows the reads it overlaps (measured with a stream that does fixed arithmetic
  * after each page: src:testbed-run, docs/VALIDATION.md §3.10); a phone's UFS moves data by DMA
  * and its profile has no such share (0).
- * With io_cpu_share 0 the result lies between max(read, compute) (perfect overlap) and
+ * A pass waits `start_s` at its first read before the first window is in: what starting a cold
+ * pass costs beyond the steady reads. On the testbed a llama.cpp pass first faults in the
+ * embedding rows of its tokens (single pages scattered over the embedding matrix) and then starts
+ * a new sequential read at the first layer, whose read-ahead grows from small synchronous reads;
+ * both show as waits before the first layer's compute (measured node by node with
+ * scripts/testbed/probe/nodes.c: src:testbed-run, docs/VALIDATION.md §3.16). 0: none.
+ * With io_cpu_share 0 and start_s 0 the result lies between max(read, compute) (perfect overlap) and
  * read + compute (the `serial` assumption of the phone replay: read a layer, then compute it). */
 #ifndef LS_DEVICES_MAPREAD_H
 #define LS_DEVICES_MAPREAD_H
@@ -39,6 +45,7 @@ typedef struct ls_mapread_params {
   double trigger;           /* fraction of a window consumed when the next read is issued */
   double fault_s_per_byte;  /* CPU time per byte faulted in */
   double io_cpu_share;      /* 0..0.95: share of a read's progress lost while the thread computes */
+  double start_s;           /* wait at the pass's first read, s (>= 0) */
 } ls_mapread_params;
 
 /* Time (s) to consume the segments in order from a cold page cache. */

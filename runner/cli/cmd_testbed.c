@@ -172,7 +172,7 @@ static int measure_cmd(int argc, char **argv)
 /* ---- validate ---- */
 
 typedef struct validate_args {
-  const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat, *io_share, *head_serial;
+  const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat, *io_share, *head_serial, *start;
   long readahead;
   int check;
 } validate_args;
@@ -191,9 +191,13 @@ static const ls_opt VALIDATE_OPTS[] = {
      "fastest too) or median (of every one)", .choices = "fastest,median,matched"},
     {"--io-share", LS_OPT_CHOICE, OPT_AT(validate_args, io_share), "WHICH",
      "reads slowed by a busy thread: as the run's busy streams measured it (the memory-bound ones when the run has "
-     "them), as its arithmetic ones did, or off", .choices = "measured,arithmetic,off"},
+     "them), as its arithmetic ones did, as its cold pass without output rows did (pass), or off",
+     .choices = "measured,arithmetic,pass,off"},
     {"--head-serial", LS_OPT_CHOICE, OPT_AT(validate_args, head_serial), "WHICH",
      "the head's compute waiting for its last byte: as the run's cold rows passes measured it, or off",
+     .choices = "measured,off"},
+    {"--start", LS_OPT_CHOICE, OPT_AT(validate_args, start), "WHICH",
+     "a cold pass's wait at its start: as the run's cold and warm passes without output rows measured it, or off",
      .choices = "measured,off"},
     {"--readahead", LS_OPT_LONG, OPT_AT(validate_args, readahead), "BYTES", "read-ahead window (default: as measured)",
      .lo = 4096, .hi = 1L << 31},
@@ -219,13 +223,15 @@ static int validate_cmd(int argc, char **argv)
   a.stat = "matched";
   a.io_share = "measured";
   a.head_serial = "measured";
+  a.start = "measured";
   int rc = ls_opts_parse(&VALIDATE, argc, argv, &a, NULL);
   if (rc)
     return ls_opts_exit(rc);
   ls_tbv_options o = {a.db, a.profile, a.run, a.plot, a.fio_mmap, strcmp(a.mode, "serial") == 0, (double)a.readahead,
                      strcmp(a.stat, "median") == 0, strcmp(a.io_share, "off") == 0,
                      strcmp(a.head_serial, "off") == 0, strcmp(a.stat, "matched") == 0,
-                     strcmp(a.io_share, "arithmetic") == 0};
+                     strcmp(a.io_share, "arithmetic") == 0, strcmp(a.io_share, "pass") == 0,
+                     strcmp(a.start, "off") == 0};
   ls_error err = {0};
   int met = 0;
   if ((rc = ls_tbv_run(&o, stdout, &met, &err)))

@@ -121,7 +121,20 @@ struct ls_llamadrv_model {
   struct lp_batch batch;
   int n_batch, n_seq, n_vocab;
   char path[4096];
+  void (*observe)(const char *node, void *user); /* ls_llamadrv_opts; NULL: none */
+  void *observe_user;
+  const char *(*node_name)(const void *tensor);  /* ggml_get_name, when observing */
 };
+
+/* The scheduler's evaluation callback (ggml_backend_sched_eval_callback): asked whether a node
+ * is wanted (ask: yes, every one), then told it has been computed; true goes on. */
+static bool on_node(void *tensor, bool ask, void *user)
+{
+  ls_llamadrv_model *m = user;
+  if (!ask)
+    m->observe(m->node_name(tensor), m->observe_user);
+  return true;
+}
 
 static void quiet(int level, const char *text, void *user)
 {
@@ -269,7 +282,7 @@ void ls_llamadrv_close(ls_llamadrv *d)
 
 ls_llamadrv_opts ls_llamadrv_defaults(void)
 {
-  ls_llamadrv_opts o = {1, 0, 512, 256, 1};
+  ls_llamadrv_opts o = {1, 0, 512, 256, 1, NULL, NULL};
   return o;
 }
 
@@ -309,6 +322,20 @@ int ls_llamadrv_load(ls_llamadrv *d, const char *gguf, const ls_llamadrv_opts *o
   cp.n_threads = cp.n_threads_batch = o->threads;
   cp.kv_unified = o->n_seq > 1; /* a cell shared by several branches needs one cache */
   cp.flash_attn_type = 0;       /* disabled: the plain attention path, the same for every pass */
+  if (o->observe) {
+    void *fn = dlsym(d->lib, "ggml_get_name");
+    if (!fn) {
+      d->f.model_free(m->model);
+      free(m);
+      return ls_error_set(err, LS_ESTATE, "%s: symbol ggml_get_name missing: not the pinned build", LIBNAME);
+    }
+    memcpy(&m->node_name, &fn, sizeof fn);
+    m->observe = o->observe;
+    m->observe_user = o->observe_user;
+    bool (*cb)(void *, bool, void *) = on_node;
+    memcpy(&cp.cb_eval, &cb, sizeof cb);
+    cp.cb_eval_user_data = m;
+  }
   m->ctx = d->f.init_from_model(m->model, cp);
   if (!m->ctx) {
     d->f.model_free(m->model);

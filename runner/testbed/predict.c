@@ -288,3 +288,64 @@ int ls_tbp_head_serial_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tb
   out->serial = 0.5 * (lo + hi);
   return 1;
 }
+
+int ls_tbp_io_share_pass_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_result *r, int median,
+                             int fastest_of, ls_tbp_io_pass *out)
+{
+  memset(out, 0, sizeof *out);
+  int n = 0;
+  for (int i = 0; i < r->n && !n; i++)
+    if (!strcmp(r->p[i].kind, LS_TBM_ROWS_NONE_COLD))
+      n = r->p[i].n_tokens;
+  if (!n)
+    return 0;
+  double t = busy_stat(r, LS_TBM_ROWS_NONE_COLD, n, median, fastest_of);
+  ls_tbp_pass_time(r, LS_TBM_ROWS_NONE_COLD, n, 0, median, &out->reps);
+  if (isnan(t))
+    return 0;
+  out->n = n;
+  out->measured_s = t;
+  out->warm_s = ls_tbp_warm_s(p, m, n, 0, 0);
+  ls_tbp q = *p;
+  q.map.io_cpu_share = 0;
+  out->model0_s = ls_tbp_cold_s(&q, m, n, 0, 0);
+  q.map.io_cpu_share = 0.95;
+  out->model_max_s = ls_tbp_cold_s(&q, m, n, 0, 0);
+  /* the pass slows as the share grows: bisection on [0, 0.95] to 1e-6 */
+  double lo = 0, hi = 0.95;
+  if (t <= out->model0_s)
+    hi = 0;
+  else if (t >= out->model_max_s)
+    lo = 0.95;
+  while (hi - lo > 1e-6) {
+    q.map.io_cpu_share = 0.5 * (lo + hi);
+    if (ls_tbp_cold_s(&q, m, n, 0, 0) < t)
+      lo = q.map.io_cpu_share;
+    else
+      hi = q.map.io_cpu_share;
+  }
+  out->share = 0.5 * (lo + hi);
+  return 1;
+}
+
+int ls_tbp_start_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_result *r, int median, int fastest_of,
+                     ls_tbp_start *out)
+{
+  memset(out, 0, sizeof *out);
+  int n = 0;
+  for (int i = 0; i < r->n && !n; i++)
+    if (!strcmp(r->p[i].kind, LS_TBM_ROWS_NONE_COLD))
+      n = r->p[i].n_tokens;
+  double cold = n ? busy_stat(r, LS_TBM_ROWS_NONE_COLD, n, median, fastest_of) : NAN;
+  double warm = n ? busy_stat(r, LS_TBM_ROWS_NONE, n, median, fastest_of) : NAN;
+  if (isnan(cold) || isnan(warm))
+    return 0;
+  ls_tbp q = *p;
+  q.map.start_s = 0;
+  out->n = n;
+  out->cold_s = cold;
+  out->warm_s = warm;
+  out->model_excess_s = ls_tbp_cold_s(&q, m, n, 0, 0) - ls_tbp_warm_s(&q, m, n, 0, 0);
+  out->start_s = fmax(0, (cold - warm) - out->model_excess_s);
+  return 1;
+}

@@ -97,6 +97,46 @@ typedef struct ls_tbp_io_share {
 void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, const ls_mapread_params *m,
                          double bytes, int median, int fastest_of, int mem, ls_tbp_io_share *out);
 
+/* The same share from a llama.cpp pass instead of a synthetic loop: the run's cold passes of N
+ * tokens that ask for no output row (`rows-0-cold`, runner/testbed/measure.h; the layers alone,
+ * right after an eviction). The share is the one for which the read-ahead model of that pass
+ * (ls_tbp_cold_s, rows 0) gives its measured time (bisection on [0, 0.95] to 1e-6; clamped when
+ * the measurement lies outside what the model can give). A calibration input like the warm rows
+ * passes: one 16-token pass at an empty context, asking for no row; no held-out pass enters it.
+ * fastest_of > 0 (and median 0): the passes' expected fastest of that many repetitions
+ * (ls_tbp_fastest_of), as the storage measurements under validate --stat matched. Returns 0
+ * (out zeroed) when the run has no such passes. */
+typedef struct ls_tbp_io_pass {
+  int n;                   /* tokens of the passes */
+  int reps;                /* their repetitions */
+  double measured_s;       /* their statistic */
+  double warm_s;           /* the model's compute of the pass (warm) */
+  double model0_s, model_max_s; /* the model's cold pass at share 0 and 0.95 */
+  double share;            /* the fitted share */
+} ls_tbp_io_pass;
+
+int ls_tbp_io_share_pass_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_result *r, int median,
+                             int fastest_of, ls_tbp_io_pass *out);
+
+/* The wait at a cold pass's start (devices/mapread.h, start_s), from the run's passes of N tokens
+ * that ask for no output row, cold (`rows-0-cold`, right after an eviction) and warm (`rows-0`):
+ * the measured cold excess (cold - warm) less the excess the model gives the same pass with no
+ * start (its cold less its warm time, with the share already set on p). Sixteen tokens compute
+ * longer than their weights take to read, so the reads hide under the compute except at the
+ * start, and a wait there adds to the pass one for one. Clamped at 0. A calibration input like the
+ * warm rows passes (16 tokens at an empty context, no row); no held-out pass enters it.
+ * fastest_of > 0 (and median 0): each kind's expected fastest of that many repetitions
+ * (ls_tbp_fastest_of). Returns 0 (out zeroed) when the run lacks either kind. */
+typedef struct ls_tbp_start {
+  int n;                   /* tokens of the passes */
+  double cold_s, warm_s;   /* their statistics */
+  double model_excess_s;   /* the model's cold less warm time of the pass with no start */
+  double start_s;          /* (cold - warm) - model_excess, at least 0 */
+} ls_tbp_start;
+
+int ls_tbp_start_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_result *r, int median, int fastest_of,
+                     ls_tbp_start *out);
+
 /* How much of the output projection's compute waits for its weights' last byte on a cold pass
  * (devices/mapread.h, a segment's `serial`), from the run's cold rows passes (runner/testbed/
  * measure.h): N tokens asking for all N rows and for none, each right after an eviction. With no

@@ -326,9 +326,40 @@ static int io_share(ls_tbp *p, const ls_tbm_result *r, const ls_flash_params *sf
     bad |= fprintf(out, "reads lost while the thread computes (io_cpu_share): %.3f, from %d %sbusy streams%s\n",
                    use->share, use->levels, use == &mem ? "memory-bound " : "",
                    o->no_io_share ? " (not used: --io-share off)" : "") < 0;
-  if (!o->no_io_share)
+  if (!o->no_io_share && !o->io_pass)
     p->map.io_cpu_share = use->share;
   return bad;
+}
+
+/* The share from the run's cold pass without output rows (ls_tbp_io_share_pass_fit), set on p
+ * when o->io_pass; printed. Returns 1 when printing failed. */
+static int io_share_pass(ls_tbp *p, const ls_model_costs *tc, const ls_tbm_result *r, const ls_tbv_options *o,
+                         FILE *out)
+{
+  ls_tbp_io_pass f;
+  if (!ls_tbp_io_share_pass_fit(p, tc, r, o->median, o->match ? match_reps(r) : 0, &f))
+    return 0;
+  if (o->io_pass && !o->no_io_share)
+    p->map.io_cpu_share = f.share;
+  return fprintf(out, "the layers' cold pass (%d tokens, no row): %.4f s (warm compute %.4f s); the model gives "
+                      "%.4f s at share 0, %.4f s at 0.95: reads lost while the thread computes %.3f%s\n",
+                 f.n, f.measured_s, f.warm_s, f.model0_s, f.model_max_s, f.share,
+                 o->io_pass && !o->no_io_share ? " (used)" : "") < 0;
+}
+
+/* The wait at a cold pass's start, from the run's rows-0 passes cold and warm (ls_tbp_start_fit),
+ * set on p unless o->no_start; printed. Returns 1 when printing failed. */
+static int pass_start(ls_tbp *p, const ls_model_costs *tc, const ls_tbm_result *r, const ls_tbv_options *o, FILE *out)
+{
+  ls_tbp_start st;
+  if (!ls_tbp_start_fit(p, tc, r, o->median, o->match ? match_reps(r) : 0, &st))
+    return 0;
+  if (!o->no_start)
+    p->map.start_s = st.start_s;
+  return fprintf(out, "a cold pass's start (%d tokens, no row): %.4f s cold, %.4f s warm; the model's reads add "
+                      "%.4f s with no wait at the start: wait at the start %.4f s%s\n",
+                 st.n, st.cold_s, st.warm_s, st.model_excess_s, st.start_s,
+                 o->no_start ? " (not used: --start off)" : "") < 0;
 }
 
 /* How much of the head's compute waits for its last byte on a cold pass, from the run's cold
@@ -381,7 +412,7 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
   int n = 0, bad = 0;
   if (!rc) {
     ls_tbp p = {dev, meta.threads > 0 ? meta.threads : 1, o->serial ? LS_TBP_SERIAL : LS_TBP_MAPPED,
-                {readahead, LS_TBP_TRIGGER, fault, 0}, NULL, 0};
+                {readahead, LS_TBP_TRIGGER, fault, 0, 0}, NULL, 0};
     /* The mapped path's rate: the stream measurement (the same statistic as the points). */
     double sv[LS_TBP_REPS_MAX];
     int ns = 0;
@@ -403,6 +434,10 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
                      ls_flash_effective_bw(ls_device_flash(dev)) / 1e9) < 0;
       bad |= io_share(&p, &r, &sf, (double)sbytes, o, out);
     }
+    if (!o->serial)
+      bad |= io_share_pass(&p, &tc, &r, o, out);
+    if (!o->serial)
+      bad |= pass_start(&p, &tc, &r, o, out);
     if (!o->serial)
       bad |= head_serial(&p, &tc, &r, o, out);
     n = predict_all(&p, &r, &tc, &dc, has_draft, o->median, pts);

@@ -23,6 +23,8 @@ typedef struct ls_tbv_options {
                           * repetitions as a cold point has (ls_tbp_fastest_of), not the fastest of all */
   int io_arith;          /* 1: the share of the arithmetic busy streams even when the run has memory-bound
                           * ones (by default those, the closer kin of a matmul's work) */
+  int io_pass;           /* 1: the share from the run's cold pass without output rows (ls_tbp_io_share_pass_fit) */
+  int no_start;          /* 1: no wait at a cold pass's start (ls_tbp_start_fit not used) */
 } ls_tbv_options;
 
 /* Prints the comparison to out, stores it, draws it. *met: the issue's targets (median
