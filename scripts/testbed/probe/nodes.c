@@ -3,7 +3,7 @@
  * computed (ls_llamadrv_opts.observe, the scheduler's evaluation callback), so each node's
  * time is the time since the previous node was reported. For each size N, REPS repetitions,
  * interleaved: a cold pass (the model evicted right before it) and a warm one, each of N
- * tokens asking for the last row, as llama-bench times a prompt. A cold node's time less the
+ * tokens asking for the last row, as llama-bench times a prompt (N = 1, 2, 4, 5, 8, 16). A cold node's time less the
  * warm node's is what the reads cost that node beyond its compute.
  * Not part of `make testbed`; build and run by hand (from the build directory):
  *   cc -O2 -std=c11 -D_GNU_SOURCE -I.. -o /tmp/nodes ../scripts/testbed/probe/nodes.c \
@@ -55,7 +55,7 @@ static int print_pass(const trace *tr, const char *state, int n, int rep, double
 
 int main(int argc, char **argv)
 {
-  static const int sizes[] = {1, 4, 8, 16};
+  static const int sizes[] = {1, 2, 4, 5, 8, 16};
   ls_error err = {0};
   ls_llamadrv *d;
   ls_llamadrv_model *t;
