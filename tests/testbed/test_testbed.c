@@ -381,6 +381,130 @@ static void test_cli_validate_runs_n_ae(void)
     check_run_case(&cases[i]);
 }
 
+/* §3.16: every run with rows-0 passes (H to AI) validated four ways, as §3.16's table gives them:
+ * the default with the wait at a pass's start (and that wait), the model of §3.15 (--start off),
+ * the start without the share (--io-share off), and the share from the cold pass without rows
+ * as it was tried before the start (--io-share pass --start off). */
+static void test_cli_validate_start(void)
+{
+  static const run_case cases[] = {
+      {"run-h", "--start measured", "wait at the start 0.0262 s", 6.3, -6.2, 1, NULL},
+      {"run-h", "--start off", NULL, 5.6, -9.9, 1, NULL},
+      {"run-h", "--start measured --io-share off", NULL, 6.5, -13.9, 0, NULL},
+      {"run-h", "--io-share pass --start off", NULL, 9.2, -17.6, 0, NULL},
+      {"run-i", "--start measured", "wait at the start 0.0276 s", 8.6, -17.5, 0, NULL},
+      {"run-i", "--start off", NULL, 8.3, -20.9, 0, NULL},
+      {"run-i", "--start measured --io-share off", NULL, 9.2, -28.5, 0, NULL},
+      {"run-i", "--io-share pass --start off", NULL, 8.4, -10.1, 0, NULL},
+      {"run-j", "--start measured", "wait at the start 0.0495 s", 9.2, 9.3, 1, NULL},
+      {"run-j", "--start off", NULL, 6.9, -5.8, 1, NULL},
+      {"run-j", "--start measured --io-share off", NULL, 10.1, 6.6, 0, NULL},
+      {"run-j", "--io-share pass --start off", NULL, 7.6, 25.6, 0, NULL},
+      {"run-k", "--start measured", "wait at the start 0.0518 s", 8.0, 10.3, 0, NULL},
+      {"run-k", "--start off", NULL, 7.8, -4.7, 1, NULL},
+      {"run-k", "--start measured --io-share off", NULL, 6.2, 2.2, 1, NULL},
+      {"run-k", "--io-share pass --start off", NULL, 7.3, 19.6, 0, NULL},
+      {"run-l", "--start measured", "wait at the start 0.0345 s", 7.1, 1.2, 1, NULL},
+      {"run-l", "--start off", NULL, 5.6, -7.2, 1, NULL},
+      {"run-l", "--start measured --io-share off", NULL, 9.6, -17.2, 0, NULL},
+      {"run-l", "--io-share pass --start off", NULL, 6.3, 0.9, 1, NULL},
+      {"run-m", "--start measured", "wait at the start 0.0000 s", 9.8, -2.1, 1, NULL},
+      {"run-m", "--start off", NULL, 9.8, -2.1, 1, NULL},
+      {"run-m", "--start measured --io-share off", NULL, 15.4, -21.3, 0, NULL},
+      {"run-m", "--io-share pass --start off", NULL, 8.4, 4.1, 1, NULL},
+      {"run-n", "--start measured", "wait at the start 0.0370 s", 5.9, -3.3, 1, NULL},
+      {"run-n", "--start off", NULL, 12.1, -13.4, 0, NULL},
+      {"run-n", "--start measured --io-share off", NULL, 7.7, -3.6, 1, NULL},
+      {"run-n", "--io-share pass --start off", NULL, 7.8, 5, 1, NULL},
+      {"run-o", "--start measured", "wait at the start 0.0362 s", 11.1, 11.6, 0, NULL},
+      {"run-o", "--start off", NULL, 3.2, 1.5, 1, NULL},
+      {"run-o", "--start measured --io-share off", NULL, 3.9, -0.9, 1, NULL},
+      {"run-o", "--io-share pass --start off", NULL, 5.3, 7.7, 1, NULL},
+      {"run-p", "--start measured", "wait at the start 0.0079 s", 11.4, 22.5, 0, NULL},
+      {"run-p", "--start off", NULL, 8.8, 20.2, 0, NULL},
+      {"run-p", "--start measured --io-share off", NULL, 5.8, 3, 1, NULL},
+      {"run-p", "--io-share pass --start off", NULL, 8.5, 19.5, 0, NULL},
+      {"run-q", "--start measured", "wait at the start 0.0270 s", 7.3, -5.5, 0, NULL},
+      {"run-q", "--start off", NULL, 3.8, -12.8, 0, NULL},
+      {"run-q", "--start measured --io-share off", NULL, 7.1, -6.1, 0, NULL},
+      {"run-q", "--io-share pass --start off", NULL, 14.8, 13.9, 0, NULL},
+      {"run-r", "--start measured", "wait at the start 0.0335 s", 9.3, 6.2, 1, NULL},
+      {"run-r", "--start off", NULL, 3.9, -4, 1, NULL},
+      {"run-r", "--start measured --io-share off", NULL, 7.8, 1.1, 1, NULL},
+      {"run-r", "--io-share pass --start off", NULL, 14.1, 24, 0, NULL},
+      {"run-s", "--start measured", "wait at the start 0.0401 s", 11.9, 11.7, 0, NULL},
+      {"run-s", "--start off", NULL, 3.0, -1.1, 1, NULL},
+      {"run-s", "--start measured --io-share off", NULL, 11.9, 11.7, 0, NULL},
+      {"run-s", "--io-share pass --start off", NULL, 13.6, 29.1, 0, NULL},
+      {"run-t", "--start measured", "wait at the start 0.0297 s", 6.2, 13, 0, NULL},
+      {"run-t", "--start off", NULL, 5.1, 4.4, 1, NULL},
+      {"run-t", "--start measured --io-share off", NULL, 7.6, 8.9, 1, NULL},
+      {"run-t", "--io-share pass --start off", NULL, 4.3, 17.4, 0, NULL},
+      {"run-u", "--start measured", "wait at the start 0.0546 s", 10.6, 23.3, 0, NULL},
+      {"run-u", "--start off", NULL, 4.7, 6, 1, NULL},
+      {"run-u", "--start measured --io-share off", NULL, 7.8, 15.6, 0, NULL},
+      {"run-u", "--io-share pass --start off", NULL, 6.0, 27, 0, NULL},
+      {"run-v", "--start measured", "wait at the start 0.0220 s", 4.4, 6.6, 1, NULL},
+      {"run-v", "--start off", NULL, 5.3, 0.3, 1, NULL},
+      {"run-v", "--start measured --io-share off", NULL, 7.5, -8.1, 1, NULL},
+      {"run-v", "--io-share pass --start off", NULL, 3.6, 9, 1, NULL},
+      {"run-w", "--start measured", "wait at the start 0.0121 s", 6.9, -1.8, 1, NULL},
+      {"run-w", "--start off", NULL, 8.0, -4.5, 1, NULL},
+      {"run-w", "--start measured --io-share off", NULL, 6.1, -20.6, 0, NULL},
+      {"run-w", "--io-share pass --start off", NULL, 8.5, -3.7, 1, NULL},
+      {"run-x", "--start measured", "wait at the start 0.0340 s", 6.8, -15.3, 0, NULL},
+      {"run-x", "--start off", NULL, 5.6, -23.3, 0, NULL},
+      {"run-x", "--start measured --io-share off", NULL, 7.7, -15.7, 0, NULL},
+      {"run-x", "--io-share pass --start off", NULL, 6.8, -5.6, 1, NULL},
+      {"run-y", "--start measured", "wait at the start 0.0637 s", 9.4, 8.1, 1, NULL},
+      {"run-y", "--start off", NULL, 5.1, -9.2, 0, NULL},
+      {"run-y", "--start measured --io-share off", NULL, 6.6, -0.3, 1, NULL},
+      {"run-y", "--io-share pass --start off", NULL, 12.4, 15.3, 0, NULL},
+      {"run-z", "--start measured", "wait at the start 0.0000 s", 11.2, 33.8, 0, NULL},
+      {"run-z", "--start off", NULL, 11.2, 33.8, 0, NULL},
+      {"run-z", "--start measured --io-share off", NULL, 6.5, 6.7, 0, NULL},
+      {"run-z", "--io-share pass --start off", NULL, 11.7, 1.9, 0, NULL},
+      {"run-aa", "--start measured", "wait at the start 0.0283 s", 4.6, 10.9, 0, NULL},
+      {"run-aa", "--start off", NULL, 3.2, 3, 1, NULL},
+      {"run-aa", "--start measured --io-share off", NULL, 6.4, 8, 1, NULL},
+      {"run-aa", "--io-share pass --start off", NULL, 3.4, 14.3, 0, NULL},
+      {"run-ab", "--start measured", "wait at the start 0.0439 s", 9.1, -7.3, 1, NULL},
+      {"run-ab", "--start off", NULL, 7.6, -17, 0, NULL},
+      {"run-ab", "--start measured --io-share off", NULL, 6.7, -24, 0, NULL},
+      {"run-ab", "--io-share pass --start off", NULL, 10.1, -7.3, 0, NULL},
+      {"run-ac", "--start measured", "wait at the start 0.0262 s", 2.0, -6.5, 1, NULL},
+      {"run-ac", "--start off", NULL, 7.0, -14.6, 0, NULL},
+      {"run-ac", "--start measured --io-share off", NULL, 1.6, -9.3, 1, NULL},
+      {"run-ac", "--io-share pass --start off", NULL, 3.5, 9.6, 1, NULL},
+      {"run-ad", "--start measured", "wait at the start 0.0239 s", 4.6, 8, 1, NULL},
+      {"run-ad", "--start off", NULL, 2.8, 0.3, 1, NULL},
+      {"run-ad", "--start measured --io-share off", NULL, 4.9, 3.5, 1, NULL},
+      {"run-ad", "--io-share pass --start off", NULL, 2.9, 15.1, 0, NULL},
+      {"run-ae", "--start measured", "wait at the start 0.0231 s", 7.0, 17.6, 0, NULL},
+      {"run-ae", "--start off", NULL, 5.0, 10.2, 0, NULL},
+      {"run-ae", "--start measured --io-share off", NULL, 2.5, 1.2, 1, NULL},
+      {"run-ae", "--io-share pass --start off", NULL, 3.1, 16, 0, NULL},
+      {"run-af", "--start measured", "wait at the start 0.0210 s", 5.5, 15.9, 0, NULL},
+      {"run-af", "--start off", NULL, 3.1, 9.3, 1, NULL},
+      {"run-af", "--start measured --io-share off", NULL, 6.1, 5.4, 1, NULL},
+      {"run-af", "--io-share pass --start off", NULL, 4.5, 18.2, 0, NULL},
+      {"run-ag", "--start measured", "wait at the start 0.0259 s", 6.5, -0.3, 1, NULL},
+      {"run-ag", "--start off", NULL, 2.5, -7.8, 1, NULL},
+      {"run-ag", "--start measured --io-share off", NULL, 6.9, -3.1, 1, NULL},
+      {"run-ag", "--io-share pass --start off", NULL, 8.4, 9.5, 1, NULL},
+      {"run-ah", "--start measured", "wait at the start 0.0216 s", 2.8, -3, 1, NULL},
+      {"run-ah", "--start off", NULL, 5.0, -8.9, 1, NULL},
+      {"run-ah", "--start measured --io-share off", NULL, 3.7, -14.4, 0, NULL},
+      {"run-ah", "--io-share pass --start off", NULL, 4.2, 4.3, 1, NULL},
+      {"run-ai", "--start measured", "wait at the start 0.0201 s", 4.9, 1.1, 1, NULL},
+      {"run-ai", "--start off", NULL, 7.3, -4.1, 1, NULL},
+      {"run-ai", "--start measured --io-share off", NULL, 7.4, -10.9, 0, NULL},
+      {"run-ai", "--io-share pass --start off", NULL, 7.3, -1, 1, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    check_run_case(&cases[i]);
+}
+
 /* §3.15: the memory-bound share is steady within a run. Fitted from the busy streams' first
  * four repetitions (the rest deleted from a copy) and from their last four, runs AC, AD and AE
  * give 0.245 / 0.220, 0.359 / 0.392 and 0.480 / 0.543, against 0.230 to 0.524 between runs. */
@@ -911,20 +1035,27 @@ static void test_mapread_serial(void)
   }
 }
 
+/* Run G's profile and llama-3.2-1b's costs, what the fits below are tried on; 0 on success. */
+static int load_run_g(ls_device **dev, ls_model **mod, ls_model_costs *mc)
+{
+  char prof[1200];
+  ls_test_path(prof, sizeof prof, "../results/testbed/run-g/testbed-vm.yaml");
+  ls_error err = {0};
+  *dev = NULL;
+  *mod = NULL;
+  return ls_device_load(dev, prof, &err) || ls_model_load_id(mod, ls_data_root(), "llama-3.2-1b", &err) ||
+         ls_model_costs_get(*mod, NULL, mc, &err);
+}
+
 /* The head's serial share from cold rows passes generated by the model at 0.6 (run G's profile,
  * llama-3.2-1b, 16 tokens): the fit gives 0.6 back from the fastest repetitions, the measured
  * phase lies between the model's at 0 and 1, and a run without the passes gives nothing. */
 static void test_head_serial_fit(void)
 {
-  char prof[1200];
-  ls_test_path(prof, sizeof prof, "../results/testbed/run-g/testbed-vm.yaml");
-  ls_error err = {0};
-  ls_device *dev = NULL;
-  ls_model *mod = NULL;
+  ls_device *dev;
+  ls_model *mod;
   ls_model_costs mc;
-  CU_ASSERT_EQUAL_FATAL(ls_device_load(&dev, prof, &err), LS_OK);
-  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&mod, ls_data_root(), "llama-3.2-1b", &err), LS_OK);
-  CU_ASSERT_EQUAL_FATAL(ls_model_costs_get(mod, NULL, &mc, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
   ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0, 0}, NULL, 0.6};
   double all = ls_tbp_cold_s(&p, &mc, 16, 0, 16), none = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
@@ -960,15 +1091,10 @@ static void test_head_serial_fit(void)
  * gives nothing. */
 static void test_io_share_pass_fit(void)
 {
-  char prof[1200];
-  ls_test_path(prof, sizeof prof, "../results/testbed/run-g/testbed-vm.yaml");
-  ls_error err = {0};
-  ls_device *dev = NULL;
-  ls_model *mod = NULL;
+  ls_device *dev;
+  ls_model *mod;
   ls_model_costs mc;
-  CU_ASSERT_EQUAL_FATAL(ls_device_load(&dev, prof, &err), LS_OK);
-  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&mod, ls_data_root(), "llama-3.2-1b", &err), LS_OK);
-  CU_ASSERT_EQUAL_FATAL(ls_model_costs_get(mod, NULL, &mc, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
   ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.5, 0}, NULL, 0};
   double t = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
   p.map.io_cpu_share = 0;
@@ -1005,15 +1131,10 @@ static void test_io_share_pass_fit(void)
  * a run without warm rows-0 passes gives nothing. */
 static void test_start_fit(void)
 {
-  char prof[1200];
-  ls_test_path(prof, sizeof prof, "../results/testbed/run-g/testbed-vm.yaml");
-  ls_error err = {0};
-  ls_device *dev = NULL;
-  ls_model *mod = NULL;
+  ls_device *dev;
+  ls_model *mod;
   ls_model_costs mc;
-  CU_ASSERT_EQUAL_FATAL(ls_device_load(&dev, prof, &err), LS_OK);
-  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&mod, ls_data_root(), "llama-3.2-1b", &err), LS_OK);
-  CU_ASSERT_EQUAL_FATAL(ls_model_costs_get(mod, NULL, &mc, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
   ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.3, 0.03}, NULL, 0};
   double cold = ls_tbp_cold_s(&p, &mc, 16, 0, 0), warm = ls_tbp_warm_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
@@ -1066,7 +1187,8 @@ static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
                                   {"validate: fastest or median", test_cli_validate_stat},
                                   {"validate: runs H and I", test_cli_validate_runs_h_i},
                                   {"validate: runs N to AE", test_cli_validate_runs_n_ae},
-                                  {"the share from either half of a run", test_cli_share_halves}, CU_TEST_INFO_NULL};
+                                  {"the share from either half of a run", test_cli_share_halves},
+                                  {"validate: the start's wait, runs H to AI", test_cli_validate_start}, CU_TEST_INFO_NULL};
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"reads slowed by a busy thread", test_mapread_io_share},
                                       {"the share from the busy streams", test_io_share_fit},
