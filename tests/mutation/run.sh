@@ -14,6 +14,16 @@ subset=""
 if [ "${1:-}" = "--subset" ]; then subset=$2; shift 2; fi
 mutants=("$@")
 [ ${#mutants[@]} -gt 0 ] || mutants=("$here"/mutants/*.mut)
+# Every mutant's text must still occur exactly once, whichever share runs today: a mutant made
+# stale by a change is caught on the day of the change, not on the day its share comes round.
+unmatched=0
+for m in "$here"/mutants/*.mut; do
+  file=$(sed -n 's/^file=//p' "$m")
+  find=$(awk '/^---find$/{f=1;next} /^---replace$/{f=0} f' "$m")
+  if ! FIND="$find" perl -0ne 'BEGIN{$n=0} $n += () = /\Q$ENV{FIND}\E/g; END{exit($n >= 1 ? 0 : 1)}' "$top/$file" 2>/dev/null; then
+    echo "STALE    $(basename "$m" .mut): the text to replace no longer occurs in $file"; unmatched=$((unmatched + 1))
+  fi
+done
 if [ -n "$subset" ]; then # a fixed rotating share: mutants whose index = K mod N
   k=${subset%/*}; n=${subset#*/}; sel=()
   for i in "${!mutants[@]}"; do [ $((i % n)) -eq "$k" ] && sel+=("${mutants[$i]}"); done
@@ -45,6 +55,7 @@ for m in "${mutants[@]}"; do
   mv "$work/$file.orig" "$work/$file"
   touch "$work/$file"
 done
+stale=$((stale > unmatched ? stale : unmatched))
 total=$((killed + survived + stale))
 rate=$(awk -v k="$killed" -v t="$total" 'BEGIN { printf "%.1f", t ? 100 * k / t : 0 }')
 echo "mutation: $killed killed, $survived survived, $stale stale of $total (kill rate $rate %)"
