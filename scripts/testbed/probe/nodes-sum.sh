@@ -3,10 +3,12 @@
 # (docs/VALIDATION.md §3.16). A cold node's excess is its time less the fastest time of the same
 # node (by its index in the pass) over the warm passes of the same size. For every cold pass it
 # prints one line:
-#   N rep pass_s start_s layers_s waiting head_s
+#   N rep pass_s start_s layers_s waiting head_s warm_layers_s
 # start_s: the excess of every node up to the end of layer 0 (the embedding rows and the first
 # layer); layers_s: that of layers 1 to the last; waiting: how many of those layers exceed
-# 1 ms; head_s: that of the nodes after the last layer (the output norm and projection).
+# 1 ms; head_s: that of the nodes after the last layer (the output norm and projection);
+# warm_layers_s: the fastest warm times of the nodes of layers 1 to the last, summed (their
+# compute).
 # Usage: nodes-sum.sh FILE (plain text, or .xz)
 set -euo pipefail
 file=${1:?usage: nodes-sum.sh FILE}
@@ -24,6 +26,7 @@ if [[ $file == *.xz ]]; then cat=(xz -dc -- "$file"); else cat=(cat -- "$file");
     name = $5; for (k = 6; k < NF; k++) name = name " " $k
     if ($1 == "warm") {
       if (!((n, i) in best) || t < best[n, i]) best[n, i] = t
+      wlay[n, i] = layer(name)
     } else {
       cold[n, r, i] = t; lay[n, r, i] = layer(name)
       if (i + 1 > count[n, r]) count[n, r] = i + 1
@@ -46,7 +49,9 @@ if [[ $file == *.xz ]]; then cat=(xz -dc -- "$file"); else cat=(cat -- "$file");
           else st += e
         }
         for (L = 1; L <= last; L++) if (per[L] > 0.001) waiting++
-        printf "%d %d %.4f %.4f %.4f %d %.4f\n", n, r, pass["cold", n, r], st, ly, waiting, hd
+        wl = 0
+        for (i = 0; i < count[n, r]; i++) if (wlay[n, i] >= 1) wl += best[n, i]
+        printf "%d %d %.4f %.4f %.4f %d %.4f %.4f\n", n, r, pass["cold", n, r], st, ly, waiting, hd, wl
       }
     }
   }' | sort -k1,1n -k3,3n
