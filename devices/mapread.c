@@ -30,8 +30,10 @@ static double window_s(const ls_flash_params *f, double bytes)
 /* When a read of r seconds issued at `issue` completes if it progresses at 1 - share until the
  * previous window's compute ends at b (that compute started no later than the issue:
  * issue_w >= start_{w-1}) and at 1 after. */
-static double read_done(double issue, double r, double b, double share)
+static double read_done(double issue, double r, double b, double share, double delay)
 {
+  if (delay > 0 && b > issue) /* the read waits for the host: until the compute ends, or delay */
+    issue = fmin(issue + delay, b);
   if (!(share > 0) || b <= issue)
     return issue + r;
   double slow = 1 - fmin(share, 0.95), during = b - issue;
@@ -74,7 +76,7 @@ double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, c
     }
     double issue = pos == 0 ? 0 : fmax(prev_done, prev_start + m->trigger * prev_c);
     double done = pos == 0 ? fmax(m->start_s, 0) + window_s(f, wb)
-                           : read_done(issue, window_s(f, wb), prev_end, m->io_cpu_share);
+                           : read_done(issue, window_s(f, wb), prev_end, m->io_cpu_share, m->io_delay_s);
     double start = fmax(prev_end, done);
     prev_start = start;
     prev_end = start + c;

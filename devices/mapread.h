@@ -46,6 +46,8 @@ typedef struct ls_mapread_params {
   double fault_s_per_byte;  /* CPU time per byte faulted in */
   double io_cpu_share;      /* 0..0.95: share of a read's progress lost while the thread computes */
   double start_s;           /* wait at the pass's first read, s (>= 0) */
+  double io_delay_s;        /* a read issued while the thread computes starts after this, s, or
+                             * when that compute ends if sooner (0: at once) */
 } ls_mapread_params;
 
 /* Time (s) to consume the segments in order from a cold page cache. */

@@ -191,8 +191,8 @@ static const ls_opt VALIDATE_OPTS[] = {
      "fastest too) or median (of every one)", .choices = "fastest,median,matched"},
     {"--io-share", LS_OPT_CHOICE, OPT_AT(validate_args, io_share), "WHICH",
      "reads slowed by a busy thread: as the run's busy streams measured it (the memory-bound ones when the run has "
-     "them), as its arithmetic ones did, as its cold pass without output rows did (pass), or off",
-     .choices = "measured,arithmetic,pass,off"},
+     "them), as its arithmetic ones did, as its cold pass without output rows did (pass), the busy streams as a delay per window instead (delay), or off",
+     .choices = "measured,arithmetic,pass,delay,off"},
     {"--head-serial", LS_OPT_CHOICE, OPT_AT(validate_args, head_serial), "WHICH",
      "the head's compute waiting for its last byte: as the run's cold rows passes measured it, or off",
      .choices = "measured,off"},
@@ -231,7 +231,7 @@ static int validate_cmd(int argc, char **argv)
                      strcmp(a.stat, "median") == 0, strcmp(a.io_share, "off") == 0,
                      strcmp(a.head_serial, "off") == 0, strcmp(a.stat, "matched") == 0,
                      strcmp(a.io_share, "arithmetic") == 0, strcmp(a.io_share, "pass") == 0,
-                     strcmp(a.start, "off") == 0};
+                     strcmp(a.start, "off") == 0, strcmp(a.io_share, "delay") == 0};
   ls_error err = {0};
   int met = 0;
   if ((rc = ls_tbv_run(&o, stdout, &met, &err)))

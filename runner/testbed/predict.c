@@ -173,7 +173,11 @@ static double busy_model_s(const ls_flash_params *f, const ls_mapread_params *m,
 {
   ls_mapread_params q = *m;
   q.fault_s_per_byte = 0; /* the touch loop's own CPU is part of C, as in the stream */
-  q.io_cpu_share = share;
+  if (share < 0) { /* -x: a delay of x s instead of a share */
+    q.io_cpu_share = 0;
+    q.io_delay_s = -share;
+  } else
+    q.io_cpu_share = share;
   ls_mapread_seg s = {bytes, c, 0};
   return ls_mapread_time_s(f, &q, &s, 1);
 }
@@ -187,6 +191,32 @@ static double busy_sse(const ls_tbp_io_share *o, const ls_flash_params *f, const
     e += d * d;
   }
   return e;
+}
+
+/* The x in [0, hi] that minimises busy_sse at sign x (sign 1: a share; -1: a delay, which
+ * busy_model_s takes as a negative share): golden section to tol, ties kept to the smaller x. */
+static double golden_busy(const ls_tbp_io_share *o, const ls_flash_params *f, const ls_mapread_params *m,
+                          double bytes, double hi, double tol, double sign)
+{
+  const double g = 0.5 * (sqrt(5.0) - 1);
+  double a = 0, b = hi, x1 = b - g * (b - a), x2 = a + g * (b - a);
+  double f1 = busy_sse(o, f, m, bytes, sign * x1), f2 = busy_sse(o, f, m, bytes, sign * x2);
+  while (b - a > tol) {
+    if (f1 <= f2) {
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - g * (b - a);
+      f1 = busy_sse(o, f, m, bytes, sign * x1);
+    } else {
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + g * (b - a);
+      f2 = busy_sse(o, f, m, bytes, sign * x2);
+    }
+  }
+  return 0.5 * (a + b);
 }
 
 /* The statistic of the passes of kind at level lv (see ls_tbp_io_share_fit). */
@@ -225,25 +255,10 @@ void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, c
   }
   if (!out->levels || !(bytes > 0))
     return;
-  const double g = 0.5 * (sqrt(5.0) - 1);
-  double a = 0, b = 0.95, x1 = b - g * (b - a), x2 = a + g * (b - a);
-  double f1 = busy_sse(out, flash, m, bytes, x1), f2 = busy_sse(out, flash, m, bytes, x2);
-  while (b - a > 1e-6) {
-    if (f1 <= f2) {
-      b = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = b - g * (b - a);
-      f1 = busy_sse(out, flash, m, bytes, x1);
-    } else {
-      a = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = a + g * (b - a);
-      f2 = busy_sse(out, flash, m, bytes, x2);
-    }
-  }
-  out->share = 0.5 * (a + b);
+  out->share = golden_busy(out, flash, m, bytes, 0.95, 1e-6, 1);
+  /* the same levels described by a delay instead (share 0), on [0, 5 ms]: beyond a window's
+   * compute every level is serial and the error no longer changes, and ties keep the smaller */
+  out->delay = golden_busy(out, flash, m, bytes, 0.005, 1e-8, -1);
   for (int i = 0; i < out->levels; i++) {
     out->model_s[i] = busy_model_s(flash, m, bytes, out->compute_s[i], out->share);
     out->model0_s[i] = busy_model_s(flash, m, bytes, out->compute_s[i], 0);

@@ -92,6 +92,7 @@ typedef struct ls_tbp_io_share {
   double model_s[LS_TBP_BUSY_MAX];   /* the model's T at the fitted share */
   double model0_s[LS_TBP_BUSY_MAX];  /* the same with share 0 */
   double share;                      /* the fitted share (0 when levels = 0) */
+  double delay;                      /* the fitted delay with no share (io_delay_s), s */
 } ls_tbp_io_share;
 
 void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, const ls_mapread_params *m,

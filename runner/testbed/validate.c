@@ -326,8 +326,13 @@ static int io_share(ls_tbp *p, const ls_tbm_result *r, const ls_flash_params *sf
     bad |= fprintf(out, "reads lost while the thread computes (io_cpu_share): %.3f, from %d %sbusy streams%s\n",
                    use->share, use->levels, use == &mem ? "memory-bound " : "",
                    o->no_io_share ? " (not used: --io-share off)" : "") < 0;
-  if (!o->no_io_share && !o->io_pass)
+  if (use->levels)
+    bad |= fprintf(out, "reads delayed while the thread computes (io_delay_s): %.2f ms a window, from the same busy "
+                        "streams%s\n", use->delay * 1e3, o->io_delay ? " (used, no share)" : "") < 0;
+  if (!o->no_io_share && !o->io_pass && !o->io_delay)
     p->map.io_cpu_share = use->share;
+  if (!o->no_io_share && o->io_delay)
+    p->map.io_delay_s = use->delay;
   return bad;
 }
 
@@ -412,7 +417,7 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
   int n = 0, bad = 0;
   if (!rc) {
     ls_tbp p = {dev, meta.threads > 0 ? meta.threads : 1, o->serial ? LS_TBP_SERIAL : LS_TBP_MAPPED,
-                {readahead, LS_TBP_TRIGGER, fault, 0, 0}, NULL, 0};
+                {readahead, LS_TBP_TRIGGER, fault, 0, 0, 0}, NULL, 0};
     /* The mapped path's rate: the stream measurement (the same statistic as the points). */
     double sv[LS_TBP_REPS_MAX];
     int ns = 0;

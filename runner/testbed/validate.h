@@ -25,6 +25,7 @@ typedef struct ls_tbv_options {
                           * ones (by default those, the closer kin of a matmul's work) */
   int io_pass;           /* 1: the share from the run's cold pass without output rows (ls_tbp_io_share_pass_fit) */
   int no_start;          /* 1: no wait at a cold pass's start (ls_tbp_start_fit not used) */
+  int io_delay;          /* 1: the busy streams described by a delay per window, not a share */
 } ls_tbv_options;
 
 /* Prints the comparison to out, stores it, draws it. *met: the issue's targets (median

@@ -384,7 +384,8 @@ static void test_cli_validate_runs_n_ae(void)
 /* §3.16: every run with rows-0 passes (H to AI) validated four ways, as §3.16's table gives them:
  * the default with the wait at a pass's start (and that wait), the model of §3.15 (--start off),
  * the start without the share (--io-share off), and the share from the cold pass without rows
- * as it was tried before the start (--io-share pass --start off). */
+ * as it was tried before the start (--io-share pass --start off); and the busy streams described
+ * by a delay per window instead of a share (--io-share delay), with the delay each run gives. */
 static void test_cli_validate_start(void)
 {
   static const run_case cases[] = {
@@ -500,6 +501,34 @@ static void test_cli_validate_start(void)
       {"run-ai", "--start off", NULL, 7.3, -4.1, 1, NULL},
       {"run-ai", "--start measured --io-share off", NULL, 7.4, -10.9, 0, NULL},
       {"run-ai", "--io-share pass --start off", NULL, 7.3, -1, 1, NULL},
+      {"run-h", "--start measured --io-share delay", "(io_delay_s): 0.80 ms", 7.3, -4.8, 0, NULL},
+      {"run-i", "--start measured --io-share delay", "(io_delay_s): 0.87 ms", 8.7, -18.6, 0, NULL},
+      {"run-j", "--start measured --io-share delay", "(io_delay_s): 0.30 ms", 10.7, 7.8, 0, NULL},
+      {"run-k", "--start measured --io-share delay", "(io_delay_s): 0.60 ms", 9.1, 5.9, 1, NULL},
+      {"run-l", "--start measured --io-share delay", "(io_delay_s): 0.86 ms", 4.5, -13.1, 0, NULL},
+      {"run-m", "--start measured --io-share delay", "(io_delay_s): 1.11 ms", 8.1, -13.7, 0, NULL},
+      {"run-n", "--start measured --io-share delay", "(io_delay_s): 0.52 ms", 7.0, -1.2, 1, NULL},
+      {"run-o", "--start measured --io-share delay", "(io_delay_s): 0.85 ms", 6.5, 3.1, 0, NULL},
+      {"run-p", "--start measured --io-share delay", "(io_delay_s): 1.42 ms", 23.9, 25.4, 0, NULL},
+      {"run-q", "--start measured --io-share delay", "(io_delay_s): 0.00 ms", 7.1, -6.1, 0, NULL},
+      {"run-r", "--start measured --io-share delay", "(io_delay_s): 0.14 ms", 8.8, 2.2, 0, NULL},
+      {"run-s", "--start measured --io-share delay", "(io_delay_s): 0.00 ms", 11.9, 11.7, 0, NULL},
+      {"run-t", "--start measured --io-share delay", "(io_delay_s): 0.57 ms", 6.7, 11.7, 0, NULL},
+      {"run-u", "--start measured --io-share delay", "(io_delay_s): 0.64 ms", 9.4, 19.1, 0, NULL},
+      {"run-v", "--start measured --io-share delay", "(io_delay_s): 0.81 ms", 5.0, -2.2, 0, NULL},
+      {"run-w", "--start measured --io-share delay", "(io_delay_s): 1.08 ms", 6.9, -8.5, 0, NULL},
+      {"run-x", "--start measured --io-share delay", "(io_delay_s): 0.40 ms", 7.9, -14.2, 0, NULL},
+      {"run-y", "--start measured --io-share delay", "(io_delay_s): 0.71 ms", 10.2, 4.5, 0, NULL},
+      {"run-z", "--start measured --io-share delay", "(io_delay_s): 1.73 ms", 6.0, 15.8, 0, NULL},
+      {"run-aa", "--start measured --io-share delay", "(io_delay_s): 0.69 ms", 5.9, 11.2, 0, NULL},
+      {"run-ab", "--start measured --io-share delay", "(io_delay_s): 0.61 ms", 13.8, -16.4, 0, NULL},
+      {"run-ac", "--start measured --io-share delay", "(io_delay_s): 0.43 ms", 4.2, -5.9, 1, NULL},
+      {"run-ad", "--start measured --io-share delay", "(io_delay_s): 0.69 ms", 6.5, 7.3, 1, NULL},
+      {"run-ae", "--start measured --io-share delay", "(io_delay_s): 0.88 ms", 7.3, 7.7, 1, NULL},
+      {"run-af", "--start measured --io-share delay", "(io_delay_s): 0.78 ms", 8.7, 9.5, 1, NULL},
+      {"run-ag", "--start measured --io-share delay", "(io_delay_s): 0.64 ms", 9.3, 0, 1, NULL},
+      {"run-ah", "--start measured --io-share delay", "(io_delay_s): 0.61 ms", 4.6, -10.3, 0, NULL},
+      {"run-ai", "--start measured --io-share delay", "(io_delay_s): 0.94 ms", 7.9, -6.8, 0, NULL},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_run_case(&cases[i]);
@@ -560,7 +589,7 @@ static ls_flash_params flash_1gbs(void)
 static void test_mapread(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0.75, 0, 0, 0};
+  ls_mapread_params m = {8e6, 0.75, 0, 0, 0, 0};
   ls_mapread_seg io[2] = {{40e6, 0, 0}, {40e6, 0, 0}};
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &m, io, 2) - 0.080) < 1e-6);
   ls_mapread_seg cpu[1] = {{8e6, 1.0, 0}};
@@ -570,14 +599,14 @@ static void test_mapread(void)
   CU_ASSERT(t >= 0.064 - 1e-9 && t <= serial + 1e-9);
   CU_ASSERT(fabs(serial - 0.104) < 1e-6);
   /* Read-ahead hides reading behind compute: a later trigger overlaps less. */
-  ls_mapread_params late = {8e6, 1.0, 0, 0, 0};
+  ls_mapread_params late = {8e6, 1.0, 0, 0, 0, 0};
   CU_ASSERT(ls_mapread_time_s(&f, &late, mix, 4) >= t);
   /* Fault CPU adds to compute. */
-  ls_mapread_params fault = {8e6, 0.75, 1e-9, 0, 0};
+  ls_mapread_params fault = {8e6, 0.75, 1e-9, 0, 0, 0};
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &fault, cpu, 1) - 1.016) < 1e-6);
   /* A wait at the start delays everything after it: read-bound and compute-bound alike, the
    * pass takes start_s more; a negative one counts as none. */
-  ls_mapread_params st = {8e6, 0.75, 0, 0, 0.025}, neg = {8e6, 0.75, 0, 0, -1};
+  ls_mapread_params st = {8e6, 0.75, 0, 0, 0.025, 0}, neg = {8e6, 0.75, 0, 0, -1, 0};
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &st, io, 2) - 0.105) < 1e-6);
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &st, cpu, 1) - 1.033) < 1e-6);
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &st, mix, 4) - (t + 0.025)) < 1e-6);
@@ -925,7 +954,7 @@ static void test_head_first_rate(void)
 static void test_mapread_io_share(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params none = {8e6, 0, 0, 0, 0}, half = {8e6, 0, 0, 0.5, 0};
+  ls_mapread_params none = {8e6, 0, 0, 0, 0, 0}, half = {8e6, 0, 0, 0.5, 0, 0};
   ls_mapread_seg rb[1] = {{16e6, 0.008, 0}}, cb[1] = {{16e6, 0.040, 0}};
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &none, rb, 1), 0.020, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &half, rb, 1), 0.022, 1e-9);
@@ -943,10 +972,41 @@ static void add_busy(ls_tbm_result *r, int level, double bytes, double c, double
                      double cold_scale)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0, 0, s, 0};
+  ls_mapread_params m = {8e6, 0, 0, s, 0, 0};
   ls_mapread_seg seg = {bytes, c, 0};
   add_pass(r, LS_TBM_BUSY_WARM, level, 0, c * warm_scale);
   add_pass(r, LS_TBM_STREAM_BUSY, level, 0, ls_mapread_time_s(&f, &m, &seg, 1) * cold_scale);
+}
+
+/* A read delayed while the thread computes (io_delay_s, §3.16), against closed forms at 1 GB/s
+ * with 8 MB windows (8 ms each): 80 MB with 40 ms of compute (4 ms a window) take the reads,
+ * nine delays and the last window's compute, 0.080 + 9 x 0.001 + 0.004 = 0.093 s, with a
+ * delay of 1 ms; a delay longer than a window's compute makes the pass serial (0.120 s); a
+ * compute-bound pass (0.2 s of compute) hides it (0.208 s). Then the delay fitted back (1 ms)
+ * from busy streams generated with it, with no share. */
+static void test_mapread_delay(void)
+{
+  ls_flash_params f = flash_1gbs();
+  ls_mapread_params d1 = {8e6, 0, 0, 0, 0, 0.001}, d10 = {8e6, 0, 0, 0, 0, 0.010};
+  ls_mapread_seg rb = {80e6, 0.040, 0}, cb = {80e6, 0.2, 0};
+  CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &d1, &rb, 1), 0.093, 1e-6);
+  CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &d10, &rb, 1), 0.120, 1e-6);
+  CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &d1, &cb, 1), 0.208, 1e-6);
+  const double bytes = 400e6, cs[3] = {0.12, 0.24, 0.36};
+  ls_tbm_pass buf[8];
+  ls_tbm_result r = {0};
+  r.p = buf;
+  r.cap = 8;
+  for (int i = 0; i < 3; i++) {
+    ls_mapread_seg seg = {bytes, cs[i], 0};
+    add_pass(&r, LS_TBM_BUSY_WARM, 30 * (i + 1), 0, cs[i]);
+    add_pass(&r, LS_TBM_STREAM_BUSY, 30 * (i + 1), 0, ls_mapread_time_s(&f, &d1, &seg, 1));
+  }
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0};
+  ls_tbp_io_share sh;
+  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, 0, &sh);
+  CU_ASSERT_EQUAL(sh.levels, 3);
+  CU_ASSERT_DOUBLE_EQUAL(sh.delay, 0.001, 1e-6);
 }
 
 /* The share from busy streams generated by the model at s = 0.3 (three levels, each with a
@@ -966,7 +1026,7 @@ static void test_io_share_fit(void)
   }
   add_pass(&r, "stream", 0, 0, 0.001);
   add_pass(&r, "cold", 30, 0, 0.001);
-  ls_mapread_params fit = {8e6, 0, 0, 0, 0};
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0};
   ls_tbp_io_share sh;
   ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, 0, &sh);
   CU_ASSERT_EQUAL(sh.levels, 3);
@@ -1005,7 +1065,7 @@ static void test_fastest_of(void)
   CU_ASSERT_EQUAL(v[0], 5);
   CU_ASSERT(isnan(ls_tbp_fastest_of(v, 0, 3)));
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params fit = {8e6, 0, 0, 0, 0};
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0};
   const double bytes = 400e6, cs[2] = {0.15, 0.30};
   ls_tbm_pass buf[16];
   ls_tbm_result r = {0};
@@ -1027,7 +1087,7 @@ static void test_fastest_of(void)
 static void test_mapread_serial(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0, 0, 0, 0};
+  ls_mapread_params m = {8e6, 0, 0, 0, 0, 0};
   double want[3] = {0.019, 0.0205, 0.022};
   for (int i = 0; i < 3; i++) {
     ls_mapread_seg s[1] = {{16e6, 0.006, 0.5 * i}};
@@ -1056,7 +1116,7 @@ static void test_head_serial_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0, 0}, NULL, 0.6};
+  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0, 0, 0}, NULL, 0.6};
   double all = ls_tbp_cold_s(&p, &mc, 16, 0, 16), none = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
   ls_tbm_result r = {0};
@@ -1095,7 +1155,7 @@ static void test_io_share_pass_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.5, 0}, NULL, 0};
+  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.5, 0, 0}, NULL, 0};
   double t = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
   p.map.io_cpu_share = 0;
   double t0 = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
@@ -1135,7 +1195,7 @@ static void test_start_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.3, 0.03}, NULL, 0};
+  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.3, 0.03, 0}, NULL, 0};
   double cold = ls_tbp_cold_s(&p, &mc, 16, 0, 0), warm = ls_tbp_warm_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
   ls_tbm_result r = {0};
@@ -1192,6 +1252,7 @@ static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"reads slowed by a busy thread", test_mapread_io_share},
                                       {"the share from the busy streams", test_io_share_fit},
+                                      {"a read delayed while the thread computes", test_mapread_delay},
                                       {"the share from the cold pass without rows", test_io_share_pass_fit},
                                       {"the wait at a cold pass's start", test_start_fit},
                                       {"the expected fastest of r repetitions", test_fastest_of},
