@@ -9,7 +9,10 @@
  *   issue_0 = 0, done_0 = start_s + r_0; issue_w = max(done_{w-1}, start_{w-1} + trigger x c_{w-1})   (asynchronous
  *           read-ahead: issued when compute reaches the trigger point of the previous window,
  *           never before the previous read has finished: one read at a time)
- *   done_w  = issue_w + r_w, when io_cpu_share s = 0; otherwise the read progresses at 1 - s
+ *   begin_w = min(issue_w + io_delay_s, end_{w-1}) when the previous window's compute is still
+ *           running at issue_w (a read the host starts late while the thread computes), else
+ *           issue_w
+ *   done_w  = begin_w + r_w, when io_cpu_share s = 0; otherwise the read progresses at 1 - s
  *           while the previous window's compute [start_{w-1}, end_{w-1}] runs (the only compute
  *           that can overlap it: issue_w >= start_{w-1} >= end_{w-2}), at 1 outside it
  *   start_w = max(end_{w-1}, done_w); end_w = start_w + c_w

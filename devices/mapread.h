@@ -21,6 +21,10 @@
  * busy thread slows the reads it overlaps (measured with a stream that does fixed arithmetic
  * after each page: src:testbed-run, docs/VALIDATION.md §3.10); a phone's UFS moves data by DMA
  * and its profile has no such share (0).
+ * Instead of slowing, a read issued while the thread computes may start late: after
+ * `io_delay_s`, or when that compute ends if sooner (a host that serves the disk only when the
+ * computing vCPU yields or after a delay; the shape the node-by-node probe shows, tried as an
+ * alternative to the share: docs/VALIDATION.md §3.16). 0: at once.
  * A pass waits `start_s` at its first read before the first window is in: what starting a cold
  * pass costs beyond the steady reads. On the testbed a llama.cpp pass first faults in the
  * embedding rows of its tokens (single pages scattered over the embedding matrix) and then starts
