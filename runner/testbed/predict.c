@@ -219,17 +219,54 @@ static double golden_busy(const ls_tbp_io_share *o, const ls_flash_params *f, co
   return 0.5 * (a + b);
 }
 
-/* The statistic of the passes of kind at level lv (see ls_tbp_io_share_fit). */
-static double busy_stat(const ls_tbm_result *r, const char *kind, int lv, int median, int fastest_of)
+/* The statistic of the passes of kind at level (or size) lv and context 0 (see
+ * ls_tbp_io_share_fit); *reps (may be NULL) their count. */
+static double busy_stat(const ls_tbm_result *r, const char *kind, int lv, int median, int fastest_of, int *reps)
 {
   if (median || fastest_of <= 0)
-    return ls_tbp_pass_time(r, kind, lv, 0, median, NULL);
+    return ls_tbp_pass_time(r, kind, lv, 0, median, reps);
   double v[LS_TBP_REPS_MAX];
   int k = 0;
   for (int i = 0; i < r->n && k < LS_TBP_REPS_MAX; i++)
     if (!strcmp(r->p[i].kind, kind) && r->p[i].n_tokens == lv && r->p[i].ctx == 0)
       v[k++] = r->p[i].c.time_s;
+  if (reps)
+    *reps = k;
   return ls_tbp_fastest_of(v, k, fastest_of);
+}
+
+/* The size of the run's first pass of kind; 0 when it has none. */
+static int first_n(const ls_tbm_result *r, const char *kind)
+{
+  for (int i = 0; i < r->n; i++)
+    if (!strcmp(r->p[i].kind, kind))
+      return r->p[i].n_tokens;
+  return 0;
+}
+
+/* The value of *x (a parameter inside q) in [lo, hi] at which a cold pass of n tokens asking
+ * for `rows` rows, less base, takes target: bisection to 1e-6 on a time that grows with *x;
+ * lo or hi when target lies outside what they give. *t_lo and *t_hi receive the pass less
+ * base at lo and at hi. *x is left at the result. */
+static double bisect_cold(ls_tbp *q, double *x, const ls_model_costs *m, int n, int rows, double base,
+                          double target, double lo, double hi, double *t_lo, double *t_hi)
+{
+  *x = lo;
+  *t_lo = ls_tbp_cold_s(q, m, n, 0, rows) - base;
+  *x = hi;
+  *t_hi = ls_tbp_cold_s(q, m, n, 0, rows) - base;
+  if (target <= *t_lo)
+    hi = lo;
+  else if (target >= *t_hi)
+    lo = hi;
+  while (hi - lo > 1e-6) {
+    *x = 0.5 * (lo + hi);
+    if (ls_tbp_cold_s(q, m, n, 0, rows) - base < target)
+      lo = *x;
+    else
+      hi = *x;
+  }
+  return *x = 0.5 * (lo + hi);
 }
 
 void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, const ls_mapread_params *m,
@@ -245,8 +282,8 @@ void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, c
       seen |= out->level[k] == lv;
     if (seen)
       continue;
-    double c = busy_stat(r, warm, lv, median, fastest_of);
-    double t = busy_stat(r, busy, lv, median, fastest_of);
+    double c = busy_stat(r, warm, lv, median, fastest_of, NULL);
+    double t = busy_stat(r, busy, lv, median, fastest_of, NULL);
     if (isnan(c) || isnan(t) || !(t > 0))
       continue;
     out->level[out->levels] = lv;
@@ -269,10 +306,7 @@ int ls_tbp_head_serial_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tb
                            ls_tbp_head_serial *out)
 {
   memset(out, 0, sizeof *out);
-  int n = 0;
-  for (int i = 0; i < r->n && !n; i++)
-    if (!strcmp(r->p[i].kind, LS_TBM_ROWS_COLD))
-      n = r->p[i].n_tokens;
+  int n = first_n(r, LS_TBM_ROWS_COLD);
   double all = n ? ls_tbp_pass_time(r, LS_TBM_ROWS_COLD, n, 0, median, NULL) : NAN;
   double none = n ? ls_tbp_pass_time(r, LS_TBM_ROWS_NONE_COLD, n, 0, median, NULL) : NAN;
   if (isnan(all) || isnan(none))
@@ -283,24 +317,8 @@ int ls_tbp_head_serial_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tb
   out->measured_s = all - none;
   ls_tbp q = *p;
   double base = ls_tbp_cold_s(&q, m, n, 0, 0);
-  q.head_serial = 0;
-  out->model0_s = ls_tbp_cold_s(&q, m, n, 0, n) - base;
-  q.head_serial = 1;
-  out->model1_s = ls_tbp_cold_s(&q, m, n, 0, n) - base;
-  /* the head's phase grows with the serial share: bisection on [0, 1] to 1e-6 */
-  double lo = 0, hi = 1;
-  if (out->measured_s <= out->model0_s)
-    hi = 0;
-  else if (out->measured_s >= out->model1_s)
-    lo = 1;
-  while (hi - lo > 1e-6) {
-    q.head_serial = 0.5 * (lo + hi);
-    if (ls_tbp_cold_s(&q, m, n, 0, n) - base < out->measured_s)
-      lo = q.head_serial;
-    else
-      hi = q.head_serial;
-  }
-  out->serial = 0.5 * (lo + hi);
+  /* the head's phase grows with the serial share */
+  out->serial = bisect_cold(&q, &q.head_serial, m, n, n, base, out->measured_s, 0, 1, &out->model0_s, &out->model1_s);
   return 1;
 }
 
@@ -308,38 +326,16 @@ int ls_tbp_io_share_pass_fit(const ls_tbp *p, const ls_model_costs *m, const ls_
                              int fastest_of, ls_tbp_io_pass *out)
 {
   memset(out, 0, sizeof *out);
-  int n = 0;
-  for (int i = 0; i < r->n && !n; i++)
-    if (!strcmp(r->p[i].kind, LS_TBM_ROWS_NONE_COLD))
-      n = r->p[i].n_tokens;
-  if (!n)
-    return 0;
-  double t = busy_stat(r, LS_TBM_ROWS_NONE_COLD, n, median, fastest_of);
-  ls_tbp_pass_time(r, LS_TBM_ROWS_NONE_COLD, n, 0, median, &out->reps);
+  int n = first_n(r, LS_TBM_ROWS_NONE_COLD);
+  double t = n ? busy_stat(r, LS_TBM_ROWS_NONE_COLD, n, median, fastest_of, &out->reps) : NAN;
   if (isnan(t))
     return 0;
   out->n = n;
   out->measured_s = t;
   out->warm_s = ls_tbp_warm_s(p, m, n, 0, 0);
   ls_tbp q = *p;
-  q.map.io_cpu_share = 0;
-  out->model0_s = ls_tbp_cold_s(&q, m, n, 0, 0);
-  q.map.io_cpu_share = 0.95;
-  out->model_max_s = ls_tbp_cold_s(&q, m, n, 0, 0);
-  /* the pass slows as the share grows: bisection on [0, 0.95] to 1e-6 */
-  double lo = 0, hi = 0.95;
-  if (t <= out->model0_s)
-    hi = 0;
-  else if (t >= out->model_max_s)
-    lo = 0.95;
-  while (hi - lo > 1e-6) {
-    q.map.io_cpu_share = 0.5 * (lo + hi);
-    if (ls_tbp_cold_s(&q, m, n, 0, 0) < t)
-      lo = q.map.io_cpu_share;
-    else
-      hi = q.map.io_cpu_share;
-  }
-  out->share = 0.5 * (lo + hi);
+  /* the pass slows as the share grows */
+  out->share = bisect_cold(&q, &q.map.io_cpu_share, m, n, 0, 0, t, 0, 0.95, &out->model0_s, &out->model_max_s);
   return 1;
 }
 
@@ -347,12 +343,9 @@ int ls_tbp_start_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_resu
                      ls_tbp_start *out)
 {
   memset(out, 0, sizeof *out);
-  int n = 0;
-  for (int i = 0; i < r->n && !n; i++)
-    if (!strcmp(r->p[i].kind, LS_TBM_ROWS_NONE_COLD))
-      n = r->p[i].n_tokens;
-  double cold = n ? busy_stat(r, LS_TBM_ROWS_NONE_COLD, n, median, fastest_of) : NAN;
-  double warm = n ? busy_stat(r, LS_TBM_ROWS_NONE, n, median, fastest_of) : NAN;
+  int n = first_n(r, LS_TBM_ROWS_NONE_COLD);
+  double cold = n ? busy_stat(r, LS_TBM_ROWS_NONE_COLD, n, median, fastest_of, NULL) : NAN;
+  double warm = n ? busy_stat(r, LS_TBM_ROWS_NONE, n, median, fastest_of, NULL) : NAN;
   if (isnan(cold) || isnan(warm))
     return 0;
   ls_tbp q = *p;
