@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "runner/testbed/llamadrv.h"
+#include "probe.h"
 
 static void thread_cpu(double *user, double *sys)
 {
@@ -65,9 +65,8 @@ int main(int argc, char **argv)
     return 64;
   }
   ls_llamadrv_opts o = ls_llamadrv_defaults();
-  if (ls_llamadrv_open(&d, argv[1], &err) || ls_llamadrv_load(d, argv[2], &o, &t, &err) ||
-      ls_llamadrv_prompt(t, 4, 0, NULL, &err)) /* untimed warm-up: pages in, buffers made */
-    return ls_error_print(&err, stderr), 1;
+  if (probe_start(argv[1], argv[2], &o, &d, &t))
+    return 1;
   int reps = atoi(argv[3]), rc = LS_OK;
   for (int rep = 0; rep < reps && !rc; rep++)
     for (int state = 0; state < 3 && !rc; state++)

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "runner/testbed/llamadrv.h"
+#include "probe.h"
 
 /* The disk's completion interrupts taken so far by CPU 0 and CPU 1 (0 when not found). */
 static void disk_irqs(long long n[2])
@@ -54,10 +54,8 @@ int main(int argc, char **argv)
     return 64;
   }
   ls_llamadrv_opts o = ls_llamadrv_defaults();
-  if (ls_llamadrv_open(&d, argv[1], &err) || ls_llamadrv_load(d, argv[2], &o, &t, &err))
-    return ls_error_print(&err, stderr), 1;
-  if (ls_llamadrv_prompt(t, 4, 0, NULL, &err)) /* untimed warm-up: pages in, buffers made */
-    return ls_error_print(&err, stderr), 1;
+  if (probe_start(argv[1], argv[2], &o, &d, &t))
+    return 1;
   uint64_t mem_rate = ls_llamadrv_mem_rate();
   for (int rep = 0; rep < reps; rep++) {
     ls_llamadrv_cost c;

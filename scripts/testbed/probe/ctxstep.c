@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
-#include "runner/testbed/llamadrv.h"
+#include "probe.h"
 
 enum { PLAIN, PREFIX, CLEARED, SPIN, NSTATES };
 static const char *const NAMES[NSTATES] = {"plain", "prefix", "cleared", "spin"};
@@ -67,10 +67,8 @@ int main(int argc, char **argv)
     return 64;
   }
   ls_llamadrv_opts o = ls_llamadrv_defaults();
-  if (ls_llamadrv_open(&d, argv[1], &err) || ls_llamadrv_load(d, argv[2], &o, &t, &err))
-    return ls_error_print(&err, stderr), 1;
-  if (ls_llamadrv_prompt(t, 4, 0, NULL, &err)) /* untimed warm-up: pages in, buffers made */
-    return ls_error_print(&err, stderr), 1;
+  if (probe_start(argv[1], argv[2], &o, &d, &t))
+    return 1;
   for (int rep = 0; rep < reps; rep++)
     for (int s = 0; s < NSTATES; s++) {
       int ctx;

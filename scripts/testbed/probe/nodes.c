@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "runner/testbed/llamadrv.h"
+#include "probe.h"
 
 #define MAX_NODES 4096
 
@@ -70,10 +70,8 @@ int main(int argc, char **argv)
   ls_llamadrv_opts o = ls_llamadrv_defaults();
   o.observe = observe;
   o.observe_user = tr;
-  if (ls_llamadrv_open(&d, argv[1], &err) || ls_llamadrv_load(d, argv[2], &o, &t, &err))
-    return ls_error_print(&err, stderr), 1;
-  if (ls_llamadrv_prompt(t, 4, 0, NULL, &err)) /* untimed warm-up: pages in, buffers made */
-    return ls_error_print(&err, stderr), 1;
+  if (probe_start(argv[1], argv[2], &o, &d, &t))
+    return 1;
   for (int rep = 0; rep < reps; rep++)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
       for (int cold = 1; cold >= 0; cold--) {
