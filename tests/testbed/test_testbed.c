@@ -685,6 +685,47 @@ static void test_threads(void)
   CU_ASSERT(c.thread_cpu_s / c.cpu_s >= 0.95);
 }
 
+/* The node observer (ls_llamadrv_opts.observe, what scripts/testbed/probe/nodes.c times): on the
+ * small model (8 layers) one pass reports every layer's first weighted node once (attn_norm-0 to
+ * attn_norm-7) and the head's (result_output) last; without an observer nothing is reported. */
+typedef struct seen_nodes {
+  int n, norms[8], head, head_last;
+} seen_nodes;
+
+static void count_node(const char *node, void *user)
+{
+  seen_nodes *s = user;
+  int l;
+  char tail;
+  s->n++;
+  s->head_last = node && !strcmp(node, "result_output");
+  s->head += s->head_last;
+  if (node && sscanf(node, "attn_norm-%d%c", &l, &tail) == 1 && l >= 0 && l < 8)
+    s->norms[l]++;
+}
+
+static void test_observer(void)
+{
+  seen_nodes seen = {0};
+  ls_error err = {0};
+  ls_llamadrv_model *m = NULL;
+  ls_llamadrv_opts o = ls_llamadrv_defaults();
+  o.observe = count_node;
+  o.observe_user = &seen;
+  CU_ASSERT_EQUAL_FATAL(ls_llamadrv_load(drv, small, &o, &m, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_llamadrv_prompt(m, 4, 0, NULL, &err), LS_OK);
+  ls_llamadrv_unload(m);
+  CU_ASSERT(seen.n > 8 * 10);
+  for (int l = 0; l < 8; l++)
+    CU_ASSERT_EQUAL(seen.norms[l], 1);
+  CU_ASSERT_EQUAL(seen.head, 1);
+  CU_ASSERT(seen.head_last);
+  int before = seen.n;
+  CU_ASSERT_EQUAL(ls_llamadrv_prompt(mdl, 4, 0, NULL, &err), LS_OK); /* the suite's model: no observer */
+  ls_llamadrv_clear(mdl);
+  CU_ASSERT_EQUAL(seen.n, before);
+}
+
 /* CPU time of a 32-token pass over a 1-token pass, warm: measured 7.3 to 10.8 on the small
  * model on an AMD host, 4.9 in the sanitizer build on an Intel one under load (the driver's
  * own per-pass work is instrumented there; CI, 2026-11-26). Compute grows with tokens and the
@@ -1265,6 +1306,7 @@ static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       CU_TEST_INFO_NULL};
 static CU_TestInfo driver_tests[] = {
     {"ggml dequantises the writer's Q4_0", test_ggml_reads_q4_0}, {"one thread", test_threads},
+    {"the node observer", test_observer},
     {"cpu ratio 32 / 1 tokens", test_cpu_ratio}, {"eviction and bytes read", test_evict_and_bytes},
     CU_TEST_INFO_NULL};
 static CU_SuiteInfo suites[] = {{"gguf", NULL, NULL, NULL, NULL, gguf_tests},
