@@ -68,6 +68,21 @@
  *   AMD EPYC host of 2026-11-27 a warm pass of 5 or 6 tokens cost more than one of 8 (0.197 and
  *   0.217 s against 0.186 s in run K, src:testbed-run; docs/VALIDATION.md §3.14), which neither
  *   groups nor one pass can give.
+ *   With remainder_bandwidth (R, B/s of one core of the first cluster; other cores and threads
+ *   as for the head) the remainder's pass streams the weights at its own rate:
+ *   t_matmul(n) = W / BW + W / BW_R + n * f / F      for n > G and n no multiple of G,
+ *   BW_R(threads) = min(R / gemv_bw_0 x sum_c k_c gemv_bw_c, max_bw).
+ *   Why: the second pass walks a matrix the first pass has just walked, and on the testbed
+ *   every layer matrix (0.6 to 9.4 MB of Q4_0) fits in the host's last-level cache (32 MiB on
+ *   the AMD EPYC host), so it costs less than the first. Measured node by node
+ *   (scripts/testbed/probe/nodes.c, results/testbed/probe-nodes.txt.xz, fastest warm node
+ *   times): the layers' matmuls take 0.1086 s at N = 4 and 0.1669 s at N = 5, so the
+ *   remainder's pass of one token costs 0.058 s, where the first pass alone (N = 2 and 4
+ *   extrapolated to no token) costs 0.067 s and a token's arithmetic about 0.0105 to 0.015 s
+ *   (src:testbed-run, docs/VALIDATION.md §3.17). At the first pass's rate the warm 5- and
+ *   6-token rows came out 7 to 17 % slow in runs AC to AI. The calibration fits R with the
+ *   other CPU rates when the base profile has the key. Without it the remainder streams at BW,
+ *   as before, bit for bit.
  *   A one-token layer matmul has its own rate when the profile gives single_bandwidth (S, B/s
  *   of one core of the first cluster, streaming and arithmetic together; other cores and
  *   threads as for the head): BW_1(threads) = min(S / gemv_bw_0 x sum_c k_c gemv_bw_c, max_bw),
@@ -149,10 +164,15 @@ static double matmul_s(const ls_cpu_params *c, double bytes, double flops_tok, d
   double mm;
   if (tokens < batched_from)
     mm = tokens * fmax(bytes / bw, flops_tok / f);
-  else if (group > 0)
-    mm = weight_passes(tokens, group, c->batch_remainder && group == c->batch_group) * (bytes / bw) +
-         tokens * (flops_tok / f);
-  else
+  else if (group > 0) {
+    int rem = c->batch_remainder && group == c->batch_group, passes = weight_passes(tokens, group, rem);
+    if (rem && passes == 2 && c->remainder_bw > 0 && c->n_clusters > 0) { /* the remainder's own rate */
+      double bw_rem, f_rem;
+      rates(c, threads, c->remainder_bw / c->cluster[0].gemv_bw_per_core, &bw_rem, &f_rem);
+      mm = bytes / bw + bytes / bw_rem + tokens * (flops_tok / f);
+    } else
+      mm = passes * (bytes / bw) + tokens * (flops_tok / f);
+  } else
     mm = fmax(bytes / bw, tokens * flops_tok / f);
   return c->call_s + mm + tokens * attn_ctx / f;
 }

@@ -58,6 +58,10 @@ typedef struct ls_cpu_params {
   double single_bw;        /* B/s one core of the first cluster computes a one-token layer matmul
                             * at, streaming and arithmetic together (0: absent, a one-token pass
                             * as any other); cpu.c's header */
+  double remainder_bw;     /* B/s one core of the first cluster streams the weights at in the
+                            * remainder's pass (batch_remainder), the arithmetic of its tokens
+                            * priced as any token's (0: absent, at gemv_bw_per_core like the
+                            * first pass); cpu.c's header */
 } ls_cpu_params;
 
 int ls_cpu_total_cores(const ls_cpu_params *c);

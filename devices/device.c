@@ -20,6 +20,9 @@
  *          pass's first output row; only with head_bandwidth, devices/cpu.c],
  *          [batch_remainder: false; true = with batch_group G, a batch of more than G tokens that
  *          is no multiple of G streams the weights twice, devices/cpu.c],
+ *          [remainder_bandwidth: absent = the second pass at gemv_bandwidth; a rate > 0, B/s one
+ *          core of the first cluster streams the weights at in that pass; only with
+ *          batch_remainder, devices/cpu.c],
  *          [single_bandwidth: absent = a one-token layer pass as any other; a rate > 0, B/s one
  *          core of the first cluster computes a one-token layer matmul at, devices/cpu.c],
  *          clusters [{name, cores, freq, gemv_bandwidth, flops_per_cycle, core_power}...]
@@ -244,6 +247,7 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
       (rc = ls_yopt_unit(&m, "head_first_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->head_bw_first, err)) ||
       (rc = ls_yopt_unit(&m, "single_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->single_bw, err)) ||
       (rc = ls_yopt_bool(&m, "batch_remainder", 0, &c->batch_remainder, err)) ||
+      (rc = ls_yopt_unit(&m, "remainder_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->remainder_bw, err)) ||
       (rc = ls_ymap_require(&m, "clusters", &cl, err)) || (rc = ls_ynode_expect(&cl, LS_Y_SEQ, err)))
     return rc;
   int k = ls_yseq_len(&cl);
@@ -264,6 +268,12 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
     ls_ynode h;
     ls_ymap_find(&m, "batch_remainder", &h);
     return ls_ynode_error(&h, err, LS_EINVALID, "needs cpu.batch_group (the tile whose remainder it is)");
+  }
+  if (c->remainder_bw > 0 && !c->batch_remainder) {
+    /* a rate for a pass the kernel form does not make */
+    ls_ynode h;
+    ls_ymap_find(&m, "remainder_bandwidth", &h);
+    return ls_ynode_error(&h, err, LS_EINVALID, "needs cpu.batch_remainder: true (the pass it is the rate of)");
   }
   if (c->head_bw_first > 0 && !(c->head_bw > 0)) {
     /* The first row's rate refines the head's own rate; alone it would price the head's

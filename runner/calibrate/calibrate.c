@@ -171,8 +171,13 @@ static void apply(prob *P, const double *p)
       P->cpu.cluster[c].flops_per_cycle *= p[2];
     }
     P->cpu.max_bw = p[1];
-    if (P->g->n_par > 3)
-      P->cpu.single_bw = p[3];
+    /* the optional kernel rates follow the three in the order define_params adds them */
+    for (int k = 3; k < P->g->n_par; k++) {
+      if (strcmp(P->g->par[k].name, "cpu.single_bandwidth") == 0)
+        P->cpu.single_bw = p[k];
+      else
+        P->cpu.remainder_bw = p[k];
+    }
     break;
   case LS_CALIB_GROUP_NPU:
     P->npu.dyn.op_call_s = p[0];
@@ -207,10 +212,11 @@ static void define_params(prob *P, const ls_device *base)
     set_param(&g->par[1], "cpu.max_bandwidth", LS_U_BANDWIDTH, ls_device_cpu(base)->max_bw);
     set_param(&g->par[2], "cpu.flops_scale", LS_U_RATIO, 1.0);
     /* the one-token kernel's rate, only where the base profile models that kernel (cpu.c) */
-    if (ls_device_cpu(base)->single_bw > 0) {
-      g->n_par = 4;
-      set_param(&g->par[3], "cpu.single_bandwidth", LS_U_BANDWIDTH, ls_device_cpu(base)->single_bw);
-    }
+    if (ls_device_cpu(base)->single_bw > 0)
+      set_param(&g->par[g->n_par++], "cpu.single_bandwidth", LS_U_BANDWIDTH, ls_device_cpu(base)->single_bw);
+    /* the remainder's pass's rate, likewise (cpu.c) */
+    if (ls_device_cpu(base)->remainder_bw > 0)
+      set_param(&g->par[g->n_par++], "cpu.remainder_bandwidth", LS_U_BANDWIDTH, ls_device_cpu(base)->remainder_bw);
   } else if (P->gid == LS_CALIB_GROUP_NPU) {
     const ls_npu_dynamic *d = &ls_device_npu(base)->dyn;
     set_param(&g->par[0], "npu.q4_0_dynamic.op_call", LS_U_TIME, d->op_call_s);
@@ -1060,6 +1066,7 @@ int ls_calibrate(const ls_device *base, const ls_calib_inputs *in, const char *d
 int ls_calib_param_known(const char *name, char *list, unsigned size)
 {
   static const char *const all[] = {"cpu.gemv_scale", "cpu.max_bandwidth", "cpu.flops_scale", "cpu.single_bandwidth",
+                                    "cpu.remainder_bandwidth",
                                     "npu.q4_0_dynamic.op_call", "npu.q4_0_dynamic.weight_bandwidth",
                                     "npu.q4_0_dynamic.vec_flops", "npu.q4_0_dynamic.mat_flops",
                                     "flash.link_bandwidth", "flash.efficiency.page_cache", "flash.latency.median",

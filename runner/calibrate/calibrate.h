@@ -15,7 +15,7 @@
 #include "runner/calibrate/calib_input.h"
 #include "sim/units.h"
 
-#define LS_CALIB_MAXP 4
+#define LS_CALIB_MAXP 5
 #define LS_CALIB_CURVES 8
 #define LS_CALIB_CURVE_PTS 64
 

@@ -8,10 +8,12 @@
 # pass of its own for the tokens left over (`tiles`, tinyBLAS's way, §3.14); one token always
 # takes its own GEMV (cpu.single_bandwidth, devices/cpu.c). The three forms, `groups`
 # (batch_group as the base states it), `onepass` (batch_group 1000000) and `tiles` (batch_group
-# with batch_remainder), are fitted to WARM_CSV with the same free parameters; the one with the
-# smaller reduced chi2 is kept. No held-out pass is read. The fits and their reports are left
+# with batch_remainder) and `tiles-rate` (the tiles with the remainder's pass at a rate of its
+# own, cpu.remainder_bandwidth, one more free parameter: §3.17) are fitted to WARM_CSV; the one
+# with the smallest reduced chi2 (chi2 over its degrees of freedom) is kept. No held-out pass is read. The fits and their reports are left
 # beside BASE_PROFILE (kernel-<form>.yaml, kernel-<form>.txt). Exit 65 when no form fits.
-# Environment: LEVERSIM (default build/leversim).
+# Environment: LEVERSIM (default build/leversim); KERNEL_FORMS, the forms to fit (default all
+# four, in the order above; e.g. "groups onepass tiles" for the choice before §3.17).
 set -euo pipefail
 base=$1; warm=$2; shift 2
 LEVERSIM=${LEVERSIM:-build/leversim}
@@ -20,9 +22,13 @@ sed 's/^  batch_group: .*/  batch_group: 1000000          # src:testbed-run: one
   "$base" > "$dir/base-profile-onepass.yaml"
 sed 's/^  batch_group: \([0-9]*\) .*/  batch_group: \1                 # src:testbed-run: tiles of four tokens over every block of weight rows, then the rest in a pass of its own (chosen by the warm rows'"'"' fit, scripts\/testbed\/kernel-form.sh, docs\/VALIDATION.md §3.14)\n  batch_remainder: true          # src:testbed-run: as batch_group (devices\/cpu.c)/' \
   "$base" > "$dir/base-profile-tiles.yaml"
+sed 's/^  batch_remainder: true .*/&\n  remainder_bandwidth: 10 GB\/s   # src:testbed-run: the remainder'"'"'s pass streams at a rate of its own (chosen by the warm rows'"'"' fit, scripts\/testbed\/kernel-form.sh, docs\/VALIDATION.md §3.17); the value is only the fit'"'"'s start/' \
+  "$dir/base-profile-tiles.yaml" > "$dir/base-profile-tiles-rate.yaml"
 cp "$base" "$dir/base-profile-groups.yaml"
 best=""; best_chi=""
-for form in groups onepass tiles; do
+forms=${KERNEL_FORMS:-groups onepass tiles tiles-rate}
+for form in $forms; do
+  case $form in groups | onepass | tiles | tiles-rate) ;; *) echo "kernel-form.sh: KERNEL_FORMS: unknown form '$form'" >&2; exit 64 ;; esac
   set +e
   "$LEVERSIM" calibrate --base "$dir/base-profile-$form.yaml" --only cpu --fix max_bandwidth \
     --llama-bench "$warm" "$@" --out "$dir/kernel-$form.yaml" > "$dir/kernel-$form.txt" 2>&1

@@ -212,26 +212,36 @@ static void synthetic_recovery(void)
   ls_device_free(base);
 }
 
-/* cpu.single_bandwidth (devices/cpu.c): with the key in the base, the CPU fit frees the one-token
- * kernel's rate and gets it back from rows made with it (the one-token rows, tg, set it apart from
- * the blocked kernel's rate); without the key the fit keeps its three parameters. */
-static void synthetic_single_rate(void)
+/* The Honor Magic V5 profile with `extra` (whole lines) after its cpu.call_overhead, written to
+ * path and loaded: a base with CPU keys no shipped phone states. */
+static ls_device *base_with_cpu_lines(const char *extra, char *path, size_t size, const char *tag)
 {
-  char path[256], line[1024];
-  snprintf(path, sizeof path, "/tmp/ls-calib-single-%ld.yaml", (long)getpid());
+  char line[1024];
+  snprintf(path, size, "/tmp/ls-calib-%s-%ld.yaml", tag, (long)getpid());
   snprintf(line, sizeof line, "%s/devices/profiles/honor-magic-v5.yaml", ls_data_root());
   FILE *in_f = fopen(line, "r"), *out_f = fopen(path, "w");
   CU_ASSERT_FATAL(in_f && out_f);
   while (fgets(line, sizeof line, in_f)) {
     fputs(line, out_f);
     if (!strncmp(line, "  call_overhead:", 16))
-      fputs("  single_bandwidth: 12 GB/s\n", out_f);
+      fputs(extra, out_f);
   }
   fclose(in_f);
   CU_ASSERT_EQUAL_FATAL(fclose(out_f), 0);
   ls_device *base = NULL;
   ls_error err;
   CU_ASSERT_EQUAL_FATAL(ls_device_load(&base, path, &err), LS_OK);
+  return base;
+}
+
+/* cpu.single_bandwidth (devices/cpu.c): with the key in the base, the CPU fit frees the one-token
+ * kernel's rate and gets it back from rows made with it (the one-token rows, tg, set it apart from
+ * the blocked kernel's rate); without the key the fit keeps its three parameters. */
+static void synthetic_single_rate(void)
+{
+  char path[256];
+  ls_error err;
+  ls_device *base = base_with_cpu_lines("  single_bandwidth: 12 GB/s\n", path, sizeof path, "single");
   ls_npu_params n = *ls_device_npu(base);
   ls_cpu_params c = *ls_device_cpu(base);
   c.single_bw = 30e9; /* the truth, far from the base's 12 GB/s */
@@ -269,6 +279,51 @@ static void synthetic_single_rate(void)
   CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err), LS_OK);
   CU_ASSERT_EQUAL(res.g[LS_CALIB_GROUP_CPU].n_par, 3);
   CU_ASSERT_EQUAL(res.cpu.single_bw, 0);
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  ls_device_free(base);
+  CU_ASSERT_EQUAL(remove(path), 0);
+}
+
+/* cpu.remainder_bandwidth (devices/cpu.c): with the key in a base whose layers' kernel works in
+ * tiles with a remainder, the CPU fit frees the remainder's rate as its fifth parameter (after
+ * the one-token kernel's) and gets it back from one-thread rows of batches with and without a
+ * remainder (5, 6 and 7 tokens against 4 and 8); the others come back with it. */
+static void synthetic_remainder_rate(void)
+{
+  char path[256];
+  ls_error err;
+  ls_device *base = base_with_cpu_lines("  batched_from: 1\n  batch_group: 4\n  batch_remainder: true\n"
+                                        "  single_bandwidth: 12 GB/s\n  remainder_bandwidth: 10 GB/s\n",
+                                        path, sizeof path, "rem");
+  ls_npu_params n = *ls_device_npu(base);
+  ls_cpu_params c = *ls_device_cpu(base);
+  c.single_bw = 30e9;
+  c.remainder_bw = 25e9; /* the truth, far from the base's 10 GB/s */
+  for (int i = 0; i < c.n_clusters; i++)
+    c.cluster[i].gemv_bw_per_core *= 0.8;
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  synthetic_rows(&in, &n, &c, NULL);
+  static const int pp[] = {2, 3, 4, 5, 6, 7, 8, 12};
+  for (int k = 0; k < 2; k++) {
+    const char *model = k ? "qwen3-0.6b" : "llama-3.2-1b";
+    ls_model_costs m;
+    costs(model, &m);
+    for (int i = 0; i < 8; i++)
+      add_row(&in, model, LS_CALIB_CPU, 1, pp[i], 0, test_seconds(&n, &c, &m, 0, 1, pp[i], 0), 0.02, NULL);
+  }
+  ls_calib_result res;
+  CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err), LS_OK);
+  const ls_calib_group *C = &res.g[LS_CALIB_GROUP_CPU];
+  CU_ASSERT_EQUAL_FATAL(C->n_par, 5);
+  CU_ASSERT_STRING_EQUAL(C->par[3].name, "cpu.single_bandwidth");
+  CU_ASSERT_STRING_EQUAL(C->par[4].name, "cpu.remainder_bandwidth");
+  LS_ASSERT_CLOSE(C->par[4].value, 25e9, 1e-3);
+  LS_ASSERT_CLOSE(C->par[3].value, 30e9, 1e-3);
+  LS_ASSERT_CLOSE(C->par[0].value, 0.8, 1e-3);
+  LS_ASSERT_CLOSE(res.cpu.remainder_bw, 25e9, 1e-3);
+  LS_ASSERT_CLOSE(res.cpu.single_bw, 30e9, 1e-3);
   ls_calib_result_free(&res);
   ls_calib_inputs_free(&in);
   ls_device_free(base);
@@ -326,6 +381,7 @@ static CU_TestInfo synthetic_tests[] = {
     {"tile/mat_min chosen by profile likelihood", synthetic_tiles},
     {"rows of a build with a matrix path fit a base without one, which stays without", synthetic_matrix_build},
     {"the one-token kernel's rate fitted back where the base has the key", synthetic_single_rate},
+    {"the remainder's rate fitted back where the base has the key", synthetic_remainder_rate},
     CU_TEST_INFO_NULL};
 
 /* ---- leave-one-out ---- */

@@ -994,12 +994,55 @@ static void test_cpu_single_bandwidth(void)
   CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, 262e6, 0.5e9, 1, 1), head);
 }
 
+/* cpu.remainder_bandwidth (devices/cpu.c): with batch_remainder, a batch with a remainder costs
+ * W / BW + W / BW_R + n f / F, BW_R the cores' rates scaled by R / the first cluster's rate and
+ * capped by max_bw; batches without one, the head and one token untouched; without the key
+ * every n prices as before, bit for bit. */
+static void test_cpu_remainder_bandwidth(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_cpu_params c = *ls_device_cpu(dev);
+  ls_device_free(dev);
+  CU_ASSERT_EQUAL(c.remainder_bw, 0); /* no shipped phone states it */
+  ls_layer_work w = {34.2e6, 121.6e6, 8192, 0};
+  const double W = w.weight_bytes, f = w.flops_per_token;
+  const double g0 = c.cluster[0].gemv_bw_per_core, g1 = c.cluster[1].gemv_bw_per_core, R = 1.5 * g0;
+  const double F1 = c.cluster[0].freq_hz * c.cluster[0].flops_per_cycle;
+  const double F2 = F1 + c.cluster[1].freq_hz * c.cluster[1].flops_per_cycle;
+  c.batched_from = 1;
+  c.batch_group = 4;
+  c.batch_remainder = 1;
+  int64_t before[18], head = ls_cpu_lmhead_ns(&c, 262e6, 0.5e9, 9, 1);
+  for (int n = 1; n <= 17; n++)
+    before[n] = ls_cpu_layer_ns(&c, &w, n, 0, 1);
+  c.remainder_bw = R;
+  for (int n = 1; n <= 17; n++) {
+    if (n > 4 && n % 4) {
+      CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, n, 0, 1),
+                      llround((c.call_s + W / g0 + W / fmin(g0 * (R / g0), c.max_bw) + n * (f / F1)) * 1e9));
+    } else {
+      CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, n, 0, 1), before[n]);
+    }
+  }
+  /* R above the first pass's rate: a remainder costs less than a pass at it */
+  CU_ASSERT(R > g0 && ls_cpu_layer_ns(&c, &w, 5, 0, 1) < before[5]);
+  /* two threads: both cores' rates scaled by R / g0, capped */
+  double bw2 = fmin(g0 + g1, c.max_bw), bwr2 = fmin((g0 + g1) * (R / g0), c.max_bw);
+  CU_ASSERT_DOUBLE_EQUAL((double)ls_cpu_layer_ns(&c, &w, 6, 0, 2), (c.call_s + W / bw2 + W / bwr2 + 6 * (f / F2)) * 1e9, 2);
+  CU_ASSERT_EQUAL(ls_cpu_lmhead_ns(&c, 262e6, 0.5e9, 9, 1), head);
+  /* absent: bit-identical to before */
+  c.remainder_bw = 0;
+  for (int n = 1; n <= 17; n++)
+    CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, n, 0, 1), before[n]);
+}
+
 CU_TestInfo cpu_tests[] = {{"GEMV/GEMM roofline, threads, calibration", test_cpu_roofline},
                            {"the head's own rate (head_bandwidth)", test_cpu_head_bandwidth},
                            {"the head's first row (head_first_bandwidth)", test_cpu_head_first_bandwidth},
                            {"the layers' groups of tokens (batch_group)", test_cpu_batch_group},
                            {"the one-token kernel's rate (single_bandwidth)", test_cpu_single_bandwidth},
                            {"a batch's remainder in a pass of its own (batch_remainder)", test_cpu_batch_remainder},
+                           {"the remainder's pass at its own rate (remainder_bandwidth)", test_cpu_remainder_bandwidth},
                            CU_TEST_INFO_NULL};
 
 /* ---- power ---- */

@@ -312,6 +312,36 @@ static void test_batch_remainder_key(void)
   CU_ASSERT_EQUAL(remove(path), 0);
 }
 
+/* cpu.remainder_bandwidth: optional (absent: 0, the remainder at the first pass's rate), a
+ * positive bandwidth, only beside batch_remainder: true; errors located at the value. */
+static void test_remainder_bandwidth_key(void)
+{
+  char path[256];
+  snprintf(path, sizeof path, "/tmp/ls-test-rem-bw-%ld.yaml", (long)getpid());
+  ls_device *d = NULL;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, LS_DATA_ROOT, "oneplus-12", &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_device_cpu(d)->remainder_bw, 0); /* absent in the shipped profile */
+  ls_device_free(d);
+  /* the three lines the testbed's kernel form writes: batch_group's value carries the next two */
+  with_keys("batch_group", "4\n  batch_remainder: true", "remainder_bandwidth", "12 GB/s", path);
+  d = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load(&d, path, &err), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(ls_device_cpu(d)->remainder_bw, 12e9, 1e-3);
+  ls_device_free(d);
+  static const struct {
+    const char *value;
+    int code;
+    const char *what;
+  } bad[] = {{"0 GB/s", LS_ERANGE, "cpu.remainder_bandwidth: value '0 GB/s' out of range"},
+             {"3 GHz", LS_EUNIT, "cpu.remainder_bandwidth: bad value '3 GHz': unit of the wrong kind"},
+             {"12 GB/s", LS_EINVALID,
+              "cpu.remainder_bandwidth: needs cpu.batch_remainder: true (the pass it is the rate of)"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    expect_cpu_key_refused("remainder_bandwidth", bad[i].value, bad[i].code, 24, bad[i].what, path);
+  CU_ASSERT_EQUAL(remove(path), 0);
+}
+
 static void test_unknown_id(void)
 {
   ls_device *d = NULL;
@@ -331,6 +361,8 @@ CU_TestInfo profiles_tests[] = {{"every shipped profile validates", test_shipped
                                 {"cpu.batch_group: optional, a whole number >= 1, located", test_batch_group_key},
                                 {"cpu.single_bandwidth: optional, a positive rate, located", test_single_bandwidth_key},
                                 {"cpu.batch_remainder: optional, a boolean, only with batch_group", test_batch_remainder_key},
+                                {"cpu.remainder_bandwidth: optional, a positive rate, only with batch_remainder",
+                                 test_remainder_bandwidth_key},
                                 {"unknown id lists the valid ones", test_unknown_id},
                                 CU_TEST_INFO_NULL};
 
