@@ -72,14 +72,16 @@
  *   as for the head) the remainder's pass streams the weights at its own rate:
  *   t_matmul(n) = W / BW + W / BW_R + n * f / F      for n > G and n no multiple of G,
  *   BW_R(threads) = min(R / gemv_bw_0 x sum_c k_c gemv_bw_c, max_bw).
- *   Why: the second pass walks a matrix the first pass has just walked, and on the testbed
+ *   Why: the second pass walks a matrix the first pass has just walked (tinyBLAS recurses on
+ *   the columns left over over every row: src:llamacpp-sgemm), and on the testbed
  *   every layer matrix (0.6 to 9.4 MB of Q4_0) fits in the host's last-level cache (32 MiB on
  *   the AMD EPYC host), so it costs less than the first. Measured node by node
  *   (scripts/testbed/probe/nodes.c, results/testbed/probe-nodes.txt.xz, fastest warm node
- *   times): the layers' matmuls take 0.1086 s at N = 4 and 0.1669 s at N = 5, so the
+ *   times): the layers' matmuls take 0.1086 s at N = 4 and 0.1668 s at N = 5, so the
  *   remainder's pass of one token costs 0.058 s, where the first pass alone (N = 2 and 4
  *   extrapolated to no token) costs 0.067 s and a token's arithmetic about 0.0105 to 0.015 s
- *   (src:testbed-run, docs/VALIDATION.md §3.17). At the first pass's rate the warm 5- and
+ *   (src:testbed-run, docs/VALIDATION.md §3.17). Which is the cause, the cache or the narrower
+ *   tile, is not measured (the VM has no hardware counters); the rate covers both. At the first pass's rate the warm 5- and
  *   6-token rows came out 7 to 17 % slow in runs AC to AI. The calibration fits R with the
  *   other CPU rates when the base profile has the key. Without it the remainder streams at BW,
  *   as before, bit for bit.
