@@ -115,7 +115,11 @@ static int group_edits(const ls_calib_result *r, edit *e, int *n, ls_ydoc *doc, 
         }
         continue;
       }
-      fitted_comment(q, "", c, sizeof c);
+      if (q->why[0]) /* a rate written at the cap (calibrate.c, capped()) */
+        snprintf(extra, sizeof extra, " (%s)", q->why);
+      else
+        extra[0] = '\0';
+      fitted_comment(q, extra, c, sizeof c);
       rc = add_edit(e, n, doc, q->name, ls_calib_format(q->value, q->unit, v, sizeof v), c, err);
     }
   }

@@ -201,6 +201,7 @@ static void set_param(ls_calib_param *q, const char *name, ls_unit_kind u, doubl
   q->base = q->value = base;
   q->status = LS_CALIB_FITTED;
   q->unit01 = 0;
+  q->why[0] = '\0';
 }
 
 static void define_params(prob *P, const ls_device *base)
@@ -775,6 +776,30 @@ static int loo_leverage(prob *P, const double *theta, const double *cov, ls_erro
   return LS_OK;
 }
 
+/* A per-core CPU rate (cpu.single_bandwidth, cpu.remainder_bandwidth) the fit put past
+ * cpu.max_bandwidth, which caps every rate the CPU model uses (devices/cpu.c): any value past
+ * the cap prices every pass the same, so the measurements set only a lower bound. It is written
+ * at the cap and says so (q->why), instead of an arbitrary value past it whose standard error
+ * means nothing. */
+static void capped(prob *P, const gsl_matrix *J, int j, double *pf)
+{
+  ls_calib_param *q = &P->g->par[P->free_ix[j]];
+  const double cap = pf[1]; /* cpu.max_bandwidth, fitted or held (define_params) */
+  if (P->gid != LS_CALIB_GROUP_CPU || q->unit != LS_U_BANDWIDTH || P->free_ix[j] == 1 || !(q->value > cap))
+    return;
+  pf[P->free_ix[j]] = q->value = cap;
+  q->se = 0;
+  snprintf(q->why, sizeof q->why, "at cpu.max_bandwidth, which caps it: the measurements set only a lower bound");
+  /* the rows that bound it: those that depend on it at the base's values, below the cap */
+  gsl_matrix *J0 = gsl_matrix_alloc(J->size1, J->size2);
+  double zero[LS_CALIB_MAXP] = {0};
+  if (J0) {
+    jacobian(P, zero, J0);
+    param_rows(P, J0, j, q->rows, sizeof q->rows);
+    gsl_matrix_free(J0);
+  }
+}
+
 /* Fits the free parameters, fills values, errors, fitted and leave-one-out predictions. */
 static int fit_group(prob *P, ls_error *err)
 {
@@ -797,6 +822,7 @@ static int fit_group(prob *P, ls_error *err)
     q->value = pf[P->free_ix[j]];
     q->se = dp_dtheta(q, q->value) * sqrt(cov[j * p + j] * scale);
     param_rows(P, J, j, q->rows, sizeof q->rows);
+    capped(P, J, j, pf);
   }
   gsl_matrix_free(J);
   apply(P, pf);

@@ -30,7 +30,8 @@ typedef struct ls_calib_param {
   ls_calib_status status;
   int unit01;              /* a fraction in (0, 1) (an efficiency): fitted as its logit, so the
                               fit cannot leave the physical range */
-  char why[128];           /* why kept (FIXED / UNDETERMINED) */
+  char why[128];           /* why kept (FIXED / UNDETERMINED); for a fitted rate, why it is only a
+                              lower bound (at cpu.max_bandwidth); "" otherwise */
   char rows[256];          /* measurements that determine it: "file rows r1,r2" */
 } ls_calib_param;
 

@@ -324,6 +324,31 @@ static void synthetic_remainder_rate(void)
   LS_ASSERT_CLOSE(C->par[0].value, 0.8, 1e-3);
   LS_ASSERT_CLOSE(res.cpu.remainder_bw, 25e9, 1e-3);
   LS_ASSERT_CLOSE(res.cpu.single_bw, 30e9, 1e-3);
+  CU_ASSERT_EQUAL(C->par[4].why[0], '\0');
+  ls_calib_result_free(&res);
+  ls_calib_inputs_free(&in);
+  /* a remainder faster than cpu.max_bandwidth allows: the data bound the rate from below only,
+   * so it is written at the cap (the cap held, as the testbed holds it), saying so */
+  c.remainder_bw = 200e9;
+  memset(&in, 0, sizeof in);
+  synthetic_rows(&in, &n, &c, NULL);
+  for (int k = 0; k < 2; k++) {
+    const char *model = k ? "qwen3-0.6b" : "llama-3.2-1b";
+    ls_model_costs m;
+    costs(model, &m);
+    for (int i = 0; i < 8; i++)
+      add_row(&in, model, LS_CALIB_CPU, 1, pp[i], 0, test_seconds(&n, &c, &m, 0, 1, pp[i], 0), 0.02, NULL);
+  }
+  static const char *const hold[] = {"max_bandwidth", NULL};
+  ls_calib_options o = {hold, {0}};
+  CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), &o, &res, &err), LS_OK);
+  C = &res.g[LS_CALIB_GROUP_CPU];
+  CU_ASSERT_EQUAL(C->par[4].status, LS_CALIB_FITTED);
+  CU_ASSERT_DOUBLE_EQUAL(C->par[4].value, ls_device_cpu(base)->max_bw, 1e-3);
+  CU_ASSERT_DOUBLE_EQUAL(res.cpu.remainder_bw, ls_device_cpu(base)->max_bw, 1e-3);
+  CU_ASSERT_PTR_NOT_NULL(strstr(C->par[4].why, "lower bound"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(C->par[4].rows, "r"));
+  LS_ASSERT_CLOSE(C->par[3].value, 30e9, 1e-3);
   ls_calib_result_free(&res);
   ls_calib_inputs_free(&in);
   ls_device_free(base);
