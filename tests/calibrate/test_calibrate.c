@@ -285,6 +285,19 @@ static void synthetic_single_rate(void)
   CU_ASSERT_EQUAL(remove(path), 0);
 }
 
+/* One-thread rows of 2 to 12 tokens, with and without a remainder, of two models made with c. */
+static void remainder_rows(ls_calib_inputs *in, const ls_npu_params *n, const ls_cpu_params *c)
+{
+  static const int pp[] = {2, 3, 4, 5, 6, 7, 8, 12};
+  for (int k = 0; k < 2; k++) {
+    const char *model = k ? "qwen3-0.6b" : "llama-3.2-1b";
+    ls_model_costs m;
+    costs(model, &m);
+    for (int i = 0; i < 8; i++)
+      add_row(in, model, LS_CALIB_CPU, 1, pp[i], 0, test_seconds(n, c, &m, 0, 1, pp[i], 0), 0.02, NULL);
+  }
+}
+
 /* cpu.remainder_bandwidth (devices/cpu.c): with the key in a base whose layers' kernel works in
  * tiles with a remainder, the CPU fit frees the remainder's rate as its fifth parameter (after
  * the one-token kernel's) and gets it back from one-thread rows of batches with and without a
@@ -305,14 +318,7 @@ static void synthetic_remainder_rate(void)
   ls_calib_inputs in;
   memset(&in, 0, sizeof in);
   synthetic_rows(&in, &n, &c, NULL);
-  static const int pp[] = {2, 3, 4, 5, 6, 7, 8, 12};
-  for (int k = 0; k < 2; k++) {
-    const char *model = k ? "qwen3-0.6b" : "llama-3.2-1b";
-    ls_model_costs m;
-    costs(model, &m);
-    for (int i = 0; i < 8; i++)
-      add_row(&in, model, LS_CALIB_CPU, 1, pp[i], 0, test_seconds(&n, &c, &m, 0, 1, pp[i], 0), 0.02, NULL);
-  }
+  remainder_rows(&in, &n, &c);
   ls_calib_result res;
   CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), NULL, &res, &err), LS_OK);
   const ls_calib_group *C = &res.g[LS_CALIB_GROUP_CPU];
@@ -332,13 +338,7 @@ static void synthetic_remainder_rate(void)
   c.remainder_bw = 200e9;
   memset(&in, 0, sizeof in);
   synthetic_rows(&in, &n, &c, NULL);
-  for (int k = 0; k < 2; k++) {
-    const char *model = k ? "qwen3-0.6b" : "llama-3.2-1b";
-    ls_model_costs m;
-    costs(model, &m);
-    for (int i = 0; i < 8; i++)
-      add_row(&in, model, LS_CALIB_CPU, 1, pp[i], 0, test_seconds(&n, &c, &m, 0, 1, pp[i], 0), 0.02, NULL);
-  }
+  remainder_rows(&in, &n, &c);
   static const char *const hold[] = {"max_bandwidth", NULL};
   ls_calib_options o = {hold, {0}};
   CU_ASSERT_EQUAL_FATAL(ls_calibrate(base, &in, ls_data_root(), &o, &res, &err), LS_OK);
