@@ -26,6 +26,8 @@ LEVERSIM=${LEVERSIM:-$top/build/leversim}
 case $LEVERSIM in /*) ;; *) LEVERSIM=$PWD/$LEVERSIM ;; esac
 export LEVERSIM
 cd "$top"
+# a run inside the checkout is named by its repository path, as publish.sh names it
+case $run in "$top"/*) run=${run#"$top"/} ;; esac
 cp "$run/testbed.db" "$out/testbed.db"
 bash scripts/testbed/head-profile.sh "$out/testbed.db" "$out/base-profile.yaml" 2>/dev/null
 bash scripts/testbed/kernel-form.sh "$out/base-profile.yaml" "$run/warm.csv" > "$out/kernel-form.txt"

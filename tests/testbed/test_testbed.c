@@ -381,7 +381,7 @@ static void test_cli_validate_runs_n_ae(void)
     check_run_case(&cases[i]);
 }
 
-/* §3.16: every run with rows-0 passes (H to AI) validated four ways, as §3.16's table gives them:
+/* §3.16: every run with rows-0 passes (H to AI, and AJ of §3.17) validated four ways, as §3.16's table gives them:
  * the default with the wait at a pass's start (and that wait), the model of §3.15 (--start off),
  * the start without the share (--io-share off), and the share from the cold pass without rows
  * as it was tried before the start (--io-share pass --start off); and the busy streams described
@@ -529,6 +529,12 @@ static void test_cli_validate_start(void)
       {"run-ag", "--start measured --io-share delay", "(io_delay_s): 0.64 ms", 9.3, 0, 1, NULL},
       {"run-ah", "--start measured --io-share delay", "(io_delay_s): 0.61 ms", 4.6, -10.3, 0, NULL},
       {"run-ai", "--start measured --io-share delay", "(io_delay_s): 0.94 ms", 7.9, -6.8, 0, NULL},
+      /* §3.17: run AJ, published with the remainder's own rate, the same five ways */
+      {"run-aj", "--start measured", "wait at the start 0.0281 s", 5.8, 14.9, 0, NULL},
+      {"run-aj", "--start off", NULL, 2.5, 6.2, 1, NULL},
+      {"run-aj", "--start measured --io-share off", NULL, 2.1, 2.0, 1, NULL},
+      {"run-aj", "--io-share pass --start off", NULL, 3.3, 14.5, 0, NULL},
+      {"run-aj", "--start measured --io-share delay", "(io_delay_s): 0.82 ms", 4.1, 6.4, 0, NULL},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_run_case(&cases[i]);
