@@ -32,8 +32,9 @@ LEVERSIM=$LEVERSIM bash scripts/testbed/head-profile.sh "$dst/testbed.db" "$dst/
 # The layers' kernel form chosen from the copied warm rows (as run.sh); the fits' files are not kept.
 LEVERSIM=$LEVERSIM bash scripts/testbed/kernel-form.sh "$dst/base-profile.yaml" "$dst/warm.csv" > "$dst/kernel-form.txt"
 rm -f "$dst"/base-profile-groups.yaml "$dst"/base-profile-onepass.yaml "$dst"/kernel-groups.* "$dst"/kernel-onepass.*
-"$LEVERSIM" calibrate --base "$dst/base-profile.yaml" --only cpu,flash --fix max_bandwidth \
-  --llama-bench "$dst/warm.csv" --fio "$dst/fio-direct1.json" --out "$dst/testbed-vm.yaml" > "$dst/calibrate.txt"
+# The calibration as run.sh makes it (the CPU alone when the flash fit is refused).
+LEVERSIM=$LEVERSIM bash scripts/testbed/fit-profile.sh "$dst/base-profile.yaml" "$dst/warm.csv" \
+  "$dst/fio-direct1.json" "$dst/testbed-vm.yaml" > "$dst/calibrate.txt"
 # Validate stores its predictions in the database, replacing the run's earlier ones: the
 # default's, with the figure, go last, so the committed tb_prediction and tb_error are the
 # default's. Before it: the serial bound, and the storage measurements at their own fastest

@@ -31,17 +31,7 @@ case $run in "$top"/*) run=${run#"$top"/} ;; esac
 cp "$run/testbed.db" "$out/testbed.db"
 bash scripts/testbed/head-profile.sh "$out/testbed.db" "$out/base-profile.yaml" 2>/dev/null
 bash scripts/testbed/kernel-form.sh "$out/base-profile.yaml" "$run/warm.csv" > "$out/kernel-form.txt"
-set +e
-"$LEVERSIM" calibrate --base "$out/base-profile.yaml" --only cpu,flash --fix max_bandwidth \
-  --llama-bench "$run/warm.csv" --fio "$run/fio-direct1.json" --out "$out/testbed-vm.yaml" > "$out/calibrate.txt" 2>&1
-st=$?
-set -e
-if [ $st -eq 65 ]; then # the flash fit refused (run.sh): the CPU alone
-  "$LEVERSIM" calibrate --base "$out/base-profile.yaml" --only cpu --fix max_bandwidth \
-    --llama-bench "$run/warm.csv" --out "$out/testbed-vm.yaml" > "$out/calibrate.txt"
-elif [ $st -ne 0 ]; then
-  cat "$out/calibrate.txt" >&2
-  exit $st
-fi
+bash scripts/testbed/fit-profile.sh "$out/base-profile.yaml" "$run/warm.csv" "$run/fio-direct1.json" \
+  "$out/testbed-vm.yaml" > "$out/calibrate.txt" 2>&1 || { cat "$out/calibrate.txt" >&2; exit 65; }
 "$LEVERSIM" testbed validate --db "$out/testbed.db" --profile "$out/testbed-vm.yaml" --fio-mmap "$run/fio-mmap.json" \
   "$@" > "$out/validate.txt"

@@ -117,22 +117,8 @@ echo "== the layers' blocked kernel (warm rows only: docs/VALIDATION.md §3.12)"
 LEVERSIM=$LEVERSIM bash "$here/kernel-form.sh" "$out/base-profile.yaml" "$out/warm.csv" "${calib_model[@]}"
 
 echo "== calibrate (warm rows and fio only)"
-set +e
-"$LEVERSIM" calibrate --base "$out/base-profile.yaml" --only cpu,flash --fix max_bandwidth \
-  --llama-bench "$out/warm.csv" --fio "$out/fio-direct1.json" "${calib_model[@]}" \
-  --out "$out/testbed-vm.yaml" --plot "$out"
-st=$?
-set -e
-if [ $st -eq 65 ]; then
-  # calibrate refuses a fit its model does not explain (docs/STATISTICS.md); this VM's fio is
-  # noisy. The cold passes read at the stream measurement's rate, not fio's (VALIDATION.md
-  # §3.2), so the CPU fit alone still serves: the flash numbers stay the base's.
-  echo "run.sh: the flash fit was refused; calibrating the CPU alone" >&2
-  "$LEVERSIM" calibrate --base "$out/base-profile.yaml" --only cpu --fix max_bandwidth \
-    --llama-bench "$out/warm.csv" "${calib_model[@]}" --out "$out/testbed-vm.yaml" --plot "$out"
-elif [ $st -ne 0 ]; then
-  exit $st
-fi
+LEVERSIM=$LEVERSIM bash "$here/fit-profile.sh" "$out/base-profile.yaml" "$out/warm.csv" "$out/fio-direct1.json" \
+  "$out/testbed-vm.yaml" "${calib_model[@]}" --plot "$out"
 
 echo "== validate (held-out points)"
 "$LEVERSIM" testbed validate --db "$out/testbed.db" --profile "$out/testbed-vm.yaml" --fio-mmap "$out/fio-mmap.json" \

@@ -529,12 +529,18 @@ static void test_cli_validate_start(void)
       {"run-ag", "--start measured --io-share delay", "(io_delay_s): 0.64 ms", 9.3, 0, 1, NULL},
       {"run-ah", "--start measured --io-share delay", "(io_delay_s): 0.61 ms", 4.6, -10.3, 0, NULL},
       {"run-ai", "--start measured --io-share delay", "(io_delay_s): 0.94 ms", 7.9, -6.8, 0, NULL},
-      /* §3.17: run AJ, published with the remainder's own rate, the same five ways */
+      /* §3.17: runs AJ and AK, published with the remainder's own rate, the same five ways */
       {"run-aj", "--start measured", "wait at the start 0.0281 s", 5.8, 14.9, 0, NULL},
       {"run-aj", "--start off", NULL, 2.5, 6.2, 1, NULL},
       {"run-aj", "--start measured --io-share off", NULL, 2.1, 2.0, 1, NULL},
       {"run-aj", "--io-share pass --start off", NULL, 3.3, 14.5, 0, NULL},
       {"run-aj", "--start measured --io-share delay", "(io_delay_s): 0.82 ms", 4.1, 6.4, 0, NULL},
+      /* and run AK, made after it */
+      {"run-ak", "--start measured", "wait at the start 0.0183 s", 3.9, 5.3, 1, NULL},
+      {"run-ak", "--start off", NULL, 6.9, -0.1, 1, NULL},
+      {"run-ak", "--start measured --io-share off", NULL, 5.6, 4.7, 1, NULL},
+      {"run-ak", "--io-share pass --start off", NULL, 9.4, -0.6, 1, NULL},
+      {"run-ak", "--start measured --io-share delay", "(io_delay_s): 0.62 ms", 5.2, 7.8, 1, NULL},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_run_case(&cases[i]);
