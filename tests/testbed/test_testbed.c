@@ -529,7 +529,7 @@ static void test_cli_validate_start(void)
       {"run-ag", "--start measured --io-share delay", "(io_delay_s): 0.64 ms", 9.3, 0, 1, NULL},
       {"run-ah", "--start measured --io-share delay", "(io_delay_s): 0.61 ms", 4.6, -10.3, 0, NULL},
       {"run-ai", "--start measured --io-share delay", "(io_delay_s): 0.94 ms", 7.9, -6.8, 0, NULL},
-      /* §3.17: runs AJ and AK, published with the remainder's own rate, the same five ways */
+      /* §3.17: runs AJ to AM, published with the remainder's own rate, the same five ways */
       {"run-aj", "--start measured", "wait at the start 0.0281 s", 5.8, 14.9, 0, NULL},
       {"run-aj", "--start off", NULL, 2.5, 6.2, 1, NULL},
       {"run-aj", "--start measured --io-share off", NULL, 2.1, 2.0, 1, NULL},
@@ -541,6 +541,17 @@ static void test_cli_validate_start(void)
       {"run-ak", "--start measured --io-share off", NULL, 5.6, 4.7, 1, NULL},
       {"run-ak", "--io-share pass --start off", NULL, 9.4, -0.6, 1, NULL},
       {"run-ak", "--start measured --io-share delay", "(io_delay_s): 0.62 ms", 5.2, 7.8, 1, NULL},
+      /* and runs AL and AM, made after it */
+      {"run-al", "--start measured", "wait at the start 0.0188 s", 2.6, 3.0, 1, NULL},
+      {"run-al", "--start off", NULL, 3.3, -2.9, 1, NULL},
+      {"run-al", "--start measured --io-share off", NULL, 1.8, -1.0, 1, NULL},
+      {"run-al", "--io-share pass --start off", NULL, 3.2, 12.9, 0, NULL},
+      {"run-al", "--start measured --io-share delay", "(io_delay_s): 0.52 ms", 2.0, 1.8, 1, NULL},
+      {"run-am", "--start measured", "wait at the start 0.0188 s", 2.7, 3.9, 1, NULL},
+      {"run-am", "--start off", NULL, 4.4, -1.5, 1, NULL},
+      {"run-am", "--start measured --io-share off", NULL, 4.1, -7.0, 1, NULL},
+      {"run-am", "--io-share pass --start off", NULL, 4.2, 8.4, 1, NULL},
+      {"run-am", "--start measured --io-share delay", "(io_delay_s): 0.78 ms", 2.7, -2.4, 1, NULL},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     check_run_case(&cases[i]);
