@@ -104,6 +104,10 @@ typedef struct pt_src {
   ls_model_costs cost;     /* PT_BENCH */
 } pt_src;
 
+/* The CPU group's fixed parameters: 0 gemv_scale, 1 max_bandwidth, 2 flops_scale; then the
+ * optional kernel rates (define_params). */
+#define IX_MAX_BW 1
+
 /* One fitting problem: working copies of the device parts the parameters go into. */
 typedef struct prob {
   ls_calib_group *g;
@@ -114,6 +118,7 @@ typedef struct prob {
   pt_src *src;
   unsigned char *use;      /* 1: the point takes part (leave-one-out clears one) */
   int free_ix[LS_CALIB_MAXP], n_free;
+  int ix_single, ix_rem;   /* CPU group: the optional kernel rates' parameter indices (-1: absent) */
   struct qcache *qc;       /* latency quantiles of the current parameters (fio_pct) */
 } prob;
 
@@ -170,14 +175,11 @@ static void apply(prob *P, const double *p)
       P->cpu.cluster[c].gemv_bw_per_core *= p[0];
       P->cpu.cluster[c].flops_per_cycle *= p[2];
     }
-    P->cpu.max_bw = p[1];
-    /* the optional kernel rates follow the three in the order define_params adds them */
-    for (int k = 3; k < P->g->n_par; k++) {
-      if (strcmp(P->g->par[k].name, "cpu.single_bandwidth") == 0)
-        P->cpu.single_bw = p[k];
-      else
-        P->cpu.remainder_bw = p[k];
-    }
+    P->cpu.max_bw = p[IX_MAX_BW];
+    if (P->ix_single >= 0)
+      P->cpu.single_bw = p[P->ix_single];
+    if (P->ix_rem >= 0)
+      P->cpu.remainder_bw = p[P->ix_rem];
     break;
   case LS_CALIB_GROUP_NPU:
     P->npu.dyn.op_call_s = p[0];
@@ -208,16 +210,19 @@ static void define_params(prob *P, const ls_device *base)
 {
   ls_calib_group *g = P->g;
   g->n_par = P->gid == LS_CALIB_GROUP_CPU ? 3 : 4;
+  P->ix_single = P->ix_rem = -1;
   if (P->gid == LS_CALIB_GROUP_CPU) {
     set_param(&g->par[0], "cpu.gemv_scale", LS_U_RATIO, 1.0);
-    set_param(&g->par[1], "cpu.max_bandwidth", LS_U_BANDWIDTH, ls_device_cpu(base)->max_bw);
+    set_param(&g->par[IX_MAX_BW], "cpu.max_bandwidth", LS_U_BANDWIDTH, ls_device_cpu(base)->max_bw);
     set_param(&g->par[2], "cpu.flops_scale", LS_U_RATIO, 1.0);
     /* the one-token kernel's rate, only where the base profile models that kernel (cpu.c) */
     if (ls_device_cpu(base)->single_bw > 0)
-      set_param(&g->par[g->n_par++], "cpu.single_bandwidth", LS_U_BANDWIDTH, ls_device_cpu(base)->single_bw);
+      set_param(&g->par[P->ix_single = g->n_par++], "cpu.single_bandwidth", LS_U_BANDWIDTH,
+                ls_device_cpu(base)->single_bw);
     /* the remainder's pass's rate, likewise (cpu.c) */
     if (ls_device_cpu(base)->remainder_bw > 0)
-      set_param(&g->par[g->n_par++], "cpu.remainder_bandwidth", LS_U_BANDWIDTH, ls_device_cpu(base)->remainder_bw);
+      set_param(&g->par[P->ix_rem = g->n_par++], "cpu.remainder_bandwidth", LS_U_BANDWIDTH,
+                ls_device_cpu(base)->remainder_bw);
   } else if (P->gid == LS_CALIB_GROUP_NPU) {
     const ls_npu_dynamic *d = &ls_device_npu(base)->dyn;
     set_param(&g->par[0], "npu.q4_0_dynamic.op_call", LS_U_TIME, d->op_call_s);
@@ -781,17 +786,18 @@ static int loo_leverage(prob *P, const double *theta, const double *cov, ls_erro
  * the cap prices every pass the same, so the measurements set only a lower bound. It is written
  * at the cap and says so (q->why), instead of an arbitrary value past it whose standard error
  * means nothing. */
-static void capped(prob *P, const gsl_matrix *J, int j, double *pf)
+static void capped(prob *P, int j, double *pf)
 {
-  ls_calib_param *q = &P->g->par[P->free_ix[j]];
-  const double cap = pf[1]; /* cpu.max_bandwidth, fitted or held (define_params) */
-  if (P->gid != LS_CALIB_GROUP_CPU || q->unit != LS_U_BANDWIDTH || P->free_ix[j] == 1 || !(q->value > cap))
+  int k = P->free_ix[j];
+  ls_calib_param *q = &P->g->par[k];
+  const double cap = pf[IX_MAX_BW]; /* fitted or held */
+  if (P->gid != LS_CALIB_GROUP_CPU || (k != P->ix_single && k != P->ix_rem) || !(q->value > cap))
     return;
-  pf[P->free_ix[j]] = q->value = cap;
+  pf[k] = q->value = cap;
   q->se = 0;
   snprintf(q->why, sizeof q->why, "at cpu.max_bandwidth, which caps it: the measurements set only a lower bound");
   /* the rows that bound it: those that depend on it at the base's values, below the cap */
-  gsl_matrix *J0 = gsl_matrix_alloc(J->size1, J->size2);
+  gsl_matrix *J0 = gsl_matrix_alloc((size_t)P->g->n_pts, (size_t)P->n_free);
   double zero[LS_CALIB_MAXP] = {0};
   if (J0) {
     jacobian(P, zero, J0);
@@ -822,7 +828,7 @@ static int fit_group(prob *P, ls_error *err)
     q->value = pf[P->free_ix[j]];
     q->se = dp_dtheta(q, q->value) * sqrt(cov[j * p + j] * scale);
     param_rows(P, J, j, q->rows, sizeof q->rows);
-    capped(P, J, j, pf);
+    capped(P, j, pf);
   }
   gsl_matrix_free(J);
   apply(P, pf);
