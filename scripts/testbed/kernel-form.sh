@@ -22,7 +22,7 @@ sed 's/^  batch_group: .*/  batch_group: 1000000          # src:testbed-run: one
   "$base" > "$dir/base-profile-onepass.yaml"
 sed 's/^  batch_group: \([0-9]*\) .*/  batch_group: \1                 # src:testbed-run: tiles of four tokens over every block of weight rows, then the rest in a pass of its own (chosen by the warm rows'"'"' fit, scripts\/testbed\/kernel-form.sh, docs\/VALIDATION.md §3.14)\n  batch_remainder: true          # src:testbed-run: as batch_group (devices\/cpu.c)/' \
   "$base" > "$dir/base-profile-tiles.yaml"
-sed 's/^  batch_remainder: true .*/&\n  remainder_bandwidth: 10 GB\/s   # src:testbed-run: the remainder'"'"'s pass streams at a rate of its own (chosen by the warm rows'"'"' fit, scripts\/testbed\/kernel-form.sh, docs\/VALIDATION.md §3.17); the value is only the fit'"'"'s start/' \
+sed 's/^  batch_remainder: true .*/&\n  remainder_bandwidth: 10 GB\/s   # assumed: only the fit'"'"'s start; src:testbed-run: the remainder'"'"'s pass streams at a rate of its own (chosen by the warm rows'"'"' fit, scripts\/testbed\/kernel-form.sh, docs\/VALIDATION.md §3.17)/' \
   "$dir/base-profile-tiles.yaml" > "$dir/base-profile-tiles-rate.yaml"
 cp "$base" "$dir/base-profile-groups.yaml"
 best=""; best_chi=""
