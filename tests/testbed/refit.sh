@@ -16,6 +16,12 @@ summary() { # dir -> "form median spec met|no"
   awk '/^kept: /{k=$2} /^held-out points/{m=$(NF-1)} /^spec +48 /{s=$NF}
        /^targets/{t=($(NF-1) == "NOT") ? "no" : "met"} END{print k, m, s, t}' "$1/kernel-form.txt" "$1/validate.txt"
 }
+# "met/mean" of a ';'-separated list of per-run lines ending "... spec targets", from line FROM:
+# how many meet every target, and the mean absolute speculative error
+tally() {
+  echo "$1" | tr ';' '\n' | awk -v from="${2:-1}" 'NF && NR >= from {s = $(NF - 1); sub(/%/, "", s); s += 0;
+    t += s < 0 ? -s : s; n++; m += $NF == "met"} END {printf "%d/%.1f", m, t / n}'
+}
 before=$(cd "$top" && git status --porcelain -- results/testbed 2>/dev/null || true)
 for forms in three four; do
   got=""
@@ -77,11 +83,11 @@ for o in "--io-share off" "--start off"; do
     *) want="ac 8.7 -17.2% no;ad 2.8 -1.2% met;ae 6.2 +7.5% met;af 3.5 +8.2% met;ag 2.3 -8.4% met;ah 5.0 -9.5% met;ai 8.0 -6.0% met;aj 2.5 +6.2% met;ak 6.9 -0.1% met;al 3.3 -2.9% met;am 4.4 -1.5% met;" ;;
   esac
   [ "$got" = "$want" ] || { echo "got:  $got" >&2; echo "want: $want" >&2; fail "AC to AM with $o differ from §3.17"; }
-  means="$means $(echo "$got" | tr ';' '\n' | awk 'NF {s = $3; sub(/%/, "", s); s += 0; t += s < 0 ? -s : s; n++; m += $NF == "met"} END {printf "%d/%.1f", m, t / n}')"
+  means="$means $(tally "$got")"
 done
 # and the default's over the same eleven: the four-form cells of AC to AI above, then AJ to AM
 def="$(echo "$want_four" | tr ';' '\n' | sed -n '22,28p');$(for r in aj ak al am; do echo "$r $(summary "$tmp/$r")"; done)"
-means="$(echo "$def" | tr ';' '\n' | awk 'NF {s = $4; sub(/%/, "", s); s += 0; t += s < 0 ? -s : s; n++; m += $NF == "met"} END {printf "%d/%.1f", m, t / n}')$means"
+means="$(tally "$def")$means"
 [ "$means" = "8/7.1 8/6.4 10/6.2" ] || fail "targets met / mean |spec| on AC to AM: $means, not 8/7.1 8/6.4 10/6.2 as §3.17 says"
 after=$(cd "$top" && git status --porcelain -- results/testbed 2>/dev/null || true)
 [ "$before" = "$after" ] || fail "refit.sh changed the committed runs: $after"
@@ -90,7 +96,7 @@ met3=$(echo "$want_three" | tr ';' '\n' | grep -c ' met$'); met4=$(echo "$want_f
 kept=$(echo "$want_four" | tr ';' '\n' | grep -c ' tiles-rate ')
 [ "$kept" = 22 ] || fail "tiles-rate kept in $kept runs, not 22 as §3.17 says"
 # mean absolute speculative error, all 28 runs and the seven clean ones (AC to AI)
-spec_mean() { echo "$1" | tr ';' '\n' | awk -v from="$2" 'NF {s = $4; sub(/%/, "", s); s += 0; s = s < 0 ? -s : s; if (NR >= from) {t += s; n++}} END {printf "%.1f", t / n}'; }
+spec_mean() { tally "$1" "$2" | cut -d/ -f2; }
 means="$(spec_mean "$want_three" 1) $(spec_mean "$want_four" 1) $(spec_mean "$want_three" 22) $(spec_mean "$want_four" 22)"
 [ "$means" = "9.8 9.5 7.5 7.2" ] || fail "mean |spec| $means, not 9.8 9.5 7.5 7.2 as §3.17 says"
 # R and the first walk's rate on runs AC to AI, and run AE's and AC's CPU chi2 both ways
