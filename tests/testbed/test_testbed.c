@@ -891,9 +891,7 @@ static ls_cpu_params head_cpu(double head_bw, double head_bw_first)
 static void test_head_rate(void)
 {
   ls_tbm_pass buf[16];
-  ls_tbm_result r = {0};
-  r.p = buf;
-  r.cap = 16;
+  ls_tbm_result r = {.p = buf, .cap = 16};
   ls_tbp_head_rate h;
   ls_error err;
   CU_ASSERT_EQUAL(ls_tbp_head_rate_get(&r, 150e6, 0, &h, &err), LS_ENOTFOUND); /* a run from before */
@@ -941,9 +939,7 @@ static void test_head_rate(void)
 static void test_head_first_rate(void)
 {
   ls_tbm_pass buf[32];
-  ls_tbm_result r = {0};
-  r.p = buf;
-  r.cap = 32;
+  ls_tbm_result r = {.p = buf, .cap = 32};
   ls_tbp_head_rate h;
   ls_error err;
   add_pass(&r, "rows-0", 16, 0, 0.090);
@@ -1058,9 +1054,7 @@ static void test_mapread_delay(void)
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &d1, &cb, 1), 0.208, 1e-6);
   const double bytes = 400e6, cs[3] = {0.12, 0.24, 0.36};
   ls_tbm_pass buf[8];
-  ls_tbm_result r = {0};
-  r.p = buf;
-  r.cap = 8;
+  ls_tbm_result r = {.p = buf, .cap = 8};
   for (int i = 0; i < 3; i++) {
     ls_mapread_seg seg = {bytes, cs[i], 0};
     add_pass(&r, LS_TBM_BUSY_WARM, 30 * (i + 1), 0, cs[i]);
@@ -1081,9 +1075,7 @@ static void test_io_share_fit(void)
   ls_flash_params f = flash_1gbs();
   const double bytes = 400e6, cs[3] = {0.12, 0.24, 0.36};
   ls_tbm_pass buf[32];
-  ls_tbm_result r = {0};
-  r.p = buf;
-  r.cap = 32;
+  ls_tbm_result r = {.p = buf, .cap = 32};
   for (int i = 0; i < 3; i++) {
     add_busy(&r, 30 * (i + 1), bytes, cs[i], 0.3, 1.1, 1.2);
     add_busy(&r, 30 * (i + 1), bytes, cs[i], 0.3, 1, 1);
@@ -1132,9 +1124,7 @@ static void test_fastest_of(void)
   ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0};
   const double bytes = 400e6, cs[2] = {0.15, 0.30};
   ls_tbm_pass buf[16];
-  ls_tbm_result r = {0};
-  r.p = buf;
-  r.cap = 16;
+  ls_tbm_result r = {.p = buf, .cap = 16};
   for (int i = 0; i < 2; i++)
     for (int k = 0; k < 3; k++)
       add_busy(&r, 45 * (i + 1), bytes, cs[i], 0.3, 1, k == 2 ? 1.3 : 1);
@@ -1183,9 +1173,7 @@ static void test_head_serial_fit(void)
   ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0, 0, 0}, NULL, 0.6};
   double all = ls_tbp_cold_s(&p, &mc, 16, 0, 16), none = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
-  ls_tbm_result r = {0};
-  r.p = buf;
-  r.cap = 8;
+  ls_tbm_result r = {.p = buf, .cap = 8};
   add_pass(&r, LS_TBM_ROWS_COLD, 16, 0, all * 1.2);
   add_pass(&r, LS_TBM_ROWS_NONE_COLD, 16, 0, none);
   add_pass(&r, LS_TBM_ROWS_COLD, 16, 0, all);
@@ -1225,9 +1213,7 @@ static void test_io_share_pass_fit(void)
   double t0 = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
   CU_ASSERT_FATAL(t > t0 * 1.01); /* the share moves this pass, or the fit below shows nothing */
   ls_tbm_pass buf[8];
-  ls_tbm_result r = {0};
-  r.p = buf;
-  r.cap = 8;
+  ls_tbm_result r = {.p = buf, .cap = 8};
   add_pass(&r, LS_TBM_ROWS_NONE_COLD, 16, 0, t * 1.05);
   add_pass(&r, LS_TBM_ROWS_NONE_COLD, 16, 0, t);
   add_pass(&r, LS_TBM_ROWS_NONE_COLD, 16, 0, t * 1.1);
@@ -1262,9 +1248,7 @@ static void test_start_fit(void)
   ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.3, 0.03, 0}, NULL, 0};
   double cold = ls_tbp_cold_s(&p, &mc, 16, 0, 0), warm = ls_tbp_warm_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
-  ls_tbm_result r = {0};
-  r.p = buf;
-  r.cap = 8;
+  ls_tbm_result r = {.p = buf, .cap = 8};
   add_pass(&r, LS_TBM_ROWS_NONE_COLD, 16, 0, cold * 1.1);
   add_pass(&r, LS_TBM_ROWS_NONE_COLD, 16, 0, cold);
   add_pass(&r, LS_TBM_ROWS_NONE, 16, 0, warm);
