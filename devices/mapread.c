@@ -14,7 +14,9 @@
  *           issue_w
  *   done_w  = begin_w + r_w, when io_cpu_share s = 0; otherwise the read progresses at 1 - s
  *           while the previous window's compute [start_{w-1}, end_{w-1}] runs (the only compute
- *           that can overlap it: issue_w >= start_{w-1} >= end_{w-2}), at 1 outside it
+ *           that can overlap it: issue_w >= start_{w-1} >= end_{w-2}), at 1 outside it; with
+ *           share_waited, done_w = begin_w + r_w whenever begin_w + r_w <= end_{w-1} (a read that
+ *           ends inside the compute keeps its full rate: the thread never waits for it)
  *   start_w = max(end_{w-1}, done_w); end_w = start_w + c_w
  * The time is end of the last window. With trigger 0 the reads run back to back (the most
  * overlap); with trigger 1 and one window per segment it is the serial bound. */
@@ -32,12 +34,13 @@ static double window_s(const ls_flash_params *f, double bytes)
 
 /* When a read of r seconds issued at `issue` completes if it progresses at 1 - share until the
  * previous window's compute ends at b (that compute started no later than the issue:
- * issue_w >= start_{w-1}) and at 1 after. */
-static double read_done(double issue, double r, double b, double share, double delay)
+ * issue_w >= start_{w-1}) and at 1 after; with waited, at 1 throughout when that is enough to
+ * end it by b (the thread, still computing, never waits for it). */
+static double read_done(double issue, double r, double b, double share, double delay, int waited)
 {
   if (delay > 0 && b > issue) /* the read waits for the host: until the compute ends, or delay */
     issue = fmin(issue + delay, b);
-  if (!(share > 0) || b <= issue)
+  if (!(share > 0) || b <= issue || (waited && issue + r <= b))
     return issue + r;
   double slow = 1 - fmin(share, 0.95), during = b - issue;
   return slow * during >= r ? issue + r / slow : b + r - slow * during;
@@ -79,7 +82,8 @@ double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, c
     }
     double issue = pos == 0 ? 0 : fmax(prev_done, prev_start + m->trigger * prev_c);
     double done = pos == 0 ? fmax(m->start_s, 0) + window_s(f, wb)
-                           : read_done(issue, window_s(f, wb), prev_end, m->io_cpu_share, m->io_delay_s);
+                           : read_done(issue, window_s(f, wb), prev_end, m->io_cpu_share, m->io_delay_s,
+                                               m->share_waited);
     double start = fmax(prev_end, done);
     prev_start = start;
     prev_end = start + c;

@@ -21,6 +21,13 @@
  * busy thread slows the reads it overlaps (measured with a stream that does fixed arithmetic
  * after each page: src:testbed-run, docs/VALIDATION.md §3.10); a phone's UFS moves data by DMA
  * and its profile has no such share (0).
+ * With `share_waited` the share slows only a read the thread ends up waiting for: one that
+ * would still be in flight, at its full rate, when the compute it overlaps ends. A read that
+ * full rate would finish inside that compute is not slowed. The busy streams show it: at 120 and
+ * 150 % of a stream's time in compute the reads hide under the compute, where a share slowing
+ * every read would make them outlast it (src:testbed-run, docs/VALIDATION.md §3.18). The rule
+ * is all or nothing per window, so a pass whose windows compute for about as long as they read
+ * sits on its edge.
  * Instead of slowing, a read issued while the thread computes may start late: after
  * `io_delay_s`, or when that compute ends if sooner (a host that serves the disk only when the
  * computing vCPU yields or after a delay; the shape the node-by-node probe shows, tried as an
@@ -52,6 +59,8 @@ typedef struct ls_mapread_params {
   double start_s;           /* wait at the pass's first read, s (>= 0) */
   double io_delay_s;        /* a read issued while the thread computes starts after this, s, or
                              * when that compute ends if sooner (0: at once) */
+  int share_waited;         /* 1: io_cpu_share slows only a read the thread waits for; 0: every
+                             * read that overlaps compute (docs/VALIDATION.md §3.10) */
 } ls_mapread_params;
 
 /* Time (s) to consume the segments in order from a cold page cache. */

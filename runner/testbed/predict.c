@@ -299,6 +299,9 @@ void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, c
   for (int i = 0; i < out->levels; i++) {
     out->model_s[i] = busy_model_s(flash, m, bytes, out->compute_s[i], out->share);
     out->model0_s[i] = busy_model_s(flash, m, bytes, out->compute_s[i], 0);
+    ls_mapread_params other = *m;
+    other.share_waited = !m->share_waited;
+    out->model_rule_s[i] = busy_model_s(flash, &other, bytes, out->compute_s[i], out->share);
   }
 }
 

@@ -91,6 +91,7 @@ typedef struct ls_tbp_io_share {
   double measured_s[LS_TBP_BUSY_MAX];  /* T */
   double model_s[LS_TBP_BUSY_MAX];   /* the model's T at the fitted share */
   double model0_s[LS_TBP_BUSY_MAX];  /* the same with share 0 */
+  double model_rule_s[LS_TBP_BUSY_MAX]; /* the same share under the other rule (m->share_waited flipped) */
   double share;                      /* the fitted share (0 when levels = 0) */
   double delay;                      /* the fitted delay with no share (io_delay_s), s */
 } ls_tbp_io_share;

@@ -295,14 +295,17 @@ static int match_reps(const ls_tbm_result *r)
   return reps > 0 ? reps : 3;
 }
 
-/* Prints the levels of one kind of busy stream (what: "" or "memory-bound "); 1 when printing failed. */
-static int busy_lines(FILE *out, const ls_tbp_io_share *sh, const char *what)
+/* Prints the levels of one kind of busy stream (what: "" or "memory-bound "); waited: the rule the
+ * model uses (devices/mapread.h, share_waited), the other's value printed beside. 1 when
+ * printing failed. */
+static int busy_lines(FILE *out, const ls_tbp_io_share *sh, const char *what, int waited)
 {
   int bad = 0;
   for (int i = 0; i < sh->levels; i++)
     bad |= fprintf(out, "%sbusy stream at %d %%: %s %.3f s alone, %.3f s streamed with it (model %.3f s; "
-                        "%.3f s with no share)\n", what, sh->level[i], *what ? "memory reads" : "arithmetic",
-                   sh->compute_s[i], sh->measured_s[i], sh->model_s[i], sh->model0_s[i]) < 0;
+                        "%.3f s with no share; %.3f s %s)\n", what, sh->level[i], *what ? "memory reads" : "arithmetic",
+                   sh->compute_s[i], sh->measured_s[i], sh->model_s[i], sh->model0_s[i], sh->model_rule_s[i],
+                   waited ? "slowing every read" : "slowing only a read waited for") < 0;
   return bad;
 }
 
@@ -317,15 +320,17 @@ static int io_share(ls_tbp *p, const ls_tbm_result *r, const ls_flash_params *sf
   int reps = o->match ? match_reps(r) : 0;
   ls_tbp_io_share_fit(r, sf, &p->map, bytes, o->median, reps, 0, &ar);
   ls_tbp_io_share_fit(r, sf, &p->map, bytes, o->median, reps, 1, &mem);
-  int bad = busy_lines(out, &ar, "") | busy_lines(out, &mem, "memory-bound ");
+  int bad = busy_lines(out, &ar, "", p->map.share_waited) | busy_lines(out, &mem, "memory-bound ", p->map.share_waited);
   const ls_tbp_io_share *use = mem.levels && !o->io_arith ? &mem : &ar;
   if (mem.levels && ar.levels)
     bad |= fprintf(out, "reads lost while the thread computes: %.3f from the arithmetic busy streams, %.3f from the "
                         "memory-bound ones\n", ar.share, mem.share) < 0;
   if (use->levels)
-    bad |= fprintf(out, "reads lost while the thread computes (io_cpu_share): %.3f, from %d %sbusy streams%s\n",
+    bad |= fprintf(out, "reads lost while the thread computes (io_cpu_share): %.3f, from %d %sbusy streams%s; %s\n",
                    use->share, use->levels, use == &mem ? "memory-bound " : "",
-                   o->no_io_share ? " (not used: --io-share off)" : "") < 0;
+                   o->no_io_share ? " (not used: --io-share off)" : "",
+                   p->map.share_waited ? "only a read the thread waits for is slowed"
+                                       : "every read that overlaps compute is slowed (--io-rule every)") < 0;
   if (use->levels)
     bad |= fprintf(out, "reads delayed while the thread computes (io_delay_s): %.2f ms a window, from the same busy "
                         "streams%s\n", use->delay * 1e3, o->io_delay ? " (used, no share)" : "") < 0;
@@ -417,7 +422,7 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
   int n = 0, bad = 0;
   if (!rc) {
     ls_tbp p = {dev, meta.threads > 0 ? meta.threads : 1, o->serial ? LS_TBP_SERIAL : LS_TBP_MAPPED,
-                {readahead, LS_TBP_TRIGGER, fault, 0, 0, 0}, NULL, 0};
+                {readahead, LS_TBP_TRIGGER, fault, 0, 0, 0, !o->io_every}, NULL, 0};
     /* The mapped path's rate: the stream measurement (the same statistic as the points). */
     double sv[LS_TBP_REPS_MAX];
     int ns = 0;

@@ -26,6 +26,8 @@ typedef struct ls_tbv_options {
   int io_pass;           /* 1: the share from the run's cold pass without output rows (ls_tbp_io_share_pass_fit) */
   int no_start;          /* 1: no wait at a cold pass's start (ls_tbp_start_fit not used) */
   int io_delay;          /* 1: the busy streams described by a delay per window, not a share */
+  int io_every;          /* 1: the share slows every read that overlaps compute (the rule of §3.10), not
+                          * only a read the thread waits for (devices/mapread.h, share_waited) */
 } ls_tbv_options;
 
 /* Prints the comparison to out, stores it, draws it. *met: the issue's targets (median

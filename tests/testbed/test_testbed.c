@@ -612,7 +612,7 @@ static ls_flash_params flash_1gbs(void)
 static void test_mapread(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0.75, 0, 0, 0, 0};
+  ls_mapread_params m = {8e6, 0.75, 0, 0, 0, 0, 0};
   ls_mapread_seg io[2] = {{40e6, 0, 0}, {40e6, 0, 0}};
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &m, io, 2) - 0.080) < 1e-6);
   ls_mapread_seg cpu[1] = {{8e6, 1.0, 0}};
@@ -622,14 +622,14 @@ static void test_mapread(void)
   CU_ASSERT(t >= 0.064 - 1e-9 && t <= serial + 1e-9);
   CU_ASSERT(fabs(serial - 0.104) < 1e-6);
   /* Read-ahead hides reading behind compute: a later trigger overlaps less. */
-  ls_mapread_params late = {8e6, 1.0, 0, 0, 0, 0};
+  ls_mapread_params late = {8e6, 1.0, 0, 0, 0, 0, 0};
   CU_ASSERT(ls_mapread_time_s(&f, &late, mix, 4) >= t);
   /* Fault CPU adds to compute. */
-  ls_mapread_params fault = {8e6, 0.75, 1e-9, 0, 0, 0};
+  ls_mapread_params fault = {8e6, 0.75, 1e-9, 0, 0, 0, 0};
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &fault, cpu, 1) - 1.016) < 1e-6);
   /* A wait at the start delays everything after it: read-bound and compute-bound alike, the
    * pass takes start_s more; a negative one counts as none. */
-  ls_mapread_params st = {8e6, 0.75, 0, 0, 0.025, 0}, neg = {8e6, 0.75, 0, 0, -1, 0};
+  ls_mapread_params st = {8e6, 0.75, 0, 0, 0.025, 0, 0}, neg = {8e6, 0.75, 0, 0, -1, 0, 0};
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &st, io, 2) - 0.105) < 1e-6);
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &st, cpu, 1) - 1.033) < 1e-6);
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &st, mix, 4) - (t + 0.025)) < 1e-6);
@@ -1014,7 +1014,7 @@ static void test_head_first_rate(void)
 static void test_mapread_io_share(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params none = {8e6, 0, 0, 0, 0, 0}, half = {8e6, 0, 0, 0.5, 0, 0};
+  ls_mapread_params none = {8e6, 0, 0, 0, 0, 0, 0}, half = {8e6, 0, 0, 0.5, 0, 0, 0};
   ls_mapread_seg rb[1] = {{16e6, 0.008, 0}}, cb[1] = {{16e6, 0.040, 0}};
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &none, rb, 1), 0.020, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &half, rb, 1), 0.022, 1e-9);
@@ -1032,7 +1032,7 @@ static void add_busy(ls_tbm_result *r, int level, double bytes, double c, double
                      double cold_scale)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0, 0, s, 0, 0};
+  ls_mapread_params m = {8e6, 0, 0, s, 0, 0, 0};
   ls_mapread_seg seg = {bytes, c, 0};
   add_pass(r, LS_TBM_BUSY_WARM, level, 0, c * warm_scale);
   add_pass(r, LS_TBM_STREAM_BUSY, level, 0, ls_mapread_time_s(&f, &m, &seg, 1) * cold_scale);
@@ -1047,7 +1047,7 @@ static void add_busy(ls_tbm_result *r, int level, double bytes, double c, double
 static void test_mapread_delay(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params d1 = {8e6, 0, 0, 0, 0, 0.001}, d10 = {8e6, 0, 0, 0, 0, 0.010};
+  ls_mapread_params d1 = {8e6, 0, 0, 0, 0, 0.001, 0}, d10 = {8e6, 0, 0, 0, 0, 0.010, 0};
   ls_mapread_seg rb = {80e6, 0.040, 0}, cb = {80e6, 0.2, 0};
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &d1, &rb, 1), 0.093, 1e-6);
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &d10, &rb, 1), 0.120, 1e-6);
@@ -1060,7 +1060,7 @@ static void test_mapread_delay(void)
     add_pass(&r, LS_TBM_BUSY_WARM, 30 * (i + 1), 0, cs[i]);
     add_pass(&r, LS_TBM_STREAM_BUSY, 30 * (i + 1), 0, ls_mapread_time_s(&f, &d1, &seg, 1));
   }
-  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0};
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 0};
   ls_tbp_io_share sh;
   ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, 0, &sh);
   CU_ASSERT_EQUAL(sh.levels, 3);
@@ -1082,7 +1082,7 @@ static void test_io_share_fit(void)
   }
   add_pass(&r, "stream", 0, 0, 0.001);
   add_pass(&r, "cold", 30, 0, 0.001);
-  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0};
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 0};
   ls_tbp_io_share sh;
   ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, 0, &sh);
   CU_ASSERT_EQUAL(sh.levels, 3);
@@ -1121,7 +1121,7 @@ static void test_fastest_of(void)
   CU_ASSERT_EQUAL(v[0], 5);
   CU_ASSERT(isnan(ls_tbp_fastest_of(v, 0, 3)));
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0};
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 0};
   const double bytes = 400e6, cs[2] = {0.15, 0.30};
   ls_tbm_pass buf[16];
   ls_tbm_result r = {.p = buf, .cap = 16};
@@ -1141,7 +1141,7 @@ static void test_fastest_of(void)
 static void test_mapread_serial(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0, 0, 0, 0, 0};
+  ls_mapread_params m = {8e6, 0, 0, 0, 0, 0, 0};
   double want[3] = {0.019, 0.0205, 0.022};
   for (int i = 0; i < 3; i++) {
     ls_mapread_seg s[1] = {{16e6, 0.006, 0.5 * i}};
@@ -1170,7 +1170,7 @@ static void test_head_serial_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0, 0, 0}, NULL, 0.6};
+  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0, 0, 0, 0}, NULL, 0.6};
   double all = ls_tbp_cold_s(&p, &mc, 16, 0, 16), none = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
   ls_tbm_result r = {.p = buf, .cap = 8};
@@ -1207,7 +1207,7 @@ static void test_io_share_pass_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.5, 0, 0}, NULL, 0};
+  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.5, 0, 0, 0}, NULL, 0};
   double t = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
   p.map.io_cpu_share = 0;
   double t0 = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
@@ -1245,7 +1245,7 @@ static void test_start_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.3, 0.03, 0}, NULL, 0};
+  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.3, 0.03, 0, 0}, NULL, 0};
   double cold = ls_tbp_cold_s(&p, &mc, 16, 0, 0), warm = ls_tbp_warm_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
   ls_tbm_result r = {.p = buf, .cap = 8};
