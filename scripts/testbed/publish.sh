@@ -37,12 +37,15 @@ LEVERSIM=$LEVERSIM bash scripts/testbed/fit-profile.sh "$dst/base-profile.yaml" 
   "$dst/fio-direct1.json" "$dst/testbed-vm.yaml" > "$dst/calibrate.txt"
 # Validate stores its predictions in the database, replacing the run's earlier ones: the
 # default's, with the figure, go last, so the committed tb_prediction and tb_error are the
-# default's. Before it: the serial bound, and the storage measurements at their own fastest
-# (the default until 2026-11-27).
+# default's. Before it: the serial bound, the storage measurements at their own fastest
+# (the default until 2026-11-27), and the share slowing every read (the rule before
+# docs/VALIDATION.md §3.18).
 "$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \
   --mode serial > "$dst/validate-serial.txt"
 "$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \
   --stat fastest > "$dst/validate-fastest.txt"
+"$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \
+  --io-rule every > "$dst/validate-every.txt"
 "$LEVERSIM" testbed validate --db "$dst/testbed.db" --profile "$dst/testbed-vm.yaml" --fio-mmap "$dst/fio-mmap.json" \
   --plot "$dst" > "$dst/validate.txt"
 rm -f "$dst/testbed-validation.dat" "$dst/testbed-validation.gp"
