@@ -1025,6 +1025,48 @@ static void test_mapread_io_share(void)
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &half, mid, 1), 0.031, 1e-9);
 }
 
+/* The share slowing only a read the thread waits for (share_waited, §3.18), on test_mapread_io_share's
+ * two windows (r = 8 ms, s = 0.5). Read-bound (c = 4 ms): the read outlasts the compute, so it is
+ * slowed as before (22 ms). c = 10 ms: at full rate it ends at 16 ms, inside the compute (8 to
+ * 18 ms), so it keeps its rate: 8 + 10 + 10 = 28 ms, where slowing every read gives 31 ms. At the
+ * edge (c = r = 8 ms) it ends as the compute does and is not slowed: 24 ms (28 ms slowing it).
+ * Compute-bound: 48 ms either way. Then busy streams made under the rule at s = 0.3 (levels 30
+ * to 150 %) give 0.3 back; past 100 % the fitted model is the model with no share, and the
+ * other rule's value, printed beside it, is slower. */
+static void test_mapread_share_waited(void)
+{
+  ls_flash_params f = flash_1gbs();
+  ls_mapread_params w = {8e6, 0, 0, 0.5, 0, 0, 1}, every = {8e6, 0, 0, 0.5, 0, 0, 0};
+  ls_mapread_seg rb = {16e6, 0.008, 0}, mid = {16e6, 0.020, 0}, edge = {16e6, 0.016, 0}, cb = {16e6, 0.040, 0};
+  CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &w, &rb, 1), 0.022, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &w, &mid, 1), 0.028, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &every, &mid, 1), 0.031, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &w, &edge, 1), 0.024, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &every, &edge, 1), 0.028, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &w, &cb, 1), 0.048, 1e-9);
+  const double bytes = 400e6, stream = 0.4; /* 50 windows of 8 ms */
+  ls_mapread_params gen = {8e6, 0, 0, 0.3, 0, 0, 1};
+  ls_tbm_pass buf[16];
+  ls_tbm_result r = {.p = buf, .cap = 16};
+  for (int lv = 30; lv <= 150; lv += 30) {
+    ls_mapread_seg seg = {bytes, lv / 100.0 * stream, 0};
+    add_pass(&r, LS_TBM_BUSY_WARM, lv, 0, seg.compute_s);
+    add_pass(&r, LS_TBM_STREAM_BUSY, lv, 0, ls_mapread_time_s(&f, &gen, &seg, 1));
+  }
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 1};
+  ls_tbp_io_share sh;
+  ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, 0, &sh);
+  CU_ASSERT_EQUAL(sh.levels, 5);
+  CU_ASSERT_DOUBLE_EQUAL(sh.share, 0.3, 1e-4);
+  for (int i = 0; i < sh.levels; i++) {
+    CU_ASSERT_DOUBLE_EQUAL(sh.model_s[i], sh.measured_s[i], 1e-6);
+    if (sh.level[i] > 100) {
+      CU_ASSERT_DOUBLE_EQUAL(sh.model_s[i], sh.model0_s[i], 1e-9);
+      CU_ASSERT(sh.model_rule_s[i] > sh.model_s[i] + 0.01);
+    }
+  }
+}
+
 /* One busy level as the model gives it at share s (1 GB/s, 8 MB windows, the file as one
  * segment of `bytes` with compute c): a busy-warm pass of c x warm_scale and a stream-busy pass
  * of the model's time x cold_scale. */
@@ -1301,6 +1343,7 @@ static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"reads slowed by a busy thread", test_mapread_io_share},
                                       {"the share from the busy streams", test_io_share_fit},
                                       {"a read delayed while the thread computes", test_mapread_delay},
+                                      {"the share slows only a read the thread waits for", test_mapread_share_waited},
                                       {"the share from the cold pass without rows", test_io_share_pass_fit},
                                       {"the wait at a cold pass's start", test_start_fit},
                                       {"the expected fastest of r repetitions", test_fastest_of},
