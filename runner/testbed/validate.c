@@ -349,8 +349,13 @@ static int io_share_pass(ls_tbp *p, const ls_model_costs *tc, const ls_tbm_resul
   ls_tbp_io_pass f;
   if (!ls_tbp_io_share_pass_fit(p, tc, r, o->median, o->match ? match_reps(r) : 0, &f))
     return 0;
+  int flat = !(f.model_max_s > f.model0_s); /* its reads hide under its compute whatever the share */
   if (o->io_pass && !o->no_io_share)
-    p->map.io_cpu_share = f.share;
+    p->map.io_cpu_share = flat ? 0 : f.share;
+  if (flat)
+    return fprintf(out, "the layers' cold pass (%d tokens, no row): %.4f s (warm compute %.4f s); the model gives "
+                        "%.4f s whatever the share (its reads hide under its compute): no share from it%s\n",
+                   f.n, f.measured_s, f.warm_s, f.model0_s, o->io_pass && !o->no_io_share ? " (share 0)" : "") < 0;
   return fprintf(out, "the layers' cold pass (%d tokens, no row): %.4f s (warm compute %.4f s); the model gives "
                       "%.4f s at share 0, %.4f s at 0.95: reads lost while the thread computes %.3f%s\n",
                  f.n, f.measured_s, f.warm_s, f.model0_s, f.model_max_s, f.share,

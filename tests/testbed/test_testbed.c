@@ -291,9 +291,11 @@ static void check_run_case(const run_case *c)
   snprintf(rel, sizeof rel, "../results/testbed/%s", c->run);
   CU_ASSERT_EQUAL_FATAL(copy_run(rel, "run-hi.db", dir, sizeof dir, db, sizeof db), 0);
   /* The sections these cases come from (§3.10 to §3.15) predate the wait at a pass's start
-   * (§3.16): without it, as they were made, unless the case says otherwise. */
-  snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' %s%s",
-           db, dir, dir, c->extra, strstr(c->extra, "--start") ? "" : " --start off");
+   * (§3.16), and those up to §3.17 the share slowing only a read waited for (§3.18): without
+   * them, as they were made, unless the case says otherwise. */
+  snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' %s%s%s",
+           db, dir, dir, c->extra, strstr(c->extra, "--start") ? "" : " --start off",
+           strstr(c->extra, "--io-rule") ? "" : " --io-rule every");
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   double med = NAN, e = NAN, ig;
   const char *m = strstr(out, "median absolute error ");
@@ -580,8 +582,9 @@ static void test_cli_share_halves(void)
       CU_ASSERT_EQUAL(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
       CU_ASSERT_EQUAL(sqlite3_changes(h), 4 * 3 * 3); /* 4 kinds x 3 levels x 3 repetitions */
       sqlite3_close(h);
-      snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json'",
-               db, dir, dir);
+      /* fitted as §3.15 fitted them: the share slowing every read (before §3.18) */
+      snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' "
+               "--io-rule every", db, dir, dir);
       CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
       CU_ASSERT_PTR_NOT_NULL(strstr(out, late ? cases[i].keep_late : cases[i].keep_early));
       unlink(db);
@@ -1032,7 +1035,7 @@ static void test_mapread_io_share(void)
  * edge (c = r = 8 ms) it ends as the compute does and is not slowed: 24 ms (28 ms slowing it).
  * Compute-bound: 48 ms either way. Then busy streams made under the rule at s = 0.3 (levels 30
  * to 150 %) give 0.3 back; past 100 % the fitted model is the model with no share, and the
- * other rule's value, printed beside it, is slower. */
+ * other rule's value, printed beside it, is slower at 120 %. */
 static void test_mapread_share_waited(void)
 {
   ls_flash_params f = flash_1gbs();
@@ -1060,10 +1063,14 @@ static void test_mapread_share_waited(void)
   CU_ASSERT_DOUBLE_EQUAL(sh.share, 0.3, 1e-4);
   for (int i = 0; i < sh.levels; i++) {
     CU_ASSERT_DOUBLE_EQUAL(sh.model_s[i], sh.measured_s[i], 1e-6);
-    if (sh.level[i] > 100) {
+    if (sh.level[i] > 100)
       CU_ASSERT_DOUBLE_EQUAL(sh.model_s[i], sh.model0_s[i], 1e-9);
-      CU_ASSERT(sh.model_rule_s[i] > sh.model_s[i] + 0.01);
-    }
+    /* slowing every read, 120 % (9.6 ms of compute a window) still waits for reads slowed to
+     * 8 / 0.7 = 11.4 ms; 150 % (12 ms) hides them as well */
+    if (sh.level[i] == 120)
+      CU_ASSERT(sh.model_rule_s[i] > sh.model_s[i] + 0.05);
+    if (sh.level[i] == 150)
+      CU_ASSERT_DOUBLE_EQUAL(sh.model_rule_s[i], sh.model_s[i], 1e-9);
   }
 }
 
