@@ -1028,6 +1028,19 @@ static void test_mapread_io_share(void)
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &half, mid, 1), 0.031, 1e-9);
 }
 
+/* One busy level as the model gives it at share s under the rule `waited` (1 GB/s, 8 MB windows,
+ * the file as one segment of `bytes` with compute c): a busy-warm pass of c x warm_scale and a
+ * stream-busy pass of the model's time x cold_scale. */
+static void add_busy(ls_tbm_result *r, int level, double bytes, double c, double s, double warm_scale,
+                     double cold_scale, int waited)
+{
+  ls_flash_params f = flash_1gbs();
+  ls_mapread_params m = {8e6, 0, 0, s, 0, 0, waited};
+  ls_mapread_seg seg = {bytes, c, 0};
+  add_pass(r, LS_TBM_BUSY_WARM, level, 0, c * warm_scale);
+  add_pass(r, LS_TBM_STREAM_BUSY, level, 0, ls_mapread_time_s(&f, &m, &seg, 1) * cold_scale);
+}
+
 /* The share slowing only a read the thread waits for (share_waited, §3.18), on test_mapread_io_share's
  * two windows (r = 8 ms, s = 0.5). Read-bound (c = 4 ms): the read outlasts the compute, so it is
  * slowed as before (22 ms). c = 10 ms: at full rate it ends at 16 ms, inside the compute (8 to
@@ -1048,14 +1061,10 @@ static void test_mapread_share_waited(void)
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &every, &edge, 1), 0.028, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &w, &cb, 1), 0.048, 1e-9);
   const double bytes = 400e6, stream = 0.4; /* 50 windows of 8 ms */
-  ls_mapread_params gen = {8e6, 0, 0, 0.3, 0, 0, 1};
   ls_tbm_pass buf[16];
   ls_tbm_result r = {.p = buf, .cap = 16};
-  for (int lv = 30; lv <= 150; lv += 30) {
-    ls_mapread_seg seg = {bytes, lv / 100.0 * stream, 0};
-    add_pass(&r, LS_TBM_BUSY_WARM, lv, 0, seg.compute_s);
-    add_pass(&r, LS_TBM_STREAM_BUSY, lv, 0, ls_mapread_time_s(&f, &gen, &seg, 1));
-  }
+  for (int lv = 30; lv <= 150; lv += 30)
+    add_busy(&r, lv, bytes, lv / 100.0 * stream, 0.3, 1, 1, 1);
   ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 1};
   ls_tbp_io_share sh;
   ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, 0, &sh);
@@ -1072,19 +1081,6 @@ static void test_mapread_share_waited(void)
     if (sh.level[i] == 150)
       CU_ASSERT_DOUBLE_EQUAL(sh.model_rule_s[i], sh.model_s[i], 1e-9);
   }
-}
-
-/* One busy level as the model gives it at share s (1 GB/s, 8 MB windows, the file as one
- * segment of `bytes` with compute c): a busy-warm pass of c x warm_scale and a stream-busy pass
- * of the model's time x cold_scale. */
-static void add_busy(ls_tbm_result *r, int level, double bytes, double c, double s, double warm_scale,
-                     double cold_scale)
-{
-  ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0, 0, s, 0, 0, 0};
-  ls_mapread_seg seg = {bytes, c, 0};
-  add_pass(r, LS_TBM_BUSY_WARM, level, 0, c * warm_scale);
-  add_pass(r, LS_TBM_STREAM_BUSY, level, 0, ls_mapread_time_s(&f, &m, &seg, 1) * cold_scale);
 }
 
 /* A read delayed while the thread computes (io_delay_s, §3.16), against closed forms at 1 GB/s
@@ -1126,8 +1122,8 @@ static void test_io_share_fit(void)
   ls_tbm_pass buf[32];
   ls_tbm_result r = {.p = buf, .cap = 32};
   for (int i = 0; i < 3; i++) {
-    add_busy(&r, 30 * (i + 1), bytes, cs[i], 0.3, 1.1, 1.2);
-    add_busy(&r, 30 * (i + 1), bytes, cs[i], 0.3, 1, 1);
+    add_busy(&r, 30 * (i + 1), bytes, cs[i], 0.3, 1.1, 1.2, 0);
+    add_busy(&r, 30 * (i + 1), bytes, cs[i], 0.3, 1, 1, 0);
   }
   add_pass(&r, "stream", 0, 0, 0.001);
   add_pass(&r, "cold", 30, 0, 0.001);
@@ -1176,7 +1172,7 @@ static void test_fastest_of(void)
   ls_tbm_result r = {.p = buf, .cap = 16};
   for (int i = 0; i < 2; i++)
     for (int k = 0; k < 3; k++)
-      add_busy(&r, 45 * (i + 1), bytes, cs[i], 0.3, 1, k == 2 ? 1.3 : 1);
+      add_busy(&r, 45 * (i + 1), bytes, cs[i], 0.3, 1, k == 2 ? 1.3 : 1, 0);
   ls_tbp_io_share sh;
   ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 2, 0, &sh);
   CU_ASSERT_DOUBLE_EQUAL(sh.share, 0.3, 1e-4);
