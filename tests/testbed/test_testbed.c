@@ -1312,6 +1312,20 @@ static void test_start_fit(void)
   ls_device_free(dev);
 }
 
+/* The busy levels testbed measure runs (LS_TBM_BUSY_LEVELS): rising, at most LS_TBP_BUSY_MAX, and
+ * at least one below 100 % (the share) and one past it (where §3.18's rule shows: a share slowing
+ * every read and one slowing only a read waited for differ only there). */
+static void test_busy_levels(void)
+{
+  static const int lv[] = {LS_TBM_BUSY_LEVELS};
+  const int n = (int)(sizeof lv / sizeof lv[0]);
+  CU_ASSERT(n <= LS_TBP_BUSY_MAX);
+  for (int i = 1; i < n; i++)
+    CU_ASSERT(lv[i] > lv[i - 1]);
+  CU_ASSERT(lv[0] < 100);
+  CU_ASSERT(lv[n - 1] > 100);
+}
+
 /* The storage measurements' slots (measure.h): every repetition lands in a slot, the first in
  * the first and the last in the last, in order, and 2r + 1 = 7 of them one per slot. */
 static void test_storage_slots(void)
@@ -1351,6 +1365,7 @@ static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"the wait at a cold pass's start", test_start_fit},
                                       {"the expected fastest of r repetitions", test_fastest_of},
                                       {"the storage measurements' slots", test_storage_slots},
+                                      {"the busy levels reach past 100 %", test_busy_levels},
                                       {"a segment's compute after its last byte", test_mapread_serial},
                                       {"the head's serial share from cold rows passes", test_head_serial_fit},
                                       {"cpu: weights streamed per token below a batch", test_cpu_batched},
