@@ -35,6 +35,16 @@
 #include <string.h>
 #include "sim/yaml.h"
 
+/* One range per quantity, the same in a profile and in --set or an experiment's settings
+ * (issue 35: a profile with 1 B/s of flash passed `profiles validate`, which --set refused,
+ * and its run overflowed): the least a simulated phone may have. Below these, one pass would
+ * take longer than any clock leversim keeps, or results look ordinary and mean nothing. */
+#define RANGE_BW_MIN 1e6           /* 1 MB/s: any bandwidth (flash, DRAM, NPU, CPU) */
+#define RANGE_FLOPS_MIN 1e6        /* 1 MFLOP/s: any compute rate */
+#define RANGE_FREQ_MIN 1e6         /* 1 MHz: a core's clock */
+#define RANGE_BYTES_MIN 1048576.0  /* 1 MiB: DRAM capacity and the app's budget */
+#define RANGE_EFF_MIN 0.01         /* a read path's share of the link: 1 % at least */
+
 struct ls_device {
   char id[64], name[64], soc[64], path[LS_ERR_FILE];
   int is_gpu;
@@ -76,10 +86,10 @@ static int read_flash(const ls_ynode *root, ls_flash_params *f, ls_error *err)
   int path, rc = section(root, "flash", &m, err);
   if (rc || (rc = copy_str(&m, "interface", f->interface, sizeof f->interface, err)) ||
       (rc = ls_yreq_int(&m, "lanes", 1, 16, &lanes, err)) ||
-      (rc = ls_yreq_unit(&m, "link_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, &f->link_bandwidth, err)) ||
+      (rc = ls_yreq_unit(&m, "link_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, &f->link_bandwidth, err)) ||
       (rc = section(&m, "efficiency", &eff, err)) ||
-      (rc = ls_yreq_double(&eff, "direct", LS_Y_POS, 1.0, &f->efficiency[LS_PATH_DIRECT], err)) ||
-      (rc = ls_yreq_double(&eff, "page_cache", LS_Y_POS, 1.0, &f->efficiency[LS_PATH_PAGE_CACHE], err)) ||
+      (rc = ls_yreq_double(&eff, "direct", RANGE_EFF_MIN, 1.0, &f->efficiency[LS_PATH_DIRECT], err)) ||
+      (rc = ls_yreq_double(&eff, "page_cache", RANGE_EFF_MIN, 1.0, &f->efficiency[LS_PATH_PAGE_CACHE], err)) ||
       (rc = ls_ymap_finish(&eff, err)) || (rc = ls_yreq_enum(&m, "path", paths, &path, err)) ||
       (rc = ls_yreq_unit(&m, "chunk", LS_U_BYTES, 512, 1 << 30, &f->chunk_bytes, err)) ||
       (rc = ls_yreq_int(&m, "queue_depth", 1, 1024, &qd, err)) ||
@@ -90,6 +100,13 @@ static int read_flash(const ls_ynode *root, ls_flash_params *f, ls_error *err)
   f->lanes = (int)lanes;
   f->queue_depth = (int)qd;
   f->path = (ls_flash_path)path;
+  if (ls_flash_effective_bw(f) < RANGE_BW_MIN) { /* the rate a run reads at: as --set's range */
+    ls_ynode v;
+    ls_ymap_find(&m, "link_bandwidth", &v);
+    return ls_ynode_error(&v, err, LS_ERANGE, "the read rate of path %s (link_bandwidth x "
+                          "efficiency) is %g B/s, below 1 MB/s", paths[path],
+                          ls_flash_effective_bw(f));
+  }
   return ls_ymap_finish(&m, err);
 }
 
@@ -98,9 +115,9 @@ static int read_dram(const ls_ynode *root, ls_dram_params *d, ls_error *err)
   ls_ynode m, v;
   int rc = section(root, "dram", &m, err);
   if (rc || (rc = copy_str(&m, "type", d->type, sizeof d->type, err)) ||
-      (rc = ls_yreq_unit(&m, "capacity", LS_U_BYTES, LS_Y_POS, 1e13, &d->capacity, err)) ||
-      (rc = ls_yreq_unit(&m, "app_budget", LS_U_BYTES, LS_Y_POS, d->capacity, &d->app_budget, err)) ||
-      (rc = ls_yreq_unit(&m, "bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &d->bandwidth, err)) ||
+      (rc = ls_yreq_unit(&m, "capacity", LS_U_BYTES, RANGE_BYTES_MIN, 1e13, &d->capacity, err)) ||
+      (rc = ls_yreq_unit(&m, "app_budget", LS_U_BYTES, RANGE_BYTES_MIN, d->capacity, &d->app_budget, err)) ||
+      (rc = ls_yreq_unit(&m, "bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e13, &d->bandwidth, err)) ||
       (rc = ls_yreq_unit(&m, "resident_target", LS_U_BYTES, 0, 1e13, &d->resident_target, err)) ||
       (rc = ls_yreq_unit(&m, "background_power", LS_U_POWER, 0, 100, &d->background_w, err)))
     return rc;
@@ -171,9 +188,9 @@ static int read_dynamic(const ls_ynode *npu, ls_npu_dynamic *d, ls_error *err)
     return LS_OK;
   int rc = ls_ynode_expect(&m, LS_Y_MAP, err);
   if (rc || (rc = ls_yreq_unit(&m, "op_call", LS_U_TIME, 0, 1, &d->op_call_s, err)) ||
-      (rc = ls_yreq_unit(&m, "weight_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &d->weight_bw, err)) ||
-      (rc = ls_yreq_unit(&m, "vec_flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &d->vec_flops, err)) ||
-      (rc = ls_yreq_unit(&m, "mat_flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &d->mat_flops, err)) ||
+      (rc = ls_yreq_unit(&m, "weight_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e13, &d->weight_bw, err)) ||
+      (rc = ls_yreq_unit(&m, "vec_flops", LS_U_COMPUTE, RANGE_FLOPS_MIN, 1e16, &d->vec_flops, err)) ||
+      (rc = ls_yreq_unit(&m, "mat_flops", LS_U_COMPUTE, RANGE_FLOPS_MIN, 1e16, &d->mat_flops, err)) ||
       (rc = ls_yreq_int(&m, "tile", 1, 4096, &tile, err)) ||
       (rc = ls_yreq_int(&m, "mat_min", 1, 4096, &mat_min, err)) ||
       (rc = ls_yopt_bool(&m, "pad_small", 0, &d->pad_small, err)) ||
@@ -193,9 +210,9 @@ static int read_npu(const ls_ynode *root, ls_npu_params *n, ls_error *err)
   if (rc || (rc = copy_str(&m, "name", n->name, sizeof n->name, err)) ||
       (rc = ls_yopt_enum(&m, "regime", ls_npu_regime_names, LS_NPU_STATIC, &regime, err)) ||
       (rc = read_dynamic(&m, &n->dyn, err)) ||
-      (rc = ls_yreq_unit(&m, "weight_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &n->weight_bw, err)) ||
-      (rc = ls_yreq_unit(&m, "flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &n->flops, err)) ||
-      (rc = ls_yreq_unit(&m, "attn_flops", LS_U_COMPUTE, LS_Y_POS, 1e16, &n->attn_flops, err)) ||
+      (rc = ls_yreq_unit(&m, "weight_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e13, &n->weight_bw, err)) ||
+      (rc = ls_yreq_unit(&m, "flops", LS_U_COMPUTE, RANGE_FLOPS_MIN, 1e16, &n->flops, err)) ||
+      (rc = ls_yreq_unit(&m, "attn_flops", LS_U_COMPUTE, RANGE_FLOPS_MIN, 1e16, &n->attn_flops, err)) ||
       (rc = ls_yreq_unit(&m, "dispatch", LS_U_TIME, 0, 1, &n->dispatch_s, err)) ||
       (rc = read_curve(&m, n, err)) || (rc = read_shapes(&m, n, err)) ||
       (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &n->idle_w, err)) ||
@@ -217,8 +234,8 @@ static int read_cluster(const ls_ynode *c, ls_cpu_cluster *k, ls_error *err)
   int rc = ls_ynode_expect(c, LS_Y_MAP, err);
   if (rc || (rc = copy_str(c, "name", k->name, sizeof k->name, err)) ||
       (rc = ls_yreq_int(c, "cores", 1, 64, &cores, err)) ||
-      (rc = ls_yreq_unit(c, "freq", LS_U_FREQ, LS_Y_POS, 1e10, &k->freq_hz, err)) ||
-      (rc = ls_yreq_unit(c, "gemv_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, &k->gemv_bw_per_core, err)) ||
+      (rc = ls_yreq_unit(c, "freq", LS_U_FREQ, RANGE_FREQ_MIN, 1e10, &k->freq_hz, err)) ||
+      (rc = ls_yreq_unit(c, "gemv_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, &k->gemv_bw_per_core, err)) ||
       (rc = ls_yreq_double(c, "flops_per_cycle", LS_Y_POS, 4096, &k->flops_per_cycle, err)) ||
       (rc = ls_yreq_unit(c, "core_power", LS_U_POWER, 0, 100, &k->core_w, err)))
     return rc;
@@ -232,7 +249,7 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
   long threads, batched = 1, head_batched = 1, group = 0;
   int rc = section(root, "cpu", &m, err);
   if (rc || (rc = ls_yreq_int(&m, "threads", 1, 256, &threads, err)) ||
-      (rc = ls_yreq_unit(&m, "max_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e13, &c->max_bw, err)) ||
+      (rc = ls_yreq_unit(&m, "max_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e13, &c->max_bw, err)) ||
       (rc = ls_yreq_unit(&m, "call_overhead", LS_U_TIME, 0, 1, &c->call_s, err)) ||
       (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &c->idle_w, err)) ||
       (rc = ls_yopt_int(&m, "batched_from", 1, 1000000, 1, &batched, err)) ||
@@ -243,11 +260,11 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
       /* 0 is the "absent" default and not a rate a profile may state (LS_Y_POS refuses it):
        * a stated rate of zero would make every head infinitely slow. Same ceiling as the
        * clusters' gemv_bandwidth. */
-      (rc = ls_yopt_unit(&m, "head_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->head_bw, err)) ||
-      (rc = ls_yopt_unit(&m, "head_first_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->head_bw_first, err)) ||
-      (rc = ls_yopt_unit(&m, "single_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->single_bw, err)) ||
+      (rc = ls_yopt_unit(&m, "head_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, 0, &c->head_bw, err)) ||
+      (rc = ls_yopt_unit(&m, "head_first_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, 0, &c->head_bw_first, err)) ||
+      (rc = ls_yopt_unit(&m, "single_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, 0, &c->single_bw, err)) ||
       (rc = ls_yopt_bool(&m, "batch_remainder", 0, &c->batch_remainder, err)) ||
-      (rc = ls_yopt_unit(&m, "remainder_bandwidth", LS_U_BANDWIDTH, LS_Y_POS, 1e12, 0, &c->remainder_bw, err)) ||
+      (rc = ls_yopt_unit(&m, "remainder_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, 0, &c->remainder_bw, err)) ||
       (rc = ls_ymap_require(&m, "clusters", &cl, err)) || (rc = ls_ynode_expect(&cl, LS_Y_SEQ, err)))
     return rc;
   int k = ls_yseq_len(&cl);
@@ -451,7 +468,7 @@ int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
    * sets the effective rate of the (possibly new) path. Read even when absent, so the
    * default (that path's rate) is declared like every other setting. */
   int bw_given = ls_kv_has(kv, "device.flash.bandwidth");
-  if ((rc = ls_kv_unit(kv, "device.flash.bandwidth", LS_U_BANDWIDTH, 1e6, 1e12, ls_flash_effective_bw(&d->flash),
+  if ((rc = ls_kv_unit(kv, "device.flash.bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, ls_flash_effective_bw(&d->flash),
                        &v, err)))
     return rc;
   if (bw_given)

@@ -44,6 +44,7 @@ static const char *os_reason(sqlite3 *h, char *buf, size_t size)
 int ls_db_fail(ls_db *db, ls_error *err, const char *what)
 {
   char why[160];
+  if (db->read_expired) return ls_db_limit_said(db, err, what);
   return ls_error_set(err, LS_EDB, "%s: %s: %s%s", db->path, what, sqlite3_errmsg(db->h),
                       os_reason(db->h, why, sizeof why));
 }
@@ -63,6 +64,10 @@ int ls_db_exec(ls_db *db, const char *sql, ls_error *err)
   if (db->interrupted) {
     sqlite3_free(msg);
     return ls_db_fail_wait(db, err, "waiting for the lock");
+  }
+  if (db->read_expired) {
+    sqlite3_free(msg);
+    return ls_db_limit_said(db, err, "a query");
   }
   int rc = ls_error_set(err, LS_EDB, "%s: %s%s", db->path, msg ? msg : sqlite3_errmsg(db->h),
                         os_reason(db->h, why, sizeof why));
@@ -136,12 +141,11 @@ static int init_schema(ls_db *db, ls_error *err)
  * doing the same. So retry with a growing pause until LS_DB_BUSY_MS has passed. */
 static int set_wal(ls_db *db, ls_error *err)
 {
-  long waited_ms = 0;
   for (int attempt = 1;; attempt++) {
     int rc = ls_db_exec(db, "PRAGMA journal_mode=WAL", err);
     int code = sqlite3_errcode(db->h) & 0xff;
     if (rc == LS_OK || (code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
-        waited_ms >= LS_DB_BUSY_MS)
+        (ls_now_s() - db->open_t0) * 1000.0 >= LS_DB_BUSY_MS)
       return rc;
     if (*ls_stop_flag()) {
       db->interrupted = 1;
@@ -150,7 +154,6 @@ static int set_wal(ls_db *db, ls_error *err)
     long ms = attempt < 50 ? attempt : 50;
     struct timespec ts = {0, ms * 1000000L};
     nanosleep(&ts, NULL);
-    waited_ms += ms;
   }
 }
 
@@ -166,7 +169,7 @@ static int busy_wait(void *ctx, int count)
     db->interrupted = 1;
     return 0;
   }
-  double waited = now - db->wait_t0;
+  double waited = now - (db->open_t0 > 0 ? db->open_t0 : db->wait_t0); /* the open: one minute */
   if (waited * 1000.0 >= LS_DB_BUSY_MS) return 0;
   if (now - db->wait_said >= LS_DB_WAIT_SAY_S) {
     fprintf(stderr, "leversim: %s: waiting for another process's lock on the database "
@@ -180,10 +183,12 @@ static int busy_wait(void *ctx, int count)
 
 static int configure(ls_db *db, ls_error *err)
 {
+  int rc = ls_db_check_objects(db, "main", 1, err); /* before anything reads or writes it */
+  if (rc != LS_OK) return rc;
   if (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK ||
       ls_db_register_math(db->h) != SQLITE_OK)
     return ls_db_fail(db, err, "configuring the connection");
-  int rc = set_wal(db, err);
+  rc = set_wal(db, err);
   if (rc == LS_OK)
     rc = ls_db_exec(db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err);
   if (rc == LS_OK) rc = init_schema(db, err);
@@ -199,6 +204,24 @@ static int configure(ls_db *db, ls_error *err)
 static int path_is_temporary(const char *path)
 {
   return path[0] == '\0' || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0;
+}
+
+/* SQLite's unix VFS opens paths of at most mxPathname (512) bytes once made absolute: a
+ * longer one is refused here, saying why, instead of "unable to open database file". */
+static int path_fits_sqlite(const char *path, ls_error *err)
+{
+  sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
+  size_t len = strlen(path);
+  if (path[0] != '/') {
+    char *cwd = getcwd(NULL, 0);
+    len += cwd ? strlen(cwd) + 1 : 0;
+    free(cwd);
+  }
+  if (vfs && len >= (size_t)vfs->mxPathname)
+    return ls_error_set(err, LS_EIO, "database %s: its absolute path is %zu bytes long; SQLite "
+                        "opens database paths of at most %d bytes (move it to a shorter path)",
+                        path, len, vfs->mxPathname - 1);
+  return LS_OK;
 }
 
 /* What stands at path for an output database: 0 absent, 1 a regular file (size in *size),
@@ -271,6 +294,18 @@ static int check_owner(ls_db *db, ls_error *err)
   return LS_OK;
 }
 
+/* A handle for path with nothing open yet; NULL when out of memory. */
+static ls_db *db_new(const char *path)
+{
+  ls_db *db = calloc(1, sizeof *db);
+  if (db && !(db->path = strdup(path))) {
+    free(db);
+    db = NULL;
+  }
+  if (db) db->claim_fd = -1;
+  return db;
+}
+
 /* claim: -1 none, 0 shared, 1 exclusive (taken before anything waits for SQLite's lock) */
 static int open_rw(ls_db **out, const char *path, int claim, const char *command, ls_error *err)
 {
@@ -282,23 +317,26 @@ static int open_rw(ls_db **out, const char *path, int claim, const char *command
   off_t size;
   int exists = db_target(path, "database", &size, err);
   if (exists < 0) return exists;
-  ls_db *db = calloc(1, sizeof *db);
+  int rc = path_fits_sqlite(path, err);
+  if (rc != LS_OK) return rc;
+  ls_db *db = db_new(path);
   if (!db) return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
-  db->claim_fd = -1;
-  snprintf(db->path, sizeof db->path, "%s", path);
   /* URI names are allowed so that merge can ATTACH its inputs read-only (ls_db_input_uri);
    * a plain path given here never starts with "file:" (refused above). CREATE only when the
    * file is absent, so nothing is made where the check above did not look. */
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI | (exists ? 0 : SQLITE_OPEN_CREATE);
-  int rc = LS_OK;
+  rc = LS_OK;
   if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK)
     rc = ls_error_set(err, LS_EIO, "%s: cannot open database: %s", path,
                       db->h ? sqlite3_errmsg(db->h) : "out of memory");
-  if (!rc && (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK))
+  db->open_t0 = ls_now_s();
+  if (!rc && (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK ||
+              ls_db_harden(db->h, 0) != SQLITE_OK))
     rc = ls_db_fail(db, err, "configuring the connection");
   if (!rc && exists && size > 0) rc = check_owner(db, err);
   if (!rc && claim >= 0) rc = ls_db_claim_lock(db, claim, err);
   if (!rc) rc = configure(db, err);
+  db->open_t0 = 0;
   if (!rc && claim >= 0) rc = ls_db_claim_record(db, command, err);
   if (rc != LS_OK) {
     ls_db_close(db);
@@ -332,23 +370,30 @@ static int writable(const char *path)
 
 static int dir_writable(const char *path)
 {
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
+  char *dir = strdup(path);
+  if (!dir) return 0;
   char *slash = strrchr(dir, '/');
-  if (!slash) return writable(".");
   if (slash == dir) slash[1] = '\0';
-  else *slash = '\0';
-  return writable(dir);
+  else if (slash) *slash = '\0';
+  int w = writable(slash ? dir : ".");
+  free(dir);
+  return w;
 }
 
 /* 1 when path-wal exists and is not empty: committed runs may be there and not yet in path. */
 static int has_wal(const char *path)
 {
-  char wal[4096 + 8];
+  size_t n = strlen(path) + 5;
+  char *wal = malloc(n);
   struct stat st;
-  snprintf(wal, sizeof wal, "%s-wal", path);
-  return stat(wal, &st) == 0 && st.st_size > 0;
+  if (!wal) return 0;
+  snprintf(wal, n, "%s-wal", path);
+  int yes = stat(wal, &st) == 0 && st.st_size > 0;
+  free(wal);
+  return yes;
 }
+
+size_t ls_db_input_uri_size(const char *path) { return 3 * strlen(path) + 32; }
 
 int ls_db_input_uri(const char *path, char *uri, size_t size)
 {
@@ -429,27 +474,35 @@ int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err)
 int ls_db_open_read(ls_db **out, const char *path, ls_error *err)
 {
   *out = NULL;
-  char uri[4096 + 64];
   if (path_is_temporary(path))
     return ls_db_open(out, path, err); /* the same refusal */
-  off_t size;
-  int exists = db_target(path, "database", &size, err);
+  off_t bytes;
+  int exists = db_target(path, "database", &bytes, err);
   if (exists < 0) return exists;
   if (!exists)
     return ls_error_set(err, LS_ENOTFOUND, "%s: %s", path, strerror(ENOENT));
-  int rc = ls_db_input_uri_checked(path, uri, sizeof uri, err);
-  if (rc) return rc;
-  ls_db *db = calloc(1, sizeof *db);
-  if (!db) return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
-  db->claim_fd = -1;
-  snprintf(db->path, sizeof db->path, "%s", path);
-  if (sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+  int rc = path_fits_sqlite(path, err);
+  if (rc != LS_OK) return rc;
+  size_t size = ls_db_input_uri_size(path);
+  char *uri = malloc(size);
+  ls_db *db = uri ? db_new(path) : NULL;
+  if (!db) {
+    free(uri);
+    return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
+  }
+  rc = ls_db_input_uri_checked(path, uri, size, err);
+  if (rc == LS_OK &&
+      sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK)
     rc = ls_error_set(err, LS_EIO, "%s: cannot open database: %s", path,
                       db->h ? sqlite3_errmsg(db->h) : "out of memory");
+  free(uri);
   if (rc == LS_OK && (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK ||
+                      ls_db_harden(db->h, 1) != SQLITE_OK ||
                       ls_db_register_math(db->h) != SQLITE_OK))
     rc = ls_db_fail(db, err, "configuring the connection");
+  if (rc == LS_OK) rc = ls_db_guard_input(db, err);
   if (rc == LS_OK) rc = ls_db_check_input(db->h, path, err);
+  if (rc == LS_OK) rc = ls_db_temp_views(db, err);
   if (rc != LS_OK) {
     ls_db_close(db);
     return rc;
@@ -464,6 +517,8 @@ void ls_db_close(ls_db *db)
   ls_db_claim_release(db); /* first: it deletes its meta row through the connection */
   for (int i = 0; i < N_STMT; i++) sqlite3_finalize(*stmt_slot(db, i));
   sqlite3_close(db->h);
+  ls_db_ref_free(db->ref);
+  free(db->path);
   free(db);
 }
 

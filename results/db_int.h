@@ -5,11 +5,18 @@
 #include <sqlite3.h>
 #include "results/db.h"
 
+typedef struct ls_db_ref ls_db_ref; /* leversim's schema as built in memory (results/trust.c) */
+
 struct ls_db {
   sqlite3 *h;               /* owned */
-  char path[512];
+  char *path;               /* owned: any length */
+  ls_db_ref *ref;           /* owned, built on first use: what leversim's schema holds */
+  double read_t0, read_limit_s; /* an input's statement: its start and its time limit */
+  int read_expired;             /* a statement on an input ran past the limit */
   const volatile sig_atomic_t *stop; /* borrowed: nonzero asks a lock wait to give up */
   double wait_t0, wait_said;         /* start of the current lock wait; last progress line */
+  double open_t0;                    /* while opening: its start, so that the open's several
+                                        waits (WAL switch, schema) share one minute; else 0 */
   int interrupted;                   /* a lock wait gave up because of *stop */
   int claim_fd;                      /* the writer claim's descriptor (results/lock.c), -1: none */
   int claim_shared;                  /* its kind */
@@ -23,11 +30,30 @@ struct ls_db {
  * when not, -1 when uri (size bytes) is too small, -2 when the folder is read-only and holds
  * a non-empty -wal: its committed runs cannot be read there, so the input is refused. */
 int ls_db_input_uri(const char *path, char *uri, size_t size);
+/* The size of a buffer that always holds path's input URI. */
+size_t ls_db_input_uri_size(const char *path);
 /* The same, with -1 and -2 as located errors (LS_EUSAGE, LS_EIO). */
 int ls_db_input_uri_checked(const char *path, char *uri, size_t size, ls_error *err);
 /* LS_OK when h holds a leversim results database of our schema version; else LS_EPARSE (not
  * SQLite, or SQLite without leversim's meta table), LS_EDB (other version) or LS_EIO. */
 int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err);
+/* results/trust.c: databases are data, never code. ls_db_harden sets the connection's safety
+ * options (input: views stored in the file disabled too). ls_db_check_objects compares the
+ * schema of database `schema` ("main", "src") with leversim's: LS_EPARSE naming an object
+ * that is not leversim's (output) or a leversim name of the wrong type or columns (both).
+ * ls_db_guard_input checks an input and installs its authorizer and time limit;
+ * ls_db_limit_said is the error of a statement the time limit ended (ls_db_fail uses it). */
+int ls_db_harden(sqlite3 *h, int input);
+int ls_db_check_objects(ls_db *db, const char *schema, int output, ls_error *err);
+int ls_db_guard_input(ls_db *db, ls_error *err);
+int ls_db_limit_said(ls_db *db, ls_error *err, const char *what);
+int ls_db_ref_create(ls_db_ref **out, ls_error *err);
+void ls_db_ref_free(ls_db_ref *ref);
+int ls_db_ref_is_table(const ls_db_ref *ref, const char *name);
+/* The columns of leversim's table as ",a,b,c,"; NULL when no such table. Borrowed. */
+const char *ls_db_ref_columns(const ls_db_ref *ref, const char *table);
+/* leversim's views as TEMP views over an input's tables (results/schema.c). */
+int ls_db_temp_views(ls_db *db, ls_error *err);
 /* The writer claim of results/lock.c in its two steps (ls_db_claim is both): the lock alone
  * (refused at once, naming the holders) and the holder's row in meta. Released by
  * ls_db_close. */

@@ -58,15 +58,35 @@ static void csv_field(FILE *out, const char *s)
   fputc('"', out);
 }
 
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong form, no
+ * surrogate, at most U+10FFFF), 0 when p does not start one. */
+static int utf8_len(const unsigned char *p)
+{
+  if (p[0] < 0x80) return 1;
+  int n = p[0] >= 0xC2 && p[0] <= 0xDF ? 2 : p[0] >= 0xE0 && p[0] <= 0xEF ? 3
+          : p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : 0;
+  for (int i = 1; i < n; i++)
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0) ||
+      (p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))
+    return 0;
+  return n;
+}
+
+/* A JSON string: always valid UTF-8 (RFC 8259), so a byte that starts no well-formed
+ * sequence (text a database holds is not checked by SQLite) is written as U+FFFD. */
 static void json_string(FILE *out, const char *s)
 {
   fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int n = utf8_len(p);
+    if (n == 0) fputs("\\ufffd", out), n = 1;
+    else if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
     else if (*p == '\n') fputs("\\n", out);
     else if (*p == '\t') fputs("\\t", out);
     else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-    else fputc(*p, out);
+    else fwrite(p, 1, (size_t)n, out);
+    p += n;
   }
   fputc('"', out);
 }

@@ -200,9 +200,11 @@ int ls_db_remove_old(const char *path, ls_error *err)
 {
   sqlite3 *h = NULL;
   int ours = 0;
-  char uri[4096 + 64];
-  if (ls_db_input_uri(path, uri, sizeof uri) >= 0 &&
-      sqlite3_open_v2(uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK) {
+  size_t size = ls_db_input_uri_size(path);
+  char *uri = malloc(size);
+  if (uri && ls_db_input_uri(path, uri, size) >= 0 &&
+      sqlite3_open_v2(uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK &&
+      ls_db_harden(h, 1) == SQLITE_OK) { /* the file's views never run */
     sqlite3_stmt *st = NULL;
     ours = sqlite3_prepare_v2(h, "SELECT (SELECT application_id FROM pragma_application_id) IN "
                               "(0, 1280725587) AND EXISTS (SELECT 1 FROM meta WHERE key = "
@@ -211,6 +213,7 @@ int ls_db_remove_old(const char *path, ls_error *err)
     sqlite3_finalize(st);
   }
   sqlite3_close(h);
+  free(uri);
   if (!ours)
     return ls_error_set(err, LS_EPARSE, "%s: not a leversim results database; refusing to "
                         "remove it", path);
@@ -220,13 +223,15 @@ int ls_db_remove_old(const char *path, ls_error *err)
     close(fd);
     return ls_error_set(err, LS_EDB, "%s: in use by another leversim writer; not removed", path);
   }
-  char side[4096 + 8];
+  size_t n = strlen(path) + 5;
+  char *side = malloc(n);
   int rc = unlink(path) == 0 ? LS_OK : ls_error_set(err, LS_EIO, "%s: cannot remove: %s", path,
                                                       strerror(errno));
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
+  for (int i = 0; side && i < 2; i++) {
+    snprintf(side, n, "%s-%s", path, i ? "shm" : "wal");
+    unlink(side);
+  }
+  free(side);
   close(fd);
   return rc;
 }

@@ -8,7 +8,10 @@
  *      dataset, system, config_json, seed, status, message, or its set of metrics (name,
  *      value, unit) or steps — is an error naming the run; the transaction rolls back;
  *   2. runs absent from the output are copied with their metrics, steps, per-prompt sums and
- *      run intervals; the paired intervals between runs are then recomputed over the result.
+ *      run intervals, column by column by name (an input whose columns stand in another order
+ *      is copied right); the paired intervals between runs are then recomputed.
+ * An input is data: its views and triggers never run, and it is checked again once attached
+ * (results/trust.c).
  * device and axes_json say how a run was asked for (a profile by id or by path, a default
  * set explicitly or not), not what it is: one run id is one resolved configuration, which
  * config_json records (runner/study/driver.h), so they are not compared either; the output
@@ -18,6 +21,7 @@
  * All inputs are checked against the output before any is copied; a conflict between two
  * inputs is found when the second is merged, after the first has been committed (re-running
  * after the fix is safe, since merging is idempotent). */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "results/db_int.h"
@@ -43,25 +47,51 @@ static const char conflict_sql[] =
     "   WHERE run_id = s.run_id)"
     " ORDER BY run_id LIMIT 1";
 
-static const char copy_sql[] =
+static const char new_runs_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS merge_new(run_id TEXT PRIMARY KEY);"
     "DELETE FROM temp.merge_new;"
     "INSERT INTO temp.merge_new SELECT run_id FROM src.runs"
-    " WHERE run_id NOT IN (SELECT run_id FROM main.runs);"
-    "INSERT INTO main.runs SELECT * FROM src.runs WHERE run_id IN temp.merge_new;"
-    "INSERT INTO main.metrics SELECT * FROM src.metrics WHERE run_id IN temp.merge_new;"
-    "INSERT INTO main.steps SELECT * FROM src.steps WHERE run_id IN temp.merge_new;"
-    "INSERT INTO main.run_settings SELECT * FROM src.run_settings WHERE run_id IN temp.merge_new;";
+    " WHERE run_id NOT IN (SELECT run_id FROM main.runs);";
 
-/* Per-prompt sums and run intervals travel with their runs (separate: an input written before
- * these tables existed has none); the paired intervals are recomputed after the merge. */
-static const char copy_stats_sql[] =
-    "INSERT INTO main.prompts SELECT * FROM src.prompts WHERE run_id IN temp.merge_new;"
-    "INSERT INTO main.metric_ci SELECT * FROM src.metric_ci WHERE run_id IN temp.merge_new;";
+/* The tables that travel with their runs, in an order that keeps the foreign keys; per-prompt
+ * sums and run intervals last (an input written before these tables existed has none); the
+ * paired intervals are recomputed after the merge. */
+static const char *const copied[] = {"runs", "metrics", "steps", "run_settings", "prompts",
+                                     "metric_ci"};
 
-/* The study's roles: the output keeps a role it already has (as ls_db_set_role does). */
-static const char copy_roles_sql[] =
-    "INSERT INTO main.roles SELECT * FROM src.roles WHERE true ON CONFLICT(role) DO NOTHING;";
+/* Copies the new runs' rows of table, naming every column of leversim's schema (its columns
+ * by name: an input whose columns stand in another order is copied right, never shifted). */
+static int copy_table(ls_db *db, const char *table, ls_error *err)
+{
+  const char *cols = ls_db_ref_columns(db->ref, table);
+  if (!cols) return ls_error_set(err, LS_ESTATE, "merge: no table %s in the schema", table);
+  size_t n = 2 * strlen(cols) + 3 * strlen(table) + 160;
+  char *sql = malloc(n), *list = strdup(cols + 1);
+  int rc = LS_OK;
+  if (!sql || !list) rc = ls_error_set(err, LS_ENOMEM, "merge: out of memory");
+  if (rc == LS_OK) {
+    list[strlen(list) - 1] = '\0'; /* ",a,b," -> "a,b" */
+    snprintf(sql, n, "INSERT INTO main.\"%s\"(%s) SELECT %s FROM src.\"%s\"%s", table, list,
+             list, table, !strcmp(table, "roles") ? " WHERE true ON CONFLICT(role) DO NOTHING"
+                                                 : " WHERE run_id IN temp.merge_new");
+    rc = ls_db_exec(db, sql, err);
+  }
+  free(sql);
+  free(list);
+  return rc;
+}
+
+static int src_has_prompts(ls_db *db);
+static int copy_runs(ls_db *db, ls_error *err)
+{
+  int rc = ls_db_exec(db, new_runs_sql, err);
+  int stats = src_has_prompts(db);
+  for (int i = 0; rc == LS_OK && i < (int)(sizeof copied / sizeof *copied); i++)
+    if (i < 4 || stats) rc = copy_table(db, copied[i], err);
+  /* The study's roles: the output keeps a role it already has (as ls_db_set_role does). */
+  if (rc == LS_OK) rc = copy_table(db, "roles", err);
+  return rc;
+}
 
 static int src_has_prompts(ls_db *db)
 {
@@ -93,15 +123,27 @@ static int check_input(const char *path, ls_error *err)
 static int attach(ls_db *db, const char *path, ls_error *err)
 {
   sqlite3_stmt *st = NULL;
-  int rc = LS_OK;
-  char uri[4096 + 64];
-  if (ls_db_input_uri_checked(path, uri, sizeof uri, err)) return err ? err->code : LS_EIO;
-  if (sqlite3_prepare_v2(db->h, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) != SQLITE_OK)
-    return ls_db_fail(db, err, "attaching an input");
-  sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
-  if (sqlite3_step(st) != SQLITE_DONE)
-    rc = ls_error_set(err, LS_EDB, "%s: cannot attach: %s", path, sqlite3_errmsg(db->h));
+  size_t size = ls_db_input_uri_size(path);
+  char *uri = malloc(size);
+  if (!uri) return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
+  int rc = ls_db_input_uri_checked(path, uri, size, err);
+  if (rc == LS_OK && sqlite3_prepare_v2(db->h, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) !=
+                         SQLITE_OK)
+    rc = ls_db_fail(db, err, "attaching an input");
+  if (rc == LS_OK) {
+    sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE)
+      rc = ls_error_set(err, LS_EDB, "%s: cannot attach: %s", path, sqlite3_errmsg(db->h));
+  }
   sqlite3_finalize(st);
+  free(uri);
+  /* Checked again as attached: the file checked alone may have been replaced since. */
+  if (rc == LS_OK) {
+    char *out_path = db->path;
+    db->path = (char *)path; /* errors name the input */
+    rc = ls_db_check_objects(db, "src", 0, err);
+    db->path = out_path;
+  }
   return rc;
 }
 
@@ -135,9 +177,7 @@ static int merge_one(ls_db *db, const char *input, int copy, int *added, ls_erro
   if (rc == LS_OK) {
     rc = find_conflict(db, input, err);
     if (rc == LS_OK && copy) {
-      rc = ls_db_exec(db, copy_sql, err);
-      if (rc == LS_OK && src_has_prompts(db)) rc = ls_db_exec(db, copy_stats_sql, err);
-      if (rc == LS_OK) rc = ls_db_exec(db, copy_roles_sql, err);
+      rc = copy_runs(db, err);
       if (rc == LS_OK && added) {
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM temp.merge_new", -1, &st, NULL) ==

@@ -103,6 +103,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "results/db_int.h"
 
@@ -416,12 +417,13 @@ int ls_db_list_views(FILE *out)
 }
 
 /* v_runs is generated from metric_names so the pivot and the list never disagree. */
-static int create_v_runs(ls_db *db, ls_error *err)
+static int create_v_runs(ls_db *db, int temp, ls_error *err)
 {
   char sql[8192];
   size_t n = (size_t)snprintf(sql, sizeof sql,
-                              "CREATE VIEW v_runs AS SELECT r.run_id, r.part, "
-                              "r.device, r.model, r.dataset, r.system, r.axes_json, r.seed");
+                              "CREATE %sVIEW v_runs AS SELECT r.run_id, r.part, "
+                              "r.device, r.model, r.dataset, r.system, r.axes_json, r.seed",
+                              temp ? "TEMP " : "");
   for (int i = 0; metric_names[i]; i++)
     n += (size_t)snprintf(sql + n, sizeof sql - n,
                           ", max(CASE WHEN m.name = '%s' THEN m.value END) AS %s",
@@ -482,23 +484,24 @@ static int pivot_systems(ls_db *db, char (*out)[64], int max)
 /* throughput: one tokens/s column per system of role systems.pivot. Its DROP and CREATE are
  * one write transaction: outside one, two processes refreshing at once (a merge and a sweep on
  * one file) could both drop, then one CREATE fails with "view throughput already exists". */
-static int build_throughput(ls_db *db, ls_error *err);
+static int build_throughput(ls_db *db, int temp, ls_error *err);
 static int create_throughput(ls_db *db, ls_error *err)
 {
-  if (!sqlite3_get_autocommit(db->h)) return build_throughput(db, err); /* the caller's lock */
+  if (!sqlite3_get_autocommit(db->h)) return build_throughput(db, 0, err); /* the caller's lock */
   int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err);
-  if (rc == LS_OK) rc = build_throughput(db, err);
+  if (rc == LS_OK) rc = build_throughput(db, 0, err);
   if (rc == LS_OK) return ls_db_exec(db, "COMMIT", err);
   sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   return rc;
 }
 
-static int build_throughput(ls_db *db, ls_error *err)
+static int build_throughput(ls_db *db, int temp, ls_error *err)
 {
   char sql[4096], sys[32][64];
   int n_sys = pivot_systems(db, sys, 32);
-  size_t n = (size_t)snprintf(sql, sizeof sql, "DROP VIEW IF EXISTS throughput;"
-                              "CREATE VIEW throughput AS SELECT device, model, dataset");
+  size_t n = (size_t)snprintf(sql, sizeof sql, "%sCREATE %sVIEW throughput AS SELECT device, "
+                              "model, dataset", temp ? "" : "DROP VIEW IF EXISTS throughput;",
+                              temp ? "TEMP " : "");
   for (int i = 0; i < n_sys; i++)
     n += (size_t)snprintf(sql + n, sizeof sql - n,
                           ", max(CASE WHEN system = '%s' THEN throughput_tps END) AS \"%s\"",
@@ -542,9 +545,37 @@ int ls_db_schema_create(ls_db *db, ls_error *err)
   int rc = ls_db_exec(db, tables_sql, err);
   if (rc == LS_OK) rc = ls_db_exec(db, stats_tables_sql, err);
   if (rc == LS_OK) rc = drop_views(db, err);
-  if (rc == LS_OK) rc = create_v_runs(db, err);
+  if (rc == LS_OK) rc = create_v_runs(db, 0, err);
   if (rc == LS_OK) rc = ls_db_exec(db, views_sql, err);
   if (rc == LS_OK) rc = create_throughput(db, err);
+  return rc;
+}
+
+/* An input's views are its own code and never run (results/trust.c): leversim's are made
+ * again as TEMP views, which SQLite finds before the file's objects of the same name. */
+int ls_db_temp_views(ls_db *db, ls_error *err)
+{
+  static const char from[] = "CREATE VIEW ", to[] = "CREATE TEMP VIEW ";
+  size_t k = 0;
+  for (const char *p = views_sql; (p = strstr(p, from)); p += sizeof from - 1) k++;
+  char *sql = malloc(sizeof views_sql + k * (sizeof to - sizeof from));
+  if (!sql) return ls_error_set(err, LS_ENOMEM, "%s: out of memory", db->path);
+  char *w = sql;
+  for (const char *p = views_sql, *q; *p; p = q + sizeof from - 1) {
+    if (!(q = strstr(p, from))) {
+      strcpy(w, p);
+      break;
+    }
+    memcpy(w, p, (size_t)(q - p));
+    w += q - p;
+    memcpy(w, to, sizeof to - 1);
+    w += sizeof to - 1;
+    *w = '\0';
+  }
+  int rc = create_v_runs(db, 1, err);
+  if (rc == LS_OK) rc = ls_db_exec(db, sql, err);
+  if (rc == LS_OK) rc = build_throughput(db, 1, err);
+  free(sql);
   return rc;
 }
 
@@ -575,7 +606,8 @@ static void fn_exp(sqlite3_context *c, int argc, sqlite3_value **v)
 
 int ls_db_register_math(sqlite3 *h)
 {
-  int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+  /* innocuous: views may call them with the schema untrusted (results/trust.c) */
+  int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
   int rc = sqlite3_create_function(h, "ln", 1, flags, NULL, fn_ln, NULL, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_create_function(h, "exp", 1, flags, NULL, fn_exp, NULL, NULL);
   return rc;

@@ -34,8 +34,10 @@ enum {
 #undef LS_X
 };
 
-#define LS_ERR_MSG 1024
-#define LS_ERR_FILE 256
+/* A message holds paths of any length the system allows (PATH_MAX), so no file name is cut. */
+#define LS_PATH_MAX 4096 /* PATH_MAX on Linux: the longest path a buffer here must hold */
+#define LS_ERR_MSG (2 * LS_PATH_MAX)
+#define LS_ERR_FILE LS_PATH_MAX
 
 typedef struct ls_error {
   int code;                  /* last status, LS_OK when nothing happened */

@@ -218,14 +218,38 @@ void ls_file_out_abort(ls_file_out *o)
   o->tmp[0] = '\0';
 }
 
+const char *ls_file_out_release(ls_file_out *o)
+{
+  if (o->f) fclose(o->f);
+  o->f = NULL;
+  o->released = 1;
+  return o->tmp;
+}
+
+/* The released temporary file as another program left it: a regular file, synced. */
+static int released_ok(ls_file_out *o, int *e)
+{
+  struct stat st;
+  int fd = open(o->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && fsync(fd) == 0;
+  *e = ok ? 0 : fd < 0 ? errno : 0;
+  if (fd >= 0) close(fd);
+  return ok;
+}
+
 int ls_file_out_commit(ls_file_out *o, ls_error *err)
 {
-  if (!o->f) return ls_error_set(err, LS_ESTATE, "%s: nothing to commit", o->path);
-  int bad = fflush(o->f) != 0 || ferror(o->f);
-  int e = bad ? errno : 0;
-  if (!bad && fsync(fileno(o->f)) != 0) bad = 1, e = errno;
-  if (fclose(o->f) != 0 && !bad) bad = 1, e = errno;
-  o->f = NULL;
+  if (!o->f && !o->released) return ls_error_set(err, LS_ESTATE, "%s: nothing to commit", o->path);
+  int bad = 0, e = 0;
+  if (o->f) {
+    bad = fflush(o->f) != 0 || ferror(o->f);
+    e = bad ? errno : 0;
+    if (!bad && fsync(fileno(o->f)) != 0) bad = 1, e = errno;
+    if (fclose(o->f) != 0 && !bad) bad = 1, e = errno;
+    o->f = NULL;
+  } else {
+    bad = !released_ok(o, &e);
+  }
   int rc = LS_OK;
   if (bad)
     rc = ls_error_set(err, LS_EIO, "%s %s: write failed: %s", o->what, o->path,

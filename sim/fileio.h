@@ -44,9 +44,10 @@ int ls_file_check_output(const char *path, const char *what, const char *mark, l
 /* An atomic output: write to f, then commit (or abort). */
 typedef struct ls_file_out {
   FILE *f;            /* the temporary file; owned until commit/abort */
-  char path[1024];    /* the target */
-  char tmp[1024 + 16];
+  char path[LS_PATH_MAX]; /* the target */
+  char tmp[LS_PATH_MAX + 16];
   const char *what, *mark;
+  int released;       /* the temporary file is another program's to write (gnuplot) */
 } ls_file_out;
 /* Checks the target (ls_file_check_output) and creates the temporary file next to it. */
 int ls_file_out_open(ls_file_out *o, const char *path, const char *what, const char *mark,
@@ -54,6 +55,12 @@ int ls_file_out_open(ls_file_out *o, const char *path, const char *what, const c
 /* Flushes, fsyncs and closes the temporary file, checks the target again and renames the
  * temporary over it. Any failure removes the temporary and leaves the target as it was. */
 int ls_file_out_commit(ls_file_out *o, ls_error *err);
+/* Closes the temporary file, empty, for another program to write by its name (o->tmp: gnuplot
+ * writes an image there); ls_file_out_commit then checks that it is still a regular file and
+ * renames it over the target. So a program that writes by name never writes the target
+ * itself: not through a symbolic link, never over a foreign file, and a failed run leaves
+ * nothing behind. Returns o->tmp. */
+const char *ls_file_out_release(ls_file_out *o);
 /* Closes and removes the temporary file (after a failed write; safe after commit). */
 void ls_file_out_abort(ls_file_out *o);
 

@@ -10,6 +10,10 @@
 #include <string.h>
 #include <yaml.h>
 
+#define LS_YMAX_DEPTH 256          /* nesting levels */
+#define LS_YMAX_ALIASES 1024       /* aliases (*name) in one document */
+#define LS_YAML_MAX_BYTES (64L << 20) /* no profile, model or experiment comes near */
+
 typedef struct {
   int map_id;
   char *key; /* owned: keys of any length must match exactly */
@@ -20,6 +24,8 @@ struct ls_ydoc {
   char name[LS_ERR_FILE];
   asked_key *asked;
   int n_asked, cap_asked;
+  int *slot;      /* owned: open-addressing index of asked (i + 1; 0 empty), so a lookup */
+  size_t n_slot;  /* costs O(1) and a document of many mappings is read in linear time */
 };
 
 static yaml_node_t *node_of(const ls_ynode *n)
@@ -162,8 +168,6 @@ static int dup_keys(ls_ydoc *d, yaml_node_t *y, const char *path, ls_error *err)
                      first_line);
 }
 
-#define LS_YMAX_DEPTH 256
-#define LS_YAML_MAX_BYTES (64L << 20) /* no profile, model or experiment comes near */
 static int dup_walk(ls_ydoc *d, int id, const char *path, char *seen, int depth, ls_error *err)
 {
   yaml_node_t *y = yaml_document_get_node(&d->doc, id);
@@ -261,6 +265,35 @@ static int parse_error(yaml_parser_t *p, const char *name, const char *text, siz
                      p->context ? " " : "", p->context ? p->context : "");
 }
 
+/* Limits checked on libyaml's events before the document is built: libyaml's scanner spends
+ * time proportional to the open flow levels on every token, so 20000 nested brackets took
+ * 15 s; stopping at the first level past LS_YMAX_DEPTH keeps reading linear in the input.
+ * Aliases are counted too. A malformed input is left to the load, which reports it. */
+static int check_limits(const char *name, const char *text, size_t len, ls_error *err)
+{
+  yaml_parser_t p;
+  yaml_event_t e;
+  int depth = 0, aliases = 0, rc = LS_OK, done = 0;
+  yaml_parser_initialize(&p);
+  yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+  while (!done && rc == LS_OK && yaml_parser_parse(&p, &e)) {
+    int line = (int)e.start_mark.line + 1, col = (int)e.start_mark.column + 1;
+    if (e.type == YAML_SEQUENCE_START_EVENT || e.type == YAML_MAPPING_START_EVENT) depth++;
+    if (e.type == YAML_SEQUENCE_END_EVENT || e.type == YAML_MAPPING_END_EVENT) depth--;
+    if (e.type == YAML_ALIAS_EVENT) aliases++;
+    done = e.type == YAML_STREAM_END_EVENT;
+    yaml_event_delete(&e);
+    if (depth > LS_YMAX_DEPTH)
+      rc = ls_error_at(err, LS_ESCHEMA, name, line, col, "nesting deeper than %d levels",
+                       LS_YMAX_DEPTH);
+    else if (aliases > LS_YMAX_ALIASES)
+      rc = ls_error_at(err, LS_ESCHEMA, name, line, col, "more than %d aliases",
+                       LS_YMAX_ALIASES);
+  }
+  yaml_parser_delete(&p);
+  return rc;
+}
+
 static int load(ls_ydoc **out, const char *name, const char *text, size_t len, ls_error *err)
 {
   *out = NULL;
@@ -268,10 +301,14 @@ static int load(ls_ydoc **out, const char *name, const char *text, size_t len, l
   if (!d)
     return ls_error_set(err, LS_ENOMEM, "%s: out of memory", name);
   snprintf(d->name, sizeof d->name, "%s", name);
+  int rc = check_limits(name, text, len, err);
+  if (rc != LS_OK) {
+    free(d);
+    return rc;
+  }
   yaml_parser_t p;
   yaml_parser_initialize(&p);
   yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-  int rc = LS_OK;
   if (!yaml_parser_load(&p, &d->doc)) {
     rc = parse_error(&p, name, text, len, err);
     yaml_parser_delete(&p);
@@ -328,16 +365,50 @@ void ls_ydoc_free(ls_ydoc *d)
   for (int i = 0; i < d->n_asked; i++)
     free(d->asked[i].key);
   free(d->asked);
+  free(d->slot);
   free(d);
 }
 
 /* ---- mappings ---- */
 
+static size_t asked_hash(int map_id, const char *key)
+{
+  size_t h = 1469598103934665603ULL ^ (size_t)map_id;
+  for (const unsigned char *p = (const unsigned char *)key; *p; p++) h = (h ^ *p) * 1099511628211ULL;
+  return h;
+}
+
+/* The slot of (map_id, key) in the index: its entry, or the empty slot it would take. */
+static size_t asked_slot(const ls_ydoc *d, int map_id, const char *key)
+{
+  size_t i = asked_hash(map_id, key) & (d->n_slot - 1);
+  while (d->slot[i]) {
+    const asked_key *a = &d->asked[d->slot[i] - 1];
+    if (a->map_id == map_id && strcmp(a->key, key) == 0) break;
+    i = (i + 1) & (d->n_slot - 1);
+  }
+  return i;
+}
+
+/* Keeps the index at most half full (rebuilt at twice the size); 0 when out of memory. */
+static int asked_grow(ls_ydoc *d)
+{
+  if (d->n_slot && 2 * (size_t)(d->n_asked + 1) <= d->n_slot) return 1;
+  size_t n = d->n_slot ? 2 * d->n_slot : 256;
+  int *s = calloc(n, sizeof *s);
+  if (!s) return 0;
+  free(d->slot);
+  d->slot = s;
+  d->n_slot = n;
+  for (int i = 0; i < d->n_asked; i++)
+    d->slot[asked_slot(d, d->asked[i].map_id, d->asked[i].key)] = i + 1;
+  return 1;
+}
+
 static void mark_asked(ls_ydoc *d, int map_id, const char *key)
 {
-  for (int i = 0; i < d->n_asked; i++)
-    if (d->asked[i].map_id == map_id && strcmp(d->asked[i].key, key) == 0)
-      return;
+  if (!asked_grow(d) || d->slot[asked_slot(d, map_id, key)])
+    return; /* known already (or out of memory: only weakens the unknown-key message) */
   if (d->n_asked == d->cap_asked) {
     int cap = d->cap_asked ? 2 * d->cap_asked : 64;
     asked_key *a = realloc(d->asked, (size_t)cap * sizeof *a);
@@ -354,14 +425,12 @@ static void mark_asked(ls_ydoc *d, int map_id, const char *key)
   d->asked[d->n_asked].map_id = map_id;
   d->asked[d->n_asked].key = copy;
   d->n_asked++;
+  d->slot[asked_slot(d, map_id, copy)] = d->n_asked;
 }
 
 static int was_asked(const ls_ydoc *d, int map_id, const char *key)
 {
-  for (int i = 0; i < d->n_asked; i++)
-    if (d->asked[i].map_id == map_id && strcmp(d->asked[i].key, key) == 0)
-      return 1;
-  return 0;
+  return d->n_slot && d->slot[asked_slot(d, map_id, key)] != 0;
 }
 
 static void child(const ls_ynode *parent, int id, const char *key, int index, ls_ynode *out)

@@ -7,7 +7,7 @@
 #include "sim/error.h"
 #include "sim/yaml.h"
 
-#define LS_WL_PATH 1024
+#define LS_WL_PATH LS_PATH_MAX
 
 /* Sorted ids (file names without ".yaml") in data_root/sub; returns how many exist (may
  * exceed max; only max are written), or LS_EIO when the folder cannot be opened. */

@@ -34,7 +34,7 @@ typedef enum { LS_CALIB_CPU = 0, LS_CALIB_NPU = 1, LS_CALIB_OTHER = 2 } ls_calib
 /* One llama-bench test (a row of its output). */
 typedef struct ls_bench_row {
   char where[LS_CALIB_WHERE]; /* "file:line" or "file: $[i]" */
-  char file[256];             /* input file as given */
+  char file[LS_PATH_MAX];             /* input file as given */
   char tag[16];               /* "r3" (row 3 of the file), used in `calibrated:` comments */
   char model[64];             /* our model id */
   char quant[16];             /* "q4_0" */
@@ -47,7 +47,7 @@ typedef struct ls_bench_row {
 /* One fio job's read side. */
 typedef struct ls_fio_job {
   char where[LS_CALIB_WHERE]; /* "file: $.jobs[i]" */
-  char file[256];
+  char file[LS_PATH_MAX];
   char tag[16];               /* "j1" */
   char name[64];              /* jobname */
   double bs;                  /* bytes per request */

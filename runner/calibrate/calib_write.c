@@ -7,6 +7,7 @@
  * Scales (cpu.gemv_scale, cpu.flops_scale) rewrite every cluster's number they multiply. */
 #include "runner/calibrate/calib_write.h"
 #include "sim/fileio.h"
+#include "sim/gnuplot.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -255,17 +256,21 @@ static int plot_one(const ls_calib_group *G, int g, int latency, const char *dir
   snprintf(dat, sizeof dat, "%s/%s.dat", dir, stem);
   snprintf(gp, sizeof gp, "%s/%s.gp", dir, stem);
   snprintf(png, sizeof png, "%s/%s.png", dir, stem);
-  int own = ls_file_check_output(dat, "--plot", "# measured: ", err); /* only our own files */
-  if (!own)
-    own = ls_file_check_output(gp, "--plot", "# calibrate-", err);
-  if (own)
-    return own;
-  FILE *d = fopen(dat, "w"), *s = fopen(gp, "w");
-  if (!d || !s) {
-    if (d) fclose(d);
-    if (s) fclose(s);
-    return ls_error_set(err, LS_EIO, "%s: cannot write the plot files: %s", dir, strerror(errno));
+  /* three outputs under the one rule (sim/fileio.h): only over our own files, never through a
+   * link, nothing partial left; gnuplot draws into the image's temporary file */
+  ls_file_out od, os, op;
+  int rc = ls_file_out_open(&od, dat, "--plot", "# measured: ", err);
+  if (rc) return rc;
+  if ((rc = ls_file_out_open(&os, gp, "--plot", "# calibrate-", err))) {
+    ls_file_out_abort(&od);
+    return rc;
   }
+  if ((rc = ls_file_out_open(&op, png, "--plot", "PNG", err))) {
+    ls_file_out_abort(&od);
+    ls_file_out_abort(&os);
+    return rc;
+  }
+  FILE *d = od.f, *s = os.f;
   axes a = group_axes(g, latency);
   fprintf(s, "# %s: measured (points, +-1 sd) vs fitted (lines); data in %s.dat, one block per series\n", stem, stem);
   /* the legend sits outside the plot, on the right: it can cover no point or curve */
@@ -273,7 +278,7 @@ static int plot_one(const ls_calib_group *G, int g, int latency, const char *dir
              "set output '%s'\nset title \"%s\\nmeasured (points, error bars: 1 sd) and fitted (lines); chi2 %.3g, "
              "dof %d\"\nset key outside right top box opaque\nset grid\nset xlabel '%s'\nset ylabel '%s'\n"
              "set format x '%%g'\nset format y '%%g'\n%s%s",
-          png, a.title, G->chi2, G->dof, a.xlabel, a.ylabel, a.logx ? "set logscale x 2\n" : "",
+          op.tmp, a.title, G->chi2, G->dof, a.xlabel, a.ylabel, a.logx ? "set logscale x 2\n" : "",
           a.logy ? "set logscale y\n" : "");
   fprintf(s, "plot ");
   int block = 0;
@@ -300,21 +305,27 @@ static int plot_one(const ls_calib_group *G, int g, int latency, const char *dir
     block += 2;
   }
   fprintf(s, "\n");
-  int bad = ferror(d) || ferror(s);
-  bad |= fclose(d) != 0;
-  bad |= fclose(s) != 0;
-  if (bad)
-    return ls_error_set(err, LS_EIO, "%s: cannot write the plot files", dir);
-  if (block == 0) {
-    remove(dat);
-    remove(gp);
+  if (block == 0) { /* nothing of this kind to draw: no files */
+    ls_file_out_abort(&od);
+    ls_file_out_abort(&os);
+    ls_file_out_abort(&op);
     return LS_OK;
   }
-  char cmd[3 * LS_ERR_FILE];
-  snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>&1", gp);
-  if (system(cmd) != 0)
-    return ls_error_set(err, LS_EIO, "gnuplot failed on %s", gp);
-  return LS_OK;
+  rc = ls_file_out_commit(&od, err);
+  if (rc == LS_OK) rc = ls_file_out_commit(&os, err);
+  else ls_file_out_abort(&os);
+  if (rc != LS_OK) {
+    ls_file_out_abort(&op);
+    return rc;
+  }
+  ls_file_out_release(&op);
+  int st = ls_gnuplot_run("gnuplot", NULL, gp, NULL);
+  if (st != 0) {
+    ls_file_out_abort(&op);
+    return ls_error_set(err, LS_EIO, "gnuplot %s on %s", st == LS_GNUPLOT_NOT_FOUND ? "not found"
+                        : st == LS_GNUPLOT_TIMED_OUT ? "stopped at its time limit" : "failed", gp);
+  }
+  return ls_file_out_commit(&op, err);
 }
 
 int ls_calib_plot(const ls_calib_result *r, const char *dir, ls_error *err)

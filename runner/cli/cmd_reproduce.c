@@ -25,7 +25,7 @@ typedef struct repro_opts {
                            trial size's own folder (trial_paths) */
   long jobs;
   int quick, resume, json, no_figures;
-  char trial_db[256], trial_out[256];
+  char trial_db[LS_PATH_MAX], trial_out[LS_PATH_MAX];
 } repro_opts;
 
 static const ls_opt REPRO_OPTS[] = {
@@ -220,7 +220,7 @@ static int trial_paths(repro_opts *o, const ls_kv *sizes, ls_error *err)
     if (!o->out) o->out = "results/figures";
     return LS_OK;
   }
-  char dir[128];
+  char dir[LS_PATH_MAX];
   snprintf(dir, sizeof dir, "results/trial%s%s%s%s", p ? "-p" : "", p ? p : "", t ? "-t" : "", t ? t : "");
   snprintf(o->trial_db, sizeof o->trial_db, "%s/leversim.db", dir);
   snprintf(o->trial_out, sizeof o->trial_out, "%s/figures", dir);
@@ -250,7 +250,7 @@ static int figures(const repro_opts *o)
 static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv, ls_driver_summary *sum,
                   ls_error *err)
 {
-  char exp_path[1024], hint[4096];
+  char exp_path[LS_PATH_MAX], hint[2 * LS_PATH_MAX];
   snprintf(exp_path, sizeof exp_path, "%s/runner/experiments/paper.yaml", ls_data_root());
   ls_resume_hint(hint, sizeof hint, ls_cli_program(), argc, argv);
   ls_experiment *x = NULL;

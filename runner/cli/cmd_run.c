@@ -204,7 +204,7 @@ static int with_defaults(const ls_kv *given, const char *model, const char *syst
 /* The paper experiment's roles (what the views compare), as for its seed and settings. */
 static int paper_roles(ls_db *db, ls_error *err)
 {
-  char path[600];
+  char path[LS_PATH_MAX];
   ls_kv *roles = NULL;
   snprintf(path, sizeof path, "%s/runner/experiments/paper.yaml", ls_data_root());
   if (access(path, F_OK) != 0)

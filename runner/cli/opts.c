@@ -151,6 +151,14 @@ static int store(const ls_cmd_spec *spec, const ls_opt *o, const char *v, int ar
       return LS_EUSAGE;
     /* fall through */
   case LS_OPT_STR:
+    /* an empty name is a slip of the shell (an unset variable), never a file or folder:
+     * refused here, not met later as an I/O error (--db '' has its own refusal, which says
+     * the results would be lost) */
+    if (!*v && strcmp(o->name, "--db") != 0) {
+      ls_usage_error(spec->name, "%s '': an empty value (expected %s)", o->name,
+                     o->meta ? o->meta : "a value");
+      return LS_EUSAGE;
+    }
     *(const char **)field = v;
     return LS_OK;
   case LS_OPT_LONG:
@@ -163,6 +171,10 @@ static int store(const ls_cmd_spec *spec, const ls_opt *o, const char *v, int ar
     break;
   case LS_OPT_SET:
     snprintf(origin, sizeof origin, "argument %d (--set)", argpos);
+    if (v[0] && v[strlen(v) - 1] == '=' && strchr(v, '=') == v + strlen(v) - 1) {
+      ls_usage_error(spec->name, "%s: %s: an empty value (give KEY=VALUE)", origin, v);
+      return LS_EUSAGE;
+    }
     if (ls_kv_assign(kv, v, origin, &err) == LS_OK)
       return LS_OK;
     break;

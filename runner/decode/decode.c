@@ -41,7 +41,7 @@
 /* ---- the cache of loaded inputs ---- */
 
 typedef struct {
-  char id[64];
+  char *id; /* owned: a device may be named by a path of any length */
   void *obj;
 } cached;
 
@@ -71,11 +71,11 @@ void ls_decode_cache_free(ls_decode_cache *c)
   if (!c)
     return;
   for (int i = 0; i < c->n_dev; i++)
-    ls_device_free(c->dev[i].obj);
+    ls_device_free(c->dev[i].obj), free(c->dev[i].id);
   for (int i = 0; i < c->n_mod; i++)
-    ls_model_free(c->mod[i].obj);
+    ls_model_free(c->mod[i].obj), free(c->mod[i].id);
   for (int i = 0; i < c->n_ds; i++)
-    ls_dataset_free(c->ds[i].obj);
+    ls_dataset_free(c->ds[i].obj), free(c->ds[i].id);
   free(c);
 }
 
@@ -94,10 +94,15 @@ static int cache_get(ls_decode_cache *c, cached *tab, int *n, const char *id, lo
     }
   if (*n == MAX_CACHED)
     return ls_error_set(err, LS_ERANGE, "decode: more than %d distinct inputs of one kind", MAX_CACHED);
+  char *copy = strdup(id);
+  if (!copy)
+    return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
   int rc = load(out, c->root, id, err);
-  if (rc)
+  if (rc) {
+    free(copy);
     return rc;
-  snprintf(tab[*n].id, sizeof tab[0].id, "%s", id);
+  }
+  tab[*n].id = copy;
   tab[(*n)++].obj = *out;
   return LS_OK;
 }

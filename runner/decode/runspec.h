@@ -10,7 +10,9 @@
 
 typedef struct ls_run_spec {
   char part[LS_NAME_MAX];
-  char device[LS_NAME_MAX], model[LS_NAME_MAX], dataset[LS_NAME_MAX], system[LS_NAME_MAX];
+  char *device;        /* a profile id or a profile file's path, any length (owned by the
+                          experiment that made the spec; a copy of a spec borrows it) */
+  char model[LS_NAME_MAX], dataset[LS_NAME_MAX], system[LS_NAME_MAX];
   ls_kv *settings;     /* owned by the experiment: merged settings of this run */
   char axes_json[512]; /* the sweep point, e.g. {"draft.budget":"16"} */
   uint64_t seed;

@@ -41,6 +41,7 @@
 #include "runner/report/figures.h"
 #include "runner/report/draw.h"
 #include "sim/fileio.h"
+#include "sim/gnuplot.h"
 
 extern char **environ;
 
@@ -149,41 +150,6 @@ static void add_var(char *vars, size_t size, const char *name, const char *value
   if (len + 4 < size) memcpy(vars + len, "'; ", 4);
 }
 
-/* The first executable called prog on $PATH (or prog itself when it has a '/'), into buf. */
-static const char *find_program(const char *prog, char *buf, size_t size)
-{
-  if (strchr(prog, '/')) return access(prog, X_OK) == 0 ? prog : NULL;
-  const char *path = getenv("PATH");
-  if (!path) path = "/usr/bin:/bin";
-  while (*path) {
-    size_t n = strcspn(path, ":");
-    snprintf(buf, size, "%.*s/%s", (int)n, n ? path : ".", prog);
-    if (access(buf, X_OK) == 0) return buf;
-    path += n + (path[n] == ':');
-  }
-  return NULL;
-}
-
-/* Runs `gnuplot -e vars script` with stdout+stderr into log; returns its exit status, or -1
- * when it could not be started or did not exit normally. */
-static int run_gnuplot(const char *prog, const char *vars, const char *script, const char *log)
-{
-  posix_spawn_file_actions_t fa;
-  if (posix_spawn_file_actions_init(&fa)) return -1;
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  char *argv[] = {(char *)prog, "-e", (char *)vars, (char *)script, NULL};
-  pid_t pid;
-  int rc = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc) return -1;
-  int st;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* The last non-empty line of a log file (for the one-line failure note). */
 static void last_line(const char *path, char *out, size_t size)
 {
@@ -264,7 +230,7 @@ static void plot_figure(fig_ctx *cx, const fig_def *f, char *vars, size_t size)
     cx->n.skipped_nognuplot++;
     return;
   }
-  char script[1024], plotdir[1024], log[1024], img[1024];
+  char script[LS_PATH_MAX], plotdir[LS_PATH_MAX], log[LS_PATH_MAX], img[LS_PATH_MAX];
   snprintf(plotdir, sizeof plotdir, "%s/plots", ls_data_root());
   snprintf(script, sizeof script, "%s/%s.gp", plotdir, f->name);
   out_path(cx, log, sizeof log, f->name, "log");
@@ -276,21 +242,32 @@ static void plot_figure(fig_ctx *cx, const fig_def *f, char *vars, size_t size)
   for (int k = 0; k < 2; k++) {
     vars[base] = '\0';
     out_path(cx, img, sizeof img, f->name, fmts[k]);
-    ls_error own; /* gnuplot writes the image in place: only over an image, never a FIFO */
-    if (ls_file_check_output(img, "figures --out", k ? "<svg" : "PNG", &own) != LS_OK) {
+    /* gnuplot writes a temporary file named here, renamed over the image when it succeeded:
+     * only over an image leversim drew, never through a link (sim/fileio.h) */
+    ls_file_out o;
+    ls_error own;
+    if (ls_file_out_open(&o, img, "figures --out", k ? "<svg" : "PNG", &own) != LS_OK) {
       fprintf(stderr, "leversim figures: %s: %s\n", f->name, own.msg);
       cx->n.failed++;
       return;
     }
     add_var(vars, size, "fmt", fmts[k]);
-    add_var(vars, size, "out", img);
-    int st = run_gnuplot(cx->gnuplot, vars, script, log);
+    add_var(vars, size, "out", ls_file_out_release(&o));
+    int st = ls_gnuplot_run(cx->gnuplot, vars, script, log);
+    if (st == 0 && ls_file_out_commit(&o, &own) != LS_OK) {
+      fprintf(stderr, "leversim figures: %s: %s\n", f->name, own.msg);
+      cx->n.failed++;
+      return;
+    }
     if (st != 0) {
+      ls_file_out_abort(&o);
       char tail[512];
       last_line(log, tail, sizeof tail);
-      fprintf(stderr, "leversim figures: %s: gnuplot failed (%s%s%s); full output in %s\n",
-              f->name, st < 0 ? "did not run" : "exit status", st < 0 ? "" : ", ",
-              st < 0 ? "" : (tail[0] ? tail : "no message"), log);
+      fprintf(stderr, "leversim figures: %s: gnuplot %s%s%s; full output in %s\n", f->name,
+              st == LS_GNUPLOT_TIMED_OUT ? "stopped at its time limit (LEVERSIM_GNUPLOT_LIMIT)"
+              : st < 0 ? "failed (did not run" : "failed (exit status, ",
+              st == LS_GNUPLOT_TIMED_OUT ? "" : st < 0 ? "" : (tail[0] ? tail : "no message"),
+              st == LS_GNUPLOT_TIMED_OUT ? "" : ")", log);
       cx->n.failed++;
       return;
     }
@@ -304,7 +281,7 @@ static void plot_figure(fig_ctx *cx, const fig_def *f, char *vars, size_t size)
 static int write_file(const fig_ctx *cx, const char *stem, const char *ext, const char *data,
                       size_t len, ls_error *err)
 {
-  char path[1024], mark[256];
+  char path[LS_PATH_MAX], mark[256];
   out_path(cx, path, sizeof path, stem, ext);
   /* replaces only what an earlier run wrote: the same first line (a CSV's header, claims'
    * table head) */
@@ -672,7 +649,7 @@ static const char *old_claim_row(const char *text, const char *fig, size_t *n)
  * one figure does not drop the others' verdicts. */
 static int write_claims(const fig_ctx *cx, ls_error *err)
 {
-  char *md = NULL, *old = NULL, path[1024];
+  char *md = NULL, *old = NULL, path[LS_PATH_MAX];
   size_t len = 0, old_len = 0;
   int any = 0;
   out_path(cx, path, sizeof path, "claims", "md");
@@ -734,13 +711,13 @@ static int run_figures(fig_ctx *cx, int n_names, const char *const *names, ls_er
 
 int ls_draw(const ls_draw_opts *o, ls_draw_outcome *out, ls_error *err)
 {
-  char prog_buf[1024];
+  char prog_buf[LS_PATH_MAX];
   const char *prog = o->gnuplot && o->gnuplot[0] ? o->gnuplot : "gnuplot";
   fig_ctx cx;
   memset(&cx, 0, sizeof cx);
   cx.out_dir = o->out_dir;
   cx.log = o->log ? o->log : stdout;
-  cx.gnuplot = find_program(prog, prog_buf, sizeof prog_buf);
+  cx.gnuplot = ls_gnuplot_find(prog, prog_buf, sizeof prog_buf);
   int need_db = 0;
   for (int k = 0; k < N_FIGS; k++) need_db |= figs[k].view && wanted(&figs[k], o->n_names, o->names);
   int rc = need_db ? open_db(o->db_path, &cx.db, err) : LS_OK;
@@ -763,13 +740,6 @@ int ls_draw_exit(const char *cmd, const ls_draw_opts *o, const ls_draw_outcome *
             "%s; install gnuplot-nox (make deps) and rerun `leversim figures`\n", cmd,
             o->gnuplot && o->gnuplot[0] ? o->gnuplot : "gnuplot", n->skipped_nognuplot, o->out_dir);
   return n->failed ? ls_status_exit(LS_ESTATE) : 0;
-}
-
-int ls_draw_gnuplot(const char *prog, const char *vars, const char *script, const char *log)
-{
-  char buf[4096];
-  const char *found = find_program(prog && prog[0] ? prog : "gnuplot", buf, sizeof buf);
-  return found ? run_gnuplot(found, vars, script, log) : -2;
 }
 
 void ls_draw_var(char *vars, size_t size, const char *name, const char *value)
@@ -802,7 +772,7 @@ static int extra_regime(fig_ctx *cx, const ls_csvtab *t, char *vars, size_t size
     ls_csvtab_free(&ft);
     free(text);
   }
-  char path[1024];
+  char path[LS_PATH_MAX];
   out_path(cx, path, sizeof path, "regime_map", "csv");
   FILE *f = rc == LS_OK ? fopen(path, "w") : NULL;
   if (rc == LS_OK && !f) rc = ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));

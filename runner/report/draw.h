@@ -37,10 +37,6 @@ int ls_draw(const ls_draw_opts *o, ls_draw_outcome *out, ls_error *err);
 int ls_draw_exit(const char *cmd, const ls_draw_opts *o, const ls_draw_outcome *n, int rc,
                  const ls_error *err);
 
-/* Runs `gnuplot -e vars script` (prog: name or path, NULL or "": gnuplot on $PATH) with its
- * output appended to log. Returns gnuplot's exit status, -1 when it did not run or exit
- * normally, -2 when the program was not found. */
-int ls_draw_gnuplot(const char *prog, const char *vars, const char *script, const char *log);
 /* Appends `name='value'; ` to the gnuplot -e text vars (size bytes), quoting value. */
 void ls_draw_var(char *vars, size_t size, const char *name, const char *value);
 

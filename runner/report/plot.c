@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runner/report/draw.h"
+#include "sim/fileio.h"
+#include "sim/gnuplot.h"
 
 #define SQL_MAX 8192
 #define PARAMS_MAX 40
@@ -309,10 +311,16 @@ int ls_plot_write_csv(const ls_plot_table *t, const ls_plot_query *q, FILE *out,
 /* gnuplot's data: one block per group (two blank lines between), columns x position, x text
  * (quoted), y, lo, hi; NaN where there is no value. Categorical x: the position is the x's
  * rank among all x values. */
+/* The data file: a leversim output like any other (sim/fileio.h: never through a link, never
+ * over a foreign file), marked by its first line. */
+#define PLOT_DAT_MARK "# leversim plot data"
 static int write_dat(const ls_plot_table *t, const char *path, int *groups, ls_error *err)
 {
-  FILE *f = fopen(path, "w");
-  if (!f) return ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
+  ls_file_out o;
+  int rc = ls_file_out_open(&o, path, "plot --out", PLOT_DAT_MARK, err);
+  if (rc) return rc;
+  FILE *f = o.f;
+  fprintf(f, "%s (leversim plot; gnuplot reads it)\n", PLOT_DAT_MARK);
   *groups = 0;
   for (int i = 0; i < t->n; i++) {
     const ls_plot_point *p = &t->p[i];
@@ -334,9 +342,7 @@ static int write_dat(const ls_plot_table *t, const char *path, int *groups, ls_e
     for (const char *s = p->x; *s; s++) fputc(*s == '"' ? '\'' : *s, f);
     fprintf(f, "\" %.17g %.17g %.17g\n", p->y, isfinite(p->lo) ? p->lo : NAN, isfinite(p->hi) ? p->hi : NAN);
   }
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) return ls_error_set(err, LS_EIO, "%s: cannot write", path);
-  return LS_OK;
+  return ls_file_out_commit(&o, err);
 }
 
 /* 1 when x is numeric, positive and spans at least 16x: a log axis shows it evenly. */
@@ -358,12 +364,17 @@ int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_
   snprintf(dat, sizeof dat, "%s.dat", png_path);
   snprintf(log, sizeof log, "%s.log", png_path);
   snprintf(script, sizeof script, "%s/plots/plot.gp", data_root);
-  int groups = 0, rc = write_dat(t, dat, &groups, err);
+  ls_file_out png; /* gnuplot draws into a temporary file, renamed over the image after */
+  int groups = 0, rc = ls_file_out_open(&png, png_path, "plot --out", "PNG", err);
   if (rc) return rc;
-  char *vars = calloc(1, 16384);
-  if (!vars) return ls_error_set(err, LS_ENOMEM, "plot: out of memory");
+  rc = write_dat(t, dat, &groups, err);
+  char *vars = rc ? NULL : calloc(1, 16384);
+  if (!vars) {
+    ls_file_out_abort(&png);
+    return rc ? rc : ls_error_set(err, LS_ENOMEM, "plot: out of memory");
+  }
   ls_draw_var(vars, 16384, "dat", dat);
-  ls_draw_var(vars, 16384, "out", png_path);
+  ls_draw_var(vars, 16384, "out", ls_file_out_release(&png));
   ls_draw_var(vars, 16384, "xlabel", q->x);
   snprintf(text, sizeof text, "%s%s%s%s", metric_alias(q->y), t->unit[0] ? " (" : "", t->unit, t->unit[0] ? ")" : "");
   ls_draw_var(vars, 16384, "ylabel", text);
@@ -382,13 +393,20 @@ int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_
       snprintf(name, sizeof name, "T[%d]", ++g);
       ls_draw_var(vars, 16384, name, t->p[i].group);
     }
-  remove(log);
-  int st = ls_draw_gnuplot(gnuplot, vars, script, log);
+  if (strcmp(ls_file_kind(log), "a regular file") == 0) remove(log); /* an old log only */
+  int st = ls_gnuplot_run(gnuplot, vars, script, log);
   free(vars);
-  if (st == -2) return ls_error_set(err, LS_ENOTFOUND, "gnuplot not found (install gnuplot-nox); the "
-                                    "data is in %s, `--format csv` prints the table", dat);
+  if (st != 0) ls_file_out_abort(&png);
+  if (st == LS_GNUPLOT_NOT_FOUND)
+    return ls_error_set(err, LS_ENOTFOUND, "gnuplot not found (install gnuplot-nox); the "
+                        "data is in %s, `--format csv` prints the table", dat);
+  if (st == LS_GNUPLOT_TIMED_OUT)
+    return ls_error_set(err, LS_ESTATE, "gnuplot on %s stopped at its time limit of %.0f s "
+                        "(LEVERSIM_GNUPLOT_LIMIT=SECONDS changes it); its output is in %s",
+                        script, ls_gnuplot_limit_s(), log);
   if (st != 0) return ls_error_set(err, LS_ESTATE, "gnuplot failed on %s (exit %d); its output is in %s",
                                    script, st, log);
-  remove(log);
-  return LS_OK;
+  rc = ls_file_out_commit(&png, err);
+  if (rc == LS_OK && strcmp(ls_file_kind(log), "a regular file") == 0) remove(log);
+  return rc;
 }

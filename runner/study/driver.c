@@ -8,6 +8,7 @@
 #include "sim/clock.h"
 #include "sim/fileio.h"
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -541,9 +542,13 @@ static void device_identity(const char *device, const char *data_root, char *out
   const char *base = strrchr(device, '/');
   base = base ? base + 1 : device;
   size_t stem = strlen(base) > 5 && strcmp(base + strlen(base) - 5, ".yaml") == 0 ? strlen(base) - 5 : strlen(base);
-  char shipped_path[LS_ERR_FILE];
-  snprintf(shipped_path, sizeof shipped_path, "%s/devices/profiles/%.*s.yaml", data_root, (int)stem, base);
-  char *shipped = slurp(shipped_path, &m);
+  size_t len = strlen(data_root) + stem + 32;
+  char *shipped_path = malloc(len), *shipped = NULL;
+  if (shipped_path) {
+    snprintf(shipped_path, len, "%s/devices/profiles/%.*s.yaml", data_root, (int)stem, base);
+    shipped = slurp(shipped_path, &m);
+    free(shipped_path);
+  }
   if (shipped && m == n && memcmp(given, shipped, n) == 0)
     snprintf(out, size, "%.*s", (int)stem, base);
   else
@@ -561,7 +566,7 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
                             char *buf, size_t size)
 {
   const ls_system *sys = ls_system_find(spec->system);
-  char device[LS_ERR_FILE];
+  char device[PATH_MAX + 8]; /* the id, "file:<hash>", or an unreadable path as given */
   device_identity(spec->device, data_root, device, sizeof device);
   size_t len = (size_t)snprintf(buf, size, "{");
   const char *names[4][2] = {{"device", device}, {"model", spec->model}, {"dataset", spec->dataset},

@@ -80,8 +80,10 @@ void ls_experiment_free(ls_experiment *x)
   if (!x)
     return;
   ls_kv_free(x->roles);
-  for (int i = 0; i < x->n; i++)
+  for (int i = 0; i < x->n; i++) {
     ls_kv_free(x->runs[i].settings);
+    free(x->runs[i].device);
+  }
   free(x->runs);
   ls_kv_free(x->quick_unused);
   free(x);
@@ -228,6 +230,10 @@ static int read_names(const ls_ynode *part, const char *key, const char *what, c
     for (int j = 0; j < i; j++) /* a repeated name would run (and count) the same runs twice */
       if (strcmp(out[j], name) == 0)
         return ls_ynode_error(&it, err, LS_ESCHEMA, "%s '%s' is listed twice", what, name);
+    if (strlen(name) >= LS_NAME_MAX) /* never cut: a cut path would name another file */
+      return ls_ynode_error(&it, err, LS_ERANGE, "%s '%s' is longer than %d characters (in an "
+                            "experiment file; give a profile id, or the path on the command "
+                            "line with --device)", what, name, LS_NAME_MAX - 1);
     snprintf(out[i], LS_NAME_MAX, "%s", name);
   }
   return LS_OK;
@@ -509,7 +515,8 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
   ls_run_spec *r = &x->runs[x->n];
   memset(r, 0, sizeof *r);
   snprintf(r->part, sizeof r->part, "%s", p->name);
-  snprintf(r->device, sizeof r->device, "%s", p->devices[ix[0]]);
+  if (!(r->device = strdup(p->devices[ix[0]])))
+    return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
   snprintf(r->model, sizeof r->model, "%s", p->models[ix[1]]);
   snprintf(r->dataset, sizeof r->dataset, "%s", p->datasets[ix[2]]);
   snprintf(r->system, sizeof r->system, "%s", p->systems[ix[3]]);
@@ -537,6 +544,7 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
     rc = axes_record(r, p, point, kase, c->overrides, err);
   if (rc) {
     ls_kv_free(r->settings);
+    free(r->device);
     return rc;
   }
   x->n++;
@@ -774,7 +782,7 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
 static int file_free_defaults(const char *data_root, ls_kv *base, ls_kv *roles, uint64_t *seed,
                               sizing *z, ls_error *err)
 {
-  char path[1024];
+  char path[LS_PATH_MAX];
   snprintf(path, sizeof path, "%s/runner/experiments/paper.yaml", data_root);
   *seed = 1;
   FILE *f = fopen(path, "r");
@@ -902,9 +910,6 @@ static int check_device(const char *device, const char *data_root, ls_error *err
 {
   if (!ls_device_is_path(device))
     return check_name(NULL, "device", device, data_root, ls_device_list, err);
-  if (strlen(device) >= LS_NAME_MAX)
-    return ls_error_set(err, LS_EUSAGE, "device file path '%s' is longer than %d characters: use a shorter "
-                        "(relative) path", device, LS_NAME_MAX - 1);
   ls_device *d;
   int rc = ls_device_load(&d, device, err);
   ls_device_free(d);
@@ -948,7 +953,11 @@ int ls_experiment_single(ls_experiment **out, const char *device, const char *mo
   x->runs = r;
   x->cap = x->n = x->total = 1;
   snprintf(r->part, sizeof r->part, "run");
-  snprintf(r->device, sizeof r->device, "%s", device);
+  if (!(r->device = strdup(device))) {
+    x->n = 0;
+    ls_experiment_free(x);
+    return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+  }
   snprintf(r->model, sizeof r->model, "%s", model);
   snprintf(r->dataset, sizeof r->dataset, "%s", dataset);
   snprintf(r->system, sizeof r->system, "%s", system);
@@ -957,6 +966,7 @@ int ls_experiment_single(ls_experiment **out, const char *device, const char *mo
   rc = ls_kv_copy(&r->settings, settings, err);
   if (rc) {
     x->n = 0;
+    free(r->device);
     ls_experiment_free(x);
     return rc;
   }

@@ -390,7 +390,7 @@ int ls_validate_catalog(ls_validate_keys *out, ls_decode_cache *cache, const cha
   ls_run_spec s;
   memset(&s, 0, sizeof s);
   snprintf(s.part, sizeof s.part, "settings");
-  snprintf(s.device, sizeof s.device, "%s", out->device);
+  s.device = out->device; /* borrowed */
   snprintf(s.model, sizeof s.model, "%s", out->model);
   s.seed = 1;
   for (const ls_system *sys = ls_system_all(); rc == LS_OK && sys->name; sys++) {

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sim/fileio.h"
+#include <sys/statvfs.h>
 #include "workloads/model.h"
 
 /* GGUF value types (src:gguf-spec). */
@@ -344,6 +346,24 @@ static void write_data(wr *w, const ls_gguf_tensor *t, uint64_t seed, uint8_t *b
   }
 }
 
+/* LS_OK when the file system that will hold path has need bytes free (statvfs of its folder). */
+static int room_for(const char *path, uint64_t need, ls_error *err)
+{
+  char *dir = strdup(path);
+  if (!dir) return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir) slash[1] = '\0';
+  else if (slash) *slash = '\0';
+  struct statvfs v;
+  int ok = statvfs(slash ? dir : ".", &v) != 0 || (uint64_t)v.f_bavail * v.f_frsize >= need;
+  uint64_t have = ok ? 0 : (uint64_t)v.f_bavail * v.f_frsize;
+  free(dir);
+  if (ok) return LS_OK;
+  return ls_error_set(err, LS_EIO, "%s: the model needs %.3g GB, its file system has %.3g GB "
+                      "free; nothing written (choose a smaller --layers/--width or another "
+                      "folder)", path, need / 1e9, have / 1e9);
+}
+
 int ls_gguf_write(const char *path, const ls_gguf_shape *s, uint64_t seed, ls_gguf_layout *layout, ls_error *err)
 {
   if (s->vocab < FIXED_VOCAB)
@@ -358,12 +378,20 @@ int ls_gguf_write(const char *path, const ls_gguf_shape *s, uint64_t seed, ls_gg
     return ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
   }
   plan(s, t, &n);
-  wr w = {fopen(path, "wb"), path, 0, err, 0};
-  if (!w.f) {
+  /* The output rule (sim/fileio.h): a temporary file renamed over the target at the end, only
+   * over a GGUF file, never through a link; and room for the whole file first, so a huge
+   * shape is refused before a byte is written instead of filling the disk half-way. */
+  ls_file_out o;
+  uint64_t need = t[n - 1].offset + t[n - 1].bytes + (uint64_t)s->vocab * 64 + (1u << 20);
+  int rc = ls_file_out_open(&o, path, "testbed model --out", "GGUF", err);
+  if (rc == LS_OK) rc = room_for(path, need, err);
+  if (rc) {
+    ls_file_out_abort(&o);
     free(t);
     free(buf);
-    return ls_error_set(err, LS_EIO, "%s: cannot create: %s", path, strerror(errno));
+    return rc;
   }
+  wr w = {o.f, path, 0, err, 0};
   put(&w, "GGUF", 4);
   put_u32(&w, 3);
   put_u64(&w, (uint64_t)n);
@@ -405,11 +433,10 @@ int ls_gguf_write(const char *path, const ls_gguf_shape *s, uint64_t seed, ls_gg
   }
   free(buf);
   /* Written pages are dirty until written back, and dirty pages cannot be evicted: the first
-   * cold pass would find part of the file still cached. */
-  if (!w.rc && (fflush(w.f) != 0 || fsync(fileno(w.f)) != 0))
-    w.rc = ls_error_set(err, LS_EIO, "%s: flush to disk failed: %s", path, strerror(errno));
-  if (fclose(w.f) != 0 && !w.rc)
-    w.rc = ls_error_set(err, LS_EIO, "%s: close failed: %s", path, strerror(errno));
+   * cold pass would find part of the file still cached (the commit flushes and fsyncs). A
+   * failed write removes the temporary file: nothing partial is left. */
+  if (w.rc) ls_file_out_abort(&o);
+  else w.rc = ls_file_out_commit(&o, err);
   if (w.rc || !layout) {
     free(t);
     return w.rc;

@@ -8,7 +8,7 @@
 
 struct ls_tbdb {
   sqlite3 *db;
-  char path[512];
+  char path[LS_PATH_MAX];
 };
 
 static const char *const SCHEMA =

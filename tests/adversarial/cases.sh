@@ -166,3 +166,51 @@ POST=no_temp LIMIT_F=1 t "trace record --out under ulimit -f" 74 "" "" trace rec
 POST=no_temp LIMIT_F=1 DATA=root t "calibrate --out under ulimit -f" 74 "" "" calibrate --base oneplus-12 --fio "$FIO" --only flash --out o.yaml
 POST=no_temp LIMIT_F=1 t "check --write-baseline under ulimit -f" 74 "" "" check --db "$ADV_GOOD" --write-baseline quick.yaml
 POST=no_temp LIMIT_F=1 t "figures under ulimit -f" 74 "File too large" "" figures --db "$ADV_GOOD" --out figs
+
+# ---- 11. databases that carry code: never run, refused naming the object, or read right ----
+section "Databases that carry code or another shape (issue 35: a view that never ends, a trigger that deletes)"
+# Inputs: the file's views and triggers never run (leversim's views are its own); a leversim
+# table that is not a table is refused naming it; columns are read by name. The file is never
+# changed.
+for h in loop_view extra_view trigger reordered; do
+  POST="cmp H.db H.db.orig && right_rows out.txt" t "export --db: $h (read right)" 0 "" "hostile_db $h H.db" export --db H.db
+  POST="cmp H.db H.db.orig && \$BIN export --db m.db --out m.csv && right_rows m.csv" t "merge input: $h (read right)" 0 "2 runs added" "hostile_db $h H.db" merge m.db H.db
+done
+POST="cmp H.db H.db.orig" t "figures --db: a view that never ends as v_runs" 0 "" "hostile_db loop_view H.db" figures table1 --db H.db --out figs
+for c in "export --db H.db" "figures --db H.db --out figs" "merge m.db H.db" "check --db H.db --write-baseline b.yaml"; do
+  POST="cmp H.db H.db.orig && test ! -e m.db" t "${c%% *}: runs is a view that never ends" 65 "'runs' is a view, but leversim's 'runs' is a table" "hostile_db runs_view H.db" $c
+done
+POST="cmp H.db H.db.orig" t "export --db: a generated column (code run on read)" 65 "generated column" "hostile_db gen_column H.db" export --db H.db
+# Outputs: anything leversim did not create is refused before a byte is written.
+for c in "sweep $ADV_EXP --db H.db" "$RUNFX --db H.db" "merge H.db $ADV_GOOD"; do
+  POST="cmp H.db H.db.orig" t "${c%% *} into a database with a deleting trigger (deleted runs, exit 0, before the fix)" 65 "holds a trigger 'wipe' that leversim did not create" "hostile_db trigger H.db" $c
+  POST="cmp H.db H.db.orig" t "${c%% *} into a database with a view of its own" 65 "holds a view 'evil'" "hostile_db extra_view H.db" $c
+  POST="cmp H.db H.db.orig" t "${c%% *} into a database whose runs is a view" 65 "'runs' is a view" "hostile_db runs_view H.db" $c
+done
+POST="cmp H.db H.db.orig" DATA=root t "reproduce into a database with a deleting trigger" 65 "holds a trigger 'wipe'" "hostile_db trigger H.db" reproduce --quick --no-figures --db H.db
+POST="cmp H.db H.db.orig" DATA=root t "reproduce --resume into a database with a deleting trigger" 65 "holds a trigger 'wipe'" "hostile_db trigger H.db" reproduce --quick --no-figures --resume --db H.db
+POST='sqlite3 H.db "SELECT count(*) FROM runs" | grep -qx 2' t "sweep into a database whose v_runs never ends (views are leversim's, made again)" 0 "" "hostile_db loop_view H.db" sweep "$ADV_EXP" --db H.db --resume
+POST='$BIN export --db H.db --out e.csv && right_rows e.csv 3' t "run --db into a database whose columns stand in another order (written by name)" 0 "" "hostile_db reordered H.db" $RUNFX --db H.db
+POST="cmp H.db H.db.orig" t "a newer schema version is refused, naming it" 74 "schema_version '4', this leversim reads 3" 'good_db H.db && sqlite3 H.db "UPDATE meta SET value = 4 WHERE key = \"schema_version\"" && cp H.db H.db.orig' export --db H.db
+
+# ---- 12. one output rule for every file leversim writes, gnuplot's images included ----
+section "Outputs written by gnuplot and beside them (issue 35: through a link, over a foreign file)"
+PLOT="plot --db $ADV_GOOD --x system --y throughput_tps"
+POST="unchanged foreign T.png" DATA=root t "plot --out over a foreign FILE.png (overwritten before the fix)" 74 "was not written by leversim" "foreign T.png" $PLOT --out T.png
+POST="unchanged foreign T.png.dat && test ! -e T.png" DATA=root t "plot --out beside a foreign FILE.png.dat (overwritten before the fix)" 74 "was not written by leversim" "foreign T.png.dat" $PLOT --out T.png
+POST='test "$(cat victim.png)" = PNG && test -f L.png && test ! -L L.png && no_temp' DATA=root t "plot --out through a link to an image (written through before the fix)" 0 "" "printf PNG > victim.png && ln -s victim.png L.png" $PLOT --out L.png
+POST='test ! -e outside.csv && test -f figs/table1.csv && test ! -L figs/table1.csv' t "figures: a dangling link inside --out is replaced, never followed" 0 "" "mkdir figs && ln -s ../outside.csv figs/table1.csv" figures table1 --db "$ADV_GOOD" --out figs
+POST='test "$(head -1 victim.dat)" = "# measured: x" && test ! -L plots/calibrate-flash.dat && no_temp' DATA=root t "calibrate --plot through a link to its own kind of file (written through before the fix)" 0 "" "mkdir plots && printf '# measured: x\n' > victim.dat && ln -s ../victim.dat plots/calibrate-flash.dat" calibrate --base oneplus-12 --fio "$FIO" --only flash --out o.yaml --plot plots
+POST='test ! -e h/pwned && test -s T.png' HOME_IN=h DATA=root t "plot with a start-up file .gnuplot in HOME that runs a command (ran before the fix)" 0 "" "mkdir h && printf 'system \"touch %s/h/pwned\"\n' \"\$(pwd)\" > h/.gnuplot" $PLOT --out T.png
+POST='test ! -e m.gguf && no_temp' DATA=root t "testbed model of a huge shape (a multi-terabyte write began, partial file left, before the fix)" 74 "free; nothing written" "" testbed model --model qwen3-14b --layers 1024 --width 65536 --out m.gguf
+
+# ---- 13. one range for a value wherever it is written; empty values; valid output text ----
+section "Ranges, empty values, text (issue 35)"
+POST="" t "profile: flash at 1 B/s (passed validate, then run exited 70, before the fix)" 65 "link_bandwidth" "sed 's|^  link_bandwidth:.*|  link_bandwidth: 1 B/s|' $PROFILE > p.yaml" profiles validate p.yaml
+t "profile: DRAM bandwidth of 1 B/s (ordinary-looking results before the fix)" 65 "dram.bandwidth" "awk '/^dram:/ {d = 1} d && /^  bandwidth:/ {print \"  bandwidth: 1 B/s\"; d = 0; next} {print}' $PROFILE > p.yaml" profiles validate p.yaml
+t "profile: NPU compute of 1 FLOP/s" 65 "npu.flops" "awk '/^npu:/ {d = 1} d && /^  flops:/ {print \"  flops: 1 FLOP/s\"; d = 0; next} {print}' $PROFILE > p.yaml" profiles validate p.yaml
+t "--set workload.trace= (an I/O error before the fix)" 64 "an empty value" "" $RUNFX --set workload.trace=
+t "figures --out '' (an I/O error before the fix)" 64 "an empty value" "" figures --db "$ADV_GOOD" --out ''
+t "check against a baseline without entries (passed before the fix)" 65 "no entries" "printf 'experiment: paper\nreplay: quick\nspec_hash: \"0123456789abcdef\"\nprompts: \"8\"\nmax_tokens: \"64\"\nk: 1\nfloor: 0.001\nno_interval: 0.02\nentries: []\n' > b.yaml" check --db "$ADV_GOOD" --baseline b.yaml
+POST='iconv -f UTF-8 -t UTF-8 out.txt > /dev/null && grep -qF "p\\ufffdq" out.txt' t "export --format json of text that is not UTF-8 (passed through before the fix)" 0 "" "good_db H.db && sqlite3 H.db \"UPDATE runs SET part = CAST(X'70FF71' AS TEXT)\"" export --db H.db --format json
+t "YAML of 40000 nested flow mappings (about a minute, quadratic, before the fix)" 65 "nesting deeper than 256 levels" "awk 'BEGIN { printf \"x: \"; for (i = 0; i < 40000; i++) printf \"{a: \"; printf \"1\"; for (i = 0; i < 40000; i++) printf \"}\"; print \"\" }' > p.yaml" profiles validate p.yaml

@@ -25,3 +25,38 @@ good_db() { cp "$ADV_GOOD" "$1"; }
 # nul_yaml IN OUT KEY: IN with the first line starting with KEY given a "\0" in its value
 nul_value() { awk -v k="$3" 'd == 0 && index($0, k) == 1 { sub(/: .*/, ": \"a\\0b\""); d = 1 } { print }' "$1" > "$2"; }
 nul_key() { awk -v k="$3" 'd == 0 && index($0, k) == 1 { sub(k, "\"" k "\\0x\""); d = 1 } { print }' "$1" > "$2"; }
+# hostile_db KIND PATH: a copy of the shared good database that carries code of its own or
+# another shape (issue 35), with PATH.orig to compare against afterwards:
+#   loop_view   leversim's view v_runs replaced by a view that never ends
+#   extra_view  a view of its own that never ends
+#   trigger     a trigger that deletes every other run when one is written
+#   runs_view   the table runs replaced by a view that never ends
+#   gen_column  runs rebuilt with a generated column
+#   reordered   every table kept, runs with model and dataset in the other order
+LOOP='WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x'
+hostile_db() {
+  case $1 in
+  reordered) reordered_db "$2" ;;
+  *) good_db "$2" ;;
+  esac
+  case $1 in
+  loop_view) sqlite3 "$2" "DROP VIEW v_runs; CREATE VIEW v_runs AS $LOOP FROM c;" ;;
+  extra_view) sqlite3 "$2" "CREATE VIEW evil AS $LOOP FROM c;" ;;
+  trigger) sqlite3 "$2" "CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM runs WHERE run_id <> NEW.run_id; END;" ;;
+  runs_view) sqlite3 "$2" "DROP TABLE runs; CREATE VIEW runs AS $LOOP AS run_id, 'p' AS part, 'tiny' AS device, 'm' AS model, 'd' AS dataset, 'lever' AS system, '{}' AS axes_json, '{}' AS config_json, 1 AS seed, NULL AS git_sha, NULL AS version, 'ok' AS status, NULL AS message, 0.0 AS wall_s FROM c;" ;;
+  gen_column) sqlite3 "$2" "ALTER TABLE runs ADD COLUMN extra TEXT GENERATED ALWAYS AS (zeroblob(100000000)) VIRTUAL;" ;;
+  esac || return 1
+  cp "$2" "$2.orig"
+}
+# reordered_db PATH: the good database's tables and rows, with runs' model and dataset swapped
+# in place (every value still in its named column)
+reordered_db() {
+  sqlite3 "$ADV_GOOD" "SELECT sql || ';' FROM sqlite_master WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%'" |
+    perl -0pe 's/model TEXT NOT NULL,(\s*)dataset TEXT NOT NULL,/dataset TEXT NOT NULL,$1model TEXT NOT NULL,/' > schema.sql &&
+    grep -q 'dataset TEXT NOT NULL, *model TEXT' schema.sql && sqlite3 "$1" < schema.sql &&
+    cols=run_id,part,device,model,dataset,system,axes_json,config_json,seed,git_sha,version,status,message,wall_s &&
+    sqlite3 "$1" "ATTACH '$ADV_GOOD' AS g; PRAGMA application_id = 1280725587; INSERT INTO runs($cols) SELECT $cols FROM g.runs; INSERT INTO meta SELECT * FROM g.meta; INSERT INTO metrics SELECT * FROM g.metrics; INSERT INTO steps SELECT * FROM g.steps; INSERT INTO run_settings SELECT * FROM g.run_settings; INSERT INTO roles SELECT * FROM g.roles; INSERT INTO prompts SELECT * FROM g.prompts; INSERT INTO metric_ci SELECT * FROM g.metric_ci;"
+}
+# right_rows FILE [N]: FILE (an export) holds N (2: the shared database's) runs, model and
+# dataset in their columns
+right_rows() { test "$(grep -c ',tiny,tiny-target,iid,' "$1")" = "${2:-2}"; }

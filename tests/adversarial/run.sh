@@ -1,18 +1,24 @@
 #!/bin/sh
 # tests/adversarial/run.sh [--markdown] [LEVERSIM]: the adversarial table (cases.sh) against the
 # leversim binary (default build/leversim). Each case runs in a fresh folder: a setup (files,
-# FIFOs, device nodes, foreign databases), one command under a 5 s limit, then checks:
+# FIFOs, device nodes, foreign databases), one command under a time limit, then checks:
 #   - the exit status is the one the case expects (README "Exit codes");
 #   - stderr (or stdout when stderr is empty) holds the expected fragment (the location and the
 #     bad input);
 #   - no death by a signal other than SIGINT's 130 (SIGXFSZ under ulimit -f, a crash), and no
-#     run over 5 s (a hang: timeout's 124);
+#     run past the limit (a hang, or work quadratic in the input): 20 s times
+#     LEVERSIM_TEST_TIME_FACTOR (default 1; CI or a loaded machine raises it). Every case
+#     takes well under a second on an idle machine: the limit tells a hang from a slow
+#     machine, it does not measure speed;
 #   - the post-check holds (the foreign file is byte for byte as it was, the FIFO is still a
 #     FIFO, no temporary or journal file was left).
 # A case whose setup cannot be made here (mknod without root) is skipped and said so.
 # Exit 0 when every case that ran passed. --markdown prints the table for docs/BAD_INPUTS.md
 # instead (tests/fuzz/bad_inputs.sh appends it), one row per case, with what leversim said.
 set -u
+F=${LEVERSIM_TEST_TIME_FACTOR:-1}
+case $F in '' | *[!0-9]* | 0) echo "LEVERSIM_TEST_TIME_FACTOR must be a whole number >= 1, not '$F'"; exit 2 ;; esac
+LIMIT=$((20 * F))
 MD=0
 [ "${1:-}" = --markdown ] && MD=1 && shift
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,7 +37,7 @@ section() {
 # lib.sh loaded (exit 77: skip). Environment of the call: POST (a shell check that must hold
 # afterwards), DATA=root (the repository's data root; default the test fixture's), LIMIT_F (a
 # file-size limit in blocks), STDOUT (a file stdout goes to; default out.txt), PIPE_IN (a file
-# fed to stdin through a pipe, for /dev/stdin).
+# fed to stdin through a pipe, for /dev/stdin), HOME_IN (a folder of the case made HOME).
 t() {
   what=$1 want=$2 frag=$3 setup=$4
   shift 4
@@ -49,7 +55,7 @@ t() {
   [ "${DATA:-}" = root ] && data=
   t0=$(date +%s)
   (cd "$d" && { [ -z "${LIMIT_F:-}" ] || ulimit -f "$LIMIT_F"; } &&
-    cat "${PIPE_IN:-/dev/null}" | env LEVERSIM_DATA="$data" timeout -s KILL 5 "$BIN" "$@" \
+    cat "${PIPE_IN:-/dev/null}" | env ${HOME_IN:+HOME="$d/$HOME_IN"} LEVERSIM_DATA="$data" timeout -s KILL "$LIMIT" "$BIN" "$@" \
       >"${STDOUT:-$d/out.txt}" 2>"$d/err.txt")
   code=$?
   t1=$(date +%s)
@@ -58,7 +64,7 @@ t() {
   why=
   [ "$code" = "$want" ] || why="exit $code, expected $want"
   [ "$code" -gt 128 ] && [ "$code" != 130 ] && why="killed by signal $((code - 128))${why:+; $why}"
-  [ $((t1 - t0)) -gt 5 ] && why="took $((t1 - t0)) s${why:+; $why}"
+  [ $((t1 - t0)) -gt "$LIMIT" ] && why="took $((t1 - t0)) s${why:+; $why}"
   if [ -n "$frag" ] && ! grep -qF -- "$frag" "$d/err.txt" "$d/out.txt" 2>/dev/null; then
     why="${why:+$why; }no '$frag' in: $msg"
   fi

@@ -106,3 +106,11 @@ char *ls_test_slurp(const char *path)
   fclose(f);
   return s;
 }
+
+double ls_test_time_factor(void)
+{
+  const char *s = getenv("LEVERSIM_TEST_TIME_FACTOR");
+  char *end = NULL;
+  double f = s && *s ? strtod(s, &end) : 1;
+  return end && *end == '\0' && f >= 1 && f <= 1000 ? f : 1;
+}

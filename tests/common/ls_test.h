@@ -25,6 +25,11 @@ int ls_test_cli(const char *args, char *out, unsigned size);
 typedef struct ls_db ls_db;
 int ls_test_paper_roles(ls_db *db);
 
+/* The factor every time limit of a test harness is multiplied by: LEVERSIM_TEST_TIME_FACTOR
+ * (a number >= 1; default 1), which CI or a loaded machine raises. A limit only tells a hang
+ * or a minute's wait from "at once"; no test asserts how fast anything is. */
+double ls_test_time_factor(void);
+
 #define LS_ASSERT_CLOSE(a, b, rel) \
   CU_ASSERT(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
 #endif

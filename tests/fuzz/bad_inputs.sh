@@ -289,6 +289,58 @@ message fragment, and a post-check that the foreign file, database, device node,
 folder is as it was. Rows `A<n>` are generated from the same table
 (`tests/adversarial/run.sh --markdown`); `tests/adversarial/doc_sync.sh` (ctest
 `adversarial.doc`) fails when this section and the table differ. Races between writers are
-in `tests/adversarial/race.sh` (ctest `adversarial.race`).
+in `tests/adversarial/race.sh` (ctest `adversarial.race`); paths of 200 and 1400 characters
+in `tests/adversarial/deep_path.sh` (ctest `adversarial.deep_path`).
+
+### Databases are data, never code (issue 35)
+
+A SQLite file can carry code: views (any query, one that never ends), triggers (run by the
+writes of whoever opens it), generated columns. leversim reads files others hand it, so
+(results/trust.c):
+
+- **Inputs** (`export`, `figures`, `check`, `plot`, `merge`'s inputs): opened read-only with
+  SQLite's defensive mode, an untrusted schema, and views and triggers disabled; leversim's
+  views are made again as TEMP views over the file's tables, so a view stored in the file
+  never runs, whatever its name. An authorizer lets a statement read only leversim's tables
+  and write only the TEMP database. Every statement on an input ends after 600 s
+  (`LEVERSIM_DB_READ_LIMIT=SECONDS` changes it), exit 65 naming the limit, or at Ctrl-C.
+- **Shape**: the file's schema is compared with leversim's, built in memory by the code that
+  creates it. A leversim name of another type (`runs` as a view) is refused, exit 65 naming
+  it; a leversim table without one of its columns, or with a generated column, likewise.
+  Columns are found by name: a table whose columns stand in another order is read, and
+  merged, right (merge copies column by column by name; it copied by position before).
+- **Outputs** (`sweep`, `run --db`, `merge` into, `reproduce`): a database holding any object
+  leversim did not create (a trigger, a view, a table, an index, a column) is refused before a
+  byte is written, exit 65 naming the object; triggers are disabled on every connection too.
+- **Versions**: a database of another schema version is refused naming its version (exit 74);
+  a fresh `reproduce` replaces an older leversim database.
+- **gnuplot** (`figures`, `plot`, `calibrate --plot`; sim/gnuplot.c) runs with `-d`, so
+  neither a system gnuplotrc nor `~/.gnuplot` runs; its input is /dev/null, its log never
+  opened through a link, and it is killed after 120 s (`LEVERSIM_GNUPLOT_LIMIT=SECONDS`). It
+  draws into a temporary file renamed over the image after it succeeded: every file leversim
+  writes, images and `.dat` files included, follows one rule (sim/fileio.h): never through a
+  symbolic link, never over a file leversim did not write, nothing partial left behind.
+  `testbed model` checks the free space for the whole file before writing a byte.
+- **Ranges**: a device value has one range wherever it is written (devices/device.c): a
+  profile's bandwidths from 1 MB/s (the read rate of the flash path too), compute from
+  1 MFLOP/s, clocks from 1 MHz, DRAM from 1 MiB, as `--set` refuses them, so `profiles
+  validate` refuses what a run would.
+- **YAML** (sim/yaml.c): nesting beyond 256 levels and more than 1024 aliases are refused on
+  libyaml's events before the document is built (reading stays linear in the input: 40000
+  nested brackets took a minute); files of more than 64 MiB are refused.
+- **Empty values**: `--set KEY=` and an empty file or folder name (`--out ''`) are usage
+  errors (64), not I/O errors; a baseline without entries is refused (it would pass anything);
+  `export --format json` writes valid UTF-8 (a byte that is not is written as U+FFFD).
+- **Paths**: SQLite opens database paths of at most 512 bytes (absolute); a longer one is
+  refused saying so (exit 74). Every other path may be as long as the system allows
+  (PATH_MAX): no file name is cut.
+
+### Test harness time limits
+
+The harnesses' limits (`adversarial.cases`: 20 s a case; `adversarial.race`: waits of up to
+60 s, "at once" meaning within 10 to 20 s) tell a hang or SQLite's minute-long lock wait from
+"at once"; they never measure speed. Each is multiplied by `LEVERSIM_TEST_TIME_FACTOR` (a
+whole number, default 1) that CI or a loaded machine raises. `make test` leaves out the checks
+labelled `long` (`ctest -L long`); `make test-long` runs them; CI runs both.
 HEAD
 sh "$ROOT/tests/adversarial/run.sh" --markdown "$BIN"

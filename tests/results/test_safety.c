@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "fixture.h"
+#include "ls_test.h"
 #include "sim/clock.h"
 #include "sim/stop.h"
 
@@ -189,7 +190,7 @@ static void test_claims(void)
   CU_ASSERT_EQUAL_FATAL(ls_db_exec(a, "BEGIN IMMEDIATE", &e), LS_OK);
   double t0 = ls_now_s();
   CU_ASSERT_EQUAL(ls_db_open_claim(&c, p, 1, "reproduce", &e), LS_EDB);
-  CU_ASSERT(ls_now_s() - t0 < 2);
+  CU_ASSERT(ls_now_s() - t0 < 20 * ls_test_time_factor()); /* not SQLite's minute */
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "leversim sweep since"));
   CU_ASSERT_PTR_NULL(c);
   ls_db_exec(a, "ROLLBACK", &e);
@@ -231,7 +232,7 @@ static void test_lock_wait_interrupted(void)
   }
   double t0 = ls_now_s();
   CU_ASSERT_EQUAL(ls_db_open(&db, p, &e), LS_EINTR); /* opening writes the schema: it waits */
-  CU_ASSERT(ls_now_s() - t0 < 5);
+  CU_ASSERT(ls_now_s() - t0 < 30 * ls_test_time_factor()); /* not the minute's wait */
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "interrupted"));
   CU_ASSERT_PTR_NULL(db);
   ls_stop_restore(old);
@@ -242,11 +243,109 @@ static void test_lock_wait_interrupted(void)
   close(fd[1]);
 }
 
+static int count_rows(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
+{
+  (void)n, (void)text, (void)num, (void)err;
+  ++*(int *)ctx;
+  return LS_OK;
+}
+
+/* A database with two runs, then code of its own added by another program (sqlite3). */
+static void hostile(char *p, const char *name, const char *sql)
+{
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, name), &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(fx_add(db, "main", "d0", "m0", "s0", "lever", "{}", 1, 10, 2), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(fx_add(db, "main", "d0", "m0", "s0", "ar-flash", "{}", 1, 5, 1), LS_OK);
+  ls_db_close(db);
+  sqlite3 *h = NULL;
+  CU_ASSERT_EQUAL_FATAL(sqlite3_open(p, &h), SQLITE_OK);
+  CU_ASSERT_EQUAL(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+}
+
+#define LOOP "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c"
+
+/* An input's own views never run (leversim's are TEMP views over its tables), its triggers
+ * never fire, and a statement may read only leversim's tables. */
+static void test_input_code_never_runs(void)
+{
+  char p[512];
+  hostile(p, "code.db", "DROP VIEW v_runs; CREATE VIEW v_runs AS " LOOP ";"
+                        "CREATE VIEW evil AS " LOOP "; CREATE TABLE notes(x);");
+  ls_db *db = NULL;
+  ls_error e;
+  setenv("LEVERSIM_DB_READ_LIMIT", "5", 1); /* a broken guard ends, not hangs, the test */
+  CU_ASSERT_EQUAL_FATAL(ls_db_open_read(&db, p, &e), LS_OK);
+  unsetenv("LEVERSIM_DB_READ_LIMIT");
+  int rows = 0;
+  CU_ASSERT_EQUAL(ls_db_select(db, "SELECT run_id, throughput_tps FROM v_runs", NULL, 0,
+                               count_rows, &rows, &e), LS_OK);
+  CU_ASSERT_EQUAL(rows, 2);
+  CU_ASSERT_NOT_EQUAL(ls_db_select(db, "SELECT * FROM evil", NULL, 0, count_rows, &rows,
+                                   &e), LS_OK);
+  CU_ASSERT_PTR_NULL(strstr(e.msg, "time limit")); /* refused at once, never run */
+  CU_ASSERT_NOT_EQUAL(ls_db_select(db, "SELECT * FROM notes", NULL, 0, count_rows, &rows, &e),
+                      LS_OK);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "prohibited"));
+  ls_db_close(db);
+}
+
+/* A statement on an input ends at the time limit (LEVERSIM_DB_READ_LIMIT), saying so. */
+static void test_input_time_limit(void)
+{
+  char p[512];
+  hostile(p, "limit.db", "SELECT 1;");
+  setenv("LEVERSIM_DB_READ_LIMIT", "0.2", 1);
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open_read(&db, p, &e), LS_OK);
+  unsetenv("LEVERSIM_DB_READ_LIMIT");
+  int rows = 0;
+  CU_ASSERT_EQUAL(ls_db_select(db, "SELECT count(*) FROM (" LOOP ")", NULL, 0, count_rows,
+                               &rows, &e), LS_EPARSE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "time limit"));
+  /* the clock starts again with each statement */
+  CU_ASSERT_EQUAL(ls_db_select(db, "SELECT run_id FROM runs", NULL, 0, count_rows, &rows, &e),
+                  LS_OK);
+  ls_db_close(db);
+}
+
+/* An output holding a trigger (or a view, or a table) leversim did not create is refused,
+ * naming it, before anything is written. */
+static void test_output_foreign_objects(void)
+{
+  static const char *const code[][2] = {
+      {"CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM runs; END;", "trigger 'wipe'"},
+      {"CREATE VIEW evil AS " LOOP ";", "view 'evil'"},
+      {"CREATE TABLE notes(x);", "table 'notes'"},
+      {"CREATE INDEX runs_by_seed ON runs(seed);", "index 'runs_by_seed'"},
+      {"ALTER TABLE roles ADD COLUMN extra TEXT;", "column 'extra'"},
+  };
+  for (int i = 0; i < (int)(sizeof code / sizeof *code); i++) {
+    char p[512], name[32];
+    snprintf(name, sizeof name, "out%d.db", i);
+    hostile(p, name, code[i][0]);
+    long before = file_size(p);
+    ls_db *db = NULL;
+    ls_error e;
+    CU_ASSERT_EQUAL(ls_db_open(&db, p, &e), LS_EPARSE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, code[i][1]));
+    CU_ASSERT_EQUAL(file_size(p), before);
+    CU_ASSERT_PTR_NULL(db);
+  }
+}
+
 CU_TestInfo fx_safety_tests[] = {
     {"a new database carries leversim's application_id", test_application_id},
     {"foreign files and databases are refused and untouched", test_foreign_files_untouched},
     {"a directory, a FIFO, /dev/null are refused", test_non_files_refused},
     {"a read-only input sees a killed writer's -wal", test_read_sees_wal},
     {"writer claims: shared coexist, exclusive refused naming the holder", test_claims},
+    {"an input's views and triggers never run", test_input_code_never_runs},
+    {"a query on an input ends at the time limit", test_input_time_limit},
+    {"an output with objects leversim did not create is refused", test_output_foreign_objects},
+    /* last: it leaves the process's stop flag raised */
     {"a lock wait ends at a stop request", test_lock_wait_interrupted},
     CU_TEST_INFO_NULL};
