@@ -227,10 +227,15 @@ static int path_fits_sqlite(const char *path, ls_error *err)
 /* What stands at path for an output database: 0 absent, 1 a regular file (size in *size),
  * or LS_EIO naming what else it is (a directory, a device, a FIFO: SQLite would write its
  * journal next to /dev/null or block on a FIFO). */
-static int db_target(const char *path, const char *role, off_t *size, ls_error *err)
+static int db_target(const char *path, const char *role, int output, off_t *size, ls_error *err)
 {
   struct stat st;
   *size = 0;
+  /* an output is never written through a symbolic link (SQLite would follow it, and create
+   * the file a dangling one points to); an input may be read through one */
+  if (output && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+    return ls_error_set(err, LS_EIO, "%s %s: is a symbolic link; refusing to write through it "
+                        "(give the database's own path)", role, path);
   if (stat(path, &st) != 0) {
     if (errno == ENOENT) return 0;
     return ls_error_set(err, LS_EIO, "%s %s: %s", role, path, strerror(errno));
@@ -315,7 +320,7 @@ static int open_rw(ls_db **out, const char *path, int claim, const char *command
                         "--db '%s': not a file: results written there would be lost (give a "
                         "file name such as results/run.db)", path);
   off_t size;
-  int exists = db_target(path, "database", &size, err);
+  int exists = db_target(path, "database", 1, &size, err);
   if (exists < 0) return exists;
   int rc = path_fits_sqlite(path, err);
   if (rc != LS_OK) return rc;
@@ -477,7 +482,7 @@ int ls_db_open_read(ls_db **out, const char *path, ls_error *err)
   if (path_is_temporary(path))
     return ls_db_open(out, path, err); /* the same refusal */
   off_t bytes;
-  int exists = db_target(path, "database", &bytes, err);
+  int exists = db_target(path, "database", 0, &bytes, err);
   if (exists < 0) return exists;
   if (!exists)
     return ls_error_set(err, LS_ENOTFOUND, "%s: %s", path, strerror(ENOENT));

@@ -22,6 +22,8 @@
 #define LINE_MAX_LEN 4096
 #define TOK_MAX 64
 #define META_MAX 16
+#define OFF_PER_POS_MAX 4096 /* off records at one position (a tree of 16 ranks, 3 deep) */
+#define OFF_PER_POS_MAX_TEXT "4096"
 #define T_LIMIT (1 << 23)
 #define OFF_BIT (1ULL << 63)
 #define UNKNOWN_KEY UINT64_MAX
@@ -266,6 +268,15 @@ static int rd_off(const rd *r, ls_trace *tr, tok *toks, int n)
   if (!rc && tmp.path[0] == last->rank)
     rc = rd_err(r, toks[2].col, "the first rank of an off path must differ from the true rank:", toks[2].s);
   if (!rc) rc = get_probs(r, toks, n, 3, &tmp);
+  if (!rc && last->off_count >= OFF_PER_POS_MAX)
+    rc = rd_err(r, toks[0].col, "more than " OFF_PER_POS_MAX_TEXT " off records at position", toks[1].s);
+  /* the same path twice would give one node two sets of probabilities (the replay would
+   * silently take one): refused, like a duplicate meta record */
+  for (int j = last->off_begin; !rc && j < last->off_begin + last->off_count; j++)
+    if (p->off[j].depth == tmp.depth &&
+        memcmp(p->off[j].path, tmp.path, (size_t)tmp.depth * sizeof *tmp.path) == 0)
+      rc = rd_err(r, toks[2].col, "duplicate off record (the same path at this position):",
+                  toks[2].s);
   if (rc)
     return rc;
   tr_node *node = add_off(p);

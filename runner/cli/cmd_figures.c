@@ -32,7 +32,9 @@ static const ls_cmd_spec FIGURES = {
     "verdict on its data; DIR/claims.md lists them with their tests. Exit: 0 ok (also when\n"
     "gnuplot is missing: plots skipped with a note), 64 usage, 65 database without ok runs,\n"
     "66 database missing, 70 gnuplot failed (see DIR/NAME.log), 74 output not writable.\n"
-    "$LEVERSIM_GNUPLOT overrides the program.\n",
+    "$LEVERSIM_GNUPLOT overrides the program; it runs without start-up files (-d) and is\n"
+    "stopped after 120 s ($LEVERSIM_GNUPLOT_LIMIT seconds); a statement on --db ends after\n"
+    "600 s ($LEVERSIM_DB_READ_LIMIT).\n",
     figure_names, FIGURES_OPTS};
 
 int ls_cmd_figures(int argc, char **argv)

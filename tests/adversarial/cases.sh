@@ -36,7 +36,9 @@ for k in foreign foreign_sqlite device fifo; do
   POST="unchanged $k T" t "figures --out: $k" 74 "" "make_target $k T" figures --db "$ADV_GOOD" --out T
 done
 POST='test "$(cat plots/calibrate-flash.dat)" = x' DATA=root t "calibrate --plot: a foreign file named like a plot's data" 74 "calibrate-flash.dat: exists and was not written by leversim" "mkdir plots && foreign plots/calibrate-flash.dat" calibrate --base oneplus-12 --fio "$FIO" --only flash --out o.yaml --plot plots
-POST='test "$(cat T)" = x' t "symbolic link to a foreign file as --db" 65 "not a SQLite database" "foreign T; ln -s T L" sweep "$ADV_EXP" --db L
+POST='test "$(cat T)" = x' t "symbolic link to a foreign file as --db" 74 "is a symbolic link" "foreign T; ln -s T L" sweep "$ADV_EXP" --db L
+POST='cmp G.db G.db.orig && test -L L' t "symbolic link to a leversim database as --db (written through before the fix)" 74 "is a symbolic link" 'good_db G.db && cp G.db G.db.orig && ln -s G.db L' sweep "$ADV_EXP" --db L --force
+POST='test ! -e elsewhere.db' t "dangling symbolic link as --db (created the file it points to before the fix)" 74 "is a symbolic link" "ln -s elsewhere.db L" sweep "$ADV_EXP" --db L
 POST='test ! -e /dev/null-journal && test ! -e /dev/null-wal' t "--db /dev/null (left /dev/null-journal before the fix)" 74 "is a device" "" sweep "$ADV_EXP" --db /dev/null
 POST='test -s E.csv && test "$(cat keep.txt)" = x' t "export --out over its own earlier export is allowed" 0 "" "foreign keep.txt; cp $ADV_GOOD g.db; $BIN export --db g.db --out E.csv" export --db "$ADV_GOOD" --out E.csv
 POST='test ! -s empty.db' t "figures --db on an empty file (wrote a schema into it before the fix)" 65 "not a leversim results database" ": > empty.db" figures --db empty.db --out figs
@@ -71,6 +73,8 @@ t "schema_version 'two' (reported as 0 before the fix)" 74 "schema_version 'two'
 t "schema_version 'two' as sweep output" 74 "schema_version 'two'" 'good_db g.db; sqlite3 g.db "UPDATE meta SET value = \"two\" WHERE key = \"schema_version\""' sweep "$ADV_EXP" --db g.db
 POST='test ! -e out.db || test "$(sqlite3 out.db "SELECT count(*) FROM runs")" = 0' t "merge: damaged input is blamed, not the output" 65 "bad.db" 'good_db bad.db; sqlite3 bad.db "PRAGMA writable_schema=1; UPDATE sqlite_master SET rootpage = 9999 WHERE name = \"metrics\"" 2>/dev/null; true' merge out.db bad.db
 t "read-only folder holding a -wal (read a stale image before the fix)" 74 "-wal" 'mkdir ro && good_db ro/x.db && printf "junk" > ro/x.db-wal && chmod 0555 ro' export --db ro/x.db
+POST='right_rows out.txt' t "export of a database of mode 0444 in a folder of mode 0555" 0 "" 'mkdir ro && good_db ro/x.db && chmod 0444 ro/x.db && chmod 0555 ro' export --db ro/x.db
+POST='test -s figs/table1.csv' t "figures from a database of mode 0444 in a folder of mode 0555" 0 "" 'mkdir ro && good_db ro/x.db && chmod 0444 ro/x.db && chmod 0555 ro' figures table1 --db ro/x.db --out figs
 
 # ---- 3. inputs read whole: FIFOs, devices, folders never hang ----
 section "Inputs that are not regular files (never a hang)"
@@ -181,6 +185,8 @@ for c in "export --db H.db" "figures --db H.db --out figs" "merge m.db H.db" "ch
   POST="cmp H.db H.db.orig && test ! -e m.db" t "${c%% *}: runs is a view that never ends" 65 "'runs' is a view, but leversim's 'runs' is a table" "hostile_db runs_view H.db" $c
 done
 POST="cmp H.db H.db.orig" t "export --db: a generated column (code run on read)" 65 "generated column" "hostile_db gen_column H.db" export --db H.db
+POST="cmp H.db H.db.orig && test \$(grep -c tiny out.txt) = 2" t "plot --db: a view that never ends as v_runs (read right)" 0 "" "hostile_db loop_view H.db" plot --db H.db --x system --y throughput_tps --by device --format csv
+POST="cmp H.db H.db.orig" t "plot --db: runs is a view that never ends" 65 "'runs' is a view" "hostile_db runs_view H.db" plot --db H.db --x system --y throughput_tps --format csv
 # Outputs: anything leversim did not create is refused before a byte is written.
 for c in "sweep $ADV_EXP --db H.db" "$RUNFX --db H.db" "merge H.db $ADV_GOOD"; do
   POST="cmp H.db H.db.orig" t "${c%% *} into a database with a deleting trigger (deleted runs, exit 0, before the fix)" 65 "holds a trigger 'wipe' that leversim did not create" "hostile_db trigger H.db" $c
@@ -214,3 +220,6 @@ t "figures --out '' (an I/O error before the fix)" 64 "an empty value" "" figure
 t "check against a baseline without entries (passed before the fix)" 65 "no entries" "printf 'experiment: paper\nreplay: quick\nspec_hash: \"0123456789abcdef\"\nprompts: \"8\"\nmax_tokens: \"64\"\nk: 1\nfloor: 0.001\nno_interval: 0.02\nentries: []\n' > b.yaml" check --db "$ADV_GOOD" --baseline b.yaml
 POST='iconv -f UTF-8 -t UTF-8 out.txt > /dev/null && grep -qF "p\\ufffdq" out.txt' t "export --format json of text that is not UTF-8 (passed through before the fix)" 0 "" "good_db H.db && sqlite3 H.db \"UPDATE runs SET part = CAST(X'70FF71' AS TEXT)\"" export --db H.db --format json
 t "YAML of 40000 nested flow mappings (about a minute, quadratic, before the fix)" 65 "nesting deeper than 256 levels" "awk 'BEGIN { printf \"x: \"; for (i = 0; i < 40000; i++) printf \"{a: \"; printf \"1\"; for (i = 0; i < 40000; i++) printf \"}\"; print \"\" }' > p.yaml" profiles validate p.yaml
+POST='test ! -e T.png && no_temp' ENV_IN="LEVERSIM_GNUPLOT=@D@/gp LEVERSIM_GNUPLOT_LIMIT=1" DATA=root t "plot with a gnuplot that never returns (waited forever before the fix)" 70 "time limit" "printf '#!/bin/sh\nexec sleep 1000\n' > gp && chmod +x gp" $PLOT --out T.png
+POST='test ! -e figs/fig04.png && no_temp' ENV_IN="LEVERSIM_GNUPLOT=@D@/gp LEVERSIM_GNUPLOT_LIMIT=1" DATA=root t "figures with a gnuplot that never returns (waited forever before the fix)" 70 "time limit" "printf '#!/bin/sh\nexec sleep 1000\n' > gp && chmod +x gp" figures fig04 --db "$ADV_GOOD" --out figs
+t "trace with the same off path twice at a position (accepted before the fix)" 65 "duplicate off record" "printf 'leversim-trace 1\nmeta dataset iid\nprompt 0 10 1\npos 0 0 2 0.5 0.3\noff 0 1 2 0.6 0.2\noff 0 1 2 0.6 0.2\nend\n' > t.trace" trace info t.trace

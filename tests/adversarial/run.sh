@@ -37,7 +37,8 @@ section() {
 # lib.sh loaded (exit 77: skip). Environment of the call: POST (a shell check that must hold
 # afterwards), DATA=root (the repository's data root; default the test fixture's), LIMIT_F (a
 # file-size limit in blocks), STDOUT (a file stdout goes to; default out.txt), PIPE_IN (a file
-# fed to stdin through a pipe, for /dev/stdin), HOME_IN (a folder of the case made HOME).
+# fed to stdin through a pipe, for /dev/stdin), HOME_IN (a folder of the case made HOME),
+# ENV_IN (NAME=VALUE words for the call; @D@ stands for the case's folder).
 t() {
   what=$1 want=$2 frag=$3 setup=$4
   shift 4
@@ -55,7 +56,7 @@ t() {
   [ "${DATA:-}" = root ] && data=
   t0=$(date +%s)
   (cd "$d" && { [ -z "${LIMIT_F:-}" ] || ulimit -f "$LIMIT_F"; } &&
-    cat "${PIPE_IN:-/dev/null}" | env ${HOME_IN:+HOME="$d/$HOME_IN"} LEVERSIM_DATA="$data" timeout -s KILL "$LIMIT" "$BIN" "$@" \
+    cat "${PIPE_IN:-/dev/null}" | env ${HOME_IN:+HOME="$d/$HOME_IN"} $(printf '%s' "${ENV_IN:-}" | sed "s|@D@|$d|g") LEVERSIM_DATA="$data" timeout -s KILL "$LIMIT" "$BIN" "$@" \
       >"${STDOUT:-$d/out.txt}" 2>"$d/err.txt")
   code=$?
   t1=$(date +%s)
