@@ -42,7 +42,7 @@
 #define RANGE_BW_MIN 1e6           /* 1 MB/s: any bandwidth (flash, DRAM, NPU, CPU) */
 #define RANGE_FLOPS_MIN 1e6        /* 1 MFLOP/s: any compute rate */
 #define RANGE_FREQ_MIN 1e6         /* 1 MHz: a core's clock */
-#define RANGE_BYTES_MIN 1048576.0  /* 1 MiB: DRAM capacity and the app's budget */
+#define RANGE_BYTES_MIN 1e6        /* 1 MB: DRAM capacity and the app's budget */
 #define RANGE_EFF_MIN 0.01         /* a read path's share of the link: 1 % at least */
 
 struct ls_device {

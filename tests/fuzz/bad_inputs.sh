@@ -312,6 +312,8 @@ writes of whoever opens it), generated columns. leversim reads files others hand
 - **Outputs** (`sweep`, `run --db`, `merge` into, `reproduce`): a database holding any object
   leversim did not create (a trigger, a view, a table, an index, a column) is refused before a
   byte is written, exit 65 naming the object; triggers are disabled on every connection too.
+  An output database given as a symbolic link is refused (74): SQLite would write through it
+  (and create the file a dangling link points to); an input may be a link.
 - **Versions**: a database of another schema version is refused naming its version (exit 74);
   a fresh `reproduce` replaces an older leversim database.
 - **gnuplot** (`figures`, `plot`, `calibrate --plot`; sim/gnuplot.c) runs with `-d`, so
@@ -323,11 +325,13 @@ writes of whoever opens it), generated columns. leversim reads files others hand
   `testbed model` checks the free space for the whole file before writing a byte.
 - **Ranges**: a device value has one range wherever it is written (devices/device.c): a
   profile's bandwidths from 1 MB/s (the read rate of the flash path too), compute from
-  1 MFLOP/s, clocks from 1 MHz, DRAM from 1 MiB, as `--set` refuses them, so `profiles
+  1 MFLOP/s, clocks from 1 MHz, DRAM from 1 MB, as `--set` refuses them, so `profiles
   validate` refuses what a run would.
 - **YAML** (sim/yaml.c): nesting beyond 256 levels and more than 1024 aliases are refused on
   libyaml's events before the document is built (reading stays linear in the input: 40000
   nested brackets took a minute); files of more than 64 MiB are refused.
+- **Traces**: an off record whose path its position already has is refused (the replay took
+  one of the two silently); a position holds at most 4096 off records.
 - **Empty values**: `--set KEY=` and an empty file or folder name (`--out ''`) are usage
   errors (64), not I/O errors; a baseline without entries is refused (it would pass anything);
   `export --format json` writes valid UTF-8 (a byte that is not is written as U+FFFD).

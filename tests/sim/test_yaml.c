@@ -328,8 +328,43 @@ static void test_nul_and_many_keys(void)
   free(big);
 }
 
+/* Limits on libyaml's events, before the document is built: the first level past 256 is
+ * located (20000 open brackets took libyaml 15 s to build); 256 levels are read; more than
+ * 1024 aliases are refused at the first one past the limit. */
+static void test_depth_and_alias_limits(void)
+{
+  ls_ydoc *d = NULL;
+  ls_error err;
+  enum { DEEP = 40000 };
+  char *t = malloc(3 + 2 * DEEP + 2), *p = t;
+  p += sprintf(p, "x: ");
+  for (int i = 0; i < DEEP; i++) *p++ = '[';
+  for (int i = 0; i < DEEP; i++) *p++ = ']';
+  strcpy(p, "\n");
+  CU_ASSERT_EQUAL(ls_ydoc_load_string(&d, "deep.yaml", t, &err), LS_ESCHEMA);
+  CU_ASSERT_EQUAL(err.line, 1);
+  CU_ASSERT_EQUAL(err.col, 4 + 255); /* the 256th bracket: level 257 (the root mapping is 1) */
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nesting deeper than 256 levels"));
+  p = t + sprintf(t, "x: ");
+  for (int i = 0; i < 255; i++) *p++ = '[';
+  for (int i = 0; i < 255; i++) *p++ = ']';
+  strcpy(p, "\n");
+  CU_ASSERT_EQUAL(ls_ydoc_load_string(&d, "ok.yaml", t, &err), LS_OK);
+  ls_ydoc_free(d);
+  free(t);
+  enum { ALIASES = 1025 };
+  t = malloc(32 + (size_t)ALIASES * 4);
+  p = t + sprintf(t, "a: &x 1\nb: [");
+  for (int i = 0; i < ALIASES; i++) p += sprintf(p, "*x,");
+  strcpy(p - 1, "]\n");
+  CU_ASSERT_EQUAL(ls_ydoc_load_string(&d, "alias.yaml", t, &err), LS_ESCHEMA);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "more than 1024 aliases"));
+  free(t);
+}
+
 CU_TestInfo ls_t_yaml[] = {
     {"NUL bytes refused where they stand; many keys", test_nul_and_many_keys},
+    {"nesting and alias limits, checked before the document is built", test_depth_and_alias_limits},
     {"keys longer than 63 characters (fuzz regression)", test_long_keys},
     {"one fixture per error kind: exact location, path, value", test_error_fixtures},
     {"a valid document read fully", test_valid},
