@@ -346,6 +346,42 @@ static void write_data(wr *w, const ls_gguf_tensor *t, uint64_t seed, uint8_t *b
   }
 }
 
+/* The header: magic, version, counts, the 23 key/value pairs and every tensor's info. */
+static void write_header(wr *w, const ls_gguf_shape *s, const ls_gguf_tensor *t, int n)
+{
+  put(w, "GGUF", 4);
+  put_u32(w, 3);
+  put_u64(w, (uint64_t)n);
+  put_u64(w, 23); /* key/value pairs: 16 below and 7 of the tokenizer */
+  kv_str(w, "general.architecture", "llama");
+  kv_str(w, "general.name", "leversim testbed random Q4_0");
+  kv_u32(w, "general.alignment", LS_GGUF_ALIGN);
+  kv_u32(w, "general.file_type", 2); /* LLAMA_FTYPE_MOSTLY_Q4_0 */
+  kv_u32(w, "llama.context_length", (uint32_t)s->ctx_train);
+  kv_u32(w, "llama.embedding_length", (uint32_t)s->hidden);
+  kv_u32(w, "llama.block_count", (uint32_t)s->n_layers);
+  kv_u32(w, "llama.feed_forward_length", (uint32_t)s->ffn);
+  kv_u32(w, "llama.attention.head_count", (uint32_t)s->n_heads);
+  kv_u32(w, "llama.attention.head_count_kv", (uint32_t)s->n_kv_heads);
+  kv_u32(w, "llama.attention.key_length", (uint32_t)s->head_dim);
+  kv_u32(w, "llama.attention.value_length", (uint32_t)s->head_dim);
+  kv_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  kv_u32(w, "llama.rope.dimension_count", (uint32_t)s->head_dim);
+  kv_f32(w, "llama.rope.freq_base", 500000.0f);
+  kv_u32(w, "llama.vocab_size", (uint32_t)s->vocab);
+  write_tokenizer(w, s->vocab);
+  for (int i = 0; i < n; i++) {
+    put_str(w, t[i].name);
+    int nd = t[i].ne1 == 1 ? 1 : 2;
+    put_u32(w, (uint32_t)nd);
+    put_u64(w, (uint64_t)t[i].ne0);
+    if (nd == 2)
+      put_u64(w, (uint64_t)t[i].ne1);
+    put_u32(w, (uint32_t)t[i].type);
+    put_u64(w, t[i].offset);
+  }
+}
+
 /* LS_OK when the file system that will hold path has need bytes free (statvfs of its folder). */
 static int room_for(const char *path, uint64_t need, ls_error *err)
 {
@@ -392,37 +428,7 @@ int ls_gguf_write(const char *path, const ls_gguf_shape *s, uint64_t seed, ls_gg
     return rc;
   }
   wr w = {o.f, path, 0, err, 0};
-  put(&w, "GGUF", 4);
-  put_u32(&w, 3);
-  put_u64(&w, (uint64_t)n);
-  put_u64(&w, 23); /* key/value pairs: 16 below and 7 of the tokenizer */
-  kv_str(&w, "general.architecture", "llama");
-  kv_str(&w, "general.name", "leversim testbed random Q4_0");
-  kv_u32(&w, "general.alignment", LS_GGUF_ALIGN);
-  kv_u32(&w, "general.file_type", 2); /* LLAMA_FTYPE_MOSTLY_Q4_0 */
-  kv_u32(&w, "llama.context_length", (uint32_t)s->ctx_train);
-  kv_u32(&w, "llama.embedding_length", (uint32_t)s->hidden);
-  kv_u32(&w, "llama.block_count", (uint32_t)s->n_layers);
-  kv_u32(&w, "llama.feed_forward_length", (uint32_t)s->ffn);
-  kv_u32(&w, "llama.attention.head_count", (uint32_t)s->n_heads);
-  kv_u32(&w, "llama.attention.head_count_kv", (uint32_t)s->n_kv_heads);
-  kv_u32(&w, "llama.attention.key_length", (uint32_t)s->head_dim);
-  kv_u32(&w, "llama.attention.value_length", (uint32_t)s->head_dim);
-  kv_f32(&w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  kv_u32(&w, "llama.rope.dimension_count", (uint32_t)s->head_dim);
-  kv_f32(&w, "llama.rope.freq_base", 500000.0f);
-  kv_u32(&w, "llama.vocab_size", (uint32_t)s->vocab);
-  write_tokenizer(&w, s->vocab);
-  for (int i = 0; i < n; i++) {
-    put_str(&w, t[i].name);
-    int nd = t[i].ne1 == 1 ? 1 : 2;
-    put_u32(&w, (uint32_t)nd);
-    put_u64(&w, (uint64_t)t[i].ne0);
-    if (nd == 2)
-      put_u64(&w, (uint64_t)t[i].ne1);
-    put_u32(&w, (uint32_t)t[i].type);
-    put_u64(&w, t[i].offset);
-  }
+  write_header(&w, s, t, n);
   uint64_t start = align_up(w.pos);
   static const uint8_t zero[LS_GGUF_ALIGN];
   put(&w, zero, (size_t)(start - w.pos));
