@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/adversarial/run.sh [--markdown] [LEVERSIM]: the adversarial table (cases.sh) against the
+# tests/adversarial/run.sh [--markdown | --list] [LEVERSIM]: the adversarial table (cases.sh) against the
 # leversim binary (default build/leversim). Each case runs in a fresh folder: a setup (files,
 # FIFOs, device nodes, foreign databases), one command under a time limit, then checks:
 #   - the exit status is the one the case expects (README "Exit codes");
@@ -21,6 +21,9 @@ case $F in '' | *[!0-9]* | 0) echo "LEVERSIM_TEST_TIME_FACTOR must be a whole nu
 LIMIT=$((20 * F))
 MD=0
 [ "${1:-}" = --markdown ] && MD=1 && shift
+# --list: the rows' number, input and command only, without running anything (doc_sync.sh
+# compares those columns; running the table twice only to print them doubled its cost)
+[ "${1:-}" = --list ] && MD=2 && shift
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$ROOT/build/leversim}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
@@ -29,6 +32,12 @@ trap 'chmod -R u+w "$W" 2>/dev/null; rm -rf "$W"' EXIT INT TERM
 FX=$ROOT/tests/runner/data
 LIB=$ROOT/tests/adversarial/lib.sh
 n=0 pass=0 fail=0 skip=0
+# md_args ARGS...: the command's arguments as the table shows them ('' for an empty one, the
+# case's folder and the repository left out, | escaped)
+md_args() {
+  for a in "$@"; do [ -n "$a" ] && printf '%s ' "$a" || printf "'' "; done |
+    sed "s|$W/c$n/||g; s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g; s/ *\$//"
+}
 section() {
   [ $MD = 1 ] && printf '\n### %s\n\n| # | input | command | exit | message |\n|---|---|---|---|---|\n' "$1"
   return 0
@@ -44,6 +53,10 @@ t() {
   shift 4
   n=$((n + 1))
   d=$W/c$n
+  if [ $MD = 2 ]; then
+    printf '| A%d | %s | `leversim %s` |\n' "$n" "$what" "$(md_args "$@")"
+    return 0
+  fi
   mkdir "$d"
   if ! (cd "$d" && export LEVERSIM_DATA="$FX" && . "$LIB" && eval "$setup") >"$d/.setup" 2>&1; then
     skip=$((skip + 1))
@@ -73,8 +86,7 @@ t() {
     why="${why:+$why; }post-check failed: $POST $(tail -1 "$d/.post")"
   fi
   if [ $MD = 1 ]; then
-    args=$(for a in "$@"; do [ -n "$a" ] && printf '%s ' "$a" || printf "'' "; done |
-      sed "s|$W/c$n/||g; s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g; s/ *\$//")
+    args=$(md_args "$@")
     m=$(printf '%s' "$msg" | sed "s|$W/c$n/||g; s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g" | cut -c1-240)
     printf '| A%d | %s | `leversim %s` | %s | `%s` |\n' "$n" "$what" "$args" "$code" "$m"
   elif [ -z "$why" ]; then
@@ -89,10 +101,10 @@ t() {
 ADV_EXP=$W/exp.yaml
 printf 'name: adv\nseed: 1\nparts:\n  - name: p\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever, specinfer]\n    settings: {workload.prompts: 2, workload.max_tokens: 16}\n' > "$ADV_EXP"
 ADV_GOOD=$W/good.db
-LEVERSIM_DATA=$FX "$BIN" sweep "$ADV_EXP" --db "$ADV_GOOD" >/dev/null 2>&1 ||
+[ $MD = 2 ] || LEVERSIM_DATA=$FX "$BIN" sweep "$ADV_EXP" --db "$ADV_GOOD" >/dev/null 2>&1 ||
   { echo "adversarial: cannot make the shared database"; exit 1; }
 export ADV_EXP ADV_GOOD FX ROOT
 . "$ROOT/tests/adversarial/cases.sh"
-[ $MD = 1 ] && exit 0
+[ $MD != 0 ] && exit 0
 echo "adversarial: $n cases, $pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
