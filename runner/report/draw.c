@@ -774,10 +774,13 @@ static int extra_regime(fig_ctx *cx, const ls_csvtab *t, char *vars, size_t size
   }
   char path[LS_PATH_MAX];
   out_path(cx, path, sizeof path, "regime_map", "csv");
-  FILE *f = rc == LS_OK ? fopen(path, "w") : NULL;
-  if (rc == LS_OK && !f) rc = ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
-  if (rc == LS_OK) rc = ls_figures_regime_map(t, cx->verdicts, cx->judged, f, err);
-  if (f && fclose(f) != 0 && rc == LS_OK) rc = ls_error_set(err, LS_EIO, "%s: write failed", path);
+  ls_file_out o; /* the output rule: never through a link, only over our own map */
+  if (rc == LS_OK) rc = ls_file_out_open(&o, path, "figures --out", "row,col,fig,claim,", err);
+  if (rc == LS_OK) {
+    rc = ls_figures_regime_map(t, cx->verdicts, cx->judged, o.f, err);
+    if (rc == LS_OK) rc = ls_file_out_commit(&o, err);
+    else ls_file_out_abort(&o);
+  }
   if (rc == LS_OK) add_var(vars, size, "map", path);
   return rc;
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "sim/fileio.h"
 
 /* Run-to-run scatter of a warm pass on the testbed machine: the fastest times of the same pass
  * in three full runs agree within 2 % (src:testbed-run). A few consecutive repetitions scatter
@@ -39,9 +40,11 @@ static void stats(const ls_tbm_result *r, const char *kind, int n, int tokens, d
 int ls_benchcsv_write(const char *path, const ls_tbm_result *r, const char *model_filename, int threads,
                       ls_error *err)
 {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return ls_error_set(err, LS_EIO, "%s: cannot create: %s", path, strerror(errno));
+  ls_file_out o; /* the output rule (sim/fileio.h) */
+  int rc = ls_file_out_open(&o, path, "testbed measure --csv", "build_commit,build_number,", err);
+  if (rc)
+    return rc;
+  FILE *f = o.f;
   int bad = fprintf(f, "build_commit,build_number,cpu_info,gpu_info,backends,model_filename,model_type,model_size,"
                        "model_n_params,n_batch,n_ubatch,n_threads,type_k,type_v,n_gpu_layers,use_mmap,embeddings,"
                        "n_prompt,n_gen,n_depth,test_time,avg_ns,stddev_ns,avg_ts,stddev_ts\n") < 0;
@@ -68,9 +71,9 @@ int ls_benchcsv_write(const char *path, const ls_tbm_result *r, const char *mode
                     model_filename, (unsigned long long)r->target_model_bytes, threads, np, ng, ans, sns, ats, sts) < 0;
     }
   }
-  if (fclose(f) != 0)
-    bad = 1;
-  if (bad)
+  if (bad) {
+    ls_file_out_abort(&o);
     return ls_error_set(err, LS_EIO, "%s: write failed: %s", path, strerror(errno));
-  return LS_OK;
+  }
+  return ls_file_out_commit(&o, err);
 }

@@ -653,9 +653,11 @@ void ls_gguf_layout_free(ls_gguf_layout *l)
 /* See gguf.h. */
 int ls_gguf_write_yaml(const char *path, const char *id, const ls_gguf_shape *s, ls_error *err)
 {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return ls_error_set(err, LS_EIO, "%s: cannot create: %s", path, strerror(errno));
+  ls_file_out o; /* the output rule (sim/fileio.h) */
+  int rc = ls_file_out_open(&o, path, "testbed model --yaml", "scaled by leversim testbed model", err);
+  if (rc)
+    return rc;
+  FILE *f = o.f;
   double q = (double)s->n_heads * s->head_dim, kv = (double)s->n_kv_heads * s->head_dim;
   double params = s->n_layers * (s->hidden * (2 * q + 2 * kv) + 3.0 * s->hidden * s->ffn + 2.0 * s->hidden) +
                   (double)s->vocab * s->hidden * (s->tied ? 1 : 2) + s->hidden;
@@ -666,8 +668,10 @@ int ls_gguf_write_yaml(const char *path, const char *id, const ls_gguf_shape *s,
                     "  vocab: %d\n  tied_embeddings: %s\n  qk_norm: false\n",
                     id, id, s->n_layers, s->hidden, params / 1e9, s->n_layers, s->hidden, s->ffn, s->n_heads,
                     s->n_kv_heads, s->head_dim, s->vocab, s->tied ? "true" : "false") < 0;
-  if (fclose(f) != 0 || bad)
+  if (bad) {
+    ls_file_out_abort(&o);
     return ls_error_set(err, LS_EIO, "%s: write failed: %s", path, strerror(errno));
-  return LS_OK;
+  }
+  return ls_file_out_commit(&o, err);
 }
 
