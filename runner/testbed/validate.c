@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "runner/decode/paths.h"
 #include "runner/testbed/predict.h"
+#include "sim/gnuplot.h"
 #include "runner/testbed/tbdb.h"
 
 #define MAX_PTS 512
@@ -279,10 +280,10 @@ static int plot(const char *dir, const ls_tbdb_point *pts, int n, ls_error *err)
   bad |= fclose(f) != 0;
   if (bad)
     return ls_error_set(err, LS_EIO, "%s: write failed", gp);
-  char cmd[1200];
-  snprintf(cmd, sizeof cmd, "gnuplot '%s'", gp);
-  if (system(cmd) != 0)
-    return ls_error_set(err, LS_EIO, "%s: gnuplot failed (is it installed?)", gp);
+  int st = ls_gnuplot_run("gnuplot", NULL, gp, NULL); /* -d, a time limit (sim/gnuplot.h) */
+  if (st != 0)
+    return ls_error_set(err, LS_EIO, "%s: gnuplot %s", gp, st == LS_GNUPLOT_NOT_FOUND ? "not found"
+                        : st == LS_GNUPLOT_TIMED_OUT ? "stopped at its time limit" : "failed");
   return LS_OK;
 }
 
