@@ -15,6 +15,8 @@ typedef struct sweep_opts {
   long jobs;
   int shard[2]; /* i of N */
   int resume, force, quick, steps, check;
+  ls_opt_list plugins;
+  ls_policy_set *policies; /* from --plugin */
 } sweep_opts;
 
 /* --shard i/N with 1 <= i <= N. */
@@ -37,6 +39,7 @@ static const ls_opt SWEEP_OPTS[] = {
     {"--set", LS_OPT_SET, 0, "key=value", "a setting for every run (see 'leversim settings')"},
     {"--steps", LS_OPT_FLAG, OPT_AT(sweep_opts, steps), NULL, "store each run's per-cycle series"},
     {"--check", LS_OPT_FLAG, OPT_AT(sweep_opts, check), NULL, "only check every run (names, settings, values); write nothing"},
+    {"--plugin", LS_OPT_MULTI, OPT_AT(sweep_opts, plugins), "FILE.so", LS_CLI_PLUGIN_HELP},
     {NULL}};
 
 static const ls_cmd_spec SWEEP = {
@@ -83,7 +86,7 @@ static int sweep(const sweep_opts *o, ls_experiment *x, int argc, char **argv, l
     db = dbbuf;
   }
   ls_resume_hint(hint, sizeof hint, ls_cli_program(), argc, argv);
-  ls_driver_opts d = {db, ls_data_root(), hint, (int)o->jobs, !o->force, o->steps, 0, 0, "sweep", NULL};
+  ls_driver_opts d = {db, ls_data_root(), hint, (int)o->jobs, !o->force, o->steps, 0, 0, "sweep", NULL, o->policies};
   int e = ls_driver_run(x, &d, sum, err);
   if (!e || e == LS_EINTR)
     fprintf(stderr, "leversim sweep: %d runs (%d ok, %d not valid here, %d failed, %d already done) in %.1f s -> %s\n",
@@ -115,8 +118,9 @@ int ls_cmd_sweep(int argc, char **argv)
   ls_study_args a = {o.args.n ? o.args.v[0] : NULL, ls_data_root(), o.quick, kv, axes, o.shard[0], o.shard[1]};
   if (!e)
     e = ls_experiment_open(&x, &a, &err);
+  if (!e) e = ls_cli_plugins(&o.plugins, &o.policies, &err);
   if (!e) /* every run is checked before the database exists */
-    e = ls_validate_runs(x, &err);
+    e = ls_validate_runs_with(x, o.policies, &err);
   if (!e && o.check)
     fprintf(stderr, "leversim sweep: %d runs checked, nothing written\n", ls_experiment_count(x));
   else if (!e)
@@ -126,5 +130,6 @@ int ls_cmd_sweep(int argc, char **argv)
   ls_experiment_free(x);
   ls_kv_free(kv);
   ls_kv_free(axes);
+  ls_policy_set_free(o.policies);
   return e ? ls_status_exit(e) : sum.failed ? ls_status_exit(LS_ERUN) : 0;
 }

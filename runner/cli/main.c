@@ -19,6 +19,7 @@ static const ls_subcmd COMMANDS[] = {
     {"figures", ls_cmd_figures, "redraw the paper's figures from a results database"},
     {"plot", ls_cmd_plot, "draw any metric against any setting of a database, 95 % intervals"},
     {"tree", ls_cmd_tree, "build and print one draft tree with a policy"},
+    {"policy", ls_cmd_policy, "list policies (built in, plug-ins) and run their conformance tests"},
     {"check", ls_cmd_check, "compare speedup ratios against a committed baseline (exit 2 on regression)"},
     {"export", ls_cmd_export, "export a results view to CSV, JSON or a table"},
     {"merge", ls_cmd_merge, "merge sharded result databases"},

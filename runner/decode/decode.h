@@ -11,6 +11,7 @@
 #define LS_RUNNER_DECODE_H
 #include <signal.h>
 #include <stdint.h>
+#include "policies/plugin.h"
 #include "results/db.h"
 #include "runner/decode/runspec.h"
 
@@ -28,6 +29,7 @@ typedef struct ls_decode_result {
   int n_prompts, cap_prompts;
   char run_id[LS_DB_RUN_ID_LEN + 1]; /* set by ls_driver_run_one */
   char config_json[4096];     /* resolved configuration */
+  char plugins[640];          /* the plug-ins of its policies (ls_policy_set_provenance), "" if none */
   ls_kv_decl *settings;       /* owned; every setting the run read, given or default */
   int n_settings;
   char unknown_key[128];      /* a setting no reader of this system asked for ("" if none) */
@@ -64,6 +66,8 @@ void ls_decode_cache_free(ls_decode_cache *c);
  * borrowed, NULL: never) and fail with LS_EINTR. Every run also stops, with LS_ERANGE, after
  * LS_RUN_EVENTS_PER_TOKEN simulated events per generated token. */
 void ls_decode_cache_set_stop(ls_decode_cache *c, const volatile sig_atomic_t *stop);
+/* Runs of this cache choose their policies from this set (borrowed; NULL: the built-ins). */
+void ls_decode_cache_set_policies(ls_decode_cache *c, const ls_policy_set *policies);
 
 /* Simulates spec (its settings are consumed; unknown settings are an error). keep_steps: fill
  * the per-cycle series. A configuration that cannot run (ar-mem whose target does not fit)

@@ -196,6 +196,8 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, run_queue *q, int k
     rc = ls_decode_cache_create(&cache, o->data_root, &err);
   if (!rc) /* Ctrl-C reaches the run in progress, not only the gap between two runs */
     ls_decode_cache_set_stop(cache, ls_stop_flag());
+  if (!rc)
+    ls_decode_cache_set_policies(cache, o->policies);
   for (int i = queue_take(q); rc == LS_OK && i < ls_experiment_count(x) && !g_stop; i = queue_take(q)) {
     ls_run_spec *spec = ls_experiment_run(x, i);
     int done = 0;
@@ -591,7 +593,10 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
     len = json_str(buf, size, len, isnan(d[i]->num) ? d[i]->value : num);
   }
   free(d);
-  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}}");
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}");
+  if (res->plugins[0]) /* a plug-in's policy is its bytes: another build is another run */
+    len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",\"plugins\":%s", res->plugins);
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}");
   return len < size ? 0 : -1;
 }
 
