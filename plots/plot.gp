@@ -3,7 +3,8 @@
 # Set with -e by runner/report/plot.c: dat (data: one block per group, columns x position,
 # x text, y, lo, hi), out (PNG), xlabel, ylabel, title, subtitle (database and filters),
 # groups (number of blocks), T[1..groups] (group names), numeric (1: x is a number),
-# logx (1: x positive and spanning >= 16x: log scale, base 2).
+# logx (1: x positive and spanning >= 16x: log scale, base 2), capped (how many points'
+# x took effect as another value: column 6 is 1 for those, circled and explained below the title).
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
   set terminal pngcairo size 1000,650 enhanced font 'Sans,13' background rgb 'white'
 } else {
@@ -18,6 +19,8 @@ set grid ytics lc rgb '#d8d8d8'
 set label 1 title at screen 0.5, screen 0.955 center font ',15' noenhanced
 set label 2 subtitle.' — bars: 95 % intervals over prompts' at screen 0.5, screen 0.91 center \
   font ',10' tc rgb '#404040' noenhanced
+if (capped > 0) set label 3 'circled: the value of '.xlabel.' took effect as another (run_settings effective.'.xlabel.')' \
+  at screen 0.5, screen 0.875 center font ',10' tc rgb '#A00000' noenhanced
 set tmargin 5
 set xlabel xlabel noenhanced
 set ylabel ylabel noenhanced offset 1,0
@@ -38,4 +41,6 @@ style = numeric ? 'linespoints' : 'points'
 plot for [i = 1:groups] dat index (i - 1) using 1:4:(0):($5 - $4) with vectors heads \
        size screen 0.006,90 lw 1.5 lc rgb col(i) notitle, \
      for [i = 1:groups] dat index (i - 1) using 1:3:xtic(2) with @style lw 2 pt 7 ps 1.3 \
-       lc rgb col(i) title T[i]
+       lc rgb col(i) title T[i], \
+     for [i = 1:groups] dat index (i - 1) using 1:($6 > 0 ? $3 : NaN) with points pt 6 ps 2.8 lw 2 \
+       lc rgb '#A00000' notitle

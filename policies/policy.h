@@ -38,6 +38,7 @@
  * cost model and error are borrowed for the call; strings in an ops table are static. */
 #ifndef LS_POLICIES_POLICY_H
 #define LS_POLICIES_POLICY_H
+#include <stddef.h>
 #include <stdint.h>
 #include "sim/error.h"
 #include "sim/kv.h"
@@ -119,6 +120,11 @@ typedef struct ls_draft_ops {
   /* What was accepted: accepted[0..n-1] are node indices of t on the accepted path in depth
    * order (root excluded). Online statistics only; may be NULL. */
   void (*feedback)(void *state, const ls_tree *t, const int *accepted, int n);
+  /* The value setting key (one this policy read) takes in effect when that is not the value
+   * read: e.g. a draft.budget above the largest tree the policy's other settings allow. Writes
+   * it and why (naming the setting that caps it) and returns 1; returns 0 when key takes
+   * effect as read. May be NULL (every setting takes effect as read). */
+  int (*effective)(const void *state, const char *key, double *value, char *why, size_t size);
 } ls_draft_ops;
 
 typedef struct ls_prune_ops {

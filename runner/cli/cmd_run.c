@@ -77,6 +77,11 @@ static void print_settings(const ls_run_spec *s, const char *seed_from, const ls
       json_text(d->value);
       printf(",\"default\":%s,\"from\":", d->is_default ? "true" : "false");
       json_text(d->is_default ? "default" : d->origin);
+      for (int k = 0; k < r->n_effective; k++)
+        if (strcmp(r->effective[k].key, d->key) == 0) {
+          printf(",\"effective\":%.17g,\"why\":", r->effective[k].value);
+          json_text(r->effective[k].why);
+        }
       printf("}");
     }
     printf("}");
@@ -87,6 +92,9 @@ static void print_settings(const ls_run_spec *s, const char *seed_from, const ls
     const ls_kv_decl *d = &r->settings[i];
     printf("  %-24s %-22s %s\n", d->key, d->value[0] ? d->value : "(none)",
            d->is_default ? "default" : d->origin);
+    for (int k = 0; k < r->n_effective; k++)
+      if (strcmp(r->effective[k].key, d->key) == 0)
+        printf("  %-24s %-22.17g took effect: %s\n", "", r->effective[k].value, r->effective[k].why);
   }
 }
 

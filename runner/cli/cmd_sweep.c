@@ -6,6 +6,7 @@
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
 #include "runner/study/driver.h"
+#include "runner/study/noeffect.h"
 #include "runner/study/validate.h"
 
 typedef struct sweep_opts {
@@ -121,6 +122,9 @@ int ls_cmd_sweep(int argc, char **argv)
   if (!e) e = ls_cli_plugins(&o.plugins, &o.policies, &err);
   if (!e) /* every run is checked before the database exists */
     e = ls_validate_runs_with(x, o.policies, &err);
+  int n_warn = 0;
+  if (!e) /* before any run: a point that changes nothing is worth knowing before it costs */
+    e = ls_noeffect_warn(x, o.policies, stderr, "leversim sweep: warning: ", &n_warn, &err);
   if (!e && o.check)
     fprintf(stderr, "leversim sweep: %d runs checked, nothing written\n", ls_experiment_count(x));
   else if (!e)

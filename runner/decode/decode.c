@@ -531,6 +531,21 @@ static int keep_settings(const ls_kv *kv, ls_decode_result *out, ls_error *err)
   return LS_OK;
 }
 
+/* The settings the draft policy applies at another value than the one read (a budget its
+ * other settings cap), so a sweep can say which of its points change nothing. */
+static void effective_values(const ls_run_state *r, ls_decode_result *out)
+{
+  const ls_draft_ops *d = r->cfg.dops;
+  for (int i = 0; d && d->effective && i < out->n_settings && out->n_effective < LS_DECODE_MAX_EFFECTIVE; i++) {
+    ls_decode_effective *e = &out->effective[out->n_effective];
+    if (strncmp(out->settings[i].key, "draft.", 6) != 0 ||
+        !d->effective(r->cfg.dstate, out->settings[i].key, &e->value, e->why, sizeof e->why))
+      continue;
+    snprintf(e->key, sizeof e->key, "%s", out->settings[i].key);
+    out->n_effective++;
+  }
+}
+
 /* dry: everything up to the simulation (ls_decode_check). */
 static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, ls_decode_result *out,
                   ls_error *err)
@@ -550,6 +565,7 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
   int rc = scoped_settings(s->settings, s->system, &kv, err);
   if (!rc) rc = setup(r, c, s, sys, kv, err);
   if (!rc) rc = keep_settings(kv, out, err);
+  if (!rc) effective_values(r, out);
   if (!rc) rc = check_work(r, err); /* before the DRAM fit: a huge model is an input error, not a result */
   if (!rc && residency(r, sys, out)) {
     r->cfg.exit_layer = r->cfg.pops->exit_layer(r->cfg.pstate, r->cfg.L);

@@ -18,6 +18,14 @@
 #define LS_DECODE_MAX_METRICS 48
 #define LS_DECODE_PHASE_SLOTS 16 /* at least the number of phases (phase.h) */
 
+/* A setting that took effect at another value than the one read (ls_draft_ops.effective). */
+#define LS_DECODE_MAX_EFFECTIVE 8
+typedef struct ls_decode_effective {
+  char key[128];  /* the setting as read, e.g. "draft.budget" */
+  double value;   /* the value that took effect, e.g. 21 */
+  char why[200];  /* what caps it, e.g. "draft.expansion=1,1,3,1,1,1,1,1 caps specinfer's tree at 21 tokens" */
+} ls_decode_effective;
+
 typedef struct ls_decode_result {
   int valid;                  /* 0: the configuration cannot run (message says why) */
   char message[256];
@@ -33,6 +41,8 @@ typedef struct ls_decode_result {
   ls_kv_decl *settings;       /* owned; every setting the run read, given or default */
   int n_settings;
   char unknown_key[128];      /* a setting no reader of this system asked for ("" if none) */
+  ls_decode_effective effective[LS_DECODE_MAX_EFFECTIVE]; /* settings that took effect otherwise */
+  int n_effective;
   /* Observation hook for tests (not stored): a hash chain, h = ls_key2(h, key), over the
    * canonical keys of the text positions the run emitted, in order: per prompt, the token
    * out of prefill and every decode token but the last (a run's last cycle may accept past

@@ -179,6 +179,8 @@ static int add_row(void *ctx, int n, const char *const *text, const double *num,
   p->hi = num[5];
   snprintf(p->run_id, sizeof p->run_id, "%s", text[6] ? text[6] : "");
   snprintf(c->what[c->t->n], sizeof c->what[0], "%s", text[7] ? text[7] : "");
+  p->x_effective = num[8];
+  c->t->n_effective += !isnan(p->x_effective);
   c->t->n++;
   return LS_OK;
 }
@@ -242,8 +244,14 @@ int ls_plot_read(ls_db *db, const ls_plot_query *q, ls_plot_table *t, ls_error *
   key_expr(b, q->x, 0);
   put(b, ", ");
   key_expr(b, q->x, 1);
+  char eff_key[160], t8[128];
+  snprintf(eff_key, sizeof eff_key, "effective.%s", q->x);
+  snprintf(t8, sizeof t8, ", (SELECT value_num FROM run_settings s WHERE s.run_id = r.run_id AND s.key = ?%d)",
+           bind(b, eff_key));
   put(b, ", m.value, c.lo, c.hi, r.run_id, r.part || '/' || r.device || '/' || r.model || '/' ||"
-         " r.dataset || '/' || r.system || ' ' || r.axes_json FROM runs r JOIN metrics m ON"
+         " r.dataset || '/' || r.system || ' ' || r.axes_json");
+  put(b, t8);
+  put(b, " FROM runs r JOIN metrics m ON"
          " m.run_id = r.run_id AND m.name = ?1 LEFT JOIN metric_ci c ON c.run_id = r.run_id AND"
          " c.name = ?1 WHERE r.status = 'ok'");
   char keys[8][128];
@@ -289,7 +297,9 @@ static void csv_num(FILE *f, double v)
 
 int ls_plot_write_csv(const ls_plot_table *t, const ls_plot_query *q, FILE *out, ls_error *err)
 {
-  fprintf(out, "%s,%s,%s_num,%s,lo,hi,run_id\n", q->by ? q->by : "group", q->x, q->x, metric_alias(q->y));
+  fprintf(out, "%s,%s,%s_num,%s,lo,hi,run_id", q->by ? q->by : "group", q->x, q->x, metric_alias(q->y));
+  if (t->n_effective) fprintf(out, ",%s_effective", q->x);
+  fputc('\n', out);
   for (int i = 0; i < t->n; i++) {
     const ls_plot_point *p = &t->p[i];
     csv_field(out, p->group);
@@ -299,7 +309,9 @@ int ls_plot_write_csv(const ls_plot_table *t, const ls_plot_query *q, FILE *out,
     csv_num(out, p->y);
     csv_num(out, p->lo);
     csv_num(out, p->hi);
-    fprintf(out, ",%s\n", p->run_id);
+    fprintf(out, ",%s", p->run_id);
+    if (t->n_effective) csv_num(out, p->x_effective);
+    fputc('\n', out);
   }
   if (fflush(out) != 0 || ferror(out))
     return ls_error_set(err, LS_EIO, "writing the table: %s", strerror(errno));
@@ -307,7 +319,7 @@ int ls_plot_write_csv(const ls_plot_table *t, const ls_plot_query *q, FILE *out,
 }
 
 /* gnuplot's data: one block per group (two blank lines between), columns x position, x text
- * (quoted), y, lo, hi; NaN where there is no value. Categorical x: the position is the x's
+ * (quoted), y, lo, hi, 1 when x took effect as another value (else 0); NaN where there is no value. Categorical x: the position is the x's
  * rank among all x values. */
 static int write_dat(const ls_plot_table *t, const char *path, int *groups, ls_error *err)
 {
@@ -332,7 +344,8 @@ static int write_dat(const ls_plot_table *t, const char *path, int *groups, ls_e
     }
     fprintf(f, "%.17g \"", pos);
     for (const char *s = p->x; *s; s++) fputc(*s == '"' ? '\'' : *s, f);
-    fprintf(f, "\" %.17g %.17g %.17g\n", p->y, isfinite(p->lo) ? p->lo : NAN, isfinite(p->hi) ? p->hi : NAN);
+    fprintf(f, "\" %.17g %.17g %.17g %d\n", p->y, isfinite(p->lo) ? p->lo : NAN, isfinite(p->hi) ? p->hi : NAN,
+            !isnan(p->x_effective));
   }
   int bad = ferror(f);
   if (fclose(f) != 0 || bad) return ls_error_set(err, LS_EIO, "%s: cannot write", path);
@@ -374,8 +387,8 @@ int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_
     len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", i ? ", " : "; ", q->where[i]);
   ls_draw_var(vars, 16384, "subtitle", text);
   len = strlen(vars);
-  len += (size_t)snprintf(vars + len, 16384 - len, "groups=%d; numeric=%d; logx=%d; array T[%d]; ", groups,
-                          t->x_numeric, log_x(t), groups > 0 ? groups : 1);
+  len += (size_t)snprintf(vars + len, 16384 - len, "groups=%d; numeric=%d; logx=%d; capped=%d; array T[%d]; ",
+                          groups, t->x_numeric, log_x(t), t->n_effective, groups > 0 ? groups : 1);
   for (int i = 0, g = 0; i < t->n; i++)
     if (i == 0 || strcmp(t->p[i].group, t->p[i - 1].group)) {
       char name[32];

@@ -24,6 +24,8 @@ typedef struct ls_plot_point {
   char group[128], x[128]; /* the by value ("" without --by) and the x value as text */
   double x_num;            /* x as a number (base units for quantities); NaN when not one */
   double y, lo, hi;        /* lo/hi NaN when the run has no interval for y */
+  double x_effective;      /* the value x took effect as, when not x (run_settings
+                              "effective.<x>": e.g. a budget the policy caps); NaN otherwise */
   char run_id[LS_DB_RUN_ID_LEN + 1];
 } ls_plot_point;
 
@@ -31,6 +33,7 @@ typedef struct ls_plot_table {
   ls_plot_point *p;  /* owned: sorted by group, then x (numerically when every x is a number) */
   int n;
   int x_numeric;     /* 1 when every x is a number */
+  int n_effective;   /* points whose x took effect as another value */
   char unit[32];     /* the metric's unit as the runs recorded it ("tok/s"); "" when none */
 } ls_plot_table;
 
@@ -40,14 +43,16 @@ typedef struct ls_plot_table {
 int ls_plot_read(ls_db *db, const ls_plot_query *q, ls_plot_table *t, ls_error *err);
 void ls_plot_table_free(ls_plot_table *t);
 
-/* The table as CSV (header group,x,x_num,y,lo,hi,run_id; empty fields for NaN), %.17g. */
+/* The table as CSV (header group,x,x_num,y,lo,hi,run_id; empty fields for NaN), %.17g; when a
+ * point's x took effect as another value, a last column <x>_effective (empty for the others). */
 int ls_plot_write_csv(const ls_plot_table *t, const ls_plot_query *q, FILE *out, ls_error *err);
 
 /* Draws the table with gnuplot (plots/plot.gp under data_root) into png_path: one line per
  * group with 95 % error bars, x on a log scale when numeric, positive and spanning >= 16x;
  * the data gnuplot read is left beside it as <png_path>.dat. gnuplot: program name or
  * path (NULL: gnuplot on $PATH). LS_ENOTFOUND when gnuplot is missing, LS_ESTATE when it
- * fails (its output is in <png_path>.log), LS_EIO when a file cannot be written. */
+ * fails (its output is in <png_path>.log), LS_EIO when a file cannot be written. Points whose
+ * x took effect as another value are circled and the plot says so. */
 int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_path,
                  const char *png_path, const char *data_root, const char *gnuplot, ls_error *err);
 

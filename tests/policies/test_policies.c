@@ -20,6 +20,7 @@ static CU_SuiteInfo suites[] = {
     {"bench", NULL, NULL, NULL, NULL, ls_t_bench},
     {"readme", NULL, NULL, NULL, NULL, ls_t_readme},
     {"plugin", NULL, NULL, NULL, NULL, ls_t_plugin},
+    {"effective", NULL, NULL, NULL, NULL, ls_t_effective},
     CU_SUITE_INFO_NULL,
 };
 

@@ -88,7 +88,7 @@ static int build_crash(void *s, ls_tree *t, const ls_draft_view *v, const ls_cos
   return LS_OK;
 }
 
-#define DRAFT(id, cr, fn, what) static const ls_draft_ops id = {#id, what, cr, destroy, fn, NULL}
+#define DRAFT(id, cr, fn, what) static const ls_draft_ops id = {#id, what, cr, destroy, fn, NULL, NULL}
 DRAFT(overbudget, create, build_over, "one node past draft.budget");
 DRAFT(leaky, create, build_leaky, "state outside the instance");
 DRAFT(scribbler, create, build_scribble, "writes past the tree");

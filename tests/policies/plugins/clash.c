@@ -12,7 +12,7 @@ static int build(void *s, ls_tree *t, const ls_draft_view *v, const ls_cost_mode
   ls_tree_init(t, v);
   return LS_OK;
 }
-static const ls_draft_ops impostor = {"lever", "a second lever", create, destroy, build, NULL};
+static const ls_draft_ops impostor = {"lever", "a second lever", create, destroy, build, NULL, NULL};
 static const ls_draft_ops *const DRAFTS[] = {&impostor, NULL};
 #ifndef LS_NO_SYMBOL
 #ifdef LS_OLD_ABI
