@@ -188,6 +188,10 @@ const char *ls_db_ci_metric_name(int i);
  * lo = hi = NaN when n < LS_BOOT_MIN_UNITS (sim/boot.h); est is the metric as the runner
  * computes it. */
 int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *err);
+/* Metric name (one of ls_db_ci_metric_name) on one prompt, as a numerator and a denominator:
+ * over a set of prompts the metric is sum num / sum den (what the intervals resample).
+ * LS_ENOTFOUND for a metric without a per-prompt definition. */
+int ls_db_metric_parts(const char *name, const ls_db_prompt *p, double *num, double *den, ls_error *err);
 /* Metric i's interval of ls_db_metric_cis. */
 int ls_db_metric_ci(const ls_db_prompt *p, int n, int i, double *est, double *lo, double *hi,
                     ls_error *err);

@@ -18,6 +18,7 @@ static const ls_subcmd COMMANDS[] = {
     {"reproduce", ls_cmd_reproduce, "replay the paper (runner/experiments/paper.yaml), figures, summary"},
     {"figures", ls_cmd_figures, "redraw the paper's figures from a results database"},
     {"plot", ls_cmd_plot, "draw any metric against any setting of a database, 95 % intervals"},
+    {"best", ls_cmd_best, "which value of a setting wins, per group: the best, its interval, the values within it"},
     {"tree", ls_cmd_tree, "build and print one draft tree with a policy"},
     {"policy", ls_cmd_policy, "list policies (built in, plug-ins) and run their conformance tests"},
     {"check", ls_cmd_check, "compare speedup ratios against a committed baseline (exit 2 on regression)"},

@@ -60,21 +60,27 @@ static int bind(sql_buf *b, const char *text)
   return b->n;
 }
 
+int ls_plot_key_sql(const char *key, int k, int want_num, char *t, size_t size)
+{
+  if (is_column(key)) {
+    snprintf(t, size, want_num ? "CASE WHEN typeof(r.%s) = 'integer' THEN r.%s END" : "CAST(r.%s AS TEXT)",
+             key, key);
+    return 1;
+  }
+  if (want_num)
+    snprintf(t, size, "(SELECT value_num FROM run_settings s WHERE s.run_id = r.run_id AND s.key = ?%d)", k);
+  else
+    snprintf(t, size, "coalesce((SELECT value_text FROM run_settings s WHERE s.run_id = r.run_id"
+             " AND s.key = ?%d), json_extract(r.axes_json, '$.\"' || ?%d || '\"'))", k, k);
+  return 0;
+}
+
 /* The SQL of key's value as text (want_num 0) or number (1) for run r. */
 static void key_expr(sql_buf *b, const char *key, int want_num)
 {
   char t[512];
-  if (is_column(key)) {
-    snprintf(t, sizeof t, want_num ? "CASE WHEN typeof(r.%s) = 'integer' THEN r.%s END" : "CAST(r.%s AS TEXT)",
-             key, key);
-  } else {
-    int k = bind(b, key);
-    if (want_num)
-      snprintf(t, sizeof t, "(SELECT value_num FROM run_settings s WHERE s.run_id = r.run_id AND s.key = ?%d)", k);
-    else
-      snprintf(t, sizeof t, "coalesce((SELECT value_text FROM run_settings s WHERE s.run_id = r.run_id"
-               " AND s.key = ?%d), json_extract(r.axes_json, '$.\"' || ?%d || '\"'))", k, k);
-  }
+  if (ls_plot_key_sql(key, b->n + 1, want_num, t, sizeof t) == 0)
+    bind(b, key);
   put(b, t);
 }
 
@@ -91,8 +97,7 @@ static int exists(ls_db *db, const char *sql, const char *param, ls_error *err, 
   return ls_db_select(db, sql, &param, 1, found_row, found, err);
 }
 
-/* A key no run has is a wrong name (64): say what the keys are. */
-static int check_key(ls_db *db, const char *key, const char *what, ls_error *err)
+int ls_plot_check_key(ls_db *db, const char *key, const char *what, ls_error *err)
 {
   int found = 1, rc = LS_OK;
   if (!is_column(key))
@@ -132,7 +137,7 @@ static int where_sql(sql_buf *b, ls_db *db, const char *filter, char (*keys)[128
   if (!eq || eq == filter || (size_t)(eq - filter) >= sizeof keys[i])
     return ls_error_set(err, LS_EUSAGE, "--where '%s': expected KEY=VALUE", filter);
   snprintf(keys[i], sizeof keys[i], "%.*s", (int)(eq - filter), filter);
-  int rc = check_key(db, keys[i], "--where", err);
+  int rc = ls_plot_check_key(db, keys[i], "--where", err);
   if (rc) return rc;
   put(b, " AND (");
   key_expr(b, keys[i], 0);
@@ -231,8 +236,8 @@ int ls_plot_read(ls_db *db, const ls_plot_query *q, ls_plot_table *t, ls_error *
   int rc = check_metric(db, y, err);
   t->unit[0] = '\0';
   if (!rc) rc = ls_db_select(db, "SELECT unit FROM metrics WHERE name = ?1 LIMIT 1", &y, 1, unit_row, t->unit, err);
-  if (!rc) rc = check_key(db, q->x, "--x", err);
-  if (!rc && q->by) rc = check_key(db, q->by, "--by", err);
+  if (!rc) rc = ls_plot_check_key(db, q->x, "--x", err);
+  if (!rc && q->by) rc = ls_plot_check_key(db, q->by, "--by", err);
   if (rc) return rc;
   sql_buf *b = calloc(1, sizeof *b);
   if (!b) return ls_error_set(err, LS_ENOMEM, "plot: out of memory");

@@ -37,6 +37,14 @@ typedef struct ls_plot_table {
   char unit[32];     /* the metric's unit as the runs recorded it ("tok/s"); "" when none */
 } ls_plot_table;
 
+/* The SQL expression of key's value for the run aliased r (text, or number with want_num),
+ * binding key as parameter number param when it is a setting: a name column of the run, else
+ * the run's resolved setting (run_settings), else its sweep point (axes_json). 1 when key is
+ * one of the name columns (part, device, model, dataset, system, seed). */
+int ls_plot_key_sql(const char *key, int param, int want_num, char *buf, size_t size);
+/* LS_EUSAGE naming key (for option what, "--x") when no run of db has it. */
+int ls_plot_check_key(ls_db *db, const char *key, const char *what, ls_error *err);
+
 /* Fills *t (owned by the caller: ls_plot_table_free, also after an error) from db.
  * LS_EUSAGE: a key or metric no run has (the message lists what there is), a where filter
  * without '=', two runs at one point; LS_ENOTFOUND: no run passes the filters. */
