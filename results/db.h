@@ -239,11 +239,20 @@ int ls_db_precision_get(ls_db *db, ls_db_precision *out, ls_error *err);
  * the baseline that fits); an input error otherwise (file:line:col). */
 int ls_db_check(ls_db *db, const char *baseline_path, double k, FILE *report,
                 int *regressions, ls_error *err);
+/* The same, the report in two layers: first the verdict (values checked, regressions, the
+ * largest change), the headline (geometric mean throughput of the runs, baseline and now) and
+ * the values that moved, largest first (at most 10); then, with verbose, every value
+ * (ls_db_check is verbose). A baseline of replay "study" (written from any database that is
+ * not a `reproduce` replay) fits any database: its values are matched by configuration. */
+int ls_db_check_report(ls_db *db, const char *baseline_path, double k, int verbose, FILE *report,
+                       int *regressions, ls_error *err);
 
-/* Writes a baseline file (every non-lever row of v_speedup with its interval) with
- * multiplier k. Only from a database that records its replay (meta experiment, replay,
- * spec_hash, prompts, max_tokens: `leversim reproduce` writes them); out_name (may be NULL)
- * must then be named <replay>.yaml. */
+/* Writes a baseline file (every non-lever row of v_speedup with its interval, every run's
+ * throughput and I/O share) with multiplier k. From a database that records its replay (meta
+ * experiment, replay, spec_hash, prompts, max_tokens: `leversim reproduce` writes them),
+ * out_name (may be NULL) must be named <replay>.yaml; from any other database with a finished
+ * run (a sweep, runs), the baseline is of replay "study", its sizes read from the runs, under
+ * any name. */
 int ls_db_write_baseline(ls_db *db, double k, const char *out_name, FILE *out, ls_error *err);
 
 #endif

@@ -39,13 +39,15 @@ static const char *parse_k(const char *text, void *field)
 typedef struct check_opts {
   const char *db, *baseline, *write;
   double k; /* -1: the baseline's */
+  int verbose;
 } check_opts;
 
 static const ls_opt CHECK_OPTS[] = {
-    {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "the database of a `leversim reproduce [--quick]`", .flags = LS_OPT_REQUIRED},
+    {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "a results database: a `leversim reproduce [--quick]` replay or any study", .flags = LS_OPT_REQUIRED},
     {"--baseline", LS_OPT_STR, OPT_AT(check_opts, baseline), "FILE", "compare with this baseline (results/baseline/REPLAY.yaml)"},
     {"--write-baseline", LS_OPT_STR, OPT_AT(check_opts, write), "FILE", "write the database's ratios and metrics as a baseline instead ('-': stdout)"},
     {"--k", LS_OPT_CALL, OPT_AT(check_opts, k), "K", "tolerance in combined half-widths (default: the baseline's; 1 when writing)", .call = parse_k},
+    {"--verbose", LS_OPT_FLAG, OPT_AT(check_opts, verbose), NULL, "after the short report, every value checked (the full table)"},
     {NULL}};
 
 static const ls_cmd_spec CHECK = {
@@ -56,10 +58,14 @@ static const ls_cmd_spec CHECK = {
     "a value that moves by more than 1e-9 of itself, higher or lower, or goes missing, is a\n"
     "regression; the report says whether each move lies beyond K x the combined half-width of\n"
     "the two 95 % intervals (plus a 0.1 % floor), the test of a baseline without `compare:`.\n"
-    "Give one of --baseline and --write-baseline. The database must come from the replay the\n"
-    "baseline records (quick or full; spec hash), else exit 65 naming the baseline that fits.\n"
-    "Baselines are written only from a `leversim reproduce [--quick]` database, as\n"
-    "REPLAY.yaml. Exit: 0 ok, 2 regression, 64 usage, 65 wrong replay or bad baseline.\n",
+    "Give one of --baseline and --write-baseline. The report starts with the verdict and the\n"
+    "largest change, the headline (geometric mean throughput of the runs, baseline and now) and\n"
+    "the values that moved, largest first; --verbose adds every value. A replay's database must\n"
+    "come from the replay its baseline records (quick or full; spec hash), else exit 65 naming\n"
+    "the baseline that fits; a replay's baseline is written as REPLAY.yaml. Any other database\n"
+    "(a sweep, runs: your own study) gets a baseline of replay \"study\" under any name, and a\n"
+    "study baseline checks any database, run by run. Exit: 0 ok, 2 regression, 64 usage, 65\n"
+    "wrong replay or bad baseline.\n",
     NULL, CHECK_OPTS};
 
 /* --write-baseline: atomically (sim/fileio), and only over a baseline leversim wrote. */
@@ -96,7 +102,7 @@ static int export_to_file(ls_db *db, const char *view, const char *fmt, const ch
 
 int ls_cmd_check(int argc, char **argv)
 {
-  check_opts o = {NULL, NULL, NULL, -1};
+  check_opts o = {NULL, NULL, NULL, -1, 0};
   int rc = ls_opts_parse(&CHECK, argc, argv, &o, NULL), regress = 0;
   if (rc)
     return ls_opts_exit(rc);
@@ -107,7 +113,7 @@ int ls_cmd_check(int argc, char **argv)
   ls_db *db = NULL;
   rc = open_existing(o.db, &db, &e);
   if (rc == LS_OK && o.write) rc = write_baseline(db, o.write, o.k < 0 ? 1 : o.k, &e);
-  else if (rc == LS_OK) rc = ls_db_check(db, o.baseline, o.k, stdout, &regress, &e);
+  else if (rc == LS_OK) rc = ls_db_check_report(db, o.baseline, o.k, o.verbose, stdout, &regress, &e);
   ls_db_close(db);
   if (rc != LS_OK) return fail(&e);
   if (o.write && strcmp(o.write, "-")) fprintf(stderr, "leversim check: wrote %s\n", o.write);
