@@ -165,6 +165,10 @@ int ls_db_list_views(FILE *out);
  * as null) or "table" (aligned text for people). Reals are printed with %.17g so they read
  * back bit-identical. */
 int ls_db_export(ls_db *db, const char *view, const char *format, FILE *out, ls_error *err);
+/* The same with one more column per swept setting of the database (every key of the runs'
+ * axes_json, named as the setting, e.g. "draft.budget"): its value in the row's axes_json, a
+ * number when written as one. Only for views with an axes_json column (else LS_EUSAGE). */
+int ls_db_export_axes(ls_db *db, const char *view, const char *format, FILE *out, ls_error *err);
 
 /* Merges the input databases into out_path (created if absent). Idempotent: a run already in
  * the output with the same content (everything but wall_s, git_sha and version, including
