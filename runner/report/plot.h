@@ -15,13 +15,20 @@
 
 typedef struct ls_plot_query {
   const char *x, *y;         /* borrowed: x key, metric name */
-  const char *by;            /* borrowed: group key, or NULL (one series) */
+  const char *by;            /* borrowed: group key, or NULL (one series); see bys */
   const char *const *where;  /* borrowed: "KEY=VALUE" filters (value as written or a number) */
   int n_where;
+  const char *const *bys;    /* borrowed: several group keys (n_by > 0 replaces by): one line per
+                                combination, named "v1 / v2" */
+  int n_by;
+  const char *const *panels; /* borrowed: panel keys: one panel per combination of their values */
+  int n_panel;
 } ls_plot_query;
+#define LS_PLOT_KEYS_MAX 3 /* keys of --by, and of --panel */
 
 typedef struct ls_plot_point {
   char group[128], x[128]; /* the by value ("" without --by) and the x value as text */
+  char panel[128];         /* the panel value ("" without panels) */
   double x_num;            /* x as a number (base units for quantities); NaN when not one */
   double y, lo, hi;        /* lo/hi NaN when the run has no interval for y */
   double x_effective;      /* the value x took effect as, when not x (run_settings
@@ -51,7 +58,8 @@ int ls_plot_check_key(ls_db *db, const char *key, const char *what, ls_error *er
 int ls_plot_read(ls_db *db, const ls_plot_query *q, ls_plot_table *t, ls_error *err);
 void ls_plot_table_free(ls_plot_table *t);
 
-/* The table as CSV (header group,x,x_num,y,lo,hi,run_id; empty fields for NaN), %.17g; when a
+/* The table as CSV (header group,x,x_num,y,lo,hi,run_id, the group column named by the --by
+ * keys and, with panels, a first column named by the panel keys; empty fields for NaN), %.17g; when a
  * point's x took effect as another value, a last column <x>_effective (empty for the others). */
 int ls_plot_write_csv(const ls_plot_table *t, const ls_plot_query *q, FILE *out, ls_error *err);
 

@@ -54,14 +54,13 @@ static char *best_text(ls_db *db, const char *format, const char *const *by, int
   return text;
 }
 
-static void test_closed_form(void)
+/* The database of the top of the file in dir/best.db; NULL on failure. */
+static ls_db *make_db(const char *dir, char *path, size_t size)
 {
-  char dir[512], path[600];
-  CU_ASSERT_PTR_NOT_NULL_FATAL(px_tmpdir(dir, sizeof dir));
-  snprintf(path, sizeof path, "%s/best.db", dir);
+  snprintf(path, size, "%s/best.db", dir);
   ls_db *db = NULL;
   ls_error err;
-  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, path, &err), LS_OK);
+  if (ls_db_open(&db, path, &err) != LS_OK) return NULL;
   const char *ds[2] = {"a", "b"};
   int rc = 0;
   for (int k = 0; k < 2; k++) {
@@ -69,7 +68,20 @@ static void test_closed_form(void)
     rc |= put(db, "d1", ds[k], 64, 2, 0.05, 7);
     rc |= put(db, "d2", ds[k], 8, 3, 0, 7) | put(db, "d2", ds[k], 16, 1, 0, 7) | put(db, "d2", ds[k], 32, 1, 0, k ? 9 : 7);
   }
-  CU_ASSERT_EQUAL_FATAL(rc, LS_OK);
+  if (rc) {
+    ls_db_close(db);
+    return NULL;
+  }
+  return db;
+}
+
+static void test_closed_form(void)
+{
+  char dir[512], path[600];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(px_tmpdir(dir, sizeof dir));
+  ls_db *db = make_db(dir, path, sizeof path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  int rc = 0;
   const char *by[] = {"device"};
   char *t = best_text(db, "table", by, 1, &rc);
   CU_ASSERT_EQUAL(rc, LS_OK);
@@ -112,6 +124,42 @@ static void test_cli(void)
   CU_ASSERT_EQUAL(ls_test_cli("best --y throughput_tps --over draft.budget", out, sizeof out), 64);
 }
 
-CU_TestInfo px_best_tests[] = {{"closed form: best, ratios, within, notes", test_closed_form},
+/* `plot` with several groupings: two --by keys make one line per combination (neither replaces
+ * the other), --panel one panel per value; a point two runs share is refused, naming --panel. */
+static void test_plot_groupings(void)
+{
+  static char out[16384];
+  char dir[512], path[600], args[2048];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(px_tmpdir(dir, sizeof dir));
+  ls_db *db = make_db(dir, path, sizeof path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  ls_db_close(db);
+  snprintf(args, sizeof args, "plot --db '%s' --x draft.budget --y tps --by device --format csv", path);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64); /* datasets a and b at one point */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "--panel KEY"));
+  snprintf(args, sizeof args, "plot --db '%s' --x draft.budget --y tps --by device --by dataset --format csv", path);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "device / dataset,draft.budget,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nd1 / a,8,8,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nd2 / b,32,32,"));
+  snprintf(args, sizeof args, "plot --db '%s' --x draft.budget --y tps --by dataset --panel device --format csv", path);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "device,dataset,draft.budget,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nd2,b,8,8,20.689655")); /* speed 3: 100 tokens in 14.5 s / 3 */
+  char png[700], dat[760];
+  snprintf(png, sizeof png, "%s/p.png", dir);
+  snprintf(args, sizeof args, "plot --db '%s' --x draft.budget --y tps --by dataset --panel device --out '%s'", path, png);
+  int rc = ls_test_cli(args, out, sizeof out);
+  if (system("command -v gnuplot >/dev/null") == 0) {
+    CU_ASSERT_EQUAL(rc, 0);
+    snprintf(dat, sizeof dat, "%s.2.dat", png); /* one data file per panel */
+    char *d = ls_test_slurp(dat);
+    CU_ASSERT_PTR_NOT_NULL(d ? strstr(d, "# b") : NULL);
+    free(d);
+  }
+  px_rmdir(dir);
+}
+
+CU_TestInfo px_best_tests[] = {{"plot: two --by keys, --panel", test_plot_groupings},{"closed form: best, ratios, within, notes", test_closed_form},
                                {"command line", test_cli},
                                CU_TEST_INFO_NULL};
