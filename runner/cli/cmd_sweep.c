@@ -1,7 +1,9 @@
 /* runner/cmd_sweep: 'leversim sweep [EXPERIMENT.yaml] [--axis KEY=V,...]...' — run a study
  * (an experiment file, or the command line's axes alone) into SQLite. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "results/db.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
@@ -77,6 +79,64 @@ static int axes_kv(const ls_opt_list *axes, ls_kv *kv, ls_error *err)
   return LS_OK;
 }
 
+/* ---- the summary table after a sweep ---- */
+
+typedef struct sys_sum {
+  char system[64];
+  int runs;
+  double log_sum, lo, hi;
+} sys_sum;
+
+typedef struct sum_ctx {
+  sys_sum s[64];
+  int n;
+} sum_ctx;
+
+static int sum_row(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
+{
+  (void)n, (void)err;
+  sum_ctx *c = ctx;
+  if (!text[0] || !(num[1] > 0)) return LS_OK;
+  int k = 0;
+  while (k < c->n && strcmp(c->s[k].system, text[0])) k++;
+  if (k == c->n) {
+    if (c->n == 64) return LS_OK;
+    c->s[c->n] = (sys_sum){.lo = INFINITY};
+    snprintf(c->s[c->n++].system, sizeof c->s[0].system, "%s", text[0]);
+  }
+  c->s[k].runs++;
+  c->s[k].log_sum += log(num[1]);
+  c->s[k].lo = fmin(c->s[k].lo, num[1]);
+  c->s[k].hi = fmax(c->s[k].hi, num[1]);
+  return LS_OK;
+}
+
+/* Per system: runs, geometric mean, min and max throughput over the ok runs of the parts the
+ * sweep ran, and the command that says which setting wins. On stderr, like the progress. */
+static void summary_table(ls_experiment *x, const char *db_path)
+{
+  ls_db *db = NULL;
+  ls_error err;
+  sum_ctx c;
+  memset(&c, 0, sizeof c);
+  if (ls_experiment_count(x) == 0 || ls_db_open_read(&db, db_path, &err) != LS_OK) return;
+  const char *part = ls_experiment_run(x, 0)->part;
+  ls_db_select(db, "SELECT r.system, m.value FROM runs r JOIN metrics m ON m.run_id = r.run_id AND"
+               " m.name = 'throughput_tps' WHERE r.status = 'ok' AND r.part = ?1 ORDER BY r.system", &part, 1,
+               sum_row, &c, &err);
+  ls_db_close(db);
+  if (c.n == 0) return;
+  fprintf(stderr, "leversim sweep: throughput of part %s in %s (every run there, this sweep's and earlier):\n"
+                  "  %-18s %5s %10s %10s %10s\n", part, db_path, "system", "runs", "geomean", "min", "max");
+  for (int k = 0; k < c.n; k++)
+    fprintf(stderr, "  %-18s %5d %10.4g %10.4g %10.4g\n", c.s[k].system, c.s[k].runs,
+            exp(c.s[k].log_sum / c.s[k].runs), c.s[k].lo, c.s[k].hi);
+  const char *axes = ls_experiment_run(x, 0)->axes_json, *q = strchr(axes, '"'), *e = q ? strchr(q + 1, '"') : NULL;
+  if (e)
+    fprintf(stderr, "  which value wins: leversim best --db %s --y throughput_tps --over %.*s --by system\n", db_path,
+            (int)(e - q - 1), q + 1);
+}
+
 static int sweep(const sweep_opts *o, ls_experiment *x, int argc, char **argv, ls_driver_summary *sum,
                  ls_error *err)
 {
@@ -92,6 +152,8 @@ static int sweep(const sweep_opts *o, ls_experiment *x, int argc, char **argv, l
   if (!e || e == LS_EINTR)
     fprintf(stderr, "leversim sweep: %d runs (%d ok, %d not valid here, %d failed, %d already done) in %.1f s -> %s\n",
             sum->total, sum->ok, sum->invalid, sum->failed, sum->skipped, sum->wall_s, db);
+  if (!e && sum->ok)
+    summary_table(x, db);
   if ((!e || e == LS_EINTR) && sum->skipped)
     fprintf(stderr, "leversim sweep: %d run%s already in %s with the same resolved settings and seed: not run "
             "again (--force runs them again)\n", sum->skipped, sum->skipped == 1 ? " was" : "s were", db);

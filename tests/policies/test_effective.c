@@ -95,6 +95,10 @@ static void test_cli_sweep_run_plot(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "warning: draft.budget=32,64 on specinfer: no effect, each takes effect as 21 "
                                      "(draft.expansion=1,1,3,1,1,1,1,1 caps specinfer's tree at 21 tokens)"));
   CU_ASSERT_PTR_NULL(strstr(out, "on lever"));
+  /* the summary table at the end: one line per system, and what to ask next */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "  system              runs    geomean"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  specinfer              3 "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "which value wins: leversim best --db"));
   CU_ASSERT_PTR_NULL(strstr(out, "draft.budget=16,"));
   /* stored beside the setting; the identical points are identical */
   snprintf(args, sizeof args, "plot --db '%s/e.db' --x draft.budget --y tps --by system --format csv", dir);
