@@ -139,6 +139,7 @@ typedef struct bgroup {
   bvalue v[MAX_VALUES];
   int n_values, best, configs;
   char notes[1024];
+  char runs[128]; /* seed and sizes of the compared runs (the first's; differences are noted) */
 } bgroup;
 
 typedef struct cellp {
@@ -263,7 +264,11 @@ static int analyse(ls_db *db, const ls_best_query *q, const brun *r, int n, bgro
       rc = run_parts(db, q->y, r[used[v * m + k]].id, &parts[v * m + k].num, &parts[v * m + k].den, &parts[v * m + k].n, err);
       if (!rc && parts[v * m + k].n == 0) rc = ls_error_set(err, LS_ENOTFOUND, "run %s has no prompts stored", r[used[v * m + k]].id);
     }
-  if (!rc && m) differences(r, used, nv * m, g);
+  if (!rc && m) {
+    differences(r, used, nv * m, g);
+    const brun *f = &r[used[0]];
+    snprintf(g->runs, sizeof g->runs, "seed %s, %s prompts of %s tokens", f->seed, f->prompts, f->tokens);
+  }
   for (int v = 0; !rc && m && v < nv; v++) {
     rc = compare(&parts[v * m], NULL, m, &g->v[v].score, err);
     if (!rc && (g->best < 0 || (q->lower ? g->v[v].score.est < g->v[g->best].score.est : g->v[v].score.est > g->v[g->best].score.est)))
@@ -325,6 +330,7 @@ static void print_table(const ls_best_query *q, const bgroup *g, int ng, FILE *o
       fprintf(out, "  %s=%-10s %s x best  %s\n", q->over, g[k].v[v].value, ci,
               v == g[k].best ? "best" : g[k].v[v].within == 1 ? "within" : g[k].v[v].within == 0 ? "below" : "unknown");
     }
+    fprintf(out, "  runs: %s%s\n", g[k].runs, g[k].notes[0] ? " (see the note)" : "");
     if (g[k].notes[0]) fprintf(out, "  note: %s\n", g[k].notes);
     fputc('\n', out);
   }
@@ -411,7 +417,9 @@ static void print_json(const ls_best_query *q, const bgroup *g, int ng, FILE *ou
       json_real(out, "ratio_hi", b->ratio.hi);
       fprintf(out, ",\"within\":%s}", b->within < 0 ? "null" : b->within ? "true" : "false");
     }
-    fputs("],\"notes\":", out);
+    fputs("],\"runs\":", out);
+    json_text(out, g[k].runs);
+    fputs(",\"notes\":", out);
     json_text(out, g[k].notes);
     fputc('}', out);
   }

@@ -92,6 +92,7 @@ static void test_closed_form(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(t, "d2: best draft.budget = 8:"));
   CU_ASSERT_PTR_NOT_NULL(strstr(t, "draft.budget=16         0.3333 [0.3333, 0.3333] x best  below"));
   CU_ASSERT_PTR_NOT_NULL(strstr(t, "seeds differ (7, 9)"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "  runs: seed 7, 10 prompts of 10 tokens\n")); /* d1: one seed */
   const char *d1 = strstr(t, "d1:"), *d2 = strstr(t, "d2:");
   CU_ASSERT_PTR_NULL(d1 && d2 ? strstr(d1, "seeds differ") < d2 ? strstr(d1, "seeds differ") : NULL : NULL);
   free(t);
