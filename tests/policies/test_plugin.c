@@ -193,6 +193,22 @@ static void test_cli_run(void)
   CU_ASSERT_STRING_EQUAL((const char *)sqlite3_column_text(st, 1), sha);
   CU_ASSERT_STRING_EQUAL((const char *)sqlite3_column_text(st, 2), "ok");
   sqlite3_finalize(st);
+  /* the same plug-in again: the same run; another build of it (other bytes): another run */
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  char other[512], cmd[1200];
+  snprintf(other, sizeof other, "%s/libgreedy2.so", dir);
+  snprintf(cmd, sizeof cmd, "cp '%s' '%s' && printf 'rebuilt' >> '%s'", PLUG("greedy"), other, other);
+  CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+  snprintf(args, sizeof args, "run --plugin '%s' --system lever --set policy.draft=greedy --device oneplus-12 "
+           "--model llama-3.1-8b --dataset mt-bench --prompts 2 --tokens 16 --db '%s/g.db'", other, dir);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, "already holds this run"));
+  CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(h, "SELECT count(DISTINCT json_extract(config_json,'$.plugins[0].sha256'))"
+                                             " FROM runs", -1, &st, NULL), SQLITE_OK);
+  CU_ASSERT_EQUAL(sqlite3_step(st), SQLITE_ROW);
+  CU_ASSERT_EQUAL(sqlite3_column_int(st, 0), 2);
+  sqlite3_finalize(st);
   sqlite3_close(h);
   /* without the plug-in the name is unknown: a usage error */
   snprintf(args, sizeof args, "run --system lever --set policy.draft=greedy --device oneplus-12 "
