@@ -4,6 +4,8 @@
 # never writes into the checkout) with `leversim` on PATH (BINARY). A block fails the test
 # when a command in it fails (set -e, pipefail). A block whose first line is
 # "# needs: CMD" is skipped, saying so, when CMD is not available (e.g. python3 with pandas).
+# A ```c block must be an excerpt, word for word, of a file under examples/ (the doc quotes the
+# code that the sh blocks build and run).
 set -u
 bin=$1 src=$2 doc=$3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ls_docex.XXXXXX") || exit 1
@@ -19,9 +21,23 @@ export PATH="$tmp/bin:$PATH" LEVERSIM_DATA="$src"
 n=0 ran=0 skipped=0
 script="$tmp/blocks.sh"
 printf 'set -eo pipefail\ncd %q\n' "$tmp" > "$script"
-in=0 block="" first=""
+in=0 block="" first="" excerpts=0
+quote_of_example() { # BLOCK: 0 when it occurs in a file of examples/
+  local f
+  for f in "$src"/examples/*/*.c "$src"/examples/*/Makefile; do
+    [[ "$(cat "$f")"$'\n' == *"$1"* ]] && return 0
+  done
+  return 1
+}
 while IFS= read -r line || [ -n "$line" ]; do
   if [ $in -eq 0 ] && [ "$line" = '```sh' ]; then in=1 block="" first=""; continue; fi
+  if [ $in -eq 0 ] && [ "$line" = '```c' ]; then in=2 block=""; continue; fi
+  if [ $in -eq 2 ] && [ "$line" = '```' ]; then
+    in=0 excerpts=$((excerpts + 1))
+    quote_of_example "$block" || { echo "$doc: a \`\`\`c block is not an excerpt of examples/:"; printf '%s' "$block"; exit 1; }
+    continue
+  fi
+  if [ $in -eq 2 ]; then block="$block$line"$'\n'; continue; fi
   if [ $in -eq 1 ] && [ "$line" = '```' ]; then
     in=0 n=$((n + 1))
     need=""
@@ -42,4 +58,4 @@ done < "$src/$doc"
 if ! bash "$script" > "$tmp/out.log" 2>&1; then
   echo "$doc: an example failed:"; tail -40 "$tmp/out.log"; exit 1
 fi
-echo "$doc: $ran of $n sh blocks ran, every command succeeded ($skipped skipped)"
+echo "$doc: $ran of $n sh blocks ran, every command succeeded ($skipped skipped); $excerpts c excerpts match examples/"
