@@ -233,24 +233,24 @@ static int check_base(const ls_calib_result *r, FILE *f)
 /* ---- the command ---- */
 
 /* --llama-bench FILE:MODEL: the model of this file's rows (over --model). A name that is an
- * existing file is a file, colon or not. Writes the file part into path. */
-static const char *file_model(const char *arg, char *path, size_t size)
+ * existing file is a file, colon or not. *path gets the file part (owned: free). */
+static const char *file_model(const char *arg, char **path)
 {
   const char *colon = strrchr(arg, ':');
-  snprintf(path, size, "%s", arg);
-  if (!colon || colon == arg || !colon[1] || access(arg, F_OK) == 0 || strchr(colon, '/'))
-    return NULL;
-  snprintf(path, size, "%.*s", (int)(colon - arg), arg);
-  return colon + 1;
+  int split = colon && colon != arg && colon[1] && access(arg, F_OK) != 0 && !strchr(colon, '/');
+  *path = split ? strndup(arg, (size_t)(colon - arg)) : strdup(arg);
+  return split ? colon + 1 : NULL;
 }
 
 static int read_inputs(const opts *o, ls_calib_inputs *in, ls_error *err)
 {
   int rc = LS_OK;
   for (int i = 0; i < o->bench.n && !rc; i++) {
-    char path[1024];
-    const char *model = file_model(o->bench.v[i], path, sizeof path);
-    rc = ls_calib_read_bench(in, path, ls_data_root(), model ? model : o->model, err);
+    char *path = NULL;
+    const char *model = file_model(o->bench.v[i], &path);
+    rc = path ? ls_calib_read_bench(in, path, ls_data_root(), model ? model : o->model, err)
+              : ls_error_set(err, LS_ENOMEM, "calibrate: out of memory");
+    free(path);
   }
   for (int i = 0; i < o->fio.n && !rc; i++)
     rc = ls_calib_read_fio(in, o->fio.v[i], err);
