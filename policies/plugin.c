@@ -207,10 +207,10 @@ static int check_one(const ls_policy_set *s, const char *path, ls_policy_family 
 /* Every table of t against the rules, and against the policies already registered. */
 static int check_table(const ls_policy_set *s, const char *path, const ls_plugin *t, ls_error *err)
 {
-  if (t->abi != LS_PLUGIN_ABI || t->tree_size != (unsigned long)sizeof(ls_tree))
-    return ls_error_set(err, LS_EINVALID, "--plugin %s: built against another policy.h (ABI %d, tree "
-                        "%lu bytes; this leversim: ABI %d, %lu bytes); rebuild it", path, t->abi,
-                        t->tree_size, LS_PLUGIN_ABI, (unsigned long)sizeof(ls_tree));
+  if (t->abi != LS_PLUGIN_ABI || t->layout != LS_PLUGIN_LAYOUT)
+    return ls_error_set(err, LS_EINVALID, "--plugin %s: built against another policy.h (ABI %d, layout "
+                        "%lu; this leversim: ABI %d, layout %lu); rebuild it", path, t->abi, t->layout,
+                        LS_PLUGIN_ABI, (unsigned long)LS_PLUGIN_LAYOUT);
   if (!good_name(t->name))
     return ls_error_set(err, LS_EINVALID, "--plugin %s: the plug-in's name is missing or not made of "
                         "letters, digits, '.', '_' and '-'", path);

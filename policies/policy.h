@@ -180,12 +180,18 @@ const char *const *ls_map_names(void);
  * be NULL). It calls the tree helpers above and the sim/kv.h getters, which the leversim
  * binary provides; it links nothing of leversim itself. A policy name may not repeat a
  * built-in one or another loaded plug-in's. */
-#define LS_PLUGIN_ABI 1 /* raised whenever an ops table or ls_tree changes shape */
+#define LS_PLUGIN_ABI 2 /* raised whenever the meaning of a field changes (2: ls_draft_ops.effective) */
 #define LS_PLUGIN_SYMBOL "leversim_plugin"
+/* The sizes of everything a plug-in and leversim exchange, in one number: a plug-in built
+ * against a header whose ops tables, tree or views differ in size is refused, even when
+ * nobody raised LS_PLUGIN_ABI (a table read past its end would call garbage). */
+#define LS_PLUGIN_LAYOUT                                                                           \
+  ((((((unsigned long)sizeof(ls_tree) * 131u + sizeof(ls_draft_ops)) * 131u + sizeof(ls_prune_ops)) * \
+     131u + sizeof(ls_map_ops)) * 131u + sizeof(ls_draft_view)) * 131u + sizeof(ls_cost_model))
 
 typedef struct ls_plugin {
   int abi;                            /* LS_PLUGIN_ABI of the header it was built against */
-  unsigned long tree_size;            /* sizeof(ls_tree) there: catches a changed LS_TREE_MAX */
+  unsigned long layout;               /* LS_PLUGIN_LAYOUT there */
   const char *name;                   /* the plug-in's name, e.g. "greedy-example" */
   const char *summary;                /* one line */
   const ls_draft_ops *const *drafts;  /* NULL-terminated; may be NULL */

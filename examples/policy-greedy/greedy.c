@@ -99,7 +99,7 @@ static const ls_draft_ops *const DRAFTS[] = {&GREEDY, NULL};
 /* The one symbol leversim looks for. */
 const ls_plugin leversim_plugin = {
     .abi = LS_PLUGIN_ABI,
-    .tree_size = sizeof(ls_tree),
+    .layout = LS_PLUGIN_LAYOUT,
     .name = "greedy-example",
     .summary = "an example draft policy: best-first by path probability",
     .drafts = DRAFTS,

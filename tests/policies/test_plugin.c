@@ -75,6 +75,7 @@ static void test_refusals(void)
       {PLUG("lsclash"), LS_EINVALID, "'lever' clashes with the built-in"},
       {PLUG("lsnosym"), LS_EINVALID, "not a leversim plug-in"},
       {PLUG("lsoldabi"), LS_EINVALID, "built against another policy.h"},
+      {PLUG("lsoldlayout"), LS_EINVALID, "rebuild it"},
       {LS_PLUGIN_DIR "/libnone.so", LS_ENOTFOUND, "libnone.so"},
       {LS_TEST_DIR "/policies/SUITES", LS_EINVALID, "cannot load it"},
   };

@@ -120,5 +120,5 @@ static const ls_map_ops shortmap = {"short", "too few tokens for a pass", pcreat
 static const ls_draft_ops *const DRAFTS[] = {&overbudget, &leaky, &scribbler, &forger, &deaf, &crasher, NULL};
 static const ls_prune_ops *const PRUNES[] = {&orphan, NULL};
 static const ls_map_ops *const MAPS[] = {&shortmap, NULL};
-const ls_plugin leversim_plugin = {LS_PLUGIN_ABI, sizeof(ls_tree), "rule-breakers", "one broken rule per policy",
+const ls_plugin leversim_plugin = {LS_PLUGIN_ABI, LS_PLUGIN_LAYOUT, "rule-breakers", "one broken rule per policy",
                                    DRAFTS, PRUNES, MAPS};

@@ -1,6 +1,7 @@
-/* tests/policies/plugins/clash: plug-ins leversim must refuse to load. Built three ways:
+/* tests/policies/plugins/clash: plug-ins leversim must refuse to load. Built four ways:
  * as is (a draft policy named "lever", a built-in's name), with LS_NO_SYMBOL (no
- * leversim_plugin at all) and with LS_OLD_ABI (built against another policy.h). */
+ * leversim_plugin at all), with LS_OLD_ABI (another ABI number) and with LS_OLD_LAYOUT (ops
+ * tables of another size, as a plug-in built before a field was added). */
 #include <stdlib.h>
 #include "policies/policy.h"
 
@@ -20,7 +21,12 @@ static const ls_draft_ops *const DRAFTS[] = {&impostor, NULL};
 #else
 #define ABI LS_PLUGIN_ABI
 #endif
-const ls_plugin leversim_plugin = {ABI, sizeof(ls_tree), "clash", "a name leversim already has", DRAFTS, NULL, NULL};
+#ifdef LS_OLD_LAYOUT
+#define LAYOUT (LS_PLUGIN_LAYOUT - sizeof(void *)) /* a draft table one pointer shorter */
 #else
-const ls_plugin other_symbol = {LS_PLUGIN_ABI, sizeof(ls_tree), "nosym", "", DRAFTS, NULL, NULL};
+#define LAYOUT LS_PLUGIN_LAYOUT
+#endif
+const ls_plugin leversim_plugin = {ABI, LAYOUT, "clash", "a name leversim already has", DRAFTS, NULL, NULL};
+#else
+const ls_plugin other_symbol = {LS_PLUGIN_ABI, LS_PLUGIN_LAYOUT, "nosym", "", DRAFTS, NULL, NULL};
 #endif
