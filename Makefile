@@ -4,7 +4,8 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test test-long reproduce sanitize mutation bench-compare clean calibrate-examples testbed
+.PHONY: all deps configure build test test-long reproduce sanitize mutation bench-compare clean calibrate-examples testbed install
+PREFIX ?= /usr/local
 
 all: build
 
@@ -28,6 +29,10 @@ test-long: build
 
 reproduce: build
 	./$(BUILD)/leversim reproduce
+
+# The binary, man page, bash completion, policy header and example, data root (CMakeLists.txt).
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # Refits the shipped profiles' llama.cpp Hexagon and flash numbers to the measurement files
 # they cite (devices/measurements/README.md) and checks each fitted number against the profile

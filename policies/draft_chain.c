@@ -4,11 +4,13 @@
  * acceptance alpha the expected tokens per cycle are (1 - alpha^(gamma+1)) / (1 - alpha)
  * (src:leviathan-sd; tested). Settings: draft.gamma (default 4: assumed, the common
  * setting of chain SD evaluations), capped by draft.budget - 1 (default 1 + gamma). */
+#include <stdio.h>
 #include <stdlib.h>
 #include "policies/policies_int.h"
 
 typedef struct {
-  int gamma;
+  int gamma, budget;
+  long gamma_set; /* draft.gamma as read */
 } chain_state;
 
 static int create(void **state, ls_kv *kv, ls_error *err)
@@ -24,6 +26,8 @@ static int create(void **state, ls_kv *kv, ls_error *err)
   if (!s)
     return ls_error_set(err, LS_ENOMEM, "chain: out of memory");
   s->gamma = (int)(g < b - 1 ? g : b - 1);
+  s->gamma_set = g;
+  s->budget = b;
   *state = s;
   return LS_OK;
 }
@@ -47,4 +51,12 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
   return LS_OK;
 }
 
-const ls_draft_ops ls_draft_chain = {"chain", "chain SD: gamma top-1 tokens", create, free, build, NULL};
+static int effective(const void *state, const char *key, double *value, char *why, size_t size)
+{
+  const chain_state *s = state;
+  char cap[48];
+  snprintf(cap, sizeof cap, "draft.gamma=%ld", s->gamma_set);
+  return ls_policy_budget_capped(key, s->budget, (int)s->gamma_set + 1, cap, "chain", value, why, size);
+}
+
+const ls_draft_ops ls_draft_chain = {"chain", "chain SD: gamma top-1 tokens", create, free, build, NULL, effective};

@@ -9,11 +9,13 @@
  * the kept set is connected (closed under ancestors). Every candidate evaluated costs draft
  * time whether kept or not. Settings (defaults of EAGLE-2's evaluation, src:eagle2): draft.topk 10, draft.depth 5, draft.total_tokens 60; draft.budget (default
  * total_tokens) caps the verified tokens, root included. */
+#include <stdio.h>
 #include <stdlib.h>
 #include "policies/policies_int.h"
 
 typedef struct {
   int topk, depth, keep;
+  int total, budget; /* as read, for ls_draft_ops.effective */
 } eagle2_state;
 
 static int create(void **state, ls_kv *kv, ls_error *err)
@@ -35,6 +37,8 @@ static int create(void **state, ls_kv *kv, ls_error *err)
   s->topk = (int)k;
   s->depth = (int)d;
   s->keep = (int)(tot < b ? tot : b) - 1;
+  s->total = (int)tot;
+  s->budget = b;
   *state = s;
   return LS_OK;
 }
@@ -81,5 +85,13 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
   return LS_OK;
 }
 
+static int effective(const void *state, const char *key, double *value, char *why, size_t size)
+{
+  const eagle2_state *s = state;
+  char cap[48];
+  snprintf(cap, sizeof cap, "draft.total_tokens=%d", s->total);
+  return ls_policy_budget_capped(key, s->budget, s->total, cap, "eagle2", value, why, size);
+}
+
 const ls_draft_ops ls_draft_eagle2 = {"eagle2", "EAGLE-2: top-k frontier by cumulative score, rerank to total_tokens",
-                                      create, free, build, NULL};
+                                      create, free, build, NULL, effective};

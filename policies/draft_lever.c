@@ -322,4 +322,4 @@ static void feedback(void *state, const ls_tree *t, const int *accepted, int n)
 }
 
 const ls_draft_ops ls_draft_lever = {"lever", "greedy gain/cost tree: expected tokens per second of the whole cycle",
-                                     create, free, build, feedback};
+                                     create, free, build, feedback, NULL};

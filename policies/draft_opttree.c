@@ -10,12 +10,14 @@
  * draft.max_nodes 60, draft.threshold 0.5, draft.max_depth 10; draft.topk (default 8:
  * assumed, enough candidates per node for a 60-node tree); draft.budget caps the verified
  * tokens (default max_nodes). */
+#include <stdio.h>
 #include <stdlib.h>
 #include "policies/policies_int.h"
 
 typedef struct {
   int topk, max_depth, keep;
   double threshold;
+  int max_nodes, budget; /* as read, for ls_draft_ops.effective */
 } opt_state;
 
 static int create(void **state, ls_kv *kv, ls_error *err)
@@ -40,6 +42,8 @@ static int create(void **state, ls_kv *kv, ls_error *err)
   s->topk = (int)k;
   s->max_depth = (int)d;
   s->keep = (int)(nodes < b ? nodes : b) - 1;
+  s->max_nodes = (int)nodes;
+  s->budget = b;
   s->threshold = thr;
   *state = s;
   return LS_OK;
@@ -95,5 +99,13 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
   return LS_OK;
 }
 
+static int effective(const void *state, const char *key, double *value, char *why, size_t size)
+{
+  const opt_state *s = state;
+  char cap[48];
+  snprintf(cap, sizeof cap, "draft.max_nodes=%d", s->max_nodes);
+  return ls_policy_budget_capped(key, s->budget, s->max_nodes, cap, "opt-tree", value, why, size);
+}
+
 const ls_draft_ops ls_draft_opttree = {"opt-tree", "OPT-Tree: grow layer by layer while the expected gain exceeds a threshold",
-                                       create, free, build, NULL};
+                                       create, free, build, NULL, effective};

@@ -296,4 +296,4 @@ double ls_sequoia_value(void *state, int n, int d)
 long ls_sequoia_solves(const void *state) { return ((const seq_state *)state)->solves; }
 
 const ls_draft_ops ls_draft_sequoia = {"sequoia", "DP-optimal tree for a positional acceptance vector, hardware-aware size/depth",
-                                       create, destroy, build, feedback};
+                                       create, destroy, build, feedback, NULL};

@@ -7,6 +7,7 @@
  * this shape also gives the ~20 % wasted verification compute the Lever paper reports
  * (calibrated: docs/CALIBRATION.md). Capped at draft.budget (default 64) nodes in
  * breadth-first order; Fig. 5's budget sweep sets a wider expansion with the budget. */
+#include <stdio.h>
 #include <stdlib.h>
 #include "policies/policies_int.h"
 
@@ -16,6 +17,29 @@ typedef struct {
   int levels, budget;
   int width[MAX_LEVELS];
 } specinfer_state;
+
+/* The most nodes the expansion can produce, root included (1 + c_0 + c_0 c_1 + ...), at most
+ * LS_TREE_MAX: the size no budget above it can change. */
+static int full_size(const specinfer_state *s)
+{
+  long size = 1, level = 1;
+  for (int d = 0; d < s->levels && size < LS_TREE_MAX; d++) {
+    level *= s->width[d];
+    size += level;
+    if (level > LS_TREE_MAX) level = LS_TREE_MAX;
+  }
+  return size < LS_TREE_MAX ? (int)size : LS_TREE_MAX;
+}
+
+static int effective(const void *state, const char *key, double *value, char *why, size_t size)
+{
+  const specinfer_state *s = state;
+  char cap[160];
+  int n = snprintf(cap, sizeof cap, "draft.expansion=");
+  for (int d = 0; d < s->levels && n < (int)sizeof cap; d++)
+    n += snprintf(cap + n, sizeof cap - (size_t)n, "%s%d", d ? "," : "", s->width[d]);
+  return ls_policy_budget_capped(key, s->budget, full_size(s), cap, "specinfer", value, why, size);
+}
 
 static int create(void **state, ls_kv *kv, ls_error *err)
 {
@@ -68,4 +92,4 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
 }
 
 const ls_draft_ops ls_draft_specinfer = {"specinfer", "fixed expansion tree (children per depth)", create, free,
-                                         build, NULL};
+                                         build, NULL, effective};

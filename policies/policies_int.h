@@ -24,6 +24,10 @@ int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep);
 double ls_tree_expected_len(const ls_tree *t);
 /* Reads draft.budget (max verified tokens, root included): 1..LS_TREE_MAX, default dflt. */
 int ls_policy_budget(ls_kv *kv, long dflt, int *out, ls_error *err);
+/* For ls_draft_ops.effective: when key is draft.budget and budget > cap, writes cap to *value
+ * and "CAPKEY=CAPVAL caps POLICY's tree at CAP tokens" to why and returns 1; else 0. */
+int ls_policy_budget_capped(const char *key, int budget, int cap, const char *cap_setting,
+                            const char *policy, double *value, char *why, size_t size);
 /* Map policies: reads map.lmhead (eager-npu|demand-npu|demand-cpu), default dflt. */
 int ls_map_read_lmhead(ls_kv *kv, ls_lmhead dflt, ls_lmhead *out, ls_error *err);
 

@@ -1,4 +1,5 @@
-/* policies/policy: the types every drafting, pruning and mapping policy shares.
+/* policies/policy: the public interface of drafting, pruning and mapping policies, built in
+ * or loaded from a plug-in (`--plugin FILE.so`; docs/POLICIES.md walks through writing one).
  *
  * A cycle's token tree (ls_tree) is built by a draft policy from an ls_draft_view (draft
  * probabilities only) and an ls_cost_model (device cost queries), pruned at the target's
@@ -14,9 +15,30 @@
  * The runner charges draft time per step as the map policy decides (single-node calls,
  * batched calls, CPU or NPU). A step may start once the step it depends on (step_dep: the
  * latest pass that produced one of its nodes) has finished, so two passes mapped to
- * different units run at the same time when neither needs the other's output. */
+ * different units run at the same time when neither needs the other's output.
+ *
+ * The contract every policy keeps (`leversim policy check` tests each rule by name):
+ *  - reads-budget: a draft policy reads draft.budget (ls_kv_int) when it is created;
+ *  - tree-valid: build leaves a tree made only by ls_tree_init, ls_tree_add and
+ *    ls_tree_expand (or equal to one), every node a candidate the view returned with the
+ *    probability it returned, every draft pass in the step log;
+ *  - within-budget: the tree has at most draft.budget nodes, root included;
+ *  - deterministic: all state lives in the state create returns; two instances created from
+ *    the same settings, given the same views and feedback, build the same trees (no static or
+ *    global variables, no clocks, no rand());
+ *  - no-foreign-writes: a policy writes only its state and the tree (or keep[0..n-1]) it is
+ *    handed; the view, the cost model, the settings, the scores and the accepted path are
+ *    read-only, and it never writes files or prints;
+ *  - keep-valid: a prune keeps the root, returns the number of nodes kept and keeps a set
+ *    closed under ancestors; exit_layer is in [0, n_layers];
+ *  - exec-valid: a map policy's draft_step covers the step's nodes (calls * tokens_per_call
+ *    >= n_nodes, both >= 1) on a unit that exists, its lmhead and target_unit are values of
+ *    their enums, and its answers depend on its arguments and state only.
+ * Ownership: create allocates *state (the caller frees it with destroy, once); ls_kv, view,
+ * cost model and error are borrowed for the call; strings in an ops table are static. */
 #ifndef LS_POLICIES_POLICY_H
 #define LS_POLICIES_POLICY_H
+#include <stddef.h>
 #include <stdint.h>
 #include "sim/error.h"
 #include "sim/kv.h"
@@ -98,6 +120,11 @@ typedef struct ls_draft_ops {
   /* What was accepted: accepted[0..n-1] are node indices of t on the accepted path in depth
    * order (root excluded). Online statistics only; may be NULL. */
   void (*feedback)(void *state, const ls_tree *t, const int *accepted, int n);
+  /* The value setting key (one this policy read) takes in effect when that is not the value
+   * read: e.g. a draft.budget above the largest tree the policy's other settings allow. Writes
+   * it and why (naming the setting that caps it) and returns 1; returns 0 when key takes
+   * effect as read. May be NULL (every setting takes effect as read). */
+  int (*effective)(const void *state, const char *key, double *value, char *why, size_t size);
 } ls_draft_ops;
 
 typedef struct ls_prune_ops {
@@ -146,5 +173,30 @@ const ls_map_ops *ls_map_find(const char *name);
 const char *const *ls_draft_names(void);
 const char *const *ls_prune_names(void);
 const char *const *ls_map_names(void);
+
+/* ---- plug-ins ----
+ * A plug-in is a shared object that defines one const data symbol, LS_PLUGIN_SYMBOL, of type
+ * ls_plugin: its name and NULL-terminated arrays of ops tables (a family it does not add may
+ * be NULL). It calls the tree helpers above and the sim/kv.h getters, which the leversim
+ * binary provides; it links nothing of leversim itself. A policy name may not repeat a
+ * built-in one or another loaded plug-in's. */
+#define LS_PLUGIN_ABI 2 /* raised whenever the meaning of a field changes (2: ls_draft_ops.effective) */
+#define LS_PLUGIN_SYMBOL "leversim_plugin"
+/* The sizes of everything a plug-in and leversim exchange, in one number: a plug-in built
+ * against a header whose ops tables, tree or views differ in size is refused, even when
+ * nobody raised LS_PLUGIN_ABI (a table read past its end would call garbage). */
+#define LS_PLUGIN_LAYOUT                                                                           \
+  ((((((unsigned long)sizeof(ls_tree) * 131u + sizeof(ls_draft_ops)) * 131u + sizeof(ls_prune_ops)) * \
+     131u + sizeof(ls_map_ops)) * 131u + sizeof(ls_draft_view)) * 131u + sizeof(ls_cost_model))
+
+typedef struct ls_plugin {
+  int abi;                            /* LS_PLUGIN_ABI of the header it was built against */
+  unsigned long layout;               /* LS_PLUGIN_LAYOUT there */
+  const char *name;                   /* the plug-in's name, e.g. "greedy-example" */
+  const char *summary;                /* one line */
+  const ls_draft_ops *const *drafts;  /* NULL-terminated; may be NULL */
+  const ls_prune_ops *const *prunes;  /* NULL-terminated; may be NULL */
+  const ls_map_ops *const *maps;      /* NULL-terminated; may be NULL */
+} ls_plugin;
 
 #endif

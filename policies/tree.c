@@ -6,6 +6,7 @@
  * log, so the runner can charge draft time per pass; step_dep[s] < s, the latest pass that
  * produced a node step s evaluates. */
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
 #include "policies/policies_int.h"
 
@@ -101,6 +102,16 @@ int ls_policy_budget(ls_kv *kv, long dflt, int *out, ls_error *err)
   int rc = ls_kv_int(kv, "draft.budget", 1, LS_TREE_MAX, dflt, &b, err);
   *out = (int)b;
   return rc;
+}
+
+int ls_policy_budget_capped(const char *key, int budget, int cap, const char *cap_setting,
+                            const char *policy, double *value, char *why, size_t size)
+{
+  if (strcmp(key, "draft.budget") != 0 || budget <= cap)
+    return 0;
+  *value = cap;
+  snprintf(why, size, "%s caps %s's tree at %d token%s", cap_setting, policy, cap, cap == 1 ? "" : "s");
+  return 1;
 }
 
 /* (path_prob descending, index ascending): ties keep parents first, so any prefix of this

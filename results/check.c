@@ -275,6 +275,19 @@ static void meta_text(ls_db *db, const char *key, char *out, size_t size)
   sqlite3_finalize(st);
 }
 
+/* The first column of the first row of sql as text ("" when none). */
+static void query_text(ls_db *db, const char *sql, char *out, size_t size)
+{
+  sqlite3_stmt *st = NULL;
+  out[0] = '\0';
+  if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+      sqlite3_column_type(st, 0) != SQLITE_NULL)
+    snprintf(out, size, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+}
+
+/* A replay of `reproduce` records itself in meta; any other database (a sweep, runs) is a
+ * "study": its sizes are read from its runs (prompts per run, workload.max_tokens). */
 static void db_replay(ls_db *db, replay_id *r)
 {
   meta_text(db, "experiment", r->experiment, sizeof r->experiment);
@@ -282,6 +295,17 @@ static void db_replay(ls_db *db, replay_id *r)
   meta_text(db, "spec_hash", r->spec_hash, sizeof r->spec_hash);
   meta_text(db, "prompts", r->prompts, sizeof r->prompts);
   meta_text(db, "max_tokens", r->max_tokens, sizeof r->max_tokens);
+  if (r->spec_hash[0] && (!strcmp(r->replay, "quick") || !strcmp(r->replay, "full")))
+    return;
+  r->spec_hash[0] = '\0';
+  snprintf(r->replay, sizeof r->replay, "study");
+  if (!r->experiment[0]) snprintf(r->experiment, sizeof r->experiment, "study");
+  query_text(db, "SELECT CASE WHEN min(n) = max(n) THEN CAST(max(n) AS TEXT) ELSE min(n) || '-' || max(n) END"
+                 " FROM (SELECT count(*) AS n FROM prompts GROUP BY run_id)", r->prompts, sizeof r->prompts);
+  query_text(db, "SELECT CAST(max(value_num) AS INTEGER) FROM run_settings WHERE key = 'workload.max_tokens'",
+             r->max_tokens, sizeof r->max_tokens);
+  if (!r->prompts[0] || r->prompts[0] == '0') snprintf(r->prompts, sizeof r->prompts, "1");
+  if (!r->max_tokens[0] || r->max_tokens[0] == '0') snprintf(r->max_tokens, sizeof r->max_tokens, "1");
 }
 
 /* The .yaml file in the folder of `path` whose spec_hash line names `hash` (into out). */
@@ -313,6 +337,8 @@ static int refuse_replay(ls_db *db, const char *path, const baseline *b, ls_erro
 {
   replay_id r;
   db_replay(db, &r);
+  if (!strcmp(b->replay, "study")) /* any database: its runs are matched by configuration */
+    return LS_OK;
   if (!r.spec_hash[0])
     return ls_error_set(err, LS_EINVALID, "%s records no replay (it was not written by `leversim"
                         " reproduce`): %s is the baseline of the %s replay (%s prompts x %ld"
@@ -380,11 +406,39 @@ static verdict judge(const baseline *B, const val *b, const val *d)
 }
 
 /* Running totals of a check. */
+typedef struct move {
+  char what[320];
+  const char *status;
+  double before, after, rel;
+} move;
+
 typedef struct tally {
   int values, flagged, missing, beyond;
   double worst;            /* largest |relative change| seen */
   char worst_what[320];
+  move *moves;             /* owned: every flagged or missing value, for the short report */
+  int n_moves, cap_moves;
+  double log_before, log_after; /* the headline: sums of ln throughput over runs in both */
+  int n_head;
 } tally;
+
+/* Keeps a flagged or missing value for the short report (out of memory: only counted). */
+static void keep_move(tally *t, const char *what, const char *status, double before, double after, double rel)
+{
+  if (t->n_moves == t->cap_moves) {
+    int cap = t->cap_moves ? 2 * t->cap_moves : 32;
+    move *m = realloc(t->moves, (size_t)cap * sizeof *m);
+    if (!m) return;
+    t->moves = m;
+    t->cap_moves = cap;
+  }
+  move *m = &t->moves[t->n_moves++];
+  snprintf(m->what, sizeof m->what, "%s", what);
+  m->status = status;
+  m->before = before;
+  m->after = after;
+  m->rel = rel;
+}
 
 static void note_worst(tally *t, const verdict *v, const char *what)
 {
@@ -416,6 +470,7 @@ static void report_row(FILE *f, const baseline *b, const entry *e, const val *r,
   snprintf(what, sizeof what, "lever_speedup over %s on %s/%s/%s%s%s", e->system, e->device, e->model,
            e->dataset, strcmp(e->axes, "{}") ? " " : "", strcmp(e->axes, "{}") ? e->axes : "");
   if (found) note_worst(t, &v, what);
+  if (!found || v.flagged) keep_move(t, what, status, e->ratio, found ? r->v : NAN, found ? v.rel : NAN);
   if (!f) return;
   char rb[32] = "-", db[16] = "-", tb[16] = "-";
   if (found && isfinite(r->v)) {
@@ -489,8 +544,15 @@ static int compare_mrow(ls_db *db, sqlite3_stmt *st, const baseline *b, const mr
     } else {
       t->missing++;
     }
+    if (j == 0 && found && d[j].v > 0 && m->m[j].v > 0) { /* the headline: all runs' throughput */
+      t->log_before += log(m->m[j].v);
+      t->log_after += log(d[j].v);
+      t->n_head++;
+    }
     if (!v.flagged) continue;
     t->flagged += found && !isnan(d[j].v);
+    keep_move(t, what, status_of(b, &v, found && !isnan(d[j].v)), m->m[j].v, found ? d[j].v : NAN,
+              found && !isnan(d[j].v) ? v.rel : NAN);
     if (f)
       fprintf(f, "%-28s %-76s %12.6g %12.6g %+9.4f%% %9.2f%%%s  %s\n", MET[j], what, m->m[j].v,
               found ? d[j].v : NAN, 100 * v.rel, 100 * v.tol / fabs(m->m[j].v),
@@ -562,8 +624,46 @@ static void summary(FILE *f, const baseline *b, const tally *t, int regressions)
   else fprintf(f, "largest change: none (every value identical)\n");
 }
 
+static int by_size(const void *a, const void *b)
+{
+  double x = fabs(((const move *)a)->rel), y = fabs(((const move *)b)->rel);
+  if (isnan(x)) x = INFINITY; /* a missing value first: nothing is a larger change */
+  if (isnan(y)) y = INFINITY;
+  return (x < y) - (x > y);
+}
+
+/* The short report: what moved, by how much, largest first, and the headline before/after. */
+#define BRIEF_MOVES 10
+static void brief(FILE *f, const tally *t, int verbose)
+{
+  if (!f) return;
+  if (t->n_head > 0) {
+    double before = exp(t->log_before / t->n_head), after = exp(t->log_after / t->n_head);
+    fprintf(f, "headline: geometric mean throughput of %d run%s, baseline %.6g tok/s, now %.6g (%+.4g %%)\n",
+            t->n_head, t->n_head == 1 ? "" : "s", before, after, 100 * (after / before - 1));
+  }
+  if (t->n_moves == 0) return;
+  qsort(t->moves, (size_t)t->n_moves, sizeof *t->moves, by_size);
+  int shown = t->n_moves < BRIEF_MOVES ? t->n_moves : BRIEF_MOVES;
+  fprintf(f, "moved (largest first, %d of %d):\n", shown, t->n_moves);
+  for (int i = 0; i < shown; i++) {
+    const move *m = &t->moves[i];
+    if (isnan(m->after))
+      fprintf(f, "  %-9s %-26s %s (baseline %.6g)\n", "missing", m->status, m->what, m->before);
+    else
+      fprintf(f, "  %+8.4f%% %-26s %s: %.6g -> %.6g\n", 100 * m->rel, m->status, m->what, m->before, m->after);
+  }
+  if (!verbose) fprintf(f, "(every value and the full table: --verbose)\n");
+}
+
 int ls_db_check(ls_db *db, const char *baseline_path, double k, FILE *report, int *regressions,
                 ls_error *err)
+{
+  return ls_db_check_report(db, baseline_path, k, 1, report, regressions, err);
+}
+
+int ls_db_check_report(ls_db *db, const char *baseline_path, double k, int verbose, FILE *report,
+                       int *regressions, ls_error *err)
 {
   *regressions = 0;
   ls_ydoc *doc = NULL;
@@ -576,13 +676,23 @@ int ls_db_check(ls_db *db, const char *baseline_path, double k, FILE *report, in
   if (rc == LS_OK && k > 0) b.k = k;
   if (rc == LS_OK) rc = refuse_replay(db, baseline_path, &b, err);
   if (rc == LS_OK) rc = ls_db_exec(db, table_sql, err);
-  if (rc == LS_OK) rc = compare(db, &b, report, &t, err);
-  if (rc == LS_OK) rc = compare_metrics(db, &b, report, &t, err);
+  /* the table is written aside and printed after the short report, with --verbose only */
+  char *table = NULL;
+  size_t len = 0;
+  FILE *tf = rc == LS_OK && report && verbose ? open_memstream(&table, &len) : NULL;
+  if (rc == LS_OK && report && verbose && !tf) rc = ls_error_set(err, LS_ENOMEM, "check: out of memory");
+  if (rc == LS_OK) rc = compare(db, &b, tf, &t, err);
+  if (rc == LS_OK) rc = compare_metrics(db, &b, tf, &t, err);
+  if (tf) fclose(tf);
   if (rc == LS_OK) {
     *regressions = t.flagged + t.missing;
-    report_unchecked(db, report);
     summary(report, &b, &t, *regressions);
+    brief(report, &t, verbose);
+    report_unchecked(db, report);
+    if (report && table) fprintf(report, "\n%s", table);
   }
+  free(table);
+  free(t.moves);
   free(b.es);
   free(b.ms);
   ls_ydoc_free(doc);
@@ -622,8 +732,8 @@ static void write_header(ls_db *db, const replay_id *r, double k, FILE *out)
                "never edit by hand: results/baseline/README.md\n# gives the command. Format and "
                "rule: results/check.c.\n", base, ver, sha);
   fprintf(out, "experiment: %s\nreplay: %s\nspec_hash: \"%s\"\nprompts: \"%s\"\nmax_tokens: %s\n"
-               "compare: exact\nexact_tolerance: 1e-09\nk: %g\nfloor: 0.001\nno_interval: 0.02\n"
-               "entries:\n", r->experiment, r->replay, r->spec_hash, r->prompts, r->max_tokens, k);
+               "compare: exact\nexact_tolerance: 1e-09\nk: %g\nfloor: 0.001\nno_interval: 0.02\n",
+          r->experiment, r->replay, r->spec_hash, r->prompts, r->max_tokens, k);
 }
 
 /* One value and its interval as YAML keys (nothing when the value is NULL). */
@@ -666,14 +776,22 @@ static int write_metrics(ls_db *db, FILE *out, ls_error *err)
   return rc;
 }
 
-/* Only a reproduce database, into a file named after its replay. */
+/* A reproduce database into a file named after its replay; a study's anywhere. */
 static int writable(ls_db *db, const replay_id *r, const char *out_name, ls_error *err)
 {
-  if (!r->spec_hash[0] || (strcmp(r->replay, "quick") && strcmp(r->replay, "full")))
-    return ls_error_set(err, LS_EINVALID, "%s records %s replay: baselines are written only "
-                        "from a `leversim reproduce [--quick]` database with the experiment's "
-                        "sizes", db->path, r->replay[0] ? "a custom" : "no");
-  if (!out_name) return LS_OK;
+  int has = 0;
+  char one[8];
+  query_text(db, "SELECT 1 FROM runs WHERE status = 'ok' LIMIT 1", one, sizeof one);
+  has = one[0] == '1';
+  if (!has)
+    return ls_error_set(err, LS_EINVALID, "%s holds no finished run: nothing to guard", db->path);
+  const char *name = out_name ? strrchr(out_name, '/') : NULL;
+  name = name ? name + 1 : out_name;
+  if (name && !strcmp(r->replay, "study") && (!strcmp(name, "quick.yaml") || !strcmp(name, "full.yaml")))
+    return ls_error_set(err, LS_EUSAGE, "%s: %s records no quick or full replay (it is a study: a sweep, "
+                        "runs or a trial); quick.yaml and full.yaml are the replays' baselines, name "
+                        "this one otherwise", out_name, db->path);
+  if (!out_name || !strcmp(r->replay, "study")) return LS_OK;
   const char *base = strrchr(out_name, '/');
   base = base ? base + 1 : out_name;
   char want[32];
@@ -700,6 +818,9 @@ int ls_db_write_baseline(ls_db *db, double k, const char *out_name, FILE *out, l
     rc = ls_db_fail(db, err, "reading ratios");
   if (rc != LS_OK) return rc;
   write_header(db, &r, k, out);
+  char n_entries[16];
+  query_text(db, "SELECT count(*) FROM check_ratio WHERE ratio > 0", n_entries, sizeof n_entries);
+  fprintf(out, "entries:%s\n", strcmp(n_entries, "0") ? "" : " []"); /* a study without Lever's ratios */
   int s;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     static const char *const keys[] = {"device", "model", "dataset", "axes", "system"};

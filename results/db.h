@@ -165,6 +165,10 @@ int ls_db_list_views(FILE *out);
  * as null) or "table" (aligned text for people). Reals are printed with %.17g so they read
  * back bit-identical. */
 int ls_db_export(ls_db *db, const char *view, const char *format, FILE *out, ls_error *err);
+/* The same with one more column per swept setting of the database (every key of the runs'
+ * axes_json, named as the setting, e.g. "draft.budget"): its value in the row's axes_json, a
+ * number when written as one. Only for views with an axes_json column (else LS_EUSAGE). */
+int ls_db_export_axes(ls_db *db, const char *view, const char *format, FILE *out, ls_error *err);
 
 /* Merges the input databases into out_path (created if absent). Idempotent: a run already in
  * the output with the same content (everything but wall_s, git_sha and version, including
@@ -188,6 +192,10 @@ const char *ls_db_ci_metric_name(int i);
  * lo = hi = NaN when n < LS_BOOT_MIN_UNITS (sim/boot.h); est is the metric as the runner
  * computes it. */
 int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *err);
+/* Metric name (one of ls_db_ci_metric_name) on one prompt, as a numerator and a denominator:
+ * over a set of prompts the metric is sum num / sum den (what the intervals resample).
+ * LS_ENOTFOUND for a metric without a per-prompt definition. */
+int ls_db_metric_parts(const char *name, const ls_db_prompt *p, double *num, double *den, ls_error *err);
 /* Metric i's interval of ls_db_metric_cis. */
 int ls_db_metric_ci(const ls_db_prompt *p, int n, int i, double *est, double *lo, double *hi,
                     ls_error *err);
@@ -235,11 +243,20 @@ int ls_db_precision_get(ls_db *db, ls_db_precision *out, ls_error *err);
  * the baseline that fits); an input error otherwise (file:line:col). */
 int ls_db_check(ls_db *db, const char *baseline_path, double k, FILE *report,
                 int *regressions, ls_error *err);
+/* The same, the report in two layers: first the verdict (values checked, regressions, the
+ * largest change), the headline (geometric mean throughput of the runs, baseline and now) and
+ * the values that moved, largest first (at most 10); then, with verbose, every value
+ * (ls_db_check is verbose). A baseline of replay "study" (written from any database that is
+ * not a `reproduce` replay) fits any database: its values are matched by configuration. */
+int ls_db_check_report(ls_db *db, const char *baseline_path, double k, int verbose, FILE *report,
+                       int *regressions, ls_error *err);
 
-/* Writes a baseline file (every non-lever row of v_speedup with its interval) with
- * multiplier k. Only from a database that records its replay (meta experiment, replay,
- * spec_hash, prompts, max_tokens: `leversim reproduce` writes them); out_name (may be NULL)
- * must then be named <replay>.yaml. */
+/* Writes a baseline file (every non-lever row of v_speedup with its interval, every run's
+ * throughput and I/O share) with multiplier k. From a database that records its replay (meta
+ * experiment, replay, spec_hash, prompts, max_tokens: `leversim reproduce` writes them),
+ * out_name (may be NULL) must be named <replay>.yaml; from any other database with a finished
+ * run (a sweep, runs), the baseline is of replay "study", its sizes read from the runs, under
+ * any name. */
 int ls_db_write_baseline(ls_db *db, double k, const char *out_name, FILE *out, ls_error *err);
 
 #endif

@@ -231,3 +231,81 @@ int ls_db_select(ls_db *db, const char *sql, const char *const *params, int n_pa
   sqlite3_finalize(st);
   return rc;
 }
+
+/* --- swept settings as columns ------------------------------------------------------------ */
+
+#define AXES_MAX 32 /* swept settings turned into columns; more are refused */
+
+typedef struct axes_keys {
+  char key[AXES_MAX][128];
+  int n, more;
+} axes_keys;
+
+static int add_key(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
+{
+  (void)n, (void)num, (void)err;
+  axes_keys *k = ctx;
+  if (!text[0]) return LS_OK;
+  if (k->n == AXES_MAX) {
+    k->more = 1;
+    return LS_OK;
+  }
+  snprintf(k->key[k->n++], sizeof k->key[0], "%s", text[0]);
+  return LS_OK;
+}
+
+/* An SQL identifier in double quotes (quotes doubled): a key read from the database is data. */
+static size_t put_ident(char *sql, size_t size, size_t len, const char *name)
+{
+  len += (size_t)snprintf(sql + len, size > len ? size - len : 0, "\"");
+  for (; *name; name++)
+    len += (size_t)snprintf(sql + len, size > len ? size - len : 0, *name == '"' ? "\"\"" : "%c", *name);
+  return len + (size_t)snprintf(sql + len, size > len ? size - len : 0, "\"");
+}
+
+int ls_db_export_axes(ls_db *db, const char *view, const char *format, FILE *out, ls_error *err)
+{
+  int known = 0, fmt;
+  for (int i = 0; ls_db_view_name(i); i++) known |= strcmp(view, ls_db_view_name(i)) == 0;
+  if (!known) return ls_error_set(err, LS_ENOTFOUND, "unknown view '%s'", view);
+  if (strcmp(format, "csv") == 0) fmt = FMT_CSV;
+  else if (strcmp(format, "json") == 0) fmt = FMT_JSON;
+  else if (strcmp(format, "table") == 0) fmt = FMT_TABLE;
+  else return ls_error_set(err, LS_EUSAGE, "unknown format '%s' (expected csv, json, table)", format);
+  char probe[128];
+  snprintf(probe, sizeof probe, "SELECT axes_json FROM %s LIMIT 0", view);
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->h, probe, -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return ls_error_set(err, LS_EUSAGE, "--axes: view %s has no axes_json column (v_runs, v_vs_lever, "
+                        "v_speedup, v_metric_ci and v_failed have)", view);
+  }
+  sqlite3_finalize(st);
+  axes_keys k;
+  memset(&k, 0, sizeof k);
+  int rc = ls_db_select(db, "SELECT DISTINCT j.key FROM runs r, json_each(r.axes_json) j ORDER BY 1", NULL, 0,
+                        add_key, &k, err);
+  if (rc) return rc;
+  if (k.more) return ls_error_set(err, LS_EUSAGE, "--axes: more than %d swept settings in the database", AXES_MAX);
+  size_t size = 1024 + (size_t)k.n * 700, len;
+  char *sql = malloc(size);
+  if (!sql) return ls_error_set(err, LS_ENOMEM, "export: out of memory");
+  len = (size_t)snprintf(sql, size, "SELECT v.*");
+  for (int i = 0; i < k.n; i++) { /* a number when the value is written as one ("16"), else the text ("4 GB/s") */
+    len += (size_t)snprintf(sql + len, size - len, ", CASE WHEN json_extract(v.axes_json, ?%d) GLOB '*[^0-9.eE+-]*'"
+                            " OR json_extract(v.axes_json, ?%d) = '' THEN json_extract(v.axes_json, ?%d)"
+                            " ELSE CAST(json_extract(v.axes_json, ?%d) AS NUMERIC) END AS ", i + 1, i + 1, i + 1, i + 1);
+    len = put_ident(sql, size, len, k.key[i]);
+  }
+  snprintf(sql + len, size - len, " FROM %s v", view);
+  char path[AXES_MAX][160];
+  rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) == SQLITE_OK ? LS_OK : ls_db_fail(db, err, view);
+  for (int i = 0; rc == LS_OK && i < k.n; i++) {
+    snprintf(path[i], sizeof path[i], "$.\"%s\"", k.key[i]);
+    sqlite3_bind_text(st, i + 1, path[i], -1, SQLITE_STATIC);
+  }
+  if (rc == LS_OK) rc = step_rows(db, st, fmt, out, err);
+  sqlite3_finalize(st);
+  free(sql);
+  return rc;
+}

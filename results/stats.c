@@ -130,6 +130,22 @@ static uint64_t prompts_seed(const ls_db_prompt *p, int n)
   return h;
 }
 
+int ls_db_metric_parts(const char *name, const ls_db_prompt *p, double *num, double *den, ls_error *err)
+{
+  col_def cols[MAX_COLS];
+  ls_boot_cols stats[N_DEFS];
+  table_layout(cols, stats);
+  for (int i = 0; i < N_DEFS; i++)
+    if (strcmp(metric_defs[i].name, name) == 0) {
+      const col_def *a = &cols[stats[i].a_num], *b = &cols[stats[i].a_den];
+      *num = field(p, a->a) + (a->b == ONE ? 0 : field(p, a->b));
+      *den = field(p, b->a) + (b->b == ONE ? 0 : field(p, b->b));
+      return LS_OK;
+    }
+  return ls_error_set(err, LS_ENOTFOUND, "metric '%s' has no per-prompt definition (those that do: "
+                      "ls_db_ci_metric_name, e.g. throughput_tps, tau, energy_per_token_j)", name);
+}
+
 int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *err)
 {
   if (n < 1)

@@ -2,7 +2,7 @@
 # Installs, with apt-get, only the Debian packages leversim needs that are missing.
 # Safe to run again: when everything is present it does nothing and touches no network.
 set -eu
-pkgs="gcc make cmake pkg-config libgsl-dev libsqlite3-dev libyaml-dev libcunit1-dev libjansson-dev fio gnuplot-nox git sqlite3"
+pkgs="gcc make cmake pkg-config libgsl-dev libsqlite3-dev libyaml-dev libcunit1-dev libjansson-dev libssl-dev fio gnuplot-nox git sqlite3"
 missing=""
 for p in $pkgs; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -75,7 +75,8 @@ int ls_calib_model_for(const char *data_root, const char *filename, char *id, ls
   for (int i = 0; i < n && i < MAX_MODELS && len + 2 < sizeof list; i++)
     len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", ids[i]);
   return ls_error_set(err, LS_EINVALID, "unknown model: '%s' matches none of workloads/models (%s); "
-                      "pass --model ID", filename, list);
+                      "name it with --llama-bench FILE:ID (this file only) or --model ID (every file)",
+                      filename, list);
 }
 
 static const char *quant_of(const char *model_type)
@@ -510,6 +511,121 @@ static int read_bench_json(ls_calib_inputs *in, const char *text, const char *pa
   return rc;
 }
 
+/* ---- llama-bench's default output: a Markdown table ----
+ * | model | size | params | backend | [ngl] | [threads] | ... | test | t/s |, one row per test:
+ * model is model_type ("qwen3 4B Q4_0"); ngl appears for non-CPU backends (absent: 0), threads
+ * for CPU backends or when not the default; test is ppN, tgN or ppN+tgM, " @ dD" with a depth;
+ * t/s is "avg ± stddev". There is no model_filename: the model comes from the caller, else
+ * from model_type by the same rule as a file name. Other lines (build info, logs) are skipped. */
+
+/* Splits a table line "| a | b |" into trimmed cells (in place); returns their count. */
+static int md_cells(char *line, char **cells, int max)
+{
+  int n = 0;
+  char *p = strchr(line, '|');
+  while (p && n < max) {
+    char *start = p + 1, *end = strchr(start, '|');
+    if (!end) break;
+    *end = '\0';
+    while (isspace((unsigned char)*start)) start++;
+    char *t = end;
+    while (t > start && isspace((unsigned char)t[-1])) *--t = '\0';
+    cells[n++] = start;
+    p = end;
+  }
+  return n;
+}
+
+/* "pp512", "tg128", "pp512+tg128", each optionally " @ d512". */
+static int md_test(const char *s, double *pp, double *tg, double *depth)
+{
+  *pp = *tg = 0;
+  *depth = NAN;
+  char *end;
+  if (!strncmp(s, "pp", 2)) {
+    *pp = strtod(s + 2, &end);
+    s = end;
+    if (*s == '+') s++;
+  }
+  if (!strncmp(s, "tg", 2)) {
+    *tg = strtod(s + 2, &end);
+    s = end;
+  }
+  if (!strncmp(s, " @ d", 4)) {
+    *depth = strtod(s + 4, &end);
+    s = end;
+  }
+  return *s == '\0' && *pp + *tg > 0 ? 0 : -1;
+}
+
+static int md_row(ls_calib_inputs *in, char **cells, int n, const int *ix, const char *path, int line,
+                  int index, const char *root, const char *model, ls_error *err)
+{
+  enum { C_MODEL, C_BACKEND, C_NGL, C_THREADS, C_TEST, C_TS };
+  raw_row w;
+  char at[LS_CALIB_WHERE], id[64];
+  snprintf(at, sizeof at, "%s:%d", path, line);
+  for (int k = 0; k < N_FIELDS; k++) {
+    w.v[k] = NAN;
+    snprintf(w.loc[k], sizeof w.loc[k], "%s", at);
+  }
+  if (n <= ix[C_TS])
+    return ls_error_at(err, LS_EPARSE, path, line, 0, "%d cells, the header has more", n);
+  w.filename = w.type = cells[ix[C_MODEL]];
+  w.backends = cells[ix[C_BACKEND]];
+  w.v[F_NGL] = ix[C_NGL] >= 0 ? strtod(cells[ix[C_NGL]], NULL) : 0;
+  w.v[F_THREADS] = ix[C_THREADS] >= 0 ? strtod(cells[ix[C_THREADS]], NULL) : 0;
+  if (md_test(cells[ix[C_TEST]], &w.v[F_PROMPT], &w.v[F_GEN], &w.v[F_DEPTH]))
+    return ls_error_at(err, LS_EPARSE, path, line, 0, "test '%s': expected ppN, tgN or ppN+tgM (\" @ dD\")",
+                       cells[ix[C_TEST]]);
+  char *end;
+  w.v[F_AVG_TS] = strtod(cells[ix[C_TS]], &end);
+  while (isspace((unsigned char)*end)) end++;
+  if (end == cells[ix[C_TS]])
+    return ls_error_at(err, LS_EPARSE, path, line, 0, "t/s '%s': not a number", cells[ix[C_TS]]);
+  /* "± 0.16" (UTF-8 plus-minus), or "+/- 0.16", or nothing (no repetitions: 0) */
+  if (!strncmp(end, "\xc2\xb1", 2)) end += 2;
+  else if (!strncmp(end, "+/-", 3)) end += 3;
+  w.v[F_STDDEV_TS] = *end ? strtod(end, NULL) : 0;
+  if (!model && ls_calib_model_for(root, w.type, id, err))
+    return ls_error_set(err, LS_EINVALID, "%s: the Markdown table names the model only by its type ('%s'), "
+                        "which matches no id of workloads/models: give it with --llama-bench %s:MODEL "
+                        "(e.g. %s:qwen3-4b) or --model MODEL", at, w.type, path, path);
+  return finish_row(in, &w, path, at, index, root, model ? model : id, err);
+}
+
+static int read_bench_md(ls_calib_inputs *in, char *text, const char *path, const char *root, const char *model,
+                         ls_error *err)
+{
+  enum { MAXC = 40 };
+  static const char *const COLS[] = {"model", "backend", "ngl", "threads", "test", "t/s"};
+  char *cells[MAXC];
+  int ix[6], have_header = 0, index = 0, line = 0, rc = LS_OK;
+  for (char *s = text, *nl; rc == LS_OK && s && *s; s = nl ? nl + 1 : NULL) {
+    nl = strchr(s, '\n');
+    if (nl) *nl = '\0';
+    line++;
+    char *p = s;
+    while (isspace((unsigned char)*p)) p++;
+    if (*p != '|') continue; /* build info, logs, blank lines */
+    int n = md_cells(p, cells, MAXC);
+    if (!have_header) {
+      for (int k = 0; k < 6; k++) ix[k] = col_index(cells, n, COLS[k]);
+      if (ix[0] < 0 || ix[1] < 0 || ix[4] < 0 || ix[5] < 0)
+        return ls_error_at(err, LS_ESCHEMA, path, line, 0, "not llama-bench output: a table without the "
+                           "columns model, backend, test and t/s");
+      have_header = 1;
+    } else if (n > 0 && strspn(cells[0], "-:") == strlen(cells[0]) && cells[0][0]) {
+      continue; /* the |---|---:| line */
+    } else {
+      rc = md_row(in, cells, n, ix, path, line, ++index, root, model, err);
+    }
+  }
+  if (rc == LS_OK && index == 0)
+    rc = ls_error_at(err, LS_ESCHEMA, path, 1, 0, "no llama-bench table rows in the file");
+  return rc;
+}
+
 int ls_calib_read_bench(ls_calib_inputs *in, const char *path, const char *data_root, const char *model_id,
                         ls_error *err)
 {
@@ -517,7 +633,7 @@ int ls_calib_read_bench(ls_calib_inputs *in, const char *path, const char *data_
     ls_model *m;
     if (ls_model_load_id(&m, data_root, model_id, err)) {
       err->code = LS_EINVALID; /* measurements of a model we cannot cost: a data error */
-      return ls_error_wrap(err, "--model");
+      return ls_error_wrap(err, "--model (or %s:MODEL)", path);
     }
     ls_model_free(m);
   }
@@ -527,8 +643,15 @@ int ls_calib_read_bench(ls_calib_inputs *in, const char *path, const char *data_
   const char *p = text;
   while (isspace((unsigned char)*p))
     p++;
-  int rc = (*p == '[' || *p == '{') ? read_bench_json(in, text, path, data_root, model_id, err)
-                                    : read_bench_csv(in, text, path, data_root, model_id, err);
+  /* a Markdown table: a line opening with '|' (maybe after log lines); CSV and JSON have none */
+  int md = 0;
+  for (const char *q = p; !md && q && *q; q = strchr(q, '\n') ? strchr(q, '\n') + 1 : NULL) {
+    while (*q == ' ' || *q == '\t') q++;
+    md = *q == '|';
+  }
+  int rc = md ? read_bench_md(in, text, path, data_root, model_id, err)
+              : (*p == '[' || *p == '{') ? read_bench_json(in, text, path, data_root, model_id, err)
+                                         : read_bench_csv(in, text, path, data_root, model_id, err);
   free(text);
   return rc;
 }

@@ -655,10 +655,12 @@ static int is_fixed(const ls_calib_options *o, const char *name)
 static const char *hint(ls_calib_gid gid)
 {
   static const char *const h[] = {
-      "add CPU rows at other thread counts (-t 1,2,4) and prompt lengths, or hold one with --fix NAME",
+      "add CPU rows at other thread counts (-t 1,2,4) and prompt lengths, or hold one with --fix NAME "
+      "(e.g. --fix flops_scale when every row is token generation)",
       "add Hexagon rows at several prompt lengths (-p 1,8,16,25,32,64,128 -n 0, and -n 32) or of a second model, "
-      "or hold one with --fix NAME",
-      "add fio jobs at other block sizes and queue depths, or hold one with --fix NAME"};
+      "or hold one with --fix NAME (e.g. --fix op_call, as `make calibrate-examples` does for one model's rows)",
+      "add fio jobs at other block sizes and queue depths, or hold one with --fix NAME "
+      "(e.g. --fix latency.sigma with a single queue depth)"};
   return h[gid];
 }
 

@@ -45,10 +45,10 @@ static void free_hw(bench_hw *h)
 }
 
 /* Times one policy; writes median and p90 (seconds) and the last tree's size. */
-static int bench_one(const char *name, const bench_hw *h, long budget, long reps, const ls_posview *pv0,
-                     double *times, double *med, double *p90, int *nodes, ls_error *err)
+static int bench_one(const ls_policy_set *ps, const char *name, const bench_hw *h, long budget, long reps,
+                     const ls_posview *pv0, double *times, double *med, double *p90, int *nodes, ls_error *err)
 {
-  const ls_draft_ops *ops = ls_draft_find(name);
+  const ls_draft_ops *ops = ls_policy_set_draft(ps, name);
   const ls_map_ops *map = ls_map_find(strcmp(name, "lever") == 0 ? "lever" : "npu");
   ls_kv *kv = NULL;
   void *ms = NULL, *st = NULL;
@@ -100,6 +100,7 @@ typedef struct policies_opts {
   long budget, reps;
   const char *device, *model;
   int json;
+  ls_opt_list plugins;
 } policies_opts;
 
 static const ls_opt POLICIES_OPTS[] = {
@@ -108,6 +109,7 @@ static const ls_opt POLICIES_OPTS[] = {
     {"--device", LS_OPT_STR, OPT_AT(policies_opts, device), "D", "device of the cost model (default oneplus-12)"},
     {"--model", LS_OPT_STR, OPT_AT(policies_opts, model), "M", "target of the cost model (default llama-3.1-8b)"},
     {"--json", LS_OPT_FLAG, OPT_AT(policies_opts, json), NULL, "print one JSON document"},
+    {"--plugin", LS_OPT_MULTI, OPT_AT(policies_opts, plugins), "FILE.so", LS_CLI_PLUGIN_HELP " (its draft policies are timed too)"},
     {NULL}};
 
 static const ls_cmd_spec POLICIES = {
@@ -138,7 +140,10 @@ static int bench_all(const policies_opts *o)
   ls_posview pv;
   ls_draft_view v;
   double *times = malloc(sizeof(double) * (size_t)reps);
+  ls_policy_set *ps = NULL;
   int rc = times ? load_hw(&h, device, model, &err) : ls_error_set(&err, LS_ENOMEM, "bench: out of memory");
+  if (rc == LS_OK)
+    rc = ls_cli_plugins(&o->plugins, &ps, &err);
   if (rc == LS_OK)
     rc = ls_posview_init(&pv, p, 4, 0, &v, &err);
   if (rc == LS_OK && !json)
@@ -147,23 +152,25 @@ static int bench_all(const policies_opts *o)
   if (json && rc == LS_OK)
     printf("{\"budget\":%ld,\"reps\":%ld,\"policies\":[", budget, reps);
   int first = 1;
-  for (const char *const *d = ls_draft_names(); rc == LS_OK && *d; d++) {
+  const char *name;
+  for (int i = 0; rc == LS_OK && (name = ls_policy_set_name(ps, LS_FAMILY_DRAFT, i)) != NULL; i++) {
     double med = 0.0, p90 = 0.0;
     int nodes = 0;
-    rc = bench_one(*d, &h, budget, reps, &pv, times, &med, &p90, &nodes, &err);
+    rc = bench_one(ps, name, &h, budget, reps, &pv, times, &med, &p90, &nodes, &err);
     if (rc != LS_OK)
       break;
     if (json)
-      printf("%s{\"policy\":\"%s\",\"nodes\":%d,\"median_us\":%.3f,\"p90_us\":%.3f}", first ? "" : ",", *d, nodes,
+      printf("%s{\"policy\":\"%s\",\"nodes\":%d,\"median_us\":%.3f,\"p90_us\":%.3f}", first ? "" : ",", name, nodes,
              med * 1e6, p90 * 1e6);
     else
-      printf("%-10s %6d %12.3f %12.3f\n", *d, nodes, med * 1e6, p90 * 1e6);
+      printf("%-10s %6d %12.3f %12.3f\n", name, nodes, med * 1e6, p90 * 1e6);
     first = 0;
   }
   if (json && rc == LS_OK)
     printf("]}\n");
   free(times);
   free_hw(&h);
+  ls_policy_set_free(ps);
   if (rc != LS_OK) {
     ls_error_print(&err, stderr);
     return ls_status_exit(rc);

@@ -19,6 +19,12 @@ const char *ls_resume_hint(char *buf, size_t size, const char *prog, int argc, c
 const char *ls_cli_system_at(int i);
 /* Monotonic wall clock in seconds: ls_now_s (sim/clock.h). */
 #include "sim/clock.h"
+/* A policy set with the built-ins and the plug-ins files names (--plugin FILE, repeatable),
+ * loaded in order; *out owned by the caller (ls_policy_set_free). */
+#include "policies/plugin.h"
+int ls_cli_plugins(const ls_opt_list *files, ls_policy_set **out, ls_error *err);
+/* The help line of every --plugin option. */
+#define LS_CLI_PLUGIN_HELP "load policies from this plug-in (repeatable; docs/POLICIES.md)"
 /* qsort comparator of doubles, ascending. */
 int ls_cmp_double(const void *a, const void *b);
 

@@ -74,3 +74,11 @@ int ls_cmp_double(const void *a, const void *b)
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
+
+int ls_cli_plugins(const ls_opt_list *files, ls_policy_set **out, ls_error *err)
+{
+  int rc = ls_policy_set_create(out, err);
+  for (int i = 0; rc == LS_OK && files && i < files->n; i++)
+    rc = ls_policy_set_load(*out, files->v[i], err);
+  return rc;
+}

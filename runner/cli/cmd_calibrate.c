@@ -31,10 +31,10 @@ typedef struct opts {
 
 static const ls_opt CALIBRATE_OPTS[] = {
     {"--base", LS_OPT_STR, OPT_AT(opts, base), "ID|FILE", "the profile to start from", .flags = LS_OPT_REQUIRED},
-    {"--llama-bench", LS_OPT_FILES, OPT_AT(opts, bench), "FILE", "llama-bench results (-o csv|json|jsonl): the cpu and npu groups"},
+    {"--llama-bench", LS_OPT_FILES, OPT_AT(opts, bench), "FILE[:MODEL]", "llama-bench results (its default Markdown table, -o csv|json|jsonl): the cpu and npu groups; FILE:MODEL names the model of that file's rows"},
     {"--fio", LS_OPT_FILES, OPT_AT(opts, fio), "FILE", "fio results (--output-format=json): the flash group"},
     {"--out", LS_OPT_STR, OPT_AT(opts, out), "OUT.yaml", "the calibrated profile", .flags = LS_OPT_REQUIRED},
-    {"--model", LS_OPT_STR, OPT_AT(opts, model), "ID", "model id (workloads/models) of every llama-bench row, instead of matching model_filename"},
+    {"--model", LS_OPT_STR, OPT_AT(opts, model), "ID", "model id (workloads/models) of every llama-bench file without its own :MODEL, instead of matching model_filename"},
     {"--fix", LS_OPT_MULTI, OPT_AT(opts, fix_args), "NAME[,NAME...]", "hold these parameters at the base value (full names or their last part: op_call,...)"},
     {"--only", LS_OPT_MULTI, OPT_AT(opts, only_args), "cpu,npu,flash", "fit only these groups (and refuse if their measurements are missing)"},
     {"--plot", LS_OPT_STR, OPT_AT(opts, plot), "DIR", "write measured-vs-fitted figures DIR/calibrate-<group>.png (gnuplot)"},
@@ -232,11 +232,26 @@ static int check_base(const ls_calib_result *r, FILE *f)
 
 /* ---- the command ---- */
 
+/* --llama-bench FILE:MODEL: the model of this file's rows (over --model). A name that is an
+ * existing file is a file, colon or not. *path gets the file part (owned: free). */
+static const char *file_model(const char *arg, char **path)
+{
+  const char *colon = strrchr(arg, ':');
+  int split = colon && colon != arg && colon[1] && access(arg, F_OK) != 0 && !strchr(colon, '/');
+  *path = split ? strndup(arg, (size_t)(colon - arg)) : strdup(arg);
+  return split ? colon + 1 : NULL;
+}
+
 static int read_inputs(const opts *o, ls_calib_inputs *in, ls_error *err)
 {
   int rc = LS_OK;
-  for (int i = 0; i < o->bench.n && !rc; i++)
-    rc = ls_calib_read_bench(in, o->bench.v[i], ls_data_root(), o->model, err);
+  for (int i = 0; i < o->bench.n && !rc; i++) {
+    char *path = NULL;
+    const char *model = file_model(o->bench.v[i], &path);
+    rc = path ? ls_calib_read_bench(in, path, ls_data_root(), model ? model : o->model, err)
+              : ls_error_set(err, LS_ENOMEM, "calibrate: out of memory");
+    free(path);
+  }
   for (int i = 0; i < o->fio.n && !rc; i++)
     rc = ls_calib_read_fio(in, o->fio.v[i], err);
   return rc;

@@ -39,13 +39,15 @@ static const char *parse_k(const char *text, void *field)
 typedef struct check_opts {
   const char *db, *baseline, *write;
   double k; /* -1: the baseline's */
+  int verbose;
 } check_opts;
 
 static const ls_opt CHECK_OPTS[] = {
-    {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "the database of a `leversim reproduce [--quick]`", .flags = LS_OPT_REQUIRED},
+    {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "a results database: a `leversim reproduce [--quick]` replay or any study", .flags = LS_OPT_REQUIRED},
     {"--baseline", LS_OPT_STR, OPT_AT(check_opts, baseline), "FILE", "compare with this baseline (results/baseline/REPLAY.yaml)"},
     {"--write-baseline", LS_OPT_STR, OPT_AT(check_opts, write), "FILE", "write the database's ratios and metrics as a baseline instead ('-': stdout)"},
     {"--k", LS_OPT_CALL, OPT_AT(check_opts, k), "K", "tolerance in combined half-widths (default: the baseline's; 1 when writing)", .call = parse_k},
+    {"--verbose", LS_OPT_FLAG, OPT_AT(check_opts, verbose), NULL, "after the short report, every value checked (the full table)"},
     {NULL}};
 
 static const ls_cmd_spec CHECK = {
@@ -56,10 +58,14 @@ static const ls_cmd_spec CHECK = {
     "a value that moves by more than 1e-9 of itself, higher or lower, or goes missing, is a\n"
     "regression; the report says whether each move lies beyond K x the combined half-width of\n"
     "the two 95 % intervals (plus a 0.1 % floor), the test of a baseline without `compare:`.\n"
-    "Give one of --baseline and --write-baseline. The database must come from the replay the\n"
-    "baseline records (quick or full; spec hash), else exit 65 naming the baseline that fits.\n"
-    "Baselines are written only from a `leversim reproduce [--quick]` database, as\n"
-    "REPLAY.yaml. Exit: 0 ok, 2 regression, 64 usage, 65 wrong replay or bad baseline.\n",
+    "Give one of --baseline and --write-baseline. The report starts with the verdict and the\n"
+    "largest change, the headline (geometric mean throughput of the runs, baseline and now) and\n"
+    "the values that moved, largest first; --verbose adds every value. A replay's database must\n"
+    "come from the replay its baseline records (quick or full; spec hash), else exit 65 naming\n"
+    "the baseline that fits; a replay's baseline is written as REPLAY.yaml. Any other database\n"
+    "(a sweep, runs: your own study) gets a baseline of replay \"study\" under any name, and a\n"
+    "study baseline checks any database, run by run. Exit: 0 ok, 2 regression, 64 usage, 65\n"
+    "wrong replay or bad baseline.\n",
     NULL, CHECK_OPTS};
 
 /* --write-baseline: atomically (sim/fileio), and only over a baseline leversim wrote. */
@@ -76,14 +82,14 @@ static int write_baseline(ls_db *db, const char *out, double k, ls_error *e)
 
 /* export --out: the view is rendered in memory first; an existing file is replaced only when
  * its first line is the same header (an earlier export of this view). */
-static int export_to_file(ls_db *db, const char *view, const char *fmt, const char *out,
+static int export_to_file(ls_db *db, const char *view, const char *fmt, const char *out, int axes,
                           ls_error *e)
 {
   char *text = NULL, mark[256];
   size_t len = 0;
   FILE *m = open_memstream(&text, &len);
   if (!m) return ls_error_set(e, LS_ENOMEM, "export: out of memory");
-  int rc = ls_db_export(db, view, fmt, m, e);
+  int rc = axes ? ls_db_export_axes(db, view, fmt, m, e) : ls_db_export(db, view, fmt, m, e);
   if (fclose(m) != 0 && rc == LS_OK) rc = ls_error_set(e, LS_ENOMEM, "export: out of memory");
   if (rc == LS_OK) {
     size_t n = strcspn(text, "\n");
@@ -94,9 +100,55 @@ static int export_to_file(ls_db *db, const char *view, const char *fmt, const ch
   return rc;
 }
 
+/* The part roles the figure views read (results/schema.c): an empty view is most often a
+ * study whose part is named otherwise. */
+static const char *const VIEW_PART[][3] = {
+    {"fig05", "part.budget", "axis.budget"}, {"fig10", "part.main", NULL}, {"fig11", "part.main", NULL},
+    {"fig12", "part.main", NULL}, {"fig13", "part.mapping", "axis.map"}, {"fig14", "part.lmhead", "axis.lmhead"},
+    {"table1", "part.table1", NULL}, {"overlap", "part.overlap", "axis.overlap"}, {"consistency", "part.main", NULL},
+    {"lever_tree", "part.main", NULL}, {"energy", "part.main", NULL}, {"sensitivity", "part.sensitivity", "axis.bandwidth"},
+    {"throughput", "part.main", NULL}, {"v_speedup", "part.main", NULL}, {"lever_ratios", "part.main", NULL},
+    {NULL, NULL, NULL}};
+
+static int first_text(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
+{
+  (void)n, (void)num, (void)err;
+  char *out = ctx;
+  size_t len = strlen(out);
+  snprintf(out + len, 512 - len, "%s%s", len ? ", " : "", text[0] ? text[0] : "");
+  return LS_OK;
+}
+
+/* After an export: when the view came out empty though the database has runs, why. */
+static void why_empty(ls_db *db, const char *view)
+{
+  char sql[160], count[512] = "", runs[512] = "", part[512] = "", axis[512] = "", parts[512] = "";
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", view); /* view: one of ls_db_view_name */
+  ls_db_select(db, sql, NULL, 0, first_text, count, NULL);
+  ls_db_select(db, "SELECT count(*) FROM runs WHERE status = 'ok'", NULL, 0, first_text, runs, NULL);
+  if (strcmp(count, "0") || !strcmp(runs, "0") || !runs[0])
+    return;
+  for (int i = 0; VIEW_PART[i][0]; i++) {
+    if (strcmp(VIEW_PART[i][0], view)) continue;
+    const char *role = VIEW_PART[i][1];
+    ls_db_select(db, "SELECT value FROM roles WHERE role = ?1", &role, 1, first_text, part, NULL);
+    if (VIEW_PART[i][2]) ls_db_select(db, "SELECT value FROM roles WHERE role = ?1", &VIEW_PART[i][2], 1, first_text, axis, NULL);
+    ls_db_select(db, "SELECT part || ' (' || count(*) || ' runs)' FROM runs WHERE status = 'ok' GROUP BY part"
+                 " ORDER BY part", NULL, 0, first_text, parts, NULL);
+    char ax[600] = "";
+    if (VIEW_PART[i][2]) snprintf(ax, sizeof ax, " swept over '%s' (role %s)", axis, VIEW_PART[i][2]);
+    fprintf(stderr, "leversim export: %s is empty: it reads the runs of part '%s' (role %s)%s, and this "
+            "database's parts are: %s. Name your experiment's part '%s', or set `roles: {%s: YOURPART}` in it; "
+            "`--view v_runs --axes` shows every run with its swept settings as columns\n", view,
+            part[0] ? part : "?", role, ax, parts, part[0] ? part : "?", role);
+    return;
+  }
+  fprintf(stderr, "leversim export: %s is empty, though the database holds %s ok runs\n", view, runs);
+}
+
 int ls_cmd_check(int argc, char **argv)
 {
-  check_opts o = {NULL, NULL, NULL, -1};
+  check_opts o = {NULL, NULL, NULL, -1, 0};
   int rc = ls_opts_parse(&CHECK, argc, argv, &o, NULL), regress = 0;
   if (rc)
     return ls_opts_exit(rc);
@@ -107,7 +159,7 @@ int ls_cmd_check(int argc, char **argv)
   ls_db *db = NULL;
   rc = open_existing(o.db, &db, &e);
   if (rc == LS_OK && o.write) rc = write_baseline(db, o.write, o.k < 0 ? 1 : o.k, &e);
-  else if (rc == LS_OK) rc = ls_db_check(db, o.baseline, o.k, stdout, &regress, &e);
+  else if (rc == LS_OK) rc = ls_db_check_report(db, o.baseline, o.k, o.verbose, stdout, &regress, &e);
   ls_db_close(db);
   if (rc != LS_OK) return fail(&e);
   if (o.write && strcmp(o.write, "-")) fprintf(stderr, "leversim check: wrote %s\n", o.write);
@@ -116,6 +168,7 @@ int ls_cmd_check(int argc, char **argv)
 
 typedef struct export_opts {
   const char *db, *view, *format, *out;
+  int axes;
 } export_opts;
 
 static const char *view_at(int i) { return ls_db_view_name(i); }
@@ -125,6 +178,7 @@ static const ls_opt EXPORT_OPTS[] = {
     {"--view", LS_OPT_CHOICE, OPT_AT(export_opts, view), "NAME", "the view (default v_runs; list below)", .choice_at = view_at},
     {"--format", LS_OPT_CHOICE, OPT_AT(export_opts, format), "F", "output format (default csv)", .choices = "csv,json,table"},
     {"--out", LS_OPT_STR, OPT_AT(export_opts, out), "FILE", "write there instead of stdout"},
+    {"--axes", LS_OPT_FLAG, OPT_AT(export_opts, axes), NULL, "add one column per swept setting (draft.budget, ...), from axes_json"},
     {NULL}};
 
 static void views(FILE *f)
@@ -135,7 +189,11 @@ static void views(FILE *f)
 
 static const ls_cmd_spec EXPORT = {
     "export", NULL, 0, 0, 0, "export a results view to CSV, JSON or a table",
-    "Writes a view of a results database (opened read-only; it must exist).\n", views, EXPORT_OPTS};
+    "Writes a view of a results database (opened read-only; it must exist). --axes adds one\n"
+    "column per swept setting (its value as written in the run's axes_json, a number when it is\n"
+    "one), so SQL and pandas need no json_extract. The figure views read parts and axes by\n"
+    "their roles (docs/EXPERIMENTS.md, \"Roles\"): when one comes out empty, export says which\n"
+    "part it reads and which parts the database has.\n", views, EXPORT_OPTS};
 
 int ls_cmd_export(int argc, char **argv)
 {
@@ -147,8 +205,10 @@ int ls_cmd_export(int argc, char **argv)
   ls_error_clear(&e);
   ls_db *db = NULL;
   rc = open_existing(o.db, &db, &e);
-  if (rc == LS_OK && o.out) rc = export_to_file(db, o.view, o.format, o.out, &e);
+  if (rc == LS_OK && o.out) rc = export_to_file(db, o.view, o.format, o.out, o.axes, &e);
+  else if (rc == LS_OK && o.axes) rc = ls_db_export_axes(db, o.view, o.format, stdout, &e);
   else if (rc == LS_OK) rc = ls_db_export(db, o.view, o.format, stdout, &e);
+  if (rc == LS_OK) why_empty(db, o.view);
   ls_db_close(db);
   return rc == LS_OK ? 0 : fail(&e);
 }

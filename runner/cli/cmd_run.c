@@ -18,6 +18,7 @@ typedef struct run_opts {
   const char *device, *model, *dataset, *system, *db;
   long seed; /* -1: the paper experiment's */
   int json, steps, force;
+  ls_opt_list plugins;
 } run_opts;
 
 static const ls_opt RUN_OPTS[] = {
@@ -33,6 +34,7 @@ static const ls_opt RUN_OPTS[] = {
     {"--steps", LS_OPT_FLAG, OPT_AT(run_opts, steps), NULL, "with --db: store the per-cycle series too"},
     {"--force", LS_OPT_FLAG, OPT_AT(run_opts, force), NULL, "with --db: run again when the database already holds this run"},
     {"--json", LS_OPT_FLAG, OPT_AT(run_opts, json), NULL, "stdout is one JSON document (errors go to stderr)"},
+    {"--plugin", LS_OPT_MULTI, OPT_AT(run_opts, plugins), "FILE.so", LS_CLI_PLUGIN_HELP},
     {NULL}};
 
 static const ls_cmd_spec RUN = {
@@ -75,6 +77,11 @@ static void print_settings(const ls_run_spec *s, const char *seed_from, const ls
       json_text(d->value);
       printf(",\"default\":%s,\"from\":", d->is_default ? "true" : "false");
       json_text(d->is_default ? "default" : d->origin);
+      for (int k = 0; k < r->n_effective; k++)
+        if (strcmp(r->effective[k].key, d->key) == 0) {
+          printf(",\"effective\":%.17g,\"why\":", r->effective[k].value);
+          json_text(r->effective[k].why);
+        }
       printf("}");
     }
     printf("}");
@@ -85,6 +92,9 @@ static void print_settings(const ls_run_spec *s, const char *seed_from, const ls
     const ls_kv_decl *d = &r->settings[i];
     printf("  %-24s %-22s %s\n", d->key, d->value[0] ? d->value : "(none)",
            d->is_default ? "default" : d->origin);
+    for (int k = 0; k < r->n_effective; k++)
+      if (strcmp(r->effective[k].key, d->key) == 0)
+        printf("  %-24s %-22.17g took effect: %s\n", "", r->effective[k].value, r->effective[k].why);
   }
 }
 
@@ -151,6 +161,8 @@ static void print_json(const ls_run_spec *s, const char *seed_from, const ls_dec
     printf("}");
   }
   printf("}");
+  if (r->plugins[0]) /* already JSON (ls_policy_set_provenance) */
+    printf(",\"plugins\":%s", r->plugins);
   print_settings(s, seed_from, r, 1);
   printf("}\n");
 }
@@ -176,6 +188,8 @@ static void print_metrics(const ls_run_spec *s, const char *seed_from, const ls_
     if (isfinite(lo)) printf(" [%.6g, %.6g]", lo, hi);
     printf("\n");
   }
+  if (r->plugins[0])
+    printf("  plug-ins: %s\n", r->plugins);
   if (r->valid && r->n_prompts < LS_BOOT_MIN_UNITS)
     printf("  (%d prompt%s: no intervals below %d prompts; --prompts N sets the sample)\n",
            r->n_prompts, r->n_prompts == 1 ? "" : "s", LS_BOOT_MIN_UNITS);
@@ -240,14 +254,17 @@ static int simulate(const run_opts *o, const ls_kv *kv, ls_decode_result *res, i
   ls_decode_cache *cache = NULL;
   ls_db *db = NULL;
   ls_kv *all = NULL;
+  ls_policy_set *ps = NULL;
   uint64_t paper_seed = 0;
   char from[600];
-  int e = with_defaults(kv, o->model, o->system, &all, &paper_seed, from, sizeof from, err);
+  int e = ls_cli_plugins(&o->plugins, &ps, err);
+  if (!e) e = with_defaults(kv, o->model, o->system, &all, &paper_seed, from, sizeof from, err);
   if (!e) e = ls_experiment_single(&x, o->device, o->model, o->dataset, o->system, all,
                                    o->seed >= 0 ? (uint64_t)o->seed : paper_seed, ls_data_root(), err);
   if (!e) e = ls_experiment_record_axes(x, kv, err); /* every --set is an axis of the run */
-  if (!e) e = ls_validate_runs(x, err); /* before the database is opened */
+  if (!e) e = ls_validate_runs_with(x, ps, err); /* before the database is opened */
   if (!e) e = ls_decode_cache_create(&cache, ls_data_root(), err);
+  if (!e) ls_decode_cache_set_policies(cache, ps);
   if (!e && o->db) e = ls_db_open_claim(&db, o->db, 0, "run", err);
   if (!e && db) e = paper_roles(db, err);
   int done = 0;
@@ -260,6 +277,7 @@ static int simulate(const run_opts *o, const ls_kv *kv, ls_decode_result *res, i
   ls_decode_cache_free(cache);
   ls_experiment_free(x);
   ls_kv_free(all);
+  ls_policy_set_free(ps); /* after the results that name its policies */
   return e;
 }
 

@@ -1,11 +1,14 @@
 /* runner/cmd_sweep: 'leversim sweep [EXPERIMENT.yaml] [--axis KEY=V,...]...' — run a study
  * (an experiment file, or the command line's axes alone) into SQLite. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "results/db.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
 #include "runner/study/driver.h"
+#include "runner/study/noeffect.h"
 #include "runner/study/validate.h"
 
 typedef struct sweep_opts {
@@ -15,6 +18,8 @@ typedef struct sweep_opts {
   long jobs;
   int shard[2]; /* i of N */
   int resume, force, quick, steps, check;
+  ls_opt_list plugins;
+  ls_policy_set *policies; /* from --plugin */
 } sweep_opts;
 
 /* --shard i/N with 1 <= i <= N. */
@@ -37,6 +42,7 @@ static const ls_opt SWEEP_OPTS[] = {
     {"--set", LS_OPT_SET, 0, "key=value", "a setting for every run (see 'leversim settings')"},
     {"--steps", LS_OPT_FLAG, OPT_AT(sweep_opts, steps), NULL, "store each run's per-cycle series"},
     {"--check", LS_OPT_FLAG, OPT_AT(sweep_opts, check), NULL, "only check every run (names, settings, values); write nothing"},
+    {"--plugin", LS_OPT_MULTI, OPT_AT(sweep_opts, plugins), "FILE.so", LS_CLI_PLUGIN_HELP},
     {NULL}};
 
 static const ls_cmd_spec SWEEP = {
@@ -73,6 +79,64 @@ static int axes_kv(const ls_opt_list *axes, ls_kv *kv, ls_error *err)
   return LS_OK;
 }
 
+/* ---- the summary table after a sweep ---- */
+
+typedef struct sys_sum {
+  char system[64];
+  int runs;
+  double log_sum, lo, hi;
+} sys_sum;
+
+typedef struct sum_ctx {
+  sys_sum s[64];
+  int n;
+} sum_ctx;
+
+static int sum_row(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
+{
+  (void)n, (void)err;
+  sum_ctx *c = ctx;
+  if (!text[0] || !(num[1] > 0)) return LS_OK;
+  int k = 0;
+  while (k < c->n && strcmp(c->s[k].system, text[0])) k++;
+  if (k == c->n) {
+    if (c->n == 64) return LS_OK;
+    c->s[c->n] = (sys_sum){.lo = INFINITY};
+    snprintf(c->s[c->n++].system, sizeof c->s[0].system, "%s", text[0]);
+  }
+  c->s[k].runs++;
+  c->s[k].log_sum += log(num[1]);
+  c->s[k].lo = fmin(c->s[k].lo, num[1]);
+  c->s[k].hi = fmax(c->s[k].hi, num[1]);
+  return LS_OK;
+}
+
+/* Per system: runs, geometric mean, min and max throughput over the ok runs of the parts the
+ * sweep ran, and the command that says which setting wins. On stderr, like the progress. */
+static void summary_table(ls_experiment *x, const char *db_path)
+{
+  ls_db *db = NULL;
+  ls_error err;
+  sum_ctx c;
+  memset(&c, 0, sizeof c);
+  if (ls_experiment_count(x) == 0 || ls_db_open_read(&db, db_path, &err) != LS_OK) return;
+  const char *part = ls_experiment_run(x, 0)->part;
+  ls_db_select(db, "SELECT r.system, m.value FROM runs r JOIN metrics m ON m.run_id = r.run_id AND"
+               " m.name = 'throughput_tps' WHERE r.status = 'ok' AND r.part = ?1 ORDER BY r.system", &part, 1,
+               sum_row, &c, &err);
+  ls_db_close(db);
+  if (c.n == 0) return;
+  fprintf(stderr, "leversim sweep: throughput of part %s in %s (every run there, this sweep's and earlier):\n"
+                  "  %-18s %5s %10s %10s %10s\n", part, db_path, "system", "runs", "geomean", "min", "max");
+  for (int k = 0; k < c.n; k++)
+    fprintf(stderr, "  %-18s %5d %10.4g %10.4g %10.4g\n", c.s[k].system, c.s[k].runs,
+            exp(c.s[k].log_sum / c.s[k].runs), c.s[k].lo, c.s[k].hi);
+  const char *axes = ls_experiment_run(x, 0)->axes_json, *q = strchr(axes, '"'), *e = q ? strchr(q + 1, '"') : NULL;
+  if (e)
+    fprintf(stderr, "  which value wins: leversim best --db %s --y throughput_tps --over %.*s --by system\n", db_path,
+            (int)(e - q - 1), q + 1);
+}
+
 static int sweep(const sweep_opts *o, ls_experiment *x, int argc, char **argv, ls_driver_summary *sum,
                  ls_error *err)
 {
@@ -83,11 +147,13 @@ static int sweep(const sweep_opts *o, ls_experiment *x, int argc, char **argv, l
     db = dbbuf;
   }
   ls_resume_hint(hint, sizeof hint, ls_cli_program(), argc, argv);
-  ls_driver_opts d = {db, ls_data_root(), hint, (int)o->jobs, !o->force, o->steps, 0, 0, "sweep", NULL};
+  ls_driver_opts d = {db, ls_data_root(), hint, (int)o->jobs, !o->force, o->steps, 0, 0, "sweep", NULL, o->policies};
   int e = ls_driver_run(x, &d, sum, err);
   if (!e || e == LS_EINTR)
     fprintf(stderr, "leversim sweep: %d runs (%d ok, %d not valid here, %d failed, %d already done) in %.1f s -> %s\n",
             sum->total, sum->ok, sum->invalid, sum->failed, sum->skipped, sum->wall_s, db);
+  if (!e && sum->ok)
+    summary_table(x, db);
   if ((!e || e == LS_EINTR) && sum->skipped)
     fprintf(stderr, "leversim sweep: %d run%s already in %s with the same resolved settings and seed: not run "
             "again (--force runs them again)\n", sum->skipped, sum->skipped == 1 ? " was" : "s were", db);
@@ -115,8 +181,12 @@ int ls_cmd_sweep(int argc, char **argv)
   ls_study_args a = {o.args.n ? o.args.v[0] : NULL, ls_data_root(), o.quick, kv, axes, o.shard[0], o.shard[1]};
   if (!e)
     e = ls_experiment_open(&x, &a, &err);
+  if (!e) e = ls_cli_plugins(&o.plugins, &o.policies, &err);
   if (!e) /* every run is checked before the database exists */
-    e = ls_validate_runs(x, &err);
+    e = ls_validate_runs_with(x, o.policies, &err);
+  int n_warn = 0;
+  if (!e) /* before any run: a point that changes nothing is worth knowing before it costs */
+    e = ls_noeffect_warn(x, o.policies, stderr, "leversim sweep: warning: ", &n_warn, &err);
   if (!e && o.check)
     fprintf(stderr, "leversim sweep: %d runs checked, nothing written\n", ls_experiment_count(x));
   else if (!e)
@@ -126,5 +196,6 @@ int ls_cmd_sweep(int argc, char **argv)
   ls_experiment_free(x);
   ls_kv_free(kv);
   ls_kv_free(axes);
+  ls_policy_set_free(o.policies);
   return e ? ls_status_exit(e) : sum.failed ? ls_status_exit(LS_ERUN) : 0;
 }

@@ -28,31 +28,22 @@ typedef struct {
   const char *policy, *acceptance, *device, *model, *map;
   long budget, ctx, seed;
   int json, ascii;
+  ls_opt_list plugins;
 } tree_opts;
 
-/* The i-th name of a NULL-terminated registry list, NULL past the last. */
-static const char *nth(const char *const *names, int i)
-{
-  for (int k = 0; k < i && *names; k++)
-    names++;
-  return *names;
-}
-
-static const char *draft_at(int i) { return nth(ls_draft_names(), i); }
-static const char *map_at(int i) { return nth(ls_map_names(), i); }
-
 static const ls_opt TREE_OPTS[] = {
-    {"--policy", LS_OPT_CHOICE, OPT_AT(tree_opts, policy), "P", "draft policy (default lever)", .choice_at = draft_at},
+    {"--policy", LS_OPT_STR, OPT_AT(tree_opts, policy), "P", "draft policy (default lever; leversim policy list)"},
     {"--acceptance", LS_OPT_STR, OPT_AT(tree_opts, acceptance), "p1,p2,...", "positional acceptance by rank (default 0.6,0.2,0.1); the draft's candidate probabilities are these scaled to sum 1"},
     {"--budget", LS_OPT_LONG, OPT_AT(tree_opts, budget), "N", "draft.budget: nodes of the tree", .lo = 1, .hi = LS_TREE_MAX},
     {"--device", LS_OPT_STR, OPT_AT(tree_opts, device), "D", "with --model: the real cost model of this device"},
     {"--model", LS_OPT_STR, OPT_AT(tree_opts, model), "M", "with --device: the target (its default draft drafts)"},
-    {"--map", LS_OPT_CHOICE, OPT_AT(tree_opts, map), "M", "map policy of the cost model (default lever's for lever, npu otherwise)", .choice_at = map_at},
+    {"--map", LS_OPT_STR, OPT_AT(tree_opts, map), "M", "map policy of the cost model (default lever's for lever, npu otherwise)"},
     {"--ctx", LS_OPT_LONG, OPT_AT(tree_opts, ctx), "N", "context length for attention costs (default 512)", .lo = 0, .hi = 1 << 24},
     {"--seed", LS_OPT_LONG, OPT_AT(tree_opts, seed), "N", "seed of the positional view (default 1)", .lo = 0, .hi = 0x7fffffffL},
     {"--set", LS_OPT_SET, 0, "key=value", "a policy setting (draft.*, map.*, device.*)"},
     {"--json", LS_OPT_FLAG, OPT_AT(tree_opts, json), NULL, "print one JSON document"},
     {"--ascii", LS_OPT_FLAG, OPT_AT(tree_opts, ascii), NULL, "draw the tree with |- and `- instead of box-drawing characters"},
+    {"--plugin", LS_OPT_MULTI, OPT_AT(tree_opts, plugins), "FILE.so", LS_CLI_PLUGIN_HELP},
     {NULL}};
 
 static const ls_cmd_spec TREE = {
@@ -272,7 +263,7 @@ static int check_args(const tree_opts *o, double *p, int *np)
 }
 
 /* Builds and prints the tree; returns a status. */
-static int build(const tree_opts *o, ls_kv *kv, const double *p, int np, ls_error *err)
+static int build(const tree_opts *o, const ls_policy_set *ps, ls_kv *kv, const double *p, int np, ls_error *err)
 {
   tree_res r = {0};
   ls_tree *t = NULL;
@@ -281,7 +272,13 @@ static int build(const tree_opts *o, ls_kv *kv, const double *p, int np, ls_erro
   ls_cost_model cost;
   char buf[32];
   int rc = LS_OK;
-  r.ops = ls_draft_find(o->policy);
+  r.ops = ls_policy_set_draft(ps, o->policy);
+  const char *map = o->map ? o->map : (strcmp(o->policy, "lever") == 0 ? "lever" : "npu");
+  r.map = ls_policy_set_map(ps, map);
+  if (!r.ops || !r.map)
+    return ls_error_set(err, LS_EUSAGE, "%s %s: unknown %s policy (leversim policy list%s)",
+                        r.ops ? "--map" : "--policy", r.ops ? map : o->policy, r.ops ? "map" : "draft",
+                        o->plugins.n ? "" : "; a plug-in's needs --plugin");
   if (o->budget > 0) {
     snprintf(buf, sizeof buf, "%ld", o->budget);
     rc = ls_kv_set(kv, "draft.budget", buf, "--budget", err);
@@ -291,7 +288,6 @@ static int build(const tree_opts *o, ls_kv *kv, const double *p, int np, ls_erro
   if (rc == LS_OK)
     rc = ls_posview_init(&pv, p, np, (uint64_t)o->seed, &view, err);
   if (rc == LS_OK) {
-    r.map = ls_map_find(o->map ? o->map : (strcmp(o->policy, "lever") == 0 ? "lever" : "npu"));
     rc = r.map->create(&r.map_state, kv, err);
   }
   if (rc == LS_OK && o->device)
@@ -319,18 +315,20 @@ int ls_cmd_tree(int argc, char **argv)
   ls_error err;
   ls_error_clear(&err);
   double p[LS_VIEW_TOPK_MAX];
+  ls_policy_set *ps = NULL;
   int np = 0, status = 0, rc = ls_kv_create(&kv, &err);
   if (rc == LS_OK) {
     int prc = ls_opts_parse(&TREE, argc, argv, &o, kv);
     if (prc != LS_OK)
       status = ls_opts_exit(prc);
-    else if ((status = check_args(&o, p, &np)) == 0)
-      rc = build(&o, kv, p, np, &err);
+    else if ((status = check_args(&o, p, &np)) == 0 && (rc = ls_cli_plugins(&o.plugins, &ps, &err)) == LS_OK)
+      rc = build(&o, ps, kv, p, np, &err);
   }
   if (rc != LS_OK) {
     ls_error_print(&err, stderr);
     status = ls_status_exit(rc);
   }
   ls_kv_free(kv);
+  ls_policy_set_free(ps);
   return status;
 }

@@ -22,6 +22,8 @@ int ls_cmd_bench(int argc, char **argv);      /* runner/cli/cmd_bench.c */
 int ls_cmd_settings(int argc, char **argv);   /* runner/cli/cmd_settings.c */
 int ls_cmd_calibrate(int argc, char **argv);  /* runner/cli/cmd_calibrate.c */
 int ls_cmd_testbed(int argc, char **argv);    /* runner/cli/cmd_testbed.c */
+int ls_cmd_policy(int argc, char **argv);     /* runner/cli/cmd_policy.c */
+int ls_cmd_best(int argc, char **argv);       /* runner/cli/cmd_best.c */
 
 /* Bench parts, called by ls_cmd_bench. */
 int ls_bench_engine(int argc, char **argv);   /* runner/cli/bench_engine.c */

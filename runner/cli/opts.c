@@ -7,9 +7,16 @@
 
 #define MAX_OPTS 64 /* options in one table */
 
+/* The generated forms of the help: --help=markdown (docs/CLI.md), --help=bash (arms of the
+ * completion script's case), --help=man (troff for the man page). */
+static int is_generated(const char *a)
+{
+  return !strcmp(a, "--help=markdown") || !strcmp(a, "--help=bash") || !strcmp(a, "--help=man");
+}
+
 static int is_help(const char *a)
 {
-  return !strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "--help=markdown");
+  return !strcmp(a, "--help") || !strcmp(a, "-h") || is_generated(a);
 }
 
 /* An option word: "-x" or "--x" (a lone "-" is a value: stdout). */
@@ -307,14 +314,15 @@ static int table_ok(const ls_cmd_spec *spec, const ls_kv *kv)
 
 int ls_opts_parse(const ls_cmd_spec *spec, int argc, char **argv, void *dst, ls_kv *kv)
 {
-  int help = 0, markdown = 0;
+  int help = 0;
+  const char *generated = NULL;
   unsigned char given[MAX_OPTS] = {0};
   if (!table_ok(spec, kv))
     return LS_ESTATE;
   for (int i = 1; i < argc; i++)
     if (is_help(argv[i])) {
       help = 1;
-      markdown |= !strcmp(argv[i], "--help=markdown");
+      if (is_generated(argv[i])) generated = argv[i] + 7;
     }
   for (int i = 1; i < argc; i++) {
     int rc = is_help(argv[i]) ? LS_OK
@@ -323,8 +331,12 @@ int ls_opts_parse(const ls_cmd_spec *spec, int argc, char **argv, void *dst, ls_
     if (rc)
       return rc;
   }
-  if (markdown)
+  if (generated && !strcmp(generated, "markdown"))
     ls_opts_markdown(spec, stdout);
+  else if (generated && !strcmp(generated, "bash"))
+    ls_opts_bash(spec, stdout);
+  else if (generated)
+    ls_opts_man(spec, stdout);
   else if (help)
     ls_opts_help(spec, stdout);
   return help ? LS_OPTS_HELP : complete(spec, given, dst);
@@ -454,6 +466,73 @@ void ls_opts_markdown(const ls_cmd_spec *spec, FILE *f)
   fputc('\n', f);
 }
 
+/* One arm of the completion script's case on "$cmd $sub": the options of this command, and
+ * the choices of its CHOICE options (offered after the option). One-word commands match any
+ * second word ("run "*), two-word ones exactly ("policy check"). */
+void ls_opts_bash(const ls_cmd_spec *spec, FILE *f)
+{
+  fprintf(f, strchr(spec->name, ' ') ? "    \"%s\")\n" : "    \"%s \"*)\n", spec->name);
+  fputs("      opts=\"", f);
+  for (const ls_opt *o = spec->opts; o && o->name; o++)
+    fprintf(f, "%s%s", o == spec->opts ? "" : " ", o->name);
+  fputs(" --help\"\n      case \"$prev\" in\n", f);
+  for (const ls_opt *o = spec->opts; o && o->name; o++) {
+    char c[64];
+    if (o->kind != LS_OPT_CHOICE) continue;
+    fprintf(f, "        %s) opts=\"", o->name);
+    const char *w;
+    for (int i = 0; (w = choice(o, i, c, sizeof c)) != NULL; i++) fprintf(f, "%s%s", i ? " " : "", w);
+    fputs("\";;\n", f);
+  }
+  fputs("      esac;;\n", f);
+}
+
+/* Text for troff: a leading '.' or '\'' escaped, backslashes doubled. */
+static void roff(const char *s, FILE *f)
+{
+  for (const char *c = s; *c; c++) {
+    if ((c == s || c[-1] == '\n') && (*c == '.' || *c == '\''))
+      fputs("\\&", f);
+    if (*c == '\\') fputs("\\e", f);
+    else if (*c == '-') fputs("\\-", f);
+    else fputc(*c, f);
+  }
+}
+
+void ls_opts_man(const ls_cmd_spec *spec, FILE *f)
+{
+  fputs(".SS \"leversim ", f);
+  roff(spec->name, f);
+  fputs("\"\n", f);
+  roff(spec->summary, f);
+  fputs("\n.PP\n.nf\n", f);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (m) {
+    usage_lines(spec, m);
+    fclose(m);
+    roff(text, f);
+    free(text);
+  }
+  fputs(".fi\n", f);
+  for (const ls_opt *o = spec->opts; o && o->name; o++) {
+    char name[96], acc[512];
+    option_name(o, name, sizeof name);
+    accepts(o, acc, sizeof acc);
+    fputs(".TP\n.B ", f);
+    roff(name, f);
+    fputc('\n', f);
+    roff(o->help, f);
+    roff(acc, f);
+    fputc('\n', f);
+  }
+  if (spec->about) {
+    fputs(".PP\n", f);
+    roff(spec->about, f);
+  }
+}
+
 /* ---- groups of subcommands ---- */
 
 static void group_usage(const char *cmd, const char *summary, const ls_subcmd *subs, FILE *f)
@@ -471,13 +550,18 @@ int ls_opts_group(const char *cmd, const char *summary, const ls_subcmd *subs, i
     return ls_status_exit(LS_EUSAGE);
   }
   if (is_help(argv[1])) {
-    if (strcmp(argv[1], "--help=markdown") != 0) {
+    if (!is_generated(argv[1])) {
       group_usage(cmd, summary, subs, stdout);
       return 0;
     }
     for (const ls_subcmd *s = subs; s->name; s++) {
-      char *sub[] = {(char *)s->name, "--help=markdown", NULL};
+      char *sub[] = {(char *)s->name, argv[1], NULL};
       s->fn(2, sub);
+    }
+    if (!strcmp(argv[1], "--help=bash")) { /* the group's own arm: its subcommands, after theirs */
+      fprintf(stdout, "    \"%s \"*)\n      opts=\"", cmd);
+      for (const ls_subcmd *s = subs; s->name; s++) fprintf(stdout, "%s%s", s == subs ? "" : " ", s->name);
+      fputs(" --help\";;\n", stdout);
     }
     return 0;
   }

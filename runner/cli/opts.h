@@ -101,6 +101,10 @@ int ls_opts_exit(int status);
 void ls_opts_help(const ls_cmd_spec *spec, FILE *f);
 /* The Markdown section of spec for docs/CLI.md. */
 void ls_opts_markdown(const ls_cmd_spec *spec, FILE *f);
+/* spec's arm of the bash completion script (`leversim help --completion bash`): --help=bash. */
+void ls_opts_bash(const ls_cmd_spec *spec, FILE *f);
+/* spec's section of the man page (`leversim help --man`), troff: --help=man. */
+void ls_opts_man(const ls_cmd_spec *spec, FILE *f);
 
 /* The name among names[0..n-1] nearest to word by edit distance, if close enough to be a
  * likely typo (at most a third of its length, plus one), else NULL. Borrowed. */

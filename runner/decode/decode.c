@@ -50,7 +50,13 @@ struct ls_decode_cache {
   cached dev[MAX_CACHED], mod[MAX_CACHED], ds[MAX_CACHED];
   int n_dev, n_mod, n_ds;
   const volatile sig_atomic_t *stop; /* ls_decode_cache_set_stop (borrowed; may be NULL) */
+  const ls_policy_set *policies;     /* ls_decode_cache_set_policies (borrowed; NULL: built-ins) */
 };
+
+void ls_decode_cache_set_policies(ls_decode_cache *c, const ls_policy_set *policies)
+{
+  c->policies = policies;
+}
 
 void ls_decode_cache_set_stop(ls_decode_cache *c, const volatile sig_atomic_t *stop)
 {
@@ -232,16 +238,16 @@ static int at_setting(ls_kv *kv, const char *key, int rc, ls_error *err)
   return rc;
 }
 
-static int pick_policies(ls_run_state *r, const ls_system *sys, ls_kv *kv, ls_error *err)
+static int pick_policies(ls_run_state *r, const ls_policy_set *ps, const ls_system *sys, ls_kv *kv, ls_error *err)
 {
   const char *d, *p, *m;
   ls_kv_reader(kv, "system");
   ls_kv_string(kv, "policy.draft", sys->draft, &d);
   ls_kv_string(kv, "policy.prune", sys->prune, &p);
   ls_kv_string(kv, "policy.map", sys->map, &m);
-  r->cfg.dops = ls_draft_find(d);
-  r->cfg.pops = ls_prune_find(p);
-  r->cfg.mops = ls_map_find(m);
+  r->cfg.dops = ls_policy_set_draft(ps, d);
+  r->cfg.pops = ls_policy_set_prune(ps, p);
+  r->cfg.mops = ls_policy_set_map(ps, m);
   /* a wrong name is a usage error wherever it is written (README, "Exit codes") */
   if (!r->cfg.dops)
     return at_setting(kv, "policy.draft", ls_error_set(err, LS_EUSAGE, "policy.draft=%s: unknown draft policy", d), err);
@@ -255,6 +261,9 @@ static int pick_policies(ls_run_state *r, const ls_system *sys, ls_kv *kv, ls_er
   if (!rc) rc = r->cfg.pops->create(&r->cfg.pstate, kv, err);
   ls_kv_reader(kv, "map policy");
   if (!rc) rc = r->cfg.mops->create(&r->cfg.mstate, kv, err);
+  if (!rc && ls_policy_set_provenance(ps, r->cfg.dops, r->cfg.pops, r->cfg.mops, r->res->plugins,
+                                      sizeof r->res->plugins))
+    rc = ls_error_set(err, LS_ERANGE, "decode: plug-in names too long to record");
   return rc;
 }
 
@@ -502,7 +511,7 @@ static int setup(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, const ls_s
   if (!rc) rc = load_inputs(r, c, s, kv, err);
   ls_kv_reader(kv, "runner");
   if (!rc) rc = ls_kv_int(kv, "run.threads", 1, 64, ls_device_cpu(r->cfg.dev)->default_threads, &threads, err);
-  if (!rc) rc = pick_policies(r, sys, kv, err);
+  if (!rc) rc = pick_policies(r, c->policies, sys, kv, err);
   ls_kv_reader(kv, "verify");
   if (!rc) rc = read_exec(r, kv, err);
   const char *unknown = rc ? NULL : ls_kv_unused(kv, "");
@@ -527,6 +536,21 @@ static int keep_settings(const ls_kv *kv, ls_decode_result *out, ls_error *err)
   return LS_OK;
 }
 
+/* The settings the draft policy applies at another value than the one read (a budget its
+ * other settings cap), so a sweep can say which of its points change nothing. */
+static void effective_values(const ls_run_state *r, ls_decode_result *out)
+{
+  const ls_draft_ops *d = r->cfg.dops;
+  for (int i = 0; d && d->effective && i < out->n_settings && out->n_effective < LS_DECODE_MAX_EFFECTIVE; i++) {
+    ls_decode_effective *e = &out->effective[out->n_effective];
+    if (strncmp(out->settings[i].key, "draft.", 6) != 0 ||
+        !d->effective(r->cfg.dstate, out->settings[i].key, &e->value, e->why, sizeof e->why))
+      continue;
+    snprintf(e->key, sizeof e->key, "%s", out->settings[i].key);
+    out->n_effective++;
+  }
+}
+
 /* dry: everything up to the simulation (ls_decode_check). */
 static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, ls_decode_result *out,
                   ls_error *err)
@@ -546,6 +570,7 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
   int rc = scoped_settings(s->settings, s->system, &kv, err);
   if (!rc) rc = setup(r, c, s, sys, kv, err);
   if (!rc) rc = keep_settings(kv, out, err);
+  if (!rc) effective_values(r, out);
   if (!rc) rc = check_work(r, err); /* before the DRAM fit: a huge model is an input error, not a result */
   if (!rc && residency(r, sys, out)) {
     r->cfg.exit_layer = r->cfg.pops->exit_layer(r->cfg.pstate, r->cfg.L);

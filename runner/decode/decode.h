@@ -11,11 +11,20 @@
 #define LS_RUNNER_DECODE_H
 #include <signal.h>
 #include <stdint.h>
+#include "policies/plugin.h"
 #include "results/db.h"
 #include "runner/decode/runspec.h"
 
 #define LS_DECODE_MAX_METRICS 48
 #define LS_DECODE_PHASE_SLOTS 16 /* at least the number of phases (phase.h) */
+
+/* A setting that took effect at another value than the one read (ls_draft_ops.effective). */
+#define LS_DECODE_MAX_EFFECTIVE 8
+typedef struct ls_decode_effective {
+  char key[128];  /* the setting as read, e.g. "draft.budget" */
+  double value;   /* the value that took effect, e.g. 21 */
+  char why[200];  /* what caps it, e.g. "draft.expansion=1,1,3,1,1,1,1,1 caps specinfer's tree at 21 tokens" */
+} ls_decode_effective;
 
 typedef struct ls_decode_result {
   int valid;                  /* 0: the configuration cannot run (message says why) */
@@ -28,9 +37,12 @@ typedef struct ls_decode_result {
   int n_prompts, cap_prompts;
   char run_id[LS_DB_RUN_ID_LEN + 1]; /* set by ls_driver_run_one */
   char config_json[4096];     /* resolved configuration */
+  char plugins[640];          /* the plug-ins of its policies (ls_policy_set_provenance), "" if none */
   ls_kv_decl *settings;       /* owned; every setting the run read, given or default */
   int n_settings;
   char unknown_key[128];      /* a setting no reader of this system asked for ("" if none) */
+  ls_decode_effective effective[LS_DECODE_MAX_EFFECTIVE]; /* settings that took effect otherwise */
+  int n_effective;
   /* Observation hook for tests (not stored): a hash chain, h = ls_key2(h, key), over the
    * canonical keys of the text positions the run emitted, in order: per prompt, the token
    * out of prefill and every decode token but the last (a run's last cycle may accept past
@@ -64,6 +76,8 @@ void ls_decode_cache_free(ls_decode_cache *c);
  * borrowed, NULL: never) and fail with LS_EINTR. Every run also stops, with LS_ERANGE, after
  * LS_RUN_EVENTS_PER_TOKEN simulated events per generated token. */
 void ls_decode_cache_set_stop(ls_decode_cache *c, const volatile sig_atomic_t *stop);
+/* Runs of this cache choose their policies from this set (borrowed; NULL: the built-ins). */
+void ls_decode_cache_set_policies(ls_decode_cache *c, const ls_policy_set *policies);
 
 /* Simulates spec (its settings are consumed; unknown settings are an error). keep_steps: fill
  * the per-cycle series. A configuration that cannot run (ar-mem whose target does not fit)

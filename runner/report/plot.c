@@ -5,6 +5,7 @@
 #include "runner/report/plot.h"
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runner/report/draw.h"
@@ -62,22 +63,39 @@ static int bind(sql_buf *b, const char *text)
   return b->n;
 }
 
+int ls_plot_key_sql(const char *key, int k, int want_num, char *t, size_t size)
+{
+  if (is_column(key)) {
+    snprintf(t, size, want_num ? "CASE WHEN typeof(r.%s) = 'integer' THEN r.%s END" : "CAST(r.%s AS TEXT)",
+             key, key);
+    return 1;
+  }
+  if (want_num)
+    snprintf(t, size, "(SELECT value_num FROM run_settings s WHERE s.run_id = r.run_id AND s.key = ?%d)", k);
+  else
+    snprintf(t, size, "coalesce((SELECT value_text FROM run_settings s WHERE s.run_id = r.run_id"
+             " AND s.key = ?%d), json_extract(r.axes_json, '$.\"' || ?%d || '\"'))", k, k);
+  return 0;
+}
+
 /* The SQL of key's value as text (want_num 0) or number (1) for run r. */
 static void key_expr(sql_buf *b, const char *key, int want_num)
 {
   char t[512];
-  if (is_column(key)) {
-    snprintf(t, sizeof t, want_num ? "CASE WHEN typeof(r.%s) = 'integer' THEN r.%s END" : "CAST(r.%s AS TEXT)",
-             key, key);
-  } else {
-    int k = bind(b, key);
-    if (want_num)
-      snprintf(t, sizeof t, "(SELECT value_num FROM run_settings s WHERE s.run_id = r.run_id AND s.key = ?%d)", k);
-    else
-      snprintf(t, sizeof t, "coalesce((SELECT value_text FROM run_settings s WHERE s.run_id = r.run_id"
-               " AND s.key = ?%d), json_extract(r.axes_json, '$.\"' || ?%d || '\"'))", k, k);
-  }
+  if (ls_plot_key_sql(key, b->n + 1, want_num, t, sizeof t) == 0)
+    bind(b, key);
   put(b, t);
+}
+
+/* Several keys' values joined by " / " ('' for none): a line or a panel per combination. */
+static void keys_expr(sql_buf *b, const char *const *keys, int n)
+{
+  if (n == 0) put(b, "''");
+  for (int i = 0; i < n; i++) {
+    put(b, i ? " || ' / ' || coalesce(" : "coalesce(");
+    key_expr(b, keys[i], 0);
+    put(b, ", '(none)')");
+  }
 }
 
 static int found_row(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
@@ -93,8 +111,7 @@ static int exists(ls_db *db, const char *sql, const char *param, ls_error *err, 
   return ls_db_select(db, sql, &param, 1, found_row, found, err);
 }
 
-/* A key no run has is a wrong name (64): say what the keys are. */
-static int check_key(ls_db *db, const char *key, const char *what, ls_error *err)
+int ls_plot_check_key(ls_db *db, const char *key, const char *what, ls_error *err)
 {
   int found = 1, rc = LS_OK;
   if (!is_column(key))
@@ -134,7 +151,7 @@ static int where_sql(sql_buf *b, ls_db *db, const char *filter, char (*keys)[128
   if (!eq || eq == filter || (size_t)(eq - filter) >= sizeof keys[i])
     return ls_error_set(err, LS_EUSAGE, "--where '%s': expected KEY=VALUE", filter);
   snprintf(keys[i], sizeof keys[i], "%.*s", (int)(eq - filter), filter);
-  int rc = check_key(db, keys[i], "--where", err);
+  int rc = ls_plot_check_key(db, keys[i], "--where", err);
   if (rc) return rc;
   put(b, " AND (");
   key_expr(b, keys[i], 0);
@@ -181,6 +198,9 @@ static int add_row(void *ctx, int n, const char *const *text, const double *num,
   p->hi = num[5];
   snprintf(p->run_id, sizeof p->run_id, "%s", text[6] ? text[6] : "");
   snprintf(c->what[c->t->n], sizeof c->what[0], "%s", text[7] ? text[7] : "");
+  p->x_effective = num[8];
+  snprintf(p->panel, sizeof p->panel, "%s", text[9] ? text[9] : "");
+  c->t->n_effective += !isnan(p->x_effective);
   c->t->n++;
   return LS_OK;
 }
@@ -194,7 +214,8 @@ static int cmp_text_num(const char *a, const char *b, int numeric)
 
 static int cmp_point(const ls_plot_point *a, const ls_plot_point *b, int numeric)
 {
-  int c = cmp_text_num(a->group, b->group, 1);
+  int c = cmp_text_num(a->panel, b->panel, 1);
+  if (!c) c = cmp_text_num(a->group, b->group, 1);
   if (c) return c;
   if (numeric) return (a->x_num > b->x_num) - (a->x_num < b->x_num);
   return strcmp(a->x, b->x);
@@ -209,11 +230,12 @@ static int sort_points(ls_plot_table *t, const read_ctx *c, const ls_plot_query 
   /* duplicates are found on the unsorted rows (the "what" texts stay aligned) */
   for (int i = 0; i < t->n; i++)
     for (int j = i + 1; j < t->n; j++)
-      if (!strcmp(t->p[i].group, t->p[j].group) && !strcmp(t->p[i].x, t->p[j].x))
-        return ls_error_set(err, LS_EUSAGE, "two runs at %s=%s%s%s: %s and %s; they differ in another "
-                            "name or setting: keep one with --where KEY=VALUE or split them with --by KEY",
-                            q->x, t->p[i].x, q->by ? " and " : "", q->by ? t->p[i].group : "",
-                            c->what[i], c->what[j]);
+      if (!strcmp(t->p[i].group, t->p[j].group) && !strcmp(t->p[i].x, t->p[j].x) &&
+          !strcmp(t->p[i].panel, t->p[j].panel))
+        return ls_error_set(err, LS_EUSAGE, "two runs at %s=%s%s%s%s%s: %s and %s; they differ in another "
+                            "name or setting: keep one with --where KEY=VALUE, or split them with --by KEY "
+                            "(lines) or --panel KEY (panels)", q->x, t->p[i].x, t->p[i].group[0] ? " in line " : "",
+                            t->p[i].group, t->p[i].panel[0] ? " in panel " : "", t->p[i].panel, c->what[i], c->what[j]);
   for (int i = 1; i < t->n; i++) { /* insertion sort: a plot has few points, qsort no context */
     ls_plot_point v = t->p[i];
     int j = i;
@@ -231,21 +253,33 @@ int ls_plot_read(ls_db *db, const ls_plot_query *q, ls_plot_table *t, ls_error *
   int rc = check_metric(db, y, err);
   t->unit[0] = '\0';
   if (!rc) rc = ls_db_select(db, "SELECT unit FROM metrics WHERE name = ?1 LIMIT 1", &y, 1, unit_row, t->unit, err);
-  if (!rc) rc = check_key(db, q->x, "--x", err);
-  if (!rc && q->by) rc = check_key(db, q->by, "--by", err);
+  if (!rc) rc = ls_plot_check_key(db, q->x, "--x", err);
+  const char *const *bys = q->n_by ? q->bys : &q->by;
+  int n_by = q->n_by ? q->n_by : q->by != NULL;
+  if (n_by > LS_PLOT_KEYS_MAX || q->n_panel > LS_PLOT_KEYS_MAX)
+    rc = ls_error_set(err, LS_EUSAGE, "at most %d --by and %d --panel keys", LS_PLOT_KEYS_MAX, LS_PLOT_KEYS_MAX);
+  for (int i = 0; !rc && i < n_by; i++) rc = ls_plot_check_key(db, bys[i], "--by", err);
+  for (int i = 0; !rc && i < q->n_panel; i++) rc = ls_plot_check_key(db, q->panels[i], "--panel", err);
   if (rc) return rc;
   sql_buf *b = calloc(1, sizeof *b);
   if (!b) return ls_error_set(err, LS_ENOMEM, "plot: out of memory");
   bind(b, y);
   put(b, "SELECT ");
-  if (q->by) key_expr(b, q->by, 0);
-  else put(b, "''");
+  keys_expr(b, bys, n_by);
   put(b, ", ");
   key_expr(b, q->x, 0);
   put(b, ", ");
   key_expr(b, q->x, 1);
+  char eff_key[160], t8[128];
+  snprintf(eff_key, sizeof eff_key, "effective.%s", q->x);
+  snprintf(t8, sizeof t8, ", (SELECT value_num FROM run_settings s WHERE s.run_id = r.run_id AND s.key = ?%d)",
+           bind(b, eff_key));
   put(b, ", m.value, c.lo, c.hi, r.run_id, r.part || '/' || r.device || '/' || r.model || '/' ||"
-         " r.dataset || '/' || r.system || ' ' || r.axes_json FROM runs r JOIN metrics m ON"
+         " r.dataset || '/' || r.system || ' ' || r.axes_json");
+  put(b, t8);
+  put(b, ", ");
+  keys_expr(b, q->panels, q->n_panel);
+  put(b, " FROM runs r JOIN metrics m ON"
          " m.run_id = r.run_id AND m.name = ?1 LEFT JOIN metric_ci c ON c.run_id = r.run_id AND"
          " c.name = ?1 WHERE r.status = 'ok'");
   char keys[8][128];
@@ -289,11 +323,32 @@ static void csv_num(FILE *f, double v)
   else fputs(",", f);
 }
 
+/* The keys of --by (which = 0) or --panel (1) joined by " / "; "" when none. */
+static const char *keys_name(const ls_plot_query *q, int which, char *buf, size_t size)
+{
+  const char *const *k = which ? q->panels : q->n_by ? q->bys : &q->by;
+  int n = which ? q->n_panel : q->n_by ? q->n_by : q->by != NULL;
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < n; i++) len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%s%s", i ? " / " : "", k[i]);
+  return buf;
+}
+
 int ls_plot_write_csv(const ls_plot_table *t, const ls_plot_query *q, FILE *out, ls_error *err)
 {
-  fprintf(out, "%s,%s,%s_num,%s,lo,hi,run_id\n", q->by ? q->by : "group", q->x, q->x, metric_alias(q->y));
+  char by[400], panel[400];
+  keys_name(q, 0, by, sizeof by);
+  keys_name(q, 1, panel, sizeof panel);
+  if (q->n_panel) fprintf(out, "%s,", panel);
+  fprintf(out, "%s,%s,%s_num,%s,lo,hi,run_id", by[0] ? by : "group", q->x, q->x, metric_alias(q->y));
+  if (t->n_effective) fprintf(out, ",%s_effective", q->x);
+  fputc('\n', out);
   for (int i = 0; i < t->n; i++) {
     const ls_plot_point *p = &t->p[i];
+    if (q->n_panel) {
+      csv_field(out, p->panel);
+      fputc(',', out);
+    }
     csv_field(out, p->group);
     fputc(',', out);
     csv_field(out, p->x);
@@ -301,46 +356,70 @@ int ls_plot_write_csv(const ls_plot_table *t, const ls_plot_query *q, FILE *out,
     csv_num(out, p->y);
     csv_num(out, p->lo);
     csv_num(out, p->hi);
-    fprintf(out, ",%s\n", p->run_id);
+    fprintf(out, ",%s", p->run_id);
+    if (t->n_effective) csv_num(out, p->x_effective);
+    fputc('\n', out);
   }
   if (fflush(out) != 0 || ferror(out))
     return ls_error_set(err, LS_EIO, "writing the table: %s", strerror(errno));
   return LS_OK;
 }
 
-/* gnuplot's data: one block per group (two blank lines between), columns x position, x text
- * (quoted), y, lo, hi; NaN where there is no value. Categorical x: the position is the x's
- * rank among all x values. */
-/* The data file: a leversim output like any other (sim/fileio.h: never through a link, never
- * over a foreign file), marked by its first line. */
+/* The data file for a panel is a leversim output like any other (sim/fileio.h: never through a
+ * link, never over a foreign file), marked by its first line. */
 #define PLOT_DAT_MARK "# leversim plot data"
-static int write_dat(const ls_plot_table *t, const char *path, int *groups, ls_error *err)
+/* The distinct values of field off (group or panel) of t's points, in plot order. */
+static int distinct(const ls_plot_table *t, size_t off, const char **out)
+{
+  int n = 0;
+  for (int i = 0; i < t->n; i++) {
+    const char *v = (const char *)&t->p[i] + off;
+    int seen = 0;
+    for (int k = 0; k < n && !seen; k++) seen = !strcmp(out[k], v);
+    if (seen) continue;
+    int at = n++;
+    for (; at > 0 && cmp_text_num(out[at - 1], v, 1) > 0; at--) out[at] = out[at - 1];
+    out[at] = v;
+  }
+  return n;
+}
+
+/* gnuplot's data for one panel (NULL: every point): one block per group of the whole table,
+ * in order, two blank lines between, so group i is block i in every panel (a group with no
+ * point here is one row of NaN); columns x position, x text (quoted), y, lo, hi, 1 when x
+ * took effect as another value (else 0). Categorical x: the position is the x's rank among all
+ * x values, the same in every panel. */
+static int write_dat(const ls_plot_table *t, const char *path, const char *panel, const char **groups, int ng,
+                     ls_error *err)
 {
   ls_file_out o;
   int rc = ls_file_out_open(&o, path, "plot --out", PLOT_DAT_MARK, err);
   if (rc) return rc;
   FILE *f = o.f;
   fprintf(f, "%s (leversim plot; gnuplot reads it)\n", PLOT_DAT_MARK);
-  *groups = 0;
-  for (int i = 0; i < t->n; i++) {
-    const ls_plot_point *p = &t->p[i];
-    if (i == 0 || strcmp(p->group, t->p[i - 1].group)) {
-      fprintf(f, "%s# %s\n", i ? "\n\n" : "", p->group);
-      ++*groups;
-    }
-    double pos = p->x_num;
-    if (!t->x_numeric) {
-      int rank = 0;
-      for (int j = 0; j < t->n; j++) {
-        int seen = 0;
-        for (int k = 0; k < j && !seen; k++) seen = !strcmp(t->p[k].x, t->p[j].x);
-        if (!seen && strcmp(t->p[j].x, p->x) < 0) rank++;
+  for (int g = 0; g < ng; g++) {
+    fprintf(f, "%s# %s\n", g ? "\n\n" : "", groups[g]);
+    int rows = 0;
+    for (int i = 0; i < t->n; i++) {
+      const ls_plot_point *p = &t->p[i];
+      if (strcmp(p->group, groups[g]) || (panel && strcmp(p->panel, panel))) continue;
+      double pos = p->x_num;
+      if (!t->x_numeric) {
+        int rank = 0;
+        for (int j = 0; j < t->n; j++) {
+          int seen = 0;
+          for (int k = 0; k < j && !seen; k++) seen = !strcmp(t->p[k].x, t->p[j].x);
+          if (!seen && strcmp(t->p[j].x, p->x) < 0) rank++;
+        }
+        pos = rank;
       }
-      pos = rank;
+      fprintf(f, "%.17g \"", pos);
+      for (const char *s = p->x; *s; s++) fputc(*s == '"' ? '\'' : *s, f);
+      fprintf(f, "\" %.17g %.17g %.17g %d\n", p->y, isfinite(p->lo) ? p->lo : NAN, isfinite(p->hi) ? p->hi : NAN,
+              !isnan(p->x_effective));
+      rows++;
     }
-    fprintf(f, "%.17g \"", pos);
-    for (const char *s = p->x; *s; s++) fputc(*s == '"' ? '\'' : *s, f);
-    fprintf(f, "\" %.17g %.17g %.17g\n", p->y, isfinite(p->lo) ? p->lo : NAN, isfinite(p->hi) ? p->hi : NAN);
+    if (!rows) fputs("NaN \"\" NaN NaN NaN 0\n", f);
   }
   return ls_file_out_commit(&o, err);
 }
@@ -361,41 +440,64 @@ int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_
                  const char *png_path, const char *data_root, const char *gnuplot, ls_error *err)
 {
   char dat[1100], log[1100], script[1100], text[600];
-  snprintf(dat, sizeof dat, "%s.dat", png_path);
   snprintf(log, sizeof log, "%s.log", png_path);
   snprintf(script, sizeof script, "%s/plots/plot.gp", data_root);
   ls_file_out png; /* gnuplot draws into a temporary file, renamed over the image after */
-  int groups = 0, rc = ls_file_out_open(&png, png_path, "plot --out", "PNG", err);
+  int rc = ls_file_out_open(&png, png_path, "plot --out", "PNG", err);
   if (rc) return rc;
-  rc = write_dat(t, dat, &groups, err);
-  char *vars = rc ? NULL : calloc(1, 16384);
+  const char **names = malloc(2 * ((size_t)t->n + 1) * sizeof *names), **panels = names + t->n + 1;
+  char *vars = names ? calloc(1, 32768) : NULL;
   if (!vars) {
+    free(names);
     ls_file_out_abort(&png);
-    return rc ? rc : ls_error_set(err, LS_ENOMEM, "plot: out of memory");
+    return ls_error_set(err, LS_ENOMEM, "plot: out of memory");
   }
-  ls_draw_var(vars, 16384, "dat", dat);
-  ls_draw_var(vars, 16384, "out", ls_file_out_release(&png));
-  ls_draw_var(vars, 16384, "xlabel", q->x);
+  int groups = distinct(t, offsetof(ls_plot_point, group), names);
+  int np = q->n_panel ? distinct(t, offsetof(ls_plot_point, panel), panels) : 1;
+  /* one data file per panel: <png>.dat, or <png>.<k>.dat with panels */
+  snprintf(vars, 32768, "panels=%d; array D[%d]; array P[%d]; ", np, np, np);
+  for (int k = 0; rc == LS_OK && k < np; k++) {
+    char name[16];
+    if (q->n_panel) snprintf(dat, sizeof dat, "%s.%d.dat", png_path, k + 1);
+    else snprintf(dat, sizeof dat, "%s.dat", png_path);
+    rc = write_dat(t, dat, q->n_panel ? panels[k] : NULL, names, groups, err);
+    snprintf(name, sizeof name, "D[%d]", k + 1);
+    ls_draw_var(vars, 32768, name, dat);
+    snprintf(name, sizeof name, "P[%d]", k + 1);
+    ls_draw_var(vars, 32768, name, q->n_panel ? panels[k] : "");
+  }
+  if (rc) {
+    free(vars);
+    free(names);
+    ls_file_out_abort(&png);
+    return rc;
+  }
+  ls_draw_var(vars, 32768, "out", ls_file_out_release(&png));
+  ls_draw_var(vars, 32768, "xlabel", q->x);
   snprintf(text, sizeof text, "%s%s%s%s", metric_alias(q->y), t->unit[0] ? " (" : "", t->unit, t->unit[0] ? ")" : "");
-  ls_draw_var(vars, 16384, "ylabel", text);
-  snprintf(text, sizeof text, "%s vs %s%s%s", metric_alias(q->y), q->x, q->by ? " by " : "", q->by ? q->by : "");
-  ls_draw_var(vars, 16384, "title", text);
+  ls_draw_var(vars, 32768, "ylabel", text);
+  char by[400], panel[400];
+  keys_name(q, 0, by, sizeof by);
+  keys_name(q, 1, panel, sizeof panel);
+  snprintf(text, sizeof text, "%s vs %s%s%s%s%s", metric_alias(q->y), q->x, by[0] ? " by " : "", by,
+           panel[0] ? ", panels by " : "", panel);
+  ls_draw_var(vars, 32768, "title", text);
   size_t len = (size_t)snprintf(text, sizeof text, "%s", db_path);
   for (int i = 0; i < q->n_where && len < sizeof text; i++)
     len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", i ? ", " : "; ", q->where[i]);
-  ls_draw_var(vars, 16384, "subtitle", text);
+  ls_draw_var(vars, 32768, "subtitle", text);
   len = strlen(vars);
-  len += (size_t)snprintf(vars + len, 16384 - len, "groups=%d; numeric=%d; logx=%d; array T[%d]; ", groups,
-                          t->x_numeric, log_x(t), groups > 0 ? groups : 1);
-  for (int i = 0, g = 0; i < t->n; i++)
-    if (i == 0 || strcmp(t->p[i].group, t->p[i - 1].group)) {
-      char name[32];
-      snprintf(name, sizeof name, "T[%d]", ++g);
-      ls_draw_var(vars, 16384, name, t->p[i].group);
-    }
+  len += (size_t)snprintf(vars + len, 32768 - len, "groups=%d; numeric=%d; logx=%d; capped=%d; array T[%d]; ",
+                          groups, t->x_numeric, log_x(t), t->n_effective, groups > 0 ? groups : 1);
+  for (int g = 0; g < groups; g++) {
+    char name[32];
+    snprintf(name, sizeof name, "T[%d]", g + 1);
+    ls_draw_var(vars, 32768, name, names[g]);
+  }
   if (strcmp(ls_file_kind(log), "a regular file") == 0) remove(log); /* an old log only */
   int st = ls_gnuplot_run(gnuplot, vars, script, log);
   free(vars);
+  free(names);
   if (st != 0) ls_file_out_abort(&png);
   if (st == LS_GNUPLOT_NOT_FOUND)
     return ls_error_set(err, LS_ENOTFOUND, "gnuplot not found (install gnuplot-nox); the "

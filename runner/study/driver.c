@@ -116,8 +116,9 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
     return ls_error_set(err, rc, "%s", msg);
   if (!db)
     return LS_OK;
-  ls_db_setting *set = res->n_settings ? calloc((size_t)res->n_settings, sizeof *set) : NULL;
-  if (res->n_settings && !set)
+  int n_set = res->n_settings + res->n_effective;
+  ls_db_setting *set = n_set ? calloc((size_t)n_set, sizeof *set) : NULL;
+  if (n_set && !set)
     return ls_error_set(err, LS_ENOMEM, "driver: out of memory");
   for (int i = 0; i < res->n_settings; i++) {
     const ls_kv_decl *d = &res->settings[i];
@@ -125,9 +126,18 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
                              d->type == LS_KV_QUANTITY && ls_units_base(d->unit)[0] ? ls_units_base(d->unit) : NULL,
                              ls_kv_type_name(d->type), d->is_default};
   }
+  /* Beside a setting that took effect at another value: "effective.KEY", the value that did
+   * (value_num) and why (value_text), type "effective"; not part of the run's identity. */
+  char eff_key[LS_DECODE_MAX_EFFECTIVE][140], eff_text[LS_DECODE_MAX_EFFECTIVE][240];
+  for (int i = 0; i < res->n_effective; i++) {
+    const ls_decode_effective *e = &res->effective[i];
+    snprintf(eff_key[i], sizeof eff_key[i], "effective.%s", e->key);
+    snprintf(eff_text[i], sizeof eff_text[i], "%.17g: %s", e->value, e->why);
+    set[res->n_settings + i] = (ls_db_setting){eff_key[i], eff_text[i], e->value, NULL, "effective", 0};
+  }
   ls_db_run row = {id, spec->part, spec->device, spec->model, spec->dataset, spec->system,
                    spec->axes_json, json, LS_GIT_SHA, LS_VERSION, status, msg, spec->seed,
-                   ls_now_s() - t0, set, res->n_settings, res->prompts, rc ? 0 : res->n_prompts};
+                   ls_now_s() - t0, set, n_set, res->prompts, rc ? 0 : res->n_prompts};
   int wrc = ls_db_write_run(db, &row, rc ? NULL : res->metrics, rc ? 0 : res->n_metrics,
                             res->steps, rc ? 0 : res->n_steps, err);
   free(set);
@@ -197,6 +207,8 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, run_queue *q, int k
     rc = ls_decode_cache_create(&cache, o->data_root, &err);
   if (!rc) /* Ctrl-C reaches the run in progress, not only the gap between two runs */
     ls_decode_cache_set_stop(cache, ls_stop_flag());
+  if (!rc)
+    ls_decode_cache_set_policies(cache, o->policies);
   for (int i = queue_take(q); rc == LS_OK && i < ls_experiment_count(x) && !g_stop; i = queue_take(q)) {
     ls_run_spec *spec = ls_experiment_run(x, i);
     int done = 0;
@@ -596,7 +608,10 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
     len = json_str(buf, size, len, isnan(d[i]->num) ? d[i]->value : num);
   }
   free(d);
-  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}}");
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}");
+  if (res->plugins[0]) /* a plug-in's policy is its bytes: another build is another run */
+    len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",\"plugins\":%s", res->plugins);
+  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}");
   return len < size ? 0 : -1;
 }
 

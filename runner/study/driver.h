@@ -25,6 +25,7 @@ typedef struct ls_driver_opts {
   int fresh;              /* empty the database first (needs it to itself: ls_db_claim) */
   const char *command;    /* names the writer in another command's refusal ("sweep") */
   const char *const *meta;/* key, value, ..., NULL: written into meta before any run */
+  const ls_policy_set *policies; /* borrowed; NULL: the built-in policies */
 } ls_driver_opts;
 
 typedef struct ls_driver_summary {

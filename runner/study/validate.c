@@ -291,10 +291,14 @@ int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *e
   return rc;
 }
 
-int ls_validate_runs(ls_experiment *x, ls_error *err)
+int ls_validate_runs(ls_experiment *x, ls_error *err) { return ls_validate_runs_with(x, NULL, err); }
+
+int ls_validate_runs_with(ls_experiment *x, const ls_policy_set *policies, ls_error *err)
 {
   ls_decode_cache *cache = NULL;
   int rc = ls_decode_cache_create(&cache, ls_data_root(), err);
+  if (!rc)
+    ls_decode_cache_set_policies(cache, policies);
   if (!rc) rc = ls_validate_experiment(x, cache, err);
   ls_decode_cache_free(cache);
   return rc;

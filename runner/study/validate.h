@@ -18,6 +18,8 @@ int ls_validate_experiment(ls_experiment *x, ls_decode_cache *cache, ls_error *e
 
 /* The same with a cache of its own under ls_data_root (for the commands). */
 int ls_validate_runs(ls_experiment *x, ls_error *err);
+/* The same, choosing policies from policies (borrowed; NULL: the built-ins). */
+int ls_validate_runs_with(ls_experiment *x, const ls_policy_set *policies, ls_error *err);
 
 #define LS_VALIDATE_KEYS_MAX 128
 typedef struct ls_validate_entry {

@@ -674,7 +674,63 @@ static void parse_json_and_fio(void)
   CU_ASSERT_STRING_EQUAL(id, "eagle3-qwen3-4b");
 }
 
-static CU_TestInfo parse_tests[] = {{"RFC 4180 CSV: quoted commas, quotes, line breaks", parse_csv_rfc4180},
+/* llama-bench's default output, a Markdown table (after log lines, with a build line after):
+ * model_type for the model, threads/ngl columns, ppN / tgN / ppN+tgM / " @ dD" tests, "avg ±
+ * stddev" rates; the model named per file (FILE:MODEL) when model_type matches no id. */
+static void parse_markdown(void)
+{
+  char p[512], args[1536], msg[4096];
+  write_file(tmp_path(p, sizeof p, "b.md"),
+             "load_backend: loaded CPU backend\n"
+             "| model                          |       size |     params | backend    | threads |            test |                  t/s |\n"
+             "| ------------------------------ | ---------: | ---------: | ---------- | ------: | --------------: | -------------------: |\n"
+             "| qwen3 4B Q4_0                  |   2.21 GiB |     4.02 B | CPU        |       4 |           pp128 |         45.38 \xc2\xb1 0.16 |\n"
+             "| qwen3 4B Q4_0                  |   2.21 GiB |     4.02 B | CPU        |       2 |            tg32 |          6.10 \xc2\xb1 0.05 |\n"
+             "| qwen3 4B Q4_0                  |   2.21 GiB |     4.02 B | CPU        |       1 |  pp64+tg16 @ d128 |         12.00 |\n"
+             "\nbuild: 8d13541 (1234)\n");
+  ls_calib_inputs in;
+  memset(&in, 0, sizeof in);
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_calib_read_bench(&in, p, ls_data_root(), NULL, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(in.n_rows, 3);
+  CU_ASSERT_STRING_EQUAL(in.rows[0].model, "qwen3-4b"); /* "qwen34bq40" contains "qwen34b" */
+  CU_ASSERT_STRING_EQUAL(in.rows[0].quant, "q4_0");
+  CU_ASSERT_EQUAL(in.rows[0].backend, LS_CALIB_CPU);
+  CU_ASSERT_EQUAL(in.rows[0].threads, 4);
+  CU_ASSERT_EQUAL(in.rows[0].n_prompt, 128);
+  CU_ASSERT_EQUAL(in.rows[0].n_gen, 0);
+  CU_ASSERT_DOUBLE_EQUAL(in.rows[0].avg_ts, 45.38, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(in.rows[0].stddev_ts, 0.16, 1e-12);
+  CU_ASSERT_EQUAL(in.rows[1].n_gen, 32);
+  CU_ASSERT_EQUAL(in.rows[2].n_prompt, 64);
+  CU_ASSERT_EQUAL(in.rows[2].n_gen, 16);
+  CU_ASSERT_EQUAL(in.rows[2].n_depth, 128);
+  CU_ASSERT_DOUBLE_EQUAL(in.rows[2].stddev_ts, 0, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(in.rows[1].where, "b.md:5"));
+  ls_calib_inputs_free(&in);
+  /* a model_type that names no id: the refusal names the flag that fixes it */
+  write_file(tmp_path(p, sizeof p, "l.md"),
+             "| model | size | params | backend | ngl | test | t/s |\n|---|--:|--:|---|--:|--:|--:|\n"
+             "| llama 8B Q4_0 | 4.3 GiB | 8.03 B | HTP | 99 | tg32 | 9.50 \xc2\xb1 0.10 |\n");
+  memset(&in, 0, sizeof in);
+  CU_ASSERT_EQUAL(ls_calib_read_bench(&in, p, ls_data_root(), NULL, &err), LS_EINVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":MODEL"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "l.md:3"));
+  ls_calib_inputs_free(&in);
+  memset(&in, 0, sizeof in);
+  CU_ASSERT_EQUAL_FATAL(ls_calib_read_bench(&in, p, ls_data_root(), "llama-3.1-8b", &err), LS_OK);
+  CU_ASSERT_EQUAL(in.rows[0].backend, LS_CALIB_NPU);
+  ls_calib_inputs_free(&in);
+  /* per file on the command line: FILE:MODEL */
+  snprintf(args, sizeof args, "calibrate --base oneplus-12 --only npu --llama-bench '%s:llama-3.1-8b' --out '%s'", p,
+           tmp_path(msg, sizeof msg, "never.yaml"));
+  int rc = ls_test_cli(args, msg, sizeof msg);
+  CU_ASSERT_EQUAL(rc, 65); /* one row cannot fit the NPU: the refusal says how to fix it */
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "--fix op_call"));
+  CU_ASSERT_PTR_NULL(strstr(msg, "unknown model"));
+}
+
+static CU_TestInfo parse_tests[] = {{"llama-bench's default Markdown table, FILE:MODEL", parse_markdown},{"RFC 4180 CSV: quoted commas, quotes, line breaks", parse_csv_rfc4180},
                                     {"concatenated llama-bench CSVs, thread count and backend", parse_concatenated},
                                     {"llama-bench JSONL, fio JSON options, model rule", parse_json_and_fio},
                                     CU_TEST_INFO_NULL};

@@ -395,6 +395,8 @@ static CU_TestInfo errors_tests[] = {{"missing and empty database", test_missing
                                      {"gnuplot missing or failing", test_gnuplot_missing_or_failing},
                                      CU_TEST_INFO_NULL};
 
+extern CU_TestInfo px_best_tests[];
+
 static CU_SuiteInfo suites[] = {
     {"curve", NULL, NULL, NULL, NULL, curve_tests},
     {"figures", suite_init, suite_clean, NULL, NULL, figures_tests},
@@ -403,6 +405,7 @@ static CU_SuiteInfo suites[] = {
     {"verdicts", NULL, NULL, NULL, NULL, px_verdict_tests},
     {"errorbars", px_eb_init, px_eb_clean, NULL, NULL, px_errorbar_tests},
     {"tree", NULL, NULL, NULL, NULL, px_tree_tests},
+    {"best", NULL, NULL, NULL, NULL, px_best_tests},
     CU_SUITE_INFO_NULL,
 };
 

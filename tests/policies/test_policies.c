@@ -19,6 +19,8 @@ static CU_SuiteInfo suites[] = {
     {"cli", NULL, NULL, NULL, NULL, ls_t_cli},
     {"bench", NULL, NULL, NULL, NULL, ls_t_bench},
     {"readme", NULL, NULL, NULL, NULL, ls_t_readme},
+    {"plugin", NULL, NULL, NULL, NULL, ls_t_plugin},
+    {"effective", NULL, NULL, NULL, NULL, ls_t_effective},
     CU_SUITE_INFO_NULL,
 };
 

@@ -26,7 +26,7 @@ replay() { # DATA_ROOT DB
 
 check() { # DB -> sets rc to the exit status of check; the report into $tmp/report.txt
   rc=0
-  "$bin" check --db "$1" --baseline "$base" > "$tmp/report.txt" 2>&1 || rc=$?
+  "$bin" check --verbose --db "$1" --baseline "$base" > "$tmp/report.txt" 2>&1 || rc=$?
 }
 
 # Largest |move| in % of the headline ratios, Table 1 and AR from DRAM in the report.

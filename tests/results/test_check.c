@@ -174,16 +174,26 @@ static void test_replay_refused(void)
   CU_ASSERT_EQUAL(ls_status_exit(e.code), 65);
   CU_ASSERT_EQUAL(run_check(db, full, -1, &reg, &e), LS_OK); /* its own baseline passes */
   CU_ASSERT_EQUAL(reg, 0);
-  /* No replay recorded (a sweep's database): refused for checks and for writing. */
+  /* No replay recorded (a sweep's database): refused against a replay's baseline; its own
+   * baseline is a study's, under any name but a replay's. */
   CU_ASSERT_EQUAL(sqlite3_exec(db->h, "DELETE FROM meta WHERE key = 'spec_hash'", NULL, NULL,
                                NULL), SQLITE_OK);
   CU_ASSERT_EQUAL(run_check(db, full, -1, &reg, &e), LS_EINVALID);
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "records no replay"));
   f = fopen("/dev/null", "w");
-  CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, full, f, &e), LS_EINVALID);
+  CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, full, f, &e), LS_EUSAGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "it is a study"));
   set_replay(db, "custom", HASH_FULL, "20"); /* reproduce --prompts/--tokens: a trial */
-  CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, full, f, &e), LS_EINVALID);
-  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "custom"));
+  CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, full, f, &e), LS_EUSAGE);
+  char mine[512];
+  FILE *g = fopen(fx_path(mine, "mine.yaml"), "w");
+  CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, mine, g, &e), LS_OK);
+  fclose(g);
+  CU_ASSERT_EQUAL(run_check(db, mine, -1, &reg, &e), LS_OK); /* a study's baseline fits */
+  CU_ASSERT_EQUAL(reg, 0);
+  char *text = ls_test_slurp(mine);
+  CU_ASSERT_PTR_NOT_NULL(text ? strstr(text, "\nreplay: study\n") : NULL);
+  free(text);
   set_replay(db, "full", HASH_FULL, "20");
   CU_ASSERT_EQUAL(ls_db_write_baseline(db, 1, base, f, &e), LS_EUSAGE); /* full into quick.yaml */
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "full.yaml"));

@@ -233,7 +233,7 @@ static void test_plot(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\noneplus-12,8,8,"));
   CU_ASSERT_PTR_NULL(strstr(out, ",16,16,"));
   CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db2, "--x draft.budget --y tps --format csv"), 64);
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "--where KEY=VALUE or split them with --by KEY"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "--where KEY=VALUE, or split them with --by KEY"));
   CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db, "--x draft.budgte --y tps --format csv"), 64);
   CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db, "--x draft.budget --y speed --format csv"), 64);
   CU_ASSERT_EQUAL(leversim(out, sizeof out, "plot --db '%s' %s", db, "--x draft.budget --y tps --where device=pixel-9 --format csv"), 66);
