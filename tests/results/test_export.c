@@ -286,6 +286,9 @@ static void test_role_views_devices(void)
     LS_ASSERT_CLOSE(fx_query(db, q), fx_main_ratio("ar-flash", k), 1e-9);
     snprintf(q, sizeof q, "SELECT vs_specinfer FROM lever_ratios WHERE device = 'd%d' AND model = 'm%d'", k / 2, k % 2);
     LS_ASSERT_CLOSE(fx_query(db, q), fx_main_ratio("specinfer", k), 1e-9);
+    /* the fastest of the flash systems (role systems.flash) is specinfer here */
+    snprintf(q, sizeof q, "SELECT vs_fastest_flash FROM lever_ratios WHERE device = 'd%d' AND model = 'm%d'", k / 2, k % 2);
+    LS_ASSERT_CLOSE(fx_query(db, q), fx_main_ratio("specinfer", k), 1e-9);
   }
   /* table1: io_share = 0.9 - 0.01 tau in the fixture */
   const char *devs[] = {"oneplus-12", "honor-500-pro"};
