@@ -7,6 +7,7 @@
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
 #include "runner/decode/system.h"
+#include "runner/study/uncertainty.h"
 #include "runner/study/validate.h"
 
 typedef struct settings_opts {
@@ -25,7 +26,10 @@ static const ls_cmd_spec SETTINGS = {
     "so it is exactly what the code reads. Defaults that depend on the device, model or\n"
     "dataset are shown for the reference device and target named in the heading ('by input'\n"
     "marks one that also depends on the dataset); 'by system' defaults are listed below the\n"
-    "key. A key some system of a run does not read must be scoped (SYSTEM:key).\n",
+    "key. A key some system of a run does not read must be scoped (SYSTEM:key).\n"
+    "Then the open assumptions of the paper's setup, each with its plausible values and sources\n"
+    "(runner/experiments/ranges.yaml, argued in docs/SOURCES.md §11; `leversim uncertainty`\n"
+    "samples them), and the assumed values that are not sampled, with their ranges and why.\n",
     NULL, SETTINGS_OPTS};
 
 static void print_entry(const ls_validate_entry *e, int one_system, int n_systems)
@@ -42,6 +46,24 @@ static void print_entry(const ls_validate_entry *e, int one_system, int n_system
          one_system ? "" : e->n_systems == n_systems ? "all" : e->systems);
   if (by_system)
     printf("%26s defaults: %s\n", "", e->defaults);
+}
+
+/* The open assumptions' plausible values (runner/experiments/ranges.yaml), after the keys. */
+static int print_ranges(ls_error *err)
+{
+  size_t len = strlen(ls_data_root()) + 64;
+  char *path = malloc(len);
+  if (!path) return ls_error_set(err, LS_ENOMEM, "settings: out of memory");
+  snprintf(path, len, "%s/runner/experiments/ranges.yaml", ls_data_root());
+  ls_unc_ranges *r = NULL;
+  int rc = ls_unc_ranges_load(&r, path, err);
+  if (!rc) {
+    printf("\n");
+    ls_unc_ranges_print(r, stdout);
+  }
+  ls_unc_ranges_free(r);
+  free(path);
+  return rc;
 }
 
 int ls_cmd_settings(int argc, char **argv)
@@ -68,7 +90,9 @@ int ls_cmd_settings(int argc, char **argv)
            system ? "" : "systems");
     for (int i = 0; i < cat->n; i++)
       print_entry(&cat->e[i], system != NULL, n_systems);
-  } else {
+    rc = print_ranges(&err);
+  }
+  if (rc) {
     ls_error_print(&err, stderr);
   }
   ls_decode_cache_free(cache);

@@ -789,12 +789,14 @@ static CU_SuiteInfo suites[] = {
     {"invariants", NULL, NULL, NULL, NULL, ls_rt_invariants},
     {"phases", NULL, NULL, NULL, NULL, ls_rt_phases},
     {"studies", NULL, NULL, NULL, NULL, NULL}, /* ls_rt_studies_suite, set in main */
+    {"uncertainty", NULL, NULL, NULL, NULL, NULL}, /* ls_rt_uncertainty_suite, set in main */
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv)
 {
   ls_test_path(g_data, sizeof g_data, "runner/data");
   suites[5] = ls_rt_studies_suite;
+  suites[6] = ls_rt_uncertainty_suite;
   snprintf(g_tmp, sizeof g_tmp, "/tmp/leversim-runner-XXXXXX");
   if (!mkdtemp(g_tmp))
     return 2;
