@@ -11,7 +11,7 @@
 #include <sqlite3.h>
 #include "ls_test.h"
 #include "rtest.h"
-#include "runner/study/uncertainty.h"
+#include "runner/study/unc_int.h"
 
 /* f over the design's points (A, B, AB_i), x_i uniform on [lo, hi] from u. */
 static void eval_design(int n, int k, double (*f)(const double *x), double lo, double hi, double *fa, double *fb,
@@ -68,6 +68,51 @@ static void test_indices_closed_form(void)
   ls_unc_indices(fa, fb, fab, N, 3, s1, st);
   CU_ASSERT(s1[0] == 0 && st[2] == 0);
   free(fa), free(fb), free(fab);
+}
+
+
+/* The claims at one point by hand: one configuration of the OnePlus 12 and Qwen3-4B with
+ * Lever at 10 tok/s, AR at 10 / 2.93 (the paper's mean: holds), SpecInfer at 10 / 1.6 (6.7 %
+ * off 1.50: fails), no pruning at 10 / 1.02 (a 2 % gain: holds), SpecInfer wasting 25 % of its
+ * compute (holds) or 85 % of its tokens (fails), AR's flash share 80 % (78.3 +- 3: holds);
+ * Fig. 14: the on-demand CPU head faster and cheaper than both NPU placements (holds), then
+ * slower than one of them (fails). */
+static void test_claims_by_hand(void)
+{
+  static const char *const dev[] = {"oneplus-12"}, *const mod[] = {"qwen3-4b"}, *const ds[] = {"gsm8k"};
+  static const char *const sys[] = {"lever", "ar-flash", "specinfer", "lever-no-prune"};
+  static const char *const lm[] = {"a", "b", "c"};
+  unc_matrix m = {dev, mod, ds, sys, lm, 1, 1, 1, 4, 3, mod, ds, 1, 1};
+  CU_ASSERT_EQUAL_FATAL(ls_unc_jobs(&m), 7);
+  double met[7][UNC_NMETRICS] = {{0}}, val[UNC_NCLAIMS];
+  signed char h[UNC_NCLAIMS];
+  const double tps[7] = {10, 10 / 2.93, 10 / 1.6, 10 / 1.02, 3.0, 2.0, 2.5};
+  for (int j = 0; j < 7; j++) met[j][UM_TPS] = tps[j], met[j][UM_IO_BUSY] = 0.8;
+  met[2][UM_WASTED] = 0.25, met[2][UM_WASTED_TOK] = 0.85;
+  met[4][UM_LMHEAD] = 0.05, met[5][UM_LMHEAD] = 0.07, met[6][UM_LMHEAD] = 0.06;
+  ls_unc_claims_at(&m, (const double(*)[UNC_NMETRICS])met, 0, val, h);
+  CU_ASSERT_DOUBLE_EQUAL(val[UNC_AR], 2.93, 1e-12);
+  CU_ASSERT_EQUAL(h[UNC_AR], 1);
+  CU_ASSERT_DOUBLE_EQUAL(val[UNC_SPEC], 1.6, 1e-12);
+  CU_ASSERT_EQUAL(h[UNC_SPEC], 0);
+  CU_ASSERT(val[UNC_FASTEST] == 1 && h[UNC_FASTEST] == 1);
+  CU_ASSERT_DOUBLE_EQUAL(val[UNC_FIG12], 2.0, 1e-9);
+  CU_ASSERT_EQUAL(h[UNC_FIG12], 1);
+  CU_ASSERT_DOUBLE_EQUAL(val[UNC_WASTED], 25, 1e-9);
+  CU_ASSERT_EQUAL(h[UNC_WASTED], 1);
+  CU_ASSERT_DOUBLE_EQUAL(val[UNC_T1_Q4], 80, 1e-9);
+  CU_ASSERT_EQUAL(h[UNC_T1_Q4], 1);
+  CU_ASSERT(isnan(val[UNC_T1_L8]) && h[UNC_T1_L8] == -1); /* not in the matrix */
+  CU_ASSERT_DOUBLE_EQUAL(val[UNC_FIG14], 3.0 / 2.5, 1e-12);
+  CU_ASSERT_EQUAL(h[UNC_FIG14], 1);
+  ls_unc_claims_at(&m, (const double(*)[UNC_NMETRICS])met, 1, val, h); /* counting tokens */
+  CU_ASSERT_DOUBLE_EQUAL(val[UNC_WASTED], 85, 1e-9);
+  CU_ASSERT_EQUAL(h[UNC_WASTED], 0);
+  met[1][UM_TPS] = 10; /* AR level with Lever: Lever is not fastest */
+  met[6][UM_TPS] = 3.5; /* demand-npu faster than the CPU head */
+  ls_unc_claims_at(&m, (const double(*)[UNC_NMETRICS])met, 0, val, h);
+  CU_ASSERT(val[UNC_FASTEST] == 0 && h[UNC_FASTEST] == 0);
+  CU_ASSERT_EQUAL(h[UNC_FIG14], 0);
 }
 
 static char g_dir[64];
@@ -195,6 +240,7 @@ static int clean(void)
 
 static CU_TestInfo tests[] = {
     {"Sobol indices in closed form: a linear model and Ishigami's function", test_indices_closed_form},
+    {"the claims at one point by hand", test_claims_by_hand},
     {"the ranges file: values, log middle, errors naming the key", test_ranges_file},
     {"uncertainty on a tiny sample: JSON, tables, views, --jobs, exit codes", test_cli_tiny},
     CU_TEST_INFO_NULL};
