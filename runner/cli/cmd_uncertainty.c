@@ -22,8 +22,8 @@ typedef struct unc_cli {
 } unc_cli;
 
 static const ls_opt UNC_OPTS[] = {
-    {"--samples", LS_OPT_LONG, OPT_AT(unc_cli, samples), "N", "base samples N of the design: N (k + 2) points (default 64)", .lo = 2, .hi = 4096},
-    {"--prompts", LS_OPT_LONG, OPT_AT(unc_cli, prompts), "N", "prompts of every run (default 8)", .lo = 1, .hi = 1000},
+    {"--samples", LS_OPT_LONG, OPT_AT(unc_cli, samples), "N", "base samples N of the design: N (k + 2) points (default 32)", .lo = 2, .hi = 4096},
+    {"--prompts", LS_OPT_LONG, OPT_AT(unc_cli, prompts), "N", "prompts of every run (default 4)", .lo = 1, .hi = 1000},
     {"--tokens", LS_OPT_LONG, OPT_AT(unc_cli, tokens), "N", "tokens of every prompt (default 64)", .lo = 1, .hi = 100000},
     {"--jobs", LS_OPT_LONG, OPT_AT(unc_cli, jobs), "N", "worker processes (default 2; results are identical for any N)", .lo = 1, .hi = 64},
     {"--ranges", LS_OPT_STR, OPT_AT(unc_cli, ranges), "FILE", "the assumptions and their ranges (default runner/experiments/ranges.yaml)"},
@@ -70,7 +70,7 @@ static int draw(const unc_cli *o, ls_error *err)
 
 int ls_cmd_uncertainty(int argc, char **argv)
 {
-  unc_cli o = {NULL, "results/uncertainty.db", "results/figures", NULL, 64, 8, 64, 2, 0, 0, 0};
+  unc_cli o = {NULL, "results/uncertainty.db", "results/figures", NULL, 32, 4, 64, 2, 0, 0, 0};
   int prc = ls_opts_parse(&UNC, argc, argv, &o, NULL);
   if (prc) return ls_opts_exit(prc);
   ls_error err;

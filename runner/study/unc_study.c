@@ -344,7 +344,7 @@ static int study(ls_unc_report *r, ls_error *err)
   if (!rc) rc = plan_runs(r, &m, reads, &s, run_of, err);
   double *met = rc ? NULL : malloc((size_t)s.n * UNC_NMETRICS * sizeof *met);
   if (!rc && !met) rc = ls_error_set(err, LS_ENOMEM, "uncertainty: out of memory");
-  if (!rc && r->opts.progress)
+  if (!rc) /* the size, before the wait */
     fprintf(stderr, "leversim uncertainty: %d assumptions, %d samples, %d points, %ld distinct runs of %ld\n", r->k, r->n,
             r->points, r->runs_unique, r->runs);
   if (!rc) rc = run_all(&s, &m, &r->opts, met, err);
