@@ -189,7 +189,10 @@ static void worker(int w, int jobs, const run_set *s, const unc_matrix *m, const
   ls_decode_cache *cache = NULL;
   ls_error err;
   int rc = ls_decode_cache_create(&cache, ls_data_root(), &err);
-  for (long i = w; !rc && i < s->n; i += jobs) {
+  for (long i = 0; !rc && i < s->n; i++) {
+    /* a run's worker by a hash of its index: every i mod jobs would give each worker the same
+     * systems (the jobs cycle through them), and Sequoia's runs cost several times Lever's */
+    if ((int)(ls_key2(91, (uint64_t)i) % (uint64_t)jobs) != w) continue;
     run_msg msg = {i, {0}};
     unc_job j = ls_unc_job(m, s->job[i]);
     if (run_one(cache, &j, s->settings[i], o, msg.met, &err)) {
