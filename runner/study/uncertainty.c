@@ -195,7 +195,7 @@ void ls_unc_indices(const double *fa, const double *fb, const double *fab, int n
     const double *f = fab + (size_t)i * n;
     double first = 0, total = 0;
     for (int j = 0; j < n; j++) {
-      first += fb[j] * (f[j] - fa[j]);
+      first += (fb[j] - mean) * (f[j] - fa[j]); /* centred: the same mean, far less noise */
       total += (fa[j] - f[j]) * (fa[j] - f[j]);
     }
     s1[i] = var > 0 ? first / n / var : 0;

@@ -11,7 +11,10 @@
  * coordinate u in [0, 1) becomes the assumption's value: low + u (high - low) on a linear
  * range, low (high / low)^u on a log range, alternative floor(u n) of n alternatives.
  * Estimators, with f the claim's value and V the variance of f over A and B together:
- *   first order  S_i  = mean_j f(B)_j (f(AB_i)_j - f(A)_j) / V       (Saltelli 2010, eq. (b))
+ *   first order  S_i  = mean_j (f(B)_j - m) (f(AB_i)_j - f(A)_j) / V  (Saltelli 2010, eq. (b),
+ *                with f(B) centred on m, the mean over A and B: E[f(AB_i) - f(A)] = 0, so the
+ *                expectation is the same, and a claim whose value sits far from 0 (a speedup
+ *                near 2.7) no longer multiplies every difference by that offset)
  *   total        ST_i = mean_j (f(A)_j - f(AB_i)_j)^2 / (2 V)         (Jansen 1999)
  * Both are 0 when V is 0 (the claim does not move). With a few dozen base points they are
  * estimates with a sampling error of about 1 / sqrt(N) of V; a claim's share of holding and
