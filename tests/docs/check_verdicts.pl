@@ -5,7 +5,8 @@
 # A checked word or number is followed by an HTML comment (invisible when rendered):
 #     holds<!-- u: fig14 verdict -->   0.42<!-- u: specinfer p_holds -->   overlap<!-- u: ar depends_on -->
 # i.e. `u: CLAIM FIELD`, FIELD one of verdict, p_holds, median, p05, p95, depends_on (or
-# `u: CLAIM index ASSUMPTION total|first_order`). JSON is `leversim uncertainty --json`'s output
+# `u: CLAIM index ASSUMPTION total|first_order`), or `u: run FIELD` for the study's size (samples,
+# points, prompts, tokens, cpu_s, distinct_runs). JSON is `leversim uncertainty --json`'s output
 # (results/uncertainty.json). A verdict is also derived again from p_holds: "holds" when the
 # claim held at every sampled point (p_holds 1), "fails" at none (0), "depends" otherwise; the
 # file's verdict must agree, and the word written must be that verdict ("holds", "fails",
@@ -34,7 +35,8 @@ for my $f (@files) {
     my ($word, $id, $field, $asm, $kind) = ($1, $2, $3, $4, $5);
     $seen++;
     $word =~ s/[*×%,;:.]+$//; $word =~ s/^[*(]+//;
-    my $c = $claim{$id} or do { print "$f: no claim '$id' in $json\n"; $bad = 1; next };
+    my $c = $id eq 'run' ? $doc : $claim{$id}; # `u: run FIELD`: the study's own size (samples, cpu_s, ...)
+    $c or do { print "$f: no claim '$id' in $json\n"; $bad = 1; next };
     my $v;
     if ($field eq 'index') {
       ($v) = map { $_->{$kind} } grep { $_->{assumption} eq ($asm // '') } @{$c->{indices}};
