@@ -462,6 +462,11 @@ int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
     if ((rc = ls_kv_int(kv, "device.npu.mat_min", 1, 4096, d->npu.dyn.mat_min, &l, err)))
       return rc;
     d->npu.dyn.mat_min = (int)l;
+    /* The vector path's rate: measured on the 8 Elite, carried to the other SoCs (an open
+     * assumption with a range in runner/experiments/ranges.yaml). */
+    if ((rc = ls_kv_unit(kv, "device.npu.vec_flops", LS_U_COMPUTE, 1e9, 1e15, d->npu.dyn.vec_flops,
+                         &d->npu.dyn.vec_flops, err)))
+      return rc;
   }
   d->flash.path = (ls_flash_path)path;
   /* Changing the path alone keeps the hardware and changes the rate; an explicit bandwidth

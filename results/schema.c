@@ -96,7 +96,8 @@
  *                the datasets share their prompt draws, so their errors may add up fully);
  *   v_metric_ci  every run's metric intervals, one row per (run, metric);
  *   lever_ratios part main, one row per configuration: vs_ar_flash, vs_specinfer (Lever's
- *                speedup over each) with _lo/_hi, prompts.
+ *                speedup over each) with _lo/_hi, vs_fastest_flash (Lever's speedup over the
+ *                fastest system of role systems.flash: > 1 where Lever is fastest), prompts.
  * Geometric means use ln()/exp(). Debian 12's libsqlite3 3.40.1 is built with
  * SQLITE_ENABLE_MATH_FUNCTIONS, but other builds are not, so ls_db_open registers its own
  * (libm log/exp) on every connection; the views then work whatever the library's options. */
@@ -134,6 +135,7 @@ static const struct { const char *name, *about; } role_docs[] = {
     {"system.no_prune", "the reference system without pruning (fig12)"},
     {"system.ar_prefix", "name prefix of the autoregressive systems (left out of fig11)"},
     {"systems.pivot", "comma-separated systems, the columns of the throughput view, in order"},
+    {"systems.flash", "comma-separated systems Lever must outpace (lever_ratios.vs_fastest_flash)"},
     {"part.main", "the part of the headline configurations (v_speedup, summary, check)"},
     {"part.budget", "the budget sweep (fig05)"},
     {"part.draft_policies", "the draft-policy comparison (fig11)"},
@@ -367,6 +369,8 @@ static const char views_sql[] =
     " max(CASE WHEN v.system = " R("system.tree") " THEN v.lever_speedup END) AS vs_specinfer,"
     " max(CASE WHEN v.system = " R("system.tree") " THEN v.lever_speedup_lo END) AS vs_specinfer_lo,"
     " max(CASE WHEN v.system = " R("system.tree") " THEN v.lever_speedup_hi END) AS vs_specinfer_hi,"
+    " min(CASE WHEN instr(',' || " R("systems.flash") " || ',', ',' || v.system || ',') > 0"
+    " THEN v.lever_speedup END) AS vs_fastest_flash,"
     " max(l.prompts) AS prompts FROM v_speedup l JOIN v_speedup v"
     " ON (v.device, v.model, v.dataset, v.axes_json, v.seed)"
     " = (l.device, l.model, l.dataset, l.axes_json, l.seed)"

@@ -1,12 +1,15 @@
 /* runner/cmd_settings: 'leversim settings' — every setting key the systems read, with its
  * type, default, unit, range, reader and the systems that read it (runner/study/validate.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
 #include "runner/decode/system.h"
+#include "runner/study/uncertainty.h"
 #include "runner/study/validate.h"
 
 typedef struct settings_opts {
@@ -25,7 +28,10 @@ static const ls_cmd_spec SETTINGS = {
     "so it is exactly what the code reads. Defaults that depend on the device, model or\n"
     "dataset are shown for the reference device and target named in the heading ('by input'\n"
     "marks one that also depends on the dataset); 'by system' defaults are listed below the\n"
-    "key. A key some system of a run does not read must be scoped (SYSTEM:key).\n",
+    "key. A key some system of a run does not read must be scoped (SYSTEM:key).\n"
+    "Then the open assumptions of the paper's setup, each with its plausible values and sources\n"
+    "(runner/experiments/ranges.yaml, argued in docs/SOURCES.md §11; `leversim uncertainty`\n"
+    "samples them), and the assumed values that are not sampled, with their ranges and why.\n",
     NULL, SETTINGS_OPTS};
 
 static void print_entry(const ls_validate_entry *e, int one_system, int n_systems)
@@ -42,6 +48,29 @@ static void print_entry(const ls_validate_entry *e, int one_system, int n_system
          one_system ? "" : e->n_systems == n_systems ? "all" : e->systems);
   if (by_system)
     printf("%26s defaults: %s\n", "", e->defaults);
+}
+
+/* The open assumptions' plausible values (runner/experiments/ranges.yaml), after the keys. */
+static int print_ranges(ls_error *err)
+{
+  size_t len = strlen(ls_data_root()) + 64;
+  char *path = malloc(len);
+  if (!path) return ls_error_set(err, LS_ENOMEM, "settings: out of memory");
+  snprintf(path, len, "%s/runner/experiments/ranges.yaml", ls_data_root());
+  ls_unc_ranges *r = NULL;
+  if (access(path, F_OK) != 0 && errno == ENOENT) { /* a data root without the paper's setup */
+    printf("\n# no open assumptions: %s is absent\n", path);
+    free(path);
+    return LS_OK;
+  }
+  int rc = ls_unc_ranges_load(&r, path, err);
+  if (!rc) {
+    printf("\n");
+    ls_unc_ranges_print(r, stdout);
+  }
+  ls_unc_ranges_free(r);
+  free(path);
+  return rc;
 }
 
 int ls_cmd_settings(int argc, char **argv)
@@ -68,7 +97,9 @@ int ls_cmd_settings(int argc, char **argv)
            system ? "" : "systems");
     for (int i = 0; i < cat->n; i++)
       print_entry(&cat->e[i], system != NULL, n_systems);
-  } else {
+    rc = print_ranges(&err);
+  }
+  if (rc) {
     ls_error_print(&err, stderr);
   }
   ls_decode_cache_free(cache);

@@ -20,6 +20,7 @@ int ls_cmd_devices(int argc, char **argv);    /* runner/cli/cmd_devices.c */
 int ls_cmd_trace(int argc, char **argv);      /* runner/cli/cmd_trace.c */
 int ls_cmd_bench(int argc, char **argv);      /* runner/cli/cmd_bench.c */
 int ls_cmd_settings(int argc, char **argv);   /* runner/cli/cmd_settings.c */
+int ls_cmd_uncertainty(int argc, char **argv); /* runner/cli/cmd_uncertainty.c */
 int ls_cmd_calibrate(int argc, char **argv);  /* runner/cli/cmd_calibrate.c */
 int ls_cmd_testbed(int argc, char **argv);    /* runner/cli/cmd_testbed.c */
 int ls_cmd_policy(int argc, char **argv);     /* runner/cli/cmd_policy.c */

@@ -28,6 +28,7 @@ static const ls_subcmd COMMANDS[] = {
     {"devices", ls_cmd_devices, "device-model queries (verification latency curve)"},
     {"trace", ls_cmd_trace, "record or inspect draft/target traces"},
     {"settings", ls_cmd_settings, "list every setting key: default, unit, range, which systems read it"},
+    {"uncertainty", ls_cmd_uncertainty, "how each paper claim depends on the replay's open assumptions (Sobol indices)"},
     {"bench", ls_cmd_bench, "micro-benchmarks: engine, cycle, policies"},
     {"calibrate", ls_cmd_calibrate, "fit a device profile to llama-bench and fio measurements"},
     {"testbed", ls_cmd_testbed, "time a real llama.cpp here and check the simulator's predictions"},

@@ -34,17 +34,14 @@
  * the same earlier pass and run on different units (a split batch), which take the slower of
  * the two; then verify_s over the tree's tokens. Compared with the simulated cycle at its end
  * (metrics cost_err_median, cost_bias_median): does the planner plan with the cost it is charged? */
-static double predicted_cycle_s(const ls_run_state *r)
+double ls_cyc_predicted_s(const ls_tree *t, const ls_cost_model *c, const ls_map_ops *m, const void *mstate)
 {
-  const ls_tree *t = &r->cand.tree;
-  const ls_cost_model *c = &r->cfg.cost;
-  const ls_map_ops *m = r->cfg.mops;
   double d = 0.0;
   for (int s = 0; s < t->n_steps; s++) {
     double a = c->draft_step_s(c->ctx, t->step_nodes[s], t->step_depth[s]);
     if (s + 1 < t->n_steps && t->step_dep[s + 1] == t->step_dep[s] && c->draft_pair_s) {
-      ls_draft_exec x = m->draft_step(r->cfg.mstate, t->step_nodes[s], t->step_depth[s]);
-      ls_draft_exec y = m->draft_step(r->cfg.mstate, t->step_nodes[s + 1], t->step_depth[s + 1]);
+      ls_draft_exec x = m->draft_step(mstate, t->step_nodes[s], t->step_depth[s]);
+      ls_draft_exec y = m->draft_step(mstate, t->step_nodes[s + 1], t->step_depth[s + 1]);
       if (x.unit != y.unit) {
         double b = c->draft_step_s(c->ctx, t->step_nodes[s + 1], t->step_depth[s + 1]);
         d += a > b ? a : b;
@@ -74,7 +71,7 @@ static void cycle_start(ls_engine *e, void *ctx)
   }
   memset(r->cand.keep, 1, (size_t)r->cand.tree.n);
   r->cand.n_live = r->cand.tree.n;
-  r->acct.cost_pred_s = predicted_cycle_s(r);
+  r->acct.cost_pred_s = ls_cyc_predicted_s(&r->cand.tree, &r->cfg.cost, r->cfg.mops, r->cfg.mstate);
   ls_cyc_draft_begin(r);
 }
 

@@ -180,6 +180,11 @@ void ls_cyc_lmhead_begin(ls_run_state *r);
 
 /* cycle_account.c */
 void ls_cyc_cycle_end(ls_run_state *r);
+/* The cycle time the policies' cost model c gives for tree t, as a planner adds it up
+ * (policies/draft_lever.c): the draft passes one after another, except two consecutive passes
+ * that need the same earlier pass and run on different units of map m (a split batch), which
+ * take the slower of the two; then verify_s over the tree's nodes (cycle_account.c). */
+double ls_cyc_predicted_s(const ls_tree *t, const ls_cost_model *c, const ls_map_ops *m, const void *mstate);
 void ls_cyc_prompt_start(ls_run_state *r);
 
 #endif

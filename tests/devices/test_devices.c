@@ -610,6 +610,14 @@ static void test_dynamic_cost(void)
   CU_ASSERT_EQUAL(ls_npu_dispatch_ns(&p), 0); /* every layer pays its own call */
   /* 31 tokens on the vector path cost more than 32 on the matrix path (src:llamacpp-23368) */
   CU_ASSERT(ls_npu_layer_ns(&p, &w, 31, 0) > ls_npu_layer_ns(&p, &w, 32, 0));
+  /* pad_small: a pass below mat_min runs as one padded tile (32 x 200 MFLOP / 400 GFLOP/s =
+   * 16 ms) only where that is faster than its vector path: 10 tokens (20 ms) pad, 5 tokens
+   * (10 ms) do not, and 1 token stays bound by its read (5 ms) */
+  p.dyn.pad_small = 1;
+  CU_ASSERT_EQUAL(ls_npu_layer_ns(&p, &w, 10, 0), 16300000);
+  CU_ASSERT_EQUAL(ls_npu_layer_ns(&p, &w, 5, 0), 10300000);
+  CU_ASSERT_EQUAL(ls_npu_layer_ns(&p, &w, 1, 0), 5300000);
+  p.dyn.pad_small = 0;
   p.dyn.present = 0;
   CU_ASSERT_EQUAL(ls_npu_prepare(&p, NULL), LS_EINVALID); /* the selected regime must be there */
 }

@@ -277,7 +277,35 @@ static void test_costmodel_saved(void)
   cm_free(&f);
 }
 
-CU_TestInfo ls_t_costmodel[] = {{"verification and draft formulas", test_costmodel_formula},
+/* An NPU draft call with a non-zero dispatch (the static-graph regime: 100 us a graph call on
+ * the OnePlus 12): every draft layer and the draft's head are one graph call, so the call
+ * costs the same passes without dispatch plus ONE dispatch, not one per layer. */
+static void test_costmodel_npu_dispatch(void)
+{
+  cm_fix f;
+  CU_ASSERT_EQUAL_FATAL(cm_load(&f, "oneplus-12", "llama-3.1-8b", "device.npu.regime=static-graph"), LS_OK);
+  int rc;
+  void *npu = map_create(&ls_map_npu, "", &rc);
+  ls_costmodel *cm = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_npu, npu, 0, 0, NULL), LS_OK);
+  ls_npu_params bare = *ls_device_npu(f.dev);
+  int64_t disp = ls_npu_dispatch_ns(&bare);
+  CU_ASSERT(disp == 100000);
+  bare.dispatch_s = 0;
+  ls_layer_work dw = ls_costmodel_layer_work(&f.dc);
+  for (int n = 1; n <= 16; n *= 4) {
+    int64_t want = disp + f.dc.n_layers * ls_npu_layer_ns(&bare, &dw, n, 200) +
+                   ls_npu_lmhead_ns(&bare, f.dc.lmhead_bytes, f.dc.lmhead_flops_per_token, n);
+    /* each pass's time is rounded to 1 ns with and without the dispatch: L + 1 roundings */
+    CU_ASSERT(llabs(ls_costmodel_draft_call_ns(cm, LS_UNIT_NPU, n, 200) - want) <= f.dc.n_layers + 1);
+  }
+  ls_costmodel_free(cm);
+  ls_map_npu.destroy(npu);
+  cm_free(&f);
+}
+
+CU_TestInfo ls_t_costmodel[] = {{"an NPU draft call pays one dispatch (static graphs)", test_costmodel_npu_dispatch},
+                                {"verification and draft formulas", test_costmodel_formula},
                                 {"the saving of a pruned tail", test_costmodel_saved},
                                 {"lever on a real profile: slower flash, no smaller tree", test_costmodel_lever_flash},
                                 CU_TEST_INFO_NULL};

@@ -229,6 +229,84 @@ static void test_figure_views(void)
   ls_db_close(db);
 }
 
+/* One ok run of part 'main' with only a cost error and bias (the consistency view's inputs);
+ * err NAN writes no error metric. */
+static int add_cost_run(ls_db *db, const char *part, const char *system, int i, double err, double bias)
+{
+  char cfg[256], dev[16], id[LS_DB_RUN_ID_LEN + 1];
+  snprintf(dev, sizeof dev, "d%d", i);
+  snprintf(cfg, sizeof cfg, "{\"device\":\"%s\",\"system\":\"%s\"}", dev, system);
+  ls_db_hash_run(part, cfg, 1, id);
+  if (ls_test_paper_roles(db)) return LS_EDB;
+  ls_db_run r = {id, part, dev, "m", "s", system, "{}", cfg, "abc", "0.1.0", "ok", NULL, 1, 0.5, NULL, 0, NULL, 0};
+  ls_db_metric m[] = {{"throughput_tps", 10, "tok/s"}, {"cost_bias_median", bias, NULL}, {"cost_err_median", err, NULL}};
+  return ls_db_write_run(db, &r, m, isnan(err) ? 2 : 3, NULL, 0, NULL);
+}
+
+/* consistency: the median of the runs' errors in closed form, for an odd count (the middle
+ * one) and an even count (the mean of the two middle ones); other parts and runs without an
+ * error do not count. */
+static void test_consistency_median(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "consistency.db"), &e), LS_OK);
+  const double odd[] = {0.05, 0.01, 0.03, 0.02, 0.04}, even[] = {0.4, 0.1, 0.3, 0.2};
+  for (int i = 0; i < 5; i++)
+    CU_ASSERT_EQUAL(add_cost_run(db, "main", "lever", i, odd[i], 0.01 * i), LS_OK);
+  for (int i = 0; i < 4; i++)
+    CU_ASSERT_EQUAL(add_cost_run(db, "main", "sd", i, even[i], -0.1), LS_OK);
+  CU_ASSERT_EQUAL(add_cost_run(db, "main", "sd", 9, NAN, 5), LS_OK);        /* no error: left out */
+  CU_ASSERT_EQUAL(add_cost_run(db, "budget", "lever", 7, 9.0, 9.0), LS_OK); /* not part main */
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT err_median FROM consistency WHERE system = 'lever'"), 0.03, 1e-15);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT err_median FROM consistency WHERE system = 'sd'"), 0.25, 1e-15);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT runs FROM consistency WHERE system = 'lever'"), 5);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT runs FROM consistency WHERE system = 'sd'"), 4);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT err_max FROM consistency WHERE system = 'lever'"), 0.05, 1e-15);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT bias_mean FROM consistency WHERE system = 'lever'"), 0.02, 1e-15);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT bias_mean FROM consistency WHERE system = 'sd'"), -0.1, 1e-15);
+  ls_db_close(db);
+}
+
+/* Views that pick systems by role on a matrix of several devices: lever_ratios keeps each
+ * configuration's own ratios (d0 and d1 share models and datasets), table1 reads the role's
+ * device only, its one-token and its tree runs by the baseline and tree roles. */
+static void test_role_views_devices(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "roles.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(fx_fill_main(db), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM lever_ratios"), 4);
+  for (int k = 0; k < 4; k++) {
+    char q[256];
+    snprintf(q, sizeof q, "SELECT vs_ar_flash FROM lever_ratios WHERE device = 'd%d' AND model = 'm%d'", k / 2, k % 2);
+    LS_ASSERT_CLOSE(fx_query(db, q), fx_main_ratio("ar-flash", k), 1e-9);
+    snprintf(q, sizeof q, "SELECT vs_specinfer FROM lever_ratios WHERE device = 'd%d' AND model = 'm%d'", k / 2, k % 2);
+    LS_ASSERT_CLOSE(fx_query(db, q), fx_main_ratio("specinfer", k), 1e-9);
+    /* the fastest of the flash systems (role systems.flash) is specinfer here */
+    snprintf(q, sizeof q, "SELECT vs_fastest_flash FROM lever_ratios WHERE device = 'd%d' AND model = 'm%d'", k / 2, k % 2);
+    LS_ASSERT_CLOSE(fx_query(db, q), fx_main_ratio("specinfer", k), 1e-9);
+  }
+  /* table1: io_share = 0.9 - 0.01 tau in the fixture */
+  const char *devs[] = {"oneplus-12", "honor-500-pro"};
+  for (int d = 0; d < 2; d++) {
+    double tau = d ? 30 : 10;
+    CU_ASSERT_EQUAL(fx_add(db, "table1", devs[d], "m0", "a", "ar-flash", "{}", 1, 5, tau), LS_OK);
+    CU_ASSERT_EQUAL(fx_add(db, "table1", devs[d], "m0", "b", "ar-flash", "{}", 1, 5, tau + 2), LS_OK);
+    CU_ASSERT_EQUAL(fx_add(db, "table1", devs[d], "m0", "a", "lever", "{}", 1, 5, 50), LS_OK);
+    CU_ASSERT_EQUAL(fx_add(db, "table1-tree", devs[d], "m0", "a", "specinfer", "{}", 1, 5, tau + 5), LS_OK);
+    CU_ASSERT_EQUAL(fx_add(db, "table1-tree", devs[d], "m0", "a", "ar-flash", "{}", 1, 5, 60), LS_OK);
+  }
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM table1"), 2);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT io_share FROM table1 WHERE part = 'table1'"), 0.9 - 0.11, 1e-12);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT datasets FROM table1 WHERE part = 'table1'"), 2);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT io_share FROM table1 WHERE part = 'table1-tree'"), 0.9 - 0.15, 1e-12);
+  ls_db_close(db);
+}
+
 CU_TestInfo fx_export_tests[] = {
     {"CSV quoting and exact reals", test_csv_exact},
     {"JSON escaping, numbers, null", test_json_exact},
@@ -237,4 +315,6 @@ CU_TestInfo fx_export_tests[] = {
 CU_TestInfo fx_views_tests[] = {
     {"speedup, arithmetic vs geometric mean", test_summary_means},
     {"figure views", test_figure_views},
+    {"consistency: the median in closed form (odd and even counts)", test_consistency_median},
+    {"role views on several devices (lever_ratios, table1)", test_role_views_devices},
     CU_TEST_INFO_NULL};

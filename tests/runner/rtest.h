@@ -14,4 +14,5 @@ double ls_rt_metric(const ls_decode_result *r, const char *name);
 extern CU_TestInfo ls_rt_invariants[]; /* invariants.c */
 extern CU_TestInfo ls_rt_phases[];     /* phases.c */
 extern CU_SuiteInfo ls_rt_studies_suite; /* studies.c */
+extern CU_SuiteInfo ls_rt_uncertainty_suite; /* uncertainty.c */
 #endif

@@ -140,6 +140,14 @@ static void test_resolved_identity(void)
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   query(db, "SELECT count(*) FROM runs", v, sizeof v);
   CU_ASSERT_STRING_EQUAL(v, "4");
+  /* a number that differs from the default only in its 10th significant digit is another run
+   * (identity keeps 17 digits: "%g" would print both as the same 6) */
+  query(db, "SELECT value_num FROM run_settings WHERE key = 'device.flash.bandwidth' AND is_default = 1", v, sizeof v);
+  snprintf(extra, sizeof extra, "--set device.flash.bandwidth=%.17gB/s", atof(v) * (1 + 1e-9));
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, extra), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, "already holds this run"));
+  query(db, "SELECT count(*) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "5");
 }
 
 /* `sweep --axis` without a file: the four names are axes too (and required), each point is

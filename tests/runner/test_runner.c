@@ -14,6 +14,7 @@
 #include "policies/policy.h"
 #include "results/db.h"
 #include "runner/decode/decode.h"
+#include "runner/decode/decode_int.h"
 #include "runner/study/experiment.h"
 #include "runner/decode/system.h"
 #include "workloads/model.h"
@@ -711,7 +712,62 @@ static void test_layer_time_per_run(void)
   ls_decode_result_free(&after);
 }
 
+/* A mock cost model for the planned cycle: a draft step costs n ms plus depth us, a pair is
+ * priced by the planner itself (only its presence matters), verification 100 ms + 1 ms a node. */
+static double mock_step_s(const void *ctx, int n, int depth)
+{
+  (void)ctx;
+  return n * 1e-3 + depth * 1e-6;
+}
+static double mock_pair_s(const void *ctx, int n1, int n2, int depth)
+{
+  return mock_step_s(ctx, n1, depth) + mock_step_s(ctx, n2, depth);
+}
+static double mock_verify_s(const void *ctx, int n)
+{
+  (void)ctx;
+  return 0.1 + n * 1e-3;
+}
+
+/* Lever's planned cycle (runner/decode/cycle_account.c) by hand: with map.batch_min=6 a batch
+ * of 8 runs on the NPU and one of 2 on the CPU, so two passes needing the same pass run at
+ * once and take the slower; two passes needing the same pass on one unit (the CPU) add up. */
+static void test_planned_cycle_pair(void)
+{
+  ls_kv *kv = NULL;
+  void *ms = NULL;
+  ls_error err;
+  const ls_map_ops *lever = ls_map_find("lever");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lever);
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  ls_kv_set(kv, "map.batch_min", "6", "test", NULL);
+  CU_ASSERT_EQUAL_FATAL(lever->create(&ms, kv, &err), LS_OK);
+  static ls_tree t; /* large: not on the stack */
+  memset(&t, 0, sizeof t);
+  const int nodes[] = {1, 8, 2, 3, 2, 1}, depth[] = {0, 1, 1, 2, 3, 3}, dep[] = {-1, 0, 0, 1, 3, 3};
+  t.n_steps = 6;
+  for (int s = 0; s < 6; s++) {
+    t.step_nodes[s] = nodes[s], t.step_depth[s] = depth[s], t.step_dep[s] = dep[s];
+    t.n += nodes[s];
+  }
+  CU_ASSERT_EQUAL(lever->draft_step(ms, 8, 1).unit, LS_UNIT_NPU);
+  CU_ASSERT_EQUAL(lever->draft_step(ms, 2, 1).unit, LS_UNIT_CPU);
+  ls_cost_model c = {.verify_s = mock_verify_s, .draft_step_s = mock_step_s, .draft_pair_s = mock_pair_s};
+  double want = 1e-3                      /* the root's pass */
+                + (8e-3 + 1e-6)           /* NPU 8 beside CPU 2: the slower */
+                + (3e-3 + 2e-6)           /* alone */
+                + (2e-3 + 3e-6) + (1e-3 + 3e-6) /* both on the CPU: one after the other */
+                + (0.1 + 17e-3);          /* verification of 17 nodes */
+  LS_ASSERT_CLOSE(ls_cyc_predicted_s(&t, &c, lever, ms), want, 1e-12);
+  /* without a pair query the planner runs every pass one after another */
+  c.draft_pair_s = NULL;
+  LS_ASSERT_CLOSE(ls_cyc_predicted_s(&t, &c, lever, ms), want + 2e-3 + 1e-6, 1e-12);
+  lever->destroy(ms);
+  ls_kv_free(kv);
+}
+
 static CU_TestInfo cycle_tests[] = {
+    {"the planned cycle: a CPU+NPU pair takes the slower, one unit the sum", test_planned_cycle_pair},
     {"a target layer's time is remembered within a run only", test_layer_time_per_run},
     {"EAGLE-3 pairs accept as published", test_eagle3_tau},
     {"DRAM budget: the draft, KV caches, buffers and a DRAM head come off the app budget", test_dram_budget},
@@ -733,12 +789,14 @@ static CU_SuiteInfo suites[] = {
     {"invariants", NULL, NULL, NULL, NULL, ls_rt_invariants},
     {"phases", NULL, NULL, NULL, NULL, ls_rt_phases},
     {"studies", NULL, NULL, NULL, NULL, NULL}, /* ls_rt_studies_suite, set in main */
+    {"uncertainty", NULL, NULL, NULL, NULL, NULL}, /* ls_rt_uncertainty_suite, set in main */
     CU_SUITE_INFO_NULL};
 
 int main(int argc, char **argv)
 {
   ls_test_path(g_data, sizeof g_data, "runner/data");
   suites[5] = ls_rt_studies_suite;
+  suites[6] = ls_rt_uncertainty_suite;
   snprintf(g_tmp, sizeof g_tmp, "/tmp/leversim-runner-XXXXXX");
   if (!mkdtemp(g_tmp))
     return 2;

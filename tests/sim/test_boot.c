@@ -3,6 +3,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdio.h>
 #include "ls_test.h"
 #include "sim/boot.h"
 #include "sim/rng.h"
@@ -255,6 +256,36 @@ static void test_seed_of_data(void)
   CU_ASSERT_NOT_EQUAL(ls_boot_seed_of(7, a, 3), ls_boot_seed_of(8, a, 3));
 }
 
+/* Coverage of a known mean: 4,000 data sets of 100 units, each unit the sum of two uniforms
+ * on [0, 1] (mean 1), each unit's statistic its value over 1, so the pair's statistic is the
+ * sample mean. A 95 % interval must cover the true mean in 95 +- 2 % of the data sets
+ * (binomial sd 0.34 %; the percentile method falls short by about half a percent at 100
+ * units: 94.0 % here), so a 90 % interval labelled 95 % fails (it covers about 89 %). The
+ * seeds are fixed: the count is the same on every machine. */
+static void test_coverage_known_mean(void)
+{
+  enum { N = 100, TRIALS = 4000 };
+  const double mu = 1.0;
+  double x[N], one[N];
+  int hit = 0;
+  for (int i = 0; i < N; i++)
+    one[i] = 1;
+  for (int t = 0; t < TRIALS; t++) {
+    for (int i = 0; i < N; i++) {
+      uint64_t k = LS_KEY(91, (uint64_t)t, (uint64_t)i);
+      double u = ls_uniform(ls_key2(k, 2));
+      x[i] = ls_uniform(ls_key2(k, 1)) + u;
+    }
+    ls_boot_pair p = {N, x, one, NULL, NULL, ls_boot_seed_of(5, x, N)};
+    ls_boot_ci ci;
+    ls_error err;
+    CU_ASSERT_EQUAL_FATAL(ls_boot_ci_pair(&p, LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, &ci, &err), LS_OK);
+    hit += ci.lo <= mu && mu <= ci.hi;
+  }
+  printf("\n    coverage of the known mean: %d of %d\n", hit, TRIALS);
+  CU_ASSERT(hit >= 3720 && hit <= 3880); /* 93 % .. 97 % */
+}
+
 CU_TestInfo ls_t_boot[] = {
     {"one resample list for a table's statistics; both aggregates at once", test_table_shares_one_resample},
     {"a statistic's interval does not depend on the table's width", test_table_width_invariant},
@@ -267,5 +298,6 @@ CU_TestInfo ls_t_boot[] = {
     {"mean and geometric mean of exact ratios", test_aggregate},
     {"an aggregate resamples shared prompts once", test_aggregate_shared_units},
     {"95 % coverage of a known ratio", test_coverage},
+    {"95 +- 2 % coverage of a known mean over 4,000 data sets", test_coverage_known_mean},
     CU_TEST_INFO_NULL,
 };

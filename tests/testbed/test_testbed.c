@@ -639,6 +639,29 @@ static void test_mapread(void)
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &neg, mix, 4) - t) < 1e-12);
 }
 
+/* Read-ahead in closed form (devices/mapread.c's recurrence): eight windows of 8 MB, each read
+ * in 8 ms at 1 GB/s. Read-bound (5 ms of compute a window): with trigger 0 the next read is
+ * issued as a window's compute starts, the reads run back to back, 8 x 8 + 5 = 69 ms; with
+ * trigger 0.75 it waits for 3.75 ms of that compute, 8 + 7 x 11.75 + 5 = 95.25 ms. Compute-bound
+ * (20 ms a window): trigger 0 hides every read but the first, 8 + 8 x 20 = 168 ms; trigger 0.75
+ * issues each read 15 ms into the previous compute, so every window after the first waits 3 ms
+ * for its read, 8 + 7 x 23 + 20 = 189 ms. A read is never issued before the previous one is in,
+ * and compute never starts before its window is. */
+static void test_mapread_readahead_closed_form(void)
+{
+  ls_flash_params f = flash_1gbs();
+  ls_mapread_params t0 = {8e6, 0, 0, 0, 0, 0, 0}, t75 = {8e6, 0.75, 0, 0, 0, 0, 0};
+  ls_mapread_seg rb[4], cb[4];
+  for (int i = 0; i < 4; i++) {
+    rb[i] = (ls_mapread_seg){16e6, 0.010, 0};
+    cb[i] = (ls_mapread_seg){16e6, 0.040, 0};
+  }
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &t0, rb, 4) - 0.069) < 1e-6);
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &t75, rb, 4) - 0.09525) < 1e-6);
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &t0, cb, 4) - 0.168) < 1e-6);
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &t75, cb, 4) - 0.189) < 1e-6);
+}
+
 /* ---- driver (the pinned library) ---- */
 
 static ls_llamadrv *drv;
@@ -1357,6 +1380,7 @@ static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
                                   {"the share from either half of a run", test_cli_share_halves},
                                   {"validate: the start's wait, runs H to AI", test_cli_validate_start}, CU_TEST_INFO_NULL};
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
+                                      {"read-ahead in closed form, one read at a time", test_mapread_readahead_closed_form},
                                       {"reads slowed by a busy thread", test_mapread_io_share},
                                       {"the share from the busy streams", test_io_share_fit},
                                       {"a read delayed while the thread computes", test_mapread_delay},
