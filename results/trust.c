@@ -277,9 +277,16 @@ static int authorize(void *ctx, int action, const char *a1, const char *a2, cons
   case SQLITE_READ:
     if (!a3 || strcmp(a3, "main") != 0) return SQLITE_OK; /* a CTE (no database), TEMP */
     if (a1 && (!strcmp(a1, "sqlite_master") || !strcmp(a1, "sqlite_schema") ||
+               !strcmp(a1, "json_each") || !strcmp(a1, "json_tree") || /* SQLite's own, for axes_json */
                ls_db_ref_is_table(db->ref, a1)))
       return SQLITE_OK;
     return SQLITE_DENY;
+  case SQLITE_UPDATE:
+    /* SQLite asks this while it declares a built-in table-valued function (json_each) on the
+     * main catalogue; no statement can write that catalogue itself under SQLITE_DBCONFIG_DEFENSIVE
+     * (ls_db_harden), so only that question is answered yes. */
+    if (a1 && !strcmp(a1, "sqlite_master") && a3 && !strcmp(a3, "main")) return SQLITE_OK;
+    return a3 && !strcmp(a3, "temp") ? SQLITE_OK : SQLITE_DENY;
   default: /* a write: to the TEMP database (and its catalogue) only */
     return (a1 && !strcmp(a1, "sqlite_temp_master")) || (a3 && !strcmp(a3, "temp"))
                ? SQLITE_OK : SQLITE_DENY;

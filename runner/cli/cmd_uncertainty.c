@@ -14,6 +14,8 @@
 #include "runner/decode/paths.h"
 #include "runner/report/draw.h"
 #include "runner/study/uncertainty.h"
+#include "sim/fileio.h"
+#include "sim/gnuplot.h"
 
 typedef struct unc_cli {
   const char *ranges, *db, *out, *gnuplot;
@@ -52,17 +54,24 @@ static int draw(const unc_cli *o, ls_error *err)
   size_t len = strlen(o->out) + strlen(ls_data_root()) + 64;
   char *csv = malloc(len), *png = malloc(len), *gp = malloc(len), *log = malloc(len), vars[4096] = "";
   int rc = csv && png && gp && log ? LS_OK : ls_error_set(err, LS_ENOMEM, "uncertainty: out of memory");
+  ls_file_out img; /* drawn into a temporary file, renamed over the figure after (sim/fileio.h) */
   if (!rc) {
     snprintf(csv, len, "%s/uncertainty.csv", o->out);
     snprintf(png, len, "%s/uncertainty.png", o->out);
     snprintf(log, len, "%s/uncertainty.log", o->out);
     snprintf(gp, len, "%s/plots/uncertainty.gp", ls_data_root());
+    rc = ls_file_out_open(&img, png, "uncertainty --out", "PNG", err);
+  }
+  if (!rc) {
     ls_draw_var(vars, sizeof vars, "csv", csv);
-    ls_draw_var(vars, sizeof vars, "out", png);
-    int g = ls_draw_gnuplot(o->gnuplot, vars, gp, log);
-    if (g == -2) fprintf(stderr, "leversim uncertainty: gnuplot not found: no figure (the CSV is %s)\n", csv);
+    ls_draw_var(vars, sizeof vars, "out", ls_file_out_release(&img));
+    int g = ls_gnuplot_run(o->gnuplot, vars, gp, log);
+    if (g != 0) ls_file_out_abort(&img);
+    if (g == LS_GNUPLOT_NOT_FOUND)
+      fprintf(stderr, "leversim uncertainty: gnuplot not found: no figure (the CSV is %s)\n", csv);
     else if (g != 0) rc = ls_error_set(err, LS_ESTATE, "gnuplot failed on %s (log: %s)", gp, log);
-    else fprintf(stderr, "leversim uncertainty: figure %s\n", png);
+    else rc = ls_file_out_commit(&img, err);
+    if (!rc && g == 0) fprintf(stderr, "leversim uncertainty: figure %s\n", png);
   }
   free(csv), free(png), free(gp), free(log);
   return rc;

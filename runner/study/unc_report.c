@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sim/fileio.h"
 #include "runner/study/unc_int.h"
 
 static void json_str(FILE *f, const char *s)
@@ -218,6 +219,24 @@ static int write_claims(const ls_unc_report *r, sqlite3 *db)
   return bad;
 }
 
+/* LS_EDATA naming the first schema object of db that is not the uncertainty study's (unc_*),
+ * or LS_OK; SQLite's own objects (sqlite_*) and automatic indices are not counted. */
+static int foreign_object(sqlite3 *db, ls_error *err, const char *path)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'unc\\_%' ESCAPE '\\' "
+                         "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+    return ls_error_set(err, LS_EIO, "%s: %s", path, sqlite3_errmsg(db));
+  int rc = LS_OK, step = sqlite3_step(st);
+  if (step == SQLITE_ROW)
+    rc = ls_error_set(err, LS_EPARSE, "%s: holds %s '%s', which the uncertainty study did not create; "
+                      "give --db a new file or one this command wrote", path, (const char *)sqlite3_column_text(st, 0),
+                      (const char *)sqlite3_column_text(st, 1));
+  else if (step != SQLITE_DONE) rc = ls_error_set(err, LS_EDB, "%s: %s", path, sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int ls_unc_report_write_db(const ls_unc_report *r, const char *path, ls_error *err)
 {
   sqlite3 *db = NULL;
@@ -227,6 +246,16 @@ int ls_unc_report_write_db(const ls_unc_report *r, const char *path, ls_error *e
     return rc;
   }
   sqlite3_busy_timeout(db, 10000);
+  /* The output rule for databases (docs/BAD_INPUTS.md): no trigger or function stored in the
+   * file runs, and a file holding anything but this study's own objects is not ours to write. */
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)0);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0);
+  int foreign = foreign_object(db, err, path);
+  if (foreign) {
+    sqlite3_close(db);
+    return foreign;
+  }
   char meta[512];
   snprintf(meta, sizeof meta,
            "INSERT INTO unc_meta VALUES('samples', '%d'),('assumptions', '%d'),('points', '%d'),('runs', '%ld'),"
@@ -242,25 +271,26 @@ int ls_unc_report_write_db(const ls_unc_report *r, const char *path, ls_error *e
   return rc;
 }
 
+#define UNC_CSV_HEAD "claim,assumption,first_order,total"
 int ls_unc_report_write_csv(const ls_unc_report *r, const char *dir, ls_error *err)
 {
   size_t len = strlen(dir) + 32;
   char *path = malloc(len);
   if (!path) return ls_error_set(err, LS_ENOMEM, "uncertainty: out of memory");
   snprintf(path, len, "%s/uncertainty.csv", dir);
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    int rc = ls_error_set(err, LS_EIO, "%s: %s", path, strerror(errno));
+  ls_file_out o; /* the output rule of sim/fileio.h: never through a link, never over a foreign file */
+  int rc = ls_file_out_open(&o, path, "uncertainty --out", UNC_CSV_HEAD, err);
+  if (rc) {
     free(path);
     return rc;
   }
-  fprintf(f, "claim,assumption,first_order,total\n");
+  FILE *f = o.f;
+  fprintf(f, "%s\n", UNC_CSV_HEAD);
   for (int c = 0; c < UNC_NCLAIMS; c++)
     for (int i = 0; i < r->k; i++)
       fprintf(f, "%s,%s,%.6g,%.6g\n", ls_unc_claims[c].id, ls_unc_ranges_at(r->ranges, i)->name,
               isfinite(r->c[c].s1[i]) ? r->c[c].s1[i] : NAN, isfinite(r->c[c].st[i]) ? r->c[c].st[i] : NAN);
-  int bad = ferror(f) | fclose(f);
-  int rc = bad ? ls_error_set(err, LS_EIO, "%s: write failed", path) : LS_OK;
+  rc = ls_file_out_commit(&o, err);
   free(path);
   return rc;
 }
