@@ -232,9 +232,9 @@ static int read_baseline(ls_ydoc *doc, baseline *b, ls_error *err)
   if (rc) return rc;
   b->n = ls_yseq_len(&seq);
   b->nm = has_m ? ls_yseq_len(&mseq) : 0;
-  if (b->n == 0) /* it would pass any database: a check that cannot fail */
-    return ls_ynode_error(&seq, err, LS_ESCHEMA, "no entries: a baseline without entries checks "
-                          "nothing (write one with --write-baseline)");
+  if (b->n == 0 && b->nm == 0) /* it would pass any database: a check that cannot fail */
+    return ls_ynode_error(&seq, err, LS_ESCHEMA, "no entries: a baseline without entries or metrics "
+                          "checks nothing (write one with --write-baseline)");
   b->es = calloc((size_t)b->n + 1, sizeof *b->es);
   b->ms = calloc((size_t)b->nm + 1, sizeof *b->ms);
   if (!b->es || !b->ms) return ls_error_set(err, LS_ENOMEM, "baseline: out of memory");
