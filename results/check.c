@@ -24,14 +24,14 @@
  * it), a value missing from the database regresses, and the report gives each changed value's
  * move in % and the statistical view: whether it lies beyond the interval tolerance above
  * (an intended model change that moves values only within their intervals is not a result).
- * A baseline belongs to one replay: it records the experiment, the replay (quick or full), the
+ * A baseline belongs to one replay: it records the experiment, the replay (quick, full or regime), the
  * spec hash (of the expanded run specs, stored in the database's meta by `leversim reproduce`)
  * and the replay size. A database of another replay is refused (LS_EINVALID, exit 65) with the
  * name of the baseline file beside this one that fits it, if there is one.
  *
  * Baseline file format (YAML, written only by `leversim check --write-baseline`):
  *   experiment: paper
- *   replay: quick                # quick | full
+ *   replay: quick                # quick | full | regime (the regime study, regime.yaml)
  *   spec_hash: "1f0c..."         # 16 hex digits
  *   prompts: "8"                 # workload.prompts ("MIN-MAX" when sized per system) and
  *                                # workload.max_tokens of the replay
@@ -620,7 +620,7 @@ static void write_header(ls_db *db, const replay_id *r, double k, FILE *out)
                "rule: results/check.c.\n", base, ver, sha);
   fprintf(out, "experiment: %s\nreplay: %s\nspec_hash: \"%s\"\nprompts: \"%s\"\nmax_tokens: %s\n"
                "compare: exact\nexact_tolerance: 1e-09\nk: %g\nfloor: 0.001\nno_interval: 0.02\n"
-               "entries:\n", r->experiment, r->replay, r->spec_hash, r->prompts, r->max_tokens, k);
+               "entries:", r->experiment, r->replay, r->spec_hash, r->prompts, r->max_tokens, k);
 }
 
 /* One value and its interval as YAML keys (nothing when the value is NULL). */
@@ -666,10 +666,10 @@ static int write_metrics(ls_db *db, FILE *out, ls_error *err)
 /* Only a reproduce database, into a file named after its replay. */
 static int writable(ls_db *db, const replay_id *r, const char *out_name, ls_error *err)
 {
-  if (!r->spec_hash[0] || (strcmp(r->replay, "quick") && strcmp(r->replay, "full")))
+  if (!r->spec_hash[0] || (strcmp(r->replay, "quick") && strcmp(r->replay, "full") && strcmp(r->replay, "regime")))
     return ls_error_set(err, LS_EINVALID, "%s records %s replay: baselines are written only "
-                        "from a `leversim reproduce [--quick]` database with the experiment's "
-                        "sizes", db->path, r->replay[0] ? "a custom" : "no");
+                        "from a `leversim reproduce [--quick | --regime]` database with the "
+                        "experiment's sizes", db->path, r->replay[0] ? "a custom" : "no");
   if (!out_name) return LS_OK;
   const char *base = strrchr(out_name, '/');
   base = base ? base + 1 : out_name;
@@ -697,10 +697,10 @@ int ls_db_write_baseline(ls_db *db, double k, const char *out_name, FILE *out, l
     rc = ls_db_fail(db, err, "reading ratios");
   if (rc != LS_OK) return rc;
   write_header(db, &r, k, out);
-  int s;
+  int s, n = 0;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     static const char *const keys[] = {"device", "model", "dataset", "axes", "system"};
-    fputs("  - {", out);
+    fputs(n++ ? "  - {" : "\n  - {", out);
     for (int i = 0; i < 5; i++) {
       fprintf(out, "%s%s: ", i ? ", " : "", keys[i]);
       yaml_quoted(out, (const char *)sqlite3_column_text(st, i));
@@ -718,6 +718,7 @@ int ls_db_write_baseline(ls_db *db, double k, const char *out_name, FILE *out, l
   }
   if (s != SQLITE_DONE) rc = ls_db_fail(db, err, "reading ratios");
   sqlite3_finalize(st);
+  if (!n) fputs(" []   # no part main (the regime study): its runs' metrics below are its check\n", out);
   if (rc == LS_OK) rc = write_metrics(db, out, err);
   if (rc == LS_OK && ferror(out)) rc = ls_error_set(err, LS_EIO, "writing the baseline failed");
   return rc;

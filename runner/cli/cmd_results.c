@@ -42,7 +42,7 @@ typedef struct check_opts {
 } check_opts;
 
 static const ls_opt CHECK_OPTS[] = {
-    {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "the database of a `leversim reproduce [--quick]`", .flags = LS_OPT_REQUIRED},
+    {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "the database of a `leversim reproduce [--quick | --regime]`", .flags = LS_OPT_REQUIRED},
     {"--baseline", LS_OPT_STR, OPT_AT(check_opts, baseline), "FILE", "compare with this baseline (results/baseline/REPLAY.yaml)"},
     {"--write-baseline", LS_OPT_STR, OPT_AT(check_opts, write), "FILE", "write the database's ratios and metrics as a baseline instead ('-': stdout)"},
     {"--k", LS_OPT_CALL, OPT_AT(check_opts, k), "K", "tolerance in combined half-widths (default: the baseline's; 1 when writing)", .call = parse_k},
@@ -57,8 +57,9 @@ static const ls_cmd_spec CHECK = {
     "regression; the report says whether each move lies beyond K x the combined half-width of\n"
     "the two 95 % intervals (plus a 0.1 % floor), the test of a baseline without `compare:`.\n"
     "Give one of --baseline and --write-baseline. The database must come from the replay the\n"
-    "baseline records (quick or full; spec hash), else exit 65 naming the baseline that fits.\n"
-    "Baselines are written only from a `leversim reproduce [--quick]` database, as\n"
+    "baseline records (quick, full or regime; spec hash), else exit 65 naming the baseline\n"
+    "that fits.\n"
+    "Baselines are written only from a `leversim reproduce [--quick | --regime]` database, as\n"
     "REPLAY.yaml. Exit: 0 ok, 2 regression, 64 usage, 65 wrong replay or bad baseline.\n",
     NULL, CHECK_OPTS};
 
