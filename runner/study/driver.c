@@ -693,7 +693,10 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
     len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ":");
     if (!isnan(d[i]->num)) /* "32", "32.0" and "4.2 GB/s" vs "4200 MB/s" are one value */
       snprintf(num, sizeof num, "%.17g", d[i]->num);
-    len = json_str(buf, size, len, isnan(d[i]->num) ? d[i]->value : num);
+    const char *value = isnan(d[i]->num) ? d[i]->value : num;
+    if (res->head_memory[0] && !strcmp(d[i]->key, "verify.head_memory"))
+      value = res->head_memory; /* auto is dram or flash: the run reads only which (decode.h) */
+    len = json_str(buf, size, len, value);
   }
   free(d);
   len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}}");

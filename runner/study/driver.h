@@ -47,7 +47,8 @@ int ls_driver_write_roles(ls_db *db, const ls_kv *roles, ls_error *err);
 /* A run is identified by its part and its fully resolved configuration: device (a profile named by
  * path counts as its shipped id when the file is byte for byte the shipped profile, else as
  * its content's hash), model, dataset, system (canonical name), seed, and every setting the
- * run read with its effective value, given or default (numbers in base units), sorted by key.
+ * run read with its effective value, given or default (numbers in base units; the output
+ * projection's placement as resolved, ls_decode_result.head_memory), sorted by key.
  * Writes that (without the part and sweep point, which ls_driver_hash_ids adds) as canonical JSON into buf (the
  * row's config_json); -1 when it does not fit.
  * res: from ls_decode_check or ls_decode_run of spec. data_root: where shipped profiles are. */

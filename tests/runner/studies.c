@@ -353,6 +353,35 @@ static void test_reuse(void)
   sqlite3_close(h);
 }
 
+/* Issue 33: verify.head_memory=auto is the placement it resolves to (in flash for an NPU head,
+ * in DRAM for Lever's on-demand CPU head), so setting that placement is the same run, and the
+ * other placement is another run. */
+static void test_head_memory_identity(void)
+{
+  char db[128], out[16384], v[64];
+  snprintf(db, sizeof db, "%s/head.db", g_dir);
+  CU_ASSERT_EQUAL_FATAL(leversim(out, sizeof out, "run " CELL " --system specinfer " SMALL " --db '%s' %s", db, ""), 0);
+  /* the identity names the placement: SpecInfer's eager NPU head streams from flash */
+  query(db, "SELECT json_extract(config_json, '$.settings.\"verify.head_memory\"') FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "flash");
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system specinfer " SMALL " --db '%s' %s", db,
+                           "--set verify.head_memory=flash"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system specinfer " SMALL " --db '%s' %s", db,
+                           "--set verify.head_memory=dram"), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, "already holds this run"));
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, ""), 0);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db,
+                           "--set verify.head_memory=dram"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  query(db, "SELECT count(*) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "3");
+  /* the run's own settings still say what was given or defaulted */
+  query(db, "SELECT group_concat(value_text, ',') FROM (SELECT value_text FROM run_settings"
+            " WHERE key = 'verify.head_memory' ORDER BY value_text)", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "auto,auto,dram");
+}
+
 /* Issue 21.4: results/ names no system, part or axis of the paper's study in its SQL (only
  * comments may): the views compare what table roles says. */
 static void test_results_policy_agnostic(void)
@@ -541,6 +570,7 @@ CU_TestInfo ls_rt_studies[] = {
     {"results/ names no system, part or axis in its SQL", test_results_policy_agnostic},
     {"cases: one point each, recorded as axes; clashes refused", test_cases},
     {"runs with the same resolved settings are simulated once, recorded under each", test_reuse},
+    {"verify.head_memory=auto is the placement it resolves to", test_head_memory_identity},
     {"profiles list stays aligned with a long id and name", test_profiles_list_aligned},
     {"every example of docs/EXPERIMENTS.md loads; every key is documented", test_experiments_doc},
     {"a trial replay keeps the committed results; resumed, it counts", test_trial_replay_keeps_results},
