@@ -1,10 +1,11 @@
-# Thin wrapper over CMake. `make reproduce` replays the paper; `make test` runs the tests.
-# Both install missing Debian packages first (scripts/install-deps.sh, a no-op when present).
+# Thin wrapper over CMake. `make reproduce` replays the paper, `make regime` the regime map;
+# `make test` runs the tests.
+# Each installs missing Debian packages first (scripts/install-deps.sh, a no-op when present).
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test test-long reproduce sanitize mutation bench-compare clean calibrate-examples testbed install
+.PHONY: all deps configure build test test-long reproduce regime sanitize mutation bench-compare clean calibrate-examples testbed install
 PREFIX ?= /usr/local
 
 all: build
@@ -27,12 +28,18 @@ test: build
 test-long: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L long
 
+# The paper's figures and tables (runner/experiments/paper.yaml); prints its wall and CPU time.
 reproduce: build
 	./$(BUILD)/leversim reproduce
 
 # The binary, man page, bash completion, policy header and example, data root (CMakeLists.txt).
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The regime map, beyond the paper (runner/experiments/regime.yaml): results/regime.db and the
+# figure results/figures/regime.png; checked by results/baseline/regime.yaml.
+regime: build
+	./$(BUILD)/leversim reproduce --regime
 
 # Refits the shipped profiles' llama.cpp Hexagon and flash numbers to the measurement files
 # they cite (devices/measurements/README.md) and checks each fitted number against the profile

@@ -1,14 +1,15 @@
 # plots/regime.gp: the regime map (beyond the paper). Rows: the paper's claims that the
 # replay's figures test (Fig. 10, 12, 13, 14, Table 1); columns: the assumptions the paper
-# leaves open — the replay's defaults (the first column, framed: exactly the figures' data and
-# verdicts), then one assumption changed at a time (NPU runtime regime, overlap of flash reads
-# with compute, where the output projection's weights live, padding of short passes to an NPU
-# tile). A cell is the claim's own test (runner/report/figures.c: one definition, the same as
-# the figure's and claims.md's) on that column's runs: blue where it holds, orange where it
-# fails, grey where it cannot be checked, with the claim's number (its mean over the
-# configurations) and that mean's 95 % interval over the configurations. The regime runs hold
-# the systems each claim compares: Fig. 10's "fastest" part is checked there against AR (flash)
-# and SpecInfer only (the default column, the figure's own, against every drawn baseline).
+# leaves open — the defaults (the first column, framed), then one assumption changed at a time
+# (NPU runtime regime, overlap of flash reads with compute, where the output projection's
+# weights live, padding of short passes to an NPU tile). A cell is the claim's own test
+# (runner/report/figures.c: one definition, the same as the figure's and claims.md's) on that
+# column's runs: blue where it holds, orange where it fails, grey where it cannot be checked,
+# with the claim's number (its mean over the configurations) and that mean's 95 % interval over
+# the configurations. The runs are the regime study's (`leversim reproduce --regime`,
+# runner/experiments/regime.yaml, 5 prompts per run); every column, the defaults included, holds
+# every system Fig. 10's "fastest" compares. A database that also holds the paper's figures'
+# runs takes the first column from the figures' own verdicts instead.
 # Data: map (regime_map.csv, written by `leversim figures` from view regime); the per-run
 # rows are in regime.csv.
 load plotdir.'/common.gp'
@@ -31,7 +32,7 @@ set label 2 "Regime map: does each claim of the paper hold when an open assumpti
   at screen 0.5, screen 0.965 center font ',16'
 set label 1 'blue: holds, orange: does not, grey: not checked — the test of each claim is its figure''s (claims.md); number: mean over the configurations [95 % interval]' \
   at screen 0.5, screen 0.925 center font ',11' tc rgb '#404040'
-colname(s) = s eq 'default' ? "the replay's defaults\n(= the figures)" : \
+colname(s) = s eq 'default' ? "the defaults\n(5 prompts per run)" : \
   s eq 'npu static-graph' ? "NPU: static graph" : s eq 'overlap prefetch' ? "flash reads overlap\ncompute (prefetch)" : \
   s eq 'head flash' ? "output head\nin flash" : s eq 'matrix true' ? "NPU matrix path\nfrom 32 tokens" : \
   s eq 'pad true' ? "short passes\npadded to a tile" : s

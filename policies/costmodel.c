@@ -41,6 +41,11 @@
  * the same (a cycle); Lever's builder asks it for every split of every batch, so the values of
  * the current context are kept (n, depth < MEMO_MAX) and dropped when set_ctx moves it. Cached
  * values are the computed ones, so results are bit-identical with or without the memo.
+ * ls_costmodel_draft_call_ns(unit, tokens, context) is a pure function of its arguments (the
+ * device, the draft and the threads are fixed at create), asked again for the same context
+ * across cycles (the context grows by the tokens accepted, the depths reach ahead) and by the
+ * runner for the passes the builder costed: the last value per slot of a direct-mapped table
+ * (CALL_MEMO slots keyed by all three) is kept, whole keys compared, so again bit-identical.
  * The runner times draft calls and projections with the same functions; verification there
  * is simulated with events (flash requests, prefetch), which verify_s approximates. The flash
  * read times are taken once at create: apply device overrides before creating the model. */
@@ -53,12 +58,23 @@
 #define SAMPLE_S_PER_ENTRY (0.06e-3 / 128256.0) /* see the top comment */
 #define MEMO_MAX 65 /* draft steps of up to 64 nodes at depths up to 64 are remembered */
 
+#define CALL_MEMO 1024 /* slots of remembered draft call times, a power of two */
+
+/* A remembered draft call time; tokens 0: empty (calls of no tokens are never stored). */
+typedef struct {
+  int64_t ns;
+  int tokens, ctx;
+  ls_unit unit;
+} call_entry;
+
 /* The memo of draft_step_s for the current context (see the top): an entry is valid when its
- * stamp equals the current one. Held by pointer, so the const queries may fill it. */
+ * stamp equals the current one; and the draft call times (valid in any context). Held by
+ * pointer, so the const queries may fill it. */
 typedef struct {
   uint32_t now;
   uint32_t stamp[MEMO_MAX][MEMO_MAX];
   double step_s[MEMO_MAX][MEMO_MAX];
+  call_entry call[CALL_MEMO];
 } step_memo;
 
 const char *const ls_overlap_names[] = {"serial", "prefetch", "cross-cycle", NULL};
@@ -240,10 +256,8 @@ static double verify_saved_s(const void *ctx, int n, int k, int e)
   return t;
 }
 
-int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tokens, int ctx_len)
+static int64_t draft_call_uncached(const ls_costmodel *cm, ls_unit unit, int tokens, int ctx_len)
 {
-  if (tokens <= 0)
-    return 0;
   int L = cm->draft.n_layers;
   if (unit == LS_UNIT_NPU) {
     const ls_npu_params *npu = ls_device_npu(cm->dev);
@@ -255,6 +269,17 @@ int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tok
   const ls_cpu_params *cpu = ls_device_cpu(cm->dev);
   return L * ls_cpu_layer_ns(cpu, &cm->dw, tokens, ctx_len, cm->threads) +
          ls_cpu_lmhead_ns(cpu, cm->draft.lmhead_bytes, cm->draft.lmhead_flops_per_token, tokens, cm->threads);
+}
+
+int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tokens, int ctx_len)
+{
+  if (tokens <= 0)
+    return 0;
+  unsigned slot = ((unsigned)ctx_len * 8u + (unsigned)tokens * 97u + (unsigned)unit * 31u) & (CALL_MEMO - 1);
+  call_entry *e = &cm->memo->call[slot];
+  if (e->tokens != tokens || e->ctx != ctx_len || e->unit != unit)
+    *e = (call_entry){draft_call_uncached(cm, unit, tokens, ctx_len), tokens, ctx_len, unit};
+  return e->ns;
 }
 
 static double draft_step_uncached(const ls_costmodel *cm, int n_nodes, int depth)

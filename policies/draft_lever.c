@@ -124,39 +124,58 @@ static double verify(lever_state *s, const ls_cost_model *c, int n)
   return s->vmemo[n];
 }
 
-static int after(const lever_state *s, int a, int b) /* a sorts after b */
+/* Puts node c into the pool's sorted list, whose first n entries are kept (the entry at n, if
+ * any, drops out). The list is in (gain descending, index ascending) order, a total order, so
+ * its content fixes its order; c is the newest node (ls_tree_add numbers nodes in order), so
+ * it goes after every entry of gain >= its own and before the rest: found by bisection. */
+static void insert(lever_state *s, int c, int n)
 {
-  return s->g[a] < s->g[b] || (s->g[a] == s->g[b] && a > b);
+  int lo = 0, hi = n;
+  double gain = s->g[c];
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (s->g[s->list[mid]] >= gain)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  memmove(s->list + lo + 1, s->list + lo, (size_t)(n - lo) * sizeof s->list[0]);
+  s->list[lo] = c;
 }
 
-/* The tree size for a gain list (sorted descending, len entries) under draft time D:
- * returns n (root included) and its E and T through the pointers. Compares ratios by
- * cross-multiplication so that zero costs are well defined.
+/* The tree size for a gain list under draft time D: returns n (root included) and its E and T
+ * through the pointers. The list is the merge, descending, of the pool (s->list, its gains in
+ * s->g) and extra[0..ne) (sorted descending; the look-ahead's estimates, ne = 0 for none), the
+ * pool's entry first on a tie, at most B - 1 entries. The merge is taken one entry at a time
+ * as the rule reads it, so the marginal rule, which stops at its first refusal, reads only
+ * the entries up to it (the same list, and so the same n, as merging first). Compares ratios
+ * by cross-multiplication so that zero costs are well defined.
  * draft.stop = marginal (the paper's Algorithm 1, src:lever-html): nodes join in gain order
  * while the next node's gain per second it adds beats the tree's current E/T, i.e.
  * g * T > E * dT; a node that adds no time (dT <= 0: same padded pass) always joins.
  * draft.stop = best: the prefix of largest E/T over all lengths (ties: larger n), which can
  * look past a costly step to a cheaper region further on. */
-static int best_prefix(lever_state *s, const ls_cost_model *c, const double *gains, int len, double D,
+static int best_prefix(lever_state *s, const ls_cost_model *c, const double *extra, int ne, double D,
                        double *bestE, double *bestT)
 {
   double E = 1.0, T = D + verify(s, c, 1);
-  int bn = 1;
+  int bn = 1, a = 0, b = 0;
   *bestE = E;
   *bestT = T;
-  for (int i = 0; i < len; i++) {
+  for (int i = 0; i < s->B - 1 && (a < s->n_list || b < ne); i++) {
+    double gain = (b >= ne || (a < s->n_list && s->g[s->list[a]] >= extra[b])) ? s->g[s->list[a++]] : extra[b++];
     double T2 = D + verify(s, c, i + 2);
     if (s->marginal) {
-      if (T2 - T > 0.0 && !(gains[i] * T > E * (T2 - T)))
+      if (T2 - T > 0.0 && !(gain * T > E * (T2 - T)))
         break;
-      E += gains[i];
+      E += gain;
       T = T2;
       bn = i + 2;
       *bestE = E;
       *bestT = T;
       continue;
     }
-    E += gains[i];
+    E += gain;
     T = T2;
     if (E * *bestT >= *bestE * T) {
       bn = i + 2;
@@ -188,12 +207,7 @@ static void absorb(lever_state *s, ls_tree *t, const ls_draft_view *v, const int
         return;
       s->g[c] = gain;
       s->expanded[c] = 0;
-      int pos = s->n_list < cap ? s->n_list++ : cap - 1;
-      while (pos > 0 && after(s, s->list[pos - 1], c)) {
-        s->list[pos] = s->list[pos - 1];
-        pos--;
-      }
-      s->list[pos] = c;
+      insert(s, c, s->n_list < cap ? s->n_list++ : cap - 1);
     }
     for (int r = 0; r < s->k; r++) /* a rank the draft did not offer counts as zero */
       if (probs[i * s->k + r] <= 0.0)
@@ -243,7 +257,7 @@ static int best_split(const ls_cost_model *c, int m, int depth)
 static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *c, ls_error *err)
 {
   lever_state *s = state;
-  double gains[LS_TREE_MAX], est[2 * LS_TREE_MAX], probs[LS_TREE_MAX * 2];
+  double est[2 * LS_TREE_MAX], probs[LS_TREE_MAX * 2];
   int batch[LS_TREE_MAX];
   ls_tree_init(t, v);
   s->g[0] = 1.0;
@@ -273,11 +287,8 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
           est[j] = est[j - 1];
           est[j - 1] = x;
         }
-      int a = 0, b = 0, len = 0;
-      while (len < s->B - 1 && (a < s->n_list || b < ne))
-        gains[len++] = (b >= ne || (a < s->n_list && s->g[s->list[a]] >= est[b])) ? s->g[s->list[a++]] : est[b++];
       double e2, t2;
-      best_prefix(s, c, gains, len, D + step, &e2, &t2);
+      best_prefix(s, c, est, ne, D + step, &e2, &t2);
       if (!(e2 * bestT >= bestE * t2))
         break;
     }
@@ -292,9 +303,7 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
         return ls_error_set(err, LS_ERANGE, "lever: draft step log full");
       absorb(s, t, v, batch + off, parts[p], probs);
     }
-    for (int i = 0; i < s->n_list; i++)
-      gains[i] = s->g[s->list[i]];
-    bestn = best_prefix(s, c, gains, s->n_list, D, &bestE, &bestT);
+    bestn = best_prefix(s, c, NULL, 0, D, &bestE, &bestT);
   }
   unsigned char keep[LS_TREE_MAX];
   memset(keep, 0, (size_t)t->n);

@@ -112,16 +112,23 @@ static void current_vector(const seq_state *s, double *p)
     p[r] = s->online ? (s->hits[r] + PRIOR_K * s->p0[r]) / (s->trials[r] + PRIOR_K) : s->p0[r];
 }
 
-/* Walks the optimal shape of (d, n) and adds its expanded-node count per level to w. */
-static void shape_widths(const seq_state *s, int d, int n, int level, short *w)
+/* The expanded-node count per level of the optimal shape of (d, n), from the counts of its
+ * children's shapes (d - 1, one level down): the root of a tree of more than one node at a
+ * depth bound > 0 is expanded (level 0), and its rank-j child's subtree is the optimal shape
+ * of (d - 1, CH(d, m, j)). Integer counts: the same numbers as walking the shape node by node
+ * (which cost O(B) per (d, n), this O(W D)); needs row d - 1 filled (zeros for d - 1 = 0). */
+static void shape_widths(seq_state *s, int d, int n)
 {
+  short *w = &WD_AT(s, d, n, 0);
   if (n <= 1 || d == 0)
     return;
-  w[level]++;
+  w[0] = 1;
   int m = n - 1;
   for (int j = 0; m > 0 && j < s->W; j++) {
     int sz = CH_AT(s, d, m, j);
-    shape_widths(s, d - 1, sz, level + 1, w);
+    const short *c = &WD_AT(s, d - 1, sz, 0);
+    for (int l = 0; l + 1 < s->D; l++)
+      w[l + 1] = (short)(w[l + 1] + c[l]);
     m -= sz;
   }
 }
@@ -157,9 +164,9 @@ static void solve(seq_state *s, const double *p)
       T_AT(s, d, n) = 1.0 + s->C[(size_t)(n - 1) * (size_t)(W + 1)];
   }
   memset(s->widths, 0, sizeof(short) * (size_t)(s->D + 1) * (size_t)(B + 1) * (size_t)s->D);
-  for (int d = 1; d <= s->D; d++)
+  for (int d = 1; d <= s->D; d++) /* row d from row d - 1 */
     for (int n = 1; n <= B; n++)
-      shape_widths(s, d, n, 0, &WD_AT(s, d, n, 0));
+      shape_widths(s, d, n);
   memcpy(s->p_used, p, sizeof s->p_used);
   s->dp_valid = 1;
   s->solves++;

@@ -24,14 +24,14 @@
  * it), a value missing from the database regresses, and the report gives each changed value's
  * move in % and the statistical view: whether it lies beyond the interval tolerance above
  * (an intended model change that moves values only within their intervals is not a result).
- * A baseline belongs to one replay: it records the experiment, the replay (quick or full), the
+ * A baseline belongs to one replay: it records the experiment, the replay (quick, full or regime), the
  * spec hash (of the expanded run specs, stored in the database's meta by `leversim reproduce`)
  * and the replay size. A database of another replay is refused (LS_EINVALID, exit 65) with the
  * name of the baseline file beside this one that fits it, if there is one.
  *
  * Baseline file format (YAML, written only by `leversim check --write-baseline`):
  *   experiment: paper
- *   replay: quick                # quick | full
+ *   replay: quick                # quick | full | regime (the regime study, regime.yaml)
  *   spec_hash: "1f0c..."         # 16 hex digits
  *   prompts: "8"                 # workload.prompts ("MIN-MAX" when sized per system) and
  *                                # workload.max_tokens of the replay
@@ -295,7 +295,7 @@ static void db_replay(ls_db *db, replay_id *r)
   meta_text(db, "spec_hash", r->spec_hash, sizeof r->spec_hash);
   meta_text(db, "prompts", r->prompts, sizeof r->prompts);
   meta_text(db, "max_tokens", r->max_tokens, sizeof r->max_tokens);
-  if (r->spec_hash[0] && (!strcmp(r->replay, "quick") || !strcmp(r->replay, "full")))
+  if (r->spec_hash[0] && (!strcmp(r->replay, "quick") || !strcmp(r->replay, "full") || !strcmp(r->replay, "regime")))
     return;
   r->spec_hash[0] = '\0';
   snprintf(r->replay, sizeof r->replay, "study");
@@ -732,8 +732,8 @@ static void write_header(ls_db *db, const replay_id *r, double k, FILE *out)
                "never edit by hand: results/baseline/README.md\n# gives the command. Format and "
                "rule: results/check.c.\n", base, ver, sha);
   fprintf(out, "experiment: %s\nreplay: %s\nspec_hash: \"%s\"\nprompts: \"%s\"\nmax_tokens: %s\n"
-               "compare: exact\nexact_tolerance: 1e-09\nk: %g\nfloor: 0.001\nno_interval: 0.02\n",
-          r->experiment, r->replay, r->spec_hash, r->prompts, r->max_tokens, k);
+               "compare: exact\nexact_tolerance: 1e-09\nk: %g\nfloor: 0.001\nno_interval: 0.02\n"
+               "entries:", r->experiment, r->replay, r->spec_hash, r->prompts, r->max_tokens, k);
 }
 
 /* One value and its interval as YAML keys (nothing when the value is NULL). */
@@ -787,10 +787,11 @@ static int writable(ls_db *db, const replay_id *r, const char *out_name, ls_erro
     return ls_error_set(err, LS_EINVALID, "%s holds no finished run: nothing to guard", db->path);
   const char *name = out_name ? strrchr(out_name, '/') : NULL;
   name = name ? name + 1 : out_name;
-  if (name && !strcmp(r->replay, "study") && (!strcmp(name, "quick.yaml") || !strcmp(name, "full.yaml")))
-    return ls_error_set(err, LS_EUSAGE, "%s: %s records no quick or full replay (it is a study: a sweep, "
-                        "runs or a trial); quick.yaml and full.yaml are the replays' baselines, name "
-                        "this one otherwise", out_name, db->path);
+  if (name && !strcmp(r->replay, "study") && (!strcmp(name, "quick.yaml") || !strcmp(name, "full.yaml") ||
+                                                !strcmp(name, "regime.yaml")))
+    return ls_error_set(err, LS_EUSAGE, "%s: %s records no quick, full or regime replay (it is a study: a "
+                        "sweep, runs or a trial); quick.yaml, full.yaml and regime.yaml are the replays' "
+                        "baselines, name this one otherwise", out_name, db->path);
   if (!out_name || !strcmp(r->replay, "study")) return LS_OK;
   const char *base = strrchr(out_name, '/');
   base = base ? base + 1 : out_name;
@@ -818,13 +819,10 @@ int ls_db_write_baseline(ls_db *db, double k, const char *out_name, FILE *out, l
     rc = ls_db_fail(db, err, "reading ratios");
   if (rc != LS_OK) return rc;
   write_header(db, &r, k, out);
-  char n_entries[16];
-  query_text(db, "SELECT count(*) FROM check_ratio WHERE ratio > 0", n_entries, sizeof n_entries);
-  fprintf(out, "entries:%s\n", strcmp(n_entries, "0") ? "" : " []"); /* a study without Lever's ratios */
-  int s;
+  int s, n = 0;
   while ((s = sqlite3_step(st)) == SQLITE_ROW) {
     static const char *const keys[] = {"device", "model", "dataset", "axes", "system"};
-    fputs("  - {", out);
+    fputs(n++ ? "  - {" : "\n  - {", out);
     for (int i = 0; i < 5; i++) {
       fprintf(out, "%s%s: ", i ? ", " : "", keys[i]);
       yaml_quoted(out, (const char *)sqlite3_column_text(st, i));
@@ -842,6 +840,7 @@ int ls_db_write_baseline(ls_db *db, double k, const char *out_name, FILE *out, l
   }
   if (s != SQLITE_DONE) rc = ls_db_fail(db, err, "reading ratios");
   sqlite3_finalize(st);
+  if (!n) fputs(" []   # no Lever ratio of part main (the regime study, or a study): the runs' metrics below are its check\n", out);
   if (rc == LS_OK) rc = write_metrics(db, out, err);
   if (rc == LS_OK && ferror(out)) rc = ls_error_set(err, LS_EIO, "writing the baseline failed");
   return rc;

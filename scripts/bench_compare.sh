@@ -3,7 +3,8 @@
 # in one run, the two binaries interleaved (old, new, new, old, ...) so that load on the machine
 # falls on both alike.
 #
-# REV (default 6222c0f, the last commit before the speed work of issue 12) is checked out into a
+# REV (default 6222c0f, the last commit before the speed work of issue 12; issue 33 compares with
+# eafd053: `make bench-compare REV=eafd053`) is checked out into a
 # temporary git worktree and built there with the Makefile's build type (RelWithDebInfo) into a
 # temporary build directory; both are removed on exit. This checkout is built with `make build`.
 #
@@ -18,6 +19,12 @@
 #    cycles_small), cycles from the --json output. The difference cancels start-up (loading
 #    profiles, models and datasets). Old revisions have no `bench cycle`, so both binaries are
 #    measured this same way.
+#  - with REPLAYS > 0 (default 1): CPU time (user + system, workers included) of the default
+#    replay, `leversim reproduce --jobs 2 --no-figures`, of each binary (old and new
+#    alternated), and of the regime map: the new binary's `reproduce --regime` against the old
+#    revision's regime parts (regime, regime-map, regime-lmhead) of its paper.yaml run alone
+#    with `sweep` (skipped when the old paper.yaml has no part regime). Issue 33 moved the map
+#    out of the default replay, so for revisions before it the old "default replay" includes it.
 # Why per cycle: the physics changed between the revisions (new NPU regime, EAGLE-3 pairs,
 # recalibrated flash), so one configuration gives different cycle counts (and different tokens
 # per cycle) in each; the time per simulated cycle is the cost of the simulator itself, the
@@ -25,7 +32,8 @@
 # and its load (the script prints the load average before and after).
 #
 # Environment: REPEATS (default 5), SMALL (prompts, default 16), LARGE (prompts, default 96),
-# TOKENS (max tokens per prompt, default 512), JOBS (build jobs, default 2).
+# TOKENS (max tokens per prompt, default 512), JOBS (build jobs, default 2), REPLAYS (default 1;
+# 0 skips the replays, which take minutes).
 # Exit status: 0, or non-zero when a build or a run fails.
 set -euo pipefail
 
@@ -35,6 +43,7 @@ small=${SMALL:-16}
 large=${LARGE:-96}
 tokens=${TOKENS:-512}
 jobs=${JOBS:-2}
+replays=${REPLAYS:-1}
 systems="lever ar-flash specinfer"
 top=$(git rev-parse --show-toplevel)
 unset LEVERSIM_DATA # each binary reads the data of its own source tree
@@ -114,6 +123,32 @@ for r in $(seq "$repeats"); do
 done
 echo "bench_compare: load average after: $(load)" >&2
 
+# CPU seconds (user + system of the command and its children) of one command
+cpu_of() { local TIMEFORMAT='%3U %3S'; { time "$@" >/dev/null 2>>"$tmp/err"; } 2>&1 | awk '{ print $1 + $2 }'; }
+# the old revision's regime parts alone: its paper.yaml without the other parts and the sizing
+has_regime=0
+if grep -q '^  - name: regime$' "$tmp/src/runner/experiments/paper.yaml"; then
+  has_regime=1
+  awk '/^sizing:/ { skip = 1; next } /^quick:/ { skip = 0 } /^parts:/ { print; parts = 1; next }
+       parts && /^  - name: / { keep = ($3 ~ /^regime/) } !skip && (!parts || keep)' \
+    "$tmp/src/runner/experiments/paper.yaml" >"$tmp/regime-old.yaml"
+fi
+for r in $(seq "$replays"); do
+  for who in old new; do
+    bin=$old
+    [ "$who" = new ] && bin=$new
+    rm -f "$tmp"/replay.db*
+    cpu_of "$bin" reproduce --jobs 2 --no-figures --db "$tmp/replay.db" >>"$tmp/replay.$who"
+    rm -f "$tmp"/regime.db*
+    if [ "$who" = old ] && [ "$has_regime" = 1 ]; then
+      cpu_of "$old" sweep "$tmp/regime-old.yaml" --jobs 2 --db "$tmp/regime.db" >>"$tmp/regime.old"
+    elif [ "$who" = new ] && "$new" reproduce --help | grep -q -- '--regime'; then
+      cpu_of "$new" reproduce --regime --jobs 2 --no-figures --db "$tmp/regime.db" >>"$tmp/regime.new"
+    fi
+  done
+  echo "bench_compare: replay $r of $replays done" >&2
+done
+
 # median and range of column $2 of file $1
 stat_col() { sort -g -k"$2,$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END {
   m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
@@ -141,6 +176,11 @@ for s in $systems; do
   row "$s: wall us per cycle" "$tmp/cycle.old.$s" "$tmp/cycle.new.$s" 1 0
   row "$s: user us per cycle" "$tmp/cycle.old.$s" "$tmp/cycle.new.$s" 2 0
 done
+if [ "$replays" -gt 0 ]; then
+  row "default replay, CPU s (user+sys)" "$tmp/replay.old" "$tmp/replay.new" 1 0
+  [ -s "$tmp/regime.old" ] && [ -s "$tmp/regime.new" ] &&
+    row "regime map, CPU s (user+sys)" "$tmp/regime.old" "$tmp/regime.new" 1 0
+fi
 for s in $systems; do
   echo "cycles at $small and $large prompts, $s: old $(cat "$tmp/cycles.old.$s"), new $(cat "$tmp/cycles.new.$s")"
 done

@@ -86,6 +86,7 @@ struct ls_oracle {
   double p[NCAND];
   int np;
   double auc, exit_mu, exit_w;
+  double spread;           /* (NCAND - 1)^(1 - gamma): the bound of rank0_early */
   double top1_q[2][QTAB];  /* quantiles of the top-1 probability, per regime */
   double stick_q[2][QTAB]; /* quantiles of Beta(1, tail), per regime */
   prompt_state *ps;
@@ -190,6 +191,32 @@ static int node_probs(const ls_oracle *o, const prompt_state *ps, uint64_t key, 
   }
 }
 
+#define EARLY_SLACK 1e-9 /* relative; the floating sums and powers err by < 1e-13 */
+
+/* Whether the true rank is 0, decided without the powers of ranks 1..n-1 (most true-path draws
+ * take rank 0, and the powers were a tenth of a Lever cycle): 1 when it is, 0 when this cannot
+ * tell (the caller then walks every rank). rank_draw's walk returns 0 iff u < P_0 s, s = 1 / sum
+ * when sum = sum_i P_i > 1, else 1. For x_i >= 0 with sum x_i = X and gamma > 0, sum_{i<m} x_i^gamma
+ * lies between X^gamma (all mass on one) and m^(1-gamma) X^gamma (spread evenly; which is the
+ * larger depends on gamma vs 1), so sum_{i>=1} P_i lies within kappa times those, widened by
+ * EARLY_SLACK against rounding. If even the upper bound of sum is <= 1, s = 1 exactly and the
+ * walk's first cumulative is P_0 itself; if even the lower bound is > 1, the first cumulative
+ * is at least P_0 / upper bound. Same ranks as the full walk (full replay compared). */
+static int rank0_early(const ls_oracle *o, const ls_wl_regime *r, const double *q, int n, double u, double p0)
+{
+  double rest = 0.0;
+  for (int i = 1; i < n; i++)
+    rest += q[i];
+  double a = pow(rest, o->proc.calibration), b = a * o->spread;
+  double lo = r->agree * (a < b ? a : b), hi = r->agree * (a < b ? b : a);
+  double shi = (p0 + hi) * (1.0 + EARLY_SLACK), slo = (p0 + lo) * (1.0 - EARLY_SLACK);
+  if (shi <= 1.0)
+    return u < p0;
+  if (slo > 1.0)
+    return u < p0 / shi * (1.0 - EARLY_SLACK);
+  return 0;
+}
+
 static int rank_draw(const ls_oracle *o, const prompt_state *ps, uint64_t key, int t)
 {
   double u = ls_uniform(ls_key2(key, TAG_TRUE));
@@ -201,7 +228,10 @@ static int rank_draw(const ls_oracle *o, const prompt_state *ps, uint64_t key, i
     memcpy(P, q, (size_t)n * sizeof *P);
   } else {
     const ls_wl_regime *r = &o->proc.regime[regime_at(ps, t)];
-    for (int i = 0; i < n; i++)
+    P[0] = r->agree * pow(q[0], o->proc.calibration);
+    if (n == NCAND && rank0_early(o, r, q, n, u, P[0]))
+      return 0;
+    for (int i = 1; i < n; i++)
       P[i] = r->agree * pow(q[i], o->proc.calibration);
   }
   for (int i = 0; i < n; i++)
@@ -406,6 +436,7 @@ static int create(ls_oracle **out, const ls_dataset *ds, const ls_model *target,
     o->exit_mu = sqrt(2.0) * gsl_cdf_ugaussian_Pinv(o->auc);
     if (o->kind == LS_DATASET_SYNTH)
       build_tables(o);
+    o->spread = pow(NCAND - 1, 1.0 - o->proc.calibration);
     o->ps = calloc((size_t)o->n, sizeof *o->ps);
     if (!o->ps)
       rc = ls_error_set(err, LS_ENOMEM, "oracle: out of memory");

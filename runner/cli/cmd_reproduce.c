@@ -2,15 +2,21 @@
  * runner/experiments/paper.yaml into a fresh database, prints the summary (tokens/s per
  * configuration and system, Lever's average speedups over ar-flash and specinfer,
  * arithmetic and geometric, with 95 % intervals, and the precision achieved against the
- * targets), records the replay (quick or full, spec hash, sizes) in the database's meta for
- * `leversim check`, then redraws the figures. --json: stdout is exactly one JSON document. */
+ * targets), records the replay (quick, full or regime; spec hash, sizes) in the database's meta for
+ * `leversim check`, then redraws the figures. --regime runs the regime study instead
+ * (runner/experiments/regime.yaml: replay "regime", its own database, baseline and figure) and
+ * prints the regime map. Both end with the command's wall and CPU time on stderr. --json:
+ * stdout is exactly one JSON document. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "results/db.h"
+#include "sim/clock.h"
 #include "sim/rng.h"
 #include "sim/stop.h"
 #include "runner/cli/cli_opts.h"
@@ -18,19 +24,22 @@
 #include "runner/cli/opts.h"
 #include "runner/study/driver.h"
 #include "runner/study/validate.h"
+#include "runner/report/csvtab.h"
 #include "runner/report/draw.h"
+#include "runner/report/figures.h"
 
 typedef struct repro_opts {
   const char *db, *out; /* NULL: the defaults (results/leversim.db, results/figures), or a
                            trial size's own folder (trial_paths) */
   long jobs;
-  int quick, resume, json, no_figures;
+  int quick, regime, resume, json, no_figures;
   char trial_db[LS_PATH_MAX], trial_out[LS_PATH_MAX];
 } repro_opts;
 
 static const ls_opt REPRO_OPTS[] = {
     {"--quick", LS_OPT_FLAG, OPT_AT(repro_opts, quick), NULL, "a regression guard for CI, not a result: few prompts, the main study and the budget sweep only"},
-    {"--db", LS_OPT_STR, OPT_AT(repro_opts, db), "FILE", "results database (default results/leversim.db, a trial size results/trial-pN-tM/leversim.db; recreated unless --resume)"},
+    {"--regime", LS_OPT_FLAG, OPT_AT(repro_opts, regime), NULL, "the regime study instead of the paper (runner/experiments/regime.yaml: the claims under each open assumption; default database results/regime.db, baseline results/baseline/regime.yaml, figure regime)"},
+    {"--db", LS_OPT_STR, OPT_AT(repro_opts, db), "FILE", "results database (default results/leversim.db, with --regime results/regime.db, a trial size results/trial-pN-tM/leversim.db; recreated unless --resume)"},
     {"--out", LS_OPT_STR, OPT_AT(repro_opts, out), "DIR", "figures folder (default results/figures, a trial size results/trial-pN-tM/figures)"},
     {"--jobs", LS_OPT_LONG, OPT_AT(repro_opts, jobs), "N", "worker processes (default 2; results are identical for any N)", .lo = 1, .hi = 64},
     {"--resume", LS_OPT_FLAG, OPT_AT(repro_opts, resume), NULL, "keep the database and skip the runs it already holds"},
@@ -49,7 +58,11 @@ static const ls_cmd_spec REPRO = {
     "checked against no baseline and from which none is written, and which never touches the\n"
     "committed results: unless --db/--out name others, it writes results/trial-pN-tM/\n"
     "(leversim.db and figures/; git ignores them). A resumed replay says how many runs were\n"
-    "already done. With --json everything but the document goes to stderr.\n",
+    "already done. With --json everything but the document goes to stderr.\n"
+    "--regime replays the regime map instead (runner/experiments/regime.yaml, beyond the\n"
+    "paper): the paper's claims judged by their figures' tests when one open assumption\n"
+    "changes; it prints the map and draws the figure regime. `make reproduce` runs the paper\n"
+    "only, `make regime` the regime study. Both print their wall and CPU time at the end.\n",
     NULL, REPRO_OPTS};
 
 /* What the replay was: recorded in the database's meta so that `leversim check` can tell a
@@ -58,6 +71,7 @@ static const ls_cmd_spec REPRO = {
 typedef struct replay_info {
   char spec_hash[17], prompts[16], max_tokens[16];
   const char *replay;
+  int regime; /* the regime study (a trial size of it too) */
 } replay_info;
 
 /* The runs' workload.prompts as "N" or, when the sizing gives some systems more, "MIN-MAX"
@@ -81,7 +95,7 @@ static void prompts_range(ls_experiment *x, char *out, size_t size)
     snprintf(out, size, "%ld-%ld", lo, hi);
 }
 
-static int replay_of(ls_experiment *x, int quick, int custom, replay_info *r, ls_error *err)
+static int replay_of(ls_experiment *x, int quick, int regime, int custom, replay_info *r, ls_error *err)
 {
   uint64_t h = 0x7265706c6179ULL;
   for (int i = 0; i < ls_experiment_count(x); i++) {
@@ -95,13 +109,19 @@ static int replay_of(ls_experiment *x, int quick, int custom, replay_info *r, ls
   const char *t = s0 ? ls_kv_find(s0->settings, "workload.max_tokens") : NULL;
   prompts_range(x, r->prompts, sizeof r->prompts);
   snprintf(r->max_tokens, sizeof r->max_tokens, "%s", t ? t : "default");
-  r->replay = custom ? "custom" : quick ? "quick" : "full";
+  r->replay = custom ? "custom" : quick ? "quick" : regime ? "regime" : "full";
+  r->regime = regime;
   return LS_OK;
+}
+
+static const char *experiment_of(const replay_info *r)
+{
+  return !strcmp(r->replay, "regime") || r->regime ? "regime" : "paper";
 }
 
 static int record_replay(ls_db *db, const replay_info *r, ls_error *err)
 {
-  int rc = ls_db_set_meta(db, "experiment", "paper", err);
+  int rc = ls_db_set_meta(db, "experiment", experiment_of(r), err);
   if (!rc) rc = ls_db_set_meta(db, "replay", r->replay, err);
   if (!rc) rc = ls_db_set_meta(db, "spec_hash", r->spec_hash, err);
   if (!rc) rc = ls_db_set_meta(db, "prompts", r->prompts, err);
@@ -148,9 +168,9 @@ static void json_num(const char *key, double v)
 static int summary_json(ls_db *db, const replay_info *r, const ls_driver_summary *sum,
                         const ls_db_precision *p, ls_error *err)
 {
-  printf("{\"experiment\":\"paper\",\"replay\":\"%s\",\"spec_hash\":\"%s\",\"prompts\":\"%s\","
+  printf("{\"experiment\":\"%s\",\"replay\":\"%s\",\"spec_hash\":\"%s\",\"prompts\":\"%s\","
          "\"max_tokens\":\"%s\",\"runs\":{\"total\":%d,\"ok\":%d,\"invalid\":%d,\"failed\":%d,"
-         "\"wall_s\":%.3f},\"summary\":", r->replay, r->spec_hash, r->prompts, r->max_tokens,
+         "\"wall_s\":%.3f},\"summary\":", experiment_of(r), r->replay, r->spec_hash, r->prompts, r->max_tokens,
          sum->total, sum->ok, sum->invalid, sum->failed, sum->wall_s);
   int rc = ls_db_export(db, "summary", "json", stdout, err);
   printf(",\"lever_ratios\":");
@@ -176,6 +196,83 @@ static int summary_json(ls_db *db, const replay_info *r, const ls_driver_summary
   return rc;
 }
 
+/* The regime map (runner/report/figures.c, ls_figures_regime_map) of the regime study's
+ * database as CSV into *text (owned): each claim judged under each assumption, the first
+ * column on the study's own default case. */
+static int regime_map_csv(ls_db *db, char **text, size_t *len, ls_error *err)
+{
+  char *view = NULL;
+  size_t vlen = 0;
+  *text = NULL;
+  *len = 0;
+  FILE *m = open_memstream(&view, &vlen);
+  if (!m) return ls_error_set(err, LS_ENOMEM, "regime map: out of memory");
+  int rc = ls_db_export(db, "regime", "csv", m, err);
+  if (fclose(m) != 0 && rc == LS_OK) rc = ls_error_set(err, LS_ENOMEM, "regime map: out of memory");
+  ls_csvtab t = {NULL, NULL, 0, 0};
+  if (rc == LS_OK) rc = ls_csvtab_parse(&t, view, vlen, err);
+  FILE *out = rc == LS_OK ? open_memstream(text, len) : NULL;
+  if (rc == LS_OK && !out) rc = ls_error_set(err, LS_ENOMEM, "regime map: out of memory");
+  /* no figure verdicts (all judged 0): the default case's runs decide the first column */
+  ls_verdict *none = calloc((size_t)ls_figures_count(), sizeof *none);
+  int *judged = calloc((size_t)ls_figures_count(), sizeof *judged);
+  if (rc == LS_OK && (!none || !judged)) rc = ls_error_set(err, LS_ENOMEM, "regime map: out of memory");
+  if (rc == LS_OK) rc = ls_figures_regime_map(&t, none, judged, out, err);
+  free(none);
+  free(judged);
+  if (out && fclose(out) != 0 && rc == LS_OK) rc = ls_error_set(err, LS_ENOMEM, "regime map: out of memory");
+  ls_csvtab_free(&t);
+  free(view);
+  return rc;
+}
+
+/* The regime study's summary: the map, one line per claim and assumption (or, with --json,
+ * the map's rows as JSON objects). */
+static int regime_summary(ls_db *db, int json, const replay_info *r, const ls_driver_summary *sum,
+                          ls_error *err)
+{
+  char *text = NULL;
+  size_t len = 0;
+  int rc = regime_map_csv(db, &text, &len, err);
+  ls_csvtab t = {NULL, NULL, 0, 0};
+  if (rc == LS_OK) rc = ls_csvtab_parse(&t, text, len, err);
+  int cf = ls_csvtab_col(&t, "fig"), cc = ls_csvtab_col(&t, "column"), cv = ls_csvtab_col(&t, "value"),
+      cl = ls_csvtab_col(&t, "lo"), ch = ls_csvtab_col(&t, "hi"), co = ls_csvtab_col(&t, "holds"),
+      cn = ls_csvtab_col(&t, "cell");
+  if (rc == LS_OK && json) {
+    printf("{\"experiment\":\"regime\",\"replay\":\"%s\",\"spec_hash\":\"%s\",\"prompts\":\"%s\","
+           "\"max_tokens\":\"%s\",\"runs\":{\"total\":%d,\"ok\":%d,\"invalid\":%d,\"failed\":%d,"
+           "\"wall_s\":%.3f},\"map\":[", r->replay, r->spec_hash, r->prompts, r->max_tokens, sum->total,
+           sum->ok, sum->invalid, sum->failed, sum->wall_s);
+    for (int i = 0; i < t.nrow; i++) {
+      printf("%s{\"claim\":\"%s\",\"assumption\":\"%s\",\"holds\":%s", i ? "," : "", ls_csvtab_at(&t, i, cf),
+             ls_csvtab_at(&t, i, cc), atoi(ls_csvtab_at(&t, i, co)) > 0 ? "true"
+                                      : atoi(ls_csvtab_at(&t, i, co)) == 0 ? "false" : "null");
+      const int cols[3] = {cv, cl, ch};
+      const char *names[3] = {"value", "lo", "hi"};
+      for (int k = 0; k < 3; k++)
+        json_num(names[k], ls_csvtab_at(&t, i, cols[k])[0] ? ls_csvtab_num(&t, i, cols[k]) : NAN);
+      printf("}");
+    }
+    printf("]}\n");
+  } else if (rc == LS_OK) {
+    printf("\nThe regime map: each claim under each assumption changed (the claim's number, its 95 %% "
+           "interval\nover the configurations, and whether the claim's test holds):\n");
+    for (int i = 0; i < t.nrow; i++) {
+      int h = atoi(ls_csvtab_at(&t, i, co));
+      printf("  %-7s %-17s %-36s", ls_csvtab_at(&t, i, cf), ls_csvtab_at(&t, i, cc), ls_csvtab_at(&t, i, cn));
+      const int cols[3] = {cv, cl, ch};
+      for (int k = 0; k < 3; k++)
+        if (ls_csvtab_at(&t, i, cols[k])[0]) printf(k == 0 ? " %7.4f" : k == 1 ? " [%.4f," : " %.4f]", ls_csvtab_num(&t, i, cols[k]));
+        else printf(k == 0 ? " %7s" : k == 1 ? " [%s," : " %s]", "-");
+      printf("  %s\n", h > 0 ? "holds" : h == 0 ? "does NOT hold" : "-");
+    }
+  }
+  ls_csvtab_free(&t);
+  free(text);
+  return rc;
+}
+
 static int summary(const char *db_path, int json, const replay_info *r,
                    const ls_driver_summary *sum, ls_error *err)
 {
@@ -183,6 +280,11 @@ static int summary(const char *db_path, int json, const replay_info *r,
   ls_db_precision p;
   int rc = ls_db_open(&db, db_path, err);
   if (!rc) rc = record_replay(db, r, err);
+  if (!rc && r->regime) {
+    rc = regime_summary(db, json, r, sum, err);
+    ls_db_close(db);
+    return rc;
+  }
   if (!rc) rc = ls_db_precision_get(db, &p, err);
   if (!rc && json) {
     rc = summary_json(db, r, sum, &p, err);
@@ -216,12 +318,12 @@ static int trial_paths(repro_opts *o, const ls_kv *sizes, ls_error *err)
     if (!strcmp(ls_kv_key(sizes, i), "workload.max_tokens")) t = ls_kv_value(sizes, i);
   }
   if (!p && !t) {
-    if (!o->db) o->db = "results/leversim.db";
+    if (!o->db) o->db = o->regime ? "results/regime.db" : "results/leversim.db";
     if (!o->out) o->out = "results/figures";
     return LS_OK;
   }
   char dir[LS_PATH_MAX];
-  snprintf(dir, sizeof dir, "results/trial%s%s%s%s", p ? "-p" : "", p ? p : "", t ? "-t" : "", t ? t : "");
+  snprintf(dir, sizeof dir, "results/trial%s%s%s%s%s", o->regime ? "-regime" : "", p ? "-p" : "", p ? p : "", t ? "-t" : "", t ? t : "");
   snprintf(o->trial_db, sizeof o->trial_db, "%s/leversim.db", dir);
   snprintf(o->trial_out, sizeof o->trial_out, "%s/figures", dir);
   /* the folder is made only when something goes into it (the figures folder itself is made
@@ -238,7 +340,9 @@ static int trial_paths(repro_opts *o, const ls_kv *sizes, ls_error *err)
  * stays one document. */
 static int figures(const repro_opts *o)
 {
-  ls_draw_opts d = {o->db, o->out, NULL, 0, getenv("LEVERSIM_GNUPLOT"), o->json ? stderr : stdout};
+  static const char *const regime_only[] = {"regime"};
+  ls_draw_opts d = {o->db, o->out, o->regime ? regime_only : NULL, o->regime ? 1 : 0, getenv("LEVERSIM_GNUPLOT"),
+                    o->json ? stderr : stdout};
   ls_draw_outcome n;
   ls_error err;
   ls_error_clear(&err);
@@ -251,18 +355,18 @@ static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv
                   ls_error *err)
 {
   char exp_path[LS_PATH_MAX], hint[2 * LS_PATH_MAX];
-  snprintf(exp_path, sizeof exp_path, "%s/runner/experiments/paper.yaml", ls_data_root());
+  snprintf(exp_path, sizeof exp_path, "%s/runner/experiments/%s.yaml", ls_data_root(), o->regime ? "regime" : "paper");
   ls_resume_hint(hint, sizeof hint, ls_cli_program(), argc, argv);
   ls_experiment *x = NULL;
   replay_info info;
   int e = ls_experiment_load(&x, exp_path, ls_data_root(), o->quick, sizes, 1, 1, err);
   if (!e)
-    e = replay_of(x, o->quick, ls_kv_count(sizes) > 0, &info, err);
+    e = replay_of(x, o->quick, o->regime, ls_kv_count(sizes) > 0, &info, err);
   if (!e) /* before the old database is removed */
     e = ls_validate_runs(x, err);
   if (!e) { /* the replay is recorded before the first run: an interrupted database says
              * what it is; without --resume the database is emptied (never another file) */
-    const char *meta[] = {"experiment", "paper", "replay", info.replay, "spec_hash",
+    const char *meta[] = {"experiment", experiment_of(&info), "replay", info.replay, "spec_hash",
                           info.spec_hash, "prompts", info.prompts, "max_tokens", info.max_tokens,
                           NULL};
     ls_driver_opts d = {o->db, ls_data_root(), hint, (int)o->jobs, o->resume, 0, 0,
@@ -274,7 +378,10 @@ static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv
             sum->total, sum->ok, sum->invalid, sum->failed);
     if (o->resume) /* a resumed replay says what it found already done */
       fprintf(stderr, ", %d already done before this resume", sum->skipped);
-    fprintf(stderr, ") in %.1f s -> %s\n", sum->wall_s, o->db);
+    fprintf(stderr, ") in %.1f s -> %s", sum->wall_s, o->db);
+    if (sum->reused) /* runs whose resolved configuration another run has: simulated once */
+      fprintf(stderr, "; %d of them reuse another run's simulation", sum->reused);
+    fputc('\n', stderr);
     struct sigaction old[2]; /* Ctrl-C after the last run: the same hint as during runs */
     ls_stop_catch(old);
     e = summary(o->db, o->json, &info, sum, err);
@@ -289,9 +396,24 @@ static int replay(const repro_opts *o, const ls_kv *sizes, int argc, char **argv
   return e;
 }
 
+/* The whole command's wall time and CPU time (user + system, its workers included) on stderr:
+ * what `make reproduce` and `make regime` report (docs/PERFORMANCE.md). */
+static void report_time(double t0)
+{
+  struct rusage self, kids;
+  double cpu = 0;
+  if (getrusage(RUSAGE_SELF, &self) == 0 && getrusage(RUSAGE_CHILDREN, &kids) == 0) {
+    const struct timeval *tv[4] = {&self.ru_utime, &self.ru_stime, &kids.ru_utime, &kids.ru_stime};
+    for (int i = 0; i < 4; i++) cpu += (double)tv[i]->tv_sec + 1e-6 * (double)tv[i]->tv_usec;
+  }
+  fprintf(stderr, "leversim reproduce: %.1f s wall, %.1f s CPU (user + system, workers and figures included)\n",
+          ls_now_s() - t0, cpu);
+}
+
 int ls_cmd_reproduce(int argc, char **argv)
 {
-  repro_opts o = {NULL, NULL, 2, 0, 0, 0, 0, "", ""};
+  double t0 = ls_now_s();
+  repro_opts o = {NULL, NULL, 2, 0, 0, 0, 0, 0, "", ""};
   ls_error err;
   ls_error_clear(&err);
   ls_kv *sizes = NULL; /* --prompts, --tokens */
@@ -301,6 +423,12 @@ int ls_cmd_reproduce(int argc, char **argv)
     return ls_opts_exit(e);
   }
   ls_driver_summary sum = {0};
+  if (!e && o.regime && o.quick) {
+    ls_kv_free(sizes);
+    fprintf(stderr, "leversim reproduce: --regime and --quick do not go together (the regime study has no quick "
+                    "form; --prompts N gives a trial size)\n");
+    return ls_opts_exit(LS_EUSAGE);
+  }
   if (!e)
     e = trial_paths(&o, sizes, &err);
   if (!e)
@@ -316,5 +444,6 @@ int ls_cmd_reproduce(int argc, char **argv)
     if (frc)
       fprintf(stderr, "leversim reproduce: figures were not drawn (exit %d); the database is complete\n", frc);
   }
+  report_time(t0);
   return sum.failed ? ls_status_exit(LS_ERUN) : 0;
 }

@@ -43,7 +43,7 @@ typedef struct check_opts {
 } check_opts;
 
 static const ls_opt CHECK_OPTS[] = {
-    {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "a results database: a `leversim reproduce [--quick]` replay or any study", .flags = LS_OPT_REQUIRED},
+    {"--db", LS_OPT_STR, OPT_AT(check_opts, db), "FILE", "a results database: a `leversim reproduce [--quick | --regime]` replay or any study", .flags = LS_OPT_REQUIRED},
     {"--baseline", LS_OPT_STR, OPT_AT(check_opts, baseline), "FILE", "compare with this baseline (results/baseline/REPLAY.yaml)"},
     {"--write-baseline", LS_OPT_STR, OPT_AT(check_opts, write), "FILE", "write the database's ratios and metrics as a baseline instead ('-': stdout)"},
     {"--k", LS_OPT_CALL, OPT_AT(check_opts, k), "K", "tolerance in combined half-widths (default: the baseline's; 1 when writing)", .call = parse_k},
@@ -61,11 +61,11 @@ static const ls_cmd_spec CHECK = {
     "Give one of --baseline and --write-baseline. The report starts with the verdict and the\n"
     "largest change, the headline (geometric mean throughput of the runs, baseline and now) and\n"
     "the values that moved, largest first; --verbose adds every value. A replay's database must\n"
-    "come from the replay its baseline records (quick or full; spec hash), else exit 65 naming\n"
-    "the baseline that fits; a replay's baseline is written as REPLAY.yaml. Any other database\n"
-    "(a sweep, runs: your own study) gets a baseline of replay \"study\" under any name, and a\n"
-    "study baseline checks any database, run by run. Exit: 0 ok, 2 regression, 64 usage, 65\n"
-    "wrong replay or bad baseline.\n",
+    "come from the replay its baseline records (quick, full or regime; spec hash), else exit 65\n"
+    "naming the baseline that fits; a replay's baseline is written as REPLAY.yaml. Any other\n"
+    "database (a sweep, runs: your own study) gets a baseline of replay \"study\" under any name,\n"
+    "and a study baseline checks any database, run by run. Exit: 0 ok, 2 regression, 64 usage,\n"
+    "65 wrong replay or bad baseline.\n",
     NULL, CHECK_OPTS};
 
 /* --write-baseline: atomically (sim/fileio), and only over a baseline leversim wrote. */

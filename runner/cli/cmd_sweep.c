@@ -157,6 +157,9 @@ static int sweep(const sweep_opts *o, ls_experiment *x, int argc, char **argv, l
   if ((!e || e == LS_EINTR) && sum->skipped)
     fprintf(stderr, "leversim sweep: %d run%s already in %s with the same resolved settings and seed: not run "
             "again (--force runs them again)\n", sum->skipped, sum->skipped == 1 ? " was" : "s were", db);
+  if ((!e || e == LS_EINTR) && sum->reused) /* docs/EXPERIMENTS.md, "Reuse" */
+    fprintf(stderr, "leversim sweep: %d run%s the same resolved settings and seed as another run of the study: "
+            "simulated once, recorded under each\n", sum->reused, sum->reused == 1 ? " has" : "s have");
   return e;
 }
 

@@ -351,6 +351,8 @@ static int read_exec(ls_run_state *r, ls_kv *kv, ls_error *err)
   r->cfg.buffers = r->cfg.overlap == LS_OVERLAP_SERIAL ? 1 : 2;
   r->cfg.lmhead = r->cfg.mops->lmhead(r->cfg.mstate);
   r->cfg.head_in_dram = mem == 0 ? r->cfg.lmhead == LS_LMHEAD_DEMAND_CPU : mem == 1;
+  /* the setting's whole effect: head_in_dram (nothing else reads mem) */
+  snprintf(r->res->head_memory, sizeof r->res->head_memory, "%s", r->cfg.head_in_dram ? "dram" : "flash");
   return rc;
 }
 

@@ -43,6 +43,11 @@ typedef struct ls_decode_result {
   char unknown_key[128];      /* a setting no reader of this system asked for ("" if none) */
   ls_decode_effective effective[LS_DECODE_MAX_EFFECTIVE]; /* settings that took effect otherwise */
   int n_effective;
+  /* Where the output projection's weights live as the run resolved verify.head_memory ("dram"
+   * or "flash"; "" before the settings are read): `auto` is one of the two for a given head
+   * placement (read_exec in decode.c), and nothing else reads the setting, so a run's identity
+   * records this (runner/study/driver.c) and auto and its resolution are one run. */
+  char head_memory[8];
   /* Observation hook for tests (not stored): a hash chain, h = ls_key2(h, key), over the
    * canonical keys of the text positions the run emitted, in order: per prompt, the token
    * out of prefill and every decode token but the last (a run's last cycle may accept past

@@ -17,7 +17,10 @@ typedef struct ls_run_spec {
   char axes_json[512]; /* the sweep point, e.g. {"draft.budget":"16"} */
   uint64_t seed;
   int index;           /* position in the full expansion (before sharding) */
+  int cased;           /* 1: from a part with `cases` (its sweep point is part of its run id) */
   char run_id[33];     /* its identity once resolved (runner/study/driver: ls_driver_resolve_id), else "" */
+  char reuse_id[33];   /* what it simulates once resolved: runs with the same one are computed once
+                          (runner/study/driver: ls_driver_hash_ids), else "" */
 } ls_run_spec;
 
 #endif

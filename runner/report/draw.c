@@ -749,8 +749,9 @@ void ls_draw_var(char *vars, size_t size, const char *name, const char *value)
 
 /* The regime map: the claims' verdicts under each assumption (runner/report/figures.c,
  * ls_figures_regime_map) into <out>/regime_map.csv, passed to the script as `map`. Its
- * default column is the figures' own verdicts: a figure not drawn in this call is judged on
- * its view first. */
+ * default column is the figures' own verdicts when the database has the figures' runs (a
+ * figure not drawn in this call is judged on its view first), else the regime study's own
+ * default case. */
 static int extra_regime(fig_ctx *cx, const ls_csvtab *t, char *vars, size_t size, ls_error *err)
 {
   int rc = LS_OK;

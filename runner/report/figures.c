@@ -630,6 +630,29 @@ static void regime_row(FILE *out, int row, int col, const char *fig, const char 
   fprintf(out, ",%d\n", v->holds);
 }
 
+/* Whether some row of t has column ca equal to col. */
+static int has_column(const ls_csvtab *t, int ca, const char *col)
+{
+  for (int r = 0; r < t->nrow; r++)
+    if (ls_csvtab_is(t, r, ca, col)) return 1;
+  return 0;
+}
+
+/* Claim c judged on the rows of t whose claims column (cc) names c's rows and whose
+ * assumption column (ca) is col. */
+static int regime_judge(const ls_csvtab *t, const claim *c, int cc, int ca, const char *col, ls_verdict *v,
+                        ls_error *err)
+{
+  ls_csvtab s, tt = {NULL, NULL, 0, 0};
+  if (subset(t, cc, c->regime, ca, col, &s)) return ls_error_set(err, LS_ENOMEM, "regime map: out of memory");
+  int rc = LS_OK;
+  if (!strcmp(c->fig, "table1") && (rc = table1_of(&s, &tt, err)) == LS_OK) c->judge(&tt, v);
+  else if (rc == LS_OK) c->judge(&s, v);
+  free(s.cell);
+  ls_csvtab_free(&tt);
+  return rc;
+}
+
 int ls_figures_regime_map(const ls_csvtab *t, const ls_verdict *defaults, const int *judged, FILE *out,
                           ls_error *err)
 {
@@ -640,22 +663,18 @@ int ls_figures_regime_map(const ls_csvtab *t, const ls_verdict *defaults, const 
     const char *fig = ls_figures_regime_claim(i);
     const claim *c = find_claim(fig);
     int k = (int)(c - claims);
-    ls_verdict none = {-1, "no figure data", NAN, NAN, NAN};
-    regime_row(out, i, 0, fig, "default", 1, judged[k] ? &defaults[k] : &none);
+    ls_verdict v = {-1, "no figure data", NAN, NAN, NAN};
+    int rc = LS_OK;
+    if (judged[k]) v = defaults[k];
+    else if (has_column(t, ca, "default")) rc = regime_judge(t, c, cc, ca, "default", &v, err);
+    if (rc) return rc;
+    regime_row(out, i, 0, fig, "default", 1, &v);
     for (int r = 0, j = 1; r < t->nrow; r++) {
       const char *col = ls_csvtab_at(t, r, ca);
       int first = !strcmp(col, "default") ? 0 : 1;
       for (int q = 0; first && q < r; q++) first = strcmp(ls_csvtab_at(t, q, ca), col) != 0;
       if (!first) continue;
-      ls_csvtab s, tt = {NULL, NULL, 0, 0};
-      if (subset(t, cc, c->regime, ca, col, &s)) return ls_error_set(err, LS_ENOMEM, "regime map: out of memory");
-      ls_verdict v;
-      int rc = LS_OK;
-      if (!strcmp(fig, "table1") && (rc = table1_of(&s, &tt, err)) == LS_OK) c->judge(&tt, &v);
-      else if (rc == LS_OK) c->judge(&s, &v);
-      free(s.cell);
-      ls_csvtab_free(&tt);
-      if (rc) return rc;
+      if ((rc = regime_judge(t, c, cc, ca, col, &v, err))) return rc;
       regime_row(out, i, j++, fig, col, 0, &v);
     }
   }

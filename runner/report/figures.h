@@ -48,8 +48,9 @@ int ls_figures_from_paper(const char *fig);
 /* The regime map (beyond the paper): each claim of ls_figures_regime_claim(i) (NULL past the
  * last) judged by its figure's own test under each assumption the paper leaves open. The
  * default column is the figures' verdicts (defaults[k] for claim k of the claim table, used
- * when judged[k]); every other column applies the same test to the rows of view regime
- * (results/schema.c) of that assumption. Writes CSV to out: row, col, fig, claim, cell,
+ * when judged[k]), else the same test on the view's own 'default' rows (the regime study's
+ * first case, runner/experiments/regime.yaml); every other column applies the same test to the
+ * rows of view regime (results/schema.c) of that assumption. Writes CSV to out: row, col, fig, claim, cell,
  * column, is_default, value, lo, hi, holds, one line per claim and column. */
 const char *ls_figures_regime_claim(int i);
 const char *ls_figures_cell(const char *fig); /* what a claim's number is ("Lever / AR (flash)") */

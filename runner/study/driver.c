@@ -74,48 +74,13 @@ static int spec_json(const ls_run_spec *s, char *buf, size_t size)
 }
 
 
-int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int keep_steps,
-                      ls_decode_result *res, int *status_out, ls_error *err)
+/* Writes spec's row: its resolved record json, res (from its own simulation, or from another
+ * run with the same reuse_id), status from rc (the simulation's) and res->valid, msg. */
+static int record_run(ls_db *db, const ls_run_spec *spec, const char *json, ls_decode_result *res, int rc,
+                      const char *msg, double wall_s, ls_error *err)
 {
-  char json[LS_DRIVER_JSON], id[LS_DB_RUN_ID_LEN + 1];
-  *status_out = 3;
-  if (!spec->run_id[0]) { /* not validated first (a test, a library caller) */
-    int irc = ls_driver_resolve_id(cache, spec, err);
-    if (irc)
-      return irc;
-  }
-  snprintf(id, sizeof id, "%s", spec->run_id);
-  double t0 = ls_now_s();
-  ls_error run_err;
-  ls_error_clear(&run_err);
-  int rc = ls_decode_run(cache, spec, keep_steps, res, &run_err);
-  if (rc == LS_EINTR) /* stopped half-way: nothing to record, the run is redone on --resume */
-    return ls_error_set(err, LS_EINTR, "interrupted");
-  int jrc = rc ? spec_json(spec, json, sizeof json)
-               : ls_driver_resolved_json(spec, res, ls_data_root(), json, sizeof json);
-  if (jrc)
-    return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
-                        spec->device, spec->model, spec->dataset, spec->system);
-  if (!rc) { /* the run read what the check read: else --resume would skip the wrong runs */
-    char again[LS_DB_RUN_ID_LEN + 1];
-    ls_db_hash_run(spec->part, json, spec->seed, again);
-    if (strcmp(again, id) != 0)
-      return ls_error_set(err, LS_ESTATE, "%s/%s/%s/%s: the run resolved other settings than its "
-                          "check (id %s, checked as %s)", spec->device, spec->model, spec->dataset,
-                          spec->system, again, id);
-  }
-  snprintf(res->run_id, sizeof res->run_id, "%s", id);
+  snprintf(res->run_id, sizeof res->run_id, "%s", spec->run_id);
   const char *status = rc ? "failed" : res->valid ? "ok" : "invalid";
-  char msg[LS_ERR_MSG + LS_ERR_FILE + 64];
-  if (rc)
-    ls_error_format(&run_err, msg, sizeof msg);
-  else
-    snprintf(msg, sizeof msg, "%s", res->message);
-  *status_out = rc ? 2 : res->valid ? 0 : 1;
-  if (rc && !db)
-    return ls_error_set(err, rc, "%s", msg);
-  if (!db)
-    return LS_OK;
   int n_set = res->n_settings + res->n_effective;
   ls_db_setting *set = n_set ? calloc((size_t)n_set, sizeof *set) : NULL;
   if (n_set && !set)
@@ -135,12 +100,56 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
     snprintf(eff_text[i], sizeof eff_text[i], "%.17g: %s", e->value, e->why);
     set[res->n_settings + i] = (ls_db_setting){eff_key[i], eff_text[i], e->value, NULL, "effective", 0};
   }
-  ls_db_run row = {id, spec->part, spec->device, spec->model, spec->dataset, spec->system,
+  ls_db_run row = {spec->run_id, spec->part, spec->device, spec->model, spec->dataset, spec->system,
                    spec->axes_json, json, LS_GIT_SHA, LS_VERSION, status, msg, spec->seed,
-                   ls_now_s() - t0, set, n_set, res->prompts, rc ? 0 : res->n_prompts};
+                   wall_s, set, n_set, res->prompts, rc ? 0 : res->n_prompts};
   int wrc = ls_db_write_run(db, &row, rc ? NULL : res->metrics, rc ? 0 : res->n_metrics,
                             res->steps, rc ? 0 : res->n_steps, err);
   free(set);
+  return wrc;
+}
+
+int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int keep_steps,
+                      ls_decode_result *res, int *status_out, ls_error *err)
+{
+  char json[LS_DRIVER_JSON];
+  *status_out = 3;
+  if (!spec->run_id[0]) { /* not validated first (a test, a library caller) */
+    int irc = ls_driver_resolve_id(cache, spec, err);
+    if (irc)
+      return irc;
+  }
+  double t0 = ls_now_s();
+  ls_error run_err;
+  ls_error_clear(&run_err);
+  int rc = ls_decode_run(cache, spec, keep_steps, res, &run_err);
+  if (rc == LS_EINTR) /* stopped half-way: nothing to record, the run is redone on --resume */
+    return ls_error_set(err, LS_EINTR, "interrupted");
+  int jrc = rc ? spec_json(spec, json, sizeof json)
+               : ls_driver_resolved_json(spec, res, ls_data_root(), json, sizeof json);
+  if (jrc)
+    return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
+                        spec->device, spec->model, spec->dataset, spec->system);
+  if (!rc) { /* the run read what the check read: else --resume would skip the wrong runs */
+    ls_run_spec again = *spec;
+    ls_driver_hash_ids(&again, json);
+    if (strcmp(again.run_id, spec->run_id) != 0)
+      return ls_error_set(err, LS_ESTATE, "%s/%s/%s/%s: the run resolved other settings than its "
+                          "check (id %s, checked as %s)", spec->device, spec->model, spec->dataset,
+                          spec->system, again.run_id, spec->run_id);
+  }
+  snprintf(res->run_id, sizeof res->run_id, "%s", spec->run_id);
+  char msg[LS_ERR_MSG + LS_ERR_FILE + 64];
+  if (rc)
+    ls_error_format(&run_err, msg, sizeof msg);
+  else
+    snprintf(msg, sizeof msg, "%s", res->message);
+  *status_out = rc ? 2 : res->valid ? 0 : 1;
+  if (rc && !db)
+    return ls_error_set(err, rc, "%s", msg);
+  if (!db)
+    return LS_OK;
+  int wrc = record_run(db, spec, json, res, rc, msg, ls_now_s() - t0, err);
   if (wrc) {
     *status_out = 3; /* nothing recorded: the caller must stop, not count a failed run */
     return wrc;
@@ -148,6 +157,28 @@ int ls_driver_run_one(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, int 
   if (rc)
     return ls_error_set(err, rc, "%s/%s/%s/%s: %s", spec->device, spec->model, spec->dataset,
                         spec->system, msg);
+  return LS_OK;
+}
+
+/* Records res, the simulation of another run with spec's reuse_id, as spec's own run (its
+ * run id, part and sweep point). *status_out as ls_driver_run_one's. */
+static int record_copy(ls_db *db, const ls_run_spec *spec, ls_decode_result *res, int *status_out, ls_error *err)
+{
+  char json[LS_DRIVER_JSON];
+  double t0 = ls_now_s();
+  *status_out = 3;
+  if (ls_driver_resolved_json(spec, res, ls_data_root(), json, sizeof json))
+    return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
+                        spec->device, spec->model, spec->dataset, spec->system);
+  ls_run_spec again = *spec; /* the same resolved configuration, or it is no copy */
+  ls_driver_hash_ids(&again, json);
+  if (strcmp(again.run_id, spec->run_id) != 0 || strcmp(again.reuse_id, spec->reuse_id) != 0)
+    return ls_error_set(err, LS_ESTATE, "%s/%s/%s/%s: a reused result resolved other settings than the "
+                        "run's check", spec->device, spec->model, spec->dataset, spec->system);
+  int wrc = record_run(db, spec, json, res, 0, res->message, ls_now_s() - t0, err);
+  if (wrc)
+    return wrc;
+  *status_out = res->valid ? 0 : 1;
   return LS_OK;
 }
 
@@ -193,15 +224,72 @@ static void queue_close(run_queue *q)
 
 static int queue_take(run_queue *q) { return atomic_fetch_add(q->next, 1); }
 
+/* Runs spec i (or skips it when --resume finds it done), and records it; its result stays in
+ * *res for the runs that reuse it (*have 1 when res holds a successful simulation). *mark:
+ * the byte to report. Returns a status that stops the worker (LS_OK otherwise). */
+static int run_or_skip(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, const ls_driver_opts *o,
+                       ls_decode_result *res, int *have, char *mark, ls_error *err)
+{
+  int done = 0, rc = LS_OK;
+  *mark = 's';
+  *have = 0;
+  if (o->resume && (rc = already_done(cache, db, spec, &done, err)))
+    return rc;
+  if (done)
+    return LS_OK;
+  int st;
+  rc = ls_driver_run_one(cache, db, spec, o->keep_steps, res, &st, err);
+  if (st == 0 && rc == LS_OK) /* its paired intervals with the runs already written */
+    rc = ls_db_stats_pair_run(db, res->run_id, err);
+  if (st == 3 || (st == 0 && rc)) /* nothing recorded (interrupted, or the database failed) */
+    return rc ? rc : LS_EDB;
+  *have = st <= 1;
+  *mark = st == 0 ? 'o' : st == 1 ? 'i' : 'f';
+  if (rc && st == 2) { /* a failed run is recorded; report it and go on */
+    ls_error_print(err, stderr);
+    ls_error_clear(err);
+  }
+  return LS_OK;
+}
+
+/* Run j reusing res (a simulation of a run with j's reuse_id), or simulated itself when res
+ * holds none; skipped when --resume finds it done. */
+static int reuse_or_run(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, const ls_driver_opts *o,
+                        ls_decode_result *res, int have, char *mark, ls_error *err)
+{
+  if (!have) {
+    ls_decode_result own;
+    memset(&own, 0, sizeof own);
+    int h, rc = run_or_skip(cache, db, spec, o, &own, &h, mark, err);
+    ls_decode_result_free(&own);
+    return rc;
+  }
+  int done = 0, rc = LS_OK, st;
+  *mark = 's';
+  if (o->resume && (rc = already_done(cache, db, spec, &done, err)))
+    return rc;
+  if (done)
+    return LS_OK;
+  rc = record_copy(db, spec, res, &st, err);
+  if (rc == LS_OK && st == 0)
+    rc = ls_db_stats_pair_run(db, spec->run_id, err);
+  if (rc)
+    return rc;
+  *mark = st == 0 ? 'o' : 'i';
+  return LS_OK;
+}
+
 /* A worker: takes positions from the queue until none is left; reports each finished run as
- * one byte on fd ('o' ok, 'i' invalid, 'f' failed, 's' skipped). Returns the process exit
- * status. */
-static int worker(ls_experiment *x, const ls_driver_opts *o, run_queue *q, int k, int fd)
+ * one byte on fd ('o' ok, 'i' invalid, 'f' failed, 's' skipped). A position whose run reuses
+ * an earlier one's simulation (lead[i] != i) is left to the worker of that earlier run, which
+ * records the whole group after its one simulation. Returns the process exit status. */
+static int worker(ls_experiment *x, const ls_driver_opts *o, const int *lead, run_queue *q, int k, int fd)
 {
   ls_error err;
   ls_error_clear(&err);
   ls_db *db = NULL;
   ls_decode_cache *cache = NULL;
+  int n = ls_experiment_count(x);
   int rc = ls_db_open(&db, o->db_path, &err);
   if (!rc)
     rc = ls_decode_cache_create(&cache, o->data_root, &err);
@@ -209,37 +297,52 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, run_queue *q, int k
     ls_decode_cache_set_stop(cache, ls_stop_flag());
   if (!rc)
     ls_decode_cache_set_policies(cache, o->policies);
-  for (int i = queue_take(q); rc == LS_OK && i < ls_experiment_count(x) && !g_stop; i = queue_take(q)) {
-    ls_run_spec *spec = ls_experiment_run(x, i);
-    int done = 0;
-    char mark = 's';
-    if (o->resume && (rc = already_done(cache, db, spec, &done, &err)))
-      break;
-    if (!done) {
-      ls_decode_result res;
-      memset(&res, 0, sizeof res);
-      int st;
-      rc = ls_driver_run_one(cache, db, spec, o->keep_steps, &res, &st, &err);
-      if (st == 0 && rc == LS_OK) /* its paired intervals with the runs already written */
-        rc = ls_db_stats_pair_run(db, res.run_id, &err);
-      ls_decode_result_free(&res);
-      if (st == 3 || (st == 0 && rc)) /* nothing recorded (interrupted, or the database failed) */
-        break;
-      mark = st == 0 ? 'o' : st == 1 ? 'i' : 'f';
-      if (rc && st == 2) { /* a failed run is recorded; report it and go on */
-        ls_error_print(&err, stderr);
-        rc = LS_OK;
-      }
+  for (int i = queue_take(q); rc == LS_OK && i < n && !g_stop; i = queue_take(q)) {
+    if (lead && lead[i] != i)
+      continue;
+    ls_decode_result res;
+    memset(&res, 0, sizeof res);
+    int have = 0;
+    char mark;
+    rc = run_or_skip(cache, db, ls_experiment_run(x, i), o, &res, &have, &mark, &err);
+    if (rc == LS_OK && write(fd, &mark, 1) != 1)
+      rc = ls_error_set(&err, LS_EIO, "worker %d: cannot report to the parent: %s", k + 1, strerror(errno));
+    for (int j = i + 1; lead && rc == LS_OK && j < n && !g_stop; j++) {
+      if (lead[j] != i)
+        continue;
+      rc = reuse_or_run(cache, db, ls_experiment_run(x, j), o, &res, have, &mark, &err);
+      if (rc == LS_OK && write(fd, &mark, 1) != 1)
+        rc = ls_error_set(&err, LS_EIO, "worker %d: cannot report to the parent: %s", k + 1, strerror(errno));
     }
-    if (write(fd, &mark, 1) != 1)
-      rc = ls_error_set(&err, LS_EIO, "worker %d: cannot report to the parent: %s", k + 1,
-                        strerror(errno));
+    ls_decode_result_free(&res);
   }
   if (rc && rc != LS_EINTR)
     ls_error_print(&err, stderr);
   ls_decode_cache_free(cache);
   ls_db_close(db);
   return rc ? ls_status_exit(rc) : 0; /* e.g. 74 for a full disk: the parent passes it on */
+}
+
+/* lead[i]: the first spec of x with spec i's reuse_id (i itself when none comes before it, or
+ * when its id is not resolved); NULL when out of memory (then nothing is reused). Owned. */
+static int *reuse_leads(ls_experiment *x, int *saved)
+{
+  int n = ls_experiment_count(x);
+  int *lead = malloc((size_t)(n > 0 ? n : 1) * sizeof *lead);
+  *saved = 0;
+  if (!lead)
+    return NULL;
+  for (int i = 0; i < n; i++) {
+    const char *id = ls_experiment_run(x, i)->reuse_id;
+    lead[i] = i;
+    for (int j = 0; id[0] && j < i; j++)
+      if (lead[j] == j && strcmp(ls_experiment_run(x, j)->reuse_id, id) == 0) {
+        lead[i] = j;
+        ++*saved;
+        break;
+      }
+  }
+  return lead;
 }
 
 /* On a terminal: a bar redrawn after every run. Elsewhere (a log, CI): one line about every
@@ -264,8 +367,8 @@ static void progress(const ls_driver_summary *s, int done, double t0, int tty)
   fflush(stderr);
 }
 
-static int spawn(ls_experiment *x, const ls_driver_opts *o, run_queue *q, pid_t *pids, int fd[2],
-                 ls_error *err)
+static int spawn(ls_experiment *x, const ls_driver_opts *o, const int *lead, run_queue *q, pid_t *pids,
+                 int fd[2], ls_error *err)
 {
   for (int k = 0; k < o->jobs; k++) {
     pids[k] = fork();
@@ -281,7 +384,7 @@ static int spawn(ls_experiment *x, const ls_driver_opts *o, run_queue *q, pid_t 
     }
     if (pids[k] == 0) {
       close(fd[0]);
-      _exit(worker(x, o, q, k, fd[1]));
+      _exit(worker(x, o, lead, q, k, fd[1]));
     }
   }
   close(fd[1]);
@@ -459,10 +562,11 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   w.jobs = o->jobs;
   fflush(NULL); /* children must not re-flush the parent's buffered output */
   run_queue q = {NULL};
+  int *lead = rc == LS_OK ? reuse_leads(x, &sum->reused) : NULL;
   if (rc == LS_OK)
     rc = queue_open(&q, err);
   if (rc == LS_OK)
-    rc = spawn(x, o, &q, w.pid, fd, err);
+    rc = spawn(x, o, lead, &q, w.pid, fd, err);
   int done = 0;
   if (rc == LS_OK) {
     collect(fd[0], &w, o, sum, t0, &done);
@@ -471,6 +575,7 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
     rc = worker_error(&w, err);
   }
   queue_close(&q);
+  free(lead);
   /* Each pair's intervals were computed by the worker that wrote its second run; any a
    * stopped worker left are made now, then the summary over every configuration (also when
    * a stop came after the last run, so the database is complete and checkable). */
@@ -605,7 +710,10 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
     len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ":");
     if (!isnan(d[i]->num)) /* "32", "32.0" and "4.2 GB/s" vs "4200 MB/s" are one value */
       snprintf(num, sizeof num, "%.17g", d[i]->num);
-    len = json_str(buf, size, len, isnan(d[i]->num) ? d[i]->value : num);
+    const char *value = isnan(d[i]->num) ? d[i]->value : num;
+    if (res->head_memory[0] && !strcmp(d[i]->key, "verify.head_memory"))
+      value = res->head_memory; /* auto is dram or flash: the run reads only which (decode.h) */
+    len = json_str(buf, size, len, value);
   }
   free(d);
   len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}");
@@ -615,13 +723,26 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
   return len < size ? 0 : -1;
 }
 
+void ls_driver_hash_ids(ls_run_spec *spec, const char *json)
+{
+  /* the part labels the row, and in a part with cases the point too: two cases that resolve
+   * alike (a case setting a system does not read) stay two rows, one per column of the
+   * one-factor design; elsewhere a point is its settings, so an explicit default is the run
+   * without it */
+  int point = spec->cased && spec->axes_json[0] && strcmp(spec->axes_json, "{}") != 0;
+  char label[LS_NAME_MAX + sizeof spec->axes_json + 2];
+  snprintf(label, sizeof label, "%s%s%s", spec->part, point ? "\x1f" : "", point ? spec->axes_json : "");
+  ls_db_hash_run(label, json, spec->seed, spec->run_id);
+  ls_db_hash_run("", json, spec->seed, spec->reuse_id);
+}
+
 int ls_driver_set_id(ls_run_spec *spec, const ls_decode_result *res, const char *data_root, ls_error *err)
 {
   char json[LS_DRIVER_JSON];
   if (ls_driver_resolved_json(spec, res, data_root, json, sizeof json))
     return ls_error_set(err, LS_EINVALID, "%s/%s/%s/%s: settings too long for one run record",
                         spec->device, spec->model, spec->dataset, spec->system);
-  ls_db_hash_run(spec->part, json, spec->seed, spec->run_id);
+  ls_driver_hash_ids(spec, json);
   return LS_OK;
 }
 
@@ -636,5 +757,6 @@ int ls_driver_resolve_id(ls_decode_cache *cache, ls_run_spec *spec, ls_error *er
   if (checked)
     return rc;
   /* cannot be set up: the run fails and is recorded under its settings as given */
+  spec->reuse_id[0] = '\0';
   return ls_driver_given_hash(spec, spec->run_id, err);
 }

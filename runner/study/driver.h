@@ -30,12 +30,15 @@ typedef struct ls_driver_opts {
 
 typedef struct ls_driver_summary {
   int total, skipped, ok, invalid, failed;
+  int reused;             /* runs recorded from another run's simulation (same reuse_id) */
   int interrupted;
   double wall_s;
 } ls_driver_summary;
 
 /* Runs every spec of x into o->db_path, then recomputes the database's paired intervals
- * (ls_db_stats_refresh). */
+ * (ls_db_stats_refresh). Specs with the same reuse_id (ls_driver_hash_ids) are simulated once,
+ * by the worker that takes the first of them, which then records the same result under each
+ * of the others (their own run id, part and sweep point; wall_s the time of the copy). */
 int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *sum, ls_error *err);
 
 /* Records roles (an experiment's `roles` block: ls_experiment_roles) in db; a role the
@@ -45,12 +48,21 @@ int ls_driver_write_roles(ls_db *db, const ls_kv *roles, ls_error *err);
 /* A run is identified by its part and its fully resolved configuration: device (a profile named by
  * path counts as its shipped id when the file is byte for byte the shipped profile, else as
  * its content's hash), model, dataset, system (canonical name), seed, and every setting the
- * run read with its effective value, given or default (numbers in base units), sorted by key.
- * Writes that (without the part, which ls_db_hash_run adds) as canonical JSON into buf (the
+ * run read with its effective value, given or default (numbers in base units; the output
+ * projection's placement as resolved, ls_decode_result.head_memory), sorted by key.
+ * Writes that (without the part and sweep point, which ls_driver_hash_ids adds) as canonical JSON into buf (the
  * row's config_json); -1 when it does not fit.
  * res: from ls_decode_check or ls_decode_run of spec. data_root: where shipped profiles are. */
 int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res, const char *data_root,
                             char *buf, size_t size);
+/* Sets spec->run_id and spec->reuse_id from json, spec's resolved configuration
+ * (ls_driver_resolved_json). run_id, the row's key, hashes the part, json and the seed, and for
+ * a run of a part with `cases` its point (axes_json) too, so that each case of a one-factor
+ * design is a row of its own even where it resolves as another case does (elsewhere setting a
+ * default explicitly is the same run); reuse_id hashes json and the seed alone: two runs with the same reuse_id
+ * simulate the same thing bit for bit (a run reads nothing but its resolved settings and its
+ * seed), and the driver computes such a group once and records the result under each run. */
+void ls_driver_hash_ids(ls_run_spec *spec, const char *json);
 /* Sets spec->run_id from ls_driver_resolved_json (res as there). */
 int ls_driver_set_id(ls_run_spec *spec, const ls_decode_result *res, const char *data_root, ls_error *err);
 /* Resolves spec's settings without simulating (ls_decode_check) and sets spec->run_id; a spec

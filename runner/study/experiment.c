@@ -522,6 +522,7 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
   snprintf(r->system, sizeof r->system, "%s", p->systems[ix[3]]);
   r->seed = c->seed;
   r->index = index;
+  r->cased = p->n_cases > 0; /* a case is a label of its own: runner/study/driver.h */
   int rc = ls_kv_copy(&r->settings, c->base, err);
   if (rc == LS_OK)
     rc = apply_sizing(c->size, c->size_any_part ? NULL : p->name, r->model, r->system, r->settings, err);

@@ -73,12 +73,12 @@ static int run_identity(const ls_run_spec *s, char *buf, size_t size)
 /* ---- run ids from the resolved settings ---- */
 
 /* Sets s->run_id from json, the resolved configuration of a run with the same inputs (the
- * part is not in it: ls_db_hash_run adds it). */
+ * part is not in it: ls_driver_hash_ids adds it). */
 static int run_id_of(ls_run_spec *s, const char *json, ls_error *err)
 {
   if (!json)
     return ls_error_set(err, LS_ESTATE, "validate: no resolved configuration kept for a repeated run");
-  ls_db_hash_run(s->part, json, s->seed, s->run_id);
+  ls_driver_hash_ids(s, json);
   return LS_OK;
 }
 

@@ -16,13 +16,22 @@
 # (|written - value| <= half a unit of its last digit). Output: one line per failure; exit 1 if
 # any, 2 on a usage or query error; --list prints every checked number and its value; --fill
 # writes them in (each {{D|spec}} becomes the value to D decimals followed by its marker).
+# --view-db VIEW=DB (repeatable, before LEVERSIM): markers of view VIEW read DB instead, e.g.
+# the `regime` markers from the regime study's database (`leversim reproduce --regime`).
 use strict;
 use warnings;
 
 my ($list, $fill) = (0, 0);
-if (@ARGV && $ARGV[0] eq '--list') { $list = 1; shift @ARGV; }
-if (@ARGV && $ARGV[0] eq '--fill') { $fill = 1; shift @ARGV; }
-die "usage: check_numbers.pl [--list | --fill] LEVERSIM DB FILE...\n" if @ARGV < 3;
+my %view_db;
+while (@ARGV) {
+  if ($ARGV[0] eq '--list') { $list = 1; shift @ARGV; }
+  elsif ($ARGV[0] eq '--fill') { $fill = 1; shift @ARGV; }
+  elsif ($ARGV[0] eq '--view-db' && @ARGV > 1 && $ARGV[1] =~ /^([A-Za-z_0-9]+)=(.+)$/) {
+    $view_db{$1} = $2; splice @ARGV, 0, 2;
+  }
+  else { last; }
+}
+die "usage: check_numbers.pl [--list | --fill] [--view-db VIEW=DB]... LEVERSIM DB FILE...\n" if @ARGV < 3;
 my ($bin, $db, @files) = @ARGV;
 my %cache;
 
@@ -40,7 +49,7 @@ sub split_csv {
 sub view_rows {
   my ($view) = @_;
   return $cache{$view} if $cache{$view};
-  open(my $fh, '-|', $bin, 'export', '--db', $db, '--view', $view, '--format', 'csv')
+  open(my $fh, '-|', $bin, 'export', '--db', $view_db{$view} // $db, '--view', $view, '--format', 'csv')
     or die "check_numbers: cannot run $bin: $!\n";
   local $/ = "\n";
   my @lines = <$fh>;

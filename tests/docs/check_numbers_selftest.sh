@@ -24,6 +24,13 @@ if [ -n "$tps" ]; then # invavg is the mean of 1/x: 100/tps, to two decimals
   printf '%.2f<!-- q: v_runs throughput_tps system=ar-flash avg x100 -->\n' "$(awk -v t="$tps" 'BEGIN { print 100 / t }')" >"$tmp/doc.md"
   chk && { echo "selftest: avg passed where invavg's value was written"; fail=1; }
 fi
+# --view-db: a view's markers read another database (the regime study's, in .ci/run)
+"$bin" run --device oneplus-12 --model qwen3-4b --dataset gsm8k --system sd-chain --prompts 1 \
+  --tokens 2 --db "$tmp/t2.db" >/dev/null || { echo "selftest: the second run failed"; exit 1; }
+printf '1<!-- q: v_runs device count system=sd-chain -->\n' >"$tmp/doc.md"
+chk && { echo "selftest: a row of the other database was found without --view-db"; fail=1; }
+perl "$root/tests/docs/check_numbers.pl" --view-db "v_runs=$tmp/t2.db" "$bin" "$tmp/t.db" "$tmp/doc.md" >"$tmp/out" 2>&1 ||
+  { echo "selftest: --view-db did not read the other database:"; cat "$tmp/out"; fail=1; }
 printf 'no checked number here\n' >"$tmp/doc.md"
 chk && { echo "selftest: a document without checked numbers passed"; fail=1; }
 exit $fail

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "fixture.h"
 #include "ls_test.h"
+#include "runner/report/csvtab.h"
 #include "runner/report/figures.h"
 #include "verdicts.h"
 
@@ -261,11 +262,43 @@ static void test_tree_drawing(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"draft_probabilities\":[1.000000]"));
 }
 
+/* The regime study's map (issue 33): with no figure verdicts (a database of the regime study
+ * alone), the default column is the claim's test on the view's own 'default' rows, the other
+ * columns on theirs. Fig. 12 by hand: default +4.1 % (holds), prefetch -1.0 % (does not). */
+static void test_regime_own_default(void)
+{
+  const char *view = "claims,assumption,system,tps_vs_no_prune,wasted_verify\n"
+                     "systems,default,lever,1.041,0.12\nsystems,default,lever-no-prune,1,0.23\n"
+                     "systems,overlap prefetch,lever,0.99,0.12\nsystems,overlap prefetch,lever-no-prune,1,0.23\n";
+  ls_csvtab t;
+  ls_error err;
+  ls_error_clear(&err);
+  CU_ASSERT_EQUAL_FATAL(ls_csvtab_parse(&t, view, strlen(view), &err), LS_OK);
+  int n = ls_figures_count();
+  ls_verdict *defaults = calloc((size_t)n, sizeof *defaults);
+  int *judged = calloc((size_t)n, sizeof *judged);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(ls_figures_regime_map(&t, defaults, judged, m, &err), LS_OK);
+  fclose(m);
+  /* row, col, fig, claim, cell, column, is_default, value, lo, hi, holds */
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, ",\"default\",1,1.0409999999999999,,,1\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, ",\"overlap prefetch\",0,0.98999999999999999,,,0\n"));
+  ls_csvtab_free(&t);
+  free(text);
+  free(defaults);
+  free(judged);
+}
+
 CU_TestInfo px_verdict_tests[] = {{"Fig. 4", test_fig04},   {"Fig. 5", test_fig05},
                                   {"Fig. 10", test_fig10},  {"Fig. 11", test_fig11},
                                   {"Fig. 12", test_fig12},  {"Fig. 13", test_fig13},
                                   {"Fig. 14", test_fig14},  {"Table 1", test_table1},
-                                  {"table entries", test_table_entries}, CU_TEST_INFO_NULL};
+                                  {"table entries", test_table_entries},
+                                  {"regime map: the study's own default column", test_regime_own_default},
+                                  CU_TEST_INFO_NULL};
 CU_TestInfo px_errorbar_tests[] = {{"with and without intervals", test_errorbars}, CU_TEST_INFO_NULL};
 CU_TestInfo px_tree_tests[] = {{"tree drawing", test_tree_drawing}, CU_TEST_INFO_NULL};
 int px_eb_init(void) { return eb_init(); }

@@ -102,6 +102,33 @@ static void test_lever_best_of_pool(void)
   free(s);
 }
 
+/* Equal gains keep the order of creation (the pool is sorted by gain, then node index): with
+ * every candidate equally likely and room for five nodes, the root's three children come
+ * first, are expanded in rank order, and the two places left go to the first children of
+ * the root's rank-0 child. Kills a pool insertion that puts a new node before its equals. */
+static void test_lever_ties(void)
+{
+  double p[3] = {0.25, 0.25, 0.25};
+  ls_posview pv;
+  ls_draft_view v;
+  ls_posview_init(&pv, p, 3, 3, &v, NULL);
+  ls_tree *t = malloc(sizeof *t);
+  CU_ASSERT_EQUAL_FATAL(ptest_build("lever", "draft.budget=6;draft.topk=3", t, &v, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(t->n, 6);
+  CU_ASSERT(ptest_tree_ok(t));
+  int first = -1, deep = 0;
+  for (int i = 1; i < t->n; i++)
+    if (t->depth[i] == 1 && t->rank[i] == 0)
+      first = i;
+  for (int i = 1; i < t->n; i++)
+    if (t->depth[i] == 2) {
+      deep++;
+      CU_ASSERT_EQUAL(t->parent[i], first);
+    }
+  CU_ASSERT_EQUAL(deep, 2);
+  free(t);
+}
+
 /* Feedback: if nothing is ever accepted, the corrected gains collapse and the tree shrinks
  * under a cost model where verification has a per-token price. */
 static void test_lever_feedback(void)
@@ -134,4 +161,5 @@ CU_TestInfo ls_t_lever[] = {{"slower flash never shrinks the tree", test_lever_f
                             {"free verification grows to the budget", test_lever_free_verification},
                             {"tree = best of its candidate pool", test_lever_best_of_pool},
                             {"online statistics shrink an unrewarded tree", test_lever_feedback},
+                            {"equal gains keep the order of creation", test_lever_ties},
                             CU_TEST_INFO_NULL};

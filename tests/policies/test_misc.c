@@ -113,6 +113,32 @@ static void cm_npu_start(cm_fix *f, void **npu, ls_costmodel **cm, ls_cost_model
   ls_costmodel_bind(*cm, c);
 }
 
+/* Draft call times are remembered by (unit, tokens, context) in a table of fewer slots than
+ * the keys asked here: in any order, with repeats and slot collisions, every answer should be
+ * the formula's for its own key. Returns the number that are not. */
+static int call_memo_wrong(const cm_fix *f, const ls_costmodel *cm)
+{
+  const ls_cpu_params *cpu = ls_device_cpu(f->dev);
+  const ls_npu_params *n = ls_device_npu(f->dev);
+  ls_layer_work dw = ls_costmodel_layer_work(&f->dc);
+  int64_t disp = ls_npu_dispatch_ns(n);
+  uint64_t x = 12345;
+  int bad = 0;
+  for (int i = 0; i < 20000; i++) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    int tokens = 1 + (int)((x >> 33) % 48), ctx = (int)((x >> 13) % 3000);
+    ls_unit unit = (x >> 60) & 1 ? LS_UNIT_NPU : LS_UNIT_CPU;
+    int64_t want = unit == LS_UNIT_CPU
+                       ? f->dc.n_layers * ls_cpu_layer_ns(cpu, &dw, tokens, ctx, cpu->default_threads) +
+                             ls_cpu_lmhead_ns(cpu, f->dc.lmhead_bytes, f->dc.lmhead_flops_per_token, tokens,
+                                              cpu->default_threads)
+                       : disp + f->dc.n_layers * (ls_npu_layer_ns(n, &dw, tokens, ctx) - disp) +
+                             ls_npu_lmhead_ns(n, f->dc.lmhead_bytes, f->dc.lmhead_flops_per_token, tokens) - disp;
+    bad += ls_costmodel_draft_call_ns(cm, unit, tokens, ctx) != want;
+  }
+  return bad;
+}
+
 static void test_costmodel_formula(void)
 {
   cm_fix f;
@@ -163,6 +189,7 @@ static void test_costmodel_formula(void)
   CU_ASSERT_EQUAL(ls_costmodel_draft_call_ns(cm, LS_UNIT_CPU, 1, 0),
                   f.dc.n_layers * ls_cpu_layer_ns(cpu, &dw, 1, 0, cpu->default_threads) +
                       ls_cpu_lmhead_ns(cpu, f.dc.lmhead_bytes, f.dc.lmhead_flops_per_token, 1, cpu->default_threads));
+  CU_ASSERT_EQUAL(call_memo_wrong(&f, cm), 0);
   ls_costmodel_free(cm);
   /* everything resident: no I/O term */
   CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_npu, npu, 999, 0, NULL), LS_OK);

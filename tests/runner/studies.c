@@ -301,6 +301,95 @@ static void test_cases(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "case 2 sets verify.overlap, which the part sweeps"));
 }
 
+/* Issue 33: runs of one study with the same resolved settings and seed are simulated once and
+ * recorded under each (their own part, point and run id), bit for bit what simulating each
+ * gives; runs that differ (another budget) are not shared; two cases that resolve alike stay
+ * two rows; --jobs 1 and 2 record the same values. */
+static void test_reuse(void)
+{
+  char db1[128], db2[128], yaml[128], out[16384], v[256], args[512];
+  snprintf(db1, sizeof db1, "%s/reuse1.db", g_dir);
+  snprintf(db2, sizeof db2, "%s/reuse2.db", g_dir);
+  snprintf(yaml, sizeof yaml, "%s/reuse.yaml", g_dir);
+  FILE *f = fopen(yaml, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  /* part b repeats part a; part c's second case is the first on the Honor 500 Pro, whose
+   * profile has the matrix path already */
+  fprintf(f, "name: reuse\nseed: 5\nsettings:\n  workload.prompts: 2\n  workload.max_tokens: 16\nparts:\n"
+             "  - name: a\n    devices: [oneplus-12]\n    models: [qwen3-4b]\n    datasets: [gsm8k]\n"
+             "    systems: [ar-flash, lever]\n    sweep:\n      draft.budget: [4, 8]\n"
+             "  - name: b\n    devices: [oneplus-12]\n    models: [qwen3-4b]\n    datasets: [gsm8k]\n"
+             "    systems: [ar-flash, lever]\n    sweep:\n      draft.budget: [4, 8]\n"
+             "  - name: c\n    devices: [honor-500-pro]\n    models: [qwen3-4b]\n    datasets: [gsm8k]\n"
+             "    systems: [lever]\n    cases:\n      - {}\n      - {device.npu.matrix_path: \"true\"}\n");
+  fclose(f);
+  snprintf(args, sizeof args, "sweep '%s' --db '%s' --jobs 2", yaml, db2);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "runs have the same resolved settings and seed as another run"));
+  query(db2, "SELECT count(*) || ' ' || count(DISTINCT run_id) || ' ' || count(DISTINCT config_json) FROM runs", v,
+        sizeof v);
+  /* 10 rows: a's 4, b's 4 (copies of a's 4 simulations), c's 2 (one configuration: the
+   * Honor 500 Pro's profile has the matrix path already) */
+  CU_ASSERT_STRING_EQUAL(v, "10 10 5");
+  query(db2, "SELECT count(*) FROM runs WHERE part = 'c'", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "2");
+  /* a copy is its source's every metric, and another budget is another simulation */
+  query(db2, "SELECT count(*) FROM runs x JOIN runs y ON x.config_json = y.config_json AND x.run_id < y.run_id"
+             " JOIN metrics mx ON mx.run_id = x.run_id LEFT JOIN metrics my ON my.run_id = y.run_id AND"
+             " my.name = mx.name WHERE my.value IS NOT mx.value", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "0");
+  query(db2, "SELECT count(DISTINCT m.value) FROM runs r JOIN metrics m ON m.run_id = r.run_id WHERE r.part = 'a'"
+             " AND r.system = 'lever' AND m.name = 'throughput_tps'", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "2");
+  /* one job simulating every run gives the same values */
+  snprintf(args, sizeof args, "sweep '%s' --db '%s' --jobs 1", yaml, db1);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  char sql[1024];
+  snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM runs r JOIN metrics m"
+           " ON m.run_id = r.run_id JOIN o.runs q ON q.run_id = r.run_id JOIN o.metrics n ON n.run_id = q.run_id"
+           " AND n.name = m.name WHERE n.value IS NOT m.value OR q.axes_json != r.axes_json)");
+  sqlite3 *h = NULL;
+  CU_ASSERT_EQUAL_FATAL(sqlite3_open(db1, &h), SQLITE_OK);
+  char attach[256];
+  snprintf(attach, sizeof attach, "ATTACH '%s' AS o", db2);
+  CU_ASSERT_EQUAL(sqlite3_exec(h, attach, NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+  CU_ASSERT_EQUAL(sqlite3_step(st), SQLITE_ROW);
+  CU_ASSERT_STRING_EQUAL((const char *)sqlite3_column_text(st, 0), "10 0");
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+}
+
+/* Issue 33: verify.head_memory=auto is the placement it resolves to (in flash for an NPU head,
+ * in DRAM for Lever's on-demand CPU head), so setting that placement is the same run, and the
+ * other placement is another run. */
+static void test_head_memory_identity(void)
+{
+  char db[128], out[16384], v[64];
+  snprintf(db, sizeof db, "%s/head.db", g_dir);
+  CU_ASSERT_EQUAL_FATAL(leversim(out, sizeof out, "run " CELL " --system specinfer " SMALL " --db '%s' %s", db, ""), 0);
+  /* the identity names the placement: SpecInfer's eager NPU head streams from flash */
+  query(db, "SELECT json_extract(config_json, '$.settings.\"verify.head_memory\"') FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "flash");
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system specinfer " SMALL " --db '%s' %s", db,
+                           "--set verify.head_memory=flash"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system specinfer " SMALL " --db '%s' %s", db,
+                           "--set verify.head_memory=dram"), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, "already holds this run"));
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db, ""), 0);
+  CU_ASSERT_EQUAL(leversim(out, sizeof out, "run " CELL " --system lever " SMALL " --db '%s' %s", db,
+                           "--set verify.head_memory=dram"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "already holds this run"));
+  query(db, "SELECT count(*) FROM runs", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "3");
+  /* the run's own settings still say what was given or defaulted */
+  query(db, "SELECT group_concat(value_text, ',') FROM (SELECT value_text FROM run_settings"
+            " WHERE key = 'verify.head_memory' ORDER BY value_text)", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "auto,auto,dram");
+}
+
 /* Issue 21.4: results/ names no system, part or axis of the paper's study in its SQL (only
  * comments may): the views compare what table roles says. */
 static void test_results_policy_agnostic(void)
@@ -488,6 +577,8 @@ CU_TestInfo ls_rt_studies[] = {
     {"a bad --set value exits 64", test_typed_bad_value_is_usage},
     {"results/ names no system, part or axis in its SQL", test_results_policy_agnostic},
     {"cases: one point each, recorded as axes; clashes refused", test_cases},
+    {"runs with the same resolved settings are simulated once, recorded under each", test_reuse},
+    {"verify.head_memory=auto is the placement it resolves to", test_head_memory_identity},
     {"profiles list stays aligned with a long id and name", test_profiles_list_aligned},
     {"every example of docs/EXPERIMENTS.md loads; every key is documented", test_experiments_doc},
     {"a trial replay keeps the committed results; resumed, it counts", test_trial_replay_keeps_results},
