@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test reproduce sanitize mutation bench-compare clean calibrate-examples testbed
+.PHONY: all deps configure build test reproduce sanitize mutation bench-compare clean calibrate-examples testbed testbed-check
 
 all: build
 
@@ -44,6 +44,11 @@ calibrate-examples: build
 # from the warm rows and fio, and prints the prediction error table (about 15 minutes).
 testbed: build
 	bash scripts/testbed/run.sh full
+
+# Every testbed test, the long ones too (testbed.refit refits every published run: minutes).
+# No timing: they check behaviour and the published runs' numbers.
+testbed-check: build
+	cd $(BUILD) && ctest --output-on-failure -R '^testbed\.'
 
 # AddressSanitizer + UBSan build of everything, then its tests.
 sanitize:

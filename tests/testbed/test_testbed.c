@@ -2,7 +2,7 @@
  * the small configuration (8 layers, width 1024: a 180 MB file), which needs the pinned
  * library: the runner fetches it (scripts/testbed/fetch.sh) and, when it cannot, prints a
  * skip and exits 77, which CTest reports as skipped, never as passed.
- * The driver tests check exact byte counts and CPU-time ratios, never wall times. */
+ * The driver tests check behaviour and exact byte counts, never a time or a ratio of times. */
 #define _DEFAULT_SOURCE /* popen */
 #include <CUnit/CUnit.h>
 #include <dlfcn.h>
@@ -698,17 +698,20 @@ static void test_ggml_reads_q4_0(void)
 
 static void test_threads(void)
 {
+  /* The context computes with the threads asked for: one by default, two when asked (the
+   * protocol's 2-thread points, runner/testbed/protocol.yaml). Behaviour only: how the CPU
+   * time splits between threads depends on the machine and its load, so it is not asserted. */
   CU_ASSERT_EQUAL(ls_llamadrv_threads(mdl), 1);
-  /* Measured here: at one thread the calling thread does all of a warm pass's CPU work
-   * (thread / process CPU time 1.00 over every pass of the small and full models); a second
-   * compute thread takes about half of it. */
   ls_error err = {0};
+  ls_llamadrv_model *m = NULL;
+  ls_llamadrv_opts o = ls_llamadrv_defaults();
+  o.threads = 2;
+  CU_ASSERT_EQUAL_FATAL(ls_llamadrv_load(drv, small, &o, &m, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_llamadrv_threads(m), 2);
   ls_llamadrv_cost c;
-  CU_ASSERT_EQUAL_FATAL(ls_llamadrv_prompt(mdl, 32, 0, &c, &err), LS_OK);
-  ls_llamadrv_clear(mdl);
-  CU_ASSERT_EQUAL_FATAL(ls_llamadrv_prompt(mdl, 32, 0, &c, &err), LS_OK);
-  ls_llamadrv_clear(mdl);
-  CU_ASSERT(c.thread_cpu_s / c.cpu_s >= 0.95);
+  CU_ASSERT_EQUAL(ls_llamadrv_prompt(m, 8, 0, &c, &err), LS_OK);
+  CU_ASSERT(c.cpu_s > 0 && c.thread_cpu_s > 0);
+  ls_llamadrv_unload(m);
 }
 
 /* The node observer (ls_llamadrv_opts.observe, what scripts/testbed/probe/nodes.c times): on the
@@ -752,29 +755,34 @@ static void test_observer(void)
   CU_ASSERT_EQUAL(seen.n, before);
 }
 
-/* CPU time of a 32-token pass over a 1-token pass, warm: measured 7.3 to 10.8 on the small
- * model on an AMD host, 4.9 in the sanitizer build on an Intel one under load (the driver's
- * own per-pass work is instrumented there; CI, 2026-11-26). Compute grows with tokens and the
- * weights are read once either way; the band is wide enough for hosts and builds, and still
- * fails a pass that computes one token of the 32 (about 1) or streams the weights per token
- * (about 32). */
-static void test_cpu_ratio(void)
+/* A 32-token batch is one pass, not 32: every output row asked for is computed (the driver
+ * checks each row is finite), each layer's first weighted node runs once for the whole batch
+ * (the node observer), and a warm pass reads nothing from storage. It fails a driver that
+ * decodes the batch token by token (32 reports per layer) or computes only the last row (a
+ * missing row fails the finiteness check). No time or ratio of times is asserted: those
+ * depend on the machine and its load (they are measured in `make testbed`). */
+static void test_batch_one_pass(void)
 {
+  seen_nodes seen = {0};
   ls_error err = {0};
-  double t1 = 1e9, t32 = 1e9;
-  for (int k = 0; k < 3; k++) { /* the least of three: CPU time only grows under contention */
-    ls_llamadrv_cost c;
-    ls_llamadrv_clear(mdl);
-    CU_ASSERT_EQUAL_FATAL(ls_llamadrv_prompt(mdl, 1, 0, &c, &err), LS_OK);
-    t1 = fmin(t1, c.cpu_s);
-    ls_llamadrv_clear(mdl);
-    CU_ASSERT_EQUAL_FATAL(ls_llamadrv_prompt(mdl, 32, 0, &c, &err), LS_OK);
-    t32 = fmin(t32, c.cpu_s);
-  }
-  ls_llamadrv_clear(mdl);
-  CU_ASSERT(t32 / t1 >= 3.0 && t32 / t1 <= 16.0);
-  if (!(t32 / t1 >= 3.0 && t32 / t1 <= 16.0))
-    fprintf(stderr, "cpu ratio %.2f (%.4f / %.4f s)\n", t32 / t1, t32, t1);
+  ls_llamadrv_model *m = NULL;
+  ls_llamadrv_opts o = ls_llamadrv_defaults();
+  o.observe = count_node;
+  o.observe_user = &seen;
+  CU_ASSERT_EQUAL_FATAL(ls_llamadrv_load(drv, small, &o, &m, &err), LS_OK);
+  ls_llamadrv_tok t[32];
+  for (int i = 0; i < 32; i++)
+    t[i] = (ls_llamadrv_tok){.id = 1 + i, .pos = i, .n_seq = 1, .seq = {0}, .logits = 1};
+  ls_llamadrv_cost c;
+  CU_ASSERT_EQUAL(ls_llamadrv_decode(m, t, 32, &c, &err), LS_OK); /* warms the file */
+  ls_llamadrv_clear(m);
+  memset(&seen, 0, sizeof seen);
+  CU_ASSERT_EQUAL(ls_llamadrv_decode(m, t, 32, &c, &err), LS_OK);
+  ls_llamadrv_unload(m);
+  for (int l = 0; l < 8; l++)
+    CU_ASSERT_EQUAL(seen.norms[l], 1);
+  CU_ASSERT_EQUAL(seen.head, 1);
+  CU_ASSERT_EQUAL(c.read_bytes, 0);
 }
 
 /* Eviction leaves no page of the file in memory (mincore counts pages exactly). A cold pass
@@ -1375,7 +1383,7 @@ static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
 static CU_TestInfo driver_tests[] = {
     {"ggml dequantises the writer's Q4_0", test_ggml_reads_q4_0}, {"one thread", test_threads},
     {"the node observer", test_observer},
-    {"cpu ratio 32 / 1 tokens", test_cpu_ratio}, {"eviction and bytes read", test_evict_and_bytes},
+    {"a batch is one pass", test_batch_one_pass}, {"eviction and bytes read", test_evict_and_bytes},
     CU_TEST_INFO_NULL};
 static CU_SuiteInfo suites[] = {{"gguf", NULL, NULL, NULL, NULL, gguf_tests},
                                 {"mapread", NULL, NULL, NULL, NULL, mapread_tests},
