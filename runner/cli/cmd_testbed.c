@@ -5,7 +5,9 @@
  *   validate  every held-out measurement predicted with a calibrated profile
  *             (runner/testbed/validate);
  *   head-rate the output projection's streaming rate from a run's rows passes, as a profile
- *             line (a calibration input: scripts/testbed/run.sh adds it to the base profile). */
+ *             line (a calibration input: scripts/testbed/run.sh adds it to the base profile);
+ *   protocol  the pre-registered protocol's configurations, one line each (runner/testbed/protocol);
+ *   verdict   the protocol's one-line result over every configuration's held-out points. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "runner/testbed/benchcsv.h"
 #include "runner/testbed/gguf.h"
 #include "runner/testbed/measure.h"
+#include "runner/testbed/protocol.h"
 #include "runner/testbed/tbdb.h"
 #include "runner/testbed/validate.h"
 
@@ -172,7 +175,7 @@ static int measure_cmd(int argc, char **argv)
 /* ---- validate ---- */
 
 typedef struct validate_args {
-  const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat, *io_share, *io_rule, *head_serial, *start;
+  const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat, *io_share, *io_rule, *head_serial, *start, *points;
   long readahead;
   int check;
 } validate_args;
@@ -205,6 +208,8 @@ static const ls_opt VALIDATE_OPTS[] = {
     {"--readahead", LS_OPT_LONG, OPT_AT(validate_args, readahead), "BYTES", "read-ahead window (default: as measured)",
      .lo = 4096, .hi = 1L << 31},
     {"--plot", LS_OPT_STR, OPT_AT(validate_args, plot), "DIR", "draw DIR/testbed-validation.png (gnuplot)"},
+    {"--points", LS_OPT_STR, OPT_AT(validate_args, points), "OUT.tsv",
+     "write the held-out points (measured, predicted, the trivial baseline's, near-copy flag) for `testbed verdict`"},
     {"--check", LS_OPT_FLAG, OPT_AT(validate_args, check), NULL,
      "exit 2 unless the median absolute error is <= 10 %, no kind above 20 %, spec within 10 %"},
     {NULL}};
@@ -212,7 +217,8 @@ static const ls_opt VALIDATE_OPTS[] = {
 static const ls_cmd_spec VALIDATE = {
     "testbed validate", NULL, 0, 0, 0, "predict every held-out measurement of a testbed run and print the error",
     "Calibration rows (warm, tg) are printed as fitted; cold passes, cold steps, the tree batch and the\n"
-    "speculative run's time per token are held out (docs/VALIDATION.md). Stored in tb_prediction (view\n"
+    "speculative run's time per token are held out (docs/VALIDATION.md). Beside the model, the trivial\n"
+    "baseline's errors per kind (lines opening with `baseline`). Stored in tb_prediction (view\n"
     "tb_error). Exit: 0 (2 with --check when a target is missed), 64 usage, 65 bad input, 66 not found, 74 I/O.\n",
     NULL, VALIDATE_OPTS};
 
@@ -236,7 +242,8 @@ static int validate_cmd(int argc, char **argv)
                      strcmp(a.stat, "median") == 0, strcmp(a.io_share, "off") == 0,
                      strcmp(a.head_serial, "off") == 0, strcmp(a.stat, "matched") == 0,
                      strcmp(a.io_share, "arithmetic") == 0, strcmp(a.io_share, "pass") == 0,
-                     strcmp(a.start, "off") == 0, strcmp(a.io_share, "delay") == 0, strcmp(a.io_rule, "every") == 0};
+                     strcmp(a.start, "off") == 0, strcmp(a.io_share, "delay") == 0, strcmp(a.io_rule, "every") == 0,
+                     a.points};
   ls_error err = {0};
   int met = 0;
   if ((rc = ls_tbv_run(&o, stdout, &met, &err)))
@@ -278,11 +285,76 @@ static int head_cmd(int argc, char **argv)
   return 0;
 }
 
+/* ---- protocol, verdict ---- */
+
+typedef struct protocol_args {
+  const char *file;
+  ls_opt_list points;
+} protocol_args;
+
+static const ls_opt PROTOCOL_OPTS[] = {
+    {"--file", LS_OPT_STR, OPT_AT(protocol_args, file), "FILE.yaml", "the protocol (runner/testbed/protocol.yaml)",
+     .flags = LS_OPT_REQUIRED},
+    {NULL}};
+
+static const ls_cmd_spec PROTOCOL = {
+    "testbed protocol", NULL, 0, 0, 0, "the pre-registered protocol's configurations, one line each",
+    "Prints `name layers width threads draft_layers step_ctx spec_k reps max_n tg rows spec_tokens` per\n"
+    "configuration (scripts/testbed/run.sh protocol reads them). Exit: 0, 64 usage, 65 a bad protocol file\n"
+    "(file:line:col, key, value), 66 not found, 74 I/O.\n",
+    NULL, PROTOCOL_OPTS};
+
+/* Loads the protocol file, then lists it (points NULL) or judges the points files by it. */
+static int protocol_run(const protocol_args *a, int verdict)
+{
+  ls_error err = {0};
+  ls_tbpr *p = malloc(sizeof *p);
+  if (!p)
+    return ls_status_exit(LS_ENOMEM);
+  int met = 0, rc = ls_tbpr_load(a->file, p, &err);
+  if (!rc)
+    rc = verdict ? ls_tbpr_verdict(p, a->points.v, a->points.n, stdout, &met, &err) : ls_tbpr_list(p, stdout, &err);
+  free(p);
+  if (rc)
+    return fail(&err);
+  return !verdict || met ? 0 : ls_status_exit(LS_EREGRESS);
+}
+
+static int protocol_cmd(int argc, char **argv)
+{
+  protocol_args a = {0};
+  int rc = ls_opts_parse(&PROTOCOL, argc, argv, &a, NULL);
+  return rc ? ls_opts_exit(rc) : protocol_run(&a, 0);
+}
+
+static const ls_opt VERDICT_OPTS[] = {
+    {"--protocol", LS_OPT_STR, OPT_AT(protocol_args, file), "FILE.yaml", "the protocol (its targets)",
+     .flags = LS_OPT_REQUIRED},
+    {"--points", LS_OPT_FILES, OPT_AT(protocol_args, points), "FILE",
+     "every configuration's held-out points (testbed validate --points)", .flags = LS_OPT_REQUIRED},
+    {NULL}};
+
+static const ls_cmd_spec VERDICT = {
+    "testbed verdict", NULL, 0, 0, 0, "the protocol's one-line result over every configuration's held-out points",
+    "One line per points file, then `held-out: N points over K configurations; median absolute error X %\n"
+    "(trivial baseline Y %); spec per-token error Z %; targets met` (runner/testbed/protocol.h). Exit: 0 every\n"
+    "target met, 2 a target missed (the line names it), 64 usage, 65 a bad file, 66 not found, 74 I/O.\n",
+    NULL, VERDICT_OPTS};
+
+static int verdict_cmd(int argc, char **argv)
+{
+  protocol_args a = {0};
+  int rc = ls_opts_parse(&VERDICT, argc, argv, &a, NULL);
+  return rc ? ls_opts_exit(rc) : protocol_run(&a, 1);
+}
+
 static const ls_subcmd TESTBED[] = {
     {"model", model_cmd, "write a random-weight GGUF v3 model of a workloads/models shape"},
     {"measure", measure_cmd, "time a real llama.cpp: warm, cold, tree, speculative and repacked passes"},
     {"validate", validate_cmd, "predict every held-out measurement of a testbed run and print the error"},
     {"head-rate", head_cmd, "the output projection's streaming rate from a run's rows passes (a profile line)"},
+    {"protocol", protocol_cmd, "the pre-registered protocol's configurations, one line each"},
+    {"verdict", verdict_cmd, "the protocol's one-line result over every configuration's held-out points"},
     {NULL, NULL, NULL}};
 
 int ls_cmd_testbed(int argc, char **argv)

@@ -32,6 +32,8 @@ typedef struct ls_tbdb_point {
   int n_tokens, ctx;
   double measured_s, predicted_s;
   int held_out;            /* 0: the calibration used it */
+  double baseline_s;       /* the trivial model's prediction (validate.c; not stored) */
+  int near;                /* 1: a near-copy of a calibration pass (validate.c; not stored) */
 } ls_tbdb_point;
 
 /* Opens (creating tables and views when missing). *out owned by caller (ls_tbdb_close). */
