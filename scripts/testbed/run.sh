@@ -24,13 +24,10 @@ case $config in
   *) echo "run.sh: unknown configuration '$config' (full, small)" >&2; exit 64 ;;
 esac
 set +e
-lib=$(bash "$here/fetch.sh" "$BUILD/testbed/pkg")
+lib=$(bash "$here/prereq.sh" "$BUILD")
 st=$?
 set -e
-if [ $st -eq 77 ]; then echo "SKIP: the pinned llama.cpp cannot be fetched here" >&2; exit 77; fi
 [ $st -eq 0 ] || exit $st
-command -v fio >/dev/null 2>&1 || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo -n";
-  $sudo apt-get install -y -qq fio >&2 || { echo "run.sh: fio is missing and cannot be installed" >&2; exit 69; }; }
 
 target=$out/Llama-3.2-1B-testbed-Q4_0.gguf
 draft=$out/draft-2l-1024.gguf

@@ -243,7 +243,7 @@ static void test_cli_validate_stat(void)
                                       "fastest (storage: expected fastest of as many) of the repetitions"};
   for (int median = 0; median < 4; median++) {
     snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' "
-             "%s", db, dir, dir, stat[median]);
+             "--io-share measured %s", db, dir, dir, stat[median]);
     CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, said[median]));
     cold1[median] = printed_measured(out, "cold", 1);
@@ -293,9 +293,10 @@ static void check_run_case(const run_case *c)
   /* The sections these cases come from (§3.10 to §3.15) predate the wait at a pass's start
    * (§3.16), and those up to §3.17 the share slowing only a read waited for (§3.18): without
    * them, as they were made, unless the case says otherwise. */
-  snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' %s%s%s",
+  snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' %s%s%s%s",
            db, dir, dir, c->extra, strstr(c->extra, "--start") ? "" : " --start off",
-           strstr(c->extra, "--io-rule") ? "" : " --io-rule every");
+           strstr(c->extra, "--io-rule") ? "" : " --io-rule every",
+           strstr(c->extra, "--io-share") ? "" : " --io-share measured"); /* the busy share: off by default since issue 32 */
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   double med = NAN, e = NAN, ig;
   const char *m = strstr(out, "median absolute error ");
@@ -584,7 +585,7 @@ static void test_cli_share_halves(void)
       sqlite3_close(h);
       /* fitted as §3.15 fitted them: the share slowing every read (before §3.18) */
       snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' "
-               "--io-rule every", db, dir, dir);
+               "--io-rule every --io-share measured", db, dir, dir);
       CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
       CU_ASSERT_PTR_NOT_NULL(strstr(out, late ? cases[i].keep_late : cases[i].keep_early));
       unlink(db);

@@ -53,7 +53,7 @@ list=$("$leversim" testbed protocol --file "$proto")
 [ "$(echo "$list" | wc -l)" -ge 6 ] || fail "fewer than 6 configurations"
 for col_vals in "4:1 2" "3:1024 2048 4096" "6:512 2048" "5:2 4"; do
   col=${col_vals%%:*}
-  got=$(echo "$list" | awk -v c=$col '{print $c}' | sort -un | tr '\n' ' ')
+  got=$(echo "$list" | awk -v c="$col" '{print $c}' | sort -un | tr '\n' ' ')
   [ "$got" = "${col_vals#*:} " ] || fail "protocol column $col: '$got', want '${col_vals#*:} '"
 done
 echo "verdict: ok"
