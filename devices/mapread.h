@@ -37,7 +37,7 @@
  * embedding rows of its tokens (single pages scattered over the embedding matrix) and then starts
  * a new sequential read at the first layer, whose read-ahead grows from small synchronous reads;
  * both show as waits before the first layer's compute (measured node by node with
- * scripts/testbed/probe/nodes.c: src:testbed-run, docs/VALIDATION.md §3.16). 0: none.
+ * `testbed probe --kind nodes`: src:testbed-run, docs/VALIDATION.md §3.16). 0: none.
  * With io_cpu_share 0 and start_s 0 the result lies between max(read, compute) (perfect overlap) and
  * read + compute (the `serial` assumption of the phone replay: read a layer, then compute it). */
 #ifndef LS_DEVICES_MAPREAD_H

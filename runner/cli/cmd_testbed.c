@@ -7,7 +7,8 @@
  *   head-rate the output projection's streaming rate from a run's rows passes, as a profile
  *             line (a calibration input: scripts/testbed/run.sh adds it to the base profile);
  *   protocol  the pre-registered protocol's configurations, one line each (runner/testbed/protocol);
- *   verdict   the protocol's one-line result over every configuration's held-out points. */
+ *   verdict   the protocol's one-line result over every configuration's held-out points;
+ *   probe     the probes of llama.cpp's CPU kernels, tiles and nodes (runner/testbed/probe). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "runner/testbed/benchcsv.h"
 #include "runner/testbed/gguf.h"
 #include "runner/testbed/measure.h"
+#include "runner/testbed/probe.h"
 #include "runner/testbed/protocol.h"
 #include "runner/testbed/tbdb.h"
 #include "runner/testbed/validate.h"
@@ -359,6 +361,45 @@ static int verdict_cmd(int argc, char **argv)
   return rc ? ls_opts_exit(rc) : protocol_run(&a, 1);
 }
 
+/* ---- probe ---- */
+
+typedef struct probe_args {
+  const char *kind, *lib, *model;
+  long reps;
+} probe_args;
+
+static const ls_opt PROBE_OPTS[] = {
+    {"--kind", LS_OPT_CHOICE, OPT_AT(probe_args, kind), "KIND",
+     "tiles (warm passes of 1 to 12 and 16 tokens) or nodes (cold and warm passes node by node)",
+     .choices = "tiles,nodes", .flags = LS_OPT_REQUIRED},
+    {"--lib", LS_OPT_STR, OPT_AT(probe_args, lib), "DIR", "folder of libllama (scripts/testbed/fetch.sh prints it)",
+     .flags = LS_OPT_REQUIRED},
+    {"--model", LS_OPT_STR, OPT_AT(probe_args, model), "FILE.gguf", "the model file", .flags = LS_OPT_REQUIRED},
+    {"--reps", LS_OPT_LONG, OPT_AT(probe_args, reps), "R", "repetitions of every pass (default 7)", .lo = 1,
+     .hi = 1000},
+    {NULL}};
+
+static const ls_cmd_spec PROBE = {
+    "testbed probe", NULL, 0, 0, 0, "probe llama.cpp's CPU kernels: passes by size (tiles) or node by node (nodes)",
+    "Prints one line a pass (tiles: N repetition time_s cpu_s) or a node and a pass (nodes; summed by\n"
+    "scripts/testbed/probe/nodes-sum.sh and matmul-sum.sh); runner/testbed/probe.h. Timings are printed,\n"
+    "never checked. Exit: 0, 64 usage, 66 no library or model, 70 library error, 74 I/O.\n",
+    NULL, PROBE_OPTS};
+
+static int probe_cmd(int argc, char **argv)
+{
+  probe_args a = {0};
+  a.reps = 7;
+  int rc = ls_opts_parse(&PROBE, argc, argv, &a, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
+  ls_error err = {0};
+  ls_tbprobe_kind k = strcmp(a.kind, "nodes") == 0 ? LS_TBPROBE_NODES : LS_TBPROBE_TILES;
+  if ((rc = ls_tbprobe_run(k, a.lib, a.model, (int)a.reps, stdout, &err)))
+    return fail(&err);
+  return 0;
+}
+
 static const ls_subcmd TESTBED[] = {
     {"model", model_cmd, "write a random-weight GGUF v3 model of a workloads/models shape"},
     {"measure", measure_cmd, "time a real llama.cpp: warm, cold, tree, speculative and repacked passes"},
@@ -366,6 +407,7 @@ static const ls_subcmd TESTBED[] = {
     {"head-rate", head_cmd, "the output projection's streaming rate from a run's rows passes (a profile line)"},
     {"protocol", protocol_cmd, "the pre-registered protocol's configurations, one line each"},
     {"verdict", verdict_cmd, "the protocol's one-line result over every configuration's held-out points"},
+    {"probe", probe_cmd, "probe llama.cpp's CPU kernels: passes by size (tiles) or node by node (nodes)"},
     {NULL, NULL, NULL}};
 
 int ls_cmd_testbed(int argc, char **argv)

@@ -547,7 +547,7 @@ static int storage_slot(const ls_tbm_config *c, ls_tbm_result *r, const storage 
      * free page reporting) a cold read that lands in memory the host has taken back pays a
      * host fault per page, charged as the reading thread's CPU time: 0.44 to 0.64 s more for
      * this file, against 0.011 s, when the memory freed by the eviction sat free for 2.5 s
-     * (scripts/testbed/probe/freed.c, results/testbed/probe-freed.txt). A cold pass reads
+     * (the probe freed.c (removed in issue 32; git show eafd053:scripts/testbed/probe/freed.c), results/testbed/probe-freed.txt). A cold pass reads
      * into the memory its own eviction freed a moment before, and so does this stream once
      * an untimed one has brought the file's worth of memory back (run Q's streams, taken
      * right after the prompt passes without it, spent 0.11 to 0.37 s of CPU: §3.15). */
@@ -653,6 +653,37 @@ static int repack_passes(ls_llamadrv *d, const ls_tbm_config *c, const int *ns, 
   return rc;
 }
 
+/* Inputs are read before anything is measured: a bad file fails in a second, not after
+ * minutes of passes. */
+static int read_inputs(const ls_tbm_config *c, tree *t, ls_error *err)
+{
+  int rc = c->tree_json ? read_tree(c->tree_json, t, err) : LS_OK;
+  if (!rc && c->trace) {
+    static int rank[MAX_TRACE];
+    int n_rank = 0;
+    rc = trace_ranks(c->trace, rank, MAX_TRACE, &n_rank, err);
+  }
+  return rc;
+}
+
+/* The storage measurements' settings; with busy streams, their 100 %: the faster of two untimed
+ * streams (a file's first cold read can take twice as long: 0.206 s against 0.108 s,
+ * src:testbed-run). */
+static int storage_setup(ls_llamadrv_model *m, const ls_tbm_config *c, storage *st, ls_error *err)
+{
+  memset(st, 0, sizeof *st);
+  st->reps = 2 * c->reps + 1; /* cheap and the noisiest: more repetitions */
+  st->spin_rate = c->busy ? ls_llamadrv_spin_rate() : 0;
+  st->mem_rate = c->busy ? ls_llamadrv_mem_rate() : 0;
+  int rc = LS_OK;
+  for (int k = 0; k < 2 && !rc && c->busy; k++) {
+    ls_llamadrv_cost sc;
+    if (!(rc = ls_llamadrv_evict(m, NULL, err)) && !(rc = ls_llamadrv_stream(c->target, &sc, err)))
+      st->anchor = k == 0 || sc.time_s < st->anchor ? sc.time_s : st->anchor;
+  }
+  return rc;
+}
+
 int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *err)
 {
   memset(r, 0, sizeof *r);
@@ -661,15 +692,8 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
     return ls_error_set(err, LS_ERANGE, "testbed: reps %d (1..50), max N %d (1..256), threads %d (>= 1), rows N %d "
                         "(0 or 2..256), step context %d (0..8192)", c->reps, c->max_n, c->threads, c->rows_n,
                         c->step_ctx);
-  /* Inputs are read before anything is measured: a bad file fails in a second, not after
-   * minutes of passes. */
   tree t;
-  int rc = c->tree_json ? read_tree(c->tree_json, &t, err) : LS_OK;
-  if (!rc && c->trace) {
-    static int rank[MAX_TRACE];
-    int n_rank = 0;
-    rc = trace_ranks(c->trace, rank, MAX_TRACE, &n_rank, err);
-  }
+  int rc = read_inputs(c, &t, err);
   if (rc)
     return rc;
   ls_llamadrv *d;
@@ -688,17 +712,8 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   /* The storage path alone: the file streamed through a mapping without compute; and, with it,
    * the same stream with a busy thread (busy_streams). Their repetitions are spread over the run
    * (storage_slot), not taken in one block before it. */
-  storage st = {0};
-  st.reps = 2 * c->reps + 1; /* cheap and the noisiest: more repetitions */
-  st.spin_rate = c->busy ? ls_llamadrv_spin_rate() : 0;
-  st.mem_rate = c->busy ? ls_llamadrv_mem_rate() : 0;
-  /* the busy levels' 100 %: the faster of two untimed streams (a file's first cold read can take
-   * twice as long: 0.206 s against 0.108 s, src:testbed-run) */
-  for (int k = 0; k < 2 && !rc && c->busy; k++) {
-    ls_llamadrv_cost sc;
-    if (!(rc = ls_llamadrv_evict(m, NULL, err)) && !(rc = ls_llamadrv_stream(c->target, &sc, err)))
-      st.anchor = k == 0 || sc.time_s < st.anchor ? sc.time_s : st.anchor;
-  }
+  storage st;
+  rc = storage_setup(m, c, &st, err);
   if (!rc)
     rc = storage_slot(c, r, &st, 0, log, err);
   int spec = c->draft && c->trace;

@@ -60,7 +60,7 @@ prio=()
 # A VM guest with free page reporting (virtio-balloon) hands memory that stays free back to its
 # host, and a cold read that lands in such memory pays a host fault per page, which the guest
 # sees as the reading thread's CPU time: 0.44 to 0.64 s more for the target file when its
-# memory sat free 2.5 s (docs/VALIDATION.md §3.15, scripts/testbed/probe/freed.c). A phone has
+# memory sat free 2.5 s (docs/VALIDATION.md §3.15, the probe freed.c (removed in issue 32; git show eafd053:scripts/testbed/probe/freed.c)). A phone has
 # no host. When the kernel lets us (root, a writable min_free_ms), memory is reported only
 # after a minute free while the measurements run, and the setting is put back on exit.
 report=/sys/module/page_reporting/parameters/min_free_ms

@@ -715,7 +715,7 @@ static void test_threads(void)
   ls_llamadrv_unload(m);
 }
 
-/* The node observer (ls_llamadrv_opts.observe, what scripts/testbed/probe/nodes.c times): on the
+/* The node observer (ls_llamadrv_opts.observe, what `testbed probe --kind nodes` times): on the
  * small model (8 layers) one pass reports every layer's first weighted node once (attn_norm-0 to
  * attn_norm-7) and the head's (result_output) last; without an observer nothing is reported. */
 typedef struct seen_nodes {
