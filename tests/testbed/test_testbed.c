@@ -640,6 +640,28 @@ static void test_mapread(void)
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &neg, mix, 4) - t) < 1e-12);
 }
 
+/* A model file as a pass reads it (ls_mapread_pass_s): three 16 MB layers of 10 ms and a 16 MB
+ * head of 10 ms are the `mix` segments above, so serial reads take 0.104 s at 1 GB/s (every
+ * segment read, then computed: 4 x (0.016 + 0.010)) and read-ahead what the recurrence gives;
+ * a pass asking for no output row skips the head: 3 x 0.026 = 0.078 s serially. */
+static void test_mapread_pass(void)
+{
+  ls_flash_params f = flash_1gbs();
+  ls_mapread_params m = {8e6, 0.75, 0, 0, 0, 0, 0};
+  ls_mapread_seg mix[4] = {{16e6, 0.010, 0}, {16e6, 0.010, 0}, {16e6, 0.010, 0}, {16e6, 0.010, 0}};
+  ls_mapread_file file = {3, 16e6, 0.010, 16e6, 0.010, 0, 1};
+  CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 0, &file) - 0.104) < 1e-6);
+  CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 1, &file) - ls_mapread_time_s(&f, &m, mix, 4)) < 1e-12);
+  file.head = 0;
+  CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 0, &file) - 0.078) < 1e-6);
+  CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 1, &file) - ls_mapread_time_s(&f, &m, mix, 3)) < 1e-12);
+  /* the head's serial share is the head segment's */
+  file.head = 1;
+  file.head_serial = 1;
+  mix[3].serial = 1;
+  CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 1, &file) - ls_mapread_time_s(&f, &m, mix, 4)) < 1e-12);
+}
+
 /* ---- driver (the pinned library) ---- */
 
 static ls_llamadrv *drv;
@@ -1366,6 +1388,7 @@ static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
                                   {"the share from either half of a run", test_cli_share_halves},
                                   {"validate: the start's wait, runs H to AI", test_cli_validate_start}, CU_TEST_INFO_NULL};
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
+                                      {"a model file as a pass reads it", test_mapread_pass},
                                       {"reads slowed by a busy thread", test_mapread_io_share},
                                       {"the share from the busy streams", test_io_share_fit},
                                       {"a read delayed while the thread computes", test_mapread_delay},
