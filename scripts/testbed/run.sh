@@ -57,19 +57,9 @@ done
 prio=()
 [ "$(id -u)" -ne 0 ] || prio=(nice -n -20)
 
-# A VM guest with free page reporting (virtio-balloon) hands memory that stays free back to its
-# host, and a cold read that lands in such memory pays a host fault per page, which the guest
-# sees as the reading thread's CPU time: 0.44 to 0.64 s more for the target file when its
-# memory sat free 2.5 s (docs/VALIDATION.md §3.15, the probe freed.c (removed in issue 32; git show eafd053:scripts/testbed/probe/freed.c)). A phone has
-# no host. When the kernel lets us (root, a writable min_free_ms), memory is reported only
-# after a minute free while the measurements run, and the setting is put back on exit.
-report=/sys/module/page_reporting/parameters/min_free_ms
-if [ -w "$report" ] && [ -z "${TB_REUSE:-}" ]; then
-  report_was=$(cat "$report")
-  trap 'echo "$report_was" > "$report" 2>/dev/null || true' EXIT
-  echo 60000 > "$report"
-  echo "run.sh: free page reporting held back during the run ($report: $report_was -> 60000 ms; restored on exit)" >&2
-fi
+# This VM's free page reporting, held back while the run measures (page-reporting.sh).
+# shellcheck source=scripts/testbed/page-reporting.sh
+. "$here/page-reporting.sh" run.sh
 
 echo "== measure"
 if [ -n "${TB_REUSE:-}" ] && [ -f "$out/testbed.db" ]; then echo "(reusing $out/testbed.db: TB_REUSE is set)"; else
