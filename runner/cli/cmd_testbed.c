@@ -151,10 +151,15 @@ static int measure_cmd(int argc, char **argv)
   c.step_ctx = (int)a.step_ctx;
   ls_error err = {0};
   ls_tbdb_meta meta = {0};
-  snprintf(meta.target, sizeof meta.target, "%s", c.target);
-  snprintf(meta.draft, sizeof meta.draft, "%s", c.draft ? c.draft : "");
-  snprintf(meta.model_id, sizeof meta.model_id, "%s", a.model);
-  snprintf(meta.draft_model, sizeof meta.draft_model, "%s", a.draft_model ? a.draft_model : "");
+  /* the run's names are stored whole or refused: a truncated model path would be read back as
+   * another (issue 32: a 65-character --model path lost its last letters) */
+  if ((size_t)snprintf(meta.target, sizeof meta.target, "%s", c.target) >= sizeof meta.target ||
+      (size_t)snprintf(meta.draft, sizeof meta.draft, "%s", c.draft ? c.draft : "") >= sizeof meta.draft ||
+      (size_t)snprintf(meta.model_id, sizeof meta.model_id, "%s", a.model) >= sizeof meta.model_id ||
+      (size_t)snprintf(meta.draft_model, sizeof meta.draft_model, "%s", a.draft_model ? a.draft_model : "") >=
+          sizeof meta.draft_model)
+    return ls_usage_error("testbed measure", "a path of --target, --draft, --model or --draft-model is longer than "
+                          "511 characters");
   meta.threads = c.threads;
   meta.reps = c.reps;
   ls_gguf_layout l;

@@ -172,6 +172,13 @@ static void test_cli_bad_inputs(void)
   CU_ASSERT_EQUAL(ls_test_cli("testbed model --model llama-3.2-1b --width 300 --out /dev/null", out, sizeof out), 65);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "multiple of 256"));
   CU_ASSERT_EQUAL(ls_test_cli("testbed model --model no-such-model --out /dev/null", out, sizeof out), 66);
+  /* A model path too long to store is refused before anything is measured, not cut short. */
+  char longpath[600];
+  memset(longpath, 'm', sizeof longpath - 6);
+  strcpy(longpath + sizeof longpath - 6, ".yaml");
+  snprintf(args, sizeof args, "testbed measure --lib . --target '%s' --model %s --db /dev/null", tiny, longpath);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "longer than 511 characters"));
   /* A malformed tree is located (file:line:col) before anything is measured. */
   FILE *f = fopen(bad, "w");
   CU_ASSERT_FATAL(f != NULL);
