@@ -104,6 +104,7 @@ typedef struct tally {
   int n, cap, near;
   double spec_pred, spec_meas;
   int spec_files;
+  int empty;               /* files without a held-out point (a configuration that predicted nothing) */
 } tally;
 
 static int push(tally *t, double em, double eb, ls_error *err)
@@ -168,6 +169,7 @@ static int read_points(const char *path, tally *t, FILE *out, ls_error *err)
     return rc;
   t->near += near;
   t->spec_files += spec > 0;
+  t->empty += pts == 0;
   if (fprintf(out, "%s: %d held-out points (%d near-copies left out); mean |error| %.1f %% (baseline %.1f %%); spec "
                    "%s%+.1f %%\n", path, pts, near, pts ? 100 * sm / pts : 0.0, pts ? 100 * sb / pts : 0.0,
               spec ? "" : "none ", 100 * spec_e) < 0)
@@ -201,6 +203,8 @@ int ls_tbpr_verdict(const ls_tbpr *p, const char *const *files, int n, FILE *out
     double z = t.spec_meas > 0 ? t.spec_pred / t.spec_meas - 1 : NAN;
     char miss[512] = "";
     size_t k = 0;
+    if (t.empty)
+      k += (size_t)snprintf(miss + k, sizeof miss - k, "%d configurations without a prediction", t.empty);
     if (n < p->configurations_min)
       k += (size_t)snprintf(miss + k, sizeof miss - k, "%s%d configurations < %d", k ? ", " : "", n,
                             p->configurations_min);

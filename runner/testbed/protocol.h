@@ -5,7 +5,8 @@
  *   X  the median of |predicted / measured - 1| over them; Y the same for the trivial baseline;
  *   Z  sum of the predicted speculative times per token / the same measured - 1 (signed);
  * targets met when K >= configurations_min, X <= median_max, X <= baseline_ratio_max x Y and
- * |Z| <= spec_max. The verdict's last line is the protocol's one-line result. */
+ * |Z| <= spec_max, and every file has a held-out point (a configuration whose calibration was
+ * refused writes a file with none: it counts among the K and is a missed target). The verdict's last line is the protocol's one-line result. */
 #ifndef LS_RUNNER_TESTBED_PROTOCOL_H
 #define LS_RUNNER_TESTBED_PROTOCOL_H
 #include <stdio.h>

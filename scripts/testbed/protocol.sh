@@ -90,11 +90,18 @@ one_config() {
   "${prio[@]}" fio --filename="$d/target.gguf" --readonly --direct=0 --invalidate=1 --rw=read --ioengine=mmap \
     --bs=8m --stonewall --clat_percentiles=0 --output-format=json --name=mmap-seq-1 --name=mmap-seq-2 \
     > "$d/fio-mmap.json"
-  bash "$here/head-profile.sh" "$d/testbed.db" "$d/base-profile.yaml" 2> "$d/head-profile.txt"
-  LEVERSIM_DATA=$d/data bash "$here/kernel-form.sh" "$d/base-profile.yaml" "$d/warm.csv" --model "$tid" \
-    > "$d/kernel-form.txt"
-  LEVERSIM_DATA=$d/data bash "$here/fit-profile.sh" "$d/base-profile.yaml" "$d/warm.csv" "$d/fio-direct1.json" \
-    "$d/testbed-vm.yaml" --model "$tid" > "$d/calibrate.txt" 2>&1
+  # A calibration the data refuse is a missed configuration, not the end of the run: its points
+  # file holds no point, which `testbed verdict` names (runner/testbed/protocol.h).
+  if ! { bash "$here/head-profile.sh" "$d/testbed.db" "$d/base-profile.yaml" 2> "$d/head-profile.txt" &&
+    LEVERSIM_DATA=$d/data bash "$here/kernel-form.sh" "$d/base-profile.yaml" "$d/warm.csv" --model "$tid" \
+      > "$d/kernel-form.txt" &&
+    LEVERSIM_DATA=$d/data bash "$here/fit-profile.sh" "$d/base-profile.yaml" "$d/warm.csv" "$d/fio-direct1.json" \
+      "$d/testbed-vm.yaml" --model "$tid" > "$d/calibrate.txt" 2>&1; }; then
+    printf '# leversim testbed points: %s: calibration refused (see its head-profile.txt, kernel-form.txt, calibrate.txt)\n' \
+      "$name" > "$d/points.tsv"
+    echo "protocol.sh: $name: calibration refused; no prediction" >&2
+    return 0
+  fi
   "$LEVERSIM" testbed validate --db "$d/testbed.db" --profile "$d/testbed-vm.yaml" --fio-mmap "$d/fio-mmap.json" \
     --points "$d/points.tsv" > "$d/validate.txt"
   grep -E '^(held-out points|baseline median)' "$d/validate.txt" >&2

@@ -42,6 +42,9 @@ check_miss "spec" "spec +15.0 % beyond 10 %" "$tmp"/s?.tsv
 for i in 1 2 3 4 5 6; do points "$tmp/b$i.tsv" 0.104 0.04
   awk -F'\t' 'BEGIN{OFS="\t"} /^cold/ && $7 == 0 {$6 = $4 * 1.05} {print}' "$tmp/b$i.tsv" > "$tmp/b$i.x" && mv "$tmp/b$i.x" "$tmp/b$i.tsv"; done
 check_miss "baseline" "median 4.0 % > 0.5 x baseline 5.0 %" "$tmp"/b?.tsv
+# A configuration whose calibration was refused: a points file without a point, named.
+printf '# leversim testbed points: c6: calibration refused\n' > "$tmp/refused.tsv"
+check_miss "a refused configuration" "1 configurations without a prediction" "${files[@]:0:5}" "$tmp/refused.tsv"
 # A malformed line: exit 65, the file and line named.
 printf 'cold\t1\t0\tfast\t0.2\t0.2\t0\n' > "$tmp/bad.tsv"
 set +e; err=$("$leversim" testbed verdict --protocol "$proto" --points "$tmp/bad.tsv" 2>&1 >/dev/null); st=$?; set -e
