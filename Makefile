@@ -5,7 +5,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test test-long reproduce regime sanitize mutation bench-compare clean calibrate-examples testbed install
+.PHONY: all deps configure build test test-long reproduce regime sanitize mutation bench-compare clean calibrate-examples testbed testbed-check testbed-dev install
 PREFIX ?= /usr/local
 
 all: build
@@ -57,11 +57,23 @@ calibrate-examples: build
 	./$(BUILD)/leversim calibrate --base oneplus-12 --only cpu --llama-bench $(MEAS)/8gen3-cpu-executorch.csv \
 	  --out $(BUILD)/calibrated/oneplus-12-cpu.yaml
 
-# The sim-to-real check (docs/VALIDATION.md): fetches the pinned llama.cpp (installing Node/npm
-# with apt-get when missing), measures it on this machine, calibrates this machine's profile
-# from the warm rows and fio, and prints the prediction error table (about 15 minutes).
+# The sim-to-real check (docs/VALIDATION.md §0): the pre-registered protocol
+# (runner/testbed/protocol.yaml): six configurations measured on a real llama.cpp, each
+# calibrated from its calibration passes and predicting its held-out ones; ends with the
+# protocol's one line and exits 2 when a target is missed (about 15 to 30 minutes on 2 cores).
+# The run is appended to results/testbed/protocol-runs.md whatever its result.
 testbed: build
+	bash scripts/testbed/protocol.sh
+
+# The development run of docs/VALIDATION.md §3 (llama-3.2-1b as published, one thread, with the
+# busy streams and the repacked case; about 15 minutes): not the protocol.
+testbed-dev: build
 	bash scripts/testbed/run.sh full
+
+# Every testbed test, the long ones too (testbed.refit refits every published run: minutes).
+# No timing: they check behaviour and the published runs' numbers.
+testbed-check: build
+	cd $(BUILD) && ctest --output-on-failure -R '^testbed\.'
 
 # AddressSanitizer + UBSan build of everything, then its tests.
 sanitize:

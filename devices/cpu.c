@@ -15,7 +15,7 @@
  *   t_matmul(n)    = ceil(n / G) * W / BW + n * f / F
  *   Why: llama.cpp's x86 CPU backend (the testbed's pinned library, Q4_0 layers, repacking
  *   off, 1 thread) costs a warm pass in steps of four tokens. In the probe
- *   results/testbed/probe-tiles.txt (scripts/testbed/probe/tiles.c: warm passes of N = 1..12
+ *   results/testbed/probe-tiles.txt (`testbed probe --kind tiles`: warm passes of N = 1..12
  *   and 16 tokens, 7 interleaved repetitions, fastest) a pass gains 94 ms from 4 to 5 tokens
  *   and again from 8 to 9, about one more pass over the 547 MB of layers, while the next three
  *   tokens of a group add 31 to 62 ms in all (src:testbed-run, docs/VALIDATION.md §3.7).
@@ -76,7 +76,7 @@
  *   the columns left over over every row: src:llamacpp-sgemm), and on the testbed
  *   every layer matrix (0.6 to 9.4 MB of Q4_0) fits in the host's last-level cache (32 MiB on
  *   the AMD EPYC host), so it costs less than the first. Measured node by node
- *   (scripts/testbed/probe/nodes.c, results/testbed/probe-nodes.txt.xz, fastest warm node
+ *   (`testbed probe --kind nodes`, results/testbed/probe-nodes.txt.xz, fastest warm node
  *   times): the layers' matmuls take 0.1086 s at N = 4 and 0.1668 s at N = 5, so the
  *   remainder's pass of one token costs 0.058 s, where the first pass alone (N = 2 and 4
  *   extrapolated to no token) costs 0.067 s and a token's arithmetic about 0.0105 to 0.015 s

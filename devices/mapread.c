@@ -22,6 +22,7 @@
  * overlap); with trigger 1 and one window per segment it is the serial bound. */
 #include "devices/mapread.h"
 #include <math.h>
+#include <stdlib.h>
 
 /* One window: the kernel submits it as one read (src:linux-readahead), so it is one request
  * of its size at queue depth 1, on the page-cache path. */
@@ -102,5 +103,20 @@ double ls_mapread_serial_s(const ls_flash_params *f, const ls_mapread_seg *segs,
   double t = 0;
   for (int i = 0; i < n; i++)
     t += (segs[i].bytes > 0 ? read_s(f, segs[i].bytes) : 0) + segs[i].compute_s;
+  return t;
+}
+
+double ls_mapread_pass_s(const ls_flash_params *f, const ls_mapread_params *m, int mapped, const ls_mapread_file *p)
+{
+  int L = p->layers;
+  ls_mapread_seg *s = malloc((size_t)(L + 1) * sizeof *s);
+  if (!s)
+    return NAN;
+  for (int i = 0; i < L; i++)
+    s[i] = (ls_mapread_seg){p->layer_bytes, p->layer_s, 0};
+  s[L] = (ls_mapread_seg){p->head_bytes, p->head_s, p->head_serial};
+  int n = p->head ? L + 1 : L;
+  double t = mapped ? ls_mapread_time_s(f, m, s, n) : ls_mapread_serial_s(f, s, n);
+  free(s);
   return t;
 }

@@ -37,7 +37,7 @@
  * embedding rows of its tokens (single pages scattered over the embedding matrix) and then starts
  * a new sequential read at the first layer, whose read-ahead grows from small synchronous reads;
  * both show as waits before the first layer's compute (measured node by node with
- * scripts/testbed/probe/nodes.c: src:testbed-run, docs/VALIDATION.md §3.16). 0: none.
+ * `testbed probe --kind nodes`: src:testbed-run, docs/VALIDATION.md §3.16). 0: none.
  * With io_cpu_share 0 and start_s 0 the result lies between max(read, compute) (perfect overlap) and
  * read + compute (the `serial` assumption of the phone replay: read a layer, then compute it). */
 #ifndef LS_DEVICES_MAPREAD_H
@@ -67,5 +67,20 @@ typedef struct ls_mapread_params {
 double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, const ls_mapread_seg *segs, int n);
 /* The serial bound: every segment read whole (ls_flash_read_ns), then computed. */
 double ls_mapread_serial_s(const ls_flash_params *f, const ls_mapread_seg *segs, int n);
+
+/* A model file in the order a pass reads it: `layers` layers of layer_bytes, each computed in
+ * layer_s, then the output projection's head_bytes computed in head_s with head_serial of it
+ * waiting for its last byte (tied embeddings: the embedding matrix, read whole to project).
+ * head = 0: the pass asks for no output row, so the runtime neither reads nor computes the
+ * projection (llama.cpp). Consumed from a cold page cache with reads overlapping compute
+ * through read-ahead (mapped = 1: ls_mapread_time_s) or each segment read whole, then computed
+ * (mapped = 0: ls_mapread_serial_s, the phone replay's `serial`). NAN when out of memory. */
+typedef struct ls_mapread_file {
+  int layers;
+  double layer_bytes, layer_s;
+  double head_bytes, head_s, head_serial;
+  int head;
+} ls_mapread_file;
+double ls_mapread_pass_s(const ls_flash_params *f, const ls_mapread_params *m, int mapped, const ls_mapread_file *p);
 
 #endif

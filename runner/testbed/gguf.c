@@ -554,6 +554,37 @@ static void shape_key(ls_gguf_shape *s, const char *key, uint64_t u)
       *dst[k] = (int)u;
 }
 
+/* One tensor info at r's position into t, checked (dimensions, type, shape against its type,
+ * alignment); 0 when reading it failed (r->rc set), 1 otherwise (r->rc may still be set). */
+static int tensor_info(rd *r, uint64_t align, ls_gguf_tensor *t)
+{
+  const char *path = r->path;
+  uint64_t at = r->pos;
+  get_str(r, t->name, sizeof t->name);
+  uint32_t nd = get_u32(r);
+  if (!r->rc && (nd < 1 || nd > 2))
+    r->rc = ls_error_set(r->err, LS_EPARSE, "%s: byte %llu: tensor %s has %u dimensions (1 or 2 here)", path,
+                         (unsigned long long)at, t->name, nd);
+  t->ne0 = (int64_t)get_u64(r);
+  t->ne1 = nd == 2 ? (int64_t)get_u64(r) : 1;
+  t->type = (int)get_u32(r);
+  t->offset = get_u64(r);
+  if (r->rc)
+    return 0;
+  if (t->type != LS_GGUF_TYPE_F32 && t->type != LS_GGUF_TYPE_Q4_0 && t->type != LS_GGUF_TYPE_Q6_K)
+    r->rc = ls_error_set(r->err, LS_EPARSE, "%s: byte %llu: tensor %s: type %d (F32 0, Q4_0 2 or Q6_K 14 here)",
+                         path, (unsigned long long)at, t->name, t->type);
+  else if (t->ne0 <= 0 || t->ne1 <= 0 || (t->type == LS_GGUF_TYPE_Q4_0 && t->ne0 % LS_Q4_0_BLOCK) ||
+           (t->type == LS_GGUF_TYPE_Q6_K && t->ne0 % LS_Q6_K_BLOCK))
+    r->rc = ls_error_set(r->err, LS_EPARSE, "%s: byte %llu: tensor %s: %lld x %lld does not fit its type", path,
+                         (unsigned long long)at, t->name, (long long)t->ne0, (long long)t->ne1);
+  else if (t->offset % align)
+    r->rc = ls_error_set(r->err, LS_EPARSE, "%s: byte %llu: tensor %s: offset %llu not aligned to %llu", path,
+                         (unsigned long long)at, t->name, (unsigned long long)t->offset, (unsigned long long)align);
+  t->bytes = ls_gguf_tensor_bytes(t->type, t->ne0, t->ne1);
+  return 1;
+}
+
 int ls_gguf_read_layout(const char *path, ls_gguf_layout *out, ls_error *err)
 {
   memset(out, 0, sizeof *out);
@@ -597,29 +628,8 @@ int ls_gguf_read_layout(const char *path, ls_gguf_layout *out, ls_error *err)
     r.rc = ls_error_set(err, LS_ENOMEM, "%s: out of memory", path);
   for (uint64_t i = 0; i < n_t && !r.rc; i++) {
     ls_gguf_tensor *t = &out->t[i];
-    uint64_t at = r.pos;
-    get_str(&r, t->name, sizeof t->name);
-    uint32_t nd = get_u32(&r);
-    if (!r.rc && (nd < 1 || nd > 2))
-      r.rc = ls_error_set(err, LS_EPARSE, "%s: byte %llu: tensor %s has %u dimensions (1 or 2 here)", path,
-                          (unsigned long long)at, t->name, nd);
-    t->ne0 = (int64_t)get_u64(&r);
-    t->ne1 = nd == 2 ? (int64_t)get_u64(&r) : 1;
-    t->type = (int)get_u32(&r);
-    t->offset = get_u64(&r);
-    if (r.rc)
+    if (!tensor_info(&r, align, t))
       break;
-    if (t->type != LS_GGUF_TYPE_F32 && t->type != LS_GGUF_TYPE_Q4_0 && t->type != LS_GGUF_TYPE_Q6_K)
-      r.rc = ls_error_set(err, LS_EPARSE, "%s: byte %llu: tensor %s: type %d (F32 0, Q4_0 2 or Q6_K 14 here)", path,
-                          (unsigned long long)at, t->name, t->type);
-    else if (t->ne0 <= 0 || t->ne1 <= 0 || (t->type == LS_GGUF_TYPE_Q4_0 && t->ne0 % LS_Q4_0_BLOCK) ||
-             (t->type == LS_GGUF_TYPE_Q6_K && t->ne0 % LS_Q6_K_BLOCK))
-      r.rc = ls_error_set(err, LS_EPARSE, "%s: byte %llu: tensor %s: %lld x %lld does not fit its type", path,
-                          (unsigned long long)at, t->name, (long long)t->ne0, (long long)t->ne1);
-    else if (t->offset % align)
-      r.rc = ls_error_set(err, LS_EPARSE, "%s: byte %llu: tensor %s: offset %llu not aligned to %llu", path,
-                          (unsigned long long)at, t->name, (unsigned long long)t->offset, (unsigned long long)align);
-    t->bytes = ls_gguf_tensor_bytes(t->type, t->ne0, t->ne1);
     if (strcmp(t->name, "output.weight") == 0)
       out->shape.tied = 0;
     out->n++;

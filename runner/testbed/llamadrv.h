@@ -28,7 +28,7 @@ typedef struct ls_llamadrv_opts {
   int n_ctx;       /* KV cells; default 512 */
   int n_batch;     /* most tokens one decode takes; default 256 */
   int n_seq;       /* sequences (tree branches); > 1 makes the KV cache unified; default 1 */
-  /* For probes (scripts/testbed/probe/nodes.c): called right after the library has computed each
+  /* For probes (`testbed probe --kind nodes`): called right after the library has computed each
    * node of a pass, with the node's name as the library gives it (e.g. "ffn_up-3"); borrowed,
    * valid during the call. NULL (the default): none, and a pass is computed as one graph; with
    * an observer the library computes node by node, which costs time of its own. */

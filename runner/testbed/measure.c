@@ -70,6 +70,15 @@ static void say(FILE *log, const ls_tbm_pass *p)
             p->n_tokens, p->ctx, p->rep, p->c.time_s, p->c.wall_s, p->c.cpu_s, p->c.read_bytes / 1e6);
 }
 
+/* The cache filled with positions 0..ctx-1 in batches the context takes (256 tokens), untimed. */
+static int fill(ls_llamadrv_model *m, int ctx, ls_error *err)
+{
+  int rc = LS_OK;
+  for (int at = 0; at < ctx && !rc; at += 256)
+    rc = ls_llamadrv_prompt(m, ctx - at < 256 ? ctx - at : 256, at, NULL, err);
+  return rc;
+}
+
 /* A prompt pass of n tokens after a prefix of ctx tokens; evict first when cold. rep < 0:
  * untimed warm-up. */
 static int prompt_pass(ls_llamadrv_model *m, ls_tbm_result *r, const char *kind, int n, int ctx, int cold, int rep,
@@ -77,7 +86,7 @@ static int prompt_pass(ls_llamadrv_model *m, ls_tbm_result *r, const char *kind,
 {
   ls_llamadrv_clear(m);
   ls_llamadrv_cost c;
-  int rc = ctx > 0 ? ls_llamadrv_prompt(m, ctx, 0, NULL, err) : LS_OK;
+  int rc = fill(m, ctx, err);
   if (!rc && cold)
     rc = ls_llamadrv_evict(m, NULL, err);
   if (!rc)
@@ -199,7 +208,7 @@ static int shape_pass(ls_llamadrv_model *m, ls_tbm_result *r, const char *kind, 
   }
   ls_llamadrv_clear(m);
   ls_llamadrv_cost c;
-  int rc = ctx > 0 ? ls_llamadrv_prompt(m, ctx, 0, NULL, err) : LS_OK;
+  int rc = fill(m, ctx, err);
   if (!rc)
     rc = ls_llamadrv_evict(m, NULL, err);
   if (!rc)
@@ -538,7 +547,7 @@ static int storage_slot(const ls_tbm_config *c, ls_tbm_result *r, const storage 
      * free page reporting) a cold read that lands in memory the host has taken back pays a
      * host fault per page, charged as the reading thread's CPU time: 0.44 to 0.64 s more for
      * this file, against 0.011 s, when the memory freed by the eviction sat free for 2.5 s
-     * (scripts/testbed/probe/freed.c, results/testbed/probe-freed.txt). A cold pass reads
+     * (the probe freed.c (removed in issue 32; git show eafd053:scripts/testbed/probe/freed.c), results/testbed/probe-freed.txt). A cold pass reads
      * into the memory its own eviction freed a moment before, and so does this stream once
      * an untimed one has brought the file's worth of memory back (run Q's streams, taken
      * right after the prompt passes without it, spent 0.11 to 0.37 s of CPU: §3.15). */
@@ -585,6 +594,13 @@ static int rounds(ls_llamadrv_model *m, ls_llamadrv_model *dm, const ls_tbm_conf
   return rc;
 }
 
+/* KV cells of the target's context: 512, or room for the step's context and its token. */
+static int cells(const ls_tbm_config *c)
+{
+  int need = (c->step_ctx + 1 + 255) / 256 * 256;
+  return need > 512 ? need : 512;
+}
+
 static int load(ls_llamadrv *d, const char *path, const ls_tbm_config *c, int repack, int n_seq, int n_ctx,
                 ls_llamadrv_model **m, ls_error *err)
 {
@@ -597,22 +613,87 @@ static int load(ls_llamadrv *d, const char *path, const ls_tbm_config *c, int re
   return ls_llamadrv_load(d, path, &o, m, err);
 }
 
-int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *err)
+/* The verification tree after its prompt, cold and warm alternated, on a context with a sequence
+ * a leaf. */
+static int tree_passes(ls_llamadrv *d, const ls_tbm_config *c, const tree *t, ls_tbm_result *r, FILE *log,
+                       ls_error *err)
 {
-  memset(r, 0, sizeof *r);
-  if (c->reps < 1 || c->reps > 50 || c->max_n < 1 || c->max_n > 256 || c->threads < 1 || c->rows_n < 0 ||
-      c->rows_n == 1 || c->rows_n > 256)
-    return ls_error_set(err, LS_ERANGE, "testbed: reps %d (1..50), max N %d (1..256), threads %d (>= 1), rows N %d "
-                        "(0 or 2..256)", c->reps, c->max_n, c->threads, c->rows_n);
-  /* Inputs are read before anything is measured: a bad file fails in a second, not after
-   * minutes of passes. */
-  tree t;
-  int rc = c->tree_json ? read_tree(c->tree_json, &t, err) : LS_OK;
+  ls_llamadrv_model *m = NULL;
+  int rc = load(d, c->target, c, 0, t->leaves, 512, &m, err);
+  if (rc)
+    return rc;
+  r->tree_nodes = t->n;
+  r->tree_depth = t->depth_max;
+  r->tree_leaves = t->leaves;
+  rc = tree_pass(m, t, c->tree_prompt, 0, -1, r, NULL, err);
+  /* Cold and warm alternate, as the prompt passes do, so both meet the same load (run
+   * tb-20261126T114617Z timed them one kind after the other: all three warm trees were
+   * slower than every cold one, 1.54 to 1.66 s against 1.07 to 1.20 s, their CPU time as
+   * long as their time: the thread ran, slower, under another job's load). */
+  for (int k = 0; k < c->reps && !rc; k++)
+    if (!(rc = tree_pass(m, t, c->tree_prompt, 1, k, r, log, err)))
+      rc = tree_pass(m, t, c->tree_prompt, 0, k, r, log, err);
+  ls_llamadrv_unload(m);
+  return rc;
+}
+
+/* Warm passes with Q4_0 repacking on, every other size. */
+static int repack_passes(ls_llamadrv *d, const ls_tbm_config *c, const int *ns, int nn, ls_tbm_result *r, FILE *log,
+                         ls_error *err)
+{
+  ls_llamadrv_model *m = NULL;
+  int rc = load(d, c->target, c, 1, 1, 512, &m, err);
+  if (rc)
+    return rc;
+  rc = prompt_pass(m, r, "repack", 1, 0, 0, -1, NULL, err);
+  for (int i = 0; i < nn && !rc; i += 2)
+    for (int k = 0; k < c->reps && !rc; k++)
+      rc = prompt_pass(m, r, "repack", ns[i], 0, 0, k, log, err);
+  ls_llamadrv_unload(m);
+  return rc;
+}
+
+/* Inputs are read before anything is measured: a bad file fails in a second, not after
+ * minutes of passes. */
+static int read_inputs(const ls_tbm_config *c, tree *t, ls_error *err)
+{
+  int rc = c->tree_json ? read_tree(c->tree_json, t, err) : LS_OK;
   if (!rc && c->trace) {
     static int rank[MAX_TRACE];
     int n_rank = 0;
     rc = trace_ranks(c->trace, rank, MAX_TRACE, &n_rank, err);
   }
+  return rc;
+}
+
+/* The storage measurements' settings; with busy streams, their 100 %: the faster of two untimed
+ * streams (a file's first cold read can take twice as long: 0.206 s against 0.108 s,
+ * src:testbed-run). */
+static int storage_setup(ls_llamadrv_model *m, const ls_tbm_config *c, storage *st, ls_error *err)
+{
+  memset(st, 0, sizeof *st);
+  st->reps = 2 * c->reps + 1; /* cheap and the noisiest: more repetitions */
+  st->spin_rate = c->busy ? ls_llamadrv_spin_rate() : 0;
+  st->mem_rate = c->busy ? ls_llamadrv_mem_rate() : 0;
+  int rc = LS_OK;
+  for (int k = 0; k < 2 && !rc && c->busy; k++) {
+    ls_llamadrv_cost sc;
+    if (!(rc = ls_llamadrv_evict(m, NULL, err)) && !(rc = ls_llamadrv_stream(c->target, &sc, err)))
+      st->anchor = k == 0 || sc.time_s < st->anchor ? sc.time_s : st->anchor;
+  }
+  return rc;
+}
+
+int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *err)
+{
+  memset(r, 0, sizeof *r);
+  if (c->reps < 1 || c->reps > 50 || c->max_n < 1 || c->max_n > 256 || c->threads < 1 || c->rows_n < 0 ||
+      c->rows_n == 1 || c->rows_n > 256 || c->step_ctx < 0 || c->step_ctx > 8192)
+    return ls_error_set(err, LS_ERANGE, "testbed: reps %d (1..50), max N %d (1..256), threads %d (>= 1), rows N %d "
+                        "(0 or 2..256), step context %d (0..8192)", c->reps, c->max_n, c->threads, c->rows_n,
+                        c->step_ctx);
+  tree t;
+  int rc = read_inputs(c, &t, err);
   if (rc)
     return rc;
   ls_llamadrv *d;
@@ -620,7 +701,7 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
     return rc;
   ls_llamadrv_model *m = NULL, *dm = NULL;
   int ns[LS_TBM_SIZES_MAX], nn = sizes(c, ns);
-  if ((rc = load(d, c->target, c, 0, 1, 512, &m, err)))
+  if ((rc = load(d, c->target, c, 0, 1, cells(c), &m, err)))
     goto out;
   r->threads_seen = ls_llamadrv_threads(m);
   r->target_model_bytes = ls_llamadrv_model_bytes(m);
@@ -631,17 +712,8 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   /* The storage path alone: the file streamed through a mapping without compute; and, with it,
    * the same stream with a busy thread (busy_streams). Their repetitions are spread over the run
    * (storage_slot), not taken in one block before it. */
-  storage st = {0};
-  st.reps = 2 * c->reps + 1; /* cheap and the noisiest: more repetitions */
-  st.spin_rate = c->busy ? ls_llamadrv_spin_rate() : 0;
-  st.mem_rate = c->busy ? ls_llamadrv_mem_rate() : 0;
-  /* the busy levels' 100 %: the faster of two untimed streams (a file's first cold read can take
-   * twice as long: 0.206 s against 0.108 s, src:testbed-run) */
-  for (int k = 0; k < 2 && !rc && c->busy; k++) {
-    ls_llamadrv_cost sc;
-    if (!(rc = ls_llamadrv_evict(m, NULL, err)) && !(rc = ls_llamadrv_stream(c->target, &sc, err)))
-      st.anchor = k == 0 || sc.time_s < st.anchor ? sc.time_s : st.anchor;
-  }
+  storage st;
+  rc = storage_setup(m, c, &st, err);
   if (!rc)
     rc = storage_slot(c, r, &st, 0, log, err);
   int spec = c->draft && c->trace;
@@ -669,33 +741,12 @@ int ls_tbm_run(const ls_tbm_config *c, ls_tbm_result *r, FILE *log, ls_error *er
   m = NULL;
   if (!rc)
     rc = storage_slot(c, r, &st, 5, log, err);
-  if (!rc && c->tree_json) {
-    if (!(rc = load(d, c->target, c, 0, t.leaves, 512, &m, err))) {
-      r->tree_nodes = t.n;
-      r->tree_depth = t.depth_max;
-      r->tree_leaves = t.leaves;
-      rc = tree_pass(m, &t, c->tree_prompt, 0, -1, r, NULL, err);
-      /* Cold and warm alternate, as the prompt passes do, so both meet the same load (run
-       * tb-20261126T114617Z timed them one kind after the other: all three warm trees were
-       * slower than every cold one, 1.54 to 1.66 s against 1.07 to 1.20 s, their CPU time as
-       * long as their time: the thread ran, slower, under another job's load). */
-      for (int k = 0; k < c->reps && !rc; k++)
-        if (!(rc = tree_pass(m, &t, c->tree_prompt, 1, k, r, log, err)))
-          rc = tree_pass(m, &t, c->tree_prompt, 0, k, r, log, err);
-      ls_llamadrv_unload(m);
-      m = NULL;
-    }
-  }
+  if (!rc && c->tree_json)
+    rc = tree_passes(d, c, &t, r, log, err);
   if (!rc)
     rc = storage_slot(c, r, &st, 6, log, err);
-  if (!rc && c->repack) {
-    if (!(rc = load(d, c->target, c, 1, 1, 512, &m, err))) {
-      rc = prompt_pass(m, r, "repack", 1, 0, 0, -1, NULL, err);
-      for (int i = 0; i < nn && !rc; i += 2)
-        for (int k = 0; k < c->reps && !rc; k++)
-          rc = prompt_pass(m, r, "repack", ns[i], 0, 0, k, log, err);
-    }
-  }
+  if (!rc && c->repack)
+    rc = repack_passes(d, c, ns, nn, r, log, err);
 out:
   ls_llamadrv_unload(m);
   ls_llamadrv_close(d);

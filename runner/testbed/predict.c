@@ -29,26 +29,11 @@ double ls_tbp_warm_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached
 
 double ls_tbp_cold_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows)
 {
-  /* The file in the order a pass reads it: the layers, then the head (tied embeddings: the
-   * head is the embedding matrix, read whole to project). */
-  int L = m->n_layers;
-  ls_mapread_seg *s = malloc((size_t)(L + 1) * sizeof *s);
-  if (!s)
-    return 0;
-  double layer = layer_s(p, m, n, cached);
-  for (int i = 0; i < L; i++) {
-    s[i].bytes = m->layer_bytes;
-    s[i].compute_s = layer;
-    s[i].serial = 0;
-  }
-  s[L].bytes = m->lmhead_bytes;
-  s[L].compute_s = head_s(p, m, rows);
-  s[L].serial = p->head_serial;
-  int nseg = rows > 0 ? L + 1 : L; /* no output row: llama.cpp skips the projection and its reads */
+  ls_mapread_file file = {m->n_layers, m->layer_bytes, layer_s(p, m, n, cached), m->lmhead_bytes,
+                          head_s(p, m, rows), p->head_serial, rows > 0};
   const ls_flash_params *f = p->flash ? p->flash : ls_device_flash(p->dev);
-  double t = p->mode == LS_TBP_MAPPED ? ls_mapread_time_s(f, &p->map, s, nseg) : ls_mapread_serial_s(f, s, nseg);
-  free(s);
-  return t;
+  double t = ls_mapread_pass_s(f, &p->map, p->mode == LS_TBP_MAPPED, &file);
+  return isnan(t) ? 0 : t;
 }
 
 ls_flash_params ls_tbp_stream_flash(const ls_flash_params *base, const ls_mapread_params *m, double bytes,

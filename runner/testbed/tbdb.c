@@ -63,6 +63,67 @@ static int exec(ls_tbdb *d, const char *sql, ls_error *err)
   return sqlite3_exec(d->db, sql, NULL, NULL, NULL) == SQLITE_OK ? LS_OK : fail(d, err, sql);
 }
 
+/* The run's passes into tb_pass; 1 when stored (0: SQLite's error is left on d->db). */
+static int store_passes(ls_tbdb *d, const char *run_id, const ls_tbm_result *r)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(d->db, "INSERT INTO tb_pass VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+    return sqlite3_finalize(st), 0;
+  for (int i = 0; i < r->n; i++) {
+    const ls_tbm_pass *p = &r->p[i];
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, p->kind, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 3, p->n_tokens);
+    sqlite3_bind_int(st, 4, p->ctx);
+    sqlite3_bind_int(st, 5, p->rep);
+    sqlite3_bind_double(st, 6, p->c.time_s);
+    sqlite3_bind_double(st, 7, p->c.wall_s);
+    sqlite3_bind_double(st, 8, p->c.cpu_s);
+    sqlite3_bind_double(st, 9, p->c.thread_cpu_s);
+    sqlite3_bind_double(st, 10, p->c.runqueue_s);
+    sqlite3_bind_int64(st, 11, p->c.majflt);
+    sqlite3_bind_int64(st, 12, p->c.minflt);
+    sqlite3_bind_int64(st, 13, (sqlite3_int64)p->c.read_bytes);
+    if (sqlite3_step(st) != SQLITE_DONE)
+      return sqlite3_finalize(st), 0;
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  return 1;
+}
+
+/* The run's speculative totals into tb_spec (none without a speculative run); 1 when stored. */
+static int store_spec(ls_tbdb *d, const char *run_id, const ls_tbm_result *r)
+{
+  sqlite3_stmt *st = NULL;
+  if (r->has_spec) {
+    const ls_tbm_spec *s = &r->spec;
+    char acc[256];
+    size_t len = 0;
+    for (int a = 0; a <= s->k && a < 17; a++)
+      len += (size_t)snprintf(acc + len, sizeof acc - len, "%s%d", a ? "," : "", s->accepted[a]);
+    if (sqlite3_prepare_v2(d->db, "INSERT OR REPLACE INTO tb_spec VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) !=
+        SQLITE_OK)
+      return sqlite3_finalize(st), 0;
+    sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, s->generated);
+    sqlite3_bind_int(st, 3, s->cycles);
+    sqlite3_bind_int(st, 4, s->k);
+    sqlite3_bind_double(st, 5, s->time_s);
+    sqlite3_bind_double(st, 6, s->wall_s);
+    sqlite3_bind_double(st, 7, s->cpu_s);
+    sqlite3_bind_double(st, 8, s->draft_s);
+    sqlite3_bind_double(st, 9, s->verify_s);
+    sqlite3_bind_text(st, 10, acc, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_DONE)
+      return sqlite3_finalize(st), 0;
+    sqlite3_finalize(st);
+    st = NULL;
+  }
+  return 1;
+}
+
 int ls_tbdb_store_run(ls_tbdb *d, ls_tbdb_meta *m, const ls_tbm_result *r, ls_error *err)
 {
   char created[32];
@@ -98,53 +159,9 @@ int ls_tbdb_store_run(ls_tbdb *d, ls_tbdb_meta *m, const ls_tbm_result *r, ls_er
   if (sqlite3_step(st) != SQLITE_DONE)
     goto bad;
   sqlite3_finalize(st);
-  if (sqlite3_prepare_v2(d->db, "INSERT INTO tb_pass VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-    goto bad;
-  for (int i = 0; i < r->n; i++) {
-    const ls_tbm_pass *p = &r->p[i];
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, m->run_id, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, p->kind, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 3, p->n_tokens);
-    sqlite3_bind_int(st, 4, p->ctx);
-    sqlite3_bind_int(st, 5, p->rep);
-    sqlite3_bind_double(st, 6, p->c.time_s);
-    sqlite3_bind_double(st, 7, p->c.wall_s);
-    sqlite3_bind_double(st, 8, p->c.cpu_s);
-    sqlite3_bind_double(st, 9, p->c.thread_cpu_s);
-    sqlite3_bind_double(st, 10, p->c.runqueue_s);
-    sqlite3_bind_int64(st, 11, p->c.majflt);
-    sqlite3_bind_int64(st, 12, p->c.minflt);
-    sqlite3_bind_int64(st, 13, (sqlite3_int64)p->c.read_bytes);
-    if (sqlite3_step(st) != SQLITE_DONE)
-      goto bad;
-  }
-  sqlite3_finalize(st);
   st = NULL;
-  if (r->has_spec) {
-    const ls_tbm_spec *s = &r->spec;
-    char acc[256];
-    size_t len = 0;
-    for (int a = 0; a <= s->k && a < 17; a++)
-      len += (size_t)snprintf(acc + len, sizeof acc - len, "%s%d", a ? "," : "", s->accepted[a]);
-    if (sqlite3_prepare_v2(d->db, "INSERT OR REPLACE INTO tb_spec VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) !=
-        SQLITE_OK)
-      goto bad;
-    sqlite3_bind_text(st, 1, m->run_id, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 2, s->generated);
-    sqlite3_bind_int(st, 3, s->cycles);
-    sqlite3_bind_int(st, 4, s->k);
-    sqlite3_bind_double(st, 5, s->time_s);
-    sqlite3_bind_double(st, 6, s->wall_s);
-    sqlite3_bind_double(st, 7, s->cpu_s);
-    sqlite3_bind_double(st, 8, s->draft_s);
-    sqlite3_bind_double(st, 9, s->verify_s);
-    sqlite3_bind_text(st, 10, acc, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) != SQLITE_DONE)
-      goto bad;
-    sqlite3_finalize(st);
-    st = NULL;
-  }
+  if (!store_passes(d, m->run_id, r) || !store_spec(d, m->run_id, r))
+    goto bad;
   return exec(d, "COMMIT", err);
 bad:
   rc = fail(d, err, "storing the run");
@@ -157,6 +174,79 @@ static void text(sqlite3_stmt *st, int col, char *dst, size_t size)
 {
   const unsigned char *s = sqlite3_column_text(st, col);
   snprintf(dst, size, "%s", s ? (const char *)s : "");
+}
+
+/* The run's passes, in the order stored, appended to r. */
+static int load_passes(ls_tbdb *d, const char *run_id, ls_tbm_result *r, ls_error *err)
+{
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(d->db, "SELECT kind, n_tokens, ctx, rep, time_s, wall_s, cpu_s, thread_cpu_s, runqueue_s,"
+                                " majflt, minflt, read_bytes FROM tb_pass WHERE run_id = ?1 ORDER BY rowid",
+                         -1, &st, NULL) != SQLITE_OK)
+    return fail(d, err, "reading tb_pass");
+  sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+  int rc = LS_OK, s;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    if (r->n == r->cap) {
+      int nc = r->cap ? 2 * r->cap : 64;
+      ls_tbm_pass *p = realloc(r->p, (size_t)nc * sizeof *p);
+      if (!p) {
+        rc = ls_error_set(err, LS_ENOMEM, "out of memory");
+        break;
+      }
+      r->p = p;
+      r->cap = nc;
+    }
+    ls_tbm_pass *p = &r->p[r->n++];
+    memset(p, 0, sizeof *p);
+    text(st, 0, p->kind, sizeof p->kind);
+    p->n_tokens = sqlite3_column_int(st, 1);
+    p->ctx = sqlite3_column_int(st, 2);
+    p->rep = sqlite3_column_int(st, 3);
+    p->c.time_s = sqlite3_column_double(st, 4);
+    p->c.wall_s = sqlite3_column_double(st, 5);
+    p->c.cpu_s = sqlite3_column_double(st, 6);
+    p->c.thread_cpu_s = sqlite3_column_double(st, 7);
+    p->c.runqueue_s = sqlite3_column_double(st, 8);
+    p->c.majflt = (long)sqlite3_column_int64(st, 9);
+    p->c.minflt = (long)sqlite3_column_int64(st, 10);
+    p->c.read_bytes = (uint64_t)sqlite3_column_int64(st, 11);
+  }
+  if (!rc && s != SQLITE_DONE)
+    rc = fail(d, err, "reading tb_pass");
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* The run's speculative totals, when it has them (a run without a draft has none). */
+static void load_spec(ls_tbdb *d, const char *run_id, ls_tbm_result *r)
+{
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(d->db, "SELECT generated, cycles, k, time_s, wall_s, cpu_s, draft_s, verify_s,"
+                                       " accepted FROM tb_spec WHERE run_id = ?1", -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      ls_tbm_spec *sp = &r->spec;
+      r->has_spec = 1;
+      sp->generated = sqlite3_column_int(st, 0);
+      sp->cycles = sqlite3_column_int(st, 1);
+      sp->k = sqlite3_column_int(st, 2);
+      sp->time_s = sqlite3_column_double(st, 3);
+      sp->wall_s = sqlite3_column_double(st, 4);
+      sp->cpu_s = sqlite3_column_double(st, 5);
+      sp->draft_s = sqlite3_column_double(st, 6);
+      sp->verify_s = sqlite3_column_double(st, 7);
+      char acc[256];
+      text(st, 8, acc, sizeof acc);
+      char *p = acc;
+      for (int a = 0; a < 17 && *p; a++) {
+        sp->accepted[a] = (int)strtol(p, &p, 10);
+        if (*p == ',')
+          p++;
+      }
+    }
+    sqlite3_finalize(st);
+  }
 }
 
 int ls_tbdb_load_run(ls_tbdb *d, const char *run_id, ls_tbdb_meta *m, ls_tbm_result *r, ls_error *err)
@@ -196,66 +286,9 @@ int ls_tbdb_load_run(ls_tbdb *d, const char *run_id, ls_tbdb_meta *m, ls_tbm_res
   r->tree_leaves = sqlite3_column_int(st, 13);
   r->read_ahead_bytes = sqlite3_column_double(st, 14);
   sqlite3_finalize(st);
-  if (sqlite3_prepare_v2(d->db, "SELECT kind, n_tokens, ctx, rep, time_s, wall_s, cpu_s, thread_cpu_s, runqueue_s,"
-                                " majflt, minflt, read_bytes FROM tb_pass WHERE run_id = ?1 ORDER BY rowid",
-                         -1, &st, NULL) != SQLITE_OK)
-    return fail(d, err, "reading tb_pass");
-  sqlite3_bind_text(st, 1, m->run_id, -1, SQLITE_TRANSIENT);
-  int rc = LS_OK, s;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-    if (r->n == r->cap) {
-      int nc = r->cap ? 2 * r->cap : 64;
-      ls_tbm_pass *p = realloc(r->p, (size_t)nc * sizeof *p);
-      if (!p) {
-        rc = ls_error_set(err, LS_ENOMEM, "out of memory");
-        break;
-      }
-      r->p = p;
-      r->cap = nc;
-    }
-    ls_tbm_pass *p = &r->p[r->n++];
-    memset(p, 0, sizeof *p);
-    text(st, 0, p->kind, sizeof p->kind);
-    p->n_tokens = sqlite3_column_int(st, 1);
-    p->ctx = sqlite3_column_int(st, 2);
-    p->rep = sqlite3_column_int(st, 3);
-    p->c.time_s = sqlite3_column_double(st, 4);
-    p->c.wall_s = sqlite3_column_double(st, 5);
-    p->c.cpu_s = sqlite3_column_double(st, 6);
-    p->c.thread_cpu_s = sqlite3_column_double(st, 7);
-    p->c.runqueue_s = sqlite3_column_double(st, 8);
-    p->c.majflt = (long)sqlite3_column_int64(st, 9);
-    p->c.minflt = (long)sqlite3_column_int64(st, 10);
-    p->c.read_bytes = (uint64_t)sqlite3_column_int64(st, 11);
-  }
-  if (!rc && s != SQLITE_DONE)
-    rc = fail(d, err, "reading tb_pass");
-  sqlite3_finalize(st);
-  if (!rc && sqlite3_prepare_v2(d->db, "SELECT generated, cycles, k, time_s, wall_s, cpu_s, draft_s, verify_s,"
-                                       " accepted FROM tb_spec WHERE run_id = ?1", -1, &st, NULL) == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, m->run_id, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-      ls_tbm_spec *sp = &r->spec;
-      r->has_spec = 1;
-      sp->generated = sqlite3_column_int(st, 0);
-      sp->cycles = sqlite3_column_int(st, 1);
-      sp->k = sqlite3_column_int(st, 2);
-      sp->time_s = sqlite3_column_double(st, 3);
-      sp->wall_s = sqlite3_column_double(st, 4);
-      sp->cpu_s = sqlite3_column_double(st, 5);
-      sp->draft_s = sqlite3_column_double(st, 6);
-      sp->verify_s = sqlite3_column_double(st, 7);
-      char acc[256];
-      text(st, 8, acc, sizeof acc);
-      char *p = acc;
-      for (int a = 0; a < 17 && *p; a++) {
-        sp->accepted[a] = (int)strtol(p, &p, 10);
-        if (*p == ',')
-          p++;
-      }
-    }
-    sqlite3_finalize(st);
-  }
+  int rc = load_passes(d, m->run_id, r, err);
+  if (!rc)
+    load_spec(d, m->run_id, r);
   if (rc)
     ls_tbm_result_free(r);
   return rc;

@@ -21,7 +21,7 @@ typedef struct ls_tbdb ls_tbdb;
 typedef struct ls_tbdb_meta {
   char run_id[LS_TBDB_ID];
   char target[512], draft[512];
-  char model_id[64];       /* workloads/models id of the target's shape */
+  char model_id[512];      /* the target's shape: a workloads/models id or a model YAML's path */
   char draft_model[512];   /* the draft's shape: a model YAML written beside the models */
   int threads, reps;
 } ls_tbdb_meta;
@@ -32,6 +32,8 @@ typedef struct ls_tbdb_point {
   int n_tokens, ctx;
   double measured_s, predicted_s;
   int held_out;            /* 0: the calibration used it */
+  double baseline_s;       /* the trivial model's prediction (validate.c; not stored) */
+  int near;                /* 1: a near-copy of a calibration pass (validate.c; not stored) */
 } ls_tbdb_point;
 
 /* Opens (creating tables and views when missing). *out owned by caller (ls_tbdb_close). */

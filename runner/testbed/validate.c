@@ -47,112 +47,193 @@ static int load_costs(const char *spec, ls_model_costs *c, ls_error *err)
   return rc;
 }
 
+/* How a point is priced: on which model, with how many output rows, from memory or from a cold
+ * page cache, the tg row's steps summed; held: 1 held out, 0 calibration, -1 information. */
+typedef struct pass_shape {
+  const ls_model_costs *m;
+  int rows, cold, tg, held;
+} pass_shape;
+
+/* The shape of a pass of kind q->kind; 0 when the kind is no point (the storage measurements,
+ * the speculative run's passes, the draft's rows passes without a draft model). */
+static int shape_of(const ls_tbm_pass *q, const ls_model_costs *tc, const ls_model_costs *dc, int has_draft,
+                    pass_shape *s)
+{
+  const char *k = q->kind;
+  *s = (pass_shape){tc, 1, 0, 0, 1};
+  if (!strcmp(k, "warm") || !strcmp(k, "tg")) {
+    s->tg = !strcmp(k, "tg");
+    s->held = 0;
+  } else if (!strcmp(k, LS_TBM_ROWS_ALL) || !strcmp(k, LS_TBM_ROWS_ONE) || !strcmp(k, LS_TBM_ROWS_NONE)) {
+    /* The head's rates came from these (scripts/testbed/run.sh): shown as calibration rows. */
+    s->rows = !strcmp(k, LS_TBM_ROWS_ALL) ? q->n_tokens : !strcmp(k, LS_TBM_ROWS_ONE) ? 1 : 0;
+    s->held = 0;
+  } else if (!strncmp(k, "draft-rows", 10)) { /* the draft's rows passes: the head's rates too */
+    if (!has_draft)
+      return 0;
+    s->m = dc;
+    s->rows = !strcmp(k, LS_TBM_DRAFT_ROWS_ALL) ? q->n_tokens : !strcmp(k, LS_TBM_DRAFT_ROWS_ONE) ? 1 : 0;
+    s->held = 0;
+  } else if (!strcmp(k, "repack")) {
+    s->held = -1;
+  } else if (!strcmp(k, "cold") || !strcmp(k, "step") || !strcmp(k, "tree-cold")) {
+    s->cold = 1;
+    s->rows = !strcmp(k, "tree-cold") ? q->n_tokens : 1;
+  } else if (!strcmp(k, "tree-warm")) {
+    s->rows = q->n_tokens;
+  } else if (!strncmp(k, "vshape-", 7)) { /* diagnostics of the verification (measure.h) */
+    s->cold = 1;
+    s->rows = !strcmp(k, LS_TBM_VSHAPE_ROWS) ? q->n_tokens : 1;
+    s->held = -1;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+/* The trivial model every held-out point is also predicted by (issue 32): a warm pass is the
+ * warm fit (the profile's CPU model, as the device model prices it), a cold one
+ *   max(warm fit, stream_s) + c_s
+ * where stream_s is the mapped file's stream without compute (the run's `stream` passes, the
+ * statistic the model's read path takes) and c_s one constant: the mean over the run's cold
+ * calibration passes (rows-cold, rows-0-cold) of their measured time less max(warm fit,
+ * stream_s). No read-ahead, share, start wait or head share: what a mechanism must beat. */
+typedef struct trivial {
+  double stream_s, c_s;
+  int n_cal;               /* calibration passes c_s was fitted on (0: c_s = 0) */
+} trivial;
+
+static double shape_s(const ls_tbp *p, const trivial *t, const pass_shape *s, int n, int ctx)
+{
+  double w = 0;
+  if (s->tg) {
+    for (int g = 0; g < n; g++)
+      w += ls_tbp_warm_s(p, s->m, 1, g, 1);
+    return w;
+  }
+  if (!t)
+    return s->cold ? ls_tbp_cold_s(p, s->m, n, ctx, s->rows) : ls_tbp_warm_s(p, s->m, n, ctx, s->rows);
+  w = ls_tbp_warm_s(p, s->m, n, ctx, s->rows);
+  return s->cold ? fmax(w, t->stream_s) + t->c_s : w;
+}
+
+static void trivial_fit(const ls_tbp *p, const ls_tbm_result *r, const ls_model_costs *tc, double stream_s,
+                        int median, trivial *t)
+{
+  static const char *const cal[] = {LS_TBM_ROWS_COLD, LS_TBM_ROWS_NONE_COLD};
+  *t = (trivial){isnan(stream_s) ? 0 : stream_s, 0, 0};
+  double sum = 0;
+  for (int i = 0; i < r->n; i++)
+    for (int c = 0; c < 2; c++) {
+      const ls_tbm_pass *q = &r->p[i];
+      int first = 1;
+      for (int j = 0; j < i && first; j++)
+        first = strcmp(r->p[j].kind, q->kind) || r->p[j].n_tokens != q->n_tokens || r->p[j].ctx != q->ctx;
+      if (strcmp(q->kind, cal[c]) || !first)
+        continue;
+      pass_shape s = {tc, c == 0 ? q->n_tokens : 0, 0, 0, 0}; /* its warm fit */
+      double w = shape_s(p, t, &s, q->n_tokens, q->ctx);
+      sum += ls_tbp_pass_time(r, q->kind, q->n_tokens, q->ctx, median, NULL) - fmax(w, t->stream_s);
+      t->n_cal++;
+    }
+  t->c_s = t->n_cal ? sum / t->n_cal : 0;
+}
+
+/* A held-out point is a near-copy of a calibration pass (and left out of the protocol's
+ * statistic, runner/testbed/protocol.yaml) when a calibration pass of the same temperature
+ * (cold: rows-cold, rows-0-cold; warm: warm, rows, rows-1, rows-0) lies within a factor of two
+ * of its tokens and within 64 tokens of its context. */
+static int near_calibration(const ls_tbm_result *r, const char *kind, int n, int ctx)
+{
+  int cold = !strcmp(kind, "cold") || !strcmp(kind, "step") || !strcmp(kind, "tree-cold");
+  if (!cold && strcmp(kind, "tree-warm"))
+    return 0;
+  for (int i = 0; i < r->n; i++) {
+    const char *k = r->p[i].kind;
+    int cal = cold ? !strcmp(k, LS_TBM_ROWS_COLD) || !strcmp(k, LS_TBM_ROWS_NONE_COLD)
+                   : !strcmp(k, "warm") || !strcmp(k, LS_TBM_ROWS_ALL) || !strcmp(k, LS_TBM_ROWS_ONE) ||
+                         !strcmp(k, LS_TBM_ROWS_NONE);
+    int m = r->p[i].n_tokens;
+    if (cal && 2 * n >= m && n <= 2 * m && abs(r->p[i].ctx - ctx) <= 64)
+      return 1;
+  }
+  return 0;
+}
+
 static int add_pt(ls_tbdb_point *pts, int *n, const char *kind, int tokens, int ctx, double meas, double pred,
-                  int held)
+                  double base, int held)
 {
   if (*n >= MAX_PTS || isnan(meas))
     return 0;
   ls_tbdb_point *p = &pts[(*n)++];
+  memset(p, 0, sizeof *p);
   snprintf(p->kind, sizeof p->kind, "%s", kind);
   p->n_tokens = tokens;
   p->ctx = ctx;
   p->measured_s = meas;
   p->predicted_s = pred;
+  p->baseline_s = base;
   p->held_out = held;
   return 1;
 }
 
-/* Each (kind, tokens, ctx) once, in the order first measured. */
-static int predict_all(const ls_tbp *p, const ls_tbm_result *r, const ls_model_costs *tc, const ls_model_costs *dc,
-                       int has_draft, int median, ls_tbdb_point *pts)
+/* The speculative run's time per generated token, predicted pass by pass along the cycles it
+ * ran (the acceptance comes from the trace, so every repetition ran the same cycles): each pass
+ * (kind, cycle, position) at the statistic of its repetitions, as every other point; its two
+ * parts (the draft's warm passes, the evicted target's verifications) for information. */
+static void predict_spec(const ls_tbp *p, const trivial *t, const ls_tbm_result *r, const ls_model_costs *tc,
+                         const ls_model_costs *dc, int median, ls_tbdb_point *pts, int *n)
+{
+  double meas[2] = {0, 0}, pred[2] = {0, 0}, base[2] = {0, 0};
+  for (int i = 0; i < r->n; i++) {
+    const ls_tbm_pass *q = &r->p[i];
+    if (strncmp(q->kind, "spec-", 5))
+      continue;
+    int first = 1, m = 0;
+    double v[LS_TBP_REPS_MAX];
+    for (int j = 0; j < r->n && first && m < LS_TBP_REPS_MAX; j++) {
+      const ls_tbm_pass *o = &r->p[j];
+      if (strcmp(o->kind, q->kind) || o->rep % 1000 != q->rep % 1000 || o->ctx != q->ctx || o->n_tokens != q->n_tokens)
+        continue;
+      first = j >= i; /* counted at its first occurrence */
+      v[m++] = o->c.time_s;
+    }
+    if (!first)
+      continue;
+    int draft = !strcmp(q->kind, "spec-draft");
+    pass_shape s = {draft ? dc : tc, draft ? 1 : q->n_tokens, !draft, 0, 1};
+    meas[!draft] += ls_tbp_rep_stat(v, m, median);
+    pred[!draft] += shape_s(p, NULL, &s, q->n_tokens, q->ctx);
+    base[!draft] += shape_s(p, t, &s, q->n_tokens, q->ctx);
+  }
+  double g = r->spec.generated;
+  add_pt(pts, n, "spec", r->spec.generated, r->spec.k, (meas[0] + meas[1]) / g, (pred[0] + pred[1]) / g,
+         (base[0] + base[1]) / g, 1);
+  add_pt(pts, n, "spec-draft", r->spec.generated, r->spec.k, meas[0] / g, pred[0] / g, base[0] / g, -1);
+  add_pt(pts, n, "spec-verify", r->spec.generated, r->spec.k, meas[1] / g, pred[1] / g, base[1] / g, -1);
+}
+
+/* Each (kind, tokens, ctx) once, in the order first measured, predicted by the model (p) and by
+ * the trivial one (t). */
+static int predict_all(const ls_tbp *p, const trivial *t, const ls_tbm_result *r, const ls_model_costs *tc,
+                       const ls_model_costs *dc, int has_draft, int median, ls_tbdb_point *pts)
 {
   int n = 0;
   for (int i = 0; i < r->n; i++) {
     const ls_tbm_pass *q = &r->p[i];
-    if (!strncmp(q->kind, "spec", 4))
-      continue;
+    pass_shape s;
     int seen = 0;
     for (int k = 0; k < n && !seen; k++)
       seen = !strcmp(pts[k].kind, q->kind) && pts[k].n_tokens == q->n_tokens && pts[k].ctx == q->ctx;
-    if (seen)
+    if (seen || !strncmp(q->kind, "spec", 4) || !shape_of(q, tc, dc, has_draft, &s))
       continue;
-    double meas = ls_tbp_pass_time(r, q->kind, q->n_tokens, q->ctx, median, NULL), pred;
-    int held = 1;
-    if (!strcmp(q->kind, "warm")) {
-      pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, 1);
-      held = 0;
-    } else if (!strcmp(q->kind, "tg")) {
-      pred = 0;
-      for (int g = 0; g < q->n_tokens; g++)
-        pred += ls_tbp_warm_s(p, tc, 1, g, 1);
-      held = 0;
-    } else if (!strcmp(q->kind, LS_TBM_ROWS_ALL) || !strcmp(q->kind, LS_TBM_ROWS_ONE) ||
-               !strcmp(q->kind, LS_TBM_ROWS_NONE)) {
-      /* The head's rates came from these (scripts/testbed/run.sh): shown as calibration rows. */
-      int rows = !strcmp(q->kind, LS_TBM_ROWS_ALL) ? q->n_tokens : !strcmp(q->kind, LS_TBM_ROWS_ONE) ? 1 : 0;
-      pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, rows);
-      held = 0;
-    } else if (!strncmp(q->kind, "draft-rows", 10)) {
-      /* The draft's rows passes: the head's rates came from these too. */
-      if (!has_draft)
-        continue;
-      int rows = !strcmp(q->kind, LS_TBM_DRAFT_ROWS_ALL) ? q->n_tokens : !strcmp(q->kind, LS_TBM_DRAFT_ROWS_ONE) ? 1 : 0;
-      pred = ls_tbp_warm_s(p, dc, q->n_tokens, q->ctx, rows);
-      held = 0;
-    } else if (!strcmp(q->kind, "repack")) {
-      pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, 1);
-      held = -1;
-    } else if (!strcmp(q->kind, "cold") || !strcmp(q->kind, "step")) {
-      pred = ls_tbp_cold_s(p, tc, q->n_tokens, q->ctx, 1);
-    } else if (!strcmp(q->kind, "tree-cold")) {
-      pred = ls_tbp_cold_s(p, tc, q->n_tokens, q->ctx, q->n_tokens);
-    } else if (!strcmp(q->kind, "tree-warm")) {
-      pred = ls_tbp_warm_s(p, tc, q->n_tokens, q->ctx, q->n_tokens);
-    } else if (!strncmp(q->kind, "vshape-", 7)) { /* diagnostics of the verification (measure.h) */
-      pred = ls_tbp_cold_s(p, tc, q->n_tokens, q->ctx, !strcmp(q->kind, LS_TBM_VSHAPE_ROWS) ? q->n_tokens : 1);
-      held = -1;
-    } else {
-      continue;
-    }
-    add_pt(pts, &n, q->kind, q->n_tokens, q->ctx, meas, pred, held);
+    double meas = ls_tbp_pass_time(r, q->kind, q->n_tokens, q->ctx, median, NULL);
+    if (add_pt(pts, &n, q->kind, q->n_tokens, q->ctx, meas, shape_s(p, NULL, &s, q->n_tokens, q->ctx),
+               shape_s(p, t, &s, q->n_tokens, q->ctx), s.held))
+      pts[n - 1].near = s.held == 1 && near_calibration(r, q->kind, q->n_tokens, q->ctx);
   }
-  if (r->has_spec && has_draft && r->spec.generated > 0) {
-    /* Every repetition ran the same cycles (the acceptance comes from the trace): each pass
-     * (kind, cycle, position) is taken at the statistic of its repetitions, as every other point. */
-    double meas = 0, pred = 0, part_meas[2] = {0, 0}, part_pred[2] = {0, 0};
-    for (int i = 0; i < r->n; i++) {
-      const ls_tbm_pass *q = &r->p[i];
-      if (strncmp(q->kind, "spec-", 5))
-        continue;
-      int first = 1, m = 0;
-      double v[LS_TBP_REPS_MAX];
-      for (int j = 0; j < r->n && first && m < LS_TBP_REPS_MAX; j++) {
-        const ls_tbm_pass *o = &r->p[j];
-        if (strcmp(o->kind, q->kind) || o->rep % 1000 != q->rep % 1000 || o->ctx != q->ctx ||
-            o->n_tokens != q->n_tokens)
-          continue;
-        first = j >= i; /* counted at its first occurrence */
-        v[m++] = o->c.time_s;
-      }
-      if (!first)
-        continue;
-      double best = ls_tbp_rep_stat(v, m, median);
-      int draft = !strcmp(q->kind, "spec-draft");
-      double pr = draft ? ls_tbp_warm_s(p, dc, q->n_tokens, q->ctx, 1)
-                        : ls_tbp_cold_s(p, tc, q->n_tokens, q->ctx, q->n_tokens);
-      meas += best;
-      pred += pr;
-      part_meas[!draft] += best;
-      part_pred[!draft] += pr;
-    }
-    add_pt(pts, &n, "spec", r->spec.generated, r->spec.k, meas / r->spec.generated, pred / r->spec.generated, 1);
-    /* Its two parts, for information (which side of a cycle an error comes from): the draft's
-     * warm passes and the evicted target's verifications, per generated token. */
-    add_pt(pts, &n, "spec-draft", r->spec.generated, r->spec.k, part_meas[0] / r->spec.generated,
-           part_pred[0] / r->spec.generated, -1);
-    add_pt(pts, &n, "spec-verify", r->spec.generated, r->spec.k, part_meas[1] / r->spec.generated,
-           part_pred[1] / r->spec.generated, -1);
-  }
+  if (r->has_spec && has_draft && r->spec.generated > 0)
+    predict_spec(p, t, r, tc, dc, median, pts, &n);
   return n;
 }
 
@@ -395,118 +476,202 @@ static int head_serial(ls_tbp *p, const ls_model_costs *tc, const ls_tbm_result 
                  o->no_head_serial ? " (not used: --head-serial off)" : "") < 0;
 }
 
-int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
-{
-  const char *mode = o->serial ? "serial" : "mapped";
-  double readahead = o->readahead, fault = 0;
-  ls_tbdb *d = NULL;
-  ls_device *dev = NULL;
-  ls_tbm_result r = {0};
+/* Everything one validation reads. */
+typedef struct inputs {
+  ls_tbdb *d;
+  ls_device *dev;
+  ls_tbm_result r;
   ls_tbdb_meta meta;
   ls_model_costs tc, dc;
-  *met = 0;
-  ls_tbdb_point *pts = calloc(MAX_PTS, sizeof *pts);
-  int rc = pts ? LS_OK : ls_error_set(err, LS_ENOMEM, "out of memory");
-  if (!rc)
-    rc = ls_device_is_path(o->profile) ? ls_device_load(&dev, o->profile, err)
-                                       : ls_device_load_id(&dev, ls_data_root(), o->profile, err);
+  int has_draft;
+  double readahead, fault;
+} inputs;
+
+static int load_inputs(const ls_tbv_options *o, inputs *in, ls_error *err)
+{
+  int rc = ls_device_is_path(o->profile) ? ls_device_load(&in->dev, o->profile, err)
+                                         : ls_device_load_id(&in->dev, ls_data_root(), o->profile, err);
   if (!rc && access(o->db, R_OK) != 0) /* opening would create an empty database */
     rc = ls_error_set(err, LS_ENOTFOUND, "%s: %s (leversim testbed measure writes it)", o->db, strerror(errno));
   if (!rc)
-    rc = ls_tbdb_open(&d, o->db, err);
+    rc = ls_tbdb_open(&in->d, o->db, err);
   if (!rc)
-    rc = ls_tbdb_load_run(d, o->run, &meta, &r, err);
+    rc = ls_tbdb_load_run(in->d, o->run, &in->meta, &in->r, err);
   if (!rc)
-    rc = load_costs(meta.model_id, &tc, err);
-  int has_draft = !rc && meta.draft_model[0];
-  if (has_draft)
-    rc = load_costs(meta.draft_model, &dc, err);
+    rc = load_costs(in->meta.model_id, &in->tc, err);
+  in->has_draft = !rc && in->meta.draft_model[0];
+  if (in->has_draft)
+    rc = load_costs(in->meta.draft_model, &in->dc, err);
   if (!rc && o->fio_mmap)
-    rc = fault_cost(o->fio_mmap, &fault, err);
-  if (!rc && readahead == 0)
-    readahead = r.read_ahead_bytes > 0 ? r.read_ahead_bytes : 128 * 1024;
-  int n = 0, bad = 0;
-  if (!rc) {
-    ls_tbp p = {dev, meta.threads > 0 ? meta.threads : 1, o->serial ? LS_TBP_SERIAL : LS_TBP_MAPPED,
-                {readahead, LS_TBP_TRIGGER, fault, 0, 0, 0, !o->io_every}, NULL, 0};
-    /* The mapped path's rate: the stream measurement (the same statistic as the points). */
-    double sv[LS_TBP_REPS_MAX];
-    int ns = 0;
-    uint64_t sbytes = 0;
-    for (int i = 0; i < r.n && ns < LS_TBP_REPS_MAX; i++)
-      if (!strcmp(r.p[i].kind, "stream")) {
-        sv[ns++] = r.p[i].c.time_s;
-        sbytes = r.p[i].c.read_bytes > sbytes ? r.p[i].c.read_bytes : sbytes;
+    rc = fault_cost(o->fio_mmap, &in->fault, err);
+  in->readahead = o->readahead;
+  if (!rc && in->readahead == 0)
+    in->readahead = in->r.read_ahead_bytes > 0 ? in->r.read_ahead_bytes : 128 * 1024;
+  return rc;
+}
+
+/* The mapped path's rate from the run's stream passes (the same statistic as the points): p's
+ * read path set to *sf and the busy share fitted; returns the stream's time (NAN: the run has
+ * none, p's read path the profile's). *bad |= 1 when printing failed. */
+static double read_path(ls_tbp *p, const inputs *in, const ls_tbv_options *o, ls_flash_params *sf, FILE *out,
+                        int *bad)
+{
+  double sv[LS_TBP_REPS_MAX];
+  int ns = 0;
+  uint64_t sbytes = 0;
+  const ls_tbm_result *r = &in->r;
+  for (int i = 0; i < r->n && ns < LS_TBP_REPS_MAX; i++)
+    if (!strcmp(r->p[i].kind, "stream")) {
+      sv[ns++] = r->p[i].c.time_s;
+      sbytes = r->p[i].c.read_bytes > sbytes ? r->p[i].c.read_bytes : sbytes;
+    }
+  double stream = o->match ? ls_tbp_fastest_of(sv, ns, match_reps(r)) : ls_tbp_rep_stat(sv, ns, o->median);
+  if (isnan(stream) || sbytes == 0)
+    return NAN;
+  ls_mapread_params m0 = p->map;
+  m0.fault_s_per_byte = 0; /* the touch loop's own CPU is part of its time */
+  *sf = ls_tbp_stream_flash(ls_device_flash(in->dev), &m0, (double)sbytes, stream);
+  p->flash = sf;
+  *bad |= fprintf(out, "mapped read path: %.1f MB streamed in %.3f s: %.2f GB/s at the page cache (the profile's "
+                       "fio-fitted rate: %.2f GB/s)\n", sbytes / 1e6, stream, ls_flash_effective_bw(sf) / 1e9,
+                  ls_flash_effective_bw(ls_device_flash(in->dev)) / 1e9) < 0;
+  *bad |= io_share(p, r, sf, (double)sbytes, o, out);
+  return stream;
+}
+
+/* The table of points, the kinds' errors and the targets (*ok); returns 1 when printing failed. */
+static int report(FILE *out, const ls_tbm_result *r, const ls_tbdb_point *pts, int n, int *ok)
+{
+  int bad = fprintf(out, "%-10s %5s %5s %12s %12s %9s\n", "kind", "N", "ctx", "measured_s", "predicted_s", "error") < 0;
+  double errs[MAX_PTS], kind_sum[16] = {0}, kind_max[16] = {0};
+  int ne = 0, kind_n[16] = {0};
+  for (int i = 0; i < n; i++) {
+    double e = pts[i].predicted_s / pts[i].measured_s - 1;
+    bad |= fprintf(out, "%-10s %5d %5d %12.4f %12.4f %+8.1f%%%s\n", pts[i].kind, pts[i].n_tokens, pts[i].ctx,
+                   pts[i].measured_s, pts[i].predicted_s, 100 * e,
+                   pts[i].held_out == 1 ? "" : pts[i].held_out == 0 ? "  (fitted)" : "  (info)") < 0;
+    if (pts[i].held_out != 1)
+      continue;
+    errs[ne++] = fabs(e);
+    for (int k = 0; KINDS[k]; k++)
+      if (!strcmp(KINDS[k], pts[i].kind)) {
+        kind_sum[k] += fabs(e);
+        kind_max[k] = fmax(kind_max[k], fabs(e));
+        kind_n[k]++;
       }
-    double stream = o->match ? ls_tbp_fastest_of(sv, ns, match_reps(&r)) : ls_tbp_rep_stat(sv, ns, o->median);
+  }
+  double med = ls_tbp_rep_stat(errs, ne, 1);
+  *ok = ne > 0 && med <= 0.10;
+  bad |= fprintf(out, "\nheld-out points: %d, median absolute error %.1f %%\n", ne, 100 * med) < 0;
+  bad |= fprintf(out, "%-10s %6s %14s %14s\n", "kind", "points", "mean |error|", "max |error|") < 0;
+  for (int k = 0; KINDS[k]; k++) {
+    if (!kind_n[k])
+      continue;
+    double mean = kind_sum[k] / kind_n[k];
+    bad |= fprintf(out, "%-10s %6d %13.1f%% %13.1f%%\n", KINDS[k], kind_n[k], 100 * mean, 100 * kind_max[k]) < 0;
+    *ok &= mean <= 0.20;
+    if (!strcmp(KINDS[k], "spec"))
+      *ok &= kind_max[k] <= 0.10;
+  }
+  bad |= spec_vs_cold(out, r, pts, n);
+  bad |= shape_line(out, pts, n);
+  return bad;
+}
+
+/* The trivial model's errors beside the model's, per kind and over every held-out point (lines
+ * that open with "baseline"), and how many held-out points are near-copies of calibration
+ * passes. Returns 1 when printing failed. */
+static int report_baseline(FILE *out, const trivial *t, const ls_tbdb_point *pts, int n)
+{
+  int bad = fprintf(out, "baseline: the trivial model: cold = max(warm fit, the stream's %.4f s) + %.4f s (the mean "
+                         "excess of %d cold calibration passes); warm = the warm fit\n", t->stream_s, t->c_s,
+                    t->n_cal) < 0;
+  double em[MAX_PTS], eb[MAX_PTS];
+  int ne = 0, near = 0;
+  for (int k = 0; KINDS[k]; k++) {
+    double sm = 0, sb = 0;
+    int c = 0;
+    for (int i = 0; i < n; i++)
+      if (pts[i].held_out == 1 && !strcmp(pts[i].kind, KINDS[k])) {
+        em[ne] = fabs(pts[i].predicted_s / pts[i].measured_s - 1);
+        eb[ne] = fabs(pts[i].baseline_s / pts[i].measured_s - 1);
+        sm += em[ne];
+        sb += eb[ne++];
+        near += pts[i].near;
+        c++;
+      }
+    if (c)
+      bad |= fprintf(out, "baseline %-10s %3d points: mean |error| model %5.1f %%, baseline %5.1f %%: %s\n", KINDS[k], c,
+                     100 * sm / c, 100 * sb / c, sm < sb ? "the model is closer" : "the model is NOT closer") < 0;
+  }
+  bad |= fprintf(out, "baseline median absolute error of the held-out points: model %.1f %%, baseline %.1f %% (%d of "
+                      "them near-copies of calibration passes, left out by the protocol)\n",
+                 100 * ls_tbp_rep_stat(em, ne, 1), 100 * ls_tbp_rep_stat(eb, ne, 1), near) < 0;
+  return bad;
+}
+
+/* The held-out points as the protocol reads them (runner/testbed/protocol.c): a header naming
+ * the run and one tab-separated line a point. */
+static int write_points(const char *path, const inputs *in, const ls_tbdb_point *pts, int n, ls_error *err)
+{
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return ls_error_set(err, LS_EIO, "%s: cannot create: %s", path, strerror(errno));
+  int bad = fprintf(f, "# leversim testbed points: run %s, model %s, threads %d, draft %s\n"
+                       "# kind\tN\tctx\tmeasured_s\tpredicted_s\tbaseline_s\tnear\n", in->meta.run_id,
+                    in->meta.model_id, in->meta.threads, in->has_draft ? in->meta.draft_model : "none") < 0;
+  for (int i = 0; i < n; i++)
+    if (pts[i].held_out == 1)
+      bad |= fprintf(f, "%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\n", pts[i].kind, pts[i].n_tokens, pts[i].ctx,
+                     pts[i].measured_s, pts[i].predicted_s, pts[i].baseline_s, pts[i].near) < 0;
+  bad |= fclose(f) != 0;
+  return bad ? ls_error_set(err, LS_EIO, "%s: write failed", path) : LS_OK;
+}
+
+int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
+{
+  const char *mode = o->serial ? "serial" : "mapped";
+  inputs in;
+  memset(&in, 0, sizeof in);
+  *met = 0;
+  ls_tbdb_point *pts = calloc(MAX_PTS, sizeof *pts);
+  int rc = pts ? load_inputs(o, &in, err) : ls_error_set(err, LS_ENOMEM, "out of memory");
+  if (!rc) {
+    int bad = 0, ok = 0;
+    ls_tbp p = {in.dev, in.meta.threads > 0 ? in.meta.threads : 1, o->serial ? LS_TBP_SERIAL : LS_TBP_MAPPED,
+                {in.readahead, LS_TBP_TRIGGER, in.fault, 0, 0, 0, !o->io_every}, NULL, 0};
     ls_flash_params sf;
-    if (!isnan(stream) && sbytes > 0) {
-      ls_mapread_params m0 = p.map;
-      m0.fault_s_per_byte = 0; /* the touch loop's own CPU is part of its time */
-      sf = ls_tbp_stream_flash(ls_device_flash(dev), &m0, (double)sbytes, stream);
-      p.flash = &sf;
-      bad |= fprintf(out, "mapped read path: %.1f MB streamed in %.3f s: %.2f GB/s at the page cache (the profile's "
-                          "fio-fitted rate: %.2f GB/s)\n", sbytes / 1e6, stream, ls_flash_effective_bw(&sf) / 1e9,
-                     ls_flash_effective_bw(ls_device_flash(dev)) / 1e9) < 0;
-      bad |= io_share(&p, &r, &sf, (double)sbytes, o, out);
+    double stream = read_path(&p, &in, o, &sf, out, &bad);
+    trivial t;
+    trivial_fit(&p, &in.r, &in.tc, stream, o->median, &t);
+    if (!o->serial) {
+      bad |= io_share_pass(&p, &in.tc, &in.r, o, out);
+      bad |= pass_start(&p, &in.tc, &in.r, o, out);
+      bad |= head_serial(&p, &in.tc, &in.r, o, out);
     }
-    if (!o->serial)
-      bad |= io_share_pass(&p, &tc, &r, o, out);
-    if (!o->serial)
-      bad |= pass_start(&p, &tc, &r, o, out);
-    if (!o->serial)
-      bad |= head_serial(&p, &tc, &r, o, out);
-    n = predict_all(&p, &r, &tc, &dc, has_draft, o->median, pts);
+    int n = predict_all(&p, &t, &in.r, &in.tc, &in.dc, in.has_draft, o->median, pts);
     bad |= fprintf(out, "testbed validate: run %s, profile %s, %s reads (read-ahead %.0f KiB, fault CPU %.1f ms/GB), "
-                        "%s of the repetitions\n", meta.run_id, o->profile, mode, readahead / 1024, fault * 1e12,
+                        "%s of the repetitions\n", in.meta.run_id, o->profile, mode, in.readahead / 1024,
+                   in.fault * 1e12,
                    o->median ? "median" : o->match ? "fastest (storage: expected fastest of as many)" : "fastest") < 0;
-    bad |= fprintf(out, "%-10s %5s %5s %12s %12s %9s\n", "kind", "N", "ctx", "measured_s", "predicted_s", "error") < 0;
-    double errs[MAX_PTS], kind_sum[16] = {0}, kind_max[16] = {0};
-    int ne = 0, kind_n[16] = {0};
-    for (int i = 0; i < n; i++) {
-      double e = pts[i].predicted_s / pts[i].measured_s - 1;
-      bad |= fprintf(out, "%-10s %5d %5d %12.4f %12.4f %+8.1f%%%s\n", pts[i].kind, pts[i].n_tokens, pts[i].ctx,
-                     pts[i].measured_s, pts[i].predicted_s, 100 * e,
-                     pts[i].held_out == 1 ? "" : pts[i].held_out == 0 ? "  (fitted)" : "  (info)") < 0;
-      if (pts[i].held_out != 1)
-        continue;
-      errs[ne++] = fabs(e);
-      for (int k = 0; KINDS[k]; k++)
-        if (!strcmp(KINDS[k], pts[i].kind)) {
-          kind_sum[k] += fabs(e);
-          kind_max[k] = fmax(kind_max[k], fabs(e));
-          kind_n[k]++;
-        }
-    }
-    double med = ls_tbp_rep_stat(errs, ne, 1);
-    int ok = ne > 0 && med <= 0.10;
-    bad |= fprintf(out, "\nheld-out points: %d, median absolute error %.1f %%\n", ne, 100 * med) < 0;
-    bad |= fprintf(out, "%-10s %6s %14s %14s\n", "kind", "points", "mean |error|", "max |error|") < 0;
-    for (int k = 0; KINDS[k]; k++) {
-      if (!kind_n[k])
-        continue;
-      double mean = kind_sum[k] / kind_n[k];
-      bad |= fprintf(out, "%-10s %6d %13.1f%% %13.1f%%\n", KINDS[k], kind_n[k], 100 * mean, 100 * kind_max[k]) < 0;
-      ok &= mean <= 0.20;
-      if (!strcmp(KINDS[k], "spec"))
-        ok &= kind_max[k] <= 0.10;
-    }
-    bad |= spec_vs_cold(out, &r, pts, n);
-    bad |= shape_line(out, pts, n);
+    bad |= report(out, &in.r, pts, n, &ok);
     bad |= fprintf(out, "targets (median <= 10 %%, every kind's mean <= 20 %%, spec <= 10 %%): %s\n",
                    ok ? "met" : "NOT met") < 0;
+    bad |= report_baseline(out, &t, pts, n);
     *met = ok;
     char label[600];
     snprintf(label, sizeof label, "%s:%s", o->profile, mode);
-    rc = ls_tbdb_store_points(d, meta.run_id, label, pts, n, err);
+    rc = ls_tbdb_store_points(in.d, in.meta.run_id, label, pts, n, err);
+    if (!rc && o->points)
+      rc = write_points(o->points, &in, pts, n, err);
     if (!rc && o->plot_dir)
       rc = plot(o->plot_dir, pts, n, err);
     if (!rc && bad)
       rc = ls_error_set(err, LS_EIO, "testbed validate: writing the report failed");
   }
-  ls_tbm_result_free(&r);
-  ls_tbdb_close(d);
-  ls_device_free(dev);
+  ls_tbm_result_free(&in.r);
+  ls_tbdb_close(in.d);
+  ls_device_free(in.dev);
   free(pts);
   return rc;
 }

@@ -28,9 +28,14 @@ typedef struct ls_tbv_options {
   int io_delay;          /* 1: the busy streams described by a delay per window, not a share */
   int io_every;          /* 1: the share slows every read that overlaps compute (the rule of §3.10), not
                           * only a read the thread waits for (devices/mapread.h, share_waited) */
+  const char *points;    /* NULL: none; else the held-out points written there for the protocol
+                          * (runner/testbed/protocol.h): kind, N, ctx, measured, predicted, the trivial
+                          * model's prediction, whether a near-copy of a calibration pass */
 } ls_tbv_options;
 
-/* Prints the comparison to out, stores it, draws it. *met: the issue's targets (median
+/* Prints the comparison to out, stores it, draws it; beside it the trivial model's errors per kind
+ * (cold = max(warm fit, the file's stream) + one constant from the cold calibration passes; warm =
+ * the warm fit). *met: the issue's targets (median
  * absolute error of held-out points <= 10 %, every kind's mean <= 20 %, spec <= 10 %). */
 int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err);
 

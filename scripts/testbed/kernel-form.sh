@@ -12,8 +12,9 @@
 # own, cpu.remainder_bandwidth, one more free parameter: §3.17) are fitted to WARM_CSV; the one
 # with the smallest reduced chi2 (chi2 over its degrees of freedom) is kept. No held-out pass is read. The fits and their reports are left
 # beside BASE_PROFILE (kernel-<form>.yaml, kernel-<form>.txt). Exit 65 when no form fits.
+# `roofline` (no batch_group: the phone profiles' form, max(W / BW, n f / F)) is a candidate too.
 # Environment: LEVERSIM (default build/leversim); KERNEL_FORMS, the forms to fit (default all
-# four, in the order above; e.g. "groups onepass tiles" for the choice before §3.17).
+# five, in the order above; e.g. "groups onepass tiles" for the choice before §3.17).
 set -euo pipefail
 base=$1; warm=$2; shift 2
 LEVERSIM=${LEVERSIM:-build/leversim}
@@ -25,10 +26,13 @@ sed 's/^  batch_group: \([0-9]*\) .*/  batch_group: \1                 # src:tes
 sed 's/^  batch_remainder: true .*/&\n  remainder_bandwidth: 10 GB\/s   # assumed: only the fit'"'"'s start; src:testbed-run: the remainder'"'"'s pass streams at a rate of its own (chosen by the warm rows'"'"' fit, scripts\/testbed\/kernel-form.sh, docs\/VALIDATION.md §3.17)/' \
   "$dir/base-profile-tiles.yaml" > "$dir/base-profile-tiles-rate.yaml"
 cp "$base" "$dir/base-profile-groups.yaml"
+# The phone replay's form (every shipped profile): no batch_group, so from batched_from on a
+# matmul is the roofline, max(W / BW, n f / F) (devices/cpu.c), a candidate like the sums.
+sed '/^  batch_group: /d' "$base" > "$dir/base-profile-roofline.yaml"
 best=""; best_chi=""
-forms=${KERNEL_FORMS:-groups onepass tiles tiles-rate}
+forms=${KERNEL_FORMS:-groups onepass tiles tiles-rate roofline}
 for form in $forms; do
-  case $form in groups | onepass | tiles | tiles-rate) ;; *) echo "kernel-form.sh: KERNEL_FORMS: unknown form '$form'" >&2; exit 64 ;; esac
+  case $form in groups | onepass | tiles | tiles-rate | roofline) ;; *) echo "kernel-form.sh: KERNEL_FORMS: unknown form '$form'" >&2; exit 64 ;; esac
   set +e
   "$LEVERSIM" calibrate --base "$dir/base-profile-$form.yaml" --only cpu --fix max_bandwidth \
     --llama-bench "$warm" "$@" --out "$dir/kernel-$form.yaml" > "$dir/kernel-$form.txt" 2>&1

@@ -24,13 +24,10 @@ case $config in
   *) echo "run.sh: unknown configuration '$config' (full, small)" >&2; exit 64 ;;
 esac
 set +e
-lib=$(bash "$here/fetch.sh" "$BUILD/testbed/pkg")
+lib=$(bash "$here/prereq.sh" "$BUILD")
 st=$?
 set -e
-if [ $st -eq 77 ]; then echo "SKIP: the pinned llama.cpp cannot be fetched here" >&2; exit 77; fi
 [ $st -eq 0 ] || exit $st
-command -v fio >/dev/null 2>&1 || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo -n";
-  $sudo apt-get install -y -qq fio >&2 || { echo "run.sh: fio is missing and cannot be installed" >&2; exit 69; }; }
 
 target=$out/Llama-3.2-1B-testbed-Q4_0.gguf
 draft=$out/draft-2l-1024.gguf
@@ -60,19 +57,9 @@ done
 prio=()
 [ "$(id -u)" -ne 0 ] || prio=(nice -n -20)
 
-# A VM guest with free page reporting (virtio-balloon) hands memory that stays free back to its
-# host, and a cold read that lands in such memory pays a host fault per page, which the guest
-# sees as the reading thread's CPU time: 0.44 to 0.64 s more for the target file when its
-# memory sat free 2.5 s (docs/VALIDATION.md §3.15, scripts/testbed/probe/freed.c). A phone has
-# no host. When the kernel lets us (root, a writable min_free_ms), memory is reported only
-# after a minute free while the measurements run, and the setting is put back on exit.
-report=/sys/module/page_reporting/parameters/min_free_ms
-if [ -w "$report" ] && [ -z "${TB_REUSE:-}" ]; then
-  report_was=$(cat "$report")
-  trap 'echo "$report_was" > "$report" 2>/dev/null || true' EXIT
-  echo 60000 > "$report"
-  echo "run.sh: free page reporting held back during the run ($report: $report_was -> 60000 ms; restored on exit)" >&2
-fi
+# This VM's free page reporting, held back while the run measures (page-reporting.sh).
+# shellcheck source=scripts/testbed/page-reporting.sh
+. "$here/page-reporting.sh" run.sh
 
 echo "== measure"
 if [ -n "${TB_REUSE:-}" ] && [ -f "$out/testbed.db" ]; then echo "(reusing $out/testbed.db: TB_REUSE is set)"; else

@@ -2,7 +2,7 @@
  * the small configuration (8 layers, width 1024: a 180 MB file), which needs the pinned
  * library: the runner fetches it (scripts/testbed/fetch.sh) and, when it cannot, prints a
  * skip and exits 77, which CTest reports as skipped, never as passed.
- * The driver tests check exact byte counts and CPU-time ratios, never wall times. */
+ * The driver tests check behaviour and exact byte counts, never a time or a ratio of times. */
 #define _DEFAULT_SOURCE /* popen */
 #include <CUnit/CUnit.h>
 #include <dlfcn.h>
@@ -172,6 +172,13 @@ static void test_cli_bad_inputs(void)
   CU_ASSERT_EQUAL(ls_test_cli("testbed model --model llama-3.2-1b --width 300 --out /dev/null", out, sizeof out), 65);
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "multiple of 256"));
   CU_ASSERT_EQUAL(ls_test_cli("testbed model --model no-such-model --out /dev/null", out, sizeof out), 66);
+  /* A model path too long to store is refused before anything is measured, not cut short. */
+  char longpath[600];
+  memset(longpath, 'm', sizeof longpath - 6);
+  strcpy(longpath + sizeof longpath - 6, ".yaml");
+  snprintf(args, sizeof args, "testbed measure --lib . --target '%s' --model %s --db /dev/null", tiny, longpath);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "longer than 511 characters"));
   /* A malformed tree is located (file:line:col) before anything is measured. */
   FILE *f = fopen(bad, "w");
   CU_ASSERT_FATAL(f != NULL);
@@ -243,7 +250,7 @@ static void test_cli_validate_stat(void)
                                       "fastest (storage: expected fastest of as many) of the repetitions"};
   for (int median = 0; median < 4; median++) {
     snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' "
-             "%s", db, dir, dir, stat[median]);
+             "--io-share measured %s", db, dir, dir, stat[median]);
     CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, said[median]));
     cold1[median] = printed_measured(out, "cold", 1);
@@ -293,9 +300,10 @@ static void check_run_case(const run_case *c)
   /* The sections these cases come from (§3.10 to §3.15) predate the wait at a pass's start
    * (§3.16), and those up to §3.17 the share slowing only a read waited for (§3.18): without
    * them, as they were made, unless the case says otherwise. */
-  snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' %s%s%s",
+  snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' %s%s%s%s",
            db, dir, dir, c->extra, strstr(c->extra, "--start") ? "" : " --start off",
-           strstr(c->extra, "--io-rule") ? "" : " --io-rule every");
+           strstr(c->extra, "--io-rule") ? "" : " --io-rule every",
+           strstr(c->extra, "--io-share") ? "" : " --io-share measured"); /* the busy share: off by default since issue 32 */
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   double med = NAN, e = NAN, ig;
   const char *m = strstr(out, "median absolute error ");
@@ -584,7 +592,7 @@ static void test_cli_share_halves(void)
       sqlite3_close(h);
       /* fitted as §3.15 fitted them: the share slowing every read (before §3.18) */
       snprintf(args, sizeof args, "testbed validate --db '%s' --profile '%s/testbed-vm.yaml' --fio-mmap '%s/fio-mmap.json' "
-               "--io-rule every", db, dir, dir);
+               "--io-rule every --io-share measured", db, dir, dir);
       CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
       CU_ASSERT_PTR_NOT_NULL(strstr(out, late ? cases[i].keep_late : cases[i].keep_early));
       unlink(db);
@@ -662,6 +670,28 @@ static void test_mapread_readahead_closed_form(void)
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &t75, cb, 4) - 0.189) < 1e-6);
 }
 
+/* A model file as a pass reads it (ls_mapread_pass_s): three 16 MB layers of 10 ms and a 16 MB
+ * head of 10 ms are the `mix` segments above, so serial reads take 0.104 s at 1 GB/s (every
+ * segment read, then computed: 4 x (0.016 + 0.010)) and read-ahead what the recurrence gives;
+ * a pass asking for no output row skips the head: 3 x 0.026 = 0.078 s serially. */
+static void test_mapread_pass(void)
+{
+  ls_flash_params f = flash_1gbs();
+  ls_mapread_params m = {8e6, 0.75, 0, 0, 0, 0, 0};
+  ls_mapread_seg mix[4] = {{16e6, 0.010, 0}, {16e6, 0.010, 0}, {16e6, 0.010, 0}, {16e6, 0.010, 0}};
+  ls_mapread_file file = {3, 16e6, 0.010, 16e6, 0.010, 0, 1};
+  CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 0, &file) - 0.104) < 1e-6);
+  CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 1, &file) - ls_mapread_time_s(&f, &m, mix, 4)) < 1e-12);
+  file.head = 0;
+  CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 0, &file) - 0.078) < 1e-6);
+  CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 1, &file) - ls_mapread_time_s(&f, &m, mix, 3)) < 1e-12);
+  /* the head's serial share is the head segment's */
+  file.head = 1;
+  file.head_serial = 1;
+  mix[3].serial = 1;
+  CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 1, &file) - ls_mapread_time_s(&f, &m, mix, 4)) < 1e-12);
+}
+
 /* ---- driver (the pinned library) ---- */
 
 static ls_llamadrv *drv;
@@ -721,20 +751,23 @@ static void test_ggml_reads_q4_0(void)
 
 static void test_threads(void)
 {
+  /* The context computes with the threads asked for: one by default, two when asked (the
+   * protocol's 2-thread points, runner/testbed/protocol.yaml). Behaviour only: how the CPU
+   * time splits between threads depends on the machine and its load, so it is not asserted. */
   CU_ASSERT_EQUAL(ls_llamadrv_threads(mdl), 1);
-  /* Measured here: at one thread the calling thread does all of a warm pass's CPU work
-   * (thread / process CPU time 1.00 over every pass of the small and full models); a second
-   * compute thread takes about half of it. */
   ls_error err = {0};
+  ls_llamadrv_model *m = NULL;
+  ls_llamadrv_opts o = ls_llamadrv_defaults();
+  o.threads = 2;
+  CU_ASSERT_EQUAL_FATAL(ls_llamadrv_load(drv, small, &o, &m, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_llamadrv_threads(m), 2);
   ls_llamadrv_cost c;
-  CU_ASSERT_EQUAL_FATAL(ls_llamadrv_prompt(mdl, 32, 0, &c, &err), LS_OK);
-  ls_llamadrv_clear(mdl);
-  CU_ASSERT_EQUAL_FATAL(ls_llamadrv_prompt(mdl, 32, 0, &c, &err), LS_OK);
-  ls_llamadrv_clear(mdl);
-  CU_ASSERT(c.thread_cpu_s / c.cpu_s >= 0.95);
+  CU_ASSERT_EQUAL(ls_llamadrv_prompt(m, 8, 0, &c, &err), LS_OK);
+  CU_ASSERT(c.cpu_s > 0 && c.thread_cpu_s > 0);
+  ls_llamadrv_unload(m);
 }
 
-/* The node observer (ls_llamadrv_opts.observe, what scripts/testbed/probe/nodes.c times): on the
+/* The node observer (ls_llamadrv_opts.observe, what `testbed probe --kind nodes` times): on the
  * small model (8 layers) one pass reports every layer's first weighted node once (attn_norm-0 to
  * attn_norm-7) and the head's (result_output) last; without an observer nothing is reported. */
 typedef struct seen_nodes {
@@ -775,29 +808,34 @@ static void test_observer(void)
   CU_ASSERT_EQUAL(seen.n, before);
 }
 
-/* CPU time of a 32-token pass over a 1-token pass, warm: measured 7.3 to 10.8 on the small
- * model on an AMD host, 4.9 in the sanitizer build on an Intel one under load (the driver's
- * own per-pass work is instrumented there; CI, 2026-11-26). Compute grows with tokens and the
- * weights are read once either way; the band is wide enough for hosts and builds, and still
- * fails a pass that computes one token of the 32 (about 1) or streams the weights per token
- * (about 32). */
-static void test_cpu_ratio(void)
+/* A 32-token batch is one pass, not 32: every output row asked for is computed (the driver
+ * checks each row is finite), each layer's first weighted node runs once for the whole batch
+ * (the node observer), and a warm pass reads nothing from storage. It fails a driver that
+ * decodes the batch token by token (32 reports per layer) or computes only the last row (a
+ * missing row fails the finiteness check). No time or ratio of times is asserted: those
+ * depend on the machine and its load (they are measured in `make testbed`). */
+static void test_batch_one_pass(void)
 {
+  seen_nodes seen = {0};
   ls_error err = {0};
-  double t1 = 1e9, t32 = 1e9;
-  for (int k = 0; k < 3; k++) { /* the least of three: CPU time only grows under contention */
-    ls_llamadrv_cost c;
-    ls_llamadrv_clear(mdl);
-    CU_ASSERT_EQUAL_FATAL(ls_llamadrv_prompt(mdl, 1, 0, &c, &err), LS_OK);
-    t1 = fmin(t1, c.cpu_s);
-    ls_llamadrv_clear(mdl);
-    CU_ASSERT_EQUAL_FATAL(ls_llamadrv_prompt(mdl, 32, 0, &c, &err), LS_OK);
-    t32 = fmin(t32, c.cpu_s);
-  }
-  ls_llamadrv_clear(mdl);
-  CU_ASSERT(t32 / t1 >= 3.0 && t32 / t1 <= 16.0);
-  if (!(t32 / t1 >= 3.0 && t32 / t1 <= 16.0))
-    fprintf(stderr, "cpu ratio %.2f (%.4f / %.4f s)\n", t32 / t1, t32, t1);
+  ls_llamadrv_model *m = NULL;
+  ls_llamadrv_opts o = ls_llamadrv_defaults();
+  o.observe = count_node;
+  o.observe_user = &seen;
+  CU_ASSERT_EQUAL_FATAL(ls_llamadrv_load(drv, small, &o, &m, &err), LS_OK);
+  ls_llamadrv_tok t[32];
+  for (int i = 0; i < 32; i++)
+    t[i] = (ls_llamadrv_tok){.id = 1 + i, .pos = i, .n_seq = 1, .seq = {0}, .logits = 1};
+  ls_llamadrv_cost c;
+  CU_ASSERT_EQUAL(ls_llamadrv_decode(m, t, 32, &c, &err), LS_OK); /* warms the file */
+  ls_llamadrv_clear(m);
+  memset(&seen, 0, sizeof seen);
+  CU_ASSERT_EQUAL(ls_llamadrv_decode(m, t, 32, &c, &err), LS_OK);
+  ls_llamadrv_unload(m);
+  for (int l = 0; l < 8; l++)
+    CU_ASSERT_EQUAL(seen.norms[l], 1);
+  CU_ASSERT_EQUAL(seen.head, 1);
+  CU_ASSERT_EQUAL(c.read_bytes, 0);
 }
 
 /* Eviction leaves no page of the file in memory (mincore counts pages exactly). A cold pass
@@ -1381,6 +1419,7 @@ static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
                                   {"validate: the start's wait, runs H to AI", test_cli_validate_start}, CU_TEST_INFO_NULL};
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"read-ahead in closed form, one read at a time", test_mapread_readahead_closed_form},
+                                      {"a model file as a pass reads it", test_mapread_pass},
                                       {"reads slowed by a busy thread", test_mapread_io_share},
                                       {"the share from the busy streams", test_io_share_fit},
                                       {"a read delayed while the thread computes", test_mapread_delay},
@@ -1399,7 +1438,7 @@ static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
 static CU_TestInfo driver_tests[] = {
     {"ggml dequantises the writer's Q4_0", test_ggml_reads_q4_0}, {"one thread", test_threads},
     {"the node observer", test_observer},
-    {"cpu ratio 32 / 1 tokens", test_cpu_ratio}, {"eviction and bytes read", test_evict_and_bytes},
+    {"a batch is one pass", test_batch_one_pass}, {"eviction and bytes read", test_evict_and_bytes},
     CU_TEST_INFO_NULL};
 static CU_SuiteInfo suites[] = {{"gguf", NULL, NULL, NULL, NULL, gguf_tests},
                                 {"mapread", NULL, NULL, NULL, NULL, mapread_tests},

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/testbed/probe/busylevels-sum.sh: sums up the output of scripts/testbed/probe/busylevels.c
+# scripts/testbed/probe/busylevels-sum.sh: sums up the output of the probe busylevels.c (removed in issue 32; git show eafd053:scripts/testbed/probe/busylevels.c)
 # (docs/VALIDATION.md §3.18): per level, in the order the file first gives them, the medians
 # over the repetitions of the plain cold stream, of the arithmetic over the cached file (alone)
 # and of the busy cold stream, and the busy stream less the arithmetic alone:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/testbed/probe/matmul-sum.sh: the layers' weighted matmuls in the warm passes of
-# scripts/testbed/probe/nodes.c (docs/VALIDATION.md §3.17). A node's time is its fastest over
+# `testbed probe --kind nodes` (docs/VALIDATION.md §3.17). A node's time is its fastest over
 # the warm passes of the same size (by its index in the pass); the matmuls are the first node of
 # each run of nodes of one name in a layer (Qcur, Kcur and Vcur are followed by their reshapes
 # and rotations under the same name), among attn_out, ffn_gate, ffn_up, ffn_out and those three.

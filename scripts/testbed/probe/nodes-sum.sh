@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/testbed/probe/nodes-sum.sh: sums up the output of scripts/testbed/probe/nodes.c
+# scripts/testbed/probe/nodes-sum.sh: sums up the output of `testbed probe --kind nodes`
 # (docs/VALIDATION.md §3.16). A cold node's excess is its time less the fastest time of the same
 # node (by its index in the pass) over the warm passes of the same size. For every cold pass it
 # prints one line:

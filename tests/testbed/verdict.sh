@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# ctest testbed.verdict: `leversim testbed verdict` on synthetic held-out points (no timing): the
+# protocol's one-line result, exit 0 when every target is met and 2 naming each missed target,
+# near-copies of calibration passes left out, a bad file named with its line (exit 65).
+# Usage: verdict.sh LEVERSIM TOP
+set -euo pipefail
+leversim=$1; top=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "verdict: $*" >&2; exit 1; }
+proto=$top/runner/testbed/protocol.yaml
+# points FILE SPEC_PRED [ERR]: five cold points with the model ERR (default 0.04) off, the
+# baseline 0.20 off, one near-copy 50 % off (must not count), and a spec point 0.100 s measured.
+points() {
+  local e=${3:-0.04}
+  { printf '# leversim testbed points: synthetic\n# kind\tN\tctx\tmeasured_s\tpredicted_s\tbaseline_s\tnear\n'
+    for n in 1 2 4 64 128; do
+      awk -v n=$n -v e="$e" 'BEGIN{m = 0.2 + n / 100; printf "cold\t%d\t0\t%.6f\t%.6f\t%.6f\t0\n", n, m, m * (1 + e), m * 1.2}'
+    done
+    printf 'cold\t16\t0\t0.4\t0.6\t0.6\t1\n'
+    printf 'spec\t24\t4\t0.100\t%s\t0.080\t0\n' "$2"; } > "$1"
+}
+for i in 1 2 3 4 5 6; do points "$tmp/c$i.tsv" 0.104; done
+files=("$tmp"/c?.tsv)
+out=$("$leversim" testbed verdict --protocol "$proto" --points "${files[@]}") || fail "met case: exit $?"
+want="held-out: 36 points over 6 configurations; median absolute error 4.0 % (trivial baseline 20.0 %); spec per-token error +4.0 %; targets met"
+[ "$(echo "$out" | tail -1)" = "$want" ] || fail "met case: got '$(echo "$out" | tail -1)'"
+echo "$out" | grep -q "c1.tsv: 6 held-out points (1 near-copies left out)" || fail "the near-copy is not left out"
+# Each target missed alone: exit 2 and the line names it.
+check_miss() { # WHAT PATTERN FILES...
+  local what=$1 pat=$2; shift 2
+  set +e; out=$("$leversim" testbed verdict --protocol "$proto" --points "$@"); st=$?; set -e
+  [ $st -eq 2 ] || fail "$what: exit $st, want 2"
+  echo "$out" | tail -1 | grep -q "targets NOT met: .*$pat" || fail "$what: '$(echo "$out" | tail -1)' names no '$pat'"
+}
+check_miss "five configurations" "5 configurations < 6" "${files[@]:0:5}"
+for i in 1 2 3 4 5 6; do points "$tmp/m$i.tsv" 0.104 0.12; done
+check_miss "median" "median 12.0 % > 10 %" "$tmp"/m?.tsv
+for i in 1 2 3 4 5 6; do points "$tmp/s$i.tsv" 0.115; done
+check_miss "spec" "spec +15.0 % beyond 10 %" "$tmp"/s?.tsv
+# The baseline as good as the model: X <= Y / 2 fails.
+for i in 1 2 3 4 5 6; do points "$tmp/b$i.tsv" 0.104 0.04
+  awk -F'\t' 'BEGIN{OFS="\t"} /^cold/ && $7 == 0 {$6 = $4 * 1.05} {print}' "$tmp/b$i.tsv" > "$tmp/b$i.x" && mv "$tmp/b$i.x" "$tmp/b$i.tsv"; done
+check_miss "baseline" "median 4.0 % > 0.5 x baseline 5.0 %" "$tmp"/b?.tsv
+# A configuration whose calibration was refused: a points file without a point, named.
+printf '# leversim testbed points: c6: calibration refused\n' > "$tmp/refused.tsv"
+check_miss "a refused configuration" "1 configurations without a prediction" "${files[@]:0:5}" "$tmp/refused.tsv"
+# A malformed line: exit 65, the file and line named.
+printf 'cold\t1\t0\tfast\t0.2\t0.2\t0\n' > "$tmp/bad.tsv"
+set +e; err=$("$leversim" testbed verdict --protocol "$proto" --points "$tmp/bad.tsv" 2>&1 >/dev/null); st=$?; set -e
+[ $st -eq 65 ] || fail "bad file: exit $st, want 65"
+echo "$err" | grep -q "bad.tsv:1:" || fail "bad file: '$err' names no file:line"
+# The protocol lists its configurations for the run script: K >= 6 of them, 1 and 2 threads,
+# widths 1024 to 4096, step contexts 512 and 2048, two draft sizes.
+list=$("$leversim" testbed protocol --file "$proto")
+[ "$(echo "$list" | wc -l)" -ge 6 ] || fail "fewer than 6 configurations"
+for col_vals in "4:1 2" "3:1024 2048 4096" "6:512 2048" "5:2 4"; do
+  col=${col_vals%%:*}
+  got=$(echo "$list" | awk -v c="$col" '{print $c}' | sort -un | tr '\n' ' ')
+  [ "$got" = "${col_vals#*:} " ] || fail "protocol column $col: '$got', want '${col_vals#*:} '"
+done
+echo "verdict: ok"
