@@ -19,6 +19,7 @@
  * tb_passes keeps every repetition.
  * Acceptance targets (issue 20): median absolute error of held-out points <= 10 %, no kind's
  * mean absolute error above 20 %, the speculative time per token within 10 %. */
+#include "sim/fileio.h"
 #include "runner/testbed/validate.h"
 #include <errno.h>
 #include <jansson.h>
@@ -612,20 +613,26 @@ static int report_baseline(FILE *out, const trivial *t, const ls_tbdb_point *pts
 
 /* The held-out points as the protocol reads them (runner/testbed/protocol.c): a header naming
  * the run and one tab-separated line a point. */
+#define POINTS_MARK "# leversim testbed points"
 static int write_points(const char *path, const inputs *in, const ls_tbdb_point *pts, int n, ls_error *err)
 {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return ls_error_set(err, LS_EIO, "%s: cannot create: %s", path, strerror(errno));
-  int bad = fprintf(f, "# leversim testbed points: run %s, model %s, threads %d, draft %s\n"
+  ls_file_out o; /* the output rule (sim/fileio.h): never through a link, never over a foreign file */
+  int rc = ls_file_out_open(&o, path, "validate --points", POINTS_MARK, err);
+  if (rc)
+    return rc;
+  FILE *f = o.f;
+  int bad = fprintf(f, POINTS_MARK ": run %s, model %s, threads %d, draft %s\n"
                        "# kind\tN\tctx\tmeasured_s\tpredicted_s\tbaseline_s\tnear\n", in->meta.run_id,
                     in->meta.model_id, in->meta.threads, in->has_draft ? in->meta.draft_model : "none") < 0;
   for (int i = 0; i < n; i++)
     if (pts[i].held_out == 1)
       bad |= fprintf(f, "%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\n", pts[i].kind, pts[i].n_tokens, pts[i].ctx,
                      pts[i].measured_s, pts[i].predicted_s, pts[i].baseline_s, pts[i].near) < 0;
-  bad |= fclose(f) != 0;
-  return bad ? ls_error_set(err, LS_EIO, "%s: write failed", path) : LS_OK;
+  if (bad) {
+    ls_file_out_abort(&o);
+    return ls_error_set(err, LS_EIO, "%s: write failed", path);
+  }
+  return ls_file_out_commit(&o, err);
 }
 
 int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)

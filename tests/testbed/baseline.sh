@@ -28,4 +28,15 @@ awk -F'\t' '!/^#/ {
     near += $7; n++ }
   END { if (near != 6 || n != 16) { print "near " near " of " n; bad = 1 } exit bad }' "$tmp/av.tsv" ||
   fail "the points file"
+# --points follows the output rule: a symbolic link, or a file leversim did not write, is refused
+# and left as it was.
+printf 'not ours\n' > "$tmp/foreign.txt"
+ln -s "$tmp/foreign.txt" "$tmp/link.tsv"
+for target in "$tmp/link.tsv" "$tmp/foreign.txt"; do
+  if (cd "$top" && "$leversim" testbed validate --db "$tmp/av.db" --profile "$run/testbed-vm.yaml" \
+    --fio-mmap "$run/fio-mmap.json" --points "$target") > "$tmp/refused.txt" 2>&1; then
+    fail "--points $target was written"
+  fi
+done
+[ "$(cat "$tmp/foreign.txt")" = "not ours" ] || fail "the foreign file changed"
 echo "baseline: ok"
