@@ -229,9 +229,17 @@ typedef struct ls_db_precision {
                                        systems decode fewer prompts) */
   char worst_any_name[192];
   int prompts, prompts_max;         /* smallest and largest prompt count of a main run */
+  double own_smaller;               /* the sizing rule's measure: the widest half-width of a
+                                       headline system's own throughput among its main runs
+                                       with fewer prompts than Lever's run of the configuration
+                                       (NaN: none is smaller; INFINITY: one has no interval) */
+  char own_smaller_name[192];
 } ls_db_precision;
 #define LS_DB_TARGET_HEADLINE 0.01  /* target half-width of a headline mean ratio */
 #define LS_DB_TARGET_CONFIG 0.03    /* target half-width of a per-configuration ratio */
+#define LS_DB_TARGET_OWN 0.003      /* the sizing rule: a headline system may decode fewer
+                                       prompts than Lever when its own throughput's half-width
+                                       stays under a tenth of LS_DB_TARGET_CONFIG */
 int ls_db_precision_get(ls_db *db, ls_db_precision *out, ls_error *err);
 
 /* Two-sided regression check of v_speedup (lever throughput / system throughput per

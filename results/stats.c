@@ -10,13 +10,15 @@
  *    of prompts per replicate for all of its metrics (sim/boot.c, ls_boot_ci_table); a ratio
  *    between two systems of one configuration resamples the prompts once for both (they
  *    decode the same prompts with the same text: common random numbers), one list for its
- *    throughput and tau; two runs of different sizes pair over the prompts both decoded;
+ *    throughput and tau; two runs of different sizes pair the prompts both decoded and
+ *    resample the larger run's other prompts as a stratum of their own (sim/boot.h), so each
+ *    system may have its own number of prompts;
  *  - every seed is a hash of the data resampled (the run's prompt sums, the pair's paired
  *    rows), never of run ids or settings text: identical data, identical intervals;
  *    Lever's mean (and geometric mean) speedup over a system across the configurations of
  *    part main draws each configuration's indices from one shared sequence per replicate
- *    (sim/boot.c: configurations of equal size, e.g. the devices that share a target's texts,
- *    get the same indices) and averages;
+ *    (sim/boot.c: configurations of equal sizes, e.g. the devices that share a target's texts,
+ *    get the same indices, stratum by stratum) and averages;
  *  - under LS_BOOT_MIN_UNITS prompts there is no interval: lo/hi are NULL.
  * Tables written here: prompts, metric_ci (with the run, in its transaction), ratio_ci and
  * summary_ci (by ls_db_stats_refresh, after the runs). */
@@ -286,21 +288,25 @@ static int rows_load(ls_db *db, sqlite3_stmt *st, const char *id, prow **rows, i
 }
 
 /* Pairs A's and B's prompts into the table rows (n rows of 8: A's tokens, time, tau sum,
- * cycles, then B's) over the prompts both decoded. Prompt j is the same text whatever the
- * number of prompts of a run, so two runs of different sizes (the replay's sizing gives the
- * headline systems more prompts) pair over the first min(na, nb) prompts. Returns n, or 0
- * when the runs' prompts do not line up (then there is no paired ratio). */
+ * cycles, then B's). Prompt j is the same text whatever the number of prompts of a run, so the
+ * first min(na, nb) prompts are the ones both decoded (paired rows); the larger run's other
+ * prompts follow, the other run's columns 0 there, and *alone counts them: the bootstrap
+ * resamples them as a stratum of their own (sim/boot.h), so each run's ratio of sums is over
+ * all of its prompts and the replay's sizing may give each system its own number. Returns n
+ * = max(na, nb), or 0 when the runs' prompts do not line up (then there is no paired ratio). */
 #define PAIR_COLS 8
-static int pair_rows(const prow *a, int na, const prow *b, int nb, double *rows)
+static int pair_rows(const prow *a, int na, const prow *b, int nb, double *rows, int *alone)
 {
-  if (nb < na) na = nb;
-  for (int j = 0; j < na; j++) {
-    if (a[j].prompt != b[j].prompt) return 0;
+  int m = na < nb ? na : nb, n = na < nb ? nb : na;
+  for (int j = 0; j < n; j++) {
+    if (j < m && a[j].prompt != b[j].prompt) return 0;
     double *r = rows + (size_t)j * PAIR_COLS;
-    r[0] = a[j].tok, r[1] = a[j].time, r[2] = a[j].tau, r[3] = a[j].cyc;
-    r[4] = b[j].tok, r[5] = b[j].time, r[6] = b[j].tau, r[7] = b[j].cyc;
+    memset(r, 0, PAIR_COLS * sizeof *r);
+    if (j < na) r[0] = a[j].tok, r[1] = a[j].time, r[2] = a[j].tau, r[3] = a[j].cyc;
+    if (j < nb) r[4] = b[j].tok, r[5] = b[j].time, r[6] = b[j].tau, r[7] = b[j].cyc;
   }
-  return na;
+  *alone = n - m;
+  return m > 0 ? n : 0;
 }
 
 /* The two paired statistics (ratio_metrics order): throughput and tau, A over B. */
@@ -367,12 +373,12 @@ static int ensure_buf(refresh_ctx *c, int n, ls_error *err)
 static int insert_ratio(refresh_ctx *c, const char *id, const char *ref_id, const char *ref,
                         ls_error *err)
 {
-  int rc = ensure_buf(c, c->na, err);
+  int rc = ensure_buf(c, c->na > c->nb ? c->na : c->nb, err), alone = 0;
   ls_boot_ci cis[2] = {{NAN, NAN, NAN, 0, 0}, {NAN, NAN, NAN, 0, 0}};
-  int n = rc == LS_OK ? pair_rows(c->a, c->na, c->b, c->nb, c->buf) : 0;
+  int n = rc == LS_OK ? pair_rows(c->a, c->na, c->b, c->nb, c->buf, &alone) : 0;
   if (n > 0) /* one resample list per replicate for both metrics */
-    rc = ls_boot_ci_table(c->buf, n, PAIR_COLS, pair_stats, 2, pair_seed(c->buf, n),
-                          LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, cis, err);
+    rc = ls_boot_ci_strata(c->buf, n, alone, PAIR_COLS, pair_stats, 2, pair_seed(c->buf, n),
+                           LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, cis, err);
   for (int m = 0; rc == LS_OK && m < 2; m++) {
     const ls_boot_ci ci = cis[m];
     sqlite3_stmt *st = c->ins;
@@ -451,10 +457,10 @@ static int set_add(refresh_ctx *c, sys_set *s, ls_error *err)
     s->bufs = b;
     s->cap = cap;
   }
-  int na = c->na < c->nb ? c->na : c->nb;
+  int na = c->na > c->nb ? c->na : c->nb, alone = 0;
   double *buf = malloc((PAIR_COLS + 4) * (size_t)(na ? na : 1) * sizeof *buf);
   if (!buf) return ls_error_set(err, LS_ENOMEM, "intervals: out of memory");
-  int n = pair_rows(c->b, c->nb, c->a, c->na, buf); /* as the system's ratio_ci row: it, then lever */
+  int n = pair_rows(c->b, c->nb, c->a, c->na, buf, &alone); /* as the system's ratio_ci row: it, then lever */
   if (!n) {
     free(buf);
     s->missing++;
@@ -467,7 +473,7 @@ static int set_add(refresh_ctx *c, sys_set *s, ls_error *err)
     col[j] = buf[j * PAIR_COLS + 4], col[n + j] = buf[j * PAIR_COLS + 5];
     col[2 * n + j] = buf[j * PAIR_COLS], col[3 * n + j] = buf[j * PAIR_COLS + 1];
   }
-  s->pairs[s->n] = (ls_boot_pair){n, col, col + n, col + 2 * n, col + 3 * n, pair_seed(buf, n)};
+  s->pairs[s->n] = (ls_boot_pair){n, col, col + n, col + 2 * n, col + 3 * n, pair_seed(buf, n), alone};
   s->bufs[s->n++] = buf;
   return LS_OK;
 }
@@ -616,6 +622,36 @@ static int worst_get(ls_db *db, int headline, double *hw, char *what, size_t siz
   return LS_OK;
 }
 
+/* The sizing rule's measure: headline systems' main runs with fewer prompts than Lever's run
+ * of their configuration, the widest half-width of their own throughput first (a run under
+ * LS_BOOT_MIN_UNITS prompts, without an interval, before all). */
+static const char own_smaller_sql[] =
+    "SELECT s.device || ' / ' || s.model || ' / ' || s.dataset || ' / ' || s.system,"
+    " (c.hi - c.lo) / 2 / c.value, c.lo IS NULL"
+    " FROM runs s JOIN metric_ci c ON c.run_id = s.run_id AND c.name = 'throughput_tps'"
+    " JOIN runs l ON l.status = 'ok' AND l.system = " R("system.reference")
+    " AND (l.part, l.device, l.model, l.dataset, l.axes_json, l.seed)"
+    " = (s.part, s.device, s.model, s.dataset, s.axes_json, s.seed)"
+    " WHERE s.status = 'ok' AND s.part = " R("part.main")
+    " AND s.system IN (" R("system.baseline") ", " R("system.tree") ")"
+    " AND c.prompts < (SELECT count(*) FROM prompts p WHERE p.run_id = l.run_id)"
+    " ORDER BY c.lo IS NULL DESC, 2 DESC LIMIT 1";
+
+static int own_smaller_get(ls_db *db, ls_db_precision *out, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  out->own_smaller = NAN;
+  if (sqlite3_prepare_v2(db->h, own_smaller_sql, -1, &st, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, "reading the precision");
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    snprintf(out->own_smaller_name, sizeof out->own_smaller_name, "%s",
+             (const char *)sqlite3_column_text(st, 0));
+    out->own_smaller = sqlite3_column_int(st, 2) ? INFINITY : sqlite3_column_double(st, 1);
+  }
+  sqlite3_finalize(st);
+  return LS_OK;
+}
+
 static double summary_hw(ls_db *db, const char *role)
 {
   sqlite3_stmt *st = NULL;
@@ -638,6 +674,7 @@ int ls_db_precision_get(ls_db *db, ls_db_precision *out, ls_error *err)
   out->vs_specinfer = summary_hw(db, "system.tree");
   int rc = worst_get(db, 1, &out->worst_config, out->worst, sizeof out->worst, err);
   if (!rc) rc = worst_get(db, 0, &out->worst_any, out->worst_any_name, sizeof out->worst_any_name, err);
+  if (!rc) rc = own_smaller_get(db, out, err);
   if (rc) return rc;
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db->h, "SELECT coalesce(min(n), 0), coalesce(max(n), 0) FROM (SELECT count(p.prompt) AS n"

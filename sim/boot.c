@@ -35,15 +35,35 @@ static inline int draw_unit(uint64_t *state, uint64_t n)
   return (int)(((ls_mix64(*state) >> 32) * n) >> 32);
 }
 
-/* Replicate r of pair p: n unit indices drawn with replacement, each added as it is drawn (one
- * loop: no index list is stored), then the statistic, exactly as ls_boot_stat over the list. */
+/* The unit of draw j of a stratified replicate: the first n - alone draws fall on the shared
+ * units [0, n - alone), the last alone draws on the units [n - alone, n) that one run alone
+ * decoded (alone 0: one stratum, the plain paired bootstrap, the same draws as before). The
+ * strata keep their sizes in every replicate, so the unshared units never stand in for
+ * shared ones (which would break the pairing) nor the reverse. */
+static inline int draw_strat(uint64_t *state, int j, int n, int alone)
+{
+  int m = n - alone;
+  return j < m ? draw_unit(state, (uint64_t)m) : m + draw_unit(state, (uint64_t)alone);
+}
+
+/* Replicate r of pair p: n unit indices drawn with replacement (stratified, draw_strat), each
+ * added as it is drawn (one loop: no index list is stored), then the statistic, exactly as
+ * ls_boot_stat over the list. */
+static int unshared_units(const ls_boot_pair *p)
+{
+  return p->alone > 0 && p->alone < p->n ? p->alone : 0;
+}
+
+static int shared_units(const ls_boot_pair *p) { return p->n - unshared_units(p); }
+
 static double replicate(const ls_boot_pair *p, uint64_t seed, int r)
 {
-  uint64_t state = ls_key2(seed, (uint64_t)r), n = (uint64_t)p->n;
+  uint64_t state = ls_key2(seed, (uint64_t)r);
+  int alone = unshared_units(p);
   double an = 0, ad = 0, bn = 0, bd = 0;
   if (p->b_num) {
     for (int j = 0; j < p->n; j++) {
-      int u = draw_unit(&state, n);
+      int u = draw_strat(&state, j, p->n, alone);
       an += p->a_num[u];
       ad += p->a_den[u];
       bn += p->b_num[u];
@@ -52,7 +72,7 @@ static double replicate(const ls_boot_pair *p, uint64_t seed, int r)
     return sum_ratio(an, ad) / sum_ratio(bn, bd);
   }
   for (int j = 0; j < p->n; j++) {
-    int u = draw_unit(&state, n);
+    int u = draw_strat(&state, j, p->n, alone);
     an += p->a_num[u];
     ad += p->a_den[u];
   }
@@ -127,10 +147,10 @@ int ls_boot_ci_agg2(const ls_boot_pair *pairs, int m, int resamples, double leve
     return ls_error_set(err, LS_ENOMEM, "bootstrap: out of memory");
   }
   ls_boot_ci *out[2] = {mean, geomean};
-  int n = pairs[0].n;
+  int n = shared_units(&pairs[0]);
   for (int i = 0; i < m; i++) {
     x[i] = ls_boot_stat(&pairs[i], NULL);
-    if (pairs[i].n < n) n = pairs[i].n;
+    if (shared_units(&pairs[i]) < n) n = shared_units(&pairs[i]);
   }
   for (int k = 0; k < 2; k++) {
     out[k]->n = n;
@@ -168,19 +188,26 @@ static double cols_stat(const double *sum, const ls_boot_cols *c)
 }
 
 /* One replicate's column sums of the padded table (w columns, a multiple of 4): n rows drawn
- * from the SplitMix64 sequence at `state`, each row added as it is drawn. Every column is
- * summed in draw order whatever the width, so all widths give the same bits. The widths the
- * replay uses (a run's metrics: 24 columns; a pair: 8; one metric: 4) get a copy whose width
- * is a constant, so the unrolled sums stay in registers; elsewhere each column costs a load,
- * an add and a store per draw. */
-static inline __attribute__((always_inline)) void sums_fixed(const double *pad, int n, int w,
-                                                             uint64_t state, double *sum)
+ * from the SplitMix64 sequence at `state` (stratified: the first n - alone draws among the
+ * shared rows, the rest among the last alone rows, draw_strat), each row added as it is drawn.
+ * Every column is summed in draw order whatever the width, so all widths give the same bits.
+ * The widths the replay uses (a run's metrics: 24 columns; a pair: 8; one metric: 4) get a
+ * copy whose width is a constant, so the unrolled sums stay in registers; elsewhere each
+ * column costs a load, an add and a store per draw. */
+static inline __attribute__((always_inline)) void sums_fixed(const double *pad, int n, int alone,
+                                                             int w, uint64_t state, double *sum)
 {
   double acc[LS_BOOT_MAX_COLS];
+  int m = n - alone;
 #pragma GCC unroll 64
   for (int c = 0; c < w; c++) acc[c] = 0.0;
-  for (int j = 0; j < n; j++) {
-    const double *row = pad + (size_t)draw_unit(&state, (uint64_t)n) * w;
+  for (int j = 0; j < m; j++) {
+    const double *row = pad + (size_t)draw_unit(&state, (uint64_t)m) * w;
+#pragma GCC unroll 64
+    for (int c = 0; c < w; c++) acc[c] += row[c];
+  }
+  for (int j = 0; j < alone; j++) {
+    const double *row = pad + (size_t)(m + draw_unit(&state, (uint64_t)alone)) * w;
 #pragma GCC unroll 64
     for (int c = 0; c < w; c++) acc[c] += row[c];
   }
@@ -188,17 +215,17 @@ static inline __attribute__((always_inline)) void sums_fixed(const double *pad, 
   for (int c = 0; c < w; c++) sum[c] = acc[c];
 }
 
-static void resample_sums(const double *pad, int n, int w, uint64_t state, double *sum)
+static void resample_sums(const double *pad, int n, int alone, int w, uint64_t state, double *sum)
 {
   switch (w) {
-  case 4: sums_fixed(pad, n, 4, state, sum); return;
-  case 8: sums_fixed(pad, n, 8, state, sum); return;
-  case 24: sums_fixed(pad, n, 24, state, sum); return;
+  case 4: sums_fixed(pad, n, alone, 4, state, sum); return;
+  case 8: sums_fixed(pad, n, alone, 8, state, sum); return;
+  case 24: sums_fixed(pad, n, alone, 24, state, sum); return;
   default: break;
   }
   memset(sum, 0, (size_t)w * sizeof *sum);
   for (int j = 0; j < n; j++) {
-    const double *row = pad + (size_t)draw_unit(&state, (uint64_t)n) * w;
+    const double *row = pad + (size_t)draw_strat(&state, j, n, alone) * w;
     for (int c = 0; c < w; c += 4) {
       sum[c] += row[c];
       sum[c + 1] += row[c + 1];
@@ -211,11 +238,36 @@ static void resample_sums(const double *pad, int n, int w, uint64_t state, doubl
 int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *stats, int m,
                      uint64_t seed, int resamples, double level, ls_boot_ci *out, ls_error *err)
 {
+  return ls_boot_ci_strata(rows, n, 0, ncol, stats, m, seed, resamples, level, out, err);
+}
+
+/* The estimates of the m statistics on the table as measured (rows summed in order). */
+static int table_estimates(const double *rows, int n, int shared, int ncol,
+                           const ls_boot_cols *stats, int m, ls_boot_ci *out)
+{
+  double sum[LS_BOOT_MAX_COLS] = {0};
+  int any = 0;
+  for (int j = 0; j < n; j++)
+    for (int c = 0; c < ncol; c++) sum[c] += rows[(size_t)j * ncol + c];
+  for (int i = 0; i < m; i++) {
+    out[i].n = shared;
+    out[i].est = cols_stat(sum, &stats[i]);
+    out[i].reliable = shared >= LS_BOOT_MIN_UNITS && isfinite(out[i].est);
+    any |= out[i].reliable;
+  }
+  return any;
+}
+
+int ls_boot_ci_strata(const double *rows, int n, int alone, int ncol, const ls_boot_cols *stats,
+                      int m, uint64_t seed, int resamples, double level, ls_boot_ci *out,
+                      ls_error *err)
+{
   int rc = check_args(m, resamples, level, err);
   if (rc)
     return rc;
-  if (n < 1 || ncol < 1)
-    return ls_error_set(err, LS_ERANGE, "bootstrap: a table of %d units x %d columns", n, ncol);
+  if (n < 1 || ncol < 1 || alone < 0 || alone >= n)
+    return ls_error_set(err, LS_ERANGE, "bootstrap: a table of %d units (%d unshared) x %d columns",
+                        n, alone, ncol);
   if (ncol > LS_BOOT_MAX_COLS)
     return ls_error_set(err, LS_ERANGE, "bootstrap: %d columns (at most %d)", ncol, LS_BOOT_MAX_COLS);
   /* the rows padded with zero columns to a multiple of 4, summed 4 columns at a time (the
@@ -230,18 +282,9 @@ int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *st
   }
   for (int j = 0; j < n; j++)
     memcpy(pad + (size_t)j * w, rows + (size_t)j * ncol, (size_t)ncol * sizeof *rows);
-  int any = 0;
-  memset(sum, 0, sizeof sum);
-  for (int j = 0; j < n; j++)
-    for (int c = 0; c < ncol; c++) sum[c] += rows[(size_t)j * ncol + c];
-  for (int i = 0; i < m; i++) {
-    out[i].n = n;
-    out[i].est = cols_stat(sum, &stats[i]);
-    out[i].reliable = n >= LS_BOOT_MIN_UNITS && isfinite(out[i].est);
-    any |= out[i].reliable;
-  }
+  int any = table_estimates(rows, n, n - alone, ncol, stats, m, out);
   for (int r = 0; any && r < resamples; r++) {
-    resample_sums(pad, n, w, ls_key2(seed, (uint64_t)r), sum);
+    resample_sums(pad, n, alone, w, ls_key2(seed, (uint64_t)r), sum);
     for (int i = 0; i < m; i++) {
       double v = cols_stat(sum, &stats[i]);
       rep[(size_t)i * resamples + r] = v;

@@ -19,7 +19,16 @@
  * aggregate, so results never depend on call order or threads. Callers derive the seed from
  * the data (ls_boot_seed_of), so that the stream depends only on what determines the data.
  * With fewer than LS_BOOT_MIN_UNITS units the percentile interval is far too narrow (with one
- * unit it is a point); such intervals are not computed: lo = hi = NaN, reliable = 0. */
+ * unit it is a point); such intervals are not computed: lo = hi = NaN, reliable = 0.
+ * Runs of unequal sizes (a stratified bootstrap, as each sample of a two-sample problem is
+ * resampled on its own, src:efron-tibshirani-1993): when A
+ * decoded more units than B (or B more than A), the units both decoded are one stratum,
+ * resampled jointly as above, and the units only the larger run decoded are a second stratum,
+ * resampled among themselves (the other system's columns are 0 there); every replicate keeps
+ * both strata's sizes. A's ratio then uses all of A's units and B's all of B's, so a ratio's
+ * estimate is the quotient of the two runs' own metrics, and its interval holds the larger
+ * run's extra units' spread without pretending they were paired. The interval needs at least
+ * LS_BOOT_MIN_UNITS shared units. */
 #ifndef LS_SIM_BOOT_H
 #define LS_SIM_BOOT_H
 #include <stdint.h>
@@ -35,12 +44,14 @@ typedef struct ls_boot_pair {
   int n;
   const double *a_num, *a_den, *b_num, *b_den;
   uint64_t seed; /* resampling key: derive it from the data (ls_boot_seed_of) */
+  int alone;     /* the last `alone` units were decoded by one of the two runs only (the
+                    other's values 0 there): a stratum of their own; 0: all units shared */
 } ls_boot_pair;
 
 typedef struct ls_boot_ci {
   double est;    /* the statistic on the data as measured */
   double lo, hi; /* the interval; NaN when !reliable */
-  int n;         /* units (the smallest n over the pairs of an aggregate) */
+  int n;         /* shared units (the smallest over the pairs of an aggregate) */
   int reliable;  /* n >= LS_BOOT_MIN_UNITS and every replicate finite */
 } ls_boot_ci;
 
@@ -56,7 +67,7 @@ int ls_boot_ci_pair(const ls_boot_pair *p, int resamples, double level, ls_boot_
 
 /* Interval of the mean (or geometric mean) of the m pairs' statistics, resampled jointly with
  * one list of unit indices per replicate (keyed by pairs[0].seed; a pair with fewer units
- * maps the draws onto its own n). */
+ * maps the draws onto its own n, each stratum onto its own units). */
 int ls_boot_ci_agg(const ls_boot_pair *pairs, int m, ls_boot_agg agg, int resamples,
                    double level, ls_boot_ci *out, ls_error *err);
 
@@ -79,6 +90,14 @@ typedef struct ls_boot_cols {
  * estimate sums the units in order, exactly as ls_boot_stat. */
 int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *stats, int m,
                      uint64_t seed, int resamples, double level, ls_boot_ci *out, ls_error *err);
+
+/* ls_boot_ci_table over a table whose last `alone` rows (0 <= alone < n) are a stratum of
+ * their own (the units one run alone decoded): each replicate draws n - alone rows among the
+ * first n - alone and alone rows among the last alone, in that order, from the one sequence of
+ * the seed. alone = 0 is ls_boot_ci_table, draw for draw. out[i].n is n - alone. */
+int ls_boot_ci_strata(const double *rows, int n, int alone, int ncol, const ls_boot_cols *stats,
+                      int m, uint64_t seed, int resamples, double level, ls_boot_ci *out,
+                      ls_error *err);
 
 /* A resampling seed from the data itself: a hash of the bits of x[0..count) chained onto h.
  * Seeded so, identical data always gets identical intervals, whatever the run is called or

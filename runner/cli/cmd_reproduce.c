@@ -156,6 +156,15 @@ static void precision_text(const ls_db_precision *p, const replay_info *r)
   if (isfinite(p->worst_any))
     printf("  %-47s %5.2f %% (no target: %s)\n", "widest Lever ratio over any system",
            100 * p->worst_any, p->worst_any_name);
+  if (!isnan(p->own_smaller)) { /* the sizing rule (docs/STATISTICS.md): met or not */
+    printf("  %-47s ", "sized below Lever: own throughput (widest)");
+    if (isinf(p->own_smaller))
+      printf("no interval (target <= %.1f %%: NOT met)\n", 100 * LS_DB_TARGET_OWN);
+    else
+      printf("%5.3f %% (target <= %.1f %%: %s)\n", 100 * p->own_smaller, 100 * LS_DB_TARGET_OWN,
+             p->own_smaller <= LS_DB_TARGET_OWN ? "met" : "NOT met");
+    printf("    (%s)\n", p->own_smaller_name);
+  }
 }
 
 static void json_num(const char *key, double v)
@@ -180,6 +189,7 @@ static int summary_json(ls_db *db, const replay_info *r, const ls_driver_summary
   json_num("vs_specinfer_halfwidth", p->vs_specinfer);
   json_num("worst_config_halfwidth", p->worst_config);
   json_num("worst_any_system_halfwidth", p->worst_any);
+  json_num("sized_below_lever_own_halfwidth", isinf(p->own_smaller) ? NAN : p->own_smaller);
   printf(",\"max_prompts\":%d", p->prompts_max);
   json_num("target_headline", LS_DB_TARGET_HEADLINE);
   json_num("target_config", LS_DB_TARGET_CONFIG);

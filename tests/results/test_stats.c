@@ -106,6 +106,7 @@ static void test_views_intervals(void)
   CU_ASSERT_DOUBLE_EQUAL(pr.vs_ar_flash, (hi - lo) / 2 / 2.75, 1e-12);
   CU_ASSERT(pr.worst_config > 0 && pr.worst_config < 0.05);
   CU_ASSERT_EQUAL(pr.prompts, FX_PROMPTS);
+  CU_ASSERT(isnan(pr.own_smaller)); /* every system as many prompts as Lever: no sizing measure */
   /* rewriting a run removes its stale ratios until the next refresh */
   CU_ASSERT_EQUAL(fx_add(db, "main", "d0", "m0", "s0", "lever", "{}", 7, 11, 2), LS_OK);
   CU_ASSERT(isnan(fx_query(db, "SELECT vs_lever_lo FROM v_speedup WHERE device = 'd0' AND"
@@ -113,9 +114,10 @@ static void test_views_intervals(void)
   ls_db_close(db);
 }
 
-/* Runs of one configuration with different prompt counts (the replay's sizing): ratios pair
- * over the prompts both decoded, and the views show that paired ratio, not the quotient of
- * the two runs' own throughputs (over different prompts). */
+/* Runs of one configuration with different prompt counts (the replay's sizing gives each
+ * system its own): a ratio is the quotient of the two runs' own throughputs, each over all of
+ * its prompts (the shared prompts paired in the bootstrap, the larger run's others a stratum
+ * of their own), not the ratio over the shared prompts only; ratio_ci counts the shared ones. */
 static void test_unequal_prompts(void)
 {
   char p[512];
@@ -137,23 +139,31 @@ static void test_unequal_prompts(void)
   CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "ar-flash", "{}", 7, tps_a, 1, ar, 6), LS_OK);
   CU_ASSERT_EQUAL_FATAL(ls_db_stats_refresh(db, &e), LS_OK);
   double paired = ta6 / tl6; /* Lever's speedup over the 6 shared prompts (same tokens) */
+  double own = tps_l / tps_a; /* the quotient of the runs' own throughputs */
   CU_ASSERT_EQUAL(fx_query(db, "SELECT prompts FROM ratio_ci c JOIN runs r USING(run_id) WHERE"
                                " r.system = 'ar-flash' AND c.ref_system = 'lever' AND c.metric = 'throughput_tps'"), 6);
   CU_ASSERT_DOUBLE_EQUAL(fx_query(db, "SELECT lever_speedup FROM v_speedup WHERE system = 'ar-flash'"),
-                         paired, 1e-12);
+                         own, 1e-12 * own);
   CU_ASSERT_DOUBLE_EQUAL(fx_query(db, "SELECT vs_lever FROM fig10 WHERE system = 'ar-flash'"),
-                         1 / paired, 1e-12);
+                         1 / own, 1e-12 / own);
   CU_ASSERT_DOUBLE_EQUAL(fx_query(db, "SELECT speedup_mean FROM v_summary WHERE system = 'ar-flash'"),
-                         paired, 1e-12);
-  /* the unpaired quotient would be 1.5x higher here: the test can tell them apart */
-  CU_ASSERT(fabs(tps_l / tps_a - paired) > 0.1 * paired);
+                         own, 1e-12 * own);
+  /* the ratio over the shared prompts only is 1.5x lower here: the test can tell them apart */
+  CU_ASSERT(fabs(own - paired) > 0.1 * paired);
   double lo = fx_query(db, "SELECT lever_speedup_lo FROM v_speedup WHERE system = 'ar-flash'");
   double hi = fx_query(db, "SELECT lever_speedup_hi FROM v_speedup WHERE system = 'ar-flash'");
-  CU_ASSERT(lo <= paired && paired <= hi);
+  CU_ASSERT(lo <= own && own <= hi);
   ls_db_precision pr;
   CU_ASSERT_EQUAL(ls_db_precision_get(db, &pr, &e), LS_OK);
   CU_ASSERT_EQUAL(pr.prompts, 6);
   CU_ASSERT_EQUAL(pr.prompts_max, FX_PROMPTS);
+  /* the sizing rule's measure: ar-flash decoded fewer prompts than Lever, so its own
+   * throughput's half-width is reported (the fixture's ar-flash varies: over the target) */
+  double own_hw = fx_query(db, "SELECT (hi - lo) / 2 / value FROM metric_ci c JOIN runs r USING(run_id)"
+                            " WHERE r.system = 'ar-flash' AND c.name = 'throughput_tps'");
+  CU_ASSERT(own_hw > 0);
+  CU_ASSERT_DOUBLE_EQUAL(pr.own_smaller, own_hw, 1e-15);
+  CU_ASSERT_PTR_NOT_NULL(strstr(pr.own_smaller_name, "ar-flash"));
   ls_db_close(db);
 }
 
@@ -376,7 +386,7 @@ CU_TestInfo fx_stats_tests[] = {
     {"identical data, identical intervals, whatever the run's id", test_same_data_same_intervals},
     {"metric intervals by hand; none under 5 prompts", test_metric_ci_by_hand},
     {"paired ratios in the views; summary resampled jointly", test_views_intervals},
-    {"runs of different sizes pair over the prompts both decoded", test_unequal_prompts},
+    {"runs of different sizes: the quotient of their own throughputs", test_unequal_prompts},
     {"merge carries prompts and recomputes ratios", test_merge_intervals},
     {"run --json is one JSON document", test_json_one_document},
     {"run --json prints the intervals the database stores", test_run_json_intervals_as_stored},

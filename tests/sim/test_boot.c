@@ -4,6 +4,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "ls_test.h"
 #include "sim/boot.h"
 #include "sim/rng.h"
@@ -13,21 +14,21 @@ static void test_point(void)
 {
   /* tokens 10, 20, 30 in 1, 2, 4 s: 60 / 7; B: the same tokens in 2, 2, 2 s: 60 / 6. */
   double tok[] = {10, 20, 30}, ta[] = {1, 2, 4}, tb[] = {2, 2, 2};
-  ls_boot_pair p = {3, tok, ta, tok, tb, 7};
+  ls_boot_pair p = {3, tok, ta, tok, tb, 7, 0};
   CU_ASSERT_DOUBLE_EQUAL(ls_boot_stat(&p, NULL), (60.0 / 7) / (60.0 / 6), 1e-15);
   int idx[] = {2, 2, 0};
   CU_ASSERT_DOUBLE_EQUAL(ls_boot_stat(&p, idx), (70.0 / 9) / (70.0 / 6), 1e-15);
-  ls_boot_pair one = {3, tok, ta, NULL, NULL, 7};
+  ls_boot_pair one = {3, tok, ta, NULL, NULL, 7, 0};
   CU_ASSERT_DOUBLE_EQUAL(ls_boot_stat(&one, NULL), 60.0 / 7, 1e-15);
   double zero[] = {0, 0, 0};
-  ls_boot_pair z = {3, tok, zero, NULL, NULL, 7};
+  ls_boot_pair z = {3, tok, zero, NULL, NULL, 7, 0};
   CU_ASSERT(isnan(ls_boot_stat(&z, NULL)));
 }
 
 static void test_few_units(void)
 {
   double tok[] = {10, 20, 30, 40}, t[] = {1, 2, 3, 5};
-  ls_boot_pair p = {4, tok, t, NULL, NULL, 1};
+  ls_boot_pair p = {4, tok, t, NULL, NULL, 1, 0};
   ls_boot_ci ci;
   ls_error err;
   CU_ASSERT_EQUAL(ls_boot_ci_pair(&p, 2000, 0.95, &ci, &err), LS_OK);
@@ -49,7 +50,7 @@ static void test_pairing(void)
     ta[i] = 1 + 0.5 * i * i;
     tb[i] = 2 * ta[i];
   }
-  ls_boot_pair p = {12, tok, ta, tok, tb, 99};
+  ls_boot_pair p = {12, tok, ta, tok, tb, 99, 0};
   ls_boot_ci ci;
   ls_error err;
   CU_ASSERT_EQUAL(ls_boot_ci_pair(&p, 2000, 0.95, &ci, &err), LS_OK);
@@ -58,7 +59,7 @@ static void test_pairing(void)
   CU_ASSERT_DOUBLE_EQUAL(ci.lo, 2.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(ci.hi, 2.0, 1e-12);
   /* A alone varies: its own interval is wide and contains the estimate. */
-  ls_boot_pair a = {12, tok, ta, NULL, NULL, 99};
+  ls_boot_pair a = {12, tok, ta, NULL, NULL, 99, 0};
   CU_ASSERT_EQUAL(ls_boot_ci_pair(&a, 2000, 0.95, &ci, &err), LS_OK);
   CU_ASSERT(ci.lo < ci.est && ci.est < ci.hi);
   CU_ASSERT(ls_boot_rel_halfwidth(&ci) > 0.05);
@@ -72,7 +73,7 @@ static void test_deterministic(void)
     ta[i] = 1 + ls_uniform(LS_KEY(5, (uint64_t)i));
     tb[i] = ta[i] * (1.2 + 0.2 * ls_uniform(LS_KEY(6, (uint64_t)i)));
   }
-  ls_boot_pair p = {8, tok, ta, tok, tb, 1234};
+  ls_boot_pair p = {8, tok, ta, tok, tb, 1234, 0};
   ls_boot_ci c1, c2, c3, agg;
   ls_error err;
   ls_boot_ci_pair(&p, 2000, 0.95, &c1, &err);
@@ -100,7 +101,7 @@ static void test_aggregate_shared_units(void)
     ta[i] = 1 + ls_uniform(LS_KEY(8, (uint64_t)i));
     tb[i] = ta[i] * (1 + ls_uniform(LS_KEY(9, (uint64_t)i)));
   }
-  ls_boot_pair ps[2] = {{10, tok, ta, tok, tb, 41}, {10, tok, ta, tok, tb, 42}};
+  ls_boot_pair ps[2] = {{10, tok, ta, tok, tb, 41, 0}, {10, tok, ta, tok, tb, 42, 0}};
   ls_boot_ci one, mean;
   ls_error err;
   ls_boot_ci_pair(&ps[0], 2000, 0.95, &one, &err);
@@ -117,7 +118,7 @@ static void test_aggregate(void)
     t2[i] = t[i] / 2;
     t4[i] = t[i] / 4;
   }
-  ls_boot_pair ps[3] = {{6, tok, t, tok, t, 1}, {6, tok, t2, tok, t, 2}, {6, tok, t4, tok, t, 3}};
+  ls_boot_pair ps[3] = {{6, tok, t, tok, t, 1, 0}, {6, tok, t2, tok, t, 2, 0}, {6, tok, t4, tok, t, 3, 0}};
   ls_boot_ci m, g;
   ls_error err;
   CU_ASSERT_EQUAL(ls_boot_ci_agg(ps, 3, LS_BOOT_MEAN, 1000, 0.95, &m, &err), LS_OK);
@@ -148,7 +149,7 @@ static void test_coverage(void)
       ta[i] = 2 + 4 * ls_uniform(ls_key2(k, 1));
       tb[i] = ta[i] * (1.0 + 0.5 * ls_uniform(ls_key2(k, 2))); /* mean factor 1.25 */
     }
-    ls_boot_pair p = {N, tok, ta, tok, tb, (uint64_t)t};
+    ls_boot_pair p = {N, tok, ta, tok, tb, (uint64_t)t, 0};
     ls_boot_ci ci;
     ls_error err;
     ls_boot_ci_pair(&p, 1000, 0.95, &ci, &err);
@@ -171,7 +172,7 @@ static void test_table_shares_one_resample(void)
     rows[3 * i] = tok[i], rows[3 * i + 1] = ta[i], rows[3 * i + 2] = tb[i];
   }
   const ls_boot_cols st[3] = {{0, 1, -1, -1}, {0, 1, 0, 2}, {0, 2, -1, -1}};
-  ls_boot_pair alone[3] = {{N, tok, ta, NULL, NULL, 99}, {N, tok, ta, tok, tb, 99}, {N, tok, tb, NULL, NULL, 99}};
+  ls_boot_pair alone[3] = {{N, tok, ta, NULL, NULL, 99, 0}, {N, tok, ta, tok, tb, 99, 0}, {N, tok, tb, NULL, NULL, 99, 0}};
   ls_boot_ci t[3], p;
   ls_error err;
   CU_ASSERT_EQUAL_FATAL(ls_boot_ci_table(rows, N, 3, st, 3, 99, 2000, 0.95, t, &err), LS_OK);
@@ -186,7 +187,7 @@ static void test_table_shares_one_resample(void)
   CU_ASSERT_EQUAL(ls_boot_ci_table(rows, 4, 3, st, 3, 99, 2000, 0.95, t, &err), LS_OK);
   CU_ASSERT(!t[0].reliable && isnan(t[0].lo) && isnan(t[1].hi));
   CU_ASSERT_EQUAL(ls_boot_ci_table(rows, N, 3, st, 3, 99, 10, 0.95, t, &err), LS_ERANGE);
-  ls_boot_pair ps[2] = {alone[1], {N, tok, tb, tok, ta, 5}};
+  ls_boot_pair ps[2] = {alone[1], {N, tok, tb, tok, ta, 5, 0}};
   ls_boot_ci m, g, m2, g2;
   CU_ASSERT_EQUAL(ls_boot_ci_agg2(ps, 2, 2000, 0.95, &m, &g, &err), LS_OK);
   ls_boot_ci_agg(ps, 2, LS_BOOT_MEAN, 2000, 0.95, &m2, &err);
@@ -276,7 +277,7 @@ static void test_coverage_known_mean(void)
       double u = ls_uniform(ls_key2(k, 2));
       x[i] = ls_uniform(ls_key2(k, 1)) + u;
     }
-    ls_boot_pair p = {N, x, one, NULL, NULL, ls_boot_seed_of(5, x, N)};
+    ls_boot_pair p = {N, x, one, NULL, NULL, ls_boot_seed_of(5, x, N), 0};
     ls_boot_ci ci;
     ls_error err;
     CU_ASSERT_EQUAL_FATAL(ls_boot_ci_pair(&p, LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, &ci, &err), LS_OK);
@@ -286,7 +287,72 @@ static void test_coverage_known_mean(void)
   CU_ASSERT(hit >= 3720 && hit <= 3880); /* 93 % .. 97 % */
 }
 
+/* A stratified resample with a known answer: 300 shared rows of value 0 and 100 rows of one
+ * run alone, half 0 and half 1 (denominator 1 each). Kept in their strata, the 100 unshared
+ * draws hold X ~ Binomial(100, 1/2) ones, so the statistic X / 400 has the 2.5 % and 97.5 %
+ * quantiles 40 / 400 and 60 / 400 (P(X <= 39) = 0.018, P(X <= 40) = 0.028). Mixed into one
+ * stratum the 400 draws would hold Binomial(400, 1/8) ones: quantiles about 37 and 63. The
+ * ratio to a B that is 1 on every shared row (and 0 on the unshared ones) is the same. */
+static void test_strata_binomial(void)
+{
+  enum { M = 300, K = 100, N = M + K };
+  static double rows[N * 4];
+  for (int j = 0; j < N; j++) {
+    double *r = rows + 4 * j;
+    r[0] = j >= M && j % 2, r[1] = 1, r[2] = j < M, r[3] = j < M;
+  }
+  const ls_boot_cols st[2] = {{0, 1, -1, -1}, {0, 1, 2, 3}};
+  ls_boot_ci ci[2];
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, K, 4, st, 2, 77, 2000, 0.95, ci, &err), LS_OK);
+  for (int k = 0; k < 2; k++) {
+    printf("\n    stratified: [%g, %g] x 400", ci[k].lo * N, ci[k].hi * N);
+    CU_ASSERT_DOUBLE_EQUAL(ci[k].est, 50.0 / N, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(ci[k].lo * N, 40, 1.01);
+    CU_ASSERT_DOUBLE_EQUAL(ci[k].hi * N, 60, 1.01);
+    CU_ASSERT_EQUAL(ci[k].n, M);
+  }
+  /* one stratum (alone 0): the wider interval of the mixed draws */
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, 0, 4, st, 2, 77, 2000, 0.95, ci, &err), LS_OK);
+  CU_ASSERT(ci[0].hi * N - ci[0].lo * N > 23);
+  CU_ASSERT_EQUAL(ls_boot_ci_strata(rows, N, N, 4, st, 2, 77, 2000, 0.95, ci, &err), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_boot_ci_strata(rows, 4 + 2, 2, 4, st, 2, 77, 2000, 0.95, ci, &err), LS_OK);
+  CU_ASSERT(!ci[0].reliable && isnan(ci[0].lo)); /* 4 shared units: no interval */
+}
+
+/* The same strata through a pair (the summary's shared replicates, sim/boot.c `replicate`) and
+ * through a table (a ratio_ci row): the same draws, bit for bit; a constant per-prompt ratio
+ * stays a point interval when either run has the extra units. */
+static void test_strata_pair_is_table(void)
+{
+  enum { N = 40, K = 15 };
+  double an[N], ad[N], bn[N], bd[N], rows[N * 4];
+  for (int j = 0; j < N; j++) {
+    an[j] = 50 + j % 7, ad[j] = 1 + ls_uniform(LS_KEY(8, (uint64_t)j));
+    bn[j] = j < N - K ? an[j] : 0, bd[j] = j < N - K ? ad[j] * 1.7 : 0;
+    double r[4] = {an[j], ad[j], bn[j], bd[j]};
+    memcpy(rows + 4 * j, r, sizeof r);
+  }
+  const ls_boot_cols st = {0, 1, 2, 3};
+  ls_boot_pair p = {N, an, ad, bn, bd, 31, K};
+  ls_boot_ci t, q;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, K, 4, &st, 1, 31, 2000, 0.95, &t, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_pair(&p, 2000, 0.95, &q, &err), LS_OK);
+  CU_ASSERT(t.est == q.est && t.lo == q.lo && t.hi == q.hi && t.n == N - K && q.n == N - K);
+  CU_ASSERT(t.lo < t.est && t.est < t.hi);
+  for (int j = 0; j < N; j++) { /* every prompt of A at 3 tokens/s, of B at 1.5: a point, B larger */
+    bn[j] = an[j], bd[j] = an[j] / 1.5;
+    an[j] = j < N - K ? an[j] : 0, ad[j] = an[j] / 3;
+  }
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_pair(&p, 2000, 0.95, &q, &err), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(q.lo, 2, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(q.hi, 2, 1e-12);
+}
+
 CU_TestInfo ls_t_boot[] = {
+    {"stratified: a Binomial(100, 1/2) interval, not the mixed one", test_strata_binomial},
+    {"stratified: a pair and a table draw alike; a constant ratio stays a point", test_strata_pair_is_table},
     {"one resample list for a table's statistics; both aggregates at once", test_table_shares_one_resample},
     {"a statistic's interval does not depend on the table's width", test_table_width_invariant},
     {"the seed is a hash of the data", test_seed_of_data},
