@@ -287,15 +287,19 @@ static int rows_load(ls_db *db, sqlite3_stmt *st, const char *id, prow **rows, i
   return rc;
 }
 
-/* Pairs A's and B's prompts into the table rows (n rows of 8: A's tokens, time, tau sum,
- * cycles, then B's). Prompt j is the same text whatever the number of prompts of a run, so the
- * first min(na, nb) prompts are the ones both decoded (paired rows); the larger run's other
+/* Pairs A's and B's prompts into the table rows (n rows of 12: A's tokens, time, tau sum,
+ * cycles, then B's, then the larger run's four again on the shared rows only, 0 elsewhere).
+ * Prompt j is the same text whatever the number of prompts of a run, so the first
+ * min(na, nb) prompts are the ones both decoded (paired rows); the larger run's other
  * prompts follow, the other run's columns 0 there, and *alone counts them: the bootstrap
- * resamples them as a stratum of their own (sim/boot.h), so each run's ratio of sums is over
- * all of its prompts and the replay's sizing may give each system its own number. Returns n
- * = max(na, nb), or 0 when the runs' prompts do not line up (then there is no paired ratio). */
-#define PAIR_COLS 8
-static int pair_rows(const prow *a, int na, const prow *b, int nb, double *rows, int *alone)
+ * resamples them as a stratum of their own and blends the larger run's ratio over its own
+ * prompts with its ratio over the shared ones (sim/boot.h, "Runs of unequal sizes"), so the
+ * replay's sizing may give each system its own number. *larger_b: B is the larger run.
+ * Returns n = max(na, nb), or 0 when the runs' prompts do not line up (then no ratio). */
+#define PAIR_COLS 12
+#define PAIR_DATA 8 /* the columns of the runs themselves (the seed's) */
+static int pair_rows(const prow *a, int na, const prow *b, int nb, double *rows, int *alone,
+                     int *larger_b)
 {
   int m = na < nb ? na : nb, n = na < nb ? nb : na;
   for (int j = 0; j < n; j++) {
@@ -304,18 +308,54 @@ static int pair_rows(const prow *a, int na, const prow *b, int nb, double *rows,
     memset(r, 0, PAIR_COLS * sizeof *r);
     if (j < na) r[0] = a[j].tok, r[1] = a[j].time, r[2] = a[j].tau, r[3] = a[j].cyc;
     if (j < nb) r[4] = b[j].tok, r[5] = b[j].time, r[6] = b[j].tau, r[7] = b[j].cyc;
+    if (j < m) memcpy(r + PAIR_DATA, r + (nb > na ? 4 : 0), 4 * sizeof *r);
   }
   *alone = n - m;
+  *larger_b = nb > na;
   return m > 0 ? n : 0;
 }
 
 /* The two paired statistics (ratio_metrics order): throughput and tau, A over B. */
 static const ls_boot_cols pair_stats[2] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
 
-/* The seed of a pair's resamples: a hash of its paired rows (the data alone). */
+/* The regression slope of the smaller run's log ratio (num / den) on the larger run's over
+ * the m shared rows (column offsets within a run: num, num + 1), ordinary least squares; 0
+ * when the larger run's ratios do not vary (then nothing is learnt from them) or m < 2. */
+static double pair_slope(const double *rows, int m, int larger_b, int num)
+{
+  int lo = (larger_b ? 4 : 0) + num, so = (larger_b ? 0 : 4) + num;
+  double mx = 0, my = 0, sxy = 0, sxx = 0;
+  for (int j = 0; j < m; j++) {
+    const double *r = rows + (size_t)j * PAIR_COLS;
+    mx += log(r[lo] / r[lo + 1]) / m, my += log(r[so] / r[so + 1]) / m;
+  }
+  for (int j = 0; j < m; j++) {
+    const double *r = rows + (size_t)j * PAIR_COLS;
+    double dx = log(r[lo] / r[lo + 1]) - mx, dy = log(r[so] / r[so + 1]) - my;
+    sxy += dx * dy, sxx += dx * dx;
+  }
+  double beta = sxx > 0 ? sxy / sxx : 0;
+  return m >= 2 && isfinite(beta) ? beta : 0;
+}
+
+/* The blends of the two statistics (none when the runs are of one size). */
+static void pair_blends(const double *rows, int n, int alone, int larger_b, ls_boot_blend *bl)
+{
+  for (int k = 0; k < 2; k++) {
+    bl[k] = (ls_boot_blend){0, PAIR_DATA + 2 * k, PAIR_DATA + 2 * k + 1, 0.0};
+    if (alone > 0) {
+      bl[k].side = larger_b ? 2 : 1;
+      bl[k].beta = pair_slope(rows, n - alone, larger_b, 2 * k);
+    }
+  }
+}
+
+/* The seed of a pair's resamples: a hash of its paired rows' data columns (the data alone). */
 static uint64_t pair_seed(const double *rows, int n)
 {
-  return ls_boot_seed_of(0x9a12edULL, rows, (size_t)n * PAIR_COLS);
+  uint64_t h = 0x9a12edULL;
+  for (int j = 0; j < n; j++) h = ls_boot_seed_of(h, rows + (size_t)j * PAIR_COLS, PAIR_DATA);
+  return h;
 }
 
 static const char *const ratio_metrics[] = {"throughput_tps", "tau"};
@@ -373,12 +413,15 @@ static int ensure_buf(refresh_ctx *c, int n, ls_error *err)
 static int insert_ratio(refresh_ctx *c, const char *id, const char *ref_id, const char *ref,
                         ls_error *err)
 {
-  int rc = ensure_buf(c, c->na > c->nb ? c->na : c->nb, err), alone = 0;
+  int rc = ensure_buf(c, c->na > c->nb ? c->na : c->nb, err), alone = 0, larger_b = 0;
   ls_boot_ci cis[2] = {{NAN, NAN, NAN, 0, 0}, {NAN, NAN, NAN, 0, 0}};
-  int n = rc == LS_OK ? pair_rows(c->a, c->na, c->b, c->nb, c->buf, &alone) : 0;
-  if (n > 0) /* one resample list per replicate for both metrics */
-    rc = ls_boot_ci_strata(c->buf, n, alone, PAIR_COLS, pair_stats, 2, pair_seed(c->buf, n),
+  ls_boot_blend bl[2];
+  int n = rc == LS_OK ? pair_rows(c->a, c->na, c->b, c->nb, c->buf, &alone, &larger_b) : 0;
+  if (n > 0) { /* one resample list per replicate for both metrics */
+    pair_blends(c->buf, n, alone, larger_b, bl);
+    rc = ls_boot_ci_strata(c->buf, n, alone, PAIR_COLS, pair_stats, bl, 2, pair_seed(c->buf, n),
                            LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, cis, err);
+  }
   for (int m = 0; rc == LS_OK && m < 2; m++) {
     const ls_boot_ci ci = cis[m];
     sqlite3_stmt *st = c->ins;
@@ -457,10 +500,10 @@ static int set_add(refresh_ctx *c, sys_set *s, ls_error *err)
     s->bufs = b;
     s->cap = cap;
   }
-  int na = c->na > c->nb ? c->na : c->nb, alone = 0;
+  int na = c->na > c->nb ? c->na : c->nb, alone = 0, larger_b = 0;
   double *buf = malloc((PAIR_COLS + 4) * (size_t)(na ? na : 1) * sizeof *buf);
   if (!buf) return ls_error_set(err, LS_ENOMEM, "intervals: out of memory");
-  int n = pair_rows(c->b, c->nb, c->a, c->na, buf, &alone); /* as the system's ratio_ci row: it, then lever */
+  int n = pair_rows(c->b, c->nb, c->a, c->na, buf, &alone, &larger_b); /* as the system's ratio_ci row: it, then lever */
   if (!n) {
     free(buf);
     s->missing++;
@@ -473,7 +516,10 @@ static int set_add(refresh_ctx *c, sys_set *s, ls_error *err)
     col[j] = buf[j * PAIR_COLS + 4], col[n + j] = buf[j * PAIR_COLS + 5];
     col[2 * n + j] = buf[j * PAIR_COLS], col[3 * n + j] = buf[j * PAIR_COLS + 1];
   }
-  s->pairs[s->n] = (ls_boot_pair){n, col, col + n, col + 2 * n, col + 3 * n, pair_seed(buf, n), alone};
+  ls_boot_blend bl[2];
+  pair_blends(buf, n, alone, larger_b, bl); /* here A is lever, the row's B: the sides swap */
+  s->pairs[s->n] = (ls_boot_pair){n, col, col + n, col + 2 * n, col + 3 * n, pair_seed(buf, n),
+                                  alone, !larger_b, bl[0].beta};
   s->bufs[s->n++] = buf;
   return LS_OK;
 }

@@ -9,20 +9,53 @@
 
 static double sum_ratio(double num, double den) { return den != 0 ? num / den : NAN; }
 
+/* The larger run's ratio blended with its ratio over the shared units: all^(1 - beta) x
+ * shared^beta (sim/boot.h, "Runs of unequal sizes"); beta 0 is `all` itself, bit for bit. */
+static double blend(double all, double shared, double beta)
+{
+  return beta == 0 ? all : pow(all, 1 - beta) * pow(shared, beta);
+}
+
+static int unshared_units(const ls_boot_pair *p)
+{
+  return p->alone > 0 && p->alone < p->n ? p->alone : 0;
+}
+
+static int shared_units(const ls_boot_pair *p) { return p->n - unshared_units(p); }
+
+/* The statistic of p from its sums s (A's num, den, B's num, den) over all the units drawn
+ * and sh over the shared units drawn. */
+static double pair_value(const ls_boot_pair *p, const double *s, const double *sh)
+{
+  double a = sum_ratio(s[0], s[1]), b = p->b_num ? sum_ratio(s[2], s[3]) : 1;
+  if (unshared_units(p) && p->b_num) {
+    if (p->larger_b) b = blend(b, sum_ratio(sh[2], sh[3]), p->beta);
+    else a = blend(a, sum_ratio(sh[0], sh[1]), p->beta);
+  }
+  return p->b_num ? a / b : a;
+}
+
+/* Unit u's values added to the sums s (A's num, den, then B's). */
+static inline void add_unit(const ls_boot_pair *p, int u, double *s)
+{
+  s[0] += p->a_num[u];
+  s[1] += p->a_den[u];
+  if (p->b_num) {
+    s[2] += p->b_num[u];
+    s[3] += p->b_den[u];
+  }
+}
+
 double ls_boot_stat(const ls_boot_pair *p, const int *idx)
 {
-  double an = 0, ad = 0, bn = 0, bd = 0;
+  double s[4] = {0, 0, 0, 0}, sh[4] = {0, 0, 0, 0};
+  int m = shared_units(p);
   for (int j = 0; j < p->n; j++) {
-    int u = idx ? idx[j] : j;
-    an += p->a_num[u];
-    ad += p->a_den[u];
-    if (p->b_num) {
-      bn += p->b_num[u];
-      bd += p->b_den[u];
-    }
+    if (j == m) memcpy(sh, s, sizeof sh);
+    add_unit(p, idx ? idx[j] : j, s);
   }
-  double a = sum_ratio(an, ad);
-  return p->b_num ? a / sum_ratio(bn, bd) : a;
+  if (m == p->n) memcpy(sh, s, sizeof sh);
+  return pair_value(p, s, sh);
 }
 
 /* The unit index of draw j of a replicate: the SplitMix64 sequence keyed by ls_key2(seed, r)
@@ -49,34 +82,17 @@ static inline int draw_strat(uint64_t *state, int j, int n, int alone)
 /* Replicate r of pair p: n unit indices drawn with replacement (stratified, draw_strat), each
  * added as it is drawn (one loop: no index list is stored), then the statistic, exactly as
  * ls_boot_stat over the list. */
-static int unshared_units(const ls_boot_pair *p)
-{
-  return p->alone > 0 && p->alone < p->n ? p->alone : 0;
-}
-
-static int shared_units(const ls_boot_pair *p) { return p->n - unshared_units(p); }
-
 static double replicate(const ls_boot_pair *p, uint64_t seed, int r)
 {
   uint64_t state = ls_key2(seed, (uint64_t)r);
-  int alone = unshared_units(p);
-  double an = 0, ad = 0, bn = 0, bd = 0;
-  if (p->b_num) {
-    for (int j = 0; j < p->n; j++) {
-      int u = draw_strat(&state, j, p->n, alone);
-      an += p->a_num[u];
-      ad += p->a_den[u];
-      bn += p->b_num[u];
-      bd += p->b_den[u];
-    }
-    return sum_ratio(an, ad) / sum_ratio(bn, bd);
-  }
+  int alone = unshared_units(p), m = p->n - alone;
+  double s[4] = {0, 0, 0, 0}, sh[4];
   for (int j = 0; j < p->n; j++) {
-    int u = draw_strat(&state, j, p->n, alone);
-    an += p->a_num[u];
-    ad += p->a_den[u];
+    if (j == m) memcpy(sh, s, sizeof sh);
+    add_unit(p, draw_strat(&state, j, p->n, alone), s);
   }
-  return sum_ratio(an, ad);
+  if (m == p->n) memcpy(sh, s, sizeof sh);
+  return pair_value(p, s, sh);
 }
 
 static double aggregate(const double *x, int m, ls_boot_agg agg)
@@ -181,17 +197,20 @@ int ls_boot_ci_agg(const ls_boot_pair *pairs, int m, ls_boot_agg agg, int resamp
                                 : ls_boot_ci_agg2(pairs, m, resamples, level, out, &other, err);
 }
 
-static double cols_stat(const double *sum, const ls_boot_cols *c)
+static double cols_stat(const double *sum, const ls_boot_cols *c, const ls_boot_blend *bl)
 {
   double a = sum_ratio(sum[c->a_num], sum[c->a_den]);
-  return c->b_num >= 0 ? a / sum_ratio(sum[c->b_num], sum[c->b_den]) : a;
+  double b = c->b_num >= 0 ? sum_ratio(sum[c->b_num], sum[c->b_den]) : 1;
+  if (bl && bl->side == 1) a = blend(a, sum_ratio(sum[bl->s_num], sum[bl->s_den]), bl->beta);
+  if (bl && bl->side == 2) b = blend(b, sum_ratio(sum[bl->s_num], sum[bl->s_den]), bl->beta);
+  return c->b_num >= 0 ? a / b : a;
 }
 
 /* One replicate's column sums of the padded table (w columns, a multiple of 4): n rows drawn
  * from the SplitMix64 sequence at `state` (stratified: the first n - alone draws among the
  * shared rows, the rest among the last alone rows, draw_strat), each row added as it is drawn.
  * Every column is summed in draw order whatever the width, so all widths give the same bits.
- * The widths the replay uses (a run's metrics: 24 columns; a pair: 8; one metric: 4) get a
+ * The widths the replay uses (a run's metrics: 24 columns; a pair: 12, or 8; one metric: 4) get a
  * copy whose width is a constant, so the unrolled sums stay in registers; elsewhere each
  * column costs a load, an add and a store per draw. */
 static inline __attribute__((always_inline)) void sums_fixed(const double *pad, int n, int alone,
@@ -220,6 +239,7 @@ static void resample_sums(const double *pad, int n, int alone, int w, uint64_t s
   switch (w) {
   case 4: sums_fixed(pad, n, alone, 4, state, sum); return;
   case 8: sums_fixed(pad, n, alone, 8, state, sum); return;
+  case 12: sums_fixed(pad, n, alone, 12, state, sum); return;
   case 24: sums_fixed(pad, n, alone, 24, state, sum); return;
   default: break;
   }
@@ -238,12 +258,13 @@ static void resample_sums(const double *pad, int n, int alone, int w, uint64_t s
 int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *stats, int m,
                      uint64_t seed, int resamples, double level, ls_boot_ci *out, ls_error *err)
 {
-  return ls_boot_ci_strata(rows, n, 0, ncol, stats, m, seed, resamples, level, out, err);
+  return ls_boot_ci_strata(rows, n, 0, ncol, stats, NULL, m, seed, resamples, level, out, err);
 }
 
 /* The estimates of the m statistics on the table as measured (rows summed in order). */
 static int table_estimates(const double *rows, int n, int shared, int ncol,
-                           const ls_boot_cols *stats, int m, ls_boot_ci *out)
+                           const ls_boot_cols *stats, const ls_boot_blend *bl, int m,
+                           ls_boot_ci *out)
 {
   double sum[LS_BOOT_MAX_COLS] = {0};
   int any = 0;
@@ -251,7 +272,7 @@ static int table_estimates(const double *rows, int n, int shared, int ncol,
     for (int c = 0; c < ncol; c++) sum[c] += rows[(size_t)j * ncol + c];
   for (int i = 0; i < m; i++) {
     out[i].n = shared;
-    out[i].est = cols_stat(sum, &stats[i]);
+    out[i].est = cols_stat(sum, &stats[i], bl ? &bl[i] : NULL);
     out[i].reliable = shared >= LS_BOOT_MIN_UNITS && isfinite(out[i].est);
     any |= out[i].reliable;
   }
@@ -259,7 +280,7 @@ static int table_estimates(const double *rows, int n, int shared, int ncol,
 }
 
 int ls_boot_ci_strata(const double *rows, int n, int alone, int ncol, const ls_boot_cols *stats,
-                      int m, uint64_t seed, int resamples, double level, ls_boot_ci *out,
+                      const ls_boot_blend *bl, int m, uint64_t seed, int resamples, double level, ls_boot_ci *out,
                       ls_error *err)
 {
   int rc = check_args(m, resamples, level, err);
@@ -282,11 +303,11 @@ int ls_boot_ci_strata(const double *rows, int n, int alone, int ncol, const ls_b
   }
   for (int j = 0; j < n; j++)
     memcpy(pad + (size_t)j * w, rows + (size_t)j * ncol, (size_t)ncol * sizeof *rows);
-  int any = table_estimates(rows, n, n - alone, ncol, stats, m, out);
+  int any = table_estimates(rows, n, n - alone, ncol, stats, bl, m, out);
   for (int r = 0; any && r < resamples; r++) {
     resample_sums(pad, n, alone, w, ls_key2(seed, (uint64_t)r), sum);
     for (int i = 0; i < m; i++) {
-      double v = cols_stat(sum, &stats[i]);
+      double v = cols_stat(sum, &stats[i], bl ? &bl[i] : NULL);
       rep[(size_t)i * resamples + r] = v;
       out[i].reliable &= isfinite(v);
     }

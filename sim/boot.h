@@ -25,9 +25,15 @@
  * decoded more units than B (or B more than A), the units both decoded are one stratum,
  * resampled jointly as above, and the units only the larger run decoded are a second stratum,
  * resampled among themselves (the other system's columns are 0 there); every replicate keeps
- * both strata's sizes. A's ratio then uses all of A's units and B's all of B's, so a ratio's
- * estimate is the quotient of the two runs' own metrics, and its interval holds the larger
- * run's extra units' spread without pretending they were paired. The interval needs at least
+ * both strata's sizes. The estimate is a regression (double-sampling) estimator: the smaller run S
+ * is known over the m shared units only, so its ratio over all n units is predicted from the
+ * larger run L, log S(n) = log S(m) + beta (log L(n) - log L(m)), beta the slope of the units'
+ * log ratios of S on L's over the shared units (src:cochran-1977 ch. 12, double sampling for
+ * regression); hence L's ratio enters as L(n)^(1 - beta) L(m)^beta against S(m). beta = 0
+ * (S's ratio the same on every unit, as AR decoding from flash): the quotient of the two runs'
+ * own metrics, L over all its units. beta = 1 (S's ratio proportional to L's per unit, as a
+ * variant of L): the ratio over the shared units, paired. beta is estimated once from the data
+ * and held in the replicates (its own noise is not resampled). The interval needs at least
  * LS_BOOT_MIN_UNITS shared units. */
 #ifndef LS_SIM_BOOT_H
 #define LS_SIM_BOOT_H
@@ -46,6 +52,8 @@ typedef struct ls_boot_pair {
   uint64_t seed; /* resampling key: derive it from the data (ls_boot_seed_of) */
   int alone;     /* the last `alone` units were decoded by one of the two runs only (the
                     other's values 0 there): a stratum of their own; 0: all units shared */
+  int larger_b;  /* with alone > 0: 1 when B is the larger run, 0 when A is */
+  double beta;   /* the regression slope blending the larger run's ratio (above) */
 } ls_boot_pair;
 
 typedef struct ls_boot_ci {
@@ -91,12 +99,21 @@ typedef struct ls_boot_cols {
 int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *stats, int m,
                      uint64_t seed, int resamples, double level, ls_boot_ci *out, ls_error *err);
 
+/* The regression blend of a statistic of ls_boot_ci_strata (above, "Runs of unequal sizes"):
+ * side 1 blends A's ratio, side 2 B's (0: none), with the larger run's ratio over the shared
+ * rows, sum of column s_num / sum of column s_den (columns 0 on the unshared rows). */
+typedef struct ls_boot_blend {
+  int side, s_num, s_den;
+  double beta;
+} ls_boot_blend;
+
 /* ls_boot_ci_table over a table whose last `alone` rows (0 <= alone < n) are a stratum of
  * their own (the units one run alone decoded): each replicate draws n - alone rows among the
  * first n - alone and alone rows among the last alone, in that order, from the one sequence of
- * the seed. alone = 0 is ls_boot_ci_table, draw for draw. out[i].n is n - alone. */
+ * the seed. alone = 0 is ls_boot_ci_table, draw for draw. out[i].n is n - alone. bl (NULL: none)
+ * holds statistic i's blend in bl[i]. */
 int ls_boot_ci_strata(const double *rows, int n, int alone, int ncol, const ls_boot_cols *stats,
-                      int m, uint64_t seed, int resamples, double level, ls_boot_ci *out,
+                      const ls_boot_blend *bl, int m, uint64_t seed, int resamples, double level, ls_boot_ci *out,
                       ls_error *err);
 
 /* A resampling seed from the data itself: a hash of the bits of x[0..count) chained onto h.

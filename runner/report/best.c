@@ -181,7 +181,7 @@ static int compare(const cellp *a, const cellp *b, int m, ls_boot_ci *out, ls_er
   if (!pairs) return ls_error_set(err, LS_ENOMEM, "best: out of memory");
   for (int u = 0; u < m; u++) {
     int n = b && b[u].n < a[u].n ? b[u].n : a[u].n; /* prompt j is the same text: pair the first min(n) */
-    pairs[u] = (ls_boot_pair){n, a[u].num, a[u].den, b ? b[u].num : NULL, b ? b[u].den : NULL, 0, 0};
+    pairs[u] = (ls_boot_pair){n, a[u].num, a[u].den, b ? b[u].num : NULL, b ? b[u].den : NULL, 0, 0, 0, 0};
   }
   pairs[0].seed = ls_boot_seed_of(ls_boot_seed_of(0xbe57ULL, a[0].num, (size_t)pairs[0].n), b ? b[0].num : a[0].den,
                                   (size_t)pairs[0].n);

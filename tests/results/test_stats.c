@@ -115,9 +115,12 @@ static void test_views_intervals(void)
 }
 
 /* Runs of one configuration with different prompt counts (the replay's sizing gives each
- * system its own): a ratio is the quotient of the two runs' own throughputs, each over all of
- * its prompts (the shared prompts paired in the bootstrap, the larger run's others a stratum
- * of their own), not the ratio over the shared prompts only; ratio_ci counts the shared ones. */
+ * system its own): the regression estimate (sim/boot.h) at its two limits. ar-flash's
+ * per-prompt speed is the same on every prompt (slope 0): Lever's speedup is the quotient of
+ * the two runs' own throughputs, Lever's over all of its prompts. eagle2's is Lever's / 1.5 on
+ * every shared prompt (slope 1): the speedup is the ratio over the shared prompts, 1.5,
+ * although Lever's own throughput over all its prompts is higher. ratio_ci counts the shared
+ * prompts. */
 static void test_unequal_prompts(void)
 {
   char p[512];
@@ -127,8 +130,13 @@ static void test_unequal_prompts(void)
   ls_db_prompt lv[FX_PROMPTS], ar[FX_PROMPTS];
   fx_prompts("lever", 10, 3, lv);
   fx_prompts("ar-flash", 4, 1, ar);
-  for (int j = 0; j < FX_PROMPTS; j++) /* lever's last prompts are its fastest */
+  ls_db_prompt eg[FX_PROMPTS];
+  for (int j = 0; j < FX_PROMPTS; j++) { /* lever's last prompts are its fastest */
     lv[j].decode_s *= j < 6 ? 1.0 : 0.25;
+    ar[j].decode_s = ar[j].tokens / 4.0;
+    eg[j] = lv[j];
+    eg[j].decode_s = 1.5 * lv[j].decode_s;
+  }
   double tl = 0, tl6 = 0, ta6 = 0, tok6 = 0;
   for (int j = 0; j < FX_PROMPTS; j++) {
     tl += lv[j].decode_s;
@@ -137,6 +145,7 @@ static void test_unequal_prompts(void)
   double tps_l = 64.0 * FX_PROMPTS / tl, tps_a = tok6 / ta6;
   CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "lever", "{}", 7, tps_l, 3, lv, FX_PROMPTS), LS_OK);
   CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "ar-flash", "{}", 7, tps_a, 1, ar, 6), LS_OK);
+  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d0", "m0", "s0", "eagle2", "{}", 7, 1, 3, eg, 6), LS_OK);
   CU_ASSERT_EQUAL_FATAL(ls_db_stats_refresh(db, &e), LS_OK);
   double paired = ta6 / tl6; /* Lever's speedup over the 6 shared prompts (same tokens) */
   double own = tps_l / tps_a; /* the quotient of the runs' own throughputs */
@@ -153,15 +162,18 @@ static void test_unequal_prompts(void)
   double lo = fx_query(db, "SELECT lever_speedup_lo FROM v_speedup WHERE system = 'ar-flash'");
   double hi = fx_query(db, "SELECT lever_speedup_hi FROM v_speedup WHERE system = 'ar-flash'");
   CU_ASSERT(lo <= own && own <= hi);
+  CU_ASSERT_DOUBLE_EQUAL(fx_query(db, "SELECT lever_speedup FROM v_speedup WHERE system = 'eagle2'"),
+                         1.5, 1e-12);
+  CU_ASSERT(fabs(tps_l / (tok6 / (1.5 * tl6)) - 1.5) > 0.1); /* the quotient of own throughputs */
   ls_db_precision pr;
   CU_ASSERT_EQUAL(ls_db_precision_get(db, &pr, &e), LS_OK);
   CU_ASSERT_EQUAL(pr.prompts, 6);
   CU_ASSERT_EQUAL(pr.prompts_max, FX_PROMPTS);
   /* the sizing rule's measure: ar-flash decoded fewer prompts than Lever, so its own
-   * throughput's half-width is reported (the fixture's ar-flash varies: over the target) */
+   * throughput's half-width is reported (0 here: the same speed on every prompt) */
   double own_hw = fx_query(db, "SELECT (hi - lo) / 2 / value FROM metric_ci c JOIN runs r USING(run_id)"
                             " WHERE r.system = 'ar-flash' AND c.name = 'throughput_tps'");
-  CU_ASSERT(own_hw > 0);
+  CU_ASSERT(own_hw >= 0 && own_hw < 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(pr.own_smaller, own_hw, 1e-15);
   CU_ASSERT_PTR_NOT_NULL(strstr(pr.own_smaller_name, "ar-flash"));
   ls_db_close(db);
@@ -386,7 +398,7 @@ CU_TestInfo fx_stats_tests[] = {
     {"identical data, identical intervals, whatever the run's id", test_same_data_same_intervals},
     {"metric intervals by hand; none under 5 prompts", test_metric_ci_by_hand},
     {"paired ratios in the views; summary resampled jointly", test_views_intervals},
-    {"runs of different sizes: the quotient of their own throughputs", test_unequal_prompts},
+    {"runs of different sizes: the regression estimate at slopes 0 and 1", test_unequal_prompts},
     {"merge carries prompts and recomputes ratios", test_merge_intervals},
     {"run --json is one JSON document", test_json_one_document},
     {"run --json prints the intervals the database stores", test_run_json_intervals_as_stored},

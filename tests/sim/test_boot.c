@@ -14,21 +14,21 @@ static void test_point(void)
 {
   /* tokens 10, 20, 30 in 1, 2, 4 s: 60 / 7; B: the same tokens in 2, 2, 2 s: 60 / 6. */
   double tok[] = {10, 20, 30}, ta[] = {1, 2, 4}, tb[] = {2, 2, 2};
-  ls_boot_pair p = {3, tok, ta, tok, tb, 7, 0};
+  ls_boot_pair p = {3, tok, ta, tok, tb, 7, 0, 0, 0};
   CU_ASSERT_DOUBLE_EQUAL(ls_boot_stat(&p, NULL), (60.0 / 7) / (60.0 / 6), 1e-15);
   int idx[] = {2, 2, 0};
   CU_ASSERT_DOUBLE_EQUAL(ls_boot_stat(&p, idx), (70.0 / 9) / (70.0 / 6), 1e-15);
-  ls_boot_pair one = {3, tok, ta, NULL, NULL, 7, 0};
+  ls_boot_pair one = {3, tok, ta, NULL, NULL, 7, 0, 0, 0};
   CU_ASSERT_DOUBLE_EQUAL(ls_boot_stat(&one, NULL), 60.0 / 7, 1e-15);
   double zero[] = {0, 0, 0};
-  ls_boot_pair z = {3, tok, zero, NULL, NULL, 7, 0};
+  ls_boot_pair z = {3, tok, zero, NULL, NULL, 7, 0, 0, 0};
   CU_ASSERT(isnan(ls_boot_stat(&z, NULL)));
 }
 
 static void test_few_units(void)
 {
   double tok[] = {10, 20, 30, 40}, t[] = {1, 2, 3, 5};
-  ls_boot_pair p = {4, tok, t, NULL, NULL, 1, 0};
+  ls_boot_pair p = {4, tok, t, NULL, NULL, 1, 0, 0, 0};
   ls_boot_ci ci;
   ls_error err;
   CU_ASSERT_EQUAL(ls_boot_ci_pair(&p, 2000, 0.95, &ci, &err), LS_OK);
@@ -50,7 +50,7 @@ static void test_pairing(void)
     ta[i] = 1 + 0.5 * i * i;
     tb[i] = 2 * ta[i];
   }
-  ls_boot_pair p = {12, tok, ta, tok, tb, 99, 0};
+  ls_boot_pair p = {12, tok, ta, tok, tb, 99, 0, 0, 0};
   ls_boot_ci ci;
   ls_error err;
   CU_ASSERT_EQUAL(ls_boot_ci_pair(&p, 2000, 0.95, &ci, &err), LS_OK);
@@ -59,7 +59,7 @@ static void test_pairing(void)
   CU_ASSERT_DOUBLE_EQUAL(ci.lo, 2.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(ci.hi, 2.0, 1e-12);
   /* A alone varies: its own interval is wide and contains the estimate. */
-  ls_boot_pair a = {12, tok, ta, NULL, NULL, 99, 0};
+  ls_boot_pair a = {12, tok, ta, NULL, NULL, 99, 0, 0, 0};
   CU_ASSERT_EQUAL(ls_boot_ci_pair(&a, 2000, 0.95, &ci, &err), LS_OK);
   CU_ASSERT(ci.lo < ci.est && ci.est < ci.hi);
   CU_ASSERT(ls_boot_rel_halfwidth(&ci) > 0.05);
@@ -73,7 +73,7 @@ static void test_deterministic(void)
     ta[i] = 1 + ls_uniform(LS_KEY(5, (uint64_t)i));
     tb[i] = ta[i] * (1.2 + 0.2 * ls_uniform(LS_KEY(6, (uint64_t)i)));
   }
-  ls_boot_pair p = {8, tok, ta, tok, tb, 1234, 0};
+  ls_boot_pair p = {8, tok, ta, tok, tb, 1234, 0, 0, 0};
   ls_boot_ci c1, c2, c3, agg;
   ls_error err;
   ls_boot_ci_pair(&p, 2000, 0.95, &c1, &err);
@@ -101,7 +101,7 @@ static void test_aggregate_shared_units(void)
     ta[i] = 1 + ls_uniform(LS_KEY(8, (uint64_t)i));
     tb[i] = ta[i] * (1 + ls_uniform(LS_KEY(9, (uint64_t)i)));
   }
-  ls_boot_pair ps[2] = {{10, tok, ta, tok, tb, 41, 0}, {10, tok, ta, tok, tb, 42, 0}};
+  ls_boot_pair ps[2] = {{10, tok, ta, tok, tb, 41, 0, 0, 0}, {10, tok, ta, tok, tb, 42, 0, 0, 0}};
   ls_boot_ci one, mean;
   ls_error err;
   ls_boot_ci_pair(&ps[0], 2000, 0.95, &one, &err);
@@ -118,7 +118,7 @@ static void test_aggregate(void)
     t2[i] = t[i] / 2;
     t4[i] = t[i] / 4;
   }
-  ls_boot_pair ps[3] = {{6, tok, t, tok, t, 1, 0}, {6, tok, t2, tok, t, 2, 0}, {6, tok, t4, tok, t, 3, 0}};
+  ls_boot_pair ps[3] = {{6, tok, t, tok, t, 1, 0, 0, 0}, {6, tok, t2, tok, t, 2, 0, 0, 0}, {6, tok, t4, tok, t, 3, 0, 0, 0}};
   ls_boot_ci m, g;
   ls_error err;
   CU_ASSERT_EQUAL(ls_boot_ci_agg(ps, 3, LS_BOOT_MEAN, 1000, 0.95, &m, &err), LS_OK);
@@ -149,7 +149,7 @@ static void test_coverage(void)
       ta[i] = 2 + 4 * ls_uniform(ls_key2(k, 1));
       tb[i] = ta[i] * (1.0 + 0.5 * ls_uniform(ls_key2(k, 2))); /* mean factor 1.25 */
     }
-    ls_boot_pair p = {N, tok, ta, tok, tb, (uint64_t)t, 0};
+    ls_boot_pair p = {N, tok, ta, tok, tb, (uint64_t)t, 0, 0, 0};
     ls_boot_ci ci;
     ls_error err;
     ls_boot_ci_pair(&p, 1000, 0.95, &ci, &err);
@@ -172,7 +172,7 @@ static void test_table_shares_one_resample(void)
     rows[3 * i] = tok[i], rows[3 * i + 1] = ta[i], rows[3 * i + 2] = tb[i];
   }
   const ls_boot_cols st[3] = {{0, 1, -1, -1}, {0, 1, 0, 2}, {0, 2, -1, -1}};
-  ls_boot_pair alone[3] = {{N, tok, ta, NULL, NULL, 99, 0}, {N, tok, ta, tok, tb, 99, 0}, {N, tok, tb, NULL, NULL, 99, 0}};
+  ls_boot_pair alone[3] = {{N, tok, ta, NULL, NULL, 99, 0, 0, 0}, {N, tok, ta, tok, tb, 99, 0, 0, 0}, {N, tok, tb, NULL, NULL, 99, 0, 0, 0}};
   ls_boot_ci t[3], p;
   ls_error err;
   CU_ASSERT_EQUAL_FATAL(ls_boot_ci_table(rows, N, 3, st, 3, 99, 2000, 0.95, t, &err), LS_OK);
@@ -187,7 +187,7 @@ static void test_table_shares_one_resample(void)
   CU_ASSERT_EQUAL(ls_boot_ci_table(rows, 4, 3, st, 3, 99, 2000, 0.95, t, &err), LS_OK);
   CU_ASSERT(!t[0].reliable && isnan(t[0].lo) && isnan(t[1].hi));
   CU_ASSERT_EQUAL(ls_boot_ci_table(rows, N, 3, st, 3, 99, 10, 0.95, t, &err), LS_ERANGE);
-  ls_boot_pair ps[2] = {alone[1], {N, tok, tb, tok, ta, 5, 0}};
+  ls_boot_pair ps[2] = {alone[1], {N, tok, tb, tok, ta, 5, 0, 0, 0}};
   ls_boot_ci m, g, m2, g2;
   CU_ASSERT_EQUAL(ls_boot_ci_agg2(ps, 2, 2000, 0.95, &m, &g, &err), LS_OK);
   ls_boot_ci_agg(ps, 2, LS_BOOT_MEAN, 2000, 0.95, &m2, &err);
@@ -277,7 +277,7 @@ static void test_coverage_known_mean(void)
       double u = ls_uniform(ls_key2(k, 2));
       x[i] = ls_uniform(ls_key2(k, 1)) + u;
     }
-    ls_boot_pair p = {N, x, one, NULL, NULL, ls_boot_seed_of(5, x, N), 0};
+    ls_boot_pair p = {N, x, one, NULL, NULL, ls_boot_seed_of(5, x, N), 0, 0, 0};
     ls_boot_ci ci;
     ls_error err;
     CU_ASSERT_EQUAL_FATAL(ls_boot_ci_pair(&p, LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, &ci, &err), LS_OK);
@@ -304,7 +304,7 @@ static void test_strata_binomial(void)
   const ls_boot_cols st[2] = {{0, 1, -1, -1}, {0, 1, 2, 3}};
   ls_boot_ci ci[2];
   ls_error err;
-  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, K, 4, st, 2, 77, 2000, 0.95, ci, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, K, 4, st, NULL, 2, 77, 2000, 0.95, ci, &err), LS_OK);
   for (int k = 0; k < 2; k++) {
     printf("\n    stratified: [%g, %g] x 400", ci[k].lo * N, ci[k].hi * N);
     CU_ASSERT_DOUBLE_EQUAL(ci[k].est, 50.0 / N, 1e-15);
@@ -313,10 +313,10 @@ static void test_strata_binomial(void)
     CU_ASSERT_EQUAL(ci[k].n, M);
   }
   /* one stratum (alone 0): the wider interval of the mixed draws */
-  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, 0, 4, st, 2, 77, 2000, 0.95, ci, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, 0, 4, st, NULL, 2, 77, 2000, 0.95, ci, &err), LS_OK);
   CU_ASSERT(ci[0].hi * N - ci[0].lo * N > 23);
-  CU_ASSERT_EQUAL(ls_boot_ci_strata(rows, N, N, 4, st, 2, 77, 2000, 0.95, ci, &err), LS_ERANGE);
-  CU_ASSERT_EQUAL(ls_boot_ci_strata(rows, 4 + 2, 2, 4, st, 2, 77, 2000, 0.95, ci, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_boot_ci_strata(rows, N, N, 4, st, NULL, 2, 77, 2000, 0.95, ci, &err), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_boot_ci_strata(rows, 4 + 2, 2, 4, st, NULL, 2, 77, 2000, 0.95, ci, &err), LS_OK);
   CU_ASSERT(!ci[0].reliable && isnan(ci[0].lo)); /* 4 shared units: no interval */
 }
 
@@ -334,10 +334,10 @@ static void test_strata_pair_is_table(void)
     memcpy(rows + 4 * j, r, sizeof r);
   }
   const ls_boot_cols st = {0, 1, 2, 3};
-  ls_boot_pair p = {N, an, ad, bn, bd, 31, K};
+  ls_boot_pair p = {N, an, ad, bn, bd, 31, K, 0, 0};
   ls_boot_ci t, q;
   ls_error err;
-  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, K, 4, &st, 1, 31, 2000, 0.95, &t, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, K, 4, &st, NULL, 1, 31, 2000, 0.95, &t, &err), LS_OK);
   CU_ASSERT_EQUAL_FATAL(ls_boot_ci_pair(&p, 2000, 0.95, &q, &err), LS_OK);
   CU_ASSERT(t.est == q.est && t.lo == q.lo && t.hi == q.hi && t.n == N - K && q.n == N - K);
   CU_ASSERT(t.lo < t.est && t.est < t.hi);
@@ -350,7 +350,43 @@ static void test_strata_pair_is_table(void)
   CU_ASSERT_DOUBLE_EQUAL(q.hi, 2, 1e-12);
 }
 
+/* The regression blend's limits: beta = 1 is the ratio over the shared units alone, draw for
+ * draw (the first n - alone draws of a stratified replicate are those of a table of the shared
+ * rows), through a pair and through a table; beta = 1/2 is the geometric mean of the larger
+ * run's two ratios, by hand. */
+static void test_blend_limits(void)
+{
+  enum { N = 30, K = 12, M = N - K };
+  double an[N], ad[N], bn[N], bd[N], rows[N * 6];
+  for (int j = 0; j < N; j++) {
+    an[j] = 40 + j % 5, ad[j] = 1 + ls_uniform(LS_KEY(9, (uint64_t)j)) + (j >= M);
+    bn[j] = j < M ? an[j] : 0, bd[j] = j < M ? ad[j] * (1.5 + 0.2 * ls_uniform(LS_KEY(10, (uint64_t)j))) : 0;
+    double r[6] = {an[j], ad[j], bn[j], bd[j], j < M ? an[j] : 0, j < M ? ad[j] : 0};
+    memcpy(rows + 6 * j, r, sizeof r);
+  }
+  ls_boot_pair shared = {M, an, ad, bn, bd, 5, 0, 0, 0}, p = {N, an, ad, bn, bd, 5, K, 0, 1.0};
+  const ls_boot_cols st = {0, 1, 2, 3};
+  const ls_boot_blend one = {1, 4, 5, 1.0}, half = {1, 4, 5, 0.5};
+  ls_boot_ci ref, q, t;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_pair(&shared, 2000, 0.95, &ref, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_pair(&p, 2000, 0.95, &q, &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, K, 6, &st, &one, 1, 5, 2000, 0.95, &t, &err), LS_OK);
+  CU_ASSERT(ref.est == q.est && ref.lo == q.lo && ref.hi == q.hi);
+  CU_ASSERT(ref.est == t.est && ref.lo == t.lo && ref.hi == t.hi);
+  double sa = 0, sd = 0, ma = 0, md = 0, sb = 0, sbd = 0;
+  for (int j = 0; j < N; j++) {
+    sa += an[j], sd += ad[j];
+    if (j < M) ma += an[j], md += ad[j], sb += bn[j], sbd += bd[j];
+  }
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, K, 6, &st, &half, 1, 5, 2000, 0.95, &t, &err), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(t.est, sqrt(sa / sd * (ma / md)) / (sb / sbd), 1e-12);
+  CU_ASSERT(fabs(sa / sd - ma / md) > 0.05 * (ma / md)); /* the two ratios differ here */
+  CU_ASSERT(t.lo < t.est && t.est < t.hi);
+}
+
 CU_TestInfo ls_t_boot[] = {
+    {"regression blend: beta 1 is the shared units' ratio, 1/2 the geometric mean", test_blend_limits},
     {"stratified: a Binomial(100, 1/2) interval, not the mixed one", test_strata_binomial},
     {"stratified: a pair and a table draw alike; a constant ratio stays a point", test_strata_pair_is_table},
     {"one resample list for a table's statistics; both aggregates at once", test_table_shares_one_resample},
