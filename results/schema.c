@@ -82,10 +82,11 @@
  * and tau, references lever, ar-flash, specinfer, lever-no-prune) and summary_ci (part, system,
  * configs, prompts, mean, mean_lo, mean_hi, geomean, geomean_lo, geomean_hi: Lever's speedup
  * over the system across the configurations). Runs of one configuration may decode different
- * numbers of prompts (the replay's sizing): a ratio between two runs is then taken over the
- * prompts both decoded (prompt j is the same text in both), so the ratio columns of v_vs_lever,
- * v_speedup, fig10, fig11 and fig12 are ratio_ci's paired estimates (the quotient of the two
- * runs' own metrics only where no paired estimate exists). Interval columns of the views:
+ * numbers of prompts (the replay's sizing): a ratio between two runs then pairs the prompts
+ * both decoded (prompt j is the same text in both) and predicts the smaller run over the
+ * larger one's other prompts (sim/boot.h, the regression estimate), so the ratio columns of
+ * v_vs_lever, v_speedup, fig10, fig11 and fig12 are ratio_ci's estimates (the quotient of the
+ * two runs' own metrics only where ratio_ci has none). Interval columns of the views:
  *   v_runs       + prompts, throughput_tps_lo/hi, tau_lo/hi;
  *   v_vs_lever, v_speedup  + lever_speedup_lo/hi, vs_lever_lo/hi, vs_ar_flash_lo/hi, prompts;
  *   v_summary, summary  + speedup_mean_lo/hi, speedup_geomean_lo/hi, prompts;
@@ -243,8 +244,8 @@ static const char stats_tables_sql[] =
   " AND " A ".metric = '" M "'"
 
 /* A ratio between runs a and s of one configuration: the quotient of their own metrics when
- * they decoded the same prompts, else the paired estimate over the prompts both decoded
- * (ratio_ci; the quotient when there is none). */
+ * they decoded the same prompts, else ratio_ci's estimate for runs of different sizes (the
+ * shared prompts paired, sim/boot.h; the quotient when there is none). */
 #define PAIRED(est, quotient, a, s)                                                        \
   "CASE WHEN " a ".prompts IS NOT " s ".prompts AND " est " IS NOT NULL THEN " est " ELSE " \
   quotient " END"
