@@ -120,3 +120,22 @@ double ls_mapread_pass_s(const ls_flash_params *f, const ls_mapread_params *m, i
   free(s);
   return t;
 }
+
+ls_flash_params ls_mapread_stream_flash(const ls_flash_params *base, const ls_mapread_params *m, double bytes,
+                                        double seconds)
+{
+  ls_flash_params f = *base;
+  f.path = LS_PATH_PAGE_CACHE;
+  ls_mapread_seg s = {bytes, 0, 0};
+  double lo = 1e6, hi = 1e12; /* B/s */
+  for (int i = 0; i < 200 && hi / lo > 1 + 1e-6; i++) {
+    double mid = sqrt(lo * hi);
+    ls_flash_set_effective_bw(&f, mid);
+    if (ls_mapread_time_s(&f, m, &s, 1) > seconds)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  ls_flash_set_effective_bw(&f, sqrt(lo * hi));
+  return f;
+}

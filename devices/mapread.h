@@ -83,4 +83,10 @@ typedef struct ls_mapread_file {
 } ls_mapread_file;
 double ls_mapread_pass_s(const ls_flash_params *f, const ls_mapread_params *m, int mapped, const ls_mapread_file *p);
 
+/* The flash base with its page-cache rate set so that streaming `bytes` through a mapping
+ * without compute (one segment, ls_mapread_time_s) takes `seconds`: the read rate a stream
+ * measurement shows (bisection on the rate to 1e-6 relative; the latency model kept). */
+ls_flash_params ls_mapread_stream_flash(const ls_flash_params *base, const ls_mapread_params *m, double bytes,
+                                        double seconds);
+
 #endif

@@ -322,3 +322,36 @@ void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out)
   out->draft_pair_s = draft_pair_s;
   out->verify_saved_s = verify_saved_s;
 }
+
+/* ---- a pass on the CPU (costmodel.h, ls_costmodel_pass) ---- */
+
+static double pass_layer_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached)
+{
+  ls_layer_work w = ls_costmodel_layer_work(m);
+  return (double)ls_cpu_layer_ns(ls_device_cpu(p->dev), &w, n, cached + n / 2, p->threads) * 1e-9;
+}
+
+static double pass_head_s(const ls_costmodel_pass *p, const ls_model_costs *m, int rows)
+{
+  return (double)ls_cpu_lmhead_ns(ls_device_cpu(p->dev), m->lmhead_bytes, m->lmhead_flops_per_token, rows,
+                                  p->threads) * 1e-9;
+}
+
+double ls_costmodel_pass_compute_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows)
+{
+  return m->n_layers * pass_layer_s(p, m, n, cached) + pass_head_s(p, m, rows);
+}
+
+double ls_costmodel_pass_warm_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows)
+{
+  return ls_costmodel_pass_compute_s(p, m, n, cached, rows);
+}
+
+double ls_costmodel_pass_cold_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows)
+{
+  ls_mapread_file file = {m->n_layers, m->layer_bytes, pass_layer_s(p, m, n, cached), m->lmhead_bytes,
+                          pass_head_s(p, m, rows), p->head_serial, rows > 0};
+  const ls_flash_params *f = p->flash ? p->flash : ls_device_flash(p->dev);
+  double t = ls_mapread_pass_s(f, &p->map, p->mapped, &file);
+  return isnan(t) ? 0 : t;
+}

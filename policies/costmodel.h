@@ -13,6 +13,7 @@
 #define LS_POLICIES_COSTMODEL_H
 #include <stdint.h>
 #include "devices/device.h"
+#include "devices/mapread.h"
 #include "policies/policy.h"
 #include "workloads/model.h"
 
@@ -70,5 +71,29 @@ void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out);
 int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tokens, int ctx_len);
 /* One target output-projection call over `tokens` tokens on unit. */
 int64_t ls_costmodel_lmhead_ns(const ls_costmodel *cm, ls_unit unit, int tokens);
+
+/* A forward pass of a model on a device's CPU (a runtime such as llama.cpp that maps the model
+ * file and computes every layer on the CPU): the pricing `leversim testbed validate` checks
+ * against a real llama.cpp, and which runner/decode's CPU replay of recorded cycles
+ * (runner/decode/cpu_replay.h) uses. A pass of n tokens after c cached ones, asking for `rows`
+ * output rows (1 for a prompt pass as llama-bench times it, every token for a verification):
+ *   compute = L x ls_cpu_layer_ns(n, c + n/2, threads) + ls_cpu_lmhead_ns(rows, threads)
+ *   warm    = compute (the model in memory)
+ *   cold    = the file consumed from a cold page cache (devices/mapread.h, ls_mapread_pass_s):
+ *             mapped: reads overlap compute through the kernel's read-ahead (window map.window),
+ *             a wait map.start_s at the first read, head_serial of the head's compute after its
+ *             last byte; serial: each layer read whole, then computed (verify.overlap=serial).
+ * rows = 0: no output projection is read or computed (llama.cpp with no logits asked). */
+typedef struct ls_costmodel_pass {
+  const ls_device *dev;          /* borrowed */
+  int threads;
+  int mapped;                    /* 1: mapped reads with read-ahead; 0: serial */
+  ls_mapread_params map;         /* the read-ahead (mapped only) */
+  const ls_flash_params *flash;  /* the read path's parameters; NULL: the profile's (borrowed) */
+  double head_serial;            /* 0..1 of the head's compute after its last byte (mapped only) */
+} ls_costmodel_pass;
+double ls_costmodel_pass_compute_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows);
+double ls_costmodel_pass_warm_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows);
+double ls_costmodel_pass_cold_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows);
 
 #endif
