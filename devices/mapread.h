@@ -65,6 +65,14 @@ typedef struct ls_mapread_params {
 
 /* Time (s) to consume the segments in order from a cold page cache. */
 double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, const ls_mapread_seg *segs, int n);
+/* The same, with ends[i] (ends: n values, may be NULL) the time segment i's compute ends: its
+ * window's compute start plus the window's compute up to and including the segment's share
+ * (and its serial part). A segment with no bytes ends with the compute of the window it falls
+ * in (or after the last window). Unset when the file has no bytes (the time is then 0). The
+ * decode library schedules a mapped verification pass layer by layer from these
+ * (runner/decode/cycle_verify.c, verify.overlap=mapped). */
+double ls_mapread_time_ends_s(const ls_flash_params *f, const ls_mapread_params *m, const ls_mapread_seg *segs, int n,
+                              double *ends);
 /* The serial bound: every segment read whole (ls_flash_read_ns), then computed. */
 double ls_mapread_serial_s(const ls_flash_params *f, const ls_mapread_seg *segs, int n);
 

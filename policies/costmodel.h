@@ -54,10 +54,21 @@ double ls_costmodel_tau(const ls_costmodel *cm);
 /* How flash reads meet NPU compute in a verification pass (runner setting verify.overlap):
  * SERIAL reads a layer, then computes it (a runtime whose compute faults the weights in);
  * PREFETCH reads the next layer while the current one computes (two buffers); CROSS also
- * starts the next pass's first reads while the cycle drafts. */
-typedef enum { LS_OVERLAP_SERIAL = 0, LS_OVERLAP_PREFETCH = 1, LS_OVERLAP_CROSS = 2 } ls_overlap;
-/* Names indexed by ls_overlap, NULL-terminated: "serial", "prefetch", "cross-cycle". */
+ * starts the next pass's first reads while the cycle drafts; MAPPED faults a mapped model file
+ * in under the kernel's read-ahead (devices/mapread.h): reads run at most one read-ahead window
+ * ahead of compute (verify.read_ahead, ls_costmodel_set_read_ahead). */
+typedef enum { LS_OVERLAP_SERIAL = 0, LS_OVERLAP_PREFETCH = 1, LS_OVERLAP_CROSS = 2, LS_OVERLAP_MAPPED = 3 } ls_overlap;
+/* Names indexed by ls_overlap, NULL-terminated: "serial", "prefetch", "cross-cycle", "mapped". */
 extern const char *const ls_overlap_names[];
+/* Linux's default read-ahead window, 128 KiB (VM_READAHEAD_PAGES, include/linux/mm.h;
+ * src:linux-readahead): what a block device's read_ahead_kb is unless the platform sets another
+ * (docs/CALIBRATION.md, "Overlap"). */
+#define LS_READ_AHEAD_DEFAULT (128.0 * 1024)
+/* The read-ahead window (bytes, > 0) MAPPED reads in; LS_READ_AHEAD_DEFAULT until set. */
+void ls_costmodel_set_read_ahead(ls_costmodel *cm, double bytes);
+/* The read-ahead parameters MAPPED reads with (window, trigger 0: the next window issued at the
+ * current one's first page, no fault CPU, no wait at the start): the decode library's. */
+ls_mapread_params ls_costmodel_read_ahead(const ls_costmodel *cm);
 /* Execution settings the cost model must agree with the runner on. head_in_dram: the
  * output projection's weights stay in DRAM (not streamed each pass). Defaults: SERIAL, the
  * head in DRAM exactly when the map computes it on the CPU. */
