@@ -55,12 +55,15 @@ typedef struct ls_mapread_params {
   double window;            /* read-ahead window, bytes (> 0) */
   double trigger;           /* fraction of a window consumed when the next read is issued */
   double fault_s_per_byte;  /* CPU time per byte faulted in */
-  double io_cpu_share;      /* 0..0.95: share of a read's progress lost while the thread computes */
+  /* Host-only: the testbed VM's effects with no phone equivalent (docs/VALIDATION.md §0.4,
+   * §3.10 to §3.18). No profile sets them and the decode library leaves them 0
+   * (policies/costmodel.c, ls_costmodel_read_ahead); only `testbed validate --io-share` does. */
+  double io_cpu_share;      /* host-only: 0..0.95, share of a read's progress lost while the thread computes */
   double start_s;           /* wait at the pass's first read, s (>= 0) */
-  double io_delay_s;        /* a read issued while the thread computes starts after this, s, or
-                             * when that compute ends if sooner (0: at once) */
-  int share_waited;         /* 1: io_cpu_share slows only a read the thread waits for; 0: every
-                             * read that overlaps compute (docs/VALIDATION.md §3.10) */
+  double io_delay_s;        /* host-only: a read issued while the thread computes starts after
+                             * this, s, or when that compute ends if sooner (0: at once) */
+  int share_waited;         /* host-only: 1, io_cpu_share slows only a read the thread waits for;
+                             * 0, every read that overlaps compute (docs/VALIDATION.md §3.10) */
 } ls_mapread_params;
 
 /* Time (s) to consume the segments in order from a cold page cache. */
