@@ -48,7 +48,7 @@
  *   the key, every row costs W_head / BW_head as before.
  *   Below head_batched_from a row's cost is W_head / BW_head alone, without the roofline's
  *   f / F: H is measured as the whole cost of a row of that kernel (the testbed's `rows`
- *   passes: N output rows against 1 at the same N, runner/testbed/predict.h), and F is fitted
+ *   passes: N output rows against 1 at the same N, runner/testbed/calfit.h), and F is fitted
  *   to the layers' blocked Q4_0 kernel, another kernel (in small testbed run
  *   tb-20261126T095630Z the layer-fitted F priced a 1024-wide Q6_K row at 7.4 ms where it
  *   measured 6.9 ms; src:testbed-run).

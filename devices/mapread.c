@@ -54,7 +54,8 @@ static double read_s(const ls_flash_params *f, double bytes)
   return (double)ls_flash_read_ns(&p, bytes) * 1e-9;
 }
 
-double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, const ls_mapread_seg *segs, int n)
+double ls_mapread_time_ends_s(const ls_flash_params *f, const ls_mapread_params *m, const ls_mapread_seg *segs, int n,
+                              double *ends)
 {
   double total = 0;
   for (int i = 0; i < n; i++)
@@ -66,9 +67,13 @@ double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, c
   double prev_start = 0, prev_end = 0, prev_done = 0, prev_c = 0;
   for (double pos = 0; pos < total; pos += m->window) {
     double wb = fmin(m->window, total - pos), c = wb * m->fault_s_per_byte, need = wb;
+    int first = seg; /* the segments that end in this window: first .. seg - 1 */
     while (need > 0 && seg < n) {
       if (!(segs[seg].bytes > 0)) { /* compute without bytes of its own runs in this window */
-        c += segs[seg++].compute_s;
+        c += segs[seg].compute_s;
+        if (ends)
+          ends[seg] = c; /* an offset into the window's compute until its start is known */
+        seg++;
         continue;
       }
       double left = segs[seg].bytes - seg_used, take = fmin(left, need), ser = fmin(fmax(segs[seg].serial, 0), 1);
@@ -77,6 +82,8 @@ double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, c
       need -= take;
       if (seg_used >= segs[seg].bytes) {
         c += segs[seg].compute_s * ser; /* after the segment's last byte: this window's compute */
+        if (ends)
+          ends[seg] = c;
         seg++;
         seg_used = 0;
       }
@@ -86,6 +93,8 @@ double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, c
                            : read_done(issue, window_s(f, wb), prev_end, m->io_cpu_share, m->io_delay_s,
                                                m->share_waited);
     double start = fmax(prev_end, done);
+    for (int k = first; ends && k < seg; k++)
+      ends[k] += start;
     prev_start = start;
     prev_end = start + c;
     prev_done = done;
@@ -93,9 +102,17 @@ double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, c
   }
   /* Compute of segments without bytes (none here in practice) runs after the last window. */
   for (; seg < n; seg++)
-    if (!(segs[seg].bytes > 0))
+    if (!(segs[seg].bytes > 0)) {
       prev_end += segs[seg].compute_s;
+      if (ends)
+        ends[seg] = prev_end;
+    }
   return prev_end;
+}
+
+double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, const ls_mapread_seg *segs, int n)
+{
+  return ls_mapread_time_ends_s(f, m, segs, n, NULL);
 }
 
 double ls_mapread_serial_s(const ls_flash_params *f, const ls_mapread_seg *segs, int n)
@@ -119,4 +136,23 @@ double ls_mapread_pass_s(const ls_flash_params *f, const ls_mapread_params *m, i
   double t = mapped ? ls_mapread_time_s(f, m, s, n) : ls_mapread_serial_s(f, s, n);
   free(s);
   return t;
+}
+
+ls_flash_params ls_mapread_stream_flash(const ls_flash_params *base, const ls_mapread_params *m, double bytes,
+                                        double seconds)
+{
+  ls_flash_params f = *base;
+  f.path = LS_PATH_PAGE_CACHE;
+  ls_mapread_seg s = {bytes, 0, 0};
+  double lo = 1e6, hi = 1e12; /* B/s */
+  for (int i = 0; i < 200 && hi / lo > 1 + 1e-6; i++) {
+    double mid = sqrt(lo * hi);
+    ls_flash_set_effective_bw(&f, mid);
+    if (ls_mapread_time_s(&f, m, &s, 1) > seconds)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  ls_flash_set_effective_bw(&f, sqrt(lo * hi));
+  return f;
 }

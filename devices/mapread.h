@@ -55,16 +55,27 @@ typedef struct ls_mapread_params {
   double window;            /* read-ahead window, bytes (> 0) */
   double trigger;           /* fraction of a window consumed when the next read is issued */
   double fault_s_per_byte;  /* CPU time per byte faulted in */
-  double io_cpu_share;      /* 0..0.95: share of a read's progress lost while the thread computes */
+  /* Host-only: the testbed VM's effects with no phone equivalent (docs/VALIDATION.md §0.4,
+   * §3.10 to §3.18). No profile sets them and the decode library leaves them 0
+   * (policies/costmodel.c, ls_costmodel_read_ahead); only `testbed validate --io-share` does. */
+  double io_cpu_share;      /* host-only: 0..0.95, share of a read's progress lost while the thread computes */
   double start_s;           /* wait at the pass's first read, s (>= 0) */
-  double io_delay_s;        /* a read issued while the thread computes starts after this, s, or
-                             * when that compute ends if sooner (0: at once) */
-  int share_waited;         /* 1: io_cpu_share slows only a read the thread waits for; 0: every
-                             * read that overlaps compute (docs/VALIDATION.md §3.10) */
+  double io_delay_s;        /* host-only: a read issued while the thread computes starts after
+                             * this, s, or when that compute ends if sooner (0: at once) */
+  int share_waited;         /* host-only: 1, io_cpu_share slows only a read the thread waits for;
+                             * 0, every read that overlaps compute (docs/VALIDATION.md §3.10) */
 } ls_mapread_params;
 
 /* Time (s) to consume the segments in order from a cold page cache. */
 double ls_mapread_time_s(const ls_flash_params *f, const ls_mapread_params *m, const ls_mapread_seg *segs, int n);
+/* The same, with ends[i] (ends: n values, may be NULL) the time segment i's compute ends: its
+ * window's compute start plus the window's compute up to and including the segment's share
+ * (and its serial part). A segment with no bytes ends with the compute of the window it falls
+ * in (or after the last window). Unset when the file has no bytes (the time is then 0). The
+ * decode library schedules a mapped verification pass layer by layer from these
+ * (runner/decode/cycle_verify.c, verify.overlap=mapped). */
+double ls_mapread_time_ends_s(const ls_flash_params *f, const ls_mapread_params *m, const ls_mapread_seg *segs, int n,
+                              double *ends);
 /* The serial bound: every segment read whole (ls_flash_read_ns), then computed. */
 double ls_mapread_serial_s(const ls_flash_params *f, const ls_mapread_seg *segs, int n);
 
@@ -82,5 +93,11 @@ typedef struct ls_mapread_file {
   int head;
 } ls_mapread_file;
 double ls_mapread_pass_s(const ls_flash_params *f, const ls_mapread_params *m, int mapped, const ls_mapread_file *p);
+
+/* The flash base with its page-cache rate set so that streaming `bytes` through a mapping
+ * without compute (one segment, ls_mapread_time_s) takes `seconds`: the read rate a stream
+ * measurement shows (bisection on the rate to 1e-6 relative; the latency model kept). */
+ls_flash_params ls_mapread_stream_flash(const ls_flash_params *base, const ls_mapread_params *m, double bytes,
+                                        double seconds);
 
 #endif

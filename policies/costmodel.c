@@ -9,6 +9,13 @@
  *   layers(n)   = serial:      S * (io + comp(n)) + (n_layers - S) * comp(n)
  *                 prefetch:    S * max(io, comp(n)) + (n_layers - S) * comp(n) + (S > 0 ? io : 0)
  *                 cross-cycle: as prefetch without the first read (it runs while drafting)
+ *                 mapped:      S * max(io_map, comp(n)) + (n_layers - S) * comp(n) + (S > 0 ? io_win : 0)
+ *   where io_map is a layer read in read-ahead windows back to back and io_win one window
+ *   (devices/mapread.h, ls_mapread_time_s with no compute): the steady state of the read-ahead
+ *   recurrence, which costs each window max(its read, its compute) once reads run ahead, exact
+ *   for a window much smaller than a layer (the engine schedules the recurrence itself,
+ *   runner/decode/cycle_verify.c); the head streamed costs io_map_head, and verify_saved_s
+ *   prices mapped as prefetch with io_map;
  *   verify_s(n) = layers(n) + (head streamed ? io_head : 0)
  *               + output projection: eager NPU lmhead(n) + n x sample
  *                              | on demand tau x (lmhead(1) on NPU or CPU + sample).
@@ -77,7 +84,7 @@ typedef struct {
   call_entry call[CALL_MEMO];
 } step_memo;
 
-const char *const ls_overlap_names[] = {"serial", "prefetch", "cross-cycle", NULL};
+const char *const ls_overlap_names[] = {"serial", "prefetch", "cross-cycle", "mapped", NULL};
 
 struct ls_costmodel {
   const ls_device *dev;
@@ -89,6 +96,8 @@ struct ls_costmodel {
   ls_layer_work tw, dw;
   int streamed, threads, ctx_len;
   double io_s, io_head_s, tau;
+  double read_ahead;                   /* MAPPED: the window, bytes */
+  double io_map_s, io_map_head_s, io_map_first_s; /* MAPPED: a layer, the head, one window read in windows */
   step_memo *memo; /* owned */
 };
 
@@ -130,6 +139,7 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
   const ls_flash_params *f = ls_device_flash(dev);
   cm->io_s = (double)ls_flash_read_ns(f, target->layer_bytes) * 1e-9;
   cm->io_head_s = (double)ls_flash_read_ns(f, target->lmhead_bytes) * 1e-9;
+  ls_costmodel_set_read_ahead(cm, LS_READ_AHEAD_DEFAULT);
   *out = cm;
   return LS_OK;
 }
@@ -183,6 +193,28 @@ void ls_costmodel_set_tau(ls_costmodel *cm, double tau) { cm->tau = tau >= 1.0 ?
 
 double ls_costmodel_tau(const ls_costmodel *cm) { return cm->tau; }
 
+ls_mapread_params ls_costmodel_read_ahead(const ls_costmodel *cm)
+{
+  ls_mapread_params m = {cm->read_ahead, 0, 0, 0, 0, 0, 0};
+  return m;
+}
+
+/* Reading `bytes` through the read-ahead with no compute: windows back to back. */
+static double map_read_s(const ls_costmodel *cm, double bytes)
+{
+  ls_mapread_params m = ls_costmodel_read_ahead(cm);
+  ls_mapread_seg seg = {bytes, 0, 0};
+  return ls_mapread_time_s(ls_device_flash(cm->dev), &m, &seg, 1);
+}
+
+void ls_costmodel_set_read_ahead(ls_costmodel *cm, double bytes)
+{
+  cm->read_ahead = bytes > 0 ? bytes : LS_READ_AHEAD_DEFAULT;
+  cm->io_map_s = map_read_s(cm, cm->target.layer_bytes);
+  cm->io_map_head_s = map_read_s(cm, cm->target.lmhead_bytes);
+  cm->io_map_first_s = map_read_s(cm, fmin(cm->read_ahead, cm->target.layer_bytes));
+}
+
 void ls_costmodel_set_exec(ls_costmodel *cm, ls_overlap overlap, int head_in_dram)
 {
   cm->overlap = overlap;
@@ -210,11 +242,13 @@ int64_t ls_costmodel_lmhead_ns(const ls_costmodel *cm, ls_unit unit, int tokens)
 /* The layers of one pass as the overlap mode streams them (top comment). */
 static double layers_s(const ls_costmodel *cm, double comp)
 {
-  double io = cm->io_s;
+  double io = cm->overlap == LS_OVERLAP_MAPPED ? cm->io_map_s : cm->io_s;
   int L = cm->target.n_layers, S = cm->streamed;
   if (cm->overlap == LS_OVERLAP_SERIAL)
     return S * (io + comp) + (L - S) * comp;
   double t = S * (io > comp ? io : comp) + (L - S) * comp;
+  if (cm->overlap == LS_OVERLAP_MAPPED) /* the first window is read before any compute */
+    return S > 0 ? t + cm->io_map_first_s : t;
   return cm->overlap == LS_OVERLAP_PREFETCH && S > 0 ? t + io : t;
 }
 
@@ -223,7 +257,7 @@ static double verify_s(const void *ctx, int n)
   const ls_costmodel *cm = ctx;
   double t = layers_s(cm, target_layer_s(cm, n)), sample = ls_costmodel_sample_row_s(cm);
   if (cm->streamed > 0 && !cm->head_in_dram)
-    t += cm->io_head_s;
+    t += cm->overlap == LS_OVERLAP_MAPPED ? cm->io_map_head_s : cm->io_head_s;
   switch (cm->map->lmhead(cm->map_state)) {
   case LS_LMHEAD_EAGER_NPU:
     t += (double)ls_costmodel_lmhead_ns(cm, LS_UNIT_NPU, n) * 1e-9 + n * sample;
@@ -245,7 +279,8 @@ static double verify_saved_s(const void *ctx, int n, int k, int e)
   e = e < 0 ? 0 : (e > L ? L : e);
   int after = L - e, res_after = (L - cm->streamed) - e;
   res_after = res_after < 0 ? 0 : res_after;
-  double cn = target_layer_s(cm, n), ck = target_layer_s(cm, k), io = cm->io_s, t;
+  double cn = target_layer_s(cm, n), ck = target_layer_s(cm, k), t;
+  double io = cm->overlap == LS_OVERLAP_MAPPED ? cm->io_map_s : cm->io_s;
   if (cm->overlap == LS_OVERLAP_SERIAL)
     t = after * (cn - ck);
   else
@@ -321,4 +356,37 @@ void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out)
   out->draft_step_s = draft_step_s;
   out->draft_pair_s = draft_pair_s;
   out->verify_saved_s = verify_saved_s;
+}
+
+/* ---- a pass on the CPU (costmodel.h, ls_costmodel_pass) ---- */
+
+static double pass_layer_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached)
+{
+  ls_layer_work w = ls_costmodel_layer_work(m);
+  return (double)ls_cpu_layer_ns(ls_device_cpu(p->dev), &w, n, cached + n / 2, p->threads) * 1e-9;
+}
+
+static double pass_head_s(const ls_costmodel_pass *p, const ls_model_costs *m, int rows)
+{
+  return (double)ls_cpu_lmhead_ns(ls_device_cpu(p->dev), m->lmhead_bytes, m->lmhead_flops_per_token, rows,
+                                  p->threads) * 1e-9;
+}
+
+double ls_costmodel_pass_compute_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows)
+{
+  return m->n_layers * pass_layer_s(p, m, n, cached) + pass_head_s(p, m, rows);
+}
+
+double ls_costmodel_pass_warm_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows)
+{
+  return ls_costmodel_pass_compute_s(p, m, n, cached, rows);
+}
+
+double ls_costmodel_pass_cold_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows)
+{
+  ls_mapread_file file = {m->n_layers, m->layer_bytes, pass_layer_s(p, m, n, cached), m->lmhead_bytes,
+                          pass_head_s(p, m, rows), p->head_serial, rows > 0};
+  const ls_flash_params *f = p->flash ? p->flash : ls_device_flash(p->dev);
+  double t = ls_mapread_pass_s(f, &p->map, p->mapped, &file);
+  return isnan(t) ? 0 : t;
 }

@@ -13,6 +13,7 @@
 #define LS_POLICIES_COSTMODEL_H
 #include <stdint.h>
 #include "devices/device.h"
+#include "devices/mapread.h"
 #include "policies/policy.h"
 #include "workloads/model.h"
 
@@ -53,10 +54,21 @@ double ls_costmodel_tau(const ls_costmodel *cm);
 /* How flash reads meet NPU compute in a verification pass (runner setting verify.overlap):
  * SERIAL reads a layer, then computes it (a runtime whose compute faults the weights in);
  * PREFETCH reads the next layer while the current one computes (two buffers); CROSS also
- * starts the next pass's first reads while the cycle drafts. */
-typedef enum { LS_OVERLAP_SERIAL = 0, LS_OVERLAP_PREFETCH = 1, LS_OVERLAP_CROSS = 2 } ls_overlap;
-/* Names indexed by ls_overlap, NULL-terminated: "serial", "prefetch", "cross-cycle". */
+ * starts the next pass's first reads while the cycle drafts; MAPPED faults a mapped model file
+ * in under the kernel's read-ahead (devices/mapread.h): reads run at most one read-ahead window
+ * ahead of compute (verify.read_ahead, ls_costmodel_set_read_ahead). */
+typedef enum { LS_OVERLAP_SERIAL = 0, LS_OVERLAP_PREFETCH = 1, LS_OVERLAP_CROSS = 2, LS_OVERLAP_MAPPED = 3 } ls_overlap;
+/* Names indexed by ls_overlap, NULL-terminated: "serial", "prefetch", "cross-cycle", "mapped". */
 extern const char *const ls_overlap_names[];
+/* Linux's default read-ahead window, 128 KiB (VM_READAHEAD_PAGES, include/linux/mm.h;
+ * src:linux-readahead): what a block device's read_ahead_kb is unless the platform sets another
+ * (docs/CALIBRATION.md, "Overlap"). */
+#define LS_READ_AHEAD_DEFAULT (128.0 * 1024)
+/* The read-ahead window (bytes, > 0) MAPPED reads in; LS_READ_AHEAD_DEFAULT until set. */
+void ls_costmodel_set_read_ahead(ls_costmodel *cm, double bytes);
+/* The read-ahead parameters MAPPED reads with (window, trigger 0: the next window issued at the
+ * current one's first page, no fault CPU, no wait at the start): the decode library's. */
+ls_mapread_params ls_costmodel_read_ahead(const ls_costmodel *cm);
 /* Execution settings the cost model must agree with the runner on. head_in_dram: the
  * output projection's weights stay in DRAM (not streamed each pass). Defaults: SERIAL, the
  * head in DRAM exactly when the map computes it on the CPU. */
@@ -70,5 +82,29 @@ void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out);
 int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tokens, int ctx_len);
 /* One target output-projection call over `tokens` tokens on unit. */
 int64_t ls_costmodel_lmhead_ns(const ls_costmodel *cm, ls_unit unit, int tokens);
+
+/* A forward pass of a model on a device's CPU (a runtime such as llama.cpp that maps the model
+ * file and computes every layer on the CPU): the pricing `leversim testbed validate` checks
+ * against a real llama.cpp, and which runner/decode's CPU replay of recorded cycles
+ * (runner/decode/cpu_replay.h) uses. A pass of n tokens after c cached ones, asking for `rows`
+ * output rows (1 for a prompt pass as llama-bench times it, every token for a verification):
+ *   compute = L x ls_cpu_layer_ns(n, c + n/2, threads) + ls_cpu_lmhead_ns(rows, threads)
+ *   warm    = compute (the model in memory)
+ *   cold    = the file consumed from a cold page cache (devices/mapread.h, ls_mapread_pass_s):
+ *             mapped: reads overlap compute through the kernel's read-ahead (window map.window),
+ *             a wait map.start_s at the first read, head_serial of the head's compute after its
+ *             last byte; serial: each layer read whole, then computed (verify.overlap=serial).
+ * rows = 0: no output projection is read or computed (llama.cpp with no logits asked). */
+typedef struct ls_costmodel_pass {
+  const ls_device *dev;          /* borrowed */
+  int threads;
+  int mapped;                    /* 1: mapped reads with read-ahead; 0: serial */
+  ls_mapread_params map;         /* the read-ahead (mapped only) */
+  const ls_flash_params *flash;  /* the read path's parameters; NULL: the profile's (borrowed) */
+  double head_serial;            /* 0..1 of the head's compute after its last byte (mapped only) */
+} ls_costmodel_pass;
+double ls_costmodel_pass_compute_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows);
+double ls_costmodel_pass_warm_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows);
+double ls_costmodel_pass_cold_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows);
 
 #endif

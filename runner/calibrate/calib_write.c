@@ -19,6 +19,8 @@
 #define COMMENT_COL 32
 
 typedef struct edit {
+  int kind;              /* 0: the value replaced; 1: the line commented out; 2: a new line after
+                          * it, `value` being "key: value" at the line's indentation */
   int line;              /* 1-based line of the value */
   int col;               /* 1-based column where the value starts */
   char value[64];
@@ -73,6 +75,7 @@ static int add_edit(edit *e, int *n, ls_ydoc *doc, const char *path, const char 
   if (*n == MAX_EDITS)
     return ls_error_set(err, LS_ESTATE, "calibrate: too many edits");
   edit *x = &e[(*n)++];
+  x->kind = 0;
   x->line = ls_ynode_line(&node);
   x->col = ls_ynode_col(&node);
   snprintf(x->value, sizeof x->value, "%s", value);
@@ -127,6 +130,26 @@ static int group_edits(const ls_calib_result *r, edit *e, int *n, ls_ydoc *doc, 
   return rc;
 }
 
+/* One edited line (edit.kind) of the base's text s (len bytes, no newline). */
+static void write_edit(FILE *f, const char *s, size_t len, const edit *x)
+{
+  if (x->kind == 1) { /* the key is dropped: the line stays, as a comment that says why */
+    size_t ind = strspn(s, " ");
+    fprintf(f, "%.*s# %.*s  (%s)", (int)ind, s, (int)(len - ind), s + ind, x->comment);
+    return;
+  }
+  if (x->kind == 2) { /* the line as it was, then a new key at its indentation */
+    size_t ind = strspn(s, " ");
+    int used = (int)ind + (int)strlen(x->value);
+    fprintf(f, "%.*s\n%.*s%s", (int)len, s, (int)ind, s, x->value);
+    fprintf(f, "%*s# %s", used < COMMENT_COL ? COMMENT_COL - used + 1 : 1, "", x->comment);
+    return;
+  }
+  int pre = x->col - 1, used = pre + (int)strlen(x->value);
+  fprintf(f, "%.*s%s", pre, s, x->value);
+  fprintf(f, "%*s# %s", used < COMMENT_COL ? COMMENT_COL - used + 1 : 1, "", x->comment);
+}
+
 static int write_lines(FILE *f, char *text, const edit *e, int n, const char *header)
 {
   int line = 1, wrote_header = 0;
@@ -141,17 +164,37 @@ static int write_lines(FILE *f, char *text, const edit *e, int n, const char *he
     for (int i = 0; i < n; i++)
       if (e[i].line == line)
         x = &e[i];
-    if (!x) {
+    if (!x)
       fwrite(s, 1, len, f);
-    } else {
-      int pre = x->col - 1, used = pre + (int)strlen(x->value);
-      fprintf(f, "%.*s%s", pre, s, x->value);
-      fprintf(f, "%*s# %s", used < COMMENT_COL ? COMMENT_COL - used + 1 : 1, "", x->comment);
-    }
+    else
+      write_edit(f, s, len, x);
     fputc('\n', f);
     s = end ? end + 1 : s + len;
   }
   return ferror(f) ? -1 : 0;
+}
+
+/* The CPU kernel's form the fit chose (calibrate.c, choose_cpu_form), when it is not the base's:
+ * the roofline drops the base's batch_group line (commented out); the sum adds one after
+ * cpu.max_bandwidth. */
+static int form_edit(const ls_calib_group *C, edit *e, int *n, ls_ydoc *doc, ls_error *err)
+{
+  ls_ynode node;
+  int has = find_path(doc, "cpu.batch_group", &node);
+  if (C->n_pts == 0 || (has && C->cpu_group > 0) || (!has && C->cpu_group == 0))
+    return LS_OK; /* the base's form (a sum keeps its own batch_group) */
+  if (!has && !find_path(doc, "cpu.max_bandwidth", &node))
+    return ls_error_set(err, LS_ESCHEMA, "%s: base profile has no cpu.max_bandwidth to add cpu.batch_group after",
+                        ls_ydoc_name(doc));
+  if (*n == MAX_EDITS)
+    return ls_error_set(err, LS_ESTATE, "calibrate: too many edits");
+  edit *x = &e[(*n)++];
+  x->kind = has ? 1 : 2;
+  x->line = ls_ynode_line(&node);
+  x->col = 1;
+  snprintf(x->value, sizeof x->value, "batch_group: %d", C->cpu_group);
+  snprintf(x->comment, sizeof x->comment, "calibrated: %s", C->note);
+  return LS_OK;
 }
 
 int ls_calib_write_profile(const char *base_path, const char *base_label, const ls_calib_result *r, const char *id,
@@ -178,6 +221,8 @@ int ls_calib_write_profile(const char *base_path, const char *base_label, const 
     rc = add_edit(e, &n, doc, "name", nm, "written by leversim calibrate", err);
   if (!rc)
     rc = group_edits(r, e, &n, doc, err);
+  if (!rc)
+    rc = form_edit(&r->g[LS_CALIB_GROUP_CPU], e, &n, doc, err);
   const ls_calib_group *N = &r->g[LS_CALIB_GROUP_NPU];
   ls_ynode tnode;
   if (!rc && N->n_pts > 0 && find_path(doc, "npu.q4_0_dynamic.tile", &tnode) &&

@@ -929,6 +929,39 @@ static int check_fit(prob *P, ls_error *err)
                       "points:%s", g->name, zmax, Z_MAX, red, CHI2_RED_MAX, g->dof, 100 * TAU, list);
 }
 
+/* The CPU kernel's form by profile likelihood (issue 32): the roofline, max(W / BW, n f / F) from
+ * batched_from on (no batch_group: every phone profile's form, devices/cpu.c), against the sum,
+ * passes x W / BW + n f / F (the base's batch_group, or one pass over the weights for any batch,
+ * LS_CALIB_ONEPASS, when the base has none). Each fitted with the same free parameters; the
+ * base's form is kept unless the other lowers chi2 by more than SWITCH_CHI2, as the NPU's
+ * tiles. A base with the tiles' remainder pass (batch_remainder) keeps its form: the roofline has
+ * no remainder pass (scripts/testbed/kernel-form.sh ranks those forms). */
+static void choose_cpu_form(prob *P)
+{
+  ls_calib_group *g = P->g;
+  int base = P->cpu_base.batch_group;
+  g->cpu_group = base;
+  if (P->cpu_base.batch_remainder) {
+    snprintf(g->note, sizeof g->note, "kernel form: the base's tiles (batch_group %d with its remainder pass)", base);
+    return;
+  }
+  int form[2] = {base, base > 0 ? 0 : LS_CALIB_ONEPASS};
+  double c2[2] = {INFINITY, INFINITY};
+  for (int k = 0; k < 2; k++) {
+    P->cpu_base.batch_group = form[k];
+    double theta[LS_CALIB_MAXP] = {0};
+    if (wls(P, theta, NULL, &c2[k]))
+      c2[k] = INFINITY;
+  }
+  int pick = c2[1] < c2[0] - SWITCH_CHI2;
+  P->cpu_base.batch_group = P->cpu.batch_group = g->cpu_group = form[pick];
+  char f0[32], f1[32];
+  snprintf(f0, sizeof f0, form[0] ? "sum (batch_group %d)" : "roofline", form[0]);
+  snprintf(f1, sizeof f1, form[1] ? "sum (batch_group %d)" : "roofline", form[1]);
+  snprintf(g->note, sizeof g->note, "kernel form by profile likelihood, chi2: %s %.4g (base), %s %.4g; chosen %s%s", f0,
+           c2[0], f1, c2[1], pick ? f1 : f0, pick ? "" : " (the base: the other does not lower chi2 by more than 4)");
+}
+
 /* Profile likelihood over (tile, mat_min): keeps the base pair unless another fits clearly better. */
 static void choose_tiles(prob *P)
 {
@@ -1035,6 +1068,10 @@ static int run_group(prob *P, const ls_device *base, const ls_calib_inputs *in, 
     return rc;
   if (P->gid == LS_CALIB_GROUP_NPU)
     choose_tiles(P);
+  else if (P->gid == LS_CALIB_GROUP_CPU && !(o && o->base_form))
+    choose_cpu_form(P);
+  else if (P->gid == LS_CALIB_GROUP_CPU)
+    P->g->cpu_group = P->cpu_base.batch_group; /* the base's form, as asked */
   if ((rc = fit_group(P, err)) || (rc = check_fit(P, err)))
     return rc;
   if (defaulted) {

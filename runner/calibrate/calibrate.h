@@ -3,7 +3,8 @@
  * the simulator's own cost functions, so a fitted profile reproduces what was measured by
  * construction. Three groups, fitted in this order (the NPU rows need the CPU head):
  *   cpu:   cpu.gemv_scale (x every cluster's gemv_bandwidth), cpu.max_bandwidth,
- *          cpu.flops_scale (x every cluster's flops_per_cycle), from CPU rows;
+ *          cpu.flops_scale (x every cluster's flops_per_cycle), from CPU rows; the kernel's
+ *          form (the roofline or the sum, cpu.batch_group) chosen by profile likelihood;
  *   npu:   npu.q4_0_dynamic.{op_call, weight_bandwidth, vec_flops, mat_flops} from Hexagon
  *          rows; tile and mat_min (discrete) chosen by profile likelihood over a small set;
  *   flash: flash.link_bandwidth (the direct path's efficiency held), flash.efficiency.page_cache
@@ -52,6 +53,10 @@ typedef struct ls_calib_curve {
   double x[LS_CALIB_CURVE_PTS], y[LS_CALIB_CURVE_PTS];
 } ls_calib_curve;
 
+/* The sum form's batch_group when the base has none: one pass over the weights for any batch
+ * (the loader's largest batch_group; devices/cpu.c). */
+#define LS_CALIB_ONEPASS 1000000
+
 typedef struct ls_calib_group {
   char name[16];            /* "cpu", "npu", "flash" */
   int n_par;
@@ -61,6 +66,8 @@ typedef struct ls_calib_group {
   double chi2;              /* sum of squared weighted residuals at the fit */
   int dof;                  /* points - fitted parameters */
   int tile, mat_min;        /* npu: the discrete choice written */
+  int cpu_group;            /* cpu: the kernel form written: batch_group, 0 the roofline
+                             * (calibrate.c, choose_cpu_form) */
   char note[512];           /* how the discrete parameters / weights were chosen */
   int n_curves;
   ls_calib_curve curves[LS_CALIB_CURVES];
@@ -77,6 +84,8 @@ typedef struct ls_calib_options {
   const char *const *fix;  /* parameter names held at the base value (NULL-terminated or NULL) */
   int want[LS_CALIB_GROUPS]; /* all 0: every group with measurements; else only these (refused
                                 when they have none) */
+  int base_form;           /* 1: the CPU kernel's form is the base's, not chosen (calibrate.c,
+                              choose_cpu_form) */
 } ls_calib_options;
 
 /* Fits every group that has measurements. base is borrowed. Refuses (LS_EINVALID, exit 65)

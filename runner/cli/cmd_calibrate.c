@@ -21,7 +21,7 @@
 #define MAX_FIX 16
 
 typedef struct opts {
-  const char *base, *out, *model, *plot;
+  const char *base, *out, *model, *plot, *cpu_form;
   ls_opt_list bench, fio, fix_args, only_args;
   int json, check;
   char fix_buf[512], only_buf[64];
@@ -37,6 +37,7 @@ static const ls_opt CALIBRATE_OPTS[] = {
     {"--model", LS_OPT_STR, OPT_AT(opts, model), "ID", "model id (workloads/models) of every llama-bench file without its own :MODEL, instead of matching model_filename"},
     {"--fix", LS_OPT_MULTI, OPT_AT(opts, fix_args), "NAME[,NAME...]", "hold these parameters at the base value (full names or their last part: op_call,...)"},
     {"--only", LS_OPT_MULTI, OPT_AT(opts, only_args), "cpu,npu,flash", "fit only these groups (and refuse if their measurements are missing)"},
+    {"--cpu-form", LS_OPT_CHOICE, OPT_AT(opts, cpu_form), "FORM", "the CPU kernel's form: chosen by the data between the roofline and the sum (auto, the default) or the base's (base)", .choices = "auto,base"},
     {"--plot", LS_OPT_STR, OPT_AT(opts, plot), "DIR", "write measured-vs-fitted figures DIR/calibrate-<group>.png (gnuplot)"},
     {"--json", LS_OPT_FLAG, OPT_AT(opts, json), NULL, "print the fit report as JSON"},
     {"--check", LS_OPT_FLAG, OPT_AT(opts, check), NULL, "compare each fitted number with the base's: exit 2 unless all agree within 1 standard error"},
@@ -86,6 +87,7 @@ static int parse_lists(opts *o)
 static int parse(int argc, char **argv, opts *o, int *stop)
 {
   memset(o, 0, sizeof *o);
+  o->cpu_form = "auto";
   int rc = ls_opts_parse(&CALIBRATE, argc, argv, o, NULL);
   *stop = rc != LS_OK;
   if (rc)
@@ -294,7 +296,7 @@ int ls_cmd_calibrate(int argc, char **argv)
   memset(&in, 0, sizeof in);
   ls_calib_result res;
   memset(&res, 0, sizeof res);
-  ls_calib_options co = {o.fix, {o.want[0], o.want[1], o.want[2]}};
+  ls_calib_options co = {o.fix, {o.want[0], o.want[1], o.want[2]}, strcmp(o.cpu_form, "base") == 0};
   rc = ls_device_load_id(&base, ls_data_root(), o.base, &err);
   if (!rc)
     rc = read_inputs(&o, &in, &err);

@@ -285,7 +285,7 @@ static const ls_opt HEAD_OPTS[] = {
 static const ls_cmd_spec HEAD = {
     "testbed head-rate", NULL, 0, 0, 0, "the output projection's streaming rate from a run's rows passes",
     "Prints `  head_bandwidth: R GB/s # src:testbed-run: ...` for a profile's cpu section: the head's bytes over\n"
-    "(t(N rows) - t(1 row)) / (N - 1) of the rows passes (runner/testbed/predict.h); when the run has rows-0\n"
+    "(t(N rows) - t(1 row)) / (N - 1) of the rows passes (runner/testbed/calfit.h); when the run has rows-0\n"
     "passes, also `  head_first_bandwidth: R1 GB/s # ...`: the head's bytes over t(1 row) - t(no row). Exit: 0\n"
     "printed, 64 usage, 65 no per-row or first-row cost measured, 66 no database, run or rows passes, 74 I/O.\n",
     NULL, HEAD_OPTS};

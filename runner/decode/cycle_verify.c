@@ -12,12 +12,25 @@
  * pipeline never starts cold.
  * When the last layer is done, ACCEPT: from the root, follow the child whose rank is the
  * target's choice (oracle or trace ground truth), among surviving nodes; tau = accepted + 1
- * bonus token. Then the output projection (cycle_lmhead.c). */
+ * bonus token. Then the output projection (cycle_lmhead.c).
+ * verify.overlap=mapped (a runtime that maps the model file, llama.cpp): the streamed items are
+ * one file faulted in under the kernel's read-ahead (devices/mapread.h, the window
+ * verify.read_ahead, the next window issued at the current one's first page). The pass is
+ * planned at its start: every layer's tokens (the prune policy asked then, with the same
+ * inputs it gets at the exit layer: the tree, the scores and the drafting time), the
+ * read-ahead recurrence over the streamed layers and the head (ls_mapread_time_ends_s), and so
+ * each streamed item's wait for its weights before its compute, (end_i - end_{i-1}) -
+ * compute_i. The resident prefix computes first, then the first fault starts the reads. The
+ * flash device still reads the streamed bytes (issued at the pass's start, their completions
+ * not waited for), so its busy time and energy count them; the pass's timing is the plan's. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "runner/decode/decode_int.h"
 #include "sim/resource.h"
 
 static void try_compute(ls_run_state *r);
+static void mapped_begin(ls_run_state *r);
 
 static double stream_bytes(const ls_run_state *r, int s)
 {
@@ -40,8 +53,12 @@ static void on_read_done(ls_engine *e, void *ctx)
     try_compute(r);
 }
 
+static int mapped(const ls_run_state *r) { return r->cfg.overlap == LS_OVERLAP_MAPPED; }
+
 static void issue_reads(ls_run_state *r)
 {
+  if (mapped(r)) /* mapped_begin issues them */
+    return;
   while (r->verify.next_read < r->verify.n_stream && r->verify.next_read - r->verify.computed_stream < r->cfg.buffers) {
     if (ls_flash_dev_read(r->ds->flash, stream_bytes(r, r->verify.next_read), on_read_done, r, r->err)) {
       ls_cyc_fail(r, r->err->code);
@@ -54,7 +71,7 @@ static void issue_reads(ls_run_state *r)
 /* Item `layer` (L = the LM head) is in memory. */
 static int ready(const ls_run_state *r, int layer)
 {
-  if (layer < r->cfg.resident)
+  if (mapped(r) || layer < r->cfg.resident) /* mapped: its wait is planned (mapped_begin) */
     return 1;
   if (layer == r->cfg.L && (r->cfg.in_dram || r->cfg.head_in_dram))
     return 1; /* LM head resident */
@@ -91,6 +108,8 @@ void ls_cyc_verify_begin(ls_run_state *r)
   r->head.left = 0;
   if (ls_cyc_enter(r, prefill ? LS_PHASE_PREFILL_WAIT : LS_PHASE_VERIFY_WAIT))
     return;
+  if (mapped(r))
+    mapped_begin(r);
   issue_reads(r);
   try_compute(r);
 }
@@ -114,6 +133,63 @@ static void prune_now(ls_run_state *r)
   r->acct.prune_calls++;
 }
 
+/* Tokens that layer l computes: planned (mapped) or as the pass stands. */
+static int layer_tokens(const ls_run_state *r, int l)
+{
+  return mapped(r) ? r->verify.map_tokens[l] : tokens_at_layer(r);
+}
+
+static void read_landed(ls_engine *e, void *ctx)
+{
+  (void)e;
+  (void)ctx; /* mapped: the plan times the pass; the read only occupies the flash */
+}
+
+/* verify.overlap=mapped: plans the pass (the top comment) and issues its reads. */
+static void mapped_begin(ls_run_state *r)
+{
+  int L = r->cfg.L, R = r->cfg.in_dram ? L : r->cfg.resident, S = stream_items(r);
+  for (int l = 0; l <= L; l++) {
+    if (l < L && !ls_phase_prefill(r->phase) && l == r->cfg.exit_layer && r->cfg.exit_layer < L)
+      prune_now(r);
+    r->verify.map_tokens[l] = l < L ? tokens_at_layer(r) : 0;
+    r->verify.map_wait[l] = 0;
+    r->verify.map_waited[l] = 0;
+  }
+  if (S == 0)
+    return;
+  ls_mapread_seg *seg = malloc((size_t)S * sizeof *seg);
+  double *end = malloc((size_t)S * sizeof *end);
+  if (!seg || !end) {
+    free(seg);
+    free(end);
+    ls_cyc_fail(r, ls_error_set(r->err, LS_ENOMEM, "decode: out of memory"));
+    return;
+  }
+  for (int i = 0; i < S; i++) {
+    int l = R + i;
+    seg[i] = l < L ? (ls_mapread_seg){r->cfg.tc.layer_bytes, (double)ls_cyc_layer_ns(r, r->verify.map_tokens[l]) * 1e-9, 0}
+                   : (ls_mapread_seg){r->cfg.tc.lmhead_bytes, 0, 0};
+  }
+  ls_mapread_params m = ls_costmodel_read_ahead(r->cfg.cm);
+  ls_mapread_time_ends_s(ls_device_flash(r->cfg.dev), &m, seg, S, end);
+  for (int i = 0; i < S; i++) {
+    double wait = end[i] - (i ? end[i - 1] : 0) - seg[i].compute_s;
+    r->verify.map_wait[R + i] = wait > 0 ? llround(wait * 1e9) : 0;
+  }
+  for (int i = 0; i < S && !r->failed; i++)
+    if (ls_flash_dev_read(r->ds->flash, seg[i].bytes, read_landed, r, r->err))
+      ls_cyc_fail(r, r->err->code);
+  free(seg);
+  free(end);
+}
+
+static void on_map_wait(ls_engine *e, void *ctx)
+{
+  (void)e;
+  try_compute(ctx);
+}
+
 static void layer_done(ls_engine *e, void *ctx)
 {
   (void)e;
@@ -123,10 +199,10 @@ static void layer_done(ls_engine *e, void *ctx)
     r->verify.computed_stream++;
     issue_reads(r);
   }
-  r->verify.token_layers += tokens_at_layer(r);
+  r->verify.token_layers += layer_tokens(r, l);
   r->verify.next_layer++;
   r->verify.npu_free_at = ls_engine_now(r->eng);
-  if (!prefill && r->verify.next_layer == r->cfg.exit_layer && r->cfg.exit_layer < r->cfg.L)
+  if (!mapped(r) && !prefill && r->verify.next_layer == r->cfg.exit_layer && r->cfg.exit_layer < r->cfg.L)
     prune_now(r);
   if (ls_cyc_enter(r, prefill ? LS_PHASE_PREFILL_WAIT : LS_PHASE_VERIFY_WAIT))
     return;
@@ -174,6 +250,14 @@ static void try_compute(ls_run_state *r)
   int l = r->verify.next_layer;
   if (l > r->cfg.L || !ready(r, l))
     return;
+  if (mapped(r) && !r->verify.map_waited[l]) { /* the read-ahead has not brought its weights in yet */
+    r->verify.map_waited[l] = 1;
+    if (r->verify.map_wait[l] > 0) {
+      if (ls_engine_schedule_in(r->eng, r->verify.map_wait[l], on_map_wait, r, NULL, r->err))
+        ls_cyc_fail(r, r->err->code);
+      return;
+    }
+  }
   int64_t now = ls_engine_now(r->eng);
   if (now > r->verify.npu_free_at)
     r->verify.io_wait += now - r->verify.npu_free_at; /* the NPU sat idle only for want of weights */
@@ -185,7 +269,7 @@ static void try_compute(ls_run_state *r)
   }
   if (ls_cyc_enter(r, ls_phase_prefill(r->phase) ? LS_PHASE_PREFILL_LAYER : LS_PHASE_VERIFY_LAYER))
     return;
-  int64_t ns = ls_cyc_layer_ns(r, tokens_at_layer(r));
+  int64_t ns = ls_cyc_layer_ns(r, layer_tokens(r, l));
   r->verify.compute_ns += ns;
   if (ls_resource_submit(r->ds->npu, ns, layer_done, r, r->err))
     ls_cyc_fail(r, r->err->code);

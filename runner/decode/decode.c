@@ -331,13 +331,16 @@ static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_k
 }
 
 /* Execution settings (the pipeline they shape: cycle_verify.c):
- *   verify.overlap = serial | prefetch | cross-cycle (default serial: a layer is read, then
+ *   verify.overlap = serial | prefetch | cross-cycle | mapped (default serial: a layer is read, then
  *     computed. The evidence, docs/CALIBRATION.md §3: the paper's Fig. 5 (measured on the
  *     OnePlus 12 with the target streamed from flash) shows verification growing with the tree
  *     until throughput peaks inside 4-64 tokens, which cannot happen when reads hide the Q4_0
  *     compute (prefetch; view `overlap`); Table 1 splits a verification into flash I/O and the
  *     rest; llama.cpp maps Q4_0 weights from flash, so a layer's compute faults its weights in
- *     (src:lever-html, src:llamacpp-common). The other modes are in the regime map);
+ *     (src:lever-html, src:llamacpp-common). The other modes are in the regime map; mapped
+ *     is that runtime's read-ahead: docs/CALIBRATION.md, "Overlap");
+ *   verify.read_ahead = bytes (mapped only; default 128 KiB, Linux's default read_ahead_kb,
+ *     src:linux-readahead): the read-ahead window of the device the model file is mapped from;
  *   verify.head_memory = auto | dram | flash: where the output projection's weights live
  *     (auto: in app DRAM when the CPU computes it, charged to the resident budget; streamed
  *     with the layers when the NPU graph computes it, which needs NPU-mapped memory). */
@@ -348,7 +351,13 @@ static int read_exec(ls_run_state *r, ls_kv *kv, ls_error *err)
   int rc = ls_kv_enum(kv, "verify.overlap", ls_overlap_names, ov, &ov, err);
   if (!rc) rc = ls_kv_enum(kv, "verify.head_memory", MEM, mem, &mem, err);
   r->cfg.overlap = (ls_overlap)ov;
-  r->cfg.buffers = r->cfg.overlap == LS_OVERLAP_SERIAL ? 1 : 2;
+  /* read only in mapped mode, so the other modes' runs keep their settings (and their ids) */
+  r->cfg.read_ahead = LS_READ_AHEAD_DEFAULT;
+  if (!rc && r->cfg.overlap == LS_OVERLAP_MAPPED)
+    rc = ls_kv_unit(kv, "verify.read_ahead", LS_U_BYTES, 4096, 1073741824.0, LS_READ_AHEAD_DEFAULT,
+                    &r->cfg.read_ahead, err);
+  /* mapped: the page cache holds the read-ahead, no layer buffer of the runtime's own */
+  r->cfg.buffers = r->cfg.overlap == LS_OVERLAP_SERIAL || r->cfg.overlap == LS_OVERLAP_MAPPED ? 1 : 2;
   r->cfg.lmhead = r->cfg.mops->lmhead(r->cfg.mstate);
   r->cfg.head_in_dram = mem == 0 ? r->cfg.lmhead == LS_LMHEAD_DEMAND_CPU : mem == 1;
   /* the setting's whole effect: head_in_dram (nothing else reads mem) */
@@ -454,6 +463,9 @@ static void free_run(ls_run_state *r)
   ls_sample_free(r->acct.cost_err);
   ls_sample_free(r->acct.cost_bias);
   ls_device_free(r->cfg.dev);
+  free(r->verify.map_tokens);
+  free(r->verify.map_wait);
+  free(r->verify.map_waited);
 }
 
 /* The flash requests of one target pass against LS_RUN_MAX_FLASH_REQUESTS (decode.h). */
@@ -482,6 +494,14 @@ static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_erro
   r->err = err;
   r->seq.prompt = 0;
   r->cfg.prefetch = r->cfg.overlap == LS_OVERLAP_CROSS && !r->cfg.in_dram;
+  if (r->cfg.overlap == LS_OVERLAP_MAPPED) { /* the plan of a mapped pass (cycle_verify.c) */
+    size_t n = (size_t)r->cfg.L + 1;
+    r->verify.map_tokens = calloc(n, sizeof *r->verify.map_tokens);
+    r->verify.map_wait = calloc(n, sizeof *r->verify.map_wait);
+    r->verify.map_waited = calloc(n, 1);
+    if (!r->verify.map_tokens || !r->verify.map_wait || !r->verify.map_waited)
+      return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
+  }
   if (r->cfg.prefetch) /* the first pass's reads start as the later ones do, ahead of it */
     ls_cyc_prefetch(r);
   ls_cyc_prompt_start(r);
@@ -581,6 +601,7 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
     rc = ls_costmodel_create(&r->cfg.cm, r->cfg.dev, &r->cfg.tc, &r->cfg.dc, r->cfg.mops, r->cfg.mstate, r->cfg.resident, r->cfg.threads, err);
     if (!rc) {
       ls_costmodel_set_exec(r->cfg.cm, r->cfg.overlap, r->cfg.head_in_dram);
+      ls_costmodel_set_read_ahead(r->cfg.cm, r->cfg.read_ahead);
       ls_costmodel_bind(r->cfg.cm, &r->cfg.cost);
       if (!dry)
         rc = simulate(r, c, s, err);

@@ -56,6 +56,7 @@ typedef struct ls_run_config {
   int buffers;                  /* flash layer buffers: 1 serial, 2 with prefetch */
   int prefetch;                 /* cross-cycle with streamed weights: each pass's first reads
                                    are issued in PREFETCH, before the pass begins */
+  double read_ahead;            /* verify.read_ahead, bytes (mapped only) */
 } ls_run_config;
 
 /* The text being decoded: the synthetic oracle, or a recorded trace (decode.c). */
@@ -105,6 +106,13 @@ typedef struct ls_run_verify {
   int64_t io_wait, compute_ns;  /* this pass: the NPU's wait for weights, its layer compute */
   long token_layers;            /* this pass: tokens computed, summed over layers */
   ls_layer_memo layer_memo;     /* the last target layer time asked for (ls_cyc_layer_ns) */
+  /* verify.overlap=mapped: the pass planned at its start (cycle_verify.c), per item l = 0..L
+   * (the layers, then the head): the tokens each layer computes, the wait for its read-ahead
+   * before its compute, ns (0 for a resident item), and whether that wait is over. Owned,
+   * L + 1 each, NULL in the other modes. */
+  int *map_tokens;
+  int64_t *map_wait;
+  unsigned char *map_waited;
 } ls_run_verify;
 
 /* HEAD and SAMPLE (cycle_lmhead.c): the current output-projection call. */

@@ -7,7 +7,7 @@
  *           the target's all-rows and no-row passes right after an eviction, alternated with
  *           the warm rows passes: their difference is the output projection's whole phase on a
  *           cold pass (reading the head and computing it), the source of how much of the head's
- *           compute waits for its last byte (runner/testbed/predict.h); never held out;
+ *           compute waits for its last byte (runner/testbed/calfit.h); never held out;
  *   stream-busy, busy-warm
  *           interleaved with it: the same stream with fixed arithmetic after each page (30, 60
  *           and 90 % of an untimed stream's time in all), from a cold cache and over the cached
@@ -26,7 +26,7 @@
  *   rows-0  the same N tokens asking for no output row (llama.cpp then computes no output
  *           projection), the model in memory: rows - rows-1 is the output projection computed
  *           for N - 1 more rows, rows-1 - rows-0 its first row; the sources of the head's own
- *           rates (runner/testbed/predict.h, ls_tbp_head_rate_get); calibration inputs like
+ *           rates (runner/testbed/calfit.h, ls_tbp_head_rate_get); calibration inputs like
  *           stream, never held-out points; measured on the target and, with a draft, on the
  *           draft too (kinds draft-rows, draft-rows-1, draft-rows-0: the same head kernel on
  *           a model whose passes it dominates, so the head's costs are a large share of them);

@@ -29,7 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "runner/decode/paths.h"
-#include "runner/testbed/predict.h"
+#include "runner/decode/cpu_replay.h"
+#include "runner/testbed/calfit.h"
 #include "sim/gnuplot.h"
 #include "runner/testbed/tbdb.h"
 
@@ -104,17 +105,24 @@ typedef struct trivial {
   int n_cal;               /* calibration passes c_s was fitted on (0: c_s = 0) */
 } trivial;
 
+/* The model's price of a point (t NULL) or the trivial baseline's: the tg row is its n one-token
+ * steps, the context growing by one each. */
 static double shape_s(const ls_tbp *p, const trivial *t, const pass_shape *s, int n, int ctx)
 {
-  double w = 0;
+  const ls_model_costs *tc = s->m; /* a point is one model's: the replay's target */
   if (s->tg) {
-    for (int g = 0; g < n; g++)
-      w += ls_tbp_warm_s(p, s->m, 1, g, 1);
+    double w = 0;
+    for (int g = 0; g < n; g++) {
+      ls_cpureplay_pass q = {0, 1, g, 1, 0};
+      w += ls_cpureplay_pass_s(p, tc, NULL, &q);
+    }
     return w;
   }
+  ls_cpureplay_pass q = {0, n, ctx, s->rows, s->cold};
   if (!t)
-    return s->cold ? ls_tbp_cold_s(p, s->m, n, ctx, s->rows) : ls_tbp_warm_s(p, s->m, n, ctx, s->rows);
-  w = ls_tbp_warm_s(p, s->m, n, ctx, s->rows);
+    return ls_cpureplay_pass_s(p, tc, NULL, &q);
+  q.cold = 0; /* the baseline: the warm fit, and for a cold pass the max with the stream plus c */
+  double w = ls_cpureplay_pass_s(p, tc, NULL, &q);
   return s->cold ? fmax(w, t->stream_s) + t->c_s : w;
 }
 
@@ -186,7 +194,9 @@ static void predict_spec(const ls_tbp *p, const trivial *t, const ls_tbm_result 
                          const ls_model_costs *dc, int median, ls_tbdb_point *pts, int *n)
 {
   double meas[2] = {0, 0}, pred[2] = {0, 0}, base[2] = {0, 0};
-  for (int i = 0; i < r->n; i++) {
+  ls_cpureplay_pass *run = malloc((size_t)(r->n > 0 ? r->n : 1) * sizeof *run);
+  int nrun = 0;
+  for (int i = 0; run && i < r->n; i++) {
     const ls_tbm_pass *q = &r->p[i];
     if (strncmp(q->kind, "spec-", 5))
       continue;
@@ -202,11 +212,16 @@ static void predict_spec(const ls_tbp *p, const trivial *t, const ls_tbm_result 
     if (!first)
       continue;
     int draft = !strcmp(q->kind, "spec-draft");
+    /* the draft's pass in memory asking for one row; the target's verification from an evicted
+     * page cache asking for every token's row */
+    run[nrun++] = (ls_cpureplay_pass){draft, q->n_tokens, q->ctx, draft ? 1 : q->n_tokens, !draft};
     pass_shape s = {draft ? dc : tc, draft ? 1 : q->n_tokens, !draft, 0, 1};
     meas[!draft] += ls_tbp_rep_stat(v, m, median);
-    pred[!draft] += shape_s(p, NULL, &s, q->n_tokens, q->ctx);
     base[!draft] += shape_s(p, t, &s, q->n_tokens, q->ctx);
   }
+  if (run) /* the model's price: the decode library's CPU replay of the cycles the run made */
+    ls_cpureplay_run_s(p, tc, dc, run, nrun, &pred[0], &pred[1]);
+  free(run);
   double g = r->spec.generated;
   add_pt(pts, n, "spec", r->spec.generated, r->spec.k, (meas[0] + meas[1]) / g, (pred[0] + pred[1]) / g,
          (base[0] + base[1]) / g, 1);
@@ -531,7 +546,7 @@ static double read_path(ls_tbp *p, const inputs *in, const ls_tbv_options *o, ls
     return NAN;
   ls_mapread_params m0 = p->map;
   m0.fault_s_per_byte = 0; /* the touch loop's own CPU is part of its time */
-  *sf = ls_tbp_stream_flash(ls_device_flash(in->dev), &m0, (double)sbytes, stream);
+  *sf = ls_mapread_stream_flash(ls_device_flash(in->dev), &m0, (double)sbytes, stream);
   p->flash = sf;
   *bad |= fprintf(out, "mapped read path: %.1f MB streamed in %.3f s: %.2f GB/s at the page cache (the profile's "
                        "fio-fitted rate: %.2f GB/s)\n", sbytes / 1e6, stream, ls_flash_effective_bw(sf) / 1e9,
@@ -645,7 +660,7 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
   int rc = pts ? load_inputs(o, &in, err) : ls_error_set(err, LS_ENOMEM, "out of memory");
   if (!rc) {
     int bad = 0, ok = 0;
-    ls_tbp p = {in.dev, in.meta.threads > 0 ? in.meta.threads : 1, o->serial ? LS_TBP_SERIAL : LS_TBP_MAPPED,
+    ls_tbp p = {in.dev, in.meta.threads > 0 ? in.meta.threads : 1, !o->serial,
                 {in.readahead, LS_TBP_TRIGGER, in.fault, 0, 0, 0, !o->io_every}, NULL, 0};
     ls_flash_params sf;
     double stream = read_path(&p, &in, o, &sf, out, &bad);

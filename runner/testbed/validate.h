@@ -1,6 +1,6 @@
 /* runner/testbed/validate: the comparison behind 'leversim testbed validate': the simulator's
  * device models, with a profile calibrated from the warm rows and fio only, predict every
- * held-out measurement of a testbed run (runner/testbed/predict); measured vs predicted is
+ * held-out measurement of a testbed run (runner/testbed/calfit); measured vs predicted is
  * printed, stored (runner/testbed/tbdb, table tb_prediction, view tb_error) and drawn
  * (gnuplot: predicted against measured, the y = x line, one colour per kind). */
 #ifndef LS_RUNNER_TESTBED_VALIDATE_H

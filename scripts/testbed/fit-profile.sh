@@ -6,6 +6,8 @@
 # docs/STATISTICS.md), and this VM's fio often is not (docs/VALIDATION.md §3.2): then the CPU is
 # fitted alone and the flash numbers stay the base's. The cold predictions do not use fio's
 # rate anyway; they read at the stream measurement's. The report goes to standard output.
+# The kernel's form is the base's (--cpu-form base): kernel-form.sh has already chosen it among
+# five, the roofline one of them.
 # Exit: calibrate's (65 only when the CPU fit is refused too).
 # Environment: LEVERSIM (default build/leversim).
 set -euo pipefail
@@ -13,13 +15,14 @@ set -euo pipefail
 base=$1; warm=$2; fio=$3; out=$4; shift 4
 LEVERSIM=${LEVERSIM:-build/leversim}
 set +e
-"$LEVERSIM" calibrate --base "$base" --only cpu,flash --fix max_bandwidth --llama-bench "$warm" --fio "$fio" "$@" \
+"$LEVERSIM" calibrate --base "$base" --only cpu,flash --fix max_bandwidth --cpu-form base --llama-bench "$warm" --fio "$fio" "$@" \
   --out "$out"
 st=$?
 set -e
 if [ $st -eq 65 ]; then
   echo "fit-profile.sh: the flash fit was refused; calibrating the CPU alone" >&2
-  "$LEVERSIM" calibrate --base "$base" --only cpu --fix max_bandwidth --llama-bench "$warm" "$@" --out "$out"
+  "$LEVERSIM" calibrate --base "$base" --only cpu --fix max_bandwidth --cpu-form base --llama-bench "$warm" "$@" \
+    --out "$out"
   exit $?
 fi
 exit $st

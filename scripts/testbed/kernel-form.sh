@@ -13,6 +13,8 @@
 # with the smallest reduced chi2 (chi2 over its degrees of freedom) is kept. No held-out pass is read. The fits and their reports are left
 # beside BASE_PROFILE (kernel-<form>.yaml, kernel-<form>.txt). Exit 65 when no form fits.
 # `roofline` (no batch_group: the phone profiles' form, max(W / BW, n f / F)) is a candidate too.
+# Each form is fitted as it is (`calibrate --cpu-form base`): calibrate's own choice between the
+# roofline and the sum would turn one candidate into another.
 # Environment: LEVERSIM (default build/leversim); KERNEL_FORMS, the forms to fit (default all
 # five, in the order above; e.g. "groups onepass tiles" for the choice before §3.17).
 set -euo pipefail
@@ -34,7 +36,7 @@ forms=${KERNEL_FORMS:-groups onepass tiles tiles-rate roofline}
 for form in $forms; do
   case $form in groups | onepass | tiles | tiles-rate | roofline) ;; *) echo "kernel-form.sh: KERNEL_FORMS: unknown form '$form'" >&2; exit 64 ;; esac
   set +e
-  "$LEVERSIM" calibrate --base "$dir/base-profile-$form.yaml" --only cpu --fix max_bandwidth \
+  "$LEVERSIM" calibrate --base "$dir/base-profile-$form.yaml" --only cpu --fix max_bandwidth --cpu-form base \
     --llama-bench "$warm" "$@" --out "$dir/kernel-$form.yaml" > "$dir/kernel-$form.txt" 2>&1
   st=$?
   set -e

@@ -139,6 +139,20 @@ static int call_memo_wrong(const cm_fix *f, const ls_costmodel *cm)
   return bad;
 }
 
+/* bytes read in windows of win bytes, one after another, each one request of its size at queue
+ * depth 1 on the page-cache path (read-ahead with nothing to overlap). */
+static double windows_s(const ls_device *dev, double bytes, double win)
+{
+  ls_flash_params p = *ls_device_flash(dev);
+  p.path = LS_PATH_PAGE_CACHE;
+  double t = 0;
+  for (double pos = 0; pos < bytes; pos += win) {
+    double b = fmin(win, bytes - pos);
+    t += ls_flash_read_ns_at(&p, b, b, 1) * 1e-9;
+  }
+  return t;
+}
+
 static void test_costmodel_formula(void)
 {
   cm_fix f;
@@ -168,6 +182,12 @@ static void test_costmodel_formula(void)
     LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want - io, 1e-12);
     ls_costmodel_set_exec(cm, LS_OVERLAP_CROSS, 1); /* and a DRAM-resident head is not read */
     LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want - io - head_io, 1e-12);
+    /* mapped: a layer read in 128 KiB read-ahead windows back to back, each one request at
+     * queue depth 1 on the page-cache path; the first window before any compute */
+    ls_costmodel_set_exec(cm, LS_OVERLAP_MAPPED, 0);
+    double io_map = windows_s(f.dev, f.tc.layer_bytes, 131072), io_win = windows_s(f.dev, 131072, 131072);
+    want = 28 * fmax(io_map, comp) + 4 * comp + io_win + windows_s(f.dev, f.tc.lmhead_bytes, 131072) + head;
+    LS_ASSERT_CLOSE(c.verify_s(c.ctx, k), want, 1e-9);
     ls_costmodel_set_exec(cm, LS_OVERLAP_SERIAL, 0);
     CU_ASSERT(c.verify_s(c.ctx, k) >= prev); /* the vector path: never cheaper with more tokens */
     prev = c.verify_s(c.ctx, k);

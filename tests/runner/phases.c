@@ -152,10 +152,10 @@ static void test_invariants_caught(void)
  * every allowed transition, so the table has no edge the cycle never uses. */
 static void test_runs_cover_the_table(void)
 {
-  static const char *const OVERLAP[] = {"serial", "prefetch", "cross-cycle"};
+  static const char *const OVERLAP[] = {"serial", "prefetch", "cross-cycle", "mapped"};
   uint32_t seen[LS_DECODE_PHASE_SLOTS] = {0};
   for (const ls_system *s = ls_system_all(); s->name; s++)
-    for (int o = 0; o < 3; o++) {
+    for (int o = 0; o < 4; o++) {
       char set[256];
       snprintf(set, sizeof set, "workload.prompts=2;workload.max_tokens=16;verify.overlap=%s", OVERLAP[o]);
       ls_decode_result res;

@@ -333,6 +333,61 @@ static void test_cycle_hand_computed(void)
   ls_device_free(d);
 }
 
+
+/* verify.overlap=mapped on the same one-layer target (runner/decode/cycle_verify.c): the file
+ * (the layer, Bl bytes, then the head, Bh > Bl) is faulted in under read-ahead windows of W
+ * bytes, each one read request at queue depth 1 on the page-cache path, the next issued as the
+ * current one arrives (trigger at its first page). With W = Bh rounded up: window 0 holds the
+ * layer and the head's first W - Bl bytes (read Rw(W), then C1), window 1 the head's rest,
+ * issued when window 0 lands and read while the layer computes:
+ *   cycle = Rw(W) + max(C1, Rw(Bl + Bh - W)) + C_lm + S.
+ * With a window as large as the whole file, the layer's compute waits for all of it:
+ *   cycle = Rw(Bl + Bh) + C1 + C_lm + S.
+ * Rw(b) = ls_flash_read_ns_at(page-cache path, b, b, 1). Out of mapped mode the setting
+ * verify.read_ahead is read by no one: an unknown key. */
+static void test_cycle_mapped_hand_computed(void)
+{
+  ls_error err;
+  ls_device *d = NULL;
+  ls_model *m = NULL;
+  ls_model_costs c;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, g_data, "tiny", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&m, g_data, "tiny-target", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_costs_get(m, NULL, &c, &err), LS_OK);
+  double win = ceil(c.lmhead_bytes), all = c.layer_bytes + c.lmhead_bytes;
+  CU_ASSERT_FATAL(c.lmhead_bytes > c.layer_bytes && win < all);
+  ls_flash_params pc = *ls_device_flash(d);
+  pc.path = LS_PATH_PAGE_CACHE;
+  double rw0 = ls_flash_read_ns_at(&pc, win, win, 1) * 1e-9;
+  double rw1 = ls_flash_read_ns_at(&pc, all - win, all - win, 1) * 1e-9;
+  double rwa = ls_flash_read_ns_at(&pc, all, all, 1) * 1e-9;
+  ls_layer_work w = ls_costmodel_layer_work(&c);
+  double c_lm = ls_npu_lmhead_ns(ls_device_npu(d), c.lmhead_bytes, c.lmhead_flops_per_token, 1) * 1e-9;
+  double sample = (double)llround(0.06e-3 * c.vocab / 128256.0 * 1e9) * 1e-9;
+  double small = 0, whole = 0;
+  for (int k = 0; k < 7; k++) { /* 8 tokens: 7 decode cycles after the prompt of 128 */
+    double c1 = ls_npu_layer_ns(ls_device_npu(d), &w, 1, 128 + k) * 1e-9;
+    small += rw0 + (c1 > rw1 ? c1 : rw1) + c_lm + sample;
+    whole += rwa + c1 + c_lm + sample;
+  }
+  char set[256];
+  ls_decode_result res;
+  snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=8;verify.overlap=mapped;verify.read_ahead=%.0f B",
+           win);
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash", set, &res), LS_OK);
+  CU_ASSERT_EQUAL(res.valid, 1);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "decode_s"), small, 1e-8);
+  ls_decode_result_free(&res);
+  snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=8;verify.overlap=mapped;verify.read_ahead=1 GiB");
+  CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash", set, &res), LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "decode_s"), whole, 1e-8);
+  ls_decode_result_free(&res);
+  CU_ASSERT_NOT_EQUAL(run_one(g_data, "tiny", "tiny-target", "iid", "ar-flash",
+                              "workload.prompts=1;workload.max_tokens=8;verify.read_ahead=1 MiB", &res), LS_OK);
+  ls_model_free(m);
+  ls_device_free(d);
+}
+
 static void test_chain_closed_form(void)
 {
   /* chain SD under iid alpha: tau = (1 - a^(g+1)) / (1 - a) tokens per cycle. */
@@ -774,6 +829,7 @@ static CU_TestInfo cycle_tests[] = {
     {"a run whose draft, KV caches and buffers exceed the app budget is not valid", test_dram_does_not_fit},
     {"lever: pruning runs, shrinks, never loses a token; on-demand head per row", test_lever_invariants},
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
+    {"ar-flash one-layer cycle, mapped read-ahead, by hand", test_cycle_mapped_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
     {"ar-mem is valid only when the target fits", test_ar_mem_validity},
     {"every metric is a v_runs column; resolved settings; the dry check", test_metrics_and_settings_recorded},

@@ -18,10 +18,11 @@
 #include "runner/testbed/llamadrv.h"
 #include "devices/cpu.h"
 #include "devices/mapread.h"
-#include "runner/testbed/predict.h"
+#include "runner/testbed/calfit.h"
 #include "devices/device.h"
 #include "workloads/model.h"
 #include "runner/decode/paths.h"
+#include "runner/decode/cpu_replay.h"
 
 #define PAGE 4096ULL
 
@@ -919,7 +920,7 @@ static void test_cpu_batched(void)
   CU_ASSERT_EQUAL(ls_cpu_layer_ns(&c, &w, 3, 0, 1), 130000000);
 }
 
-/* The head's rate from the rows passes (runner/testbed/predict.h) against its closed form
+/* The head's rate from the rows passes (runner/testbed/calfit.h) against its closed form
  * per_row = (t_all - t_one) / (N - 1), bw = head bytes / per_row, for the fastest and the
  * median of the repetitions; other kinds, contexts and sizes are not read; then a CPU profile
  * given that rate reproduces the measured difference of the two passes exactly. */
@@ -1276,8 +1277,8 @@ static void test_head_serial_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0, 0, 0, 0}, NULL, 0.6};
-  double all = ls_tbp_cold_s(&p, &mc, 16, 0, 16), none = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
+  ls_tbp p = {dev, 1, 1, {8388608, 0, 0, 0, 0, 0, 0}, NULL, 0.6};
+  double all = ls_costmodel_pass_cold_s(&p, &mc, 16, 0, 16), none = ls_costmodel_pass_cold_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
   ls_tbm_result r = {.p = buf, .cap = 8};
   add_pass(&r, LS_TBM_ROWS_COLD, 16, 0, all * 1.2);
@@ -1313,10 +1314,10 @@ static void test_io_share_pass_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.5, 0, 0, 0}, NULL, 0};
-  double t = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
+  ls_tbp p = {dev, 1, 1, {8388608, 0, 0, 0.5, 0, 0, 0}, NULL, 0};
+  double t = ls_costmodel_pass_cold_s(&p, &mc, 16, 0, 0);
   p.map.io_cpu_share = 0;
-  double t0 = ls_tbp_cold_s(&p, &mc, 16, 0, 0);
+  double t0 = ls_costmodel_pass_cold_s(&p, &mc, 16, 0, 0);
   CU_ASSERT_FATAL(t > t0 * 1.01); /* the share moves this pass, or the fit below shows nothing */
   ls_tbm_pass buf[8];
   ls_tbm_result r = {.p = buf, .cap = 8};
@@ -1351,8 +1352,8 @@ static void test_start_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, LS_TBP_MAPPED, {8388608, 0, 0, 0.3, 0.03, 0, 0}, NULL, 0};
-  double cold = ls_tbp_cold_s(&p, &mc, 16, 0, 0), warm = ls_tbp_warm_s(&p, &mc, 16, 0, 0);
+  ls_tbp p = {dev, 1, 1, {8388608, 0, 0, 0.3, 0.03, 0, 0}, NULL, 0};
+  double cold = ls_costmodel_pass_cold_s(&p, &mc, 16, 0, 0), warm = ls_costmodel_pass_warm_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
   ls_tbm_result r = {.p = buf, .cap = 8};
   add_pass(&r, LS_TBM_ROWS_NONE_COLD, 16, 0, cold * 1.1);
@@ -1411,6 +1412,35 @@ static void test_storage_slots(void)
   }
 }
 
+
+/* The decode library's CPU replay prices recorded passes as the cost model does, pass by pass
+ * (run G's profile, llama-3.2-1b as target and draft): a draft pass in memory, a verification
+ * from a cold page cache; the sums split by model and add up; a cold pass costs more than the same
+ * pass warm, and the serial reads more than the mapped read-ahead's overlap. */
+static void test_cpu_replay(void)
+{
+  ls_device *dev;
+  ls_model *mod;
+  ls_model_costs mc;
+  CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
+  ls_costmodel_pass p = {dev, 1, 1, {8388608, 0, 0, 0, 0.01, 0, 1}, NULL, 0.5};
+  ls_cpureplay_pass run[] = {{1, 1, 10, 1, 0}, {0, 5, 10, 5, 1}, {1, 1, 14, 1, 0}, {0, 3, 14, 3, 1}};
+  double d = 0, t = 0;
+  double total = ls_cpureplay_run_s(&p, &mc, &mc, run, 4, &d, &t);
+  double want_d = ls_costmodel_pass_warm_s(&p, &mc, 1, 10, 1) + ls_costmodel_pass_warm_s(&p, &mc, 1, 14, 1);
+  double want_t = ls_costmodel_pass_cold_s(&p, &mc, 5, 10, 5) + ls_costmodel_pass_cold_s(&p, &mc, 3, 14, 3);
+  CU_ASSERT_EQUAL(d, want_d); /* the same arithmetic in the same order: bit for bit */
+  CU_ASSERT_EQUAL(t, want_t);
+  CU_ASSERT_EQUAL(total, d + t);
+  CU_ASSERT(ls_cpureplay_pass_s(&p, &mc, NULL, &run[1]) > ls_costmodel_pass_warm_s(&p, &mc, 5, 10, 5));
+  CU_ASSERT_EQUAL(ls_cpureplay_pass_s(&p, &mc, NULL, &run[0]), 0); /* a draft pass without a draft */
+  ls_costmodel_pass serial = p;
+  serial.mapped = 0;
+  CU_ASSERT(ls_cpureplay_run_s(&serial, &mc, &mc, run, 4, NULL, NULL) > total);
+  ls_model_free(mod);
+  ls_device_free(dev);
+}
+
 static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
                                   {"validate: fastest or median", test_cli_validate_stat},
                                   {"validate: runs H and I", test_cli_validate_runs_h_i},
@@ -1434,6 +1464,7 @@ static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"cpu: weights streamed per token below a batch", test_cpu_batched},
                                       {"the head's rate from the rows passes", test_head_rate},
                                       {"the head's first row from the rows-0 passes", test_head_first_rate},
+                                      {"the decode library's CPU replay of recorded passes", test_cpu_replay},
                                       CU_TEST_INFO_NULL};
 static CU_TestInfo driver_tests[] = {
     {"ggml dequantises the writer's Q4_0", test_ggml_reads_q4_0}, {"one thread", test_threads},

@@ -1,19 +1,16 @@
-/* runner/testbed/predict: what the simulator's device models say a testbed pass costs, on a
- * profile (devices/), for a model's costs (workloads/model.h, ls_costmodel_layer_work), with
- * the same per-pass equations `leversim calibrate` fits (runner/calibrate.c): a pass of n
- * tokens after c cached ones costs
- *   compute = L x ls_cpu_layer_ns(n, c + n/2, threads) + ls_cpu_lmhead_ns(rows, threads)
- * where rows is the number of output rows the pass asks for (1 for a prompt pass as
- * llama-bench times it, every token for a verification). A cold pass also reads the weights:
- *   serial:  each layer read whole, then computed (the phone replay's `serial` overlap),
- *   mapped:  the file faulted in by compute under the kernel's read-ahead
- *            (devices/mapread.h: reads overlap compute by up to one window).
- * The speculative run is predicted pass by pass along the cycles it actually ran (the
- * acceptance came from the trace, so both sides see the same cycles). */
-#ifndef LS_RUNNER_TESTBED_PREDICT_H
-#define LS_RUNNER_TESTBED_PREDICT_H
+/* runner/testbed/calfit: the testbed's calibration fits and statistics. Each fit takes a run's
+ * calibration passes (runner/testbed/measure.h) and searches for the one device parameter that
+ * makes the device model meet them: the head's rates (devices/cpu.h), the wait at a cold pass's
+ * start and the head's serial share (devices/mapread.h). Nothing here prices a pass: the pricing
+ * is the cost model's (policies/costmodel.h, ls_costmodel_pass), the one the decode library's
+ * CPU replay (runner/decode/cpu_replay.h) and the phone replay's CPU use, so the fits and the
+ * validation check that code, not a copy. The statistics (the fastest, the median, the
+ * expected fastest of r) are how every measured value is taken over its repetitions. */
+#ifndef LS_RUNNER_TESTBED_CALFIT_H
+#define LS_RUNNER_TESTBED_CALFIT_H
 #include "devices/device.h"
 #include "devices/mapread.h"
+#include "policies/costmodel.h"
 #include "runner/testbed/measure.h"
 #include "workloads/model.h"
 
@@ -22,28 +19,9 @@
  * (async_size = the window), so touching it issues the next window (src:linux-readahead). */
 #define LS_TBP_TRIGGER 0.0
 
-typedef enum { LS_TBP_SERIAL = 0, LS_TBP_MAPPED = 1 } ls_tbp_mode;
-
-typedef struct ls_tbp {
-  const ls_device *dev;    /* borrowed */
-  int threads;
-  ls_tbp_mode mode;
-  ls_mapread_params map;   /* for LS_TBP_MAPPED */
-  const ls_flash_params *flash; /* the read path's parameters; NULL: the profile's (borrowed) */
-  double head_serial;      /* share of the head's compute that waits for its last byte (mapread) */
-} ls_tbp;
-
-/* The profile's flash with its page-cache rate set so that streaming `bytes` through a mapping
- * without compute (devices/mapread.h) takes `seconds`: the rate the stream measurement shows
- * (bisection to 1e-6; the latency model kept). */
-ls_flash_params ls_tbp_stream_flash(const ls_flash_params *base, const ls_mapread_params *m, double bytes,
-                                    double seconds);
-
-/* Compute of one pass, s. */
-double ls_tbp_compute_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows);
-/* A pass with the model in memory (warm) or streamed from a cold page cache. */
-double ls_tbp_warm_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows);
-double ls_tbp_cold_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows);
+/* The pricing of a pass is the cost model's (policies/costmodel.h): the fits below take it as
+ * given and only search for the parameter that makes it meet a calibration measurement. */
+typedef ls_costmodel_pass ls_tbp;
 
 /* The output projection's own streaming rate, from the run's `rows` passes (runner/testbed/
  * measure.h): N tokens asking for all N output rows against the same N tokens asking for one,
@@ -77,7 +55,7 @@ typedef struct ls_tbp_head_rate {
  * from the run's busy streams (runner/testbed/measure.h): at each level, C the statistic of the
  * `busy-warm` passes (the arithmetic's own cost, no reads) and T that of the `stream-busy`
  * passes (the same arithmetic while the file streams in from a cold cache). The share s is the
- * one for which the read-ahead model, on the stream's read path `flash` (ls_tbp_stream_flash)
+ * one for which the read-ahead model, on the stream's read path `flash` (ls_mapread_stream_flash)
  * with the file as one segment of `bytes` carrying compute C, gives T at every level, in least
  * squares of the relative errors (golden section on [0, 0.95] to 1e-6). A storage
  * measurement: no llama.cpp pass enters it. fastest_of > 0 (and median 0): C and T are the
@@ -102,7 +80,7 @@ void ls_tbp_io_share_fit(const ls_tbm_result *r, const ls_flash_params *flash, c
 /* The same share from a llama.cpp pass instead of a synthetic loop: the run's cold passes of N
  * tokens that ask for no output row (`rows-0-cold`, runner/testbed/measure.h; the layers alone,
  * right after an eviction). The share is the one for which the read-ahead model of that pass
- * (ls_tbp_cold_s, rows 0) gives its measured time (bisection on [0, 0.95] to 1e-6; clamped when
+ * (ls_costmodel_pass_cold_s, rows 0) gives its measured time (bisection on [0, 0.95] to 1e-6; clamped when
  * the measurement lies outside what the model can give). A calibration input like the warm rows
  * passes: one 16-token pass at an empty context, asking for no row; no held-out pass enters it.
  * fastest_of > 0 (and median 0): the passes' expected fastest of that many repetitions

@@ -1,59 +1,9 @@
-/* runner/testbed/predict: see predict.h. */
-#include "runner/testbed/predict.h"
+/* runner/testbed/calfit: see calfit.h. */
+#include "runner/testbed/calfit.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "policies/costmodel.h"
-
-static double layer_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached)
-{
-  ls_layer_work w = ls_costmodel_layer_work(m);
-  return (double)ls_cpu_layer_ns(ls_device_cpu(p->dev), &w, n, cached + n / 2, p->threads) * 1e-9;
-}
-
-static double head_s(const ls_tbp *p, const ls_model_costs *m, int rows)
-{
-  return (double)ls_cpu_lmhead_ns(ls_device_cpu(p->dev), m->lmhead_bytes, m->lmhead_flops_per_token, rows,
-                                  p->threads) * 1e-9;
-}
-
-double ls_tbp_compute_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows)
-{
-  return m->n_layers * layer_s(p, m, n, cached) + head_s(p, m, rows);
-}
-
-double ls_tbp_warm_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows)
-{
-  return ls_tbp_compute_s(p, m, n, cached, rows);
-}
-
-double ls_tbp_cold_s(const ls_tbp *p, const ls_model_costs *m, int n, int cached, int rows)
-{
-  ls_mapread_file file = {m->n_layers, m->layer_bytes, layer_s(p, m, n, cached), m->lmhead_bytes,
-                          head_s(p, m, rows), p->head_serial, rows > 0};
-  const ls_flash_params *f = p->flash ? p->flash : ls_device_flash(p->dev);
-  double t = ls_mapread_pass_s(f, &p->map, p->mode == LS_TBP_MAPPED, &file);
-  return isnan(t) ? 0 : t;
-}
-
-ls_flash_params ls_tbp_stream_flash(const ls_flash_params *base, const ls_mapread_params *m, double bytes,
-                                    double seconds)
-{
-  ls_flash_params f = *base;
-  f.path = LS_PATH_PAGE_CACHE;
-  ls_mapread_seg s = {bytes, 0, 0};
-  double lo = 1e6, hi = 1e12; /* B/s */
-  for (int i = 0; i < 200 && hi / lo > 1 + 1e-6; i++) {
-    double mid = sqrt(lo * hi);
-    ls_flash_set_effective_bw(&f, mid);
-    if (ls_mapread_time_s(&f, m, &s, 1) > seconds)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  ls_flash_set_effective_bw(&f, sqrt(lo * hi));
-  return f;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -105,7 +55,7 @@ double ls_tbp_pass_time(const ls_tbm_result *r, const char *kind, int n, int ctx
   return ls_tbp_rep_stat(v, k, median);
 }
 
-/* The rates from the three rows kinds all, one, none (runner/testbed/predict.h). */
+/* The rates from the three rows kinds all, one, none (runner/testbed/calfit.h). */
 static int rows_rates(const ls_tbm_result *r, const char *k_all, const char *k_one, const char *k_none,
                       double head_bytes, int median, ls_tbp_head_rate *out, ls_error *err)
 {
@@ -237,16 +187,16 @@ static double bisect_cold(ls_tbp *q, double *x, const ls_model_costs *m, int n, 
                           double target, double lo, double hi, double *t_lo, double *t_hi)
 {
   *x = lo;
-  *t_lo = ls_tbp_cold_s(q, m, n, 0, rows) - base;
+  *t_lo = ls_costmodel_pass_cold_s(q, m, n, 0, rows) - base;
   *x = hi;
-  *t_hi = ls_tbp_cold_s(q, m, n, 0, rows) - base;
+  *t_hi = ls_costmodel_pass_cold_s(q, m, n, 0, rows) - base;
   if (target <= *t_lo)
     hi = lo;
   else if (target >= *t_hi)
     lo = hi;
   while (hi - lo > 1e-6) {
     *x = 0.5 * (lo + hi);
-    if (ls_tbp_cold_s(q, m, n, 0, rows) - base < target)
+    if (ls_costmodel_pass_cold_s(q, m, n, 0, rows) - base < target)
       lo = *x;
     else
       hi = *x;
@@ -304,7 +254,7 @@ int ls_tbp_head_serial_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tb
   out->t_none_s = none;
   out->measured_s = all - none;
   ls_tbp q = *p;
-  double base = ls_tbp_cold_s(&q, m, n, 0, 0);
+  double base = ls_costmodel_pass_cold_s(&q, m, n, 0, 0);
   /* the head's phase grows with the serial share */
   out->serial = bisect_cold(&q, &q.head_serial, m, n, n, base, out->measured_s, 0, 1, &out->model0_s, &out->model1_s);
   return 1;
@@ -320,7 +270,7 @@ int ls_tbp_io_share_pass_fit(const ls_tbp *p, const ls_model_costs *m, const ls_
     return 0;
   out->n = n;
   out->measured_s = t;
-  out->warm_s = ls_tbp_warm_s(p, m, n, 0, 0);
+  out->warm_s = ls_costmodel_pass_warm_s(p, m, n, 0, 0);
   ls_tbp q = *p;
   /* the pass slows as the share grows */
   out->share = bisect_cold(&q, &q.map.io_cpu_share, m, n, 0, 0, t, 0, 0.95, &out->model0_s, &out->model_max_s);
@@ -341,7 +291,7 @@ int ls_tbp_start_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_resu
   out->n = n;
   out->cold_s = cold;
   out->warm_s = warm;
-  out->model_excess_s = ls_tbp_cold_s(&q, m, n, 0, 0) - ls_tbp_warm_s(&q, m, n, 0, 0);
+  out->model_excess_s = ls_costmodel_pass_cold_s(&q, m, n, 0, 0) - ls_costmodel_pass_warm_s(&q, m, n, 0, 0);
   out->start_s = fmax(0, (cold - warm) - out->model_excess_s);
   return 1;
 }
