@@ -148,8 +148,11 @@ int ls_cyc_text_prompts(const ls_run_state *r)
 
 void ls_cyc_text_begin(ls_run_state *r)
 {
-  if (r->text.trace)
-    ls_trace_replay_begin(r->text.trace, r->seq.prompt, r->seq.pos, &r->text.tcyc, &r->text.view);
+  if (r->text.trace) /* a trace counts positions from the prompt's last token (T = 0), and the
+                     * first cycle is rooted at the token prefill produced (T = 1)
+                     * (workloads/TRACE_FORMAT.md); the engine's pos counts the prompt too */
+    ls_trace_replay_begin(r->text.trace, r->seq.prompt, r->seq.pos - r->seq.prefill_tokens + 1, &r->text.tcyc,
+                          &r->text.view);
   else
     ls_oracle_begin(r->text.oracle, r->seq.prompt, r->seq.pos, &r->text.cyc, &r->text.view);
 }

@@ -487,6 +487,35 @@ static void test_metrics_and_settings_recorded(void)
   ls_kv_free(kv);
 }
 
+/* The replay reads a trace's positions from the prompt's last token (T = 0), whatever the
+ * prompt's length: a trace whose every position is accepted at rank 0 is accepted in every
+ * cycle. Read at the engine's own text position (prompt length + generated), every record
+ * would lie past the last one and no drafted token would be accepted. */
+static void test_trace_positions_from_prompt_end(void)
+{
+  char path[700], set[1024];
+  snprintf(path, sizeof path, "%s/all-rank0.trace", g_tmp);
+  FILE *f = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "leversim-trace 1\nmeta dataset humaneval\nmeta target llama-3.1-8b\nmeta draft llama-3.2-1b\n"
+             "prompt 0 115 40\n");
+  for (int t = 0; t < 48; t++)
+    fprintf(f, "pos %d 0 2 0.9 0.05\n", t);
+  fprintf(f, "end\n");
+  CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+  snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=100000;model.draft=llama-3.2-1b;"
+           "workload.trace=%s", path);
+  ls_decode_result res;
+  CU_ASSERT_EQUAL_FATAL(ls_rt_run(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "humaneval", "specinfer", set, 1, &res),
+                        LS_OK);
+  CU_ASSERT_DOUBLE_EQUAL(metric(&res, "tokens"), 39, 0); /* 40, the first from prefill */
+  CU_ASSERT(res.n_steps > 1);
+  for (int i = 0; i + 1 < res.n_steps; i++) /* the last cycle may be cut by the answer's end */
+    CU_ASSERT(res.steps[i].accepted > 0);
+  CU_ASSERT(metric(&res, "tau") > 2.0);
+  ls_decode_result_free(&res);
+}
+
 /* A recorded trace replaces the synthetic oracle: the run decodes exactly the positions the
  * trace holds, every accepted token comes from its recorded choices, and a trace of another
  * target is refused. */
@@ -520,6 +549,7 @@ static void test_trace_replay(void)
   ls_decode_result_free(&res);
   CU_ASSERT_NOT_EQUAL(run_one(LS_SOURCE_DIR, "oneplus-12", "qwen3-8b", "humaneval", "specinfer", set, &res), LS_OK);
   ls_decode_result_free(&res);
+  test_trace_positions_from_prompt_end();
   /* another dataset, another draft, more prompts than the trace holds: refused, not replayed */
   const char *bad[] = {"gsm8k", "humaneval", "humaneval"};
   const char *extra[] = {"", ";model.draft=eagle3-llama-3.1-8b", ";workload.prompts=5"};
