@@ -6,6 +6,7 @@
 #include <string.h>
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
+#include "sim/range.h"
 #include "sim/kv.h"
 #include "workloads/dataset.h"
 #include "workloads/model.h"
@@ -21,8 +22,8 @@ static const ls_opt RECORD_OPTS[] = {
     {"--dataset", LS_OPT_STR, OPT_AT(rec_args, dataset), "S", "dataset whose prompts are replayed", .flags = LS_OPT_REQUIRED},
     {"--model", LS_OPT_STR, OPT_AT(rec_args, model), "M", "target model", .flags = LS_OPT_REQUIRED},
     {"--draft", LS_OPT_STR, OPT_AT(rec_args, draft), "D", "draft model (default: the target's default draft)"},
-    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts to record: --set workload.prompts=N", .lo = 1, .hi = 100000, .key = "workload.prompts"},
-    {"--seed", LS_OPT_LONG, OPT_AT(rec_args, seed), "N", "oracle seed (default 1)", .lo = 0, .hi = 0x7fffffffL},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts to record: --set workload.prompts=N", .range = LS_OPT_RANGE(LS_R_PROMPTS), .key = "workload.prompts"},
+    {"--seed", LS_OPT_LONG, OPT_AT(rec_args, seed), "N", "oracle seed (default 1)", .range = LS_OPT_RANGE(LS_R_SEED)},
     {"--topk", LS_OPT_LONG, OPT_AT(rec_args, topk), "K", "draft probabilities kept per position (default 8)", .lo = 1, .hi = LS_VIEW_TOPK_MAX},
     {"--off", LS_OPT_LONG, OPT_AT(rec_args, off), "N", "off-path children whose candidate sets are kept (default 2)", .lo = 0, .hi = LS_VIEW_TOPK_MAX},
     {"--set", LS_OPT_SET, 0, "workload.key=value", "a workload setting of the oracle"},
