@@ -243,6 +243,72 @@ static void test_lock_wait_interrupted(void)
   close(fd[1]);
 }
 
+/* The holder of the write lock in another process: 'h' takes it, 'r' lets it go; each answered
+ * with one byte once done. */
+static void lock_holder(const char *path, int in, int out)
+{
+  sqlite3 *h = NULL;
+  char c, ok = sqlite3_open(path, &h) == SQLITE_OK ? 'x' : 'f';
+  while (read(in, &c, 1) == 1) {
+    const char *sql = c == 'h' ? "BEGIN IMMEDIATE" : "ROLLBACK";
+    char a = ok == 'x' && sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK ? 'x' : 'f';
+    if (write(out, &a, 1) != 1) break;
+  }
+  _exit(0);
+}
+
+static int holder_do(int to, int from, char what)
+{
+  char a = 0;
+  return write(to, &what, 1) == 1 && read(from, &a, 1) == 1 && a == 'x';
+}
+
+/* The bound of a command's lock waits is on their total (issue 35: a sweep said "at most 60 s"
+ * and was still waiting after 75): once one wait has used the budget, a later wait of the same
+ * connection gives up without a single pause. Counted in pauses, never timed. */
+static void test_lock_wait_bound_in_all(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  struct sigaction old[2];
+  ls_stop_catch(old); /* clears a stop an earlier test asked for */
+  fx_path(p, "busy_total.db");
+  unlink(p);
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK); /* made, then closed before the fork: */
+  ls_db_close(db);                                       /* SQLite's locks do not cross it */
+  int down[2], up[2];
+  CU_ASSERT_EQUAL_FATAL(pipe(down), 0);
+  CU_ASSERT_EQUAL_FATAL(pipe(up), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(down[1]); /* else its own copy keeps the pipe open and its read never ends */
+    close(up[0]);
+    lock_holder(p, down[0], up[1]);
+  }
+  setenv("LEVERSIM_DB_LOCK_WAIT", "0.2", 1);
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  unsetenv("LEVERSIM_DB_LOCK_WAIT");
+  CU_ASSERT_FATAL(holder_do(down[1], up[0], 'h'));
+  CU_ASSERT_EQUAL(ls_db_exec(db, "BEGIN IMMEDIATE", &e), LS_EDB); /* waits out the budget */
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "in all"));
+  long steps = db->wait_steps;
+  CU_ASSERT(steps > 0);
+  CU_ASSERT(holder_do(down[1], up[0], 'r'));
+  CU_ASSERT_EQUAL(ls_db_exec(db, "BEGIN IMMEDIATE; ROLLBACK", &e), LS_OK); /* free: no wait */
+  CU_ASSERT(holder_do(down[1], up[0], 'h'));
+  CU_ASSERT_EQUAL(ls_db_exec(db, "BEGIN IMMEDIATE", &e), LS_EDB);
+  CU_ASSERT_EQUAL(db->wait_steps, steps); /* a bound per wait would pause again here */
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "in all"));
+  close(down[1]);
+  waitpid(pid, NULL, 0);
+  close(down[0]);
+  close(up[0]);
+  close(up[1]);
+  ls_db_close(db);
+  ls_stop_restore(old);
+}
+
 static int count_rows(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
 {
   (void)n, (void)text, (void)num, (void)err;
@@ -348,4 +414,5 @@ CU_TestInfo fx_safety_tests[] = {
     {"an output with objects leversim did not create is refused", test_output_foreign_objects},
     /* last: it leaves the process's stop flag raised */
     {"a lock wait ends at a stop request", test_lock_wait_interrupted},
+    {"the lock waits of a command are bounded in all, not each", test_lock_wait_bound_in_all},
     CU_TEST_INFO_NULL};
