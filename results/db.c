@@ -159,7 +159,7 @@ static int wait_spend(ls_db *db, int first)
   if (first) db->wait_said = now;
   else if (now > db->wait_last) db->waited_s += now - db->wait_last;
   db->wait_last = now;
-  if (db->waited_s >= db->wait_limit_s) db->wait_spent = 1;
+  db->wait_spent = db->waited_s >= db->wait_limit_s; /* stays so: the total only grows */
   return db->wait_spent;
 }
 
@@ -542,6 +542,7 @@ int ls_db_open_read(ls_db **out, const char *path, ls_error *err)
     rc = ls_db_fail(db, err, "configuring the connection");
   if (rc == LS_OK) rc = ls_db_guard_input(db, err);
   if (rc == LS_OK) rc = ls_db_check_input(db->h, path, err);
+  if (rc == LS_OK) rc = ls_db_recheck_input(db, err); /* its CHECK constraints prove nothing */
   if (rc == LS_OK) rc = ls_db_temp_views(db, err);
   if (rc != LS_OK) {
     ls_db_close(db);

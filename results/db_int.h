@@ -55,6 +55,9 @@ void ls_db_ref_free(ls_db_ref *ref);
 int ls_db_ref_is_table(const ls_db_ref *ref, const char *name);
 /* The columns of leversim's table as ",a,b,c,"; NULL when no such table. Borrowed. */
 const char *ls_db_ref_columns(const ls_db_ref *ref, const char *table);
+/* results/recheck.c: an input's stored values against leversim's rules and the range table;
+ * LS_EPARSE naming file, table, run, key and value. */
+int ls_db_recheck_input(ls_db *db, ls_error *err);
 /* leversim's views as TEMP views over an input's tables (results/schema.c). */
 int ls_db_temp_views(ls_db *db, ls_error *err);
 /* The writer claim of results/lock.c in its two steps (ls_db_claim is both): the lock alone

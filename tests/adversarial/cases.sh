@@ -223,3 +223,26 @@ t "YAML of 40000 nested flow mappings (about a minute, quadratic, before the fix
 POST='test ! -e T.png && no_temp' ENV_IN="LEVERSIM_GNUPLOT=@D@/gp LEVERSIM_GNUPLOT_LIMIT=1" DATA=root t "plot with a gnuplot that never returns (waited forever before the fix)" 70 "time limit" "printf '#!/bin/sh\nexec sleep 1000\n' > gp && chmod +x gp" $PLOT --out T.png
 POST='test ! -e figs/fig04.png && no_temp' ENV_IN="LEVERSIM_GNUPLOT=@D@/gp LEVERSIM_GNUPLOT_LIMIT=1" DATA=root t "figures with a gnuplot that never returns (waited forever before the fix)" 70 "time limit" "printf '#!/bin/sh\nexec sleep 1000\n' > gp && chmod +x gp" figures fig04 --db "$ADV_GOOD" --out figs
 t "trace with the same off path twice at a position (accepted before the fix)" 65 "duplicate off record" "printf 'leversim-trace 1\nmeta dataset iid\nprompt 0 10 1\npos 0 0 2 0.5 0.3\noff 0 1 2 0.6 0.2\noff 0 1 2 0.6 0.2\nend\n' > t.trace" trace info t.trace
+
+# ---- 14. one range table (issue 35): the same bounds in a file and on the command line ----
+section "One range table: a file, the command line and a stored database hold the same values (issue 35)"
+PAPERFX="run --device oneplus-12 --model qwen3-8b --dataset gsm8k --system lever --prompts 1 --tokens 4"
+DATA=root t "--set device.npu.vec_flops of 0.5 GFLOP/s, which a profile may hold (refused on the command line alone before the fix)" 0 "" "" $PAPERFX --set "device.npu.vec_flops=0.5 GFLOP/s"
+DATA=root t "--set device.npu.vec_flops above the table's 10 PFLOP/s" 64 "out of range" "" $PAPERFX --set "device.npu.vec_flops=20000 TFLOP/s"
+t "profile: vec_flops above the table's 10 PFLOP/s (the same bound as --set)" 65 "vec_flops" "sed 's|^    vec_flops:.*|    vec_flops: 20000 TFLOP/s|' $PROFILE > p.yaml" profiles validate p.yaml
+DATA=root t "--set device.dram.budget above the profile's app budget" 64 "must not exceed the profile's dram.app_budget" "" $PAPERFX --set device.dram.budget=100GB
+t "reproduce --prompts above the table's 100000 (1000000 was accepted before the fix)" 64 "expected a whole number in [1, 100000]" "" reproduce --quick --no-figures --prompts 200000 --db r.db
+t "experiment sizing: prompts above the table's 100000" 65 "out of range" "printf 'name: big\nseed: 1\nsizing:\n  parts: [p]\n  systems: [lever]\n  prompts:\n    tiny-target: 200000\nparts:\n  - name: p\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever]\n' > x.yaml" sweep x.yaml --db x.db --check
+
+# a run's size: the documented maxima of prompts and tokens bounded together (prompts x tokens <= 2e7)
+t "run at the bound: 20 prompts x 1000000 tokens (a cheap system: iid ends at 256 tokens)" 0 "" "" run --device tiny --model tiny-target --dataset iid --system lever --prompts 20 --tokens 1000000
+t "run above the bound: 21 prompts x 1000000 tokens (never ended at the documented maxima before the fix)" 64 "above the 20000000 tokens one run may generate" "" run --device tiny --model tiny-target --dataset iid --system lever --prompts 21 --tokens 1000000
+t "experiment above the bound: settings of 100000 prompts x 1000 tokens" 65 "above the 20000000 tokens one run may generate" "printf 'name: big\nseed: 1\nparts:\n  - name: p\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever]\n    settings: {workload.prompts: 100000, workload.max_tokens: 1000}\n' > x.yaml" sweep x.yaml --db x.db --check
+
+# values stored in an input database are checked again: its CHECK constraints are the file's own
+for c in "export --db H.db" "merge m.db H.db" "figures --db H.db --out figs" "check --db H.db --write-baseline b.yaml"; do
+  POST="cmp H.db H.db.orig && test ! -e m.db && test ! -e b.yaml" t "${c%% *}: a run status leversim never writes (past the file's CHECK)" 65 "status 'great' is not one of ok, failed, invalid" "hostile_db bad_status H.db" $c
+done
+POST="cmp H.db H.db.orig" t "export: run_settings.is_default 2 (past the file's CHECK)" 65 "is_default '2' is not 0 or 1" "hostile_db bad_default H.db" export --db H.db
+POST="cmp H.db H.db.orig && test ! -e m.db" t "merge: a stored device.flash.bandwidth of 1 B/s, outside the range table" 65 "device.flash.bandwidth '1 B/s' lies outside [1 MB/s, 1 TB/s]" "hostile_db bad_setting H.db" merge m.db H.db
+
