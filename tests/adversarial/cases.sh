@@ -246,3 +246,12 @@ done
 POST="cmp H.db H.db.orig" t "export: run_settings.is_default 2 (past the file's CHECK)" 65 "is_default '2' is not 0 or 1" "hostile_db bad_default H.db" export --db H.db
 POST="cmp H.db H.db.orig && test ! -e m.db" t "merge: a stored device.flash.bandwidth of 1 B/s, outside the range table" 65 "device.flash.bandwidth '1 B/s' lies outside [1 MB/s, 1 TB/s]" "hostile_db bad_setting H.db" merge m.db H.db
 
+
+# models and datasets have a validate command too, with the checks a run makes of them
+DS=$ROOT/workloads/datasets/gsm8k.yaml
+MODEL=$ROOT/workloads/models/qwen3-8b.yaml
+DATA=root t "workloads validate: a dataset's AUC above the table's 0.9999" 65 "early_exit.auc: value '1.5' out of range" "sed 's/^  auc: .*/  auc: 1.5/' $DS > gsm8k.yaml" workloads validate gsm8k.yaml
+DATA=root t "workloads validate: a dataset without the process a target of the data root needs (only run refused it before)" 65 "with target llama-3.1-8b: dataset gsm8k has no acceptance process 'llama3-eagle3'" "awk '/^  llama3(-eagle3)?:/{s=1; next} s && /^  [a-z]/{s=0} !s' $DS > gsm8k.yaml" workloads validate gsm8k.yaml
+DATA=root t "workloads validate: a model of 0 layers" 65 "arch.n_layers: value '0' out of range (must be in [1, 1000])" "sed 's/^  n_layers: .*/  n_layers: 0/' $MODEL > qwen3-8b.yaml" workloads validate qwen3-8b.yaml
+DATA=root t "workloads validate: a target whose default_draft names no model" 66 "default_draft 'qwen3-99b': unknown model" "sed 's/^default_draft: .*/default_draft: qwen3-99b/' $MODEL > qwen3-8b.yaml" workloads validate qwen3-8b.yaml
+DATA=root t "workloads validate: a file that is neither a model nor a dataset" 65 "neither a model" "printf 'id: x\n' > x.yaml" workloads validate x.yaml
