@@ -309,6 +309,45 @@ static void test_lock_wait_bound_in_all(void)
   ls_stop_restore(old);
 }
 
+/* An input's values are checked again on read (results/recheck.c): a status, an is_default or
+ * a stored setting outside the range table that the file's own CHECK constraints let in is
+ * refused, naming the table, the key and the value; a sound file reads. */
+static void test_input_values_rechecked(void)
+{
+  static const struct {
+    const char *sql, *what;
+  } bad[] = {
+      {"PRAGMA ignore_check_constraints = 1; UPDATE runs SET status = 'great';", "status 'great'"},
+      {"PRAGMA ignore_check_constraints = 1; UPDATE runs SET axes_json = '[1]';", "axes_json '[1]'"},
+      {"PRAGMA ignore_check_constraints = 1; UPDATE run_settings SET is_default = 2;", "is_default '2'"},
+      {"UPDATE run_settings SET value_num = 1, value_text = '1 B/s';", "device.flash.bandwidth '1 B/s'"},
+      {"UPDATE run_settings SET value_num = 0.0, value_text = '0 B/s';", "device.flash.bandwidth '0 B/s'"},
+  };
+  char p[512];
+  ls_error e;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0] + 1; i++) {
+    ls_db *db = NULL;
+    fx_path(p, "recheck.db");
+    unlink(p);
+    CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+    CU_ASSERT_EQUAL_FATAL(fx_add(db, "main", "d0", "m0", "s0", "lever", "{}", 1, 10, 2), LS_OK);
+    CU_ASSERT_EQUAL_FATAL(ls_db_exec(db, "INSERT INTO run_settings SELECT run_id, 'device.flash.bandwidth', "
+                                         "'4.2 GB/s', 4.2e9, 'B/s', 'quantity', 1 FROM runs", &e), LS_OK);
+    if (i < sizeof bad / sizeof bad[0]) CU_ASSERT_EQUAL_FATAL(ls_db_exec(db, bad[i].sql, &e), LS_OK);
+    ls_db_close(db);
+    db = NULL;
+    int rc = ls_db_open_read(&db, p, &e);
+    if (i == sizeof bad / sizeof bad[0]) { /* the sound file */
+      CU_ASSERT_EQUAL(rc, LS_OK);
+    } else {
+      CU_ASSERT_EQUAL(rc, LS_EPARSE);
+      CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, bad[i].what));
+      CU_ASSERT_PTR_NULL(db);
+    }
+    ls_db_close(db);
+  }
+}
+
 static int count_rows(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
 {
   (void)n, (void)text, (void)num, (void)err;
@@ -415,4 +454,5 @@ CU_TestInfo fx_safety_tests[] = {
     /* last: it leaves the process's stop flag raised */
     {"a lock wait ends at a stop request", test_lock_wait_interrupted},
     {"the lock waits of a command are bounded in all, not each", test_lock_wait_bound_in_all},
+    {"an input's values are checked again on read, not trusted to its CHECK", test_input_values_rechecked},
     CU_TEST_INFO_NULL};
