@@ -17,18 +17,6 @@
 #include "results/db_int.h"
 #include "sim/range.h"
 
-/* The settings a run stores whose values have a row of the range table. */
-static const struct {
-  const char *key;
-  ls_range_id id;
-} SETTINGS[] = {{"device.flash.bandwidth", LS_R_FLASH_BW}, {"device.flash.chunk", LS_R_FLASH_CHUNK},
-                {"device.flash.queue_depth", LS_R_FLASH_QD}, {"device.dram.budget", LS_R_DRAM_RESIDENT},
-                {"device.npu.dispatch", LS_R_CALL_TIME},     {"device.npu.vec_flops", LS_R_COMPUTE},
-                {"device.npu.mat_min", LS_R_NPU_TILE},       {"device.cpu.threads", LS_R_THREADS},
-                {"run.threads", LS_R_THREADS},               {"workload.prompts", LS_R_PROMPTS},
-                {"workload.max_tokens", LS_R_TOKENS},        {"workload.auc", LS_R_AUC},
-                {"workload.alpha", LS_R_PROB}};
-
 static const char RUNS_SQL[] =
     "SELECT run_id, CASE WHEN status IS NULL OR status NOT IN ('ok', 'failed', 'invalid') THEN 'status'"
     " WHEN NOT json_valid(axes_json) OR json_type(axes_json) <> 'object' THEN 'axes_json'"
@@ -66,14 +54,6 @@ static int recheck_runs(ls_db *db, ls_error *err)
   return rc;
 }
 
-/* The row of the range table of a stored setting, -1 when the table does not bound it. */
-static int setting_row(const char *key)
-{
-  for (size_t i = 0; key && i < sizeof SETTINGS / sizeof SETTINGS[0]; i++)
-    if (strcmp(SETTINGS[i].key, key) == 0) return (int)SETTINGS[i].id;
-  return -1;
-}
-
 static int recheck_settings(ls_db *db, ls_error *err)
 {
   sqlite3_stmt *st = NULL;
@@ -93,7 +73,7 @@ static int recheck_settings(ls_db *db, ls_error *err)
                   "is not 0 or 1");
       break;
     }
-    int id = setting_row(key);
+    int id = key ? ls_range_of_setting(key) : -1;
     if (id < 0 || sqlite3_column_type(st, 3) == SQLITE_NULL) continue; /* a text setting */
     if (ls_range_check((ls_range_id)id, sqlite3_column_double(st, 3)) != 0) {
       char why[160];

@@ -137,6 +137,25 @@ static const ls_range ROWS[LS_R_COUNT] = {
 
 const ls_range *ls_range_at(ls_range_id id) { return &ROWS[id]; }
 
+/* The settings (--set keys) read against a row: the rows' "where" texts name them too. */
+static const struct {
+  const char *key;
+  ls_range_id id;
+} SETTINGS[] = {{"device.flash.bandwidth", LS_R_FLASH_BW}, {"device.flash.chunk", LS_R_FLASH_CHUNK},
+                {"device.flash.queue_depth", LS_R_FLASH_QD}, {"device.dram.budget", LS_R_DRAM_RESIDENT},
+                {"device.npu.dispatch", LS_R_CALL_TIME},     {"device.npu.vec_flops", LS_R_COMPUTE},
+                {"device.npu.mat_min", LS_R_NPU_TILE},       {"device.cpu.threads", LS_R_THREADS},
+                {"run.threads", LS_R_THREADS},               {"workload.prompts", LS_R_PROMPTS},
+                {"workload.max_tokens", LS_R_TOKENS},        {"workload.auc", LS_R_AUC},
+                {"workload.alpha", LS_R_PROB},               {"workload.p", LS_R_PROB}};
+
+int ls_range_of_setting(const char *key)
+{
+  for (size_t i = 0; i < sizeof SETTINGS / sizeof SETTINGS[0]; i++)
+    if (strcmp(SETTINGS[i].key, key) == 0) return (int)SETTINGS[i].id;
+  return -1;
+}
+
 int ls_range_check(ls_range_id id, double v)
 {
   const ls_range *r = &ROWS[id];

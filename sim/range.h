@@ -55,6 +55,9 @@ typedef struct ls_range {
 
 /* The row of id (never NULL for a valid id). */
 const ls_range *ls_range_at(ls_range_id id);
+/* The row a setting key (--set, an experiment's settings) is read against, -1 when none:
+ * results re-check stored settings with it, the uncertainty study its sampled ranges. */
+int ls_range_of_setting(const char *key);
 
 /* The most tokens one run may generate, prompts x tokens per prompt (the documented maxima
  * of --prompts and --tokens are bounded together; see ls_range_run_tokens). */

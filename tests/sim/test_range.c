@@ -95,7 +95,24 @@ static void test_run_tokens_bound(void)
   ls_kv_free(kv);
 }
 
-CU_TestInfo ls_t_range[] = {{"every row is well formed", test_rows_well_formed},
+/* Each setting the table maps to a row is named in that row's keys, so `leversim settings`
+ * tells where it is read; and a key it does not know maps to none. */
+static void test_settings_named_in_rows(void)
+{
+  static const char *const keys[] = {"device.flash.bandwidth", "device.flash.chunk", "device.flash.queue_depth",
+                                     "device.dram.budget", "device.npu.dispatch", "device.npu.vec_flops",
+                                     "device.npu.mat_min", "device.cpu.threads", "run.threads",
+                                     "workload.prompts", "workload.max_tokens", "workload.auc",
+                                     "workload.alpha", "workload.p"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    int id = ls_range_of_setting(keys[i]);
+    CU_ASSERT_FATAL(id >= 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ls_range_at((ls_range_id)id)->where, keys[i]));
+  }
+  CU_ASSERT_EQUAL(ls_range_of_setting("draft.budget"), -1);
+}
+
+CU_TestInfo ls_t_range[] = {{"the settings' rows name them", test_settings_named_in_rows},{"every row is well formed", test_rows_well_formed},
                             {"a file and the command line accept exactly a row's values", test_readers_agree_with_rows},
                             {"a run's prompts x tokens are bounded", test_run_tokens_bound},
                             CU_TEST_INFO_NULL};
