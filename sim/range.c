@@ -105,6 +105,9 @@ static const ls_range ROWS[LS_R_COUNT] = {
     [LS_R_PROMPTS] = {"prompts of a run", W, 1, 100000,
                       "dataset default_prompts; experiment sizing models.*; --prompts; --set workload.prompts",
                       "one at least; with the tokens per prompt, at most 2e7 tokens a run (below)"},
+    [LS_R_TRACE_PROMPTS] = {"prompts of a recorded trace", W, 1, 1000, "trace record --prompts (and its --set workload.prompts)",
+                            "a recorded prompt of the shipped datasets takes about 0.3 MB and 30 ms: 1000 make 330 MB in "
+                            "half a minute (100000 would make about 33 GB in most of an hour, by the same measure)"},
     [LS_R_TOKENS] = {"tokens per prompt (cap)", W, 1, 1000000, "--tokens; --set workload.max_tokens",
                      "one at least; with the prompts, at most 2e7 tokens a run (below)"},
     [LS_R_LEN_MEDIAN] = {"median prompt or output length", N, 1, 1000000,
