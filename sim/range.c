@@ -6,9 +6,11 @@
  *    below the least of a row one pass of an 8B target (4.5 GB) takes over an hour, so results
  *    mean nothing, and at 1 B/s a few passes overflow the clock (issue 35's profile did);
  *  - the machine: a value beyond any device that exists (a 1 PB/s flash link) is a typo.
- * The run bound LS_RANGE_RUN_TOKENS is of the second kind for time: one of the paper's
- * configurations simulates about 2e4 tokens per CPU second on a 2020s core (docs/PERFORMANCE.md),
- * so 2e7 tokens end within about a quarter of an hour; a longer study is several runs. */
+ * The run bound LS_RANGE_RUN_TOKENS is of the second kind for time. Measured on this project's
+ * 2-core build machine (2026-11-28): 20 MT-Bench prompts (at most 20480 tokens) on the OnePlus 12
+ * with Qwen3-14B take 0.33 s of CPU for lever and 0.50 s for ar-flash and sequoia, about 4e4
+ * tokens a CPU second; 2e7 tokens then take some ten minutes there, and a study that needs
+ * more is several runs (sweep --jobs, shards). */
 #include "sim/range.h"
 #include <math.h>
 #include <string.h>
@@ -264,6 +266,6 @@ void ls_range_print(FILE *o)
     fprintf(o, "    in: %s\n    why: %s\n", r->where, r->why);
   }
   fprintf(o, "%-44s at most %.0f (prompts x tokens per prompt)\n    why: a run's time stays bounded "
-          "(about 2e4 tokens per CPU second on the paper's configurations: a quarter of an hour)\n",
+          "(about 4e4 tokens a CPU second on the paper's configurations here: some ten minutes)\n",
           "tokens of one run", LS_RANGE_RUN_TOKENS);
 }
