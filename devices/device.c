@@ -119,7 +119,10 @@ static int read_dram(const ls_ynode *root, ls_dram_params *d, ls_error *err)
     return rc;
   if (d->app_budget > d->capacity) {
     ls_ymap_find(&m, "app_budget", &v);
-    return ls_ynode_error(&v, err, LS_ERANGE, "app_budget exceeds capacity");
+    char a[32], c[32];
+    return ls_ynode_error(&v, err, LS_ERANGE, "app_budget (%s) exceeds capacity (%s)",
+                          ls_units_format(d->app_budget, LS_U_BYTES, a, sizeof a),
+                          ls_units_format(d->capacity, LS_U_BYTES, c, sizeof c));
   }
   if (d->resident_target > d->app_budget) {
     ls_ymap_find(&m, "resident_target", &v);

@@ -259,3 +259,4 @@ DATA=root POST="test ! -e u.db" t "uncertainty: a sampled range of device.npu.ve
 t "trace record --prompts above the table's 1000 (100000 would write about 33 GB: 330 MB per 1000 measured)" 64 "expected a whole number in [1, 1000]" "" trace record --dataset iid --model tiny-target --prompts 1001 --out t.trace
 POST="test ! -e t.trace" t "trace record with --set workload.prompts above the trace's 1000" 64 "a trace records [1, 1000] prompts" "" trace record --dataset iid --model tiny-target --set workload.prompts=5000 --out t.trace
 t "settings prints the one range table, each bound with its keys and reason" 0 "in: profile flash.link_bandwidth" "" settings
+t "profile: app budget above the DRAM capacity (a relation, checked with both values named)" 65 "app_budget (64 GB) exceeds capacity (16 GB)" "awk '/^dram:/ {d = 1} d && /^  app_budget:/ {print \"  app_budget: 64 GB\"; d = 0; next} {print}' $PROFILE > p.yaml" profiles validate p.yaml
