@@ -33,17 +33,12 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sim/range.h"
 #include "sim/yaml.h"
 
-/* One range per quantity, the same in a profile and in --set or an experiment's settings
- * (issue 35: a profile with 1 B/s of flash passed `profiles validate`, which --set refused,
- * and its run overflowed): the least a simulated phone may have. Below these, one pass would
- * take longer than any clock leversim keeps, or results look ordinary and mean nothing. */
-#define RANGE_BW_MIN 1e6           /* 1 MB/s: any bandwidth (flash, DRAM, NPU, CPU) */
-#define RANGE_FLOPS_MIN 1e6        /* 1 MFLOP/s: any compute rate */
-#define RANGE_FREQ_MIN 1e6         /* 1 MHz: a core's clock */
-#define RANGE_BYTES_MIN 1e6        /* 1 MB: DRAM capacity and the app's budget */
-#define RANGE_EFF_MIN 0.01         /* a read path's share of the link: 1 % at least */
+/* Every number is read against its row of the one range table (sim/range.h), the same row
+ * --set and an experiment's settings are read against (issue 35: a profile with 1 B/s of flash
+ * passed `profiles validate`, which --set refused, and its run overflowed). */
 
 struct ls_device {
   char id[64], name[64], soc[64], path[LS_ERR_FILE];
@@ -82,30 +77,31 @@ static int section(const ls_ynode *root, const char *key, ls_ynode *out, ls_erro
 static int read_flash(const ls_ynode *root, ls_flash_params *f, ls_error *err)
 {
   ls_ynode m, eff, lat;
-  long lanes, qd;
+  double lanes, qd;
   int path, rc = section(root, "flash", &m, err);
   if (rc || (rc = copy_str(&m, "interface", f->interface, sizeof f->interface, err)) ||
-      (rc = ls_yreq_int(&m, "lanes", 1, 16, &lanes, err)) ||
-      (rc = ls_yreq_unit(&m, "link_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, &f->link_bandwidth, err)) ||
+      (rc = ls_range_yreq(&m, "lanes", LS_R_FLASH_LANES, &lanes, err)) ||
+      (rc = ls_range_yreq(&m, "link_bandwidth", LS_R_FLASH_BW, &f->link_bandwidth, err)) ||
       (rc = section(&m, "efficiency", &eff, err)) ||
-      (rc = ls_yreq_double(&eff, "direct", RANGE_EFF_MIN, 1.0, &f->efficiency[LS_PATH_DIRECT], err)) ||
-      (rc = ls_yreq_double(&eff, "page_cache", RANGE_EFF_MIN, 1.0, &f->efficiency[LS_PATH_PAGE_CACHE], err)) ||
+      (rc = ls_range_yreq(&eff, "direct", LS_R_FLASH_EFF, &f->efficiency[LS_PATH_DIRECT], err)) ||
+      (rc = ls_range_yreq(&eff, "page_cache", LS_R_FLASH_EFF, &f->efficiency[LS_PATH_PAGE_CACHE], err)) ||
       (rc = ls_ymap_finish(&eff, err)) || (rc = ls_yreq_enum(&m, "path", paths, &path, err)) ||
-      (rc = ls_yreq_unit(&m, "chunk", LS_U_BYTES, 512, 1 << 30, &f->chunk_bytes, err)) ||
-      (rc = ls_yreq_int(&m, "queue_depth", 1, 1024, &qd, err)) ||
+      (rc = ls_range_yreq(&m, "chunk", LS_R_FLASH_CHUNK, &f->chunk_bytes, err)) ||
+      (rc = ls_range_yreq(&m, "queue_depth", LS_R_FLASH_QD, &qd, err)) ||
       (rc = ls_ymap_require(&m, "latency", &lat, err)) || (rc = ls_latency_read(&lat, &f->latency, err)) ||
-      (rc = ls_yreq_unit(&m, "read_energy", LS_U_ENERGY_PER_BYTE, 0, 1e-6, &f->read_j_per_byte, err)) ||
-      (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 100, &f->idle_w, err)))
+      (rc = ls_range_yreq(&m, "read_energy", LS_R_READ_ENERGY, &f->read_j_per_byte, err)) ||
+      (rc = ls_range_yreq(&m, "idle_power", LS_R_POWER, &f->idle_w, err)))
     return rc;
   f->lanes = (int)lanes;
   f->queue_depth = (int)qd;
   f->path = (ls_flash_path)path;
-  if (ls_flash_effective_bw(f) < RANGE_BW_MIN) { /* the rate a run reads at: as --set's range */
+  if (ls_range_check(LS_R_FLASH_BW, ls_flash_effective_bw(f))) { /* the rate a run reads at: as --set's range */
     ls_ynode v;
+    char rt[64];
     ls_ymap_find(&m, "link_bandwidth", &v);
     return ls_ynode_error(&v, err, LS_ERANGE, "the read rate of path %s (link_bandwidth x "
-                          "efficiency) is %g B/s, below 1 MB/s", paths[path],
-                          ls_flash_effective_bw(f));
+                          "efficiency) is %g B/s, outside %s", paths[path],
+                          ls_flash_effective_bw(f), ls_range_text(LS_R_FLASH_BW, rt, sizeof rt));
   }
   return ls_ymap_finish(&m, err);
 }
@@ -115,12 +111,19 @@ static int read_dram(const ls_ynode *root, ls_dram_params *d, ls_error *err)
   ls_ynode m, v;
   int rc = section(root, "dram", &m, err);
   if (rc || (rc = copy_str(&m, "type", d->type, sizeof d->type, err)) ||
-      (rc = ls_yreq_unit(&m, "capacity", LS_U_BYTES, RANGE_BYTES_MIN, 1e13, &d->capacity, err)) ||
-      (rc = ls_yreq_unit(&m, "app_budget", LS_U_BYTES, RANGE_BYTES_MIN, d->capacity, &d->app_budget, err)) ||
-      (rc = ls_yreq_unit(&m, "bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e13, &d->bandwidth, err)) ||
-      (rc = ls_yreq_unit(&m, "resident_target", LS_U_BYTES, 0, 1e13, &d->resident_target, err)) ||
-      (rc = ls_yreq_unit(&m, "background_power", LS_U_POWER, 0, 100, &d->background_w, err)))
+      (rc = ls_range_yreq(&m, "capacity", LS_R_DRAM_SIZE, &d->capacity, err)) ||
+      (rc = ls_range_yreq(&m, "app_budget", LS_R_DRAM_SIZE, &d->app_budget, err)) ||
+      (rc = ls_range_yreq(&m, "bandwidth", LS_R_MEM_BW, &d->bandwidth, err)) ||
+      (rc = ls_range_yreq(&m, "resident_target", LS_R_DRAM_RESIDENT, &d->resident_target, err)) ||
+      (rc = ls_range_yreq(&m, "background_power", LS_R_POWER, &d->background_w, err)))
     return rc;
+  if (d->app_budget > d->capacity) {
+    ls_ymap_find(&m, "app_budget", &v);
+    char a[32], c[32];
+    return ls_ynode_error(&v, err, LS_ERANGE, "app_budget (%s) exceeds capacity (%s)",
+                          ls_units_format(d->app_budget, LS_U_BYTES, a, sizeof a),
+                          ls_units_format(d->capacity, LS_U_BYTES, c, sizeof c));
+  }
   if (d->resident_target > d->app_budget) {
     ls_ymap_find(&m, "resident_target", &v);
     return ls_ynode_error(&v, err, LS_ERANGE, "resident_target exceeds app_budget");
@@ -141,7 +144,7 @@ static int read_curve(const ls_ynode *m, ls_npu_params *n, ls_error *err)
     ls_ynode pt = ls_yseq_at(&c, i);
     double two[2];
     int cnt = 0;
-    if ((rc = ls_yas_doubles(&pt, LS_Y_POS, 1e6, two, 2, &cnt, err)))
+    if ((rc = ls_range_yas_list(&pt, LS_R_CURVE, two, 2, &cnt, err)))
       return rc;
     if (cnt != 2)
       return ls_ynode_error(&pt, err, LS_ESCHEMA, "expected [tokens, relative latency]");
@@ -166,7 +169,7 @@ static int read_shapes(const ls_ynode *m, ls_npu_params *n, ls_error *err)
   ls_ynode s;
   double v[LS_NPU_SHAPES_MAX];
   int k = 0, rc = ls_ymap_require(m, "shapes", &s, err);
-  if (rc || (rc = ls_yas_doubles(&s, 1, 1e6, v, LS_NPU_SHAPES_MAX, &k, err)))
+  if (rc || (rc = ls_range_yas_list(&s, LS_R_SHAPE, v, LS_NPU_SHAPES_MAX, &k, err)))
     return rc;
   if (k < 1)
     return ls_ynode_error(&s, err, LS_ERANGE, "needs at least one compiled shape");
@@ -183,16 +186,16 @@ static int read_shapes(const ls_ynode *m, ls_npu_params *n, ls_error *err)
 static int read_dynamic(const ls_ynode *npu, ls_npu_dynamic *d, ls_error *err)
 {
   ls_ynode m;
-  long tile, mat_min;
+  double tile, mat_min;
   if (!ls_ymap_find(npu, "q4_0_dynamic", &m))
     return LS_OK;
   int rc = ls_ynode_expect(&m, LS_Y_MAP, err);
-  if (rc || (rc = ls_yreq_unit(&m, "op_call", LS_U_TIME, 0, 1, &d->op_call_s, err)) ||
-      (rc = ls_yreq_unit(&m, "weight_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e13, &d->weight_bw, err)) ||
-      (rc = ls_yreq_unit(&m, "vec_flops", LS_U_COMPUTE, RANGE_FLOPS_MIN, 1e16, &d->vec_flops, err)) ||
-      (rc = ls_yreq_unit(&m, "mat_flops", LS_U_COMPUTE, RANGE_FLOPS_MIN, 1e16, &d->mat_flops, err)) ||
-      (rc = ls_yreq_int(&m, "tile", 1, 4096, &tile, err)) ||
-      (rc = ls_yreq_int(&m, "mat_min", 1, 4096, &mat_min, err)) ||
+  if (rc || (rc = ls_range_yreq(&m, "op_call", LS_R_CALL_TIME, &d->op_call_s, err)) ||
+      (rc = ls_range_yreq(&m, "weight_bandwidth", LS_R_MEM_BW, &d->weight_bw, err)) ||
+      (rc = ls_range_yreq(&m, "vec_flops", LS_R_COMPUTE, &d->vec_flops, err)) ||
+      (rc = ls_range_yreq(&m, "mat_flops", LS_R_COMPUTE, &d->mat_flops, err)) ||
+      (rc = ls_range_yreq(&m, "tile", LS_R_NPU_TILE, &tile, err)) ||
+      (rc = ls_range_yreq(&m, "mat_min", LS_R_NPU_TILE, &mat_min, err)) ||
       (rc = ls_yopt_bool(&m, "pad_small", 0, &d->pad_small, err)) ||
       (rc = ls_yopt_bool(&m, "matrix_path", 1, &d->matrix_path, err)))
     return rc;
@@ -210,13 +213,13 @@ static int read_npu(const ls_ynode *root, ls_npu_params *n, ls_error *err)
   if (rc || (rc = copy_str(&m, "name", n->name, sizeof n->name, err)) ||
       (rc = ls_yopt_enum(&m, "regime", ls_npu_regime_names, LS_NPU_STATIC, &regime, err)) ||
       (rc = read_dynamic(&m, &n->dyn, err)) ||
-      (rc = ls_yreq_unit(&m, "weight_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e13, &n->weight_bw, err)) ||
-      (rc = ls_yreq_unit(&m, "flops", LS_U_COMPUTE, RANGE_FLOPS_MIN, 1e16, &n->flops, err)) ||
-      (rc = ls_yreq_unit(&m, "attn_flops", LS_U_COMPUTE, RANGE_FLOPS_MIN, 1e16, &n->attn_flops, err)) ||
-      (rc = ls_yreq_unit(&m, "dispatch", LS_U_TIME, 0, 1, &n->dispatch_s, err)) ||
+      (rc = ls_range_yreq(&m, "weight_bandwidth", LS_R_MEM_BW, &n->weight_bw, err)) ||
+      (rc = ls_range_yreq(&m, "flops", LS_R_COMPUTE, &n->flops, err)) ||
+      (rc = ls_range_yreq(&m, "attn_flops", LS_R_COMPUTE, &n->attn_flops, err)) ||
+      (rc = ls_range_yreq(&m, "dispatch", LS_R_CALL_TIME, &n->dispatch_s, err)) ||
       (rc = read_curve(&m, n, err)) || (rc = read_shapes(&m, n, err)) ||
-      (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &n->idle_w, err)) ||
-      (rc = ls_yreq_unit(&m, "busy_power", LS_U_POWER, LS_Y_POS, 1000, &n->busy_w, err)))
+      (rc = ls_range_yreq(&m, "idle_power", LS_R_POWER, &n->idle_w, err)) ||
+      (rc = ls_range_yreq(&m, "busy_power", LS_R_POWER_BUSY, &n->busy_w, err)))
     return rc;
   n->regime = (ls_npu_regime)regime;
   ls_error chk;
@@ -230,14 +233,14 @@ static int read_npu(const ls_ynode *root, ls_npu_params *n, ls_error *err)
 
 static int read_cluster(const ls_ynode *c, ls_cpu_cluster *k, ls_error *err)
 {
-  long cores;
+  double cores;
   int rc = ls_ynode_expect(c, LS_Y_MAP, err);
   if (rc || (rc = copy_str(c, "name", k->name, sizeof k->name, err)) ||
-      (rc = ls_yreq_int(c, "cores", 1, 64, &cores, err)) ||
-      (rc = ls_yreq_unit(c, "freq", LS_U_FREQ, RANGE_FREQ_MIN, 1e10, &k->freq_hz, err)) ||
-      (rc = ls_yreq_unit(c, "gemv_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, &k->gemv_bw_per_core, err)) ||
-      (rc = ls_yreq_double(c, "flops_per_cycle", LS_Y_POS, 4096, &k->flops_per_cycle, err)) ||
-      (rc = ls_yreq_unit(c, "core_power", LS_U_POWER, 0, 100, &k->core_w, err)))
+      (rc = ls_range_yreq(c, "cores", LS_R_CORES, &cores, err)) ||
+      (rc = ls_range_yreq(c, "freq", LS_R_FREQ, &k->freq_hz, err)) ||
+      (rc = ls_range_yreq(c, "gemv_bandwidth", LS_R_CORE_BW, &k->gemv_bw_per_core, err)) ||
+      (rc = ls_range_yreq(c, "flops_per_cycle", LS_R_FLOPS_PER_CYCLE, &k->flops_per_cycle, err)) ||
+      (rc = ls_range_yreq(c, "core_power", LS_R_POWER, &k->core_w, err)))
     return rc;
   k->cores = (int)cores;
   return ls_ymap_finish(c, err);
@@ -246,25 +249,25 @@ static int read_cluster(const ls_ynode *c, ls_cpu_cluster *k, ls_error *err)
 static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
 {
   ls_ynode m, cl;
-  long threads, batched = 1, head_batched = 1, group = 0;
+  double threads, batched = 1, head_batched = 1, group = 0;
   int rc = section(root, "cpu", &m, err);
-  if (rc || (rc = ls_yreq_int(&m, "threads", 1, 256, &threads, err)) ||
-      (rc = ls_yreq_unit(&m, "max_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e13, &c->max_bw, err)) ||
-      (rc = ls_yreq_unit(&m, "call_overhead", LS_U_TIME, 0, 1, &c->call_s, err)) ||
-      (rc = ls_yreq_unit(&m, "idle_power", LS_U_POWER, 0, 1000, &c->idle_w, err)) ||
-      (rc = ls_yopt_int(&m, "batched_from", 1, 1000000, 1, &batched, err)) ||
-      (rc = ls_yopt_int(&m, "head_batched_from", 1, 1000000, 1, &head_batched, err)) ||
+  if (rc || (rc = ls_range_yreq(&m, "threads", LS_R_THREADS, &threads, err)) ||
+      (rc = ls_range_yreq(&m, "max_bandwidth", LS_R_MEM_BW, &c->max_bw, err)) ||
+      (rc = ls_range_yreq(&m, "call_overhead", LS_R_CALL_TIME, &c->call_s, err)) ||
+      (rc = ls_range_yreq(&m, "idle_power", LS_R_POWER, &c->idle_w, err)) ||
+      (rc = ls_range_yopt(&m, "batched_from", LS_R_BATCH_TOKENS, 1, &batched, err)) ||
+      (rc = ls_range_yopt(&m, "head_batched_from", LS_R_BATCH_TOKENS, 1, &head_batched, err)) ||
       /* 0 is the "absent" default and not a group a profile may state (the range starts at 1):
        * absent, the layers keep the roofline from batched_from on (devices/cpu.c). */
-      (rc = ls_yopt_int(&m, "batch_group", 1, 1000000, 0, &group, err)) ||
+      (rc = ls_range_yopt(&m, "batch_group", LS_R_BATCH_TOKENS, 0, &group, err)) ||
       /* 0 is the "absent" default and not a rate a profile may state (LS_Y_POS refuses it):
        * a stated rate of zero would make every head infinitely slow. Same ceiling as the
        * clusters' gemv_bandwidth. */
-      (rc = ls_yopt_unit(&m, "head_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, 0, &c->head_bw, err)) ||
-      (rc = ls_yopt_unit(&m, "head_first_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, 0, &c->head_bw_first, err)) ||
-      (rc = ls_yopt_unit(&m, "single_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, 0, &c->single_bw, err)) ||
+      (rc = ls_range_yopt(&m, "head_bandwidth", LS_R_CORE_BW, 0, &c->head_bw, err)) ||
+      (rc = ls_range_yopt(&m, "head_first_bandwidth", LS_R_CORE_BW, 0, &c->head_bw_first, err)) ||
+      (rc = ls_range_yopt(&m, "single_bandwidth", LS_R_CORE_BW, 0, &c->single_bw, err)) ||
       (rc = ls_yopt_bool(&m, "batch_remainder", 0, &c->batch_remainder, err)) ||
-      (rc = ls_yopt_unit(&m, "remainder_bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, 0, &c->remainder_bw, err)) ||
+      (rc = ls_range_yopt(&m, "remainder_bandwidth", LS_R_CORE_BW, 0, &c->remainder_bw, err)) ||
       (rc = ls_ymap_require(&m, "clusters", &cl, err)) || (rc = ls_ynode_expect(&cl, LS_Y_SEQ, err)))
     return rc;
   int k = ls_yseq_len(&cl);
@@ -302,7 +305,7 @@ static int read_cpu(const ls_ynode *root, ls_cpu_params *c, ls_error *err)
   if (threads > ls_cpu_total_cores(c)) {
     ls_ynode t;
     ls_ymap_find(&m, "threads", &t);
-    return ls_ynode_error(&t, err, LS_ERANGE, "threads (%ld) exceed the cores (%d)", threads,
+    return ls_ynode_error(&t, err, LS_ERANGE, "threads (%.0f) exceed the cores (%d)", threads,
                           ls_cpu_total_cores(c));
   }
   return ls_ymap_finish(&m, err);
@@ -332,7 +335,7 @@ static int read_device(ls_ydoc *doc, ls_device *d, ls_error *err)
       (rc = ls_yreq_enum(&root, "kind", kinds, &kind, err)) || (rc = read_flash(&root, &d->flash, err)) ||
       (rc = read_dram(&root, &d->dram, err)) || (rc = read_npu(&root, &d->npu, err)) ||
       (rc = read_cpu(&root, &d->cpu, err)) || (rc = section(&root, "power", &pw, err)) ||
-      (rc = ls_yreq_unit(&pw, "base", LS_U_POWER, 0, 1000, &d->power.base_w, err)) ||
+      (rc = ls_range_yreq(&pw, "base", LS_R_POWER, &d->power.base_w, err)) ||
       (rc = ls_ymap_finish(&pw, err)))
     return rc;
   d->is_gpu = kind == 1;
@@ -440,10 +443,23 @@ int ls_device_clone(ls_device **out, const ls_device *d, ls_error *err)
   return LS_OK;
 }
 
+/* A setting within its row but above a value of the profile it must not pass (a budget within
+ * the app's, threads within the cores): the same relation the profile's reader checks. */
+static int peer_max(ls_kv *kv, const char *key, double v, double max, int bytes, const char *what, ls_error *err)
+{
+  if (v <= max) return LS_OK;
+  char m[48];
+  if (bytes) ls_units_format(max, LS_U_BYTES, m, sizeof m);
+  else snprintf(m, sizeof m, "%g", max);
+  const char *o = ls_kv_origin_of(kv, key);
+  int typed = o && (strncmp(o, "--", 2) == 0 || strncmp(o, "argument ", 9) == 0);
+  return ls_error_set(err, typed ? LS_EUSAGE : LS_ERANGE, "%s%s%s=%s: out of range (must not exceed %s, %s)",
+                      o ? o : "", o ? ": " : "", key, ls_kv_find(kv, key), what, m);
+}
+
 int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
 {
   double v;
-  long l;
   int path = d->flash.path, regime = d->npu.regime, sim = d->flash.sim, rc;
   if ((rc = ls_kv_enum(kv, "device.flash.path", paths, path, &path, err)) ||
       (rc = ls_kv_enum(kv, "device.flash.sim", ls_flash_sim_names, sim, &sim, err)) ||
@@ -459,13 +475,13 @@ int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
       (rc = ls_kv_enum(kv, "device.npu.matrix_path", BOOLS, d->npu.dyn.matrix_path, &d->npu.dyn.matrix_path, err)))
     return rc;
   if (d->npu.dyn.present) { /* where the tiled matrix path starts: which llama.cpp build (npu.h) */
-    if ((rc = ls_kv_int(kv, "device.npu.mat_min", 1, 4096, d->npu.dyn.mat_min, &l, err)))
+    if ((rc = ls_range_kv(kv, "device.npu.mat_min", LS_R_NPU_TILE, d->npu.dyn.mat_min, &v, err)))
       return rc;
-    d->npu.dyn.mat_min = (int)l;
+    d->npu.dyn.mat_min = (int)v;
     /* The vector path's rate: measured on the 8 Elite, carried to the other SoCs (an open
      * assumption with a range in runner/experiments/ranges.yaml). */
-    if ((rc = ls_kv_unit(kv, "device.npu.vec_flops", LS_U_COMPUTE, 1e9, 1e15, d->npu.dyn.vec_flops,
-                         &d->npu.dyn.vec_flops, err)))
+    if ((rc = ls_range_kv(kv, "device.npu.vec_flops", LS_R_COMPUTE, d->npu.dyn.vec_flops, &d->npu.dyn.vec_flops,
+                          err)))
       return rc;
   }
   d->flash.path = (ls_flash_path)path;
@@ -473,23 +489,24 @@ int ls_device_apply(ls_device *d, ls_kv *kv, ls_error *err)
    * sets the effective rate of the (possibly new) path. Read even when absent, so the
    * default (that path's rate) is declared like every other setting. */
   int bw_given = ls_kv_has(kv, "device.flash.bandwidth");
-  if ((rc = ls_kv_unit(kv, "device.flash.bandwidth", LS_U_BANDWIDTH, RANGE_BW_MIN, 1e12, ls_flash_effective_bw(&d->flash),
-                       &v, err)))
+  if ((rc = ls_range_kv(kv, "device.flash.bandwidth", LS_R_FLASH_BW, ls_flash_effective_bw(&d->flash), &v, err)))
     return rc;
   if (bw_given)
     ls_flash_set_effective_bw(&d->flash, v);
-  if ((rc = ls_kv_unit(kv, "device.flash.chunk", LS_U_BYTES, 512, 1 << 30, d->flash.chunk_bytes,
-                       &d->flash.chunk_bytes, err)) ||
-      (rc = ls_kv_int(kv, "device.flash.queue_depth", 1, 1024, d->flash.queue_depth, &l, err)))
+  if ((rc = ls_range_kv(kv, "device.flash.chunk", LS_R_FLASH_CHUNK, d->flash.chunk_bytes, &d->flash.chunk_bytes,
+                        err)) ||
+      (rc = ls_range_kv(kv, "device.flash.queue_depth", LS_R_FLASH_QD, d->flash.queue_depth, &v, err)))
     return rc;
-  d->flash.queue_depth = (int)l;
-  if ((rc = ls_kv_unit(kv, "device.dram.budget", LS_U_BYTES, 0, d->dram.app_budget, d->dram.resident_target,
-                       &d->dram.resident_target, err)) ||
-      (rc = ls_kv_unit(kv, "device.npu.dispatch", LS_U_TIME, 0, 1, d->npu.dispatch_s, &d->npu.dispatch_s, err)) ||
-      (rc = ls_kv_int(kv, "device.cpu.threads", 1, ls_cpu_total_cores(&d->cpu), d->cpu.default_threads, &l,
-                      err)))
+  d->flash.queue_depth = (int)v;
+  if ((rc = ls_range_kv(kv, "device.dram.budget", LS_R_DRAM_RESIDENT, d->dram.resident_target, &v, err)) ||
+      (rc = peer_max(kv, "device.dram.budget", v, d->dram.app_budget, 1, "the profile's dram.app_budget", err)))
     return rc;
-  d->cpu.default_threads = (int)l;
+  d->dram.resident_target = v;
+  if ((rc = ls_range_kv(kv, "device.npu.dispatch", LS_R_CALL_TIME, d->npu.dispatch_s, &d->npu.dispatch_s, err)) ||
+      (rc = ls_range_kv(kv, "device.cpu.threads", LS_R_THREADS, d->cpu.default_threads, &v, err)) ||
+      (rc = peer_max(kv, "device.cpu.threads", v, ls_cpu_total_cores(&d->cpu), 0, "the profile's cores", err)))
+    return rc;
+  d->cpu.default_threads = (int)v;
   return ls_kv_check_used(kv, "device.", err);
 }
 

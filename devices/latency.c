@@ -17,6 +17,7 @@
 #include "devices/latency.h"
 #include <math.h>
 #include <string.h>
+#include "sim/range.h"
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 
@@ -25,11 +26,11 @@ static const char *const lat_models[] = {"lognormal_pareto", "empirical", NULL};
 static int read_parametric(const ls_ynode *m, ls_latency_dist *d, ls_error *err)
 {
   int rc;
-  if ((rc = ls_yreq_unit(m, "median", LS_U_TIME, LS_Y_POS, 10.0, &d->median_s, err)) ||
-      (rc = ls_yreq_double(m, "sigma", LS_Y_POS, 5.0, &d->sigma, err)) ||
-      (rc = ls_yreq_double(m, "tail_prob", 0.0, 0.5, &d->tail_prob, err)) ||
-      (rc = ls_yreq_unit(m, "tail_start", LS_U_TIME, LS_Y_POS, 10.0, &d->tail_start_s, err)) ||
-      (rc = ls_yreq_double(m, "tail_alpha", 1.01, 100.0, &d->tail_alpha, err)))
+  if ((rc = ls_range_yreq(m, "median", LS_R_LAT_TIME, &d->median_s, err)) ||
+      (rc = ls_range_yreq(m, "sigma", LS_R_LAT_SIGMA, &d->sigma, err)) ||
+      (rc = ls_range_yreq(m, "tail_prob", LS_R_LAT_TAIL_PROB, &d->tail_prob, err)) ||
+      (rc = ls_range_yreq(m, "tail_start", LS_R_LAT_TIME, &d->tail_start_s, err)) ||
+      (rc = ls_range_yreq(m, "tail_alpha", LS_R_LAT_TAIL_ALPHA, &d->tail_alpha, err)))
     return rc;
   return LS_OK;
 }
@@ -50,8 +51,8 @@ static int read_empirical(const ls_ynode *m, ls_latency_dist *d, ls_error *err)
     if (ls_yseq_len(&pt) != 2)
       return ls_ynode_error(&pt, err, LS_ESCHEMA, "expected [probability, latency]");
     ls_ynode pn = ls_yseq_at(&pt, 0), xn = ls_yseq_at(&pt, 1);
-    if ((rc = ls_yas_double(&pn, 0.0, 1.0, &d->p[i], err)) ||
-        (rc = ls_yas_unit(&xn, LS_U_TIME, LS_Y_POS, 10.0, &d->x_s[i], err)))
+    if ((rc = ls_range_yas(&pn, LS_R_PROB, &d->p[i], err)) ||
+        (rc = ls_range_yas(&xn, LS_R_LAT_TIME, &d->x_s[i], err)))
       return rc;
     if (i > 0 && d->p[i] <= d->p[i - 1])
       return ls_ynode_error(&pn, err, LS_EINVALID, "probabilities must rise strictly (%g after %g)",

@@ -14,9 +14,12 @@ struct ls_db {
   double read_t0, read_limit_s; /* an input's statement: its start and its time limit */
   int read_expired;             /* a statement on an input ran past the limit */
   const volatile sig_atomic_t *stop; /* borrowed: nonzero asks a lock wait to give up */
-  double wait_t0, wait_said;         /* start of the current lock wait; last progress line */
-  double open_t0;                    /* while opening: its start, so that the open's several
-                                        waits (WAL switch, schema) share one minute; else 0 */
+  double wait_last, wait_said;       /* the lock wait's last look at the clock; last progress line */
+  double waited_s;                   /* every lock wait of this connection so far, in seconds:
+                                        the bound (wait_limit_s) is on this total, not per wait */
+  double wait_limit_s;               /* LS_DB_BUSY_MS, or LEVERSIM_DB_LOCK_WAIT=SECONDS */
+  long wait_steps;                   /* pauses taken while waiting (tests count them: no clock) */
+  int wait_spent;                    /* the total reached the bound: further waits fail at once */
   int interrupted;                   /* a lock wait gave up because of *stop */
   int claim_fd;                      /* the writer claim's descriptor (results/lock.c), -1: none */
   int claim_shared;                  /* its kind */
@@ -52,6 +55,9 @@ void ls_db_ref_free(ls_db_ref *ref);
 int ls_db_ref_is_table(const ls_db_ref *ref, const char *name);
 /* The columns of leversim's table as ",a,b,c,"; NULL when no such table. Borrowed. */
 const char *ls_db_ref_columns(const ls_db_ref *ref, const char *table);
+/* results/recheck.c: an input's stored values against leversim's rules and the range table;
+ * LS_EPARSE naming file, table, run, key and value. */
+int ls_db_recheck_input(ls_db *db, ls_error *err);
 /* leversim's views as TEMP views over an input's tables (results/schema.c). */
 int ls_db_temp_views(ls_db *db, ls_error *err);
 /* The writer claim of results/lock.c in its two steps (ls_db_claim is both): the lock alone

@@ -14,6 +14,7 @@
 #include "workloads/dataset_int.h"
 #include <stdlib.h>
 #include <string.h>
+#include "sim/range.h"
 #include "sim/yaml.h"
 #include "workloads/workloads_int.h"
 
@@ -24,15 +25,15 @@ static const char *const KINDS[] = {"synthetic", "iid", "positional", NULL};
 static int read_len(const ls_ynode *root, const char *key, ls_wl_lendist *d, ls_error *err)
 {
   ls_ynode m;
-  long lo = 0, hi = 0;
+  double lo = 0, hi = 0;
   int rc = ls_ymap_require(root, key, &m, err);
   if (!rc) rc = ls_ynode_expect(&m, LS_Y_MAP, err);
-  if (!rc) rc = ls_yreq_double(&m, "median", 1.0, 1e6, &d->median, err);
-  if (!rc) rc = ls_yreq_double(&m, "sigma", 0.0, 5.0, &d->sigma, err);
-  if (!rc) rc = ls_yreq_int(&m, "min", 1, 1000000, &lo, err);
-  if (!rc) rc = ls_yreq_int(&m, "max", 1, 1000000, &hi, err);
+  if (!rc) rc = ls_range_yreq(&m, "median", LS_R_LEN_MEDIAN, &d->median, err);
+  if (!rc) rc = ls_range_yreq(&m, "sigma", LS_R_LEN_SIGMA, &d->sigma, err);
+  if (!rc) rc = ls_range_yreq(&m, "min", LS_R_LEN, &lo, err);
+  if (!rc) rc = ls_range_yreq(&m, "max", LS_R_LEN, &hi, err);
   if (!rc && lo > hi)
-    rc = ls_ynode_error(&m, err, LS_ERANGE, "min (%ld) exceeds max (%ld)", lo, hi);
+    rc = ls_ynode_error(&m, err, LS_ERANGE, "min (%.0f) exceeds max (%.0f)", lo, hi);
   if (!rc) rc = ls_ymap_finish(&m, err);
   d->min = (int)lo;
   d->max = (int)hi;
@@ -44,10 +45,10 @@ static int read_regime(const ls_ynode *p, const char *key, ls_wl_regime *r, ls_e
   ls_ynode m;
   int rc = ls_ymap_require(p, key, &m, err);
   if (!rc) rc = ls_ynode_expect(&m, LS_Y_MAP, err);
-  if (!rc) rc = ls_yreq_double(&m, "top1_logit_mean", -20.0, 20.0, &r->logit_mean, err);
-  if (!rc) rc = ls_yreq_double(&m, "top1_logit_sd", 0.0, 10.0, &r->logit_sd, err);
-  if (!rc) rc = ls_yreq_double(&m, "tail", LS_Y_POS, 1000.0, &r->tail, err);
-  if (!rc) rc = ls_yreq_double(&m, "agree", 0.0, 1.0, &r->agree, err);
+  if (!rc) rc = ls_range_yreq(&m, "top1_logit_mean", LS_R_LOGIT_MEAN, &r->logit_mean, err);
+  if (!rc) rc = ls_range_yreq(&m, "top1_logit_sd", LS_R_LOGIT_SD, &r->logit_sd, err);
+  if (!rc) rc = ls_range_yreq(&m, "tail", LS_R_LOGIT_TAIL, &r->tail, err);
+  if (!rc) rc = ls_range_yreq(&m, "agree", LS_R_PROB, &r->agree, err);
   if (!rc) rc = ls_ymap_finish(&m, err);
   return rc;
 }
@@ -58,15 +59,15 @@ static int read_process(const ls_ynode *m, ls_wl_process *p, ls_error *err)
   int rc = ls_ynode_expect(m, LS_Y_MAP, err);
   if (!rc) rc = ls_ymap_require(m, "regime", &reg, err);
   if (!rc) rc = ls_ynode_expect(&reg, LS_Y_MAP, err);
-  if (!rc) rc = ls_yreq_double(&reg, "easy_to_hard", 0.0, 1.0, &p->easy_to_hard, err);
-  if (!rc) rc = ls_yreq_double(&reg, "hard_to_easy", 0.0, 1.0, &p->hard_to_easy, err);
+  if (!rc) rc = ls_range_yreq(&reg, "easy_to_hard", LS_R_PROB, &p->easy_to_hard, err);
+  if (!rc) rc = ls_range_yreq(&reg, "hard_to_easy", LS_R_PROB, &p->hard_to_easy, err);
   if (!rc && p->easy_to_hard + p->hard_to_easy <= 0.0)
     rc = ls_ynode_error(&reg, err, LS_ERANGE, "easy_to_hard + hard_to_easy must be > 0");
   if (!rc) rc = ls_ymap_finish(&reg, err);
   if (!rc) rc = read_regime(m, "easy", &p->regime[0], err);
   if (!rc) rc = read_regime(m, "hard", &p->regime[1], err);
-  if (!rc) rc = ls_yreq_double(m, "calibration", 0.05, 20.0, &p->calibration, err);
-  if (!rc) rc = ls_yopt_double(m, "output_scale", LS_Y_POS, 100.0, 1.0, &p->output_scale, err);
+  if (!rc) rc = ls_range_yreq(m, "calibration", LS_R_CALIBRATION, &p->calibration, err);
+  if (!rc) rc = ls_range_yopt(m, "output_scale", LS_R_OUTPUT_SCALE, 1.0, &p->output_scale, err);
   if (!rc) rc = ls_ymap_finish(m, err);
   p->present = rc == LS_OK;
   return rc;
@@ -93,14 +94,14 @@ static int read_kind_params(const ls_ynode *root, ls_dataset *d, ls_error *err)
   if (d->kind == LS_DATASET_IID) {
     rc = ls_ymap_require(root, "iid", &m, err);
     if (!rc) rc = ls_ynode_expect(&m, LS_Y_MAP, err);
-    if (!rc) rc = ls_yreq_double(&m, "alpha", 0.0, 1.0, &d->alpha, err);
+    if (!rc) rc = ls_range_yreq(&m, "alpha", LS_R_PROB, &d->alpha, err);
     return rc ? rc : ls_ymap_finish(&m, err);
   }
   ls_ynode pn;
   rc = ls_ymap_require(root, "positional", &m, err);
   if (!rc) rc = ls_ynode_expect(&m, LS_Y_MAP, err);
   if (!rc) rc = ls_ymap_require(&m, "p", &pn, err);
-  if (!rc) rc = ls_yas_doubles(&pn, 0.0, 1.0, d->p, LS_VIEW_TOPK_MAX, &d->np, err);
+  if (!rc) rc = ls_range_yas_list(&pn, LS_R_PROB, d->p, LS_VIEW_TOPK_MAX, &d->np, err);
   double s = 0.0;
   for (int i = 0; !rc && i < d->np; i++)
     s += d->p[i];
@@ -122,18 +123,18 @@ static int read_dataset(ls_ydoc *doc, ls_dataset *d, ls_error *err)
   ls_ynode root = ls_ydoc_root(doc), ee;
   const char *id = NULL;
   int kind = 0;
-  long np = 0;
+  double np = 0;
   int rc = ls_ynode_expect(&root, LS_Y_MAP, err);
   if (!rc) rc = ls_yreq_string(&root, "id", &id, err);
   if (!rc) snprintf(d->id, sizeof d->id, "%s", id);
   if (!rc) rc = ls_yreq_enum(&root, "kind", KINDS, &kind, err);
-  if (!rc) rc = ls_yreq_int(&root, "default_prompts", 1, 100000, &np, err);
+  if (!rc) rc = ls_range_yreq(&root, "default_prompts", LS_R_PROMPTS, &np, err);
   if (!rc) rc = read_len(&root, "prompt_len", &d->prompt_len, err);
   if (!rc) rc = read_len(&root, "output_len", &d->output_len, err);
   if (!rc) rc = ls_ymap_require(&root, "early_exit", &ee, err);
   if (!rc) rc = ls_ynode_expect(&ee, LS_Y_MAP, err);
-  if (!rc) rc = ls_yreq_double(&ee, "auc", 0.5, 0.9999, &d->auc, err);
-  if (!rc) rc = ls_yreq_double(&ee, "confidence_weight", 0.0, 10.0, &d->conf_weight, err);
+  if (!rc) rc = ls_range_yreq(&ee, "auc", LS_R_AUC, &d->auc, err);
+  if (!rc) rc = ls_range_yreq(&ee, "confidence_weight", LS_R_CONF_WEIGHT, &d->conf_weight, err);
   if (!rc) rc = ls_ymap_finish(&ee, err);
   d->kind = (ls_dataset_kind)kind;
   d->default_prompts = (int)np;
@@ -168,3 +169,5 @@ int ls_dataset_list(const char *data_root, char (*ids)[64], int max)
 
 void ls_dataset_free(ls_dataset *d) { free(d); }
 const char *ls_dataset_id(const ls_dataset *d) { return d->id; }
+
+int ls_dataset_default_prompts(const ls_dataset *d) { return d->default_prompts; }

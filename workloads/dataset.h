@@ -23,6 +23,8 @@ int ls_dataset_load(ls_dataset **out, const char *path, ls_error *err);
 int ls_dataset_list(const char *data_root, char (*ids)[64], int max);
 void ls_dataset_free(ls_dataset *d);
 const char *ls_dataset_id(const ls_dataset *d); /* borrowed */
+/* Prompts of a run that names none (workload.prompts). */
+int ls_dataset_default_prompts(const ls_dataset *d);
 
 typedef enum { LS_DATASET_SYNTH = 0, LS_DATASET_IID, LS_DATASET_POSITIONAL } ls_dataset_kind;
 

@@ -33,6 +33,7 @@
 #include "workloads/model.h"
 #include <stdlib.h>
 #include <string.h>
+#include "sim/range.h"
 #include "sim/yaml.h"
 #include "workloads/workloads_int.h"
 
@@ -74,10 +75,10 @@ double ls_model_quant_bits(const char *quant)
   return -1.0;
 }
 
-static int read_int(const ls_ynode *m, const char *key, long lo, long hi, int *out, ls_error *err)
+static int read_int(const ls_ynode *m, const char *key, ls_range_id id, int *out, ls_error *err)
 {
-  long v;
-  int rc = ls_yreq_int(m, key, lo, hi, &v, err);
+  double v = 0;
+  int rc = ls_range_yreq(m, key, id, &v, err);
   *out = (int)v;
   return rc;
 }
@@ -87,18 +88,18 @@ static int read_arch(const ls_ynode *root, ls_model *m, ls_error *err)
   ls_ynode a;
   int rc = ls_ymap_require(root, "arch", &a, err);
   if (!rc) rc = ls_ynode_expect(&a, LS_Y_MAP, err);
-  if (!rc) rc = read_int(&a, "n_layers", 1, 1000, &m->a.n_layers, err);
-  if (!rc) rc = read_int(&a, "hidden", 1, 1 << 20, &m->a.hidden, err);
-  if (!rc) rc = read_int(&a, "ffn", 1, 1 << 22, &m->a.ffn, err);
-  if (!rc) rc = read_int(&a, "n_heads", 1, 4096, &m->a.n_heads, err);
-  if (!rc) rc = read_int(&a, "n_kv_heads", 1, 4096, &m->a.n_kv_heads, err);
-  if (!rc) rc = read_int(&a, "head_dim", 1, 4096, &m->a.head_dim, err);
-  if (!rc) rc = read_int(&a, "vocab", 1, 1 << 24, &m->a.vocab, err);
+  if (!rc) rc = read_int(&a, "n_layers", LS_R_LAYERS, &m->a.n_layers, err);
+  if (!rc) rc = read_int(&a, "hidden", LS_R_HIDDEN, &m->a.hidden, err);
+  if (!rc) rc = read_int(&a, "ffn", LS_R_FFN, &m->a.ffn, err);
+  if (!rc) rc = read_int(&a, "n_heads", LS_R_HEADS, &m->a.n_heads, err);
+  if (!rc) rc = read_int(&a, "n_kv_heads", LS_R_HEADS, &m->a.n_kv_heads, err);
+  if (!rc) rc = read_int(&a, "head_dim", LS_R_HEADS, &m->a.head_dim, err);
+  if (!rc) rc = read_int(&a, "vocab", LS_R_VOCAB, &m->a.vocab, err);
   if (!rc) rc = ls_yopt_bool(&a, "tied_embeddings", 0, &m->a.tied_embeddings, err);
   if (!rc) rc = ls_yopt_bool(&a, "qk_norm", 0, &m->qk_norm, err);
-  long ai = 1, fu = 0;
-  if (!rc && m->is_eagle3) rc = ls_yreq_int(&a, "attn_input", 1, 8, &ai, err);
-  if (!rc && m->is_eagle3) rc = ls_yreq_int(&a, "fused_features", 1, 16, &fu, err);
+  double ai = 1, fu = 0;
+  if (!rc && m->is_eagle3) rc = ls_range_yreq(&a, "attn_input", LS_R_EAGLE_INPUT, &ai, err);
+  if (!rc && m->is_eagle3) rc = ls_range_yreq(&a, "fused_features", LS_R_EAGLE_FEATURES, &fu, err);
   m->attn_input = (int)ai;
   m->fused = (int)fu;
   if (!rc && m->a.n_heads % m->a.n_kv_heads != 0)
@@ -141,7 +142,7 @@ static int read_model(ls_ydoc *doc, ls_model *m, ls_error *err)
   if (!rc) rc = copy_str(&root, "default_draft", 0, m->draft, sizeof m->draft, err);
   if (!rc) rc = ls_yreq_enum(&root, "default_quant", QUANT_NAMES, &q, err);
   if (!rc) rc = ls_yopt_bool(&root, "default_thinking", 0, &m->thinking, err);
-  if (!rc) rc = ls_yreq_double(&root, "params_b", LS_Y_POS, 1e4, &m->params_b, err);
+  if (!rc) rc = ls_range_yreq(&root, "params_b", LS_R_PARAMS_B, &m->params_b, err);
   if (!rc) rc = read_arch(&root, m, err);
   if (rc)
     return rc;

@@ -55,6 +55,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sim/range.h"
 #include "sim/rng.h"
 #include "workloads/dataset_int.h"
 #ifdef __SSE2__
@@ -377,17 +378,17 @@ static int pick_process(ls_oracle *o, const ls_dataset *ds, const ls_model *targ
 
 static int read_settings(ls_oracle *o, const ls_dataset *ds, ls_kv *kv, ls_error *err)
 {
-  long n = ds->default_prompts;
-  int rc = ls_kv_int(kv, "workload.prompts", 1, 100000, ds->default_prompts, &n, err);
+  double n = ds->default_prompts;
+  int rc = ls_range_kv(kv, "workload.prompts", LS_R_PROMPTS, ds->default_prompts, &n, err);
   o->n = (int)n;
-  if (!rc) rc = ls_kv_double(kv, "workload.auc", 0.5, 0.9999, ds->auc, &o->auc, err);
+  if (!rc) rc = ls_range_kv(kv, "workload.auc", LS_R_AUC, ds->auc, &o->auc, err);
   o->alpha = ds->alpha;
   o->np = ds->np;
   memcpy(o->p, ds->p, sizeof o->p);
   if (!rc && o->kind == LS_DATASET_IID)
-    rc = ls_kv_double(kv, "workload.alpha", 0.0, 1.0, ds->alpha, &o->alpha, err);
+    rc = ls_range_kv(kv, "workload.alpha", LS_R_PROB, ds->alpha, &o->alpha, err);
   if (!rc && o->kind == LS_DATASET_POSITIONAL) {
-    rc = ls_kv_doubles(kv, "workload.p", 0.0, 1.0, o->p, NCAND, &o->np, err);
+    rc = ls_range_kv_list(kv, "workload.p", LS_R_PROB, o->p, NCAND, &o->np, err);
     double s = 0.0;
     for (int i = 0; i < o->np; i++)
       s += o->p[i];

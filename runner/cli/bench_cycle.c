@@ -14,6 +14,7 @@
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
+#include "sim/range.h"
 #include "runner/decode/decode.h"
 #include "runner/study/experiment.h"
 
@@ -50,10 +51,10 @@ static const ls_opt CYCLE_OPTS[] = {
     {"--model", LS_OPT_STR, OPT_AT(cycle_opts, model), "M", "target model (default llama-3.1-8b)"},
     {"--dataset", LS_OPT_STR, OPT_AT(cycle_opts, dataset), "S", "dataset (default gsm8k)"},
     {"--systems", LS_OPT_CALL, OPT_AT(cycle_opts, systems), "a,b,...", "systems to time (default ar-flash,specinfer,lever)", .call = copy_systems},
-    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts per run (default 4)", .lo = 1, .hi = 100000, .key = "workload.prompts"},
-    {"--tokens", LS_OPT_SETTING, 0, "N", "tokens per prompt (default 128)", .lo = 1, .hi = 1000000, .key = "workload.max_tokens"},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts per run (default 4)", .range = LS_OPT_RANGE(LS_R_PROMPTS), .key = "workload.prompts"},
+    {"--tokens", LS_OPT_SETTING, 0, "N", "tokens per prompt (default 128)", .range = LS_OPT_RANGE(LS_R_TOKENS), .key = "workload.max_tokens"},
     {"--repeats", LS_OPT_LONG, OPT_AT(cycle_opts, repeats), "N", "timed runs per system (default 7)", .lo = 1, .hi = MAX_REPEATS},
-    {"--seed", LS_OPT_LONG, OPT_AT(cycle_opts, seed), "N", "master seed (default 1)", .lo = 0, .hi = 0x7fffffffL},
+    {"--seed", LS_OPT_LONG, OPT_AT(cycle_opts, seed), "N", "master seed (default 1)", .range = LS_OPT_RANGE(LS_R_SEED)},
     {"--set", LS_OPT_SET, 0, "key=value", "a setting, e.g. device.flash.sim=events"},
     {NULL}};
 

@@ -7,6 +7,7 @@
 #include "devices/device.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
+#include "sim/kv.h"
 
 #define MAX_PROFILES 256
 
@@ -94,6 +95,24 @@ static int list(int argc, char **argv)
   return prt ? prt : rc;
 }
 
+/* validate: the profile's values read again as a run reads them (ls_device_apply with no
+ * setting given: every device setting at the profile's value, each against its row of the
+ * one range table), so a profile that validates is one `run` accepts (issue 35). */
+static int as_run_reads(const ls_device *d, const char *path, ls_error *err)
+{
+  ls_kv *kv = NULL;
+  ls_device *c = NULL;
+  ls_error inner;
+  int rc = ls_kv_create(&kv, err);
+  if (!rc) rc = ls_device_clone(&c, d, err);
+  if (!rc && (rc = ls_device_apply(c, kv, &inner)) != LS_OK)
+    rc = ls_error_set(err, rc == LS_EUSAGE ? LS_ESCHEMA : rc, "%s: a run refuses this profile: %s", path,
+                      inner.msg);
+  ls_device_free(c);
+  ls_kv_free(kv);
+  return rc;
+}
+
 /* show ID and validate FILE: the same load, by id or by path. */
 static int load(const ls_cmd_spec *spec, int argc, char **argv)
 {
@@ -105,8 +124,11 @@ static int load(const ls_cmd_spec *spec, int argc, char **argv)
   ls_error err;
   int show = spec == &SHOW;
   int rc = show ? ls_device_load_id(&d, ls_data_root(), a.args.v[0], &err) : ls_device_load(&d, a.args.v[0], &err);
-  if (rc)
+  if (!rc && !show) rc = as_run_reads(d, a.args.v[0], &err);
+  if (rc) {
+    ls_device_free(d);
     return fail(&err);
+  }
   if (show)
     ls_device_print(d, stdout);
   else

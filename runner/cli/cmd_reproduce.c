@@ -22,6 +22,7 @@
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
+#include "sim/range.h"
 #include "runner/study/driver.h"
 #include "runner/study/validate.h"
 #include "runner/report/csvtab.h"
@@ -45,8 +46,8 @@ static const ls_opt REPRO_OPTS[] = {
     {"--resume", LS_OPT_FLAG, OPT_AT(repro_opts, resume), NULL, "keep the database and skip the runs it already holds"},
     {"--no-figures", LS_OPT_FLAG, OPT_AT(repro_opts, no_figures), NULL, "do not draw the figures"},
     {"--json", LS_OPT_FLAG, OPT_AT(repro_opts, json), NULL, "stdout is one JSON document (summary, ratios with 95 % intervals, precision)"},
-    {"--prompts", LS_OPT_SETTING, 0, "N", "a trial size: workload.prompts of every run (a 'custom' replay)", .lo = 1, .hi = 1000000, .key = "workload.prompts"},
-    {"--tokens", LS_OPT_SETTING, 0, "N", "a trial size: workload.max_tokens of every run (a 'custom' replay)", .lo = 1, .hi = 1000000, .key = "workload.max_tokens"},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "a trial size: workload.prompts of every run (a 'custom' replay)", .range = LS_OPT_RANGE(LS_R_PROMPTS), .key = "workload.prompts"},
+    {"--tokens", LS_OPT_SETTING, 0, "N", "a trial size: workload.max_tokens of every run (a 'custom' replay)", .range = LS_OPT_RANGE(LS_R_TOKENS), .key = "workload.max_tokens"},
     {NULL}};
 
 static const ls_cmd_spec REPRO = {

@@ -9,6 +9,7 @@
 #include "sim/boot.h"
 #include "runner/cli/cli_opts.h"
 #include "runner/cli/opts.h"
+#include "sim/range.h"
 #include "runner/cli/commands.h"
 #include "runner/decode/decode.h"
 #include "runner/study/driver.h"
@@ -27,9 +28,9 @@ static const ls_opt RUN_OPTS[] = {
     {"--dataset", LS_OPT_STR, OPT_AT(run_opts, dataset), "S", "dataset id (workloads/datasets)", .flags = LS_OPT_REQUIRED},
     {"--system", LS_OPT_CHOICE, OPT_AT(run_opts, system), "Y", "system to simulate (leversim settings --system Y: its keys)", .choice_at = ls_cli_system_at, .flags = LS_OPT_REQUIRED},
     {"--set", LS_OPT_SET, 0, "key=value", "a setting (see 'leversim settings'); SYSTEM:key scopes it"},
-    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts to simulate: --set workload.prompts=N", .lo = 1, .hi = 100000, .key = "workload.prompts"},
-    {"--tokens", LS_OPT_SETTING, 0, "N", "tokens per prompt: --set workload.max_tokens=N", .lo = 1, .hi = 1000000, .key = "workload.max_tokens"},
-    {"--seed", LS_OPT_LONG, OPT_AT(run_opts, seed), "N", "master seed (default: the paper experiment's)", .lo = 0, .hi = 0x7fffffffL},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts to simulate: --set workload.prompts=N", .range = LS_OPT_RANGE(LS_R_PROMPTS), .key = "workload.prompts"},
+    {"--tokens", LS_OPT_SETTING, 0, "N", "tokens per prompt: --set workload.max_tokens=N (a run generates at most 2e7 tokens: prompts x tokens)", .range = LS_OPT_RANGE(LS_R_TOKENS), .key = "workload.max_tokens"},
+    {"--seed", LS_OPT_LONG, OPT_AT(run_opts, seed), "N", "master seed (default: the paper experiment's)", .range = LS_OPT_RANGE(LS_R_SEED)},
     {"--db", LS_OPT_STR, OPT_AT(run_opts, db), "FILE", "also write the run to this SQLite database"},
     {"--steps", LS_OPT_FLAG, OPT_AT(run_opts, steps), NULL, "with --db: store the per-cycle series too"},
     {"--force", LS_OPT_FLAG, OPT_AT(run_opts, force), NULL, "with --db: run again when the database already holds this run"},

@@ -11,6 +11,7 @@
 #include "runner/decode/system.h"
 #include "runner/study/uncertainty.h"
 #include "runner/study/validate.h"
+#include "sim/range.h"
 
 typedef struct settings_opts {
   const char *system;
@@ -29,6 +30,8 @@ static const ls_cmd_spec SETTINGS = {
     "dataset are shown for the reference device and target named in the heading ('by input'\n"
     "marks one that also depends on the dataset); 'by system' defaults are listed below the\n"
     "key. A key some system of a run does not read must be scoped (SYSTEM:key).\n"
+    "Then the value ranges: one table that a profile, a model, a dataset, an experiment and the\n"
+    "command line are all read against (sim/range.h), each bound with its keys and its reason.\n"
     "Then the open assumptions of the paper's setup, each with its plausible values and sources\n"
     "(runner/experiments/ranges.yaml, argued in docs/SOURCES.md §11; `leversim uncertainty`\n"
     "samples them), and the assumed values that are not sampled, with their ranges and why.\n",
@@ -97,6 +100,8 @@ int ls_cmd_settings(int argc, char **argv)
            system ? "" : "systems");
     for (int i = 0; i < cat->n; i++)
       print_entry(&cat->e[i], system != NULL, n_systems);
+    printf("\n");
+    ls_range_print(stdout); /* the bounds of every value, wherever it is written, and why */
     rc = print_ranges(&err);
   }
   if (rc) {

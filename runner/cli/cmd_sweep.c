@@ -57,6 +57,8 @@ static const ls_cmd_spec SWEEP = {
     "already in the database with the same resolved settings and seed are not run again (--force runs\n"
     "them again). --shard i/N runs a fixed 1/N of the runs (merge shards with 'leversim\n"
     "merge'). Every run is checked (names, settings, values) before the database is created.\n"
+    "Waits for another process's lock on the database last at most 60 s in all, however many\n"
+    "runs are written ($LEVERSIM_DB_LOCK_WAIT=SECONDS changes it).\n"
     "docs/EXPERIMENTS.md documents the experiment file.\n",
     NULL, SWEEP_OPTS};
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
+#include "sim/range.h"
 #include "sim/kv.h"
 #include "workloads/dataset.h"
 #include "workloads/model.h"
@@ -21,8 +22,8 @@ static const ls_opt RECORD_OPTS[] = {
     {"--dataset", LS_OPT_STR, OPT_AT(rec_args, dataset), "S", "dataset whose prompts are replayed", .flags = LS_OPT_REQUIRED},
     {"--model", LS_OPT_STR, OPT_AT(rec_args, model), "M", "target model", .flags = LS_OPT_REQUIRED},
     {"--draft", LS_OPT_STR, OPT_AT(rec_args, draft), "D", "draft model (default: the target's default draft)"},
-    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts to record: --set workload.prompts=N", .lo = 1, .hi = 100000, .key = "workload.prompts"},
-    {"--seed", LS_OPT_LONG, OPT_AT(rec_args, seed), "N", "oracle seed (default 1)", .lo = 0, .hi = 0x7fffffffL},
+    {"--prompts", LS_OPT_SETTING, 0, "N", "prompts to record: --set workload.prompts=N", .range = LS_OPT_RANGE(LS_R_TRACE_PROMPTS), .key = "workload.prompts"},
+    {"--seed", LS_OPT_LONG, OPT_AT(rec_args, seed), "N", "oracle seed (default 1)", .range = LS_OPT_RANGE(LS_R_SEED)},
     {"--topk", LS_OPT_LONG, OPT_AT(rec_args, topk), "K", "draft probabilities kept per position (default 8)", .lo = 1, .hi = LS_VIEW_TOPK_MAX},
     {"--off", LS_OPT_LONG, OPT_AT(rec_args, off), "N", "off-path children whose candidate sets are kept (default 2)", .lo = 0, .hi = LS_VIEW_TOPK_MAX},
     {"--set", LS_OPT_SET, 0, "workload.key=value", "a workload setting of the oracle"},
@@ -51,6 +52,20 @@ static int fail(const ls_error *e)
   return ls_status_exit(e->code);
 }
 
+/* A trace's prompts, however given (--prompts, --set, the dataset's default), within their
+ * row of the range table: the trace is held in memory and written whole. */
+static int trace_size(const ls_oracle *o, ls_kv *kv, ls_error *err)
+{
+  char r[64];
+  int n = ls_oracle_prompts(o);
+  if (!ls_range_check(LS_R_TRACE_PROMPTS, n)) return LS_OK;
+  const char *at = ls_kv_origin_of(kv, "workload.prompts");
+  int typed = at && (strncmp(at, "--", 2) == 0 || strncmp(at, "argument ", 9) == 0);
+  return ls_error_set(err, typed ? LS_EUSAGE : LS_ERANGE, "%s%sworkload.prompts=%d: a trace records %s prompts "
+                      "(sim/range.h: %s)", at ? at : "", at ? ": " : "", n,
+                      ls_range_text(LS_R_TRACE_PROMPTS, r, sizeof r), ls_range_at(LS_R_TRACE_PROMPTS)->why);
+}
+
 static int record(const rec_args *a, ls_kv *kv)
 {
   ls_error e;
@@ -65,6 +80,7 @@ static int record(const rec_args *a, ls_kv *kv)
     rc = ls_error_set(&e, LS_EINVALID, "--model %s is a draft model; give a target", a->model);
   if (!rc) rc = ls_model_load_id(&dr, ls_data_root(), a->draft ? a->draft : ls_model_default_draft(tg), &e);
   if (!rc) rc = ls_oracle_create(&o, ds, tg, dr, (uint64_t)a->seed, kv, &e);
+  if (!rc) rc = trace_size(o, kv, &e);
   if (!rc) rc = ls_kv_check_used(kv, "", &e);
   if (!rc) rc = ls_trace_record(&t, o, (int)a->topk, (int)a->off, 8, a->dataset, a->model, ls_model_id(dr),
                                 (uint64_t)a->seed, &e);

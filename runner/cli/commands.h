@@ -16,6 +16,7 @@ int ls_cmd_check(int argc, char **argv);      /* runner/cli/cmd_results.c */
 int ls_cmd_export(int argc, char **argv);     /* runner/cli/cmd_results.c */
 int ls_cmd_merge(int argc, char **argv);      /* runner/cli/cmd_results.c */
 int ls_cmd_profiles(int argc, char **argv);   /* runner/cli/cmd_profiles.c */
+int ls_cmd_workloads(int argc, char **argv);  /* runner/cli/cmd_workloads.c */
 int ls_cmd_devices(int argc, char **argv);    /* runner/cli/cmd_devices.c */
 int ls_cmd_trace(int argc, char **argv);      /* runner/cli/cmd_trace.c */
 int ls_cmd_bench(int argc, char **argv);      /* runner/cli/cmd_bench.c */

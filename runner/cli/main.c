@@ -25,6 +25,7 @@ static const ls_subcmd COMMANDS[] = {
     {"export", ls_cmd_export, "export a results view to CSV, JSON or a table"},
     {"merge", ls_cmd_merge, "merge sharded result databases"},
     {"profiles", ls_cmd_profiles, "list, show or validate device profiles"},
+    {"workloads", ls_cmd_workloads, "validate a model or dataset file as a run reads it"},
     {"devices", ls_cmd_devices, "device-model queries (verification latency curve)"},
     {"trace", ls_cmd_trace, "record or inspect draft/target traces"},
     {"settings", ls_cmd_settings, "list every setting key: default, unit, range, which systems read it"},

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runner/cli/commands.h"
+#include "sim/range.h"
 
 #define MAX_OPTS 64 /* options in one table */
 
@@ -119,14 +120,23 @@ static int check_choice(const ls_cmd_spec *spec, const ls_opt *o, const char *v)
   return LS_EUSAGE;
 }
 
+/* The accepted whole numbers of a LONG or SETTING line: its range row's, else its own. */
+static void bounds(const ls_opt *o, long *lo, long *hi)
+{
+  const ls_range *r = o->range ? ls_range_at((ls_range_id)(o->range - 1)) : NULL;
+  *lo = r ? (long)r->lo : o->lo;
+  *hi = r ? (long)r->hi : o->hi;
+}
+
 static int whole(const ls_cmd_spec *spec, const ls_opt *o, const char *v, long *out)
 {
   char *end;
+  long lo, hi;
+  bounds(o, &lo, &hi);
   errno = 0;
   long x = strtol(v, &end, 10);
-  if (end == v || *end || errno == ERANGE || x < o->lo || x > o->hi) {
-    ls_usage_error(spec->name, "%s: bad value '%s' (expected a whole number in [%ld, %ld])", o->name, v, o->lo,
-                   o->hi);
+  if (end == v || *end || errno == ERANGE || x < lo || x > hi) {
+    ls_usage_error(spec->name, "%s: bad value '%s' (expected a whole number in [%ld, %ld])", o->name, v, lo, hi);
     return LS_EUSAGE;
   }
   *out = x;
@@ -382,8 +392,10 @@ static void accepts(const ls_opt *o, char *buf, size_t size)
   char c[64];
   buf[0] = '\0';
   size_t len = 0;
+  long lo, hi;
+  bounds(o, &lo, &hi);
   if (o->kind == LS_OPT_LONG || o->kind == LS_OPT_SETTING)
-    len = (size_t)snprintf(buf, size, "; a whole number in [%ld, %ld]", o->lo, o->hi);
+    len = (size_t)snprintf(buf, size, "; a whole number in [%ld, %ld]", lo, hi);
   if (o->kind == LS_OPT_CHOICE && o->choices)
     for (int i = 0; choice(o, i, c, sizeof c); i++)
       len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s", i ? ", " : "; one of ", c);

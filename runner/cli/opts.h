@@ -65,7 +65,11 @@ typedef struct ls_opt {
   const char *(*choice_at)(int i); /* CHOICE: the i-th valid name, NULL past the last */
   const char *(*call)(const char *value, void *field); /* CALL */
   int flags;                  /* LS_OPT_REQUIRED */
+  int range;                  /* LONG and SETTING: LS_OPT_RANGE(row) takes lo and hi from that row of
+                                 sim/range.h, the table every file and --set is read against */
 } ls_opt;
+/* ls_opt.range of a row (0 stays "use .lo and .hi"). */
+#define LS_OPT_RANGE(id) ((int)(id) + 1)
 
 /* Values of a repeatable option or the positional arguments, borrowed from argv. */
 #define LS_OPT_LIST_MAX 1024

@@ -33,6 +33,7 @@
 #include "sim/stats.h"
 #include "workloads/dataset.h"
 #include "workloads/model.h"
+#include "sim/range.h"
 #include "workloads/oracle.h"
 #include "workloads/trace.h"
 
@@ -294,7 +295,17 @@ static int load_draft(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_kv
   return at_setting(kv, "model.draft_quant", ls_model_costs_get(r->cfg.draft, dquant, &r->cfg.dc, err), err);
 }
 
-static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, ls_error *err)
+/* The documented maxima of prompts and tokens bound a run's time together (sim/range.h,
+ * LS_RANGE_RUN_TOKENS): prompts x tokens per prompt, before anything is built. */
+static int run_bound(ls_kv *kv, const ls_dataset *ds, double max_tokens, ls_error *err)
+{
+  double prompts = 0;
+  int rc = ls_range_kv(kv, "workload.prompts", LS_R_PROMPTS, ls_dataset_default_prompts(ds), &prompts, err);
+  return rc ? rc : ls_range_run_tokens(kv, prompts, max_tokens, err);
+}
+
+static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_kv *kv, double max_tokens,
+                       ls_error *err)
 {
   void *obj;
   const char *quant;
@@ -314,6 +325,7 @@ static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_k
   if (!rc) rc = load_draft(r, c, s, kv, err);
   ls_kv_reader(kv, "workload");
   if (!rc) rc = cache_get(c, c->ds, &c->n_ds, s->dataset, load_ds, &obj, err);
+  if (!rc) rc = run_bound(kv, obj, max_tokens, err);
   if (!rc && r->dry) /* the text is built only to be simulated */
     rc = ls_oracle_check(obj, r->cfg.target, r->cfg.draft, kv, err);
   else if (!rc)
@@ -530,12 +542,12 @@ static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_erro
  * inputs, the policies and the execution settings; every setting must have been read. */
 static int setup(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, const ls_system *sys, ls_kv *kv, ls_error *err)
 {
-  long max_tokens = 0, threads = 0;
+  double max_tokens = 0, threads = 0;
   ls_kv_reader(kv, "workload");
-  int rc = ls_kv_int(kv, "workload.max_tokens", 1, 1000000, 128, &max_tokens, err);
-  if (!rc) rc = load_inputs(r, c, s, kv, err);
+  int rc = ls_range_kv(kv, "workload.max_tokens", LS_R_TOKENS, 128, &max_tokens, err);
+  if (!rc) rc = load_inputs(r, c, s, kv, max_tokens, err);
   ls_kv_reader(kv, "runner");
-  if (!rc) rc = ls_kv_int(kv, "run.threads", 1, 64, ls_device_cpu(r->cfg.dev)->default_threads, &threads, err);
+  if (!rc) rc = ls_range_kv(kv, "run.threads", LS_R_THREADS, ls_device_cpu(r->cfg.dev)->default_threads, &threads, err);
   if (!rc) rc = pick_policies(r, c->policies, sys, kv, err);
   ls_kv_reader(kv, "verify");
   if (!rc) rc = read_exec(r, kv, err);

@@ -9,6 +9,7 @@
 #include "devices/device.h"
 #include "results/db.h"
 #include "runner/decode/system.h"
+#include "sim/range.h"
 #include "sim/yaml.h"
 #include "workloads/dataset.h"
 #include "workloads/model.h"
@@ -436,13 +437,13 @@ static int read_sizing(const ls_ynode *node, const char *data_root, sizing *z, l
   for (int i = 0; !rc && i < ls_ymap_size(&models); i++) {
     const char *model;
     ls_ynode v;
-    long n;
+    double n;
     ls_ymap_at(&models, i, &model, &v);
     if ((rc = check_name(&v, "model", model, data_root, ls_model_list, err)) ||
-        (rc = ls_yas_int(&v, 1, 100000, &n, err)))
+        (rc = ls_range_yas(&v, LS_R_PROMPTS, &n, err)))
       break;
     snprintf(z->models[i], LS_NAME_MAX, "%s", model);
-    snprintf(z->prompts[i], sizeof z->prompts[i], "%ld", n);
+    snprintf(z->prompts[i], sizeof z->prompts[i], "%.0f", n);
     snprintf(z->origin[i], sizeof z->origin[i], "%s:%d:%d", ls_ydoc_name(node->doc), ls_ynode_line(&v),
              ls_ynode_col(&v));
     z->n_models = i + 1;
@@ -718,13 +719,13 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
                     ls_error *err)
 {
   const char *name;
-  long seed;
+  double seed;
   ls_ynode s, parts, q, name_node;
   int rc = ls_ynode_expect(root, LS_Y_MAP, err);
   if (!rc) rc = ls_ymap_require(root, "name", &name_node, err);
   if (!rc) rc = ls_yas_string(&name_node, &name, err);
   if (!rc) rc = check_ident(&name_node, "experiment name", name, err);
-  if (!rc) rc = ls_yreq_int(root, "seed", 0, 0x7fffffffL, &seed, err);
+  if (!rc) rc = ls_range_yreq(root, "seed", LS_R_SEED, &seed, err);
   const char *desc;
   if (!rc) rc = ls_yopt_string(root, "description", "", &desc, err);
   if (!rc && ls_ymap_find(root, "settings", &s))
@@ -885,12 +886,12 @@ int ls_experiment_defaults(const char *path, const char *data_root, const char *
                            const char *system, ls_kv *into, uint64_t *seed, ls_error *err)
 {
   ls_ydoc *doc = NULL;
-  long v = 0;
+  double v = 0;
   ls_ynode s, zn;
   int rc = ls_ydoc_load_file(&doc, path, err);
   ls_ynode root = rc ? (ls_ynode){0} : ls_ydoc_root(doc);
   if (!rc) rc = ls_ynode_expect(&root, LS_Y_MAP, err);
-  if (!rc) rc = ls_yreq_int(&root, "seed", 0, 0x7fffffffL, &v, err);
+  if (!rc) rc = ls_range_yreq(&root, "seed", LS_R_SEED, &v, err);
   if (!rc && ls_ymap_find(&root, "settings", &s))
     rc = read_settings(&s, into, err);
   if (!rc && model && system && ls_ymap_find(&root, "sizing", &zn)) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gsl/gsl_qrng.h>
+#include "sim/range.h"
 #include "sim/yaml.h"
 
 struct ls_unc_ranges {
@@ -31,6 +32,25 @@ static int read_list(const ls_ynode *m, const char *key, const char **out, int m
 }
 
 /* range: [low, high] with scale, or values: [...] (exactly one of them). */
+/* A sampled range of a setting stays within the setting's row of the one range table
+ * (sim/range.h): else a sampled run would be refused half-way through the study. */
+static int within_table(const ls_ynode *r, const ls_unc_assumption *a, ls_error *err)
+{
+  int id = a->setting ? ls_range_of_setting(a->setting) : -1;
+  if (id < 0) return LS_OK;
+  const ls_range *row = ls_range_at((ls_range_id)id);
+  double f = 1;
+  const char *why;
+  char one[64], text[96];
+  snprintf(one, sizeof one, "1 %s", a->unit);
+  if (row->quantity && ls_units_parse(one, row->unit, &f, &why) != LS_OK)
+    return ls_ynode_error(r, err, LS_EUNIT, "unit '%s' of %s: %s", a->unit, a->setting, why);
+  if (ls_range_check((ls_range_id)id, a->lo * f) || ls_range_check((ls_range_id)id, a->hi * f))
+    return ls_ynode_error(r, err, LS_ERANGE, "[%g, %g] %s leaves %s, the range %s is read in (sim/range.h)", a->lo,
+                          a->hi, a->unit, ls_range_text((ls_range_id)id, text, sizeof text), a->setting);
+  return LS_OK;
+}
+
 static int read_domain(const ls_ynode *m, ls_unc_assumption *a, ls_error *err)
 {
   ls_ynode r;
@@ -46,7 +66,7 @@ static int read_domain(const ls_ynode *m, ls_unc_assumption *a, ls_error *err)
         (rc = ls_yopt_string(m, "unit", "", &a->unit, err)))
       return rc;
     if (a->log_scale && !(a->lo > 0)) return ls_ynode_error(&r, err, LS_EINVALID, "a log range needs low > 0");
-    return LS_OK;
+    return within_table(&r, a, err);
   }
   if ((rc = read_list(m, "values", a->values, LS_UNC_MAX_VALUES, &a->n_values, err))) return rc;
   if (a->n_values < 2) return ls_ynode_error(m, err, LS_ESCHEMA, "%s: give a range or two or more values", a->name);

@@ -223,3 +223,40 @@ t "YAML of 40000 nested flow mappings (about a minute, quadratic, before the fix
 POST='test ! -e T.png && no_temp' ENV_IN="LEVERSIM_GNUPLOT=@D@/gp LEVERSIM_GNUPLOT_LIMIT=1" DATA=root t "plot with a gnuplot that never returns (waited forever before the fix)" 70 "time limit" "printf '#!/bin/sh\nexec sleep 1000\n' > gp && chmod +x gp" $PLOT --out T.png
 POST='test ! -e figs/fig04.png && no_temp' ENV_IN="LEVERSIM_GNUPLOT=@D@/gp LEVERSIM_GNUPLOT_LIMIT=1" DATA=root t "figures with a gnuplot that never returns (waited forever before the fix)" 70 "time limit" "printf '#!/bin/sh\nexec sleep 1000\n' > gp && chmod +x gp" figures fig04 --db "$ADV_GOOD" --out figs
 t "trace with the same off path twice at a position (accepted before the fix)" 65 "duplicate off record" "printf 'leversim-trace 1\nmeta dataset iid\nprompt 0 10 1\npos 0 0 2 0.5 0.3\noff 0 1 2 0.6 0.2\noff 0 1 2 0.6 0.2\nend\n' > t.trace" trace info t.trace
+
+# ---- 14. one range table (issue 35): the same bounds in a file and on the command line ----
+section "One range table: a file, the command line and a stored database hold the same values (issue 35)"
+PAPERFX="run --device oneplus-12 --model qwen3-8b --dataset gsm8k --system lever --prompts 1 --tokens 4"
+DATA=root t "--set device.npu.vec_flops of 0.5 GFLOP/s, which a profile may hold (refused on the command line alone before the fix)" 0 "" "" $PAPERFX --set "device.npu.vec_flops=0.5 GFLOP/s"
+DATA=root t "--set device.npu.vec_flops above the table's 10 PFLOP/s" 64 "out of range" "" $PAPERFX --set "device.npu.vec_flops=20000 TFLOP/s"
+t "profile: vec_flops above the table's 10 PFLOP/s (the same bound as --set)" 65 "vec_flops" "sed 's|^    vec_flops:.*|    vec_flops: 20000 TFLOP/s|' $PROFILE > p.yaml" profiles validate p.yaml
+DATA=root t "--set device.dram.budget above the profile's app budget" 64 "must not exceed the profile's dram.app_budget" "" $PAPERFX --set device.dram.budget=100GB
+t "reproduce --prompts above the table's 100000 (1000000 was accepted before the fix)" 64 "expected a whole number in [1, 100000]" "" reproduce --quick --no-figures --prompts 200000 --db r.db
+t "experiment sizing: prompts above the table's 100000" 65 "out of range" "printf 'name: big\nseed: 1\nsizing:\n  parts: [p]\n  systems: [lever]\n  prompts:\n    tiny-target: 200000\nparts:\n  - name: p\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever]\n' > x.yaml" sweep x.yaml --db x.db --check
+
+# a run's size: the documented maxima of prompts and tokens bounded together (prompts x tokens <= 2e7)
+t "run at the bound: 20 prompts x 1000000 tokens (a cheap system: iid ends at 256 tokens)" 0 "" "" run --device tiny --model tiny-target --dataset iid --system lever --prompts 20 --tokens 1000000
+t "run above the bound: 21 prompts x 1000000 tokens (never ended at the documented maxima before the fix)" 64 "above the 20000000 tokens one run may generate" "" run --device tiny --model tiny-target --dataset iid --system lever --prompts 21 --tokens 1000000
+t "experiment above the bound: settings of 100000 prompts x 1000 tokens" 65 "above the 20000000 tokens one run may generate" "printf 'name: big\nseed: 1\nparts:\n  - name: p\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever]\n    settings: {workload.prompts: 100000, workload.max_tokens: 1000}\n' > x.yaml" sweep x.yaml --db x.db --check
+
+# values stored in an input database are checked again: its CHECK constraints are the file's own
+for c in "export --db H.db" "merge m.db H.db" "figures --db H.db --out figs" "check --db H.db --write-baseline b.yaml"; do
+  POST="cmp H.db H.db.orig && test ! -e m.db && test ! -e b.yaml" t "${c%% *}: a run status leversim never writes (past the file's CHECK)" 65 "status 'great' is not one of ok, failed, invalid" "hostile_db bad_status H.db" $c
+done
+POST="cmp H.db H.db.orig" t "export: run_settings.is_default 2 (past the file's CHECK)" 65 "is_default '2' is not 0 or 1" "hostile_db bad_default H.db" export --db H.db
+POST="cmp H.db H.db.orig && test ! -e m.db" t "merge: a stored device.flash.bandwidth of 1 B/s, outside the range table" 65 "device.flash.bandwidth '1 B/s' lies outside [1 MB/s, 1 TB/s]" "hostile_db bad_setting H.db" merge m.db H.db
+
+
+# models and datasets have a validate command too, with the checks a run makes of them
+DS=$ROOT/workloads/datasets/gsm8k.yaml
+MODEL=$ROOT/workloads/models/qwen3-8b.yaml
+DATA=root t "workloads validate: a dataset's AUC above the table's 0.9999" 65 "early_exit.auc: value '1.5' out of range" "sed 's/^  auc: .*/  auc: 1.5/' $DS > gsm8k.yaml" workloads validate gsm8k.yaml
+DATA=root t "workloads validate: a dataset without the process a target of the data root needs (only run refused it before)" 65 "with target llama-3.1-8b: dataset gsm8k has no acceptance process 'llama3-eagle3'" "awk '/^  llama3(-eagle3)?:/{s=1; next} s && /^  [a-z]/{s=0} !s' $DS > gsm8k.yaml" workloads validate gsm8k.yaml
+DATA=root t "workloads validate: a model of 0 layers" 65 "arch.n_layers: value '0' out of range (must be in [1, 1000])" "sed 's/^  n_layers: .*/  n_layers: 0/' $MODEL > qwen3-8b.yaml" workloads validate qwen3-8b.yaml
+DATA=root t "workloads validate: a target whose default_draft names no model" 66 "default_draft 'qwen3-99b': unknown model" "sed 's/^default_draft: .*/default_draft: qwen3-99b/' $MODEL > qwen3-8b.yaml" workloads validate qwen3-8b.yaml
+DATA=root t "workloads validate: a file that is neither a model nor a dataset" 65 "neither a model" "printf 'id: x\n' > x.yaml" workloads validate x.yaml
+DATA=root POST="test ! -e u.db" t "uncertainty: a sampled range of device.npu.vec_flops beyond the range table (sampled runs beyond it were refused before)" 65 "leaves [1e+06 FLOP/s, 10000 TFLOP/s], the range device.npu.vec_flops is read in" "sed 's/^    range: \[99e9, 295.6e9\]/    range: [99e9, 2e16]/' $ROOT/runner/experiments/ranges.yaml > r.yaml" uncertainty --ranges r.yaml --quick --no-figure --db u.db
+t "trace record --prompts above the table's 1000 (100000 would write about 33 GB: 330 MB per 1000 measured)" 64 "expected a whole number in [1, 1000]" "" trace record --dataset iid --model tiny-target --prompts 1001 --out t.trace
+POST="test ! -e t.trace" t "trace record with --set workload.prompts above the trace's 1000" 64 "a trace records [1, 1000] prompts" "" trace record --dataset iid --model tiny-target --set workload.prompts=5000 --out t.trace
+t "settings prints the one range table, each bound with its keys and reason" 0 "in: profile flash.link_bandwidth" "" settings
+t "profile: app budget above the DRAM capacity (a relation, checked with both values named)" 65 "app_budget (64 GB) exceeds capacity (16 GB)" "awk '/^dram:/ {d = 1} d && /^  app_budget:/ {print \"  app_budget: 64 GB\"; d = 0; next} {print}' $PROFILE > p.yaml" profiles validate p.yaml

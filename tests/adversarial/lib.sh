@@ -33,6 +33,9 @@ nul_key() { awk -v k="$3" 'd == 0 && index($0, k) == 1 { sub(k, "\"" k "\\0x\"")
 #   runs_view   the table runs replaced by a view that never ends
 #   gen_column  runs rebuilt with a generated column
 #   reordered   every table kept, runs with model and dataset in the other order
+#   bad_status  a run whose status leversim never writes (stored past the CHECK constraint)
+#   bad_default run_settings.is_default 2 (past the CHECK constraint)
+#   bad_setting a run's device.flash.bandwidth of 1 B/s, outside the range table's row
 LOOP='WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x'
 hostile_db() {
   case $1 in
@@ -45,6 +48,10 @@ hostile_db() {
   trigger) sqlite3 "$2" "CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM runs WHERE run_id <> NEW.run_id; END;" ;;
   runs_view) sqlite3 "$2" "DROP TABLE runs; CREATE VIEW runs AS $LOOP AS run_id, 'p' AS part, 'tiny' AS device, 'm' AS model, 'd' AS dataset, 'lever' AS system, '{}' AS axes_json, '{}' AS config_json, 1 AS seed, NULL AS git_sha, NULL AS version, 'ok' AS status, NULL AS message, 0.0 AS wall_s FROM c;" ;;
   gen_column) sqlite3 "$2" "ALTER TABLE runs ADD COLUMN extra TEXT GENERATED ALWAYS AS (zeroblob(100000000)) VIRTUAL;" ;;
+  bad_status) sqlite3 "$2" "PRAGMA ignore_check_constraints = 1; UPDATE runs SET status = 'great' WHERE rowid = (SELECT min(rowid) FROM runs);" ;;
+  bad_default) sqlite3 "$2" "PRAGMA ignore_check_constraints = 1; UPDATE run_settings SET is_default = 2 WHERE key = 'draft.budget';" ;;
+  bad_setting) sqlite3 "$2" "UPDATE run_settings SET value_num = 1, value_text = '1 B/s' WHERE key = 'device.flash.bandwidth';" &&
+    test "$(sqlite3 "$2" "SELECT count(*) FROM run_settings WHERE key = 'device.flash.bandwidth'")" -gt 0 ;;
   esac || return 1
   cp "$2" "$2.orig"
 }

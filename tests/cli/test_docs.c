@@ -152,8 +152,11 @@ static void check_command(doc_count *c, const char *where, char **tok, int n, in
   if (n == 0 || tok[0][0] == '<')
     return; /* "leversim <command> --help": the generic form */
   size_t l0 = strlen(tok[0]);
-  if (tok[0][l0 - 1] == ':' || !(tok[0][0] == '-' || (tok[0][0] >= 'a' && tok[0][0] <= 'z')))
-    return; /* "leversim run: bad value ..." quotes a message; "leversim > file" is no command */
+  size_t l1 = n > 1 ? strlen(tok[1]) : 0;
+  if (tok[0][l0 - 1] == ':' || (l1 && tok[1][l1 - 1] == ':') ||
+      !(tok[0][0] == '-' || (tok[0][0] >= 'a' && tok[0][0] <= 'z')))
+    return; /* "leversim run: bad value ..." and "leversim trace record: ..." quote a message;
+               "leversim > file" is no command */
   char *argv[MAX_TOK + 2];
   argv[0] = NULL;
   int k = 0;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "devtest.h"
+#include "sim/kv.h"
+#include "sim/range.h"
 #include "ls_test.h"
 
 static const char *const shipped[] = {"galaxy-s23", "honor-500-pro", "honor-magic-v5", "oneplus-12",
@@ -342,6 +344,86 @@ static void test_remainder_bandwidth_key(void)
   CU_ASSERT_EQUAL(remove(path), 0);
 }
 
+/* oneplus-12's profile with the value of its first line "  ...key: ..." replaced, into path. */
+static int profile_with(const char *key, const char *value, const char *path)
+{
+  char src[512], line[1024], want[96];
+  snprintf(src, sizeof src, "%s/devices/profiles/oneplus-12.yaml", LS_DATA_ROOT);
+  snprintf(want, sizeof want, "%s:", key);
+  FILE *in = fopen(src, "r"), *out = fopen(path, "w");
+  int done = 0;
+  while (in && out && fgets(line, sizeof line, in)) {
+    char *k = line + strspn(line, " ");
+    if (!done && strncmp(k, want, strlen(want)) == 0) {
+      fprintf(out, "%.*s%s %s\n", (int)(k - line), line, want, value);
+      done = 1;
+    } else {
+      fputs(line, out);
+    }
+  }
+  if (in) fclose(in);
+  if (out && fclose(out) != 0) done = 0;
+  return done;
+}
+
+/* A value of a row as text in the row's base unit ("1000000 B/s", "32"). */
+static void row_value(ls_range_id id, double v, char *buf, size_t size)
+{
+  static const char *const BASE[LS_U_KIND_COUNT] = {"", "B", "B/s", "s", "Hz", "W", "J", "J/B", "FLOP/s", "1/s"};
+  const ls_range *r = ls_range_at(id);
+  snprintf(buf, size, "%.17g%s%s", v, r->quantity ? " " : "", r->quantity ? BASE[r->unit] : "");
+}
+
+/* One table (issue 35): a value a profile may hold is a value --set may give, and the reverse.
+ * For each quantity written in both, the two readers give the same verdict at the row's
+ * bounds and just past them, and that verdict is the row's. */
+static void test_profile_and_set_agree(void)
+{
+  static const struct {
+    ls_range_id id;
+    const char *profile_key, *set_key;
+    int peer_lo; /* the profile's own relations make its least value unreachable: skip lo */
+  } shared[] = {{LS_R_FLASH_BW, "link_bandwidth", "device.flash.bandwidth", 1},
+                {LS_R_FLASH_CHUNK, "chunk", "device.flash.chunk", 0},
+                {LS_R_FLASH_QD, "queue_depth", "device.flash.queue_depth", 0},
+                {LS_R_CALL_TIME, "dispatch", "device.npu.dispatch", 0},
+                {LS_R_COMPUTE, "vec_flops", "device.npu.vec_flops", 0},
+                {LS_R_NPU_TILE, "mat_min", "device.npu.mat_min", 0}};
+  char path[256], text[64], set[160];
+  snprintf(path, sizeof path, "/tmp/ls-test-one-table-%ld.yaml", (long)getpid());
+  ls_device *base = devtest_load("oneplus-12");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+  for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+    const ls_range *r = ls_range_at(shared[i].id);
+    double step = r->whole ? 1 : 0, below = r->whole ? r->lo - step : r->lo > 0 ? r->lo / 2 : -r->hi;
+    double vals[4] = {r->lo, r->hi, below, r->whole ? r->hi + step : r->hi * 2};
+    for (int k = shared[i].peer_lo ? 1 : 0; k < 4; k++) {
+      int want = k < 2 ? LS_OK : -1;
+      row_value(shared[i].id, vals[k], text, sizeof text);
+      CU_ASSERT_FATAL(profile_with(shared[i].profile_key, text, path));
+      ls_device *d = NULL, *c = NULL;
+      ls_error err;
+      int in_file = ls_device_load(&d, path, &err);
+      ls_device_free(d);
+      ls_kv *kv = NULL;
+      snprintf(set, sizeof set, "%s=%s", shared[i].set_key, text);
+      CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+      CU_ASSERT_EQUAL_FATAL(ls_kv_assign(kv, set, "--set", &err), LS_OK);
+      CU_ASSERT_EQUAL_FATAL(ls_device_clone(&c, base, &err), LS_OK);
+      int on_line = ls_device_apply(c, kv, &err);
+      ls_device_free(c);
+      ls_kv_free(kv);
+      if ((in_file == LS_OK) != (on_line == LS_OK) || (in_file == LS_OK) != (want == LS_OK))
+        fprintf(stderr, "%s: profile %s: %d, --set %s: %d (want %s)\n", r->name, text, in_file, set, on_line,
+                want == LS_OK ? "accepted" : "refused");
+      CU_ASSERT_EQUAL(in_file == LS_OK, on_line == LS_OK);
+      CU_ASSERT_EQUAL(in_file == LS_OK, want == LS_OK);
+    }
+  }
+  ls_device_free(base);
+  remove(path);
+}
+
 static void test_unknown_id(void)
 {
   ls_device *d = NULL;
@@ -363,6 +445,7 @@ CU_TestInfo profiles_tests[] = {{"every shipped profile validates", test_shipped
                                 {"cpu.batch_remainder: optional, a boolean, only with batch_group", test_batch_remainder_key},
                                 {"cpu.remainder_bandwidth: optional, a positive rate, only with batch_remainder",
                                  test_remainder_bandwidth_key},
+                                {"a profile and --set accept the same values (one range table)", test_profile_and_set_agree},
                                 {"unknown id lists the valid ones", test_unknown_id},
                                 CU_TEST_INFO_NULL};
 

@@ -243,6 +243,111 @@ static void test_lock_wait_interrupted(void)
   close(fd[1]);
 }
 
+/* The holder of the write lock in another process: 'h' takes it, 'r' lets it go; each answered
+ * with one byte once done. */
+static void lock_holder(const char *path, int in, int out)
+{
+  sqlite3 *h = NULL;
+  char c, ok = sqlite3_open(path, &h) == SQLITE_OK ? 'x' : 'f';
+  while (read(in, &c, 1) == 1) {
+    const char *sql = c == 'h' ? "BEGIN IMMEDIATE" : "ROLLBACK";
+    char a = ok == 'x' && sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK ? 'x' : 'f';
+    if (write(out, &a, 1) != 1) break;
+  }
+  _exit(0);
+}
+
+static int holder_do(int to, int from, char what)
+{
+  char a = 0;
+  return write(to, &what, 1) == 1 && read(from, &a, 1) == 1 && a == 'x';
+}
+
+/* The bound of a command's lock waits is on their total (issue 35: a sweep said "at most 60 s"
+ * and was still waiting after 75): once one wait has used the budget, a later wait of the same
+ * connection gives up without a single pause. Counted in pauses, never timed. */
+static void test_lock_wait_bound_in_all(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  struct sigaction old[2];
+  ls_stop_catch(old); /* clears a stop an earlier test asked for */
+  fx_path(p, "busy_total.db");
+  unlink(p);
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK); /* made, then closed before the fork: */
+  ls_db_close(db);                                       /* SQLite's locks do not cross it */
+  int down[2], up[2];
+  CU_ASSERT_EQUAL_FATAL(pipe(down), 0);
+  CU_ASSERT_EQUAL_FATAL(pipe(up), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(down[1]); /* else its own copy keeps the pipe open and its read never ends */
+    close(up[0]);
+    lock_holder(p, down[0], up[1]);
+  }
+  setenv("LEVERSIM_DB_LOCK_WAIT", "0.2", 1);
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  unsetenv("LEVERSIM_DB_LOCK_WAIT");
+  CU_ASSERT_FATAL(holder_do(down[1], up[0], 'h'));
+  CU_ASSERT_EQUAL(ls_db_exec(db, "BEGIN IMMEDIATE", &e), LS_EDB); /* waits out the budget */
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "in all"));
+  long steps = db->wait_steps;
+  CU_ASSERT(steps > 0);
+  CU_ASSERT(holder_do(down[1], up[0], 'r'));
+  CU_ASSERT_EQUAL(ls_db_exec(db, "BEGIN IMMEDIATE; ROLLBACK", &e), LS_OK); /* free: no wait */
+  CU_ASSERT(holder_do(down[1], up[0], 'h'));
+  CU_ASSERT_EQUAL(ls_db_exec(db, "BEGIN IMMEDIATE", &e), LS_EDB);
+  CU_ASSERT_EQUAL(db->wait_steps, steps); /* a bound per wait would pause again here */
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "in all"));
+  close(down[1]);
+  waitpid(pid, NULL, 0);
+  close(down[0]);
+  close(up[0]);
+  close(up[1]);
+  ls_db_close(db);
+  ls_stop_restore(old);
+}
+
+/* An input's values are checked again on read (results/recheck.c): a status, an is_default or
+ * a stored setting outside the range table that the file's own CHECK constraints let in is
+ * refused, naming the table, the key and the value; a sound file reads. */
+static void test_input_values_rechecked(void)
+{
+  static const struct {
+    const char *sql, *what;
+  } bad[] = {
+      {"PRAGMA ignore_check_constraints = 1; UPDATE runs SET status = 'great';", "status 'great'"},
+      {"PRAGMA ignore_check_constraints = 1; UPDATE runs SET axes_json = '[1]';", "axes_json '[1]'"},
+      {"PRAGMA ignore_check_constraints = 1; UPDATE run_settings SET is_default = 2;", "is_default '2'"},
+      {"UPDATE run_settings SET value_num = 1, value_text = '1 B/s';", "device.flash.bandwidth '1 B/s'"},
+      {"UPDATE run_settings SET value_num = 0.0, value_text = '0 B/s';", "device.flash.bandwidth '0 B/s'"},
+  };
+  char p[512];
+  ls_error e;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0] + 1; i++) {
+    ls_db *db = NULL;
+    fx_path(p, "recheck.db");
+    unlink(p);
+    CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+    CU_ASSERT_EQUAL_FATAL(fx_add(db, "main", "d0", "m0", "s0", "lever", "{}", 1, 10, 2), LS_OK);
+    CU_ASSERT_EQUAL_FATAL(ls_db_exec(db, "INSERT INTO run_settings SELECT run_id, 'device.flash.bandwidth', "
+                                         "'4.2 GB/s', 4.2e9, 'B/s', 'quantity', 1 FROM runs", &e), LS_OK);
+    if (i < sizeof bad / sizeof bad[0]) CU_ASSERT_EQUAL_FATAL(ls_db_exec(db, bad[i].sql, &e), LS_OK);
+    ls_db_close(db);
+    db = NULL;
+    int rc = ls_db_open_read(&db, p, &e);
+    if (i == sizeof bad / sizeof bad[0]) { /* the sound file */
+      CU_ASSERT_EQUAL(rc, LS_OK);
+    } else {
+      CU_ASSERT_EQUAL(rc, LS_EPARSE);
+      CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, bad[i].what));
+      CU_ASSERT_PTR_NULL(db);
+    }
+    ls_db_close(db);
+  }
+}
+
 static int count_rows(void *ctx, int n, const char *const *text, const double *num, ls_error *err)
 {
   (void)n, (void)text, (void)num, (void)err;
@@ -348,4 +453,6 @@ CU_TestInfo fx_safety_tests[] = {
     {"an output with objects leversim did not create is refused", test_output_foreign_objects},
     /* last: it leaves the process's stop flag raised */
     {"a lock wait ends at a stop request", test_lock_wait_interrupted},
+    {"the lock waits of a command are bounded in all, not each", test_lock_wait_bound_in_all},
+    {"an input's values are checked again on read, not trusted to its CHECK", test_input_values_rechecked},
     CU_TEST_INFO_NULL};

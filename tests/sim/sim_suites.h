@@ -14,5 +14,6 @@ extern CU_TestInfo ls_t_fileio[];   /* test_fileio.c */
 extern CU_TestInfo ls_t_kv[];       /* test_kv.c */
 extern CU_TestInfo ls_t_bench[];    /* test_engine.c */
 extern CU_TestInfo ls_t_boot[];     /* test_boot.c */
+extern CU_TestInfo ls_t_range[];    /* test_range.c */
 
 #endif

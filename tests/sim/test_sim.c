@@ -44,6 +44,7 @@ static CU_SuiteInfo suites[] = {
     {"kv", NULL, NULL, NULL, NULL, ls_t_kv},
     {"bench", NULL, NULL, NULL, NULL, ls_t_bench},
     {"boot", NULL, NULL, NULL, NULL, ls_t_boot},
+    {"range", NULL, NULL, NULL, NULL, ls_t_range},
     CU_SUITE_INFO_NULL,
 };
 
