@@ -20,9 +20,27 @@
  * tail_prob / (1 - P), else a body draw with |Z| > 3. Classes are independent across
  * requests: the gaps between specials are geometric, G_j = floor(ln U_j / ln P), U_j a
  * counter-based uniform of (K, j). Within its class a latency inverts the class's CDF at
- * V_k = ls_uniform_open(K + 2k + 1) (and a special picks tail or body with
- * ls_uniform(K + 2k)). K hashes (seed, "flash", stream_id). So L_k is a pure function of k,
- * drawn only when needed, and the mixture is unchanged:
+ * V_k (below; a special picks tail or body with ls_uniform(K + 2k)). K hashes (seed,
+ * "flash", stream_id). So L_k is a pure function of k, drawn only when needed.
+ * The V_k, independent uniforms on (0, 1), come in blocks b of B = 32 requests
+ * (k = 32 b .. 32 b + 31), drawn from the block's minimum down, so that the smallest V of a
+ * block (all a fresh read's first QD = 32 need: "Whole reads" below) is one draw instead of
+ * 32 hashes. With W_b, A_b from one hash of (K, "block-min", b) (its high 52 bits a uniform
+ * on (0, 1), its low 5 bits a position) and U_k = ls_uniform_open(K + 2k + 1):
+ *   M_b = 1 - W_b^(1/B),   V_(32 b + A_b) = M_b,   V_k = M_b + (1 - M_b) U_k otherwise.
+ * Derivation: for X_1..X_B independent uniforms, P(min > x) = (1 - x)^B, so the minimum
+ * has CDF F(x) = 1 - (1 - x)^B and inverse F^-1(w) = 1 - (1 - w)^(1/B); 1 - W is uniform
+ * when W is, hence M_b = 1 - W^(1/B) ~ F. By symmetry the index of the minimum is uniform
+ * on the B positions and independent of its value, and given the minimum m at position a
+ * the other B - 1 are independent uniforms on (m, 1): (B - 1)! ways times the density
+ * B (1 - m)^(B - 1) of the minimum equals B!, the joint density of the X_i on the ordered
+ * region. So (V_k) has exactly the joint law of independent uniforms, as before (tested:
+ * the block minimum by KS against F and against the old sampler's minimum of 32 hashes, its
+ * mean against 1/(B + 1), every V_k by KS against the uniform). A read's first request takes
+ * the next k that starts a block (the k skipped are never used; the specials' cursor moves
+ * past them), so a fresh read's first 32 are one block; any part of a block has its
+ * smallest at M_b when it holds A_b, else at the part's smallest U_k. The mixture is
+ * unchanged:
  *   P(L <= x) = P F_plain(x) + (1 - P) F_special(x) = (1-p) Phi((ln x - mu)/sigma) + p F_Pareto(x).
  * Plain latencies (parametric form) come from a table of the band's inverse CDF, built at
  * creation: LAT_TAB + 1 = 4097 nodes evenly spaced in V with the latency and its exact
@@ -182,6 +200,7 @@ typedef struct {
   int qd, in_flight, finished;
   ls_flash_done_fn done;
   void *ctx;
+  int started;                /* its first request has been issued (its k aligned) */
 } fread_t;
 
 typedef struct {
@@ -236,6 +255,7 @@ struct ls_flash_dev {
   double ns_per_byte;         /* 1e9 / effective B/s, fixed at creation */
   uint64_t key;               /* K of the draws */
   uint64_t gap_mixed;         /* ls_mix64(K): the specials' gaps draw at ls_key2(K, j) */
+  uint64_t blk_mixed;         /* the blocks' minima draw at ls_key2_mixed(blk_mixed, b) */
   double band_lo, band_w;     /* the plain band of U2: [band_lo, band_lo + band_w] */
   double p_tail_special;      /* P(tail | special) */
   double ln_plain;            /* ln P(plain); 0: every request is plain */
@@ -255,6 +275,7 @@ struct ls_flash_dev {
   evreq *free_reqs, *all_reqs;
 };
 
+#define BLK 32 /* requests per block of V draws (see the top): v_block_min takes 2^5-th roots */
 #define RUN_MIN 4 /* shortest saturated run worth taking at once */
 #define BURST_SPECIALS 8 /* most specials among a fresh read's first QD it takes at once */
 #define MAX_BYTES 1e15 /* largest read or chunk: int64 counters of whole bytes never overflow */
@@ -264,35 +285,100 @@ static int64_t tx_ns(const ls_flash_dev *d, int64_t bytes)
   return (int64_t)((double)bytes * d->ns_per_byte + 0.5);
 }
 
-/* V_k as the integer it is made from: ls_uniform_open(K + 2k + 1) = (bits + 1/2) 2^-52 with
- * bits = mix64(K + 2k + 1) >> 12 < 2^52, a map that preserves order, so minima and
- * comparisons of V are taken on the integers and only the one V needed is converted (the
- * same values as comparing the doubles). */
-static inline uint64_t v_bits(const ls_flash_dev *d, uint64_t k)
+/* U_k as the integer it is made from: ls_uniform_open(K + 2k + 1) = (bits + 1/2) 2^-52 with
+ * bits = mix64(K + 2k + 1) >> 12 < 2^52, a map that preserves order, so minima of U are
+ * taken on the integers and only the one U needed is converted (the same values as comparing
+ * the doubles).
+ * The smallest of m and the bits of U_k over requests k .. end - 1. The minimum is taken on the whole
+ * hashes and shifted once at the end (x >> 12 does not decrease as x rises, so the smallest
+ * shifted hash is the smallest hash shifted), over four running minima so that the hashes of
+ * neighbouring requests overlap and the loop's own work is paid once per four (a minimum does
+ * not depend on the order it is taken in). This loop is a third of a layer read. */
+#if defined(__GNUC__)
+__attribute__((noinline)) /* inlined into the read's code, the four lanes spill to memory */
+#endif
+static uint64_t v_bits_min(const ls_flash_dev *d, uint64_t k, uint64_t end, uint64_t m)
 {
-  return ls_mix64(d->key + 2 * k + 1) >> 12;
-}
-
-/* The smallest of m and v_bits of requests k .. end - 1, with two running minima so that the
- * hashes of neighbouring requests overlap (a min does not depend on the order it is taken in). */
-static inline uint64_t v_bits_min(const ls_flash_dev *d, uint64_t k, uint64_t end, uint64_t m)
-{
-  uint64_t m2 = m, x = d->key + 2 * k + 1;
-  for (; k + 2 <= end; k += 2, x += 4) {
-    uint64_t a = ls_mix64(x) >> 12, b = ls_mix64(x + 2) >> 12;
-    m = a < m ? a : m;
-    m2 = b < m2 ? b : m2;
+  if (k >= end)
+    return m;
+  uint64_t x = d->key + 2 * k + 1, n = end - k;
+  uint64_t h0 = UINT64_MAX, h1 = UINT64_MAX, h2 = UINT64_MAX, h3 = UINT64_MAX;
+  for (; n >= 4; n -= 4, x += 8) {
+    uint64_t a = ls_mix64(x), b = ls_mix64(x + 2), c = ls_mix64(x + 4), e = ls_mix64(x + 6);
+    h0 = a < h0 ? a : h0;
+    h1 = b < h1 ? b : h1;
+    h2 = c < h2 ? c : h2;
+    h3 = e < h3 ? e : h3;
   }
-  if (k < end) {
-    uint64_t a = ls_mix64(x) >> 12;
-    m = a < m ? a : m;
+  for (; n > 0; n--, x += 2) {
+    uint64_t a = ls_mix64(x);
+    h0 = a < h0 ? a : h0;
   }
-  return m < m2 ? m : m2;
+  h0 = h1 < h0 ? h1 : h0;
+  h2 = h3 < h2 ? h3 : h2;
+  uint64_t h = (h2 < h0 ? h2 : h0) >> 12; /* n >= 1 hashes were taken: h is one of them */
+  return h < m ? h : m;
 }
 
 static inline double v_of_bits(uint64_t bits)
 {
   return ((double)bits + 0.5) * 0x1.0p-52;
+}
+
+/* The hash of block b (see the top): W_b in its high 52 bits, A_b in its low 5. */
+static inline uint64_t v_block_hash(const ls_flash_dev *d, uint64_t b)
+{
+  return ls_key2_mixed(d->blk_mixed, b);
+}
+
+/* Block b's smallest V, M_b = 1 - W^(1/32) (see the top), and in *arg the request that holds
+ * it: W from the hash's high 52 bits, the position in the block from its low 5 (disjoint bits
+ * of one hash, so independent). W^(1/32) is five square roots (each correctly rounded and
+ * non-decreasing, so M_b never rises with W; a few instructions where log and expm1 cost
+ * two hundred); 1 - x loses a few of M_b's low bits near W = 1, far below the latency
+ * table's resolution in V. */
+static inline double v_block_min(const ls_flash_dev *d, uint64_t b, uint64_t *arg)
+{
+  uint64_t h = v_block_hash(d, b);
+  *arg = b * BLK + (h & (BLK - 1));
+  return 1.0 - sqrt(sqrt(sqrt(sqrt(sqrt(v_of_bits(h >> 12))))));
+}
+
+/* V_k (see the top): M_b at the block's argmin, else M_b + (1 - M_b) U_k. */
+static double v_of(const ls_flash_dev *d, uint64_t k)
+{
+  uint64_t a;
+  double m = v_block_min(d, k / BLK, &a);
+  return k == a ? m : m + (1.0 - m) * ls_uniform_open(d->key + 2 * k + 1);
+}
+
+/* The smallest V over the plain requests of k .. end - 1, the specials among them being
+ * spk[0..n-1] (ascending); 2.0 when none is plain. Block by block: M_b when the part of block
+ * b asked holds A_b and it is plain, else M_b + (1 - M_b) times the smallest U_k of the
+ * part's plain requests (V rises with U off the argmin, so this is the V of the part's
+ * smallest U: the same value v_of gives that request). */
+static double plain_min(const ls_flash_dev *d, uint64_t k, uint64_t end, const uint64_t *spk, int n)
+{
+  double m = 2.0;
+  for (int s = 0; k < end;) {
+    uint64_t b = k / BLK, hi = (b + 1) * BLK < end ? (b + 1) * BLK : end, a;
+    double bm = v_block_min(d, b, &a), v;
+    int s0 = s, a_plain = a >= k && a < hi;
+    for (; s < n && spk[s] < hi; s++)
+      a_plain &= spk[s] != a;
+    if (a_plain) {
+      v = bm;
+    } else { /* the plain runs between the part's specials */
+      uint64_t u = UINT64_MAX, j = k;
+      for (int i = s0; i < s; j = spk[i++] + 1)
+        u = v_bits_min(d, j, spk[i], u);
+      u = v_bits_min(d, j, hi, u);
+      v = u == UINT64_MAX ? 2.0 : bm + (1.0 - bm) * v_of_bits(u);
+    }
+    m = v < m ? v : m;
+    k = hi;
+  }
+  return m;
 }
 
 /* A plain request's latency at V = v from the table: cubic Hermite between nodes (see top),
@@ -312,7 +398,7 @@ static int64_t plain_latency_ns(const ls_flash_dev *d, double v)
  * pick the tail or the body outside the band). */
 static int64_t latency_ns(const ls_flash_dev *d, uint64_t k, int special)
 {
-  double v = ls_uniform_open(d->key + 2 * k + 1), u2, l;
+  double v = v_of(d, k), u2, l;
   if (!special && d->plain_tab)
     return plain_latency_ns(d, v);
   if (!special) {
@@ -399,9 +485,22 @@ static int state_reserve(ls_flash_dev *d, int qd)
 static void state_add_read(fstate *w, int64_t bytes, int64_t chunk, int64_t tx_chunk, int qd,
                            ls_flash_done_fn done, void *ctx)
 {
-  *read_of(w, w->r_next) = (fread_t){bytes, chunk, tx_chunk, qd, 0, 0, done, ctx};
+  *read_of(w, w->r_next) = (fread_t){bytes, chunk, tx_chunk, qd, 0, 0, done, ctx, 0};
   w->r_next++;
   w->pending++;
+}
+
+/* A read's first request takes the next k that starts a block (see the top), skipping the
+ * specials' cursor past the k left unused. */
+static inline void start_read(const ls_flash_dev *d, fstate *w, fread_t *r)
+{
+  if (r->started)
+    return;
+  r->started = 1;
+  uint64_t k = (w->next_k + BLK - 1) & ~(uint64_t)(BLK - 1);
+  while (w->next_special < k)
+    w->next_special += 1 + plain_gap(d, ++w->n_special);
+  w->next_k = k;
 }
 
 /* Takes the next request of the oldest read with bytes left, if a slot is free: its bytes,
@@ -415,6 +514,7 @@ static inline int take_request(const ls_flash_dev *d, fstate *w, int64_t *bytes,
   fread_t *r = read_of(w, w->r_issue);
   if (w->outstanding >= r->qd)
     return 0;
+  start_read(d, w, r);
   *bytes = r->to_issue < r->chunk ? r->to_issue : r->chunk;
   *rid = w->r_issue;
   *k = w->next_k++;
@@ -573,7 +673,7 @@ static inline void rec_issue(const ls_flash_dev *d, fstate *w, int64_t t)
   freq_t x;
   int special;
   uint32_t m = w->q_cap - 1, burst = UINT32_MAX; /* offset of the open burst's first request */
-  uint64_t burst_v = 0; /* V of the burst's first request, as v_bits */
+  double burst_v = 0; /* V of the burst's first request */
   while (take_request(d, w, &x.bytes, &x.rid, &x.k, &special)) {
     x.tx = tx_ns(d, x.bytes);
     if (special) {
@@ -584,7 +684,7 @@ static inline void rec_issue(const ls_flash_dev *d, fstate *w, int64_t t)
     }
     freq_t *f = burst != UINT32_MAX ? &w->q[(w->q_head + burst) & m] : NULL;
     if (f && !special && x.rid == f->rid && x.tx == f->tx && x.a_lo == f->a_lo && f->a_hi == x.a_hi) {
-      uint64_t v = v_bits(d, x.k);
+      double v = v_of(d, x.k);
       freq_t *slot = &w->q[(w->q_head + w->q_n) & m];
       if (v < burst_v) { /* the new smallest goes first, the old first to the end */
         *slot = *f;
@@ -609,7 +709,7 @@ static inline void rec_issue(const ls_flash_dev *d, fstate *w, int64_t t)
     burst = UINT32_MAX;
     if (!special && x.tx >= d->lat_hi_ns - d->lat_lo_ns) { /* may open a burst */
       burst = w->q_n - 1;
-      burst_v = v_bits(d, x.k);
+      burst_v = v_of(d, x.k);
     }
   }
 }
@@ -637,6 +737,7 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
   fread_t *r = read_of(w, rid);
   if (w->outstanding != r->qd || (uint32_t)w->outstanding != n)
     return 0; /* not saturated: a pop would not be followed by exactly one issue */
+  start_read(d, w, r); /* its next issue is this read's: k as take_request would */
   int64_t tx = r->tx_chunk, t0 = w->link_free, lo = d->lat_lo_ns, hi = d->lat_hi_ns;
   /* new requests append to the line and never wait for their arrival */
   if (tx <= 0 || hi - lo > tx || hi > (int64_t)(n - 1) * tx || limit - t0 < RUN_MIN * tx)
@@ -741,7 +842,11 @@ static int special_within(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t 
       w->tail_cap = cap;
       w->tail_u = pow(l->tail_start_s * 1e9 / (double)cap, l->tail_alpha) * (1.0 + 1e-9);
     }
-    if (ls_uniform_open(d->key + 2 * k + 1) >= w->tail_u)
+    uint64_t b = k / BLK;
+    /* V_k >= U_k except at the block's argmin, so U_k decides without M_b when it is high */
+    if ((v_block_hash(d, b) & (BLK - 1)) != k - b * BLK && ls_uniform_open(d->key + 2 * k + 1) >= w->tail_u)
+      return 1;
+    if (v_of(d, k) >= w->tail_u)
       return 1;
   } else if (d->body_max_ns <= cap) {
     return 1;
@@ -816,30 +921,28 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
   int64_t tx = r->tx_chunk, cap = (int64_t)(r->qd - 2) * tx;
   if (r->qd < 2 || (r->to_issue - 1) / r->chunk < r->qd || d->lat_hi_ns > cap)
     return 0; /* no request beyond the first QD, or a plain latency may exceed (QD - 2) t_x */
+  start_read(d, w, r);
   uint64_t k0 = w->next_k, ns = w->next_special, nsp = w->n_special;
   int64_t lmin = INT64_MAX, sl[BURST_SPECIALS]; /* the specials' latencies, ascending */
+  uint64_t spk[BURST_SPECIALS] = {0}, kend = k0 + (uint64_t)r->qd; /* the specials' k, ascending */
   int n_sp = 0;
-  uint64_t vmin = UINT64_MAX; /* the plain ones' smallest V, as v_bits (< 2^52 when any) */
-  for (uint64_t k = k0, kend = k0 + (uint64_t)r->qd;;) {
-    uint64_t stop = ns >= k && ns < kend ? ns : kend; /* plain from k to stop - 1 */
-    vmin = v_bits_min(d, k, stop, vmin);
-    if (stop == kend)
-      break;
+  while (ns < kend) {
     if (n_sp == BURST_SPECIALS)
       return 0;
+    spk[n_sp] = ns;
     int64_t l = latency_ns(d, ns, 1);
     int i = n_sp++;
     for (; i > 0 && sl[i - 1] > l; i--)
       sl[i] = sl[i - 1];
     sl[i] = l;
-    k = ns + 1;
     ns += 1 + plain_gap(d, ++nsp);
   }
-  if (vmin != UINT64_MAX)
-    lmin = plain_latency_ns(d, v_of_bits(vmin));
+  double vmin = plain_min(d, k0, kend, spk, n_sp); /* the plain ones' smallest V (< 1 when any) */
+  if (vmin < 2.0)
+    lmin = plain_latency_ns(d, vmin);
   if (n_sp && sl[0] < lmin)
     lmin = sl[0];
-  if (vmin != UINT64_MAX && d->lat_hi_ns > lmin + tx)
+  if (vmin < 2.0 && d->lat_hi_ns > lmin + tx)
     return 0; /* a plain one may arrive later than S + t_x */
   /* special i (ascending) arriving after S + t_x comes after every plain one, at position
    * QD - n_sp + i of the arrival order */
@@ -980,6 +1083,7 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
   d->ns_per_byte = 1e9 / ls_flash_effective_bw(p);
   d->key = ls_key2(ls_key_str(ls_mix64(seed), "flash"), stream_id);
   d->gap_mixed = ls_mix64(d->key);
+  d->blk_mixed = ls_mix64(ls_key_str(d->key, "block-min"));
   const ls_latency_dist *l = &p->latency;
   if (l->kind == LS_LAT_EMPIRICAL) { /* every request is plain: the whole table bounds it */
     d->band_lo = 0.0;
@@ -1061,6 +1165,11 @@ int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls
   }
   rec_issue(d, d->w, now);
   return lookahead(d, err);
+}
+
+double ls_flash_dev_v_min(const ls_flash_dev *d, uint64_t k, uint64_t n)
+{
+  return n == 1 ? v_of(d, k) : plain_min(d, k, k + n, NULL, 0);
 }
 
 int ls_flash_dev_read(ls_flash_dev *d, double bytes, ls_flash_done_fn done, void *ctx, ls_error *err)

@@ -70,5 +70,9 @@ double ls_flash_dev_bytes_read(ls_flash_dev *d);   /* bytes delivered so far */
 uint64_t ls_flash_dev_requests(ls_flash_dev *d);   /* requests completed */
 int64_t ls_flash_dev_link_busy_ns(ls_flash_dev *d); /* link transfer time so far (in progress counts) */
 int ls_flash_dev_pending(const ls_flash_dev *d);         /* reads not yet done */
+/* The draws themselves (flash.c's top, "Draws"): the smallest V_k over requests k .. k + n - 1
+ * (n >= 1; n = 1: V_k), computed as a fresh read computes its first QD's, block by block.
+ * For tests of the draws' distribution; pure. */
+double ls_flash_dev_v_min(const ls_flash_dev *d, uint64_t k, uint64_t n);
 
 #endif

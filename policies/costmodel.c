@@ -53,6 +53,9 @@
  * across cycles (the context grows by the tokens accepted, the depths reach ahead) and by the
  * runner for the passes the builder costed: the last value per slot of a direct-mapped table
  * (CALL_MEMO slots keyed by all three) is kept, whole keys compared, so again bit-identical.
+ * ls_costmodel_lmhead_ns(unit, tokens) is a pure function of its arguments for the same
+ * reason; verify_s asks it for one token at every query (an on-demand projection, the same
+ * value each time) and the runner at every projection: kept per unit for tokens < MEMO_MAX.
  * The runner times draft calls and projections with the same functions; verification there
  * is simulated with events (flash requests, prefetch), which verify_s approximates. The flash
  * read times are taken once at create: apply device overrides before creating the model. */
@@ -82,6 +85,7 @@ typedef struct {
   uint32_t stamp[MEMO_MAX][MEMO_MAX];
   double step_s[MEMO_MAX][MEMO_MAX];
   call_entry call[CALL_MEMO];
+  int64_t head_ns[2][MEMO_MAX]; /* ls_costmodel_lmhead_ns per unit and tokens; -1: not yet */
 } step_memo;
 
 const char *const ls_overlap_names[] = {"serial", "prefetch", "cross-cycle", "mapped", NULL};
@@ -122,6 +126,9 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
     return ls_error_set(err, LS_ENOMEM, "cost model: out of memory");
   }
   memo->now = 1;
+  for (int u = 0; u < 2; u++)
+    for (int n = 0; n < MEMO_MAX; n++)
+      memo->head_ns[u][n] = -1;
   cm->memo = memo;
   cm->dev = dev;
   cm->target = *target;
@@ -230,13 +237,23 @@ static double target_layer_s(const ls_costmodel *cm, int n)
   return (double)ls_cpu_layer_ns(ls_device_cpu(cm->dev), &cm->tw, n, cm->ctx_len, cm->threads) * 1e-9;
 }
 
-int64_t ls_costmodel_lmhead_ns(const ls_costmodel *cm, ls_unit unit, int tokens)
+static int64_t lmhead_uncached(const ls_costmodel *cm, ls_unit unit, int tokens)
 {
   if (unit == LS_UNIT_NPU)
     return ls_npu_lmhead_ns(ls_device_npu(cm->dev), cm->target.lmhead_bytes, cm->target.lmhead_flops_per_token,
                             tokens);
   return ls_cpu_lmhead_ns(ls_device_cpu(cm->dev), cm->target.lmhead_bytes, cm->target.lmhead_flops_per_token,
                           tokens, cm->threads);
+}
+
+int64_t ls_costmodel_lmhead_ns(const ls_costmodel *cm, ls_unit unit, int tokens)
+{
+  if (tokens < 0 || tokens >= MEMO_MAX || (unit != LS_UNIT_CPU && unit != LS_UNIT_NPU))
+    return lmhead_uncached(cm, unit, tokens);
+  int64_t *e = &cm->memo->head_ns[unit][tokens];
+  if (*e < 0)
+    *e = lmhead_uncached(cm, unit, tokens);
+  return *e;
 }
 
 /* The layers of one pass as the overlap mode streams them (top comment). */

@@ -218,13 +218,19 @@ static int rank0_early(const ls_oracle *o, const ls_wl_regime *r, const double *
   return 0;
 }
 
-static int rank_draw(const ls_oracle *o, const prompt_state *ps, uint64_t key, int t)
+/* The true rank at the true-path node (key, t) whose draft top-K q[0..n) is known (node_probs,
+ * n = -1 for not computed yet: then this computes it). */
+static int rank_draw(const ls_oracle *o, const prompt_state *ps, uint64_t key, int t, const double *known, int n)
 {
   double u = ls_uniform(ls_key2(key, TAG_TRUE));
   if (o->kind == LS_DATASET_IID)
     return u < o->alpha ? 0 : -1;
-  double q[NCAND], P[NCAND], sum = 0.0;
-  int n = node_probs(o, ps, key, t, q);
+  double qbuf[NCAND], P[NCAND], sum = 0.0;
+  const double *q = known;
+  if (n < 0) {
+    n = node_probs(o, ps, key, t, qbuf);
+    q = qbuf;
+  }
   if (o->kind == LS_DATASET_POSITIONAL) {
     memcpy(P, q, (size_t)n * sizeof *P);
   } else {
@@ -252,9 +258,9 @@ static int rank_draw(const ls_oracle *o, const prompt_state *ps, uint64_t key, i
 static int rank_at(const ls_oracle *o, prompt_state *ps, int t)
 {
   if (t >= ps->horizon)
-    return rank_draw(o, ps, true_key(ps, t), t);
+    return rank_draw(o, ps, true_key(ps, t), t, NULL, -1);
   if (ps->rank[t] == RANK_UNDRAWN)
-    ps->rank[t] = (int8_t)rank_draw(o, ps, true_key(ps, t), t);
+    ps->rank[t] = (int8_t)rank_draw(o, ps, true_key(ps, t), t, NULL, -1);
   return ps->rank[t];
 }
 
@@ -265,7 +271,12 @@ static int view_candidates(const void *ctx, uint64_t key, int depth, double *pro
   const ls_oracle_cycle *c = ctx;
   const prompt_state *ps = &c->o->ps[c->prompt];
   double q[NCAND];
-  int n = node_probs(c->o, ps, key, c->pos + depth, q);
+  int t = c->pos + depth, n = node_probs(c->o, ps, key, t, q);
+  /* a true-path node's rank is drawn from these same candidates, so draw it now (it is a pure
+   * function of (seed, p, t), cached as rank_at would; computing the candidates again for it
+   * was a twentieth of a Lever cycle) */
+  if (t < ps->horizon && ps->rank[t] == RANK_UNDRAWN && key == true_key(ps, t))
+    ps->rank[t] = (int8_t)rank_draw(c->o, ps, key, t, q, n);
   if (k > n)
     k = n;
   if (k < 0)
@@ -274,14 +285,26 @@ static int view_candidates(const void *ctx, uint64_t key, int depth, double *pro
   return k;
 }
 
+/* The child of rank r of (key, depth): the true child when (key, depth) is on the true path
+ * and r its true rank, else key2(key2(key, CHILD), r). What depends on the parent only is
+ * remembered for its next children (memo_*). The cycle is the caller's own (writable) object,
+ * handed to the view as its context, so the const is cast away here only. */
 static uint64_t view_child_key(const void *ctx, uint64_t key, int depth, int rank)
 {
-  const ls_oracle_cycle *c = ctx;
-  prompt_state *ps = &c->o->ps[c->prompt];
-  int t = c->pos + depth;
-  if (key == true_key(ps, t) && rank == rank_at(c->o, ps, t))
-    return true_key(ps, t + 1);
-  return ls_key2(ls_key2(key, TAG_CHILD), (uint64_t)rank);
+  ls_oracle_cycle *c = (ls_oracle_cycle *)ctx;
+  if (!c->memo_ok || c->memo_key != key || c->memo_depth != depth) {
+    prompt_state *ps = &c->o->ps[c->prompt];
+    int t = c->pos + depth, on = key == true_key(ps, t);
+    c->memo_ok = 1;
+    c->memo_key = key;
+    c->memo_depth = depth;
+    c->memo_rank = on ? rank_at(c->o, ps, t) : LS_ORACLE_OFF_PATH; /* never a rank asked for */
+    c->memo_next = on ? true_key(ps, t + 1) : 0;
+    c->memo_child = ls_mix64(ls_key2(key, TAG_CHILD));
+  }
+  if (rank == c->memo_rank)
+    return c->memo_next;
+  return ls_key2_mixed(c->memo_child, (uint64_t)rank);
 }
 
 void ls_oracle_begin(const ls_oracle *o, int prompt, int pos, ls_oracle_cycle *cyc, ls_draft_view *view)
@@ -291,6 +314,7 @@ void ls_oracle_begin(const ls_oracle *o, int prompt, int pos, ls_oracle_cycle *c
   cyc->prompt = prompt;
   cyc->pos = pos;
   cyc->root_key = true_key(&o->ps[prompt], pos);
+  cyc->memo_ok = 0;
   view->ctx = cyc;
   view->root_key = cyc->root_key;
   view->candidates = view_candidates;

@@ -51,6 +51,11 @@ typedef struct ls_oracle_cycle {
   int prompt;
   int pos;
   uint64_t root_key;
+  /* the last parent the view's child_key was asked about (a builder asks for a parent's
+   * children one after another): its key and depth, the true rank there (or a value no rank
+   * takes, off the true path), the key of the true child, and ls_mix64(key2(key, CHILD)) */
+  int memo_ok, memo_depth, memo_rank;
+  uint64_t memo_key, memo_next, memo_child;
 } ls_oracle_cycle;
 
 /* The view for a cycle whose root is text position pos (the last accepted token) of prompt

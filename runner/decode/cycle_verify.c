@@ -214,9 +214,14 @@ static void accept_walk(ls_run_state *r)
   int node = 0;
   r->cand.n_acc = 0;
   for (;;) {
+    int first = node + 1; /* the node's first child: a leaf (AR's root) needs no true rank */
+    while (first < r->cand.tree.n && r->cand.tree.parent[first] != node)
+      first++;
+    if (first == r->cand.tree.n)
+      return;
     int want = ls_cyc_text_true_rank(r, node);
     int next = -1;
-    for (int c = node + 1; want >= 0 && c < r->cand.tree.n; c++)
+    for (int c = first; want >= 0 && c < r->cand.tree.n; c++)
       if (r->cand.tree.parent[c] == node && r->cand.tree.rank[c] == want && r->cand.keep[c]) {
         next = c;
         break;

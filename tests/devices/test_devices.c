@@ -428,7 +428,8 @@ static void test_whole_reads_at_limits(void)
 /* The specials are where flash.c's top comment puts them: request k is special when
  * k = s_j, s_0 = G_0, s_j = s_(j-1) + 1 + G_j, G_j = floor(ln U_j / ln P), U_j =
  * ls_uniform_open(ls_key2(K, j)), K = ls_key2(ls_key_str(ls_mix64(seed), "flash"), stream),
- * P = (1 - tail_prob) (Phi(3) - Phi(-3)). One-request reads at QD 1, one after another, show
+ * P = (1 - tail_prob) (Phi(3) - Phi(-3)); a read's first request takes the next k that is a
+ * multiple of 32, so read i's is k = 32 i. One-request reads at QD 1, one after another, show
  * each latency (done - start - t_x); a special lies outside the plain band (its tail starts
  * far above it). Pins the draws, which no comparison of the two modes can. */
 static void spec_done(ls_engine *e, void *v)
@@ -456,7 +457,10 @@ static void test_specials_where_documented(void)
   int64_t tx = -1;
   uint64_t next = (uint64_t)floor(log(ls_uniform_open(ls_key2(K, 0))) / lnP), j = 0;
   int wrong = 0, specials = 0;
-  for (uint64_t k = 0; k < NREQ; k++) {
+  for (uint64_t i = 0; i < NREQ; i++) {
+    uint64_t k = 32 * i; /* each read's first request starts a block of 32 */
+    while (next < k) /* specials at the k left unused */
+      next += 1 + (uint64_t)floor(log(ls_uniform_open(ls_key2(K, ++j))) / lnP);
     int64_t t0 = ls_engine_now(e), done = -1;
     CU_ASSERT_EQUAL_FATAL(ls_flash_dev_read_at(d, 4096, 4096, 1, spec_done, &done, NULL), LS_OK);
     ls_engine_run(e);
@@ -502,7 +506,148 @@ static void test_pipelined_reads(void)
   ls_device_free(dev);
 }
 
-CU_TestInfo flash_tests[] = {{"specials where the top comment puts them", test_specials_where_documented},
+
+/* Kolmogorov-Smirnov distance of sorted x[0..n-1] from the CDF 1 - (1 - v)^m (m = 1: uniform). */
+static double ks_min_cdf(const double *x, int n, int m)
+{
+  double dmax = 0;
+  for (int i = 0; i < n; i++) {
+    double f = 1.0 - pow(1.0 - x[i], m), a = fabs(f - (double)i / n), b = fabs((double)(i + 1) / n - f);
+    dmax = fmax(dmax, fmax(a, b));
+  }
+  return dmax;
+}
+
+/* Two-sample KS distance of sorted x[0..n-1] and y[0..n-1]. */
+static double ks_two(const double *x, const double *y, int n)
+{
+  double dmax = 0;
+  for (int i = 0, j = 0; i < n && j < n;) {
+    if (x[i] <= y[j])
+      i++;
+    else
+      j++;
+    dmax = fmax(dmax, fabs((double)(i - j) / n));
+  }
+  return dmax;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The draws of flash.c's top ("Draws"): a block's smallest V, drawn from one uniform through
+ * the minimum's inverse CDF, has the distribution of the smallest of 32 independent uniforms
+ * (the old sampler: 32 hashes, min taken) - one-sample KS against 1 - (1 - v)^32, two-sample
+ * KS against the old sampler's draws, the mean against 1/33; parts of a block and ranges
+ * across two have the smallest of their count's distribution; every V_k is uniform; and the
+ * minimum of a range is exactly the smallest of its V_k one by one (what the events see). */
+static void test_block_min_distribution(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_flash_params f = *ls_device_flash(dev);
+  ls_device_free(dev);
+  ls_engine *e;
+  ls_flash_dev *d;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&d, e, &f, 11, 3, NULL), LS_OK);
+  enum { N = 20000, NV = 64000 };
+  double *nw = malloc(N * sizeof *nw), *old = malloc(N * sizeof *old), *part = malloc(N * sizeof *part);
+  double *cross = malloc(N * sizeof *cross), *v = malloc(NV * sizeof *v);
+  CU_ASSERT_FATAL(nw && old && part && cross && v);
+  uint64_t K = ls_key2(ls_key_str(ls_mix64(11), "flash"), 3);
+  double sum = 0;
+  int mismatch = 0;
+  for (uint64_t b = 0; b < N; b++) {
+    nw[b] = ls_flash_dev_v_min(d, 32 * b, 32);
+    sum += nw[b];
+    old[b] = 1.0;
+    for (uint64_t k = 32 * b; k < 32 * b + 32; k++) /* the old sampler (different k: independent) */
+      old[b] = fmin(old[b], ls_uniform_open(K + 2 * (k + 32 * N) + 1));
+    part[b] = ls_flash_dev_v_min(d, 32 * b + 5, 16);
+    cross[b] = ls_flash_dev_v_min(d, 32 * b + 20, 32);
+    uint64_t k0 = 32 * b + (ls_mix64(b) & 31), n = 1 + (ls_mix64(b + N) % 40);
+    double m = 2.0;
+    for (uint64_t k = k0; k < k0 + n; k++)
+      m = fmin(m, ls_flash_dev_v_min(d, k, 1));
+    mismatch += m != ls_flash_dev_v_min(d, k0, n);
+  }
+  for (uint64_t k = 0; k < NV; k++)
+    v[k] = ls_flash_dev_v_min(d, k, 1);
+  qsort(nw, N, sizeof *nw, cmp_dbl);
+  qsort(old, N, sizeof *old, cmp_dbl);
+  qsort(part, N, sizeof *part, cmp_dbl);
+  qsort(cross, N, sizeof *cross, cmp_dbl);
+  qsort(v, NV, sizeof *v, cmp_dbl);
+  double crit = 1.95; /* the KS critical value at p = 0.001, times sqrt(n) */
+  CU_ASSERT(ks_min_cdf(nw, N, 32) * sqrt(N) < crit);
+  CU_ASSERT(ks_min_cdf(old, N, 32) * sqrt(N) < crit);
+  CU_ASSERT(ks_two(nw, old, N) * sqrt(N / 2.0) < crit);
+  CU_ASSERT(ks_min_cdf(part, N, 16) * sqrt(N) < crit);
+  CU_ASSERT(ks_min_cdf(cross, N, 32) * sqrt(N) < crit);
+  CU_ASSERT(ks_min_cdf(v, NV, 1) * sqrt(NV) < crit);
+  CU_ASSERT(v[0] > 0 && v[NV - 1] < 1);
+  /* E[min of 32] = 1/33, Var = 32 / (33^2 34) */
+  double se = sqrt(32.0 / (33.0 * 33.0 * 34.0) / N);
+  CU_ASSERT(fabs(sum / N - 1.0 / 33.0) < 4 * se);
+  CU_ASSERT_EQUAL(mismatch, 0);
+  free(nw);
+  free(old);
+  free(part);
+  free(cross);
+  free(v);
+  ls_flash_dev_free(d);
+  ls_engine_free(e);
+}
+
+
+/* Lone reads on an idle device, one after another, in both modes: the recurrence's fresh
+ * reads take the smallest plain V of their first QD from the block draws (flash.c, "Draws"),
+ * the events draw every request's own V_k; with specials frequent (tail_prob 0.05, about
+ * 1.6 among a read's first 32) a block's smallest V often falls on a special, which a fresh
+ * read must then skip. Completion times equal to the nanosecond. */
+static void lone_reads(ls_flash_params f, ls_flash_sim sim, int64_t *done_at, int n)
+{
+  ls_engine *e;
+  ls_flash_dev *d;
+  f.sim = sim;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&d, e, &f, 7, 1, NULL), LS_OK);
+  for (int i = 0; i < n; i++) {
+    done_at[i] = -1;
+    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_read_at(d, 40 * 524288.0, 524288.0, 32, spec_done, &done_at[i], NULL), LS_OK);
+    ls_engine_run(e);
+  }
+  ls_flash_dev_free(d);
+  ls_engine_free(e);
+}
+
+static void test_fresh_reads_skip_special_minimum(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_flash_params f = *ls_device_flash(dev);
+  ls_device_free(dev);
+  f.latency.tail_prob = 0.05;
+  f.latency.tail_start_s = 400e-6;
+  f.latency.tail_alpha = 3.0;
+  enum { N = 1500 };
+  int64_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+  CU_ASSERT_FATAL(a && b);
+  lone_reads(f, LS_FLASH_SIM_EVENTS, a, N);
+  lone_reads(f, LS_FLASH_SIM_RECURRENCE, b, N);
+  int diff = 0;
+  for (int i = 0; i < N; i++)
+    diff += a[i] != b[i] || a[i] < 0;
+  CU_ASSERT_EQUAL(diff, 0);
+  free(a);
+  free(b);
+}
+
+CU_TestInfo flash_tests[] = {{"fresh reads skip a block minimum on a special, as the events", test_fresh_reads_skip_special_minimum},
+                             {"a block's smallest V has the minimum's distribution", test_block_min_distribution},
+                             {"specials where the top comment puts them", test_specials_where_documented},
                              {"prefetch: each read queued behind another, as the events", test_pipelined_reads},
                              {"whole reads match the events at their limits", test_whole_reads_at_limits},
                              {"empirical latency table through the events", test_empirical_profile},

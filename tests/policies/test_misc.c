@@ -210,6 +210,19 @@ static void test_costmodel_formula(void)
                   f.dc.n_layers * ls_cpu_layer_ns(cpu, &dw, 1, 0, cpu->default_threads) +
                       ls_cpu_lmhead_ns(cpu, f.dc.lmhead_bytes, f.dc.lmhead_flops_per_token, 1, cpu->default_threads));
   CU_ASSERT_EQUAL(call_memo_wrong(&f, cm), 0);
+  /* output projections are remembered per unit and tokens: in any order and repeated, each
+   * answer is the device's own for its key (beyond the table too) */
+  int head_bad = 0;
+  for (int i = 0; i < 400; i++) {
+    int tokens = (i * 37) % 100;
+    ls_unit unit = (i / 3) % 2 ? LS_UNIT_NPU : LS_UNIT_CPU;
+    int64_t want = unit == LS_UNIT_NPU
+                       ? ls_npu_lmhead_ns(n, f.tc.lmhead_bytes, f.tc.lmhead_flops_per_token, tokens)
+                       : ls_cpu_lmhead_ns(cpu, f.tc.lmhead_bytes, f.tc.lmhead_flops_per_token, tokens,
+                                          cpu->default_threads);
+    head_bad += ls_costmodel_lmhead_ns(cm, unit, tokens) != want;
+  }
+  CU_ASSERT_EQUAL(head_bad, 0);
   ls_costmodel_free(cm);
   /* everything resident: no I/O term */
   CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_npu, npu, 999, 0, NULL), LS_OK);

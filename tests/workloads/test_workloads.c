@@ -417,6 +417,54 @@ static void test_oracle_order(void)
   ls_oracle_free(o2);
 }
 
+/* The view remembers a parent's true rank and child hash for its next children, and draws a
+ * true-path node's rank from the candidates it has just computed: neither may change a key or
+ * a rank. Child keys asked parent after parent (each query a new parent) equal those asked
+ * with a fresh cycle per query; true ranks drawn after the candidates (asked for 4 of 16)
+ * equal those drawn first in a second oracle of the same seed. */
+static void test_oracle_memo(void)
+{
+  const char *set[] = {"workload.prompts=3", NULL};
+  ls_oracle *o1 = make_oracle("gsm8k", "llama-3.1-8b", set, 5), *o2 = make_oracle("gsm8k", "llama-3.1-8b", set, 5);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(o1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(o2);
+  ls_oracle_cycle c, f;
+  ls_draft_view v, vf;
+  uint64_t keys[13];
+  int depth[13], differ = 0;
+  ls_oracle_begin(o1, 2, 7, &c, &v);
+  keys[0] = v.root_key;
+  depth[0] = 0;
+  for (int i = 1; i < 13; i++) { /* a 3-ary tree of depth 2 whose true path is in it or not */
+    keys[i] = v.child_key(v.ctx, keys[(i - 1) / 3], depth[(i - 1) / 3], (i - 1) % 3);
+    depth[i] = depth[(i - 1) / 3] + 1;
+  }
+  for (int r = 0; r < 5; r++)
+    for (int i = 0; i < 13; i++) { /* interleaved: a new parent at every query */
+      uint64_t got = v.child_key(v.ctx, keys[i], depth[i], r);
+      ls_oracle_begin(o1, 2, 7, &f, &vf);
+      CU_ASSERT_EQUAL(got, vf.child_key(vf.ctx, keys[i], depth[i], r));
+      differ += i > 0 && got != v.child_key(v.ctx, keys[i - 1], depth[i - 1], r);
+    }
+  CU_ASSERT(differ > 0);
+  int seen[3] = {0, 0, 0}; /* ranks 0, 1.., none */
+  for (int p = 0; p < 3; p++)
+    for (int t = 0; t < 400; t++) {
+      double q[4];
+      ls_oracle_cycle c2;
+      ls_draft_view v2;
+      ls_oracle_begin(o1, p, t, &c, &v);
+      ls_oracle_begin(o2, p, t, &c2, &v2);
+      CU_ASSERT_EQUAL(v.candidates(v.ctx, v.root_key, 0, q, 4), 4);
+      int r1 = ls_oracle_true_rank(&c, v.root_key, 0), r2 = ls_oracle_true_rank(&c2, v2.root_key, 0);
+      CU_ASSERT_EQUAL(r1, r2);
+      seen[r1 == 0 ? 0 : r1 > 0 ? 1 : 2]++;
+    }
+  CU_ASSERT(seen[0] > 0 && seen[1] > 0 && seen[2] > 0);
+  ls_oracle_free(o1);
+  ls_oracle_free(o2);
+}
+
 /* Every node's candidates come out descending with the largest first (the stick pieces sorted
  * by a fixed network, oracle.c): 8,000 nodes of a 16-ary tree over two datasets, each list
  * checked in full (no ties but at the top-1's cap), its sum at most 1. */
@@ -818,6 +866,7 @@ static CU_TestInfo datasets_tests[] = {{"all load", test_datasets_load},
                                        CU_TEST_INFO_NULL};
 static CU_TestInfo oracle_tests[] = {{"order independence", test_oracle_order},
                                      {"candidates descending at many nodes", test_oracle_candidates_sorted},
+                                     {"parent memo and ranks from known candidates", test_oracle_memo},
                                      {"iid alpha over 1e6 draws", test_oracle_iid},
                                      {"positional p_k over 1e6 draws", test_oracle_positional},
                                      {"settings", test_oracle_settings},
