@@ -453,6 +453,12 @@ int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err)
                         path);
     else if (code == SQLITE_CORRUPT || strstr(sqlite3_errmsg(h), "malformed"))
       rc = ls_error_set(err, LS_EPARSE, "%s: damaged database: %s", path, sqlite3_errmsg(h));
+    else if (sqlite3_extended_errcode(h) == SQLITE_READONLY_ROLLBACK)
+      /* SQLite's own words ("attempt to write a readonly database") puzzle a reader */
+      rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s-journal is a hot journal (a writer "
+                        "stopped mid-write) that must be rolled back, and leversim opens an input "
+                        "read-only; roll it back once (sqlite3 %s 'PRAGMA quick_check'), or move the "
+                        "journal away if it is not this file's", path, path, path);
     else {
       int sys = sqlite3_system_errno(h);
       rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s%s%s%s", path, sqlite3_errmsg(h),

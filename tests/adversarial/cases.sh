@@ -223,3 +223,21 @@ t "YAML of 40000 nested flow mappings (about a minute, quadratic, before the fix
 POST='test ! -e T.png && no_temp' ENV_IN="LEVERSIM_GNUPLOT=@D@/gp LEVERSIM_GNUPLOT_LIMIT=1" DATA=root t "plot with a gnuplot that never returns (waited forever before the fix)" 70 "time limit" "printf '#!/bin/sh\nexec sleep 1000\n' > gp && chmod +x gp" $PLOT --out T.png
 POST='test ! -e figs/fig04.png && no_temp' ENV_IN="LEVERSIM_GNUPLOT=@D@/gp LEVERSIM_GNUPLOT_LIMIT=1" DATA=root t "figures with a gnuplot that never returns (waited forever before the fix)" 70 "time limit" "printf '#!/bin/sh\nexec sleep 1000\n' > gp && chmod +x gp" figures fig04 --db "$ADV_GOOD" --out figs
 t "trace with the same off path twice at a position (accepted before the fix)" 65 "duplicate off record" "printf 'leversim-trace 1\nmeta dataset iid\nprompt 0 10 1\npos 0 0 2 0.5 0.3\noff 0 1 2 0.6 0.2\noff 0 1 2 0.6 0.2\nend\n' > t.trace" trace info t.trace
+
+# ---- 14. found by the outside battery (issue 35, part b) ----
+section "Found by an outside battery of hostile cases (issue 35)"
+# ctor_so NAME BODY: a plug-in whose constructor runs BODY (skipped without a C compiler)
+ctor_so='command -v cc > /dev/null || exit 77; printf "#include <signal.h>\n#include <stdlib.h>\n__attribute__((constructor)) static void f(void) { %s; }\n" "$BODY" > c.c && cc -shared -fPIC -o c.so c.c'
+POST='test -p x.so' t "policy check of a plug-in that is a FIFO (hung for ever before the fix)" 74 "x.so: cannot read the plug-in: a FIFO" "mkfifo x.so" policy check ./x.so
+POST='test -p x.so' t "run --plugin of a FIFO (hung for ever before the fix)" 74 "x.so: cannot read the plug-in: a FIFO" "mkfifo x.so" $RUNFX --plugin ./x.so
+t "policy check of a plug-in whose constructor crashes (the checker died of SIGSEGV before the fix)" 1 "loading it killed the process" "BODY='raise(SIGSEGV)'; eval \"\$ctor_so\"" policy check ./c.so
+t "policy check of a plug-in whose constructor calls exit(0) (exit 0, nothing checked, before the fix)" 1 "loading it ended the process (exit 0)" "BODY='exit(0)'; eval \"\$ctor_so\"" policy check ./c.so
+t "tree --acceptance with a value above 1 (65 before the fix: typed on the command line)" 64 "p_1 = 2 is not a probability" "" tree --acceptance 2,0.5
+POST="cmp H.db H.db.orig" t "export of a database without leversim's metrics table (SQLite's 'no such table', 74, before the fix)" 65 "has no table 'metrics'" 'good_db H.db && sqlite3 H.db "DROP TABLE metrics" && cp H.db H.db.orig' export --db H.db
+POST="cmp H.db H.db.orig && test ! -e m.db" t "merge of an input without leversim's metrics table (74 before the fix)" 65 "has no table 'metrics'" 'good_db H.db && sqlite3 H.db "DROP TABLE metrics" && cp H.db H.db.orig' merge m.db H.db
+POST="test -e H.db-journal" t "export of a database with a hot journal ('attempt to write a readonly database' before the fix)" 74 "H.db-journal is a hot journal" 'good_db H.db && python3 -c "
+import sqlite3, os
+c = sqlite3.connect(\"H.db\", isolation_level=None); c.execute(\"PRAGMA journal_mode=DELETE\"); c.execute(\"PRAGMA cache_size=1\")
+c.execute(\"BEGIN\"); c.execute(\"UPDATE runs SET message = hex(randomblob(2000))\"); c.execute(\"UPDATE metrics SET unit = hex(randomblob(200))\"); os._exit(0)" && test -e H.db-journal' export --db H.db
+POST="cmp H.db H.db.orig" t "merge of an input whose axes_json is not JSON (a CHECK of the output, 74, before the fix)" 65 "breaks a rule of leversim's schema" 'good_db H.db && sqlite3 H.db "PRAGMA ignore_check_constraints = 1; UPDATE runs SET axes_json = '"'"'{'"'"'" && cp H.db H.db.orig' merge m.db H.db
+POST='test -p p.tsv' DATA=root t "testbed verdict --points of a FIFO (hung for ever before the fix)" 74 "p.tsv: cannot read the points: a FIFO" "mkfifo p.tsv" testbed verdict --protocol "$ROOT/runner/testbed/protocol.yaml" --points p.tsv
