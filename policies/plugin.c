@@ -6,8 +6,8 @@
  * taken from the same bytes before dlopen; a file swapped between the two reads would go
  * unnoticed, which we accept (the user controls the file). */
 #include "policies/plugin.h"
+#include "sim/fileio.h"
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +47,14 @@ void ls_policy_set_free(ls_policy_set *s)
 
 static int file_sha256(const char *path, char hex[65], ls_error *err)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return ls_error_set(err, errno == ENOENT ? LS_ENOTFOUND : LS_EIO, "--plugin %s: %s", path, strerror(errno));
+  /* never a plain fopen: a FIFO named as a plug-in would block it (and dlopen) for ever */
+  FILE *f;
+  int orc = ls_file_open_read(&f, path, "plug-in", err);
+  if (orc) { /* said as every other refusal of a plug-in: "--plugin PATH: ..." */
+    char why[LS_ERR_MSG];
+    snprintf(why, sizeof why, "%s", err->msg);
+    return ls_error_set(err, orc, "--plugin %s: %s", path, why);
+  }
   EVP_MD_CTX *ctx = EVP_MD_CTX_new();
   unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;

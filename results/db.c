@@ -54,6 +54,11 @@ int ls_db_fail(ls_db *db, ls_error *err, const char *what)
   char why[160];
   if (db->read_expired) return ls_db_limit_said(db, err, what);
   if (db->wait_spent && (sqlite3_errcode(db->h) & 0xff) == SQLITE_BUSY) return wait_said_spent(db, err, what);
+  /* an input (guarded: it has a read limit) holding text leversim never writes where JSON
+   * belongs is bad data, not a database error */
+  if (db->read_limit_s > 0 && strstr(sqlite3_errmsg(db->h), "malformed JSON"))
+    return ls_error_set(err, LS_EPARSE, "%s: %s: %s (a value of the input that leversim does not "
+                        "write)", db->path, what, sqlite3_errmsg(db->h));
   return ls_error_set(err, LS_EDB, "%s: %s: %s%s", db->path, what, sqlite3_errmsg(db->h),
                       os_reason(db->h, why, sizeof why));
 }
@@ -488,6 +493,12 @@ int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err)
                         path);
     else if (code == SQLITE_CORRUPT || strstr(sqlite3_errmsg(h), "malformed"))
       rc = ls_error_set(err, LS_EPARSE, "%s: damaged database: %s", path, sqlite3_errmsg(h));
+    else if (sqlite3_extended_errcode(h) == SQLITE_READONLY_ROLLBACK)
+      /* SQLite's own words ("attempt to write a readonly database") puzzle a reader */
+      rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s-journal is a hot journal (a writer "
+                        "stopped mid-write) that must be rolled back, and leversim opens an input "
+                        "read-only; roll it back once (sqlite3 %s 'PRAGMA quick_check'), or move the "
+                        "journal away if it is not this file's", path, path, path);
     else {
       int sys = sqlite3_system_errno(h);
       rc = ls_error_set(err, LS_EIO, "%s: cannot read: %s%s%s%s", path, sqlite3_errmsg(h),

@@ -189,9 +189,14 @@ static int merge_one(ls_db *db, const char *input, int copy, int *added, ls_erro
     }
     if (rc == LS_OK) rc = ls_db_exec(db, copy ? "COMMIT" : "ROLLBACK", err);
     int code = sqlite3_errcode(db->h) & 0xff;
+    int xcode = sqlite3_extended_errcode(db->h);
     if (rc != LS_OK && (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)) /* the input's fault */
       rc = ls_error_set(err, LS_EPARSE, "%s: input database is damaged (%s); it was not merged",
                         input, sqlite3_errmsg(db->h));
+    else if (rc != LS_OK && (xcode == SQLITE_CONSTRAINT_CHECK || xcode == SQLITE_CONSTRAINT_DATATYPE ||
+                             xcode == SQLITE_CONSTRAINT_NOTNULL)) /* a value leversim never writes */
+      rc = ls_error_set(err, LS_EPARSE, "%s: a value of the input breaks a rule of leversim's "
+                        "schema (%s); it was not merged", input, sqlite3_errmsg(db->h));
     if (rc != LS_OK) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   }
   sqlite3_exec(db->h, "DETACH DATABASE src", NULL, NULL, NULL);

@@ -241,13 +241,30 @@ int ls_db_check_objects(ls_db *db, const char *schema, int output, ls_error *err
     sqlite3_finalize(st);
     return LS_OK; /* not SQLite, damaged: the caller's next read says which */
   }
+  /* which of leversim's tables the file has: an input without one is not a whole leversim
+   * database (a read of it would fail later with SQLite's "no such table", exit 74); an output
+   * gets it made again; a file with none of them is left to the version check */
+  char *seen = calloc((size_t)db->ref->n + 1, 1);
+  if (!seen) {
+    sqlite3_finalize(st);
+    return ls_error_set(err, LS_ENOMEM, "%s: out of memory", db->path);
+  }
   int rc = LS_OK, s;
   while (rc == LS_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
     const char *type = (const char *)sqlite3_column_text(st, 0);
     const char *name = (const char *)sqlite3_column_text(st, 1);
+    const ref_obj *r = ref_find(db->ref, name ? name : "");
+    if (r) seen[r - db->ref->obj] = 1;
     rc = check_object(db, db->ref, schema, type ? type : "?", name ? name : "", output, err);
   }
   sqlite3_finalize(st);
+  int some = 0; /* none at all: not leversim's, which the caller's version check says */
+  for (int i = 0; i < db->ref->n; i++) some |= seen[i] && db->ref->obj[i].cols;
+  for (int i = 0; rc == LS_OK && some && !output && i < db->ref->n; i++)
+    if (db->ref->obj[i].cols && !seen[i])
+      rc = ls_error_set(err, LS_EPARSE, "%s: has no table '%s' (every leversim results database "
+                        "has it); refusing to use the database", db->path, db->ref->obj[i].name);
+  free(seen);
   return rc;
 }
 

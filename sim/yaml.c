@@ -265,6 +265,29 @@ static int parse_error(yaml_parser_t *p, const char *name, const char *text, siz
                      p->context ? " " : "", p->context ? p->context : "");
 }
 
+/* The tag of a scalar, sequence or mapping event ("" when none). */
+static const char *tag_of(const yaml_event_t *e)
+{
+  const yaml_char_t *t = e->type == YAML_SCALAR_EVENT           ? e->data.scalar.tag
+                         : e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.tag
+                         : e->type == YAML_MAPPING_START_EVENT  ? e->data.mapping_start.tag
+                                                                : NULL;
+  return t ? (const char *)t : "";
+}
+
+/* Only the core schema's tags (!!str, !!int, ...) say what leversim reads anyway; any other
+ * (!!binary, !!python/object, a local !tag) would be silently read as plain text. */
+static int tag_known(const yaml_event_t *e)
+{
+  static const char *const CORE[] = {"str", "int", "float", "bool", "null", "map", "seq", NULL};
+  const char *t = tag_of(e), *pre = "tag:yaml.org,2002:";
+  if (!*t) return 1;
+  if (strncmp(t, pre, strlen(pre)) != 0) return 0;
+  for (int i = 0; CORE[i]; i++)
+    if (!strcmp(t + strlen(pre), CORE[i])) return 1;
+  return 0;
+}
+
 /* Limits checked on libyaml's events before the document is built: libyaml's scanner spends
  * time proportional to the open flow levels on every token, so 20000 nested brackets took
  * 15 s; stopping at the first level past LS_YMAX_DEPTH keeps reading linear in the input.
@@ -282,8 +305,14 @@ static int check_limits(const char *name, const char *text, size_t len, ls_error
     if (e.type == YAML_SEQUENCE_END_EVENT || e.type == YAML_MAPPING_END_EVENT) depth--;
     if (e.type == YAML_ALIAS_EVENT) aliases++;
     done = e.type == YAML_STREAM_END_EVENT;
+    int bad_tag = !tag_known(&e);
+    char tag[64];
+    if (bad_tag) snprintf(tag, sizeof tag, "%s", tag_of(&e));
     yaml_event_delete(&e);
-    if (depth > LS_YMAX_DEPTH)
+    if (bad_tag)
+      rc = ls_error_at(err, LS_EPARSE, name, line, col, "YAML tag '%s' is not supported: a value "
+                       "would be read as plain text, not as the tag says (remove the tag)", tag);
+    else if (depth > LS_YMAX_DEPTH)
       rc = ls_error_at(err, LS_ESCHEMA, name, line, col, "nesting deeper than %d levels",
                        LS_YMAX_DEPTH);
     else if (aliases > LS_YMAX_ALIASES)

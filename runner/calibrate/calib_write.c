@@ -197,6 +197,14 @@ static int form_edit(const ls_calib_group *C, edit *e, int *n, ls_ydoc *doc, ls_
   return LS_OK;
 }
 
+/* What a profile calibrate wrote holds in its first bytes: only such a file is replaced. */
+static const char OUT_MARK[] = "Written by `leversim calibrate`";
+
+int ls_calib_check_out(const char *out_path, ls_error *err)
+{
+  return ls_file_check_output(out_path, "--out", OUT_MARK, err);
+}
+
 int ls_calib_write_profile(const char *base_path, const char *base_label, const ls_calib_result *r, const char *id,
                            const char *out_path, ls_error *err)
 {
@@ -245,7 +253,7 @@ int ls_calib_write_profile(const char *base_path, const char *base_label, const 
   ls_file_out o; /* atomic, and only over a profile calibrate wrote (or an empty file) */
   o.f = NULL;
   if (!rc)
-    rc = ls_file_out_open(&o, out_path, "--out", "Written by `leversim calibrate`", err);
+    rc = ls_file_out_open(&o, out_path, "--out", OUT_MARK, err);
   if (!rc && write_lines(o.f, text, e, n, header))
     rc = ls_error_set(err, LS_EIO, "--out %s: write failed: %s", out_path, strerror(errno));
   if (!rc && fflush(o.f) != 0)

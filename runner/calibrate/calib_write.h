@@ -6,6 +6,10 @@
 #define LS_RUNNER_CALIB_WRITE_H
 #include "runner/calibrate/calibrate.h"
 
+/* LS_OK when out_path may take the calibrated profile (absent, empty, or a profile calibrate
+ * wrote): the check ls_calib_write_profile makes, made before anything else is written. */
+int ls_calib_check_out(const char *out_path, ls_error *err);
+
 /* Writes base_path's text (base_label names it in the header comment) with r's fitted values into out_path (id: id, name: "<name>
  * (calibrated)"). Writes out_path.tmp, loads it with every check of the profile loader, then
  * renames it: on any error nothing is left at out_path (nor the .tmp). */

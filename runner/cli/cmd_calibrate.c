@@ -304,10 +304,14 @@ int ls_cmd_calibrate(int argc, char **argv)
     rc = ls_calibrate(base, &in, ls_data_root(), &co, &res, &err);
   char id[64];
   out_id(o.out, id, sizeof id);
+  /* --out is checked first, the figures drawn next, the profile written last: a refused
+   * --plot file leaves no profile behind a failed command */
   if (!rc)
-    rc = ls_calib_write_profile(ls_device_path(base), o.base, &res, id, o.out, &err);
+    rc = ls_calib_check_out(o.out, &err);
   if (!rc && o.plot)
     rc = ls_calib_plot(&res, o.plot, &err);
+  if (!rc)
+    rc = ls_calib_write_profile(ls_device_path(base), o.base, &res, id, o.out, &err);
   if (!rc) {
     if (o.json)
       json_report(&res, &o, o.base);

@@ -69,6 +69,76 @@ static const void *ops_of(const ls_policy_set *s, ls_policy_family f, const char
   return ls_policy_set_map(s, name);
 }
 
+/* Forks a child that tells it finished by one byte on a pipe, so a crash is told from an
+ * ordinary end even where a sanitizer's handler turns the signal into an exit. Returns the
+ * pid to the parent (*fd: the read end), 0 to the child (*fd: the write end, and an alarm of
+ * CHECK_TIMEOUT_S that ends code which never returns), -1 when no child could be made. */
+static pid_t child_start(int *fd)
+{
+  fflush(stdout);
+  int done[2];
+  if (pipe(done) != 0) {
+    perror("leversim policy check: pipe");
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("leversim policy check: fork");
+    close(done[0]), close(done[1]);
+    return -1;
+  }
+  close(done[pid == 0 ? 0 : 1]);
+  *fd = done[pid == 0 ? 1 : 0];
+  if (pid == 0)
+    alarm(CHECK_TIMEOUT_S);
+  return pid;
+}
+
+/* Waits for the child of child_start: 1 when it said it finished; its wait status in *status. */
+static int child_end(pid_t pid, int fd, int *status)
+{
+  char byte = 0;
+  ssize_t got;
+  while ((got = read(fd, &byte, 1)) < 0 && errno == EINTR) {}
+  close(fd);
+  *status = 0;
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+  return got == 1;
+}
+
+/* Loads one plug-in in a child process first: dlopen runs the file's constructors, code that
+ * may crash, exit or never return, and would otherwise take the checker down (or end it with
+ * exit 0, every rule unchecked). Returns 0 when the child came back from the load, else 1
+ * with a FAIL line naming the file. */
+static int probe_load(const char *path)
+{
+  int fd, status;
+  pid_t pid = child_start(&fd);
+  if (pid < 0)
+    return 1;
+  if (pid == 0) {
+    ls_policy_set *s = NULL;
+    ls_error err;
+    ls_error_clear(&err);
+    if (ls_policy_set_create(&s, &err) == LS_OK)
+      (void)ls_policy_set_load(s, path, &err); /* its refusal is reported by the real load */
+    _exit(write(fd, "1", 1) == 1 ? 0 : 3);
+  }
+  if (child_end(pid, fd, &status) && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return 0;
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+    printf("  FAIL %-38s loading it gave no answer within %d s\n", path, CHECK_TIMEOUT_S);
+  else if (WIFSIGNALED(status))
+    printf("  FAIL %-38s loading it killed the process: signal %d (%s)\n", path, WTERMSIG(status),
+           strsignal(WTERMSIG(status)));
+  else
+    printf("  FAIL %-38s loading it ended the process (exit %d) before it returned\n", path,
+           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  fprintf(stderr, "leversim: %s: its constructors crash, exit or hang when loaded (policy check); "
+          "no rule was checked\n", path);
+  return 1;
+}
+
 /* Parses and loads the plug-ins: 0 to go on, else the exit status (*stop = 1: after --help,
  * which exits 0 with nothing else to do). */
 static int load(const ls_cmd_spec *spec, int argc, char **argv, policy_opts *o, ls_policy_set **s, int *stop)
@@ -77,6 +147,11 @@ static int load(const ls_cmd_spec *spec, int argc, char **argv, policy_opts *o, 
   *stop = prc != LS_OK;
   if (prc)
     return ls_opts_exit(prc);
+  for (int i = 0; spec == &CHECK && i < o->files.n; i++)
+    if (probe_load(o->files.v[i])) {
+      *stop = 1;
+      return ls_status_exit(LS_ERUN);
+    }
   ls_error err;
   ls_error_clear(&err);
   int rc = ls_cli_plugins(&o->files, s, &err);
@@ -111,39 +186,22 @@ static int list(int argc, char **argv)
 /* Checks one policy in a child process; returns the number of broken rules. */
 static int check_one(const ls_policy_set *s, ls_policy_family f, const char *name, long cycles)
 {
-  fflush(stdout);
-  /* The child says it finished by one byte on a pipe: a crash is told from a rule's failure
-   * even where a sanitizer's handler turns the signal into an ordinary exit. */
-  int done[2];
-  if (pipe(done) != 0) {
-    perror("leversim policy check: pipe");
+  int fd, status;
+  pid_t pid = child_start(&fd);
+  if (pid < 0)
     return 1;
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    perror("leversim policy check: fork");
-    close(done[0]), close(done[1]);
-    return 1;
-  }
   if (pid == 0) {
-    close(done[0]);
-    alarm(CHECK_TIMEOUT_S); /* SIGALRM ends a policy that never returns */
     ls_conform_opts co = {NULL, (int)cycles, stdout};
     ls_error err;
     int failed = 0, rc = ls_conform_run(s, f, name, &co, &failed, &err);
     if (rc) fprintf(stderr, "leversim policy check: %s\n", err.msg);
     fflush(stdout);
-    _exit(write(done[1], "1", 1) == 1 ? (rc ? 3 : failed > 99 ? 99 : failed) : 3);
+    _exit(write(fd, "1", 1) == 1 ? (rc ? 3 : failed > 99 ? 99 : failed) : 3);
   }
-  close(done[1]);
-  char label[96], byte = 0;
+  char label[96];
   snprintf(label, sizeof label, "%s/%s", FAMILIES[f], name);
-  ssize_t got;
-  while ((got = read(done[0], &byte, 1)) < 0 && errno == EINTR) {}
-  close(done[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {}
-  if (!WIFSIGNALED(status) && got != 1) {
+  int finished = child_end(pid, fd, &status);
+  if (!WIFSIGNALED(status) && !finished) {
     printf("  FAIL %-20s %-17s ended before the checks finished (exit %d)\n", label, "no-crash",
            WEXITSTATUS(status));
     return 1;

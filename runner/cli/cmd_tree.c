@@ -285,8 +285,8 @@ static int build(const tree_opts *o, const ls_policy_set *ps, ls_kv *kv, const d
   }
   if (rc == LS_OK && !ls_kv_find(kv, "draft.acceptance")) /* sequoia's vector: the view's */
     rc = ls_kv_set(kv, "draft.acceptance", o->acceptance, "--acceptance", err);
-  if (rc == LS_OK)
-    rc = ls_posview_init(&pv, p, np, (uint64_t)o->seed, &view, err);
+  if (rc == LS_OK && ls_posview_init(&pv, p, np, (uint64_t)o->seed, &view, err) != LS_OK)
+    rc = LS_EUSAGE; /* the vector was typed on the command line: a usage error, as in --set */
   if (rc == LS_OK) {
     rc = r.map->create(&r.map_state, kv, err);
   }

@@ -439,16 +439,28 @@ static int log_x(const ls_plot_table *t)
 int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_path,
                  const char *png_path, const char *data_root, const char *gnuplot, ls_error *err)
 {
-  char dat[1100], log[1100], script[1100], text[600];
-  snprintf(log, sizeof log, "%s.log", png_path);
-  snprintf(script, sizeof script, "%s/plots/plot.gp", data_root);
+  /* the names beside the image are as long as its path needs: a fixed buffer would cut a long
+   * path and write the .dat somewhere else */
+  size_t pn = strlen(png_path) + 32, sn = strlen(data_root) + 32;
+  char text[600], *paths = malloc(2 * pn + sn), *dat = paths, *log = paths + pn, *script = log + pn;
+  if (!paths) return ls_error_set(err, LS_ENOMEM, "plot: out of memory");
+  snprintf(log, pn, "%s.log", png_path);
+  snprintf(script, sn, "%s/plots/plot.gp", data_root);
+  if (strcmp(ls_file_kind(script), "a regular file") != 0) {
+    int rc = ls_error_set(err, LS_ENOTFOUND, "%s: the plot script is %s (a data root without "
+                          "plots/? LEVERSIM_DATA names it)", script, ls_file_kind(script));
+    free(paths);
+    return rc;
+  }
   ls_file_out png; /* gnuplot draws into a temporary file, renamed over the image after */
   int rc = ls_file_out_open(&png, png_path, "plot --out", "PNG", err);
-  if (rc) return rc;
-  const char **names = malloc(2 * ((size_t)t->n + 1) * sizeof *names), **panels = names + t->n + 1;
+  const char **names = rc ? NULL : malloc(2 * ((size_t)t->n + 1) * sizeof *names);
+  const char **panels = names ? names + t->n + 1 : NULL;
   char *vars = names ? calloc(1, 32768) : NULL;
   if (!vars) {
     free(names);
+    free(paths);
+    if (rc) return rc;
     ls_file_out_abort(&png);
     return ls_error_set(err, LS_ENOMEM, "plot: out of memory");
   }
@@ -458,8 +470,8 @@ int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_
   snprintf(vars, 32768, "panels=%d; array D[%d]; array P[%d]; ", np, np, np);
   for (int k = 0; rc == LS_OK && k < np; k++) {
     char name[16];
-    if (q->n_panel) snprintf(dat, sizeof dat, "%s.%d.dat", png_path, k + 1);
-    else snprintf(dat, sizeof dat, "%s.dat", png_path);
+    if (q->n_panel) snprintf(dat, pn, "%s.%d.dat", png_path, k + 1);
+    else snprintf(dat, pn, "%s.dat", png_path);
     rc = write_dat(t, dat, q->n_panel ? panels[k] : NULL, names, groups, err);
     snprintf(name, sizeof name, "D[%d]", k + 1);
     ls_draw_var(vars, 32768, name, dat);
@@ -469,6 +481,7 @@ int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_
   if (rc) {
     free(vars);
     free(names);
+    free(paths);
     ls_file_out_abort(&png);
     return rc;
   }
@@ -500,15 +513,17 @@ int ls_plot_draw(const ls_plot_table *t, const ls_plot_query *q, const char *db_
   free(names);
   if (st != 0) ls_file_out_abort(&png);
   if (st == LS_GNUPLOT_NOT_FOUND)
-    return ls_error_set(err, LS_ENOTFOUND, "gnuplot not found (install gnuplot-nox); the "
-                        "data is in %s, `--format csv` prints the table", dat);
-  if (st == LS_GNUPLOT_TIMED_OUT)
-    return ls_error_set(err, LS_ESTATE, "gnuplot on %s stopped at its time limit of %.0f s "
-                        "(LEVERSIM_GNUPLOT_LIMIT=SECONDS changes it); its output is in %s",
-                        script, ls_gnuplot_limit_s(), log);
-  if (st != 0) return ls_error_set(err, LS_ESTATE, "gnuplot failed on %s (exit %d); its output is in %s",
-                                   script, st, log);
-  rc = ls_file_out_commit(&png, err);
-  if (rc == LS_OK && strcmp(ls_file_kind(log), "a regular file") == 0) remove(log);
+    rc = ls_error_set(err, LS_ENOTFOUND, "gnuplot not found (install gnuplot-nox); the "
+                      "data is in %s, `--format csv` prints the table", dat);
+  else if (st == LS_GNUPLOT_TIMED_OUT)
+    rc = ls_error_set(err, LS_ESTATE, "gnuplot on %s stopped at its time limit of %.0f s "
+                      "(LEVERSIM_GNUPLOT_LIMIT=SECONDS changes it); its output is in %s",
+                      script, ls_gnuplot_limit_s(), log);
+  else if (st != 0)
+    rc = ls_error_set(err, LS_ESTATE, "gnuplot failed on %s (exit %d); its output is in %s", script, st, log);
+  else
+    rc = ls_file_out_commit(&png, err);
+  if (st == 0 && rc == LS_OK && strcmp(ls_file_kind(log), "a regular file") == 0) remove(log);
+  free(paths);
   return rc;
 }

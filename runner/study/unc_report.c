@@ -225,8 +225,13 @@ static int foreign_object(sqlite3 *db, ls_error *err, const char *path)
 {
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db, "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'unc\\_%' ESCAPE '\\' "
-                         "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-    return ls_error_set(err, LS_EIO, "%s: %s", path, sqlite3_errmsg(db));
+                         "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
+    int notdb = (sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB; /* somebody's file: bad data, as every --db says */
+    sqlite3_finalize(st);
+    return notdb ? ls_error_set(err, LS_EPARSE, "%s: not a SQLite database, so not a leversim database; "
+                                "refusing to write into it", path)
+                 : ls_error_set(err, LS_EIO, "%s: %s", path, sqlite3_errmsg(db));
+  }
   int rc = LS_OK, step = sqlite3_step(st);
   if (step == SQLITE_ROW)
     rc = ls_error_set(err, LS_EPARSE, "%s: holds %s '%s', which the uncertainty study did not create; "

@@ -1,10 +1,10 @@
 /* runner/testbed/protocol: see protocol.h. The statistic is fixed here and in protocol.yaml's
  * comments before any run (issue 32): nothing in it is chosen after seeing a result. */
 #include "runner/testbed/protocol.h"
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sim/fileio.h"
 #include "sim/yaml.h"
 
 static int load_config(const ls_ynode *m, ls_tbpr_config *c, ls_error *err)
@@ -128,9 +128,10 @@ static int push(tally *t, double em, double eb, ls_error *err)
 /* One point file into t, its own line to out. */
 static int read_points(const char *path, tally *t, FILE *out, ls_error *err)
 {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return ls_error_set(err, errno == ENOENT ? LS_ENOTFOUND : LS_EIO, "%s: %s", path, strerror(errno));
+  FILE *f; /* never a plain fopen: a FIFO without a writer would block it for ever */
+  int orc = ls_file_open_read(&f, path, "points", err);
+  if (orc)
+    return orc;
   char line[512], kind[64];
   int ln = 0, rc = LS_OK, pts = 0, near = 0, spec = 0;
   double sm = 0, sb = 0, spec_e = 0;

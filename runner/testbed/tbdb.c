@@ -35,14 +35,36 @@ static int fail(ls_tbdb *d, ls_error *err, const char *what)
   return ls_error_set(err, LS_EDB, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->db));
 }
 
+/* LS_EPARSE when the file is not SQLite, or a SQLite database with objects but no tb_run:
+ * somebody else's data, which the schema below would be written into (a results database
+ * given to head-rate gained the testbed's tables). */
+static int foreign(ls_tbdb *d, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = LS_OK;
+  if (sqlite3_prepare_v2(d->db, "SELECT count(*), sum(name = 'tb_run') FROM sqlite_master", -1, &st, NULL) !=
+      SQLITE_OK) {
+    rc = (sqlite3_errcode(d->db) & 0xff) == SQLITE_NOTADB
+             ? ls_error_set(err, LS_EPARSE, "%s: not a SQLite database, so not a testbed database", d->path)
+             : fail(d, err, "cannot read");
+  } else if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0 && sqlite3_column_int(st, 1) == 0) {
+    rc = ls_error_set(err, LS_EPARSE, "%s: a SQLite database without the testbed's tables (tb_run); "
+                      "refusing to write into it (give a testbed database, or a new file)", d->path);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int ls_tbdb_open(ls_tbdb **out, const char *path, ls_error *err)
 {
   ls_tbdb *d = calloc(1, sizeof *d);
   if (!d)
     return ls_error_set(err, LS_ENOMEM, "out of memory");
   snprintf(d->path, sizeof d->path, "%s", path);
-  if (sqlite3_open(path, &d->db) != SQLITE_OK || sqlite3_exec(d->db, SCHEMA, NULL, NULL, NULL) != SQLITE_OK) {
-    int rc = fail(d, err, "cannot open");
+  int rc = sqlite3_open(path, &d->db) != SQLITE_OK ? fail(d, err, "cannot open") : foreign(d, err);
+  if (rc == LS_OK && sqlite3_exec(d->db, SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
+    rc = fail(d, err, "cannot open");
+  if (rc) {
     ls_tbdb_close(d);
     return rc;
   }

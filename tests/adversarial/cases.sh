@@ -260,3 +260,29 @@ t "trace record --prompts above the table's 1000 (100000 would write about 33 GB
 POST="test ! -e t.trace" t "trace record with --set workload.prompts above the trace's 1000" 64 "a trace records [1, 1000] prompts" "" trace record --dataset iid --model tiny-target --set workload.prompts=5000 --out t.trace
 t "settings prints the one range table, each bound with its keys and reason" 0 "in: profile flash.link_bandwidth" "" settings
 t "profile: app budget above the DRAM capacity (a relation, checked with both values named)" 65 "app_budget (64 GB) exceeds capacity (16 GB)" "awk '/^dram:/ {d = 1} d && /^  app_budget:/ {print \"  app_budget: 64 GB\"; d = 0; next} {print}' $PROFILE > p.yaml" profiles validate p.yaml
+
+# ---- 15. found by the outside battery (issue 35, part b) ----
+section "Found by an outside battery of hostile cases (issue 35)"
+# ctor_so NAME BODY: a plug-in whose constructor runs BODY (skipped without a C compiler)
+ctor_so='command -v cc > /dev/null || exit 77; printf "#include <signal.h>\n#include <stdlib.h>\n__attribute__((constructor)) static void f(void) { %s; }\n" "$BODY" > c.c && cc -shared -fPIC -o c.so c.c'
+POST='test -p x.so' t "policy check of a plug-in that is a FIFO (hung for ever before the fix)" 74 "x.so: cannot read the plug-in: a FIFO" "mkfifo x.so" policy check ./x.so
+POST='test -p x.so' t "run --plugin of a FIFO (hung for ever before the fix)" 74 "x.so: cannot read the plug-in: a FIFO" "mkfifo x.so" $RUNFX --plugin ./x.so
+t "policy check of a plug-in whose constructor crashes (the checker died of SIGSEGV before the fix)" 1 "loading it killed the process" "BODY='raise(SIGSEGV)'; eval \"\$ctor_so\"" policy check ./c.so
+t "policy check of a plug-in whose constructor calls exit(0) (exit 0, nothing checked, before the fix)" 1 "loading it ended the process (exit 0)" "BODY='exit(0)'; eval \"\$ctor_so\"" policy check ./c.so
+t "tree --acceptance with a value above 1 (65 before the fix: typed on the command line)" 64 "p_1 = 2 is not a probability" "" tree --acceptance 2,0.5
+POST="cmp H.db H.db.orig" t "export of a database without leversim's metrics table (SQLite's 'no such table', 74, before the fix)" 65 "has no table 'metrics'" 'good_db H.db && sqlite3 H.db "DROP TABLE metrics" && cp H.db H.db.orig' export --db H.db
+POST="cmp H.db H.db.orig && test ! -e m.db" t "merge of an input without leversim's metrics table (74 before the fix)" 65 "has no table 'metrics'" 'good_db H.db && sqlite3 H.db "DROP TABLE metrics" && cp H.db H.db.orig' merge m.db H.db
+POST="test -e H.db-journal" t "export of a database with a hot journal ('attempt to write a readonly database' before the fix)" 74 "H.db-journal is a hot journal" 'good_db H.db && python3 -c "
+import sqlite3, os
+c = sqlite3.connect(\"H.db\", isolation_level=None); c.execute(\"PRAGMA journal_mode=DELETE\"); c.execute(\"PRAGMA cache_size=1\")
+c.execute(\"BEGIN\"); c.execute(\"UPDATE runs SET message = hex(randomblob(2000))\"); c.execute(\"UPDATE metrics SET unit = hex(randomblob(200))\"); os._exit(0)" && test -e H.db-journal' export --db H.db
+POST="cmp H.db H.db.orig" t "merge of an input whose axes_json is not JSON (a CHECK of the output, 74, before the fix)" 65 "breaks a rule of leversim's schema" 'good_db H.db && sqlite3 H.db "PRAGMA ignore_check_constraints = 1; UPDATE runs SET axes_json = '"'"'{'"'"'" && cp H.db H.db.orig' merge m.db H.db
+POST='test -p p.tsv' DATA=root t "testbed verdict --points of a FIFO (hung for ever before the fix)" 74 "p.tsv: cannot read the points: a FIFO" "mkfifo p.tsv" testbed verdict --protocol "$ROOT/runner/testbed/protocol.yaml" --points p.tsv
+t "profile with a !!binary tag on a value (read as plain text, exit 0, before the fix)" 65 "YAML tag 'tag:yaml.org,2002:binary' is not supported" "sed 's|^name: |name: !!binary |' $PROFILE > p.yaml" profiles validate p.yaml
+t "experiment with a local tag (!python/object, ignored before the fix)" 65 "YAML tag '!python/object' is not supported" "sed 's|^name: |name: !python/object |' $ADV_EXP > e.yaml" sweep e.yaml --check
+POST="unchanged foreign u.db" DATA=root t "uncertainty --db of somebody's text file (74 'file is not a database' before the fix)" 65 "u.db: not a SQLite database" "foreign u.db" uncertainty --quick --samples 2 --prompts 1 --tokens 1 --jobs 1 --no-figure --db u.db --out .
+POST="test ! -e o.yaml && unchanged foreign plots/calibrate-flash.png" DATA=root t "calibrate --plot refused over a foreign image leaves no profile (o.yaml was written, exit 74, before the fix)" 74 "plots/calibrate-flash.png: exists and was not written by leversim" "mkdir plots && foreign plots/calibrate-flash.png" calibrate --base oneplus-12 --fio "$FIO" --only flash --out o.yaml --plot plots
+POST="cmp H.db H.db.orig" t "best over a database whose axes_json is not JSON (a database error, 74, before the fix)" 65 "malformed JSON (a value of the input" 'good_db H.db && sqlite3 H.db "PRAGMA ignore_check_constraints = 1; UPDATE runs SET axes_json = '"'"'{'"'"'" && cp H.db H.db.orig' best --db H.db --y throughput_tps --over system
+POST='test ! -e T.png && test ! -e T.png.dat && no_temp' t "plot with a data root without plots/plot.gp (gnuplot failed, exit 70, .dat left, before the fix)" 66 "the plot script is missing" "" plot --db "$ADV_GOOD" --x system --y throughput_tps --out T.png
+POST="cmp H.db H.db.orig" t "testbed head-rate of a results database (the testbed's tables were written into it before the fix)" 65 "without the testbed's tables (tb_run)" 'good_db H.db && cp H.db H.db.orig' testbed head-rate --db H.db
+POST="unchanged foreign H.db" t "testbed validate of somebody's text file (74 'file is not a database' before the fix)" 65 "not a SQLite database, so not a testbed database" "foreign H.db" testbed validate --db H.db --profile tiny

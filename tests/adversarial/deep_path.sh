@@ -49,6 +49,13 @@ ok "sweep --check at ${#E} characters" sweep "$E/exp.yaml" --check
 ok "trace record at ${#E} characters" trace record --dataset iid --model tiny-target --prompts 1 --out "$E/t.trace"
 ok "trace info at ${#E} characters" trace info "$E/t.trace"
 ok "profiles validate at ${#E} characters" profiles validate "$E/phone.yaml"
+# plot's files beside the image (.dat) were named in 1100-byte buffers: cut, the data went to
+# another file (a name made of the cut path), outside the folder asked for
+if command -v gnuplot > /dev/null; then
+  LEVERSIM_DATA=$ROOT ok "plot --out at ${#E} characters" plot --db "$D/s.db" --x system --y throughput_tps --out "$E/T.png"
+  [ -s "$E/T.png" ] && [ -s "$E/T.png.dat" ] || fail "plot at ${#E} characters: no T.png and T.png.dat beside it"
+  [ -z "$(find "$W" -type f -name 'ddd*')" ] || fail "plot at ${#E} characters wrote $(find "$W" -type f -name 'ddd*' | head -1)"
+fi
 "$BIN" profiles validate "$E/none.yaml" 2> "$W/err.txt"
 grep -qF "$E/none.yaml" "$W/err.txt" || fail "a missing file at ${#E} characters is not named whole"
 "$BIN" sweep "$E/exp.yaml" --db "$E/s.db" > /dev/null 2> "$W/err.txt"
