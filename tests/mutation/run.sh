@@ -15,13 +15,14 @@ if [ "${1:-}" = "--subset" ]; then subset=$2; shift 2; fi
 mutants=("$@")
 [ ${#mutants[@]} -gt 0 ] || mutants=("$here"/mutants/*.mut)
 # Every mutant's text must still occur exactly once, whichever share runs today: a mutant made
-# stale by a change is caught on the day of the change, not on the day its share comes round.
+# stale by a change is caught on the day of the change, not on the day its share comes round;
+# text found twice would plant the bug in whichever copy comes first, maybe not the one meant.
 unmatched=0
 for m in "$here"/mutants/*.mut; do
   file=$(sed -n 's/^file=//p' "$m")
   find=$(awk '/^---find$/{f=1;next} /^---replace$/{f=0} f' "$m")
-  if ! FIND="$find" perl -0ne 'BEGIN{$n=0} $n += () = /\Q$ENV{FIND}\E/g; END{exit($n >= 1 ? 0 : 1)}' "$top/$file" 2>/dev/null; then
-    echo "STALE    $(basename "$m" .mut): the text to replace no longer occurs in $file"; unmatched=$((unmatched + 1))
+  if ! FIND="$find" perl -0ne 'BEGIN{$n=0} $n += () = /\Q$ENV{FIND}\E/g; END{exit($n == 1 ? 0 : 1)}' "$top/$file" 2>/dev/null; then
+    echo "STALE    $(basename "$m" .mut): the text to replace no longer occurs exactly once in $file"; unmatched=$((unmatched + 1))
   fi
 done
 if [ -n "$subset" ]; then # a fixed rotating share: mutants whose index = K mod N
