@@ -54,11 +54,6 @@ int ls_db_fail(ls_db *db, ls_error *err, const char *what)
   char why[160];
   if (db->read_expired) return ls_db_limit_said(db, err, what);
   if (db->wait_spent && (sqlite3_errcode(db->h) & 0xff) == SQLITE_BUSY) return wait_said_spent(db, err, what);
-  /* an input (guarded: it has a read limit) holding text leversim never writes where JSON
-   * belongs is bad data, not a database error */
-  if (db->read_limit_s > 0 && strstr(sqlite3_errmsg(db->h), "malformed JSON"))
-    return ls_error_set(err, LS_EPARSE, "%s: %s: %s (a value of the input that leversim does not "
-                        "write)", db->path, what, sqlite3_errmsg(db->h));
   return ls_error_set(err, LS_EDB, "%s: %s: %s%s", db->path, what, sqlite3_errmsg(db->h),
                       os_reason(db->h, why, sizeof why));
 }
