@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runner/cli/commands.h"
+#include "devices/device.h"
+#include "policies/costmodel.h"
 #include "runner/decode/cpu_replay.h"
 #include "runner/cli/opts.h"
 #include "sim/range.h"
@@ -51,6 +53,7 @@ static const ls_cmd_spec INFO = {"trace info", "FILE", 1, 1, OPT_AT(info_args, f
 typedef struct passes_args {
   ls_opt_list file;
   long k, tokens, prompt, prompt_tokens;
+  const char *device, *model, *draft;
 } passes_args;
 
 static const ls_opt PASSES_OPTS[] = {
@@ -62,6 +65,10 @@ static const ls_opt PASSES_OPTS[] = {
      "testbed's: 32, runner/testbed/measure.c)", .lo = 1, .hi = 1000000, .flags = LS_OPT_REQUIRED},
     {"--prompt", LS_OPT_LONG, OPT_AT(passes_args, prompt), "I", "the trace's prompt whose ranks give the acceptance "
      "(default 0)", .lo = 0, .hi = 1000000},
+    {"--device", LS_OPT_STR, OPT_AT(passes_args, device), "ID|FILE", "price the passes on this profile's host section "
+     "(`testbed validate --host-profile` writes one); with --model and --draft"},
+    {"--model", LS_OPT_STR, OPT_AT(passes_args, model), "ID|FILE.yaml", "the target model (with --device)"},
+    {"--draft", LS_OPT_STR, OPT_AT(passes_args, draft), "ID|FILE.yaml", "the draft model (with --device)"},
     {NULL}};
 
 static const ls_cmd_spec PASSES = {
@@ -72,7 +79,10 @@ static const ls_cmd_spec PASSES = {
     "then the target's verification of k + 1 tokens from an evicted page cache; a cycle at text\n"
     "position T accepts the leading rank-0 positions from T, at most k. One line a pass (cycle,\n"
     "model, tokens, context, output rows, cache), then the cycles, the tokens generated and the\n"
-    "histogram of tokens accepted a cycle (0 to k).\n",
+    "histogram of tokens accepted a cycle (0 to k). With --device, --model and --draft, the time a\n"
+    "generated token takes, the passes priced by the decode library's CPU replay on the profile's\n"
+    "host section (ls_costmodel_pass_host): what `testbed validate` prints as its spec prediction\n"
+    "for the run it wrote the profile from.\n",
     NULL, PASSES_OPTS};
 
 static int fail(const ls_error *e)
@@ -138,7 +148,39 @@ static int info(int argc, char **argv)
   return 0;
 }
 
-/* The passes of ls_cpureplay_spec_passes along prompt a->prompt of t, printed. */
+/* The passes q[0..n-1] priced on the host section of a->device (a->model the target, a->draft
+ * the draft), printed per generated token. */
+static int price_passes(const passes_args *a, const ls_cpureplay_pass *q, int n, int gen, ls_error *e)
+{
+  ls_device *dev = NULL;
+  ls_model *tm = NULL, *dm = NULL;
+  ls_model_costs tc, dc;
+  ls_costmodel_pass p;
+  ls_flash_params sf;
+  int rc = ls_device_is_path(a->device) ? ls_device_load(&dev, a->device, e)
+                                        : ls_device_load_id(&dev, ls_data_root(), a->device, e);
+  if (!rc && !ls_costmodel_pass_host(dev, &sf, &p))
+    rc = ls_error_set(e, LS_EINVALID, "--device %s: the profile has no host section (`leversim testbed validate "
+                      "--host-profile` writes one)", a->device);
+  if (!rc) rc = ls_model_load_any(&tm, ls_data_root(), a->model, e);
+  if (!rc) rc = ls_model_load_any(&dm, ls_data_root(), a->draft, e);
+  if (!rc) rc = ls_model_costs_get(tm, NULL, &tc, e);
+  if (!rc) rc = ls_model_costs_get(dm, NULL, &dc, e);
+  if (!rc) {
+    double d = 0, t = 0;
+    ls_cpureplay_run_s(&p, &tc, &dc, q, n, &d, &t);
+    if (printf("predicted: %.4f s a generated token (draft %.4f s, verification %.4f s), profile %s\n", (d + t) / gen,
+               d / gen, t / gen, ls_device_path(dev)) < 0)
+      rc = ls_error_set(e, LS_EIO, "trace passes: cannot write the output");
+  }
+  ls_model_free(dm);
+  ls_model_free(tm);
+  ls_device_free(dev);
+  return rc;
+}
+
+/* The passes of ls_cpureplay_spec_passes along prompt a->prompt of t, printed (and priced with
+ * --device). */
 static int print_passes(const ls_trace *t, const passes_args *a, ls_error *e)
 {
   int pr = (int)a->prompt, k = (int)a->k;
@@ -164,11 +206,14 @@ static int print_passes(const ls_trace *t, const passes_args *a, ls_error *e)
            q[i].cold ? "cold" : "warm");
     cyc += !q[i].draft;
   }
-  free(q);
   printf("cycles %d, generated %d, accepted", cycles, gen);
   for (int i = 0; i <= k; i++)
     printf("%s%d", i ? "," : " ", hist[i]);
-  return printf("\n") < 0 ? ls_error_set(e, LS_EIO, "trace passes: cannot write the output") : LS_OK;
+  rc = printf("\n") < 0 ? ls_error_set(e, LS_EIO, "trace passes: cannot write the output") : LS_OK;
+  if (!rc && a->device)
+    rc = price_passes(a, q, n, gen, e);
+  free(q);
+  return rc;
 }
 
 static int passes(int argc, char **argv)
@@ -179,6 +224,11 @@ static int passes(int argc, char **argv)
     return ls_opts_exit(rc);
   ls_error e;
   ls_error_clear(&e);
+  if ((a.device || a.model || a.draft) && !(a.device && a.model && a.draft)) {
+    ls_error_set(&e, LS_EUSAGE, "trace passes: --device, --model and --draft go together (missing: %s)",
+                 !a.device ? "--device" : !a.model ? "--model" : "--draft");
+    return fail(&e);
+  }
   ls_trace *t = NULL;
   rc = ls_trace_read(&t, a.file.v[0], &e);
   if (!rc)
