@@ -27,6 +27,10 @@
  *          core of the first cluster computes a one-token layer matmul at, devices/cpu.c],
  *          clusters [{name, cores, freq, gemv_bandwidth, flops_per_cycle, core_power}...]
  *   power: base
+ *   host:  optional, no phone has it (a llama.cpp-style runtime on a host, written by `testbed
+ *          validate --host-profile`): read_ahead, [fault_rate: absent = no fault cost; bytes
+ *          faulted in per CPU second], [stream_bytes, stream_time: both or neither; absent = the
+ *          flash section's page-cache rate], [start_wait: 0], [head_serial: 0]
  * Invariants after loading: every rate > 0; batch curve tokens rising, rel non-decreasing;
  * shapes rising and covered by the curve; resident_target <= app_budget <= capacity. */
 #include "devices/device.h"
@@ -48,6 +52,7 @@ struct ls_device {
   ls_npu_params npu;
   ls_cpu_params cpu;
   ls_power_params power;
+  ls_device_host host;
 };
 
 static const char *const kinds[] = {"phone", "gpu", NULL};
@@ -325,6 +330,34 @@ static void fill_power(ls_device *d)
   p->dram_background_w = d->dram.background_w;
 }
 
+/* The optional host section (device.h, ls_device_host). */
+static int read_host(const ls_ynode *root, ls_device_host *h, ls_error *err)
+{
+  ls_ynode m;
+  double rate = 0;
+  memset(h, 0, sizeof *h);
+  if (!ls_ymap_find(root, "host", &m))
+    return LS_OK;
+  int rc = ls_ynode_expect(&m, LS_Y_MAP, err);
+  if (rc || (rc = ls_range_yreq(&m, "read_ahead", LS_R_HOST_READ_AHEAD, &h->read_ahead, err)) ||
+      (rc = ls_range_yopt(&m, "fault_rate", LS_R_HOST_FAULT_RATE, 0, &rate, err)) ||
+      (rc = ls_range_yopt(&m, "stream_bytes", LS_R_HOST_STREAM_BYTES, 0, &h->stream_bytes, err)) ||
+      (rc = ls_range_yopt(&m, "stream_time", LS_R_HOST_STREAM_TIME, 0, &h->stream_s, err)) ||
+      (rc = ls_range_yopt(&m, "start_wait", LS_R_HOST_START, 0, &h->start_s, err)) ||
+      (rc = ls_range_yopt(&m, "head_serial", LS_R_HOST_HEAD_SERIAL, 0, &h->head_serial, err)))
+    return rc;
+  if ((h->stream_bytes > 0) != (h->stream_s > 0)) {
+    /* a stream is its bytes in its time: one without the other is no rate */
+    ls_ynode v;
+    ls_ymap_find(&m, h->stream_bytes > 0 ? "stream_bytes" : "stream_time", &v);
+    return ls_ynode_error(&v, err, LS_EINVALID, "needs host.%s too (a stream is its bytes in its time)",
+                          h->stream_bytes > 0 ? "stream_time" : "stream_bytes");
+  }
+  h->fault_s_per_byte = rate > 0 ? 1 / rate : 0;
+  h->present = 1;
+  return ls_ymap_finish(&m, err);
+}
+
 static int read_device(ls_ydoc *doc, ls_device *d, ls_error *err)
 {
   ls_ynode root = ls_ydoc_root(doc), pw;
@@ -336,7 +369,7 @@ static int read_device(ls_ydoc *doc, ls_device *d, ls_error *err)
       (rc = read_dram(&root, &d->dram, err)) || (rc = read_npu(&root, &d->npu, err)) ||
       (rc = read_cpu(&root, &d->cpu, err)) || (rc = section(&root, "power", &pw, err)) ||
       (rc = ls_range_yreq(&pw, "base", LS_R_POWER, &d->power.base_w, err)) ||
-      (rc = ls_ymap_finish(&pw, err)))
+      (rc = ls_ymap_finish(&pw, err)) || (rc = read_host(&root, &d->host, err)))
     return rc;
   d->is_gpu = kind == 1;
   fill_power(d);
@@ -515,6 +548,7 @@ const char *ls_device_name(const ls_device *d) { return d->name; }
 const char *ls_device_soc(const ls_device *d) { return d->soc; }
 const char *ls_device_path(const ls_device *d) { return d->path; }
 int ls_device_is_gpu(const ls_device *d) { return d->is_gpu; }
+const ls_device_host *ls_device_host_params(const ls_device *d) { return &d->host; }
 const ls_flash_params *ls_device_flash(const ls_device *d) { return &d->flash; }
 const ls_dram_params *ls_device_dram(const ls_device *d) { return &d->dram; }
 const ls_npu_params *ls_device_npu(const ls_device *d) { return &d->npu; }

@@ -52,6 +52,19 @@ const ls_npu_params *ls_device_npu(const ls_device *d);
 const ls_cpu_params *ls_device_cpu(const ls_device *d);
 const ls_power_params *ls_device_power(const ls_device *d);
 
+/* The host section (optional; no phone profile has one): a llama.cpp-style runtime on a host's
+ * CPU reading the model through a mapped file, as `leversim testbed validate --host-profile`
+ * fitted it on a testbed run (docs/VALIDATION.md §0.5). Read only by ls_costmodel_pass_host. */
+typedef struct ls_device_host {
+  int present;             /* 0: the profile has no host section (every other field 0) */
+  double read_ahead;       /* the read-ahead window, bytes */
+  double fault_s_per_byte; /* CPU time a faulted-in byte costs, s (0: none) */
+  double stream_bytes, stream_s; /* the mapped file's stream without compute (0, 0: the profile's flash) */
+  double start_s;          /* the wait at a cold pass's first read, s */
+  double head_serial;      /* 0..1: share of the head's compute after its last byte */
+} ls_device_host;
+const ls_device_host *ls_device_host_params(const ls_device *d);
+
 /* Prints the resolved values with units (for `leversim profiles show`). */
 void ls_device_print(const ls_device *d, FILE *f);
 

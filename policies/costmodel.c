@@ -389,6 +389,24 @@ static double pass_head_s(const ls_costmodel_pass *p, const ls_model_costs *m, i
                                   p->threads) * 1e-9;
 }
 
+int ls_costmodel_pass_host(const ls_device *dev, ls_flash_params *sf, ls_costmodel_pass *p)
+{
+  const ls_device_host *h = ls_device_host_params(dev);
+  if (!h->present)
+    return 0;
+  ls_costmodel_pass q = {dev, ls_device_cpu(dev)->default_threads, 1,
+                         {h->read_ahead, 0, h->fault_s_per_byte, 0, 0, 0, 1}, NULL, h->head_serial};
+  if (h->stream_s > 0) {
+    ls_mapread_params m0 = q.map;
+    m0.fault_s_per_byte = 0; /* the stream's own CPU is part of its time */
+    *sf = ls_mapread_stream_flash(ls_device_flash(dev), &m0, h->stream_bytes, h->stream_s);
+    q.flash = sf;
+  }
+  q.map.start_s = h->start_s;
+  *p = q;
+  return 1;
+}
+
 double ls_costmodel_pass_compute_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows)
 {
   return m->n_layers * pass_layer_s(p, m, n, cached) + pass_head_s(p, m, rows);

@@ -106,5 +106,13 @@ typedef struct ls_costmodel_pass {
 double ls_costmodel_pass_compute_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows);
 double ls_costmodel_pass_warm_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows);
 double ls_costmodel_pass_cold_s(const ls_costmodel_pass *p, const ls_model_costs *m, int n, int cached, int rows);
+/* The pricing of a llama.cpp-style runtime on the host a profile's host section describes
+ * (devices/device.h, ls_device_host): the profile's CPU at its thread count, mapped reads with
+ * the host's read-ahead window (trigger 0, as the decode engine's), fault cost and start wait,
+ * the read path at the host's stream rate (ls_mapread_stream_flash of its stream, without fault
+ * cost: a stream's own CPU is in its time) when it has one, the head's serial share. *sf is
+ * the storage p->flash then points to (it must outlive p). Returns 1, or 0 (p untouched) when
+ * the profile has no host section. */
+int ls_costmodel_pass_host(const ls_device *dev, ls_flash_params *sf, ls_costmodel_pass *p);
 
 #endif

@@ -179,6 +179,13 @@ int ls_model_load(ls_model **out, const char *path, ls_error *err)
   return rc;
 }
 
+int ls_model_load_any(ls_model **out, const char *data_root, const char *spec, ls_error *err)
+{
+  size_t n = strlen(spec);
+  return n > 5 && strcmp(spec + n - 5, ".yaml") == 0 ? ls_model_load(out, spec, err)
+                                                     : ls_model_load_id(out, data_root, spec, err);
+}
+
 int ls_model_load_id(ls_model **out, const char *data_root, const char *id, ls_error *err)
 {
   char path[LS_WL_PATH];

@@ -20,6 +20,8 @@ int ls_model_load(ls_model **out, const char *path, ls_error *err);
 /* Loads data_root/workloads/models/<id>.yaml; an unknown id gives LS_ENOTFOUND listing the
  * valid ids. *out owned by caller. */
 int ls_model_load_id(ls_model **out, const char *data_root, const char *id, ls_error *err);
+/* A model file (spec ends in .yaml: ls_model_load) or an id (ls_model_load_id). */
+int ls_model_load_any(ls_model **out, const char *data_root, const char *spec, ls_error *err);
 /* Writes up to max ids (sorted) into ids; returns how many exist (may exceed max), or a
  * negative status when the folder cannot be read. */
 int ls_model_list(const char *data_root, char (*ids)[64], int max);

@@ -559,6 +559,8 @@ int ls_trace_prompt_len(const ls_trace *t, int prompt) { return t->p[prompt].pro
 int ls_trace_output_len(const ls_trace *t, int prompt) { return t->p[prompt].output_len; }
 int ls_trace_positions(const ls_trace *t, int prompt) { return t->p[prompt].n_pos; }
 
+int ls_trace_rank(const ls_trace *t, int prompt, int pos) { return t->p[prompt].pos[pos].rank; }
+
 const char *ls_trace_meta(const ls_trace *t, const char *key)
 {
   for (int i = 0; i < t->n_meta; i++)

@@ -34,6 +34,8 @@ int ls_trace_prompts(const ls_trace *t);
 int ls_trace_prompt_len(const ls_trace *t, int prompt);
 int ls_trace_output_len(const ls_trace *t, int prompt);
 int ls_trace_positions(const ls_trace *t, int prompt);
+/* The rank the target chose at text position pos (0 .. ls_trace_positions - 1). */
+int ls_trace_rank(const ls_trace *t, int prompt, int pos);
 const char *ls_trace_meta(const ls_trace *t, const char *key); /* borrowed, NULL if absent */
 /* 1 when both hold the same records (numbers compared exactly). */
 int ls_trace_equal(const ls_trace *a, const ls_trace *b);

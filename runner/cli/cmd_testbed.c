@@ -190,6 +190,7 @@ static int measure_cmd(int argc, char **argv)
 
 typedef struct validate_args {
   const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat, *io_share, *io_rule, *head_serial, *start, *points;
+  const char *host_profile;
   long readahead;
   int check;
 } validate_args;
@@ -225,6 +226,9 @@ static const ls_opt VALIDATE_OPTS[] = {
     {"--plot", LS_OPT_STR, OPT_AT(validate_args, plot), "DIR", "draw DIR/testbed-validation.png (gnuplot)"},
     {"--points", LS_OPT_STR, OPT_AT(validate_args, points), "OUT.tsv",
      "write the held-out points (measured, predicted, the trivial baseline's, near-copy flag) for `testbed verdict`"},
+    {"--host-profile", LS_OPT_STR, OPT_AT(validate_args, host_profile), "OUT.yaml",
+     "write the profile with a host section holding what this validation fitted (read-ahead, fault cost, stream, "
+     "start wait, head's serial share), for `leversim trace passes --device` (mapped reads, no busy share)"},
     {"--check", LS_OPT_FLAG, OPT_AT(validate_args, check), NULL,
      "exit 2 unless the median absolute error is <= 10 %, no kind above 20 %, spec within 10 %"},
     {NULL}};
@@ -261,7 +265,7 @@ static int validate_cmd(int argc, char **argv)
                      strcmp(a.head_serial, "off") == 0, strcmp(a.stat, "matched") == 0,
                      strcmp(a.io_share, "arithmetic") == 0, strcmp(a.io_share, "pass") == 0,
                      strcmp(a.start, "off") == 0, strcmp(a.io_share, "delay") == 0, strcmp(a.io_rule, "every") == 0,
-                     a.points};
+                     a.points, a.host_profile};
   ls_error err = {0};
   int met = 0;
   if ((rc = ls_tbv_run(&o, stdout, &met, &err)))

@@ -1,10 +1,14 @@
-/* runner/cmd_trace: 'leversim trace record|info' — record a trace from the synthetic oracle
- * and summarise trace files (format: workloads/TRACE_FORMAT.md). */
+/* runner/cmd_trace: 'leversim trace record|info|passes' — record a trace from the synthetic
+ * oracle, summarise trace files (format: workloads/TRACE_FORMAT.md), and list the passes a
+ * llama.cpp-style speculative run makes along a trace (runner/decode/cpu_replay.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runner/cli/commands.h"
+#include "devices/device.h"
+#include "policies/costmodel.h"
+#include "runner/decode/cpu_replay.h"
 #include "runner/cli/opts.h"
 #include "sim/range.h"
 #include "sim/kv.h"
@@ -45,6 +49,41 @@ static const ls_opt NO_OPTS[] = {{NULL}};
 
 static const ls_cmd_spec INFO = {"trace info", "FILE", 1, 1, OPT_AT(info_args, file),
                                  "validate a trace file and print a summary", NULL, NULL, NO_OPTS};
+
+typedef struct passes_args {
+  ls_opt_list file;
+  long k, tokens, prompt, prompt_tokens;
+  const char *device, *model, *draft;
+} passes_args;
+
+static const ls_opt PASSES_OPTS[] = {
+    {"--k", LS_OPT_LONG, OPT_AT(passes_args, k), "K", "draft tokens a cycle proposes", .lo = 1, .hi = 16,
+     .flags = LS_OPT_REQUIRED},
+    {"--tokens", LS_OPT_LONG, OPT_AT(passes_args, tokens), "N", "tokens the run generates (it stops at the first cycle "
+     "that reaches N)", .lo = 1, .hi = 1000000, .flags = LS_OPT_REQUIRED},
+    {"--prompt-tokens", LS_OPT_LONG, OPT_AT(passes_args, prompt_tokens), "P", "the runtime's prompt, tokens (the "
+     "testbed's: 32, runner/testbed/measure.c)", .lo = 1, .hi = 1000000, .flags = LS_OPT_REQUIRED},
+    {"--prompt", LS_OPT_LONG, OPT_AT(passes_args, prompt), "I", "the trace's prompt whose ranks give the acceptance "
+     "(default 0)", .lo = 0, .hi = 1000000},
+    {"--device", LS_OPT_STR, OPT_AT(passes_args, device), "ID|FILE", "price the passes on this profile's host section "
+     "(`testbed validate --host-profile` writes one); with --model and --draft"},
+    {"--model", LS_OPT_STR, OPT_AT(passes_args, model), "ID|FILE.yaml", "the target model (with --device)"},
+    {"--draft", LS_OPT_STR, OPT_AT(passes_args, draft), "ID|FILE.yaml", "the draft model (with --device)"},
+    {NULL}};
+
+static const ls_cmd_spec PASSES = {
+    "trace passes", "FILE", 1, 1, OPT_AT(passes_args, file),
+    "list the passes a llama.cpp-style speculative run makes along a trace",
+    "The cycles of runner/decode/cpu_replay.h (ls_cpureplay_spec_passes), the shape of the\n"
+    "testbed's speculative run: the draft's catch-up pass and k - 1 one-token passes in memory,\n"
+    "then the target's verification of k + 1 tokens from an evicted page cache; a cycle at text\n"
+    "position T accepts the leading rank-0 positions from T, at most k. One line a pass (cycle,\n"
+    "model, tokens, context, output rows, cache), then the cycles, the tokens generated and the\n"
+    "histogram of tokens accepted a cycle (0 to k). With --device, --model and --draft, the time a\n"
+    "generated token takes, the passes priced by the decode library's CPU replay on the profile's\n"
+    "host section (ls_costmodel_pass_host): what `testbed validate` prints as its spec prediction\n"
+    "for the run it wrote the profile from.\n",
+    NULL, PASSES_OPTS};
 
 static int fail(const ls_error *e)
 {
@@ -109,6 +148,95 @@ static int info(int argc, char **argv)
   return 0;
 }
 
+/* The passes q[0..n-1] priced on the host section of a->device (a->model the target, a->draft
+ * the draft), printed per generated token. */
+static int price_passes(const passes_args *a, const ls_cpureplay_pass *q, int n, int gen, ls_error *e)
+{
+  ls_device *dev = NULL;
+  ls_model *tm = NULL, *dm = NULL;
+  ls_model_costs tc, dc;
+  ls_costmodel_pass p;
+  ls_flash_params sf;
+  int rc = ls_device_is_path(a->device) ? ls_device_load(&dev, a->device, e)
+                                        : ls_device_load_id(&dev, ls_data_root(), a->device, e);
+  if (!rc && !ls_costmodel_pass_host(dev, &sf, &p))
+    rc = ls_error_set(e, LS_EINVALID, "--device %s: the profile has no host section (`leversim testbed validate "
+                      "--host-profile` writes one)", a->device);
+  if (!rc) rc = ls_model_load_any(&tm, ls_data_root(), a->model, e);
+  if (!rc) rc = ls_model_load_any(&dm, ls_data_root(), a->draft, e);
+  if (!rc) rc = ls_model_costs_get(tm, NULL, &tc, e);
+  if (!rc) rc = ls_model_costs_get(dm, NULL, &dc, e);
+  if (!rc) {
+    double d = 0, t = 0;
+    ls_cpureplay_run_s(&p, &tc, &dc, q, n, &d, &t);
+    if (printf("predicted: %.4f s a generated token (draft %.4f s, verification %.4f s), profile %s\n", (d + t) / gen,
+               d / gen, t / gen, ls_device_path(dev)) < 0)
+      rc = ls_error_set(e, LS_EIO, "trace passes: cannot write the output");
+  }
+  ls_model_free(dm);
+  ls_model_free(tm);
+  ls_device_free(dev);
+  return rc;
+}
+
+/* The passes of ls_cpureplay_spec_passes along prompt a->prompt of t, printed (and priced with
+ * --device). */
+static int print_passes(const ls_trace *t, const passes_args *a, ls_error *e)
+{
+  int pr = (int)a->prompt, k = (int)a->k;
+  if (pr >= ls_trace_prompts(t))
+    return ls_error_set(e, LS_EUSAGE, "--prompt %d: the trace has %d prompts", pr, ls_trace_prompts(t));
+  int nr = ls_trace_positions(t, pr), n = 0, cycles = 0, gen = 0;
+  int *rank = malloc((size_t)(nr > 0 ? nr : 1) * sizeof *rank);
+  if (!rank)
+    return ls_error_set(e, LS_ENOMEM, "trace passes: out of memory");
+  for (int i = 0; i < nr; i++)
+    rank[i] = ls_trace_rank(t, pr, i);
+  ls_cpureplay_pass *q = NULL;
+  int rc = ls_cpureplay_spec_passes(rank, nr, (int)a->prompt_tokens, k, (int)a->tokens, &q, &n, &cycles, &gen);
+  free(rank);
+  if (rc)
+    return ls_error_set(e, rc, "%s: prompt %d has %d positions, too few for %ld tokens at k = %d: record a longer "
+                        "trace", a->file.v[0], pr, nr, a->tokens, k);
+  int hist[17] = {0}, cyc = 0;
+  for (int i = 0; i < n; i++) {
+    if (!q[i].draft) /* the verification ends a cycle; the next one's context gives its acceptance */
+      hist[(i + 1 < n ? q[i + k + 1].ctx : (int)a->prompt_tokens - 1 + gen) - q[i].ctx - 1]++;
+    printf("%d %s %d %d %d %s\n", cyc, q[i].draft ? "draft" : "target", q[i].n_tokens, q[i].ctx, q[i].rows,
+           q[i].cold ? "cold" : "warm");
+    cyc += !q[i].draft;
+  }
+  printf("cycles %d, generated %d, accepted", cycles, gen);
+  for (int i = 0; i <= k; i++)
+    printf("%s%d", i ? "," : " ", hist[i]);
+  rc = printf("\n") < 0 ? ls_error_set(e, LS_EIO, "trace passes: cannot write the output") : LS_OK;
+  if (!rc && a->device)
+    rc = price_passes(a, q, n, gen, e);
+  free(q);
+  return rc;
+}
+
+static int passes(int argc, char **argv)
+{
+  passes_args a = {.k = 0, .tokens = 0, .prompt = 0, .prompt_tokens = 0};
+  int rc = ls_opts_parse(&PASSES, argc, argv, &a, NULL);
+  if (rc)
+    return ls_opts_exit(rc);
+  ls_error e;
+  ls_error_clear(&e);
+  if ((a.device || a.model || a.draft) && !(a.device && a.model && a.draft)) {
+    ls_error_set(&e, LS_EUSAGE, "trace passes: --device, --model and --draft go together (missing: %s)",
+                 !a.device ? "--device" : !a.model ? "--model" : "--draft");
+    return fail(&e);
+  }
+  ls_trace *t = NULL;
+  rc = ls_trace_read(&t, a.file.v[0], &e);
+  if (!rc)
+    rc = print_passes(t, &a, &e);
+  ls_trace_free(t);
+  return rc ? fail(&e) : 0;
+}
+
 static int record_cmd(int argc, char **argv)
 {
   rec_args a = {NULL, NULL, NULL, NULL, 1, 8, 2};
@@ -125,6 +253,7 @@ static int record_cmd(int argc, char **argv)
 static const ls_subcmd TRACE[] = {
     {"record", record_cmd, "record a trace from the synthetic oracle"},
     {"info", info, "validate a trace file and print a summary"},
+    {"passes", passes, "list the passes a llama.cpp-style speculative run makes along a trace"},
     {NULL, NULL, NULL}};
 
 int ls_cmd_trace(int argc, char **argv)

@@ -31,4 +31,23 @@ double ls_cpureplay_pass_s(const ls_costmodel_pass *p, const ls_model_costs *tar
 double ls_cpureplay_run_s(const ls_costmodel_pass *p, const ls_model_costs *target, const ls_model_costs *draft,
                           const ls_cpureplay_pass *q, int n, double *draft_s, double *target_s);
 
+/* A llama.cpp-style speculative run's passes, cycle by cycle, as runner/testbed/measure.c makes
+ * them (its speculative run; llama.cpp's speculative example has the same shape). Both models
+ * hold the prompt's first prompt_tokens - 1 tokens; no token comes out of prefill. A cycle:
+ *   the draft's catch-up, one pass of the accepted tokens it has not seen (1 token, or 2 after
+ *   a cycle that accepted all k: the last proposal and the target's token), at the context its
+ *   cache kept; then k - 1 one-token draft passes at contexts c + 1 .. c + k - 1;
+ *   the target's verification of k + 1 tokens (the last accepted token and the k proposals) at
+ *   context c, every row's output, from an evicted page cache;
+ * where c = prompt_tokens - 1 + generated. Acceptance from rank[] (the target's rank at text
+ * position T, T = 0 the token after the prompt, workloads/TRACE_FORMAT.md): the cycle at T
+ * accepts a = the leading zeros of rank[T .. T + k - 1]; generated and T then move by a + 1,
+ * until generated >= tokens. Draft passes ask for one row, warm; verifications for k + 1, cold.
+ * *out (owned by the caller, free()) gets the passes in the order made, *n_out their number,
+ * *cycles and *generated (either may be NULL) the run's. Returns LS_OK, LS_ERANGE when k, the
+ * prompt or the tokens are out of range or rank[] is too short for the cycles (n_rank >= tokens
+ * + k is always enough), LS_ENOMEM. */
+int ls_cpureplay_spec_passes(const int *rank, int n_rank, int prompt_tokens, int k, int tokens,
+                             ls_cpureplay_pass **out, int *n_out, int *cycles, int *generated);
+
 #endif

@@ -39,9 +39,7 @@
 static int load_costs(const char *spec, ls_model_costs *c, ls_error *err)
 {
   ls_model *m;
-  size_t n = strlen(spec);
-  int rc = n > 5 && strcmp(spec + n - 5, ".yaml") == 0 ? ls_model_load(&m, spec, err)
-                                                         : ls_model_load_id(&m, ls_data_root(), spec, err);
+  int rc = ls_model_load_any(&m, ls_data_root(), spec, err);
   if (rc)
     return rc;
   rc = ls_model_costs_get(m, NULL, c, err);
@@ -530,7 +528,7 @@ static int load_inputs(const ls_tbv_options *o, inputs *in, ls_error *err)
  * read path set to *sf and the busy share fitted; returns the stream's time (NAN: the run has
  * none, p's read path the profile's). *bad |= 1 when printing failed. */
 static double read_path(ls_tbp *p, const inputs *in, const ls_tbv_options *o, ls_flash_params *sf, FILE *out,
-                        int *bad)
+                        int *bad, double *bytes)
 {
   double sv[LS_TBP_REPS_MAX];
   int ns = 0;
@@ -542,6 +540,7 @@ static double read_path(ls_tbp *p, const inputs *in, const ls_tbv_options *o, ls
       sbytes = r->p[i].c.read_bytes > sbytes ? r->p[i].c.read_bytes : sbytes;
     }
   double stream = o->match ? ls_tbp_fastest_of(sv, ns, match_reps(r)) : ls_tbp_rep_stat(sv, ns, o->median);
+  *bytes = (double)sbytes;
   if (isnan(stream) || sbytes == 0)
     return NAN;
   ls_mapread_params m0 = p->map;
@@ -650,6 +649,47 @@ static int write_points(const char *path, const inputs *in, const ls_tbdb_point 
   return ls_file_out_commit(&o, err);
 }
 
+#define HOST_MARK "# host profile written by leversim testbed validate --host-profile"
+
+/* The profile the validation read, with a host section holding what it priced the points with
+ * (devices/device.h): the read-ahead window, the fault cost, the stream (bytes, time), the start
+ * wait and the head's serial share, each to 17 digits. A run whose busy share, thread count or
+ * read mode the section cannot hold is refused (LS_EINVALID). */
+static int write_host(const char *path, const inputs *in, const ls_tbp *p, double sbytes, double stream,
+                      ls_error *err)
+{
+  if (!p->mapped || p->map.io_cpu_share != 0 || p->map.io_delay_s != 0)
+    return ls_error_set(err, LS_EINVALID, "--host-profile %s: a host profile holds mapped reads without the busy "
+                        "share (not --mode serial or --io-share measured)", path);
+  if (ls_device_host_params(in->dev)->present || p->threads != ls_device_cpu(in->dev)->default_threads)
+    return ls_error_set(err, LS_EINVALID, "--host-profile %s: the profile %s %s", path, ls_device_path(in->dev),
+                        ls_device_host_params(in->dev)->present ? "already has a host section"
+                                                                : "has another cpu.threads than the run");
+  char *text = NULL;
+  size_t len = 0;
+  int rc = ls_file_read_all(ls_device_path(in->dev), "profile", 1L << 24, &text, &len, err);
+  ls_file_out o; /* the output rule (sim/fileio.h): never through a link, never over a foreign file */
+  if (!rc && (rc = ls_file_out_open(&o, path, "validate --host-profile", HOST_MARK, err)) == LS_OK) {
+    int bad = fprintf(o.f, HOST_MARK " from run %s\n%s%s", in->meta.run_id, text,
+                      len && text[len - 1] != '\n' ? "\n" : "") < 0;
+    bad |= fprintf(o.f, "host:                            # the testbed's llama.cpp on this host (docs/VALIDATION.md "
+                        "§0.5): fitted by testbed validate\n  read_ahead: %.17g B\n", p->map.window) < 0;
+    if (p->map.fault_s_per_byte > 0)
+      bad |= fprintf(o.f, "  fault_rate: %.17g B/s\n", 1 / p->map.fault_s_per_byte) < 0;
+    if (!isnan(stream) && sbytes > 0)
+      bad |= fprintf(o.f, "  stream_bytes: %.17g B\n  stream_time: %.17g s\n", sbytes, stream) < 0;
+    bad |= fprintf(o.f, "  start_wait: %.17g s\n  head_serial: %.17g\n", p->map.start_s, p->head_serial) < 0;
+    if (bad) {
+      ls_file_out_abort(&o);
+      rc = ls_error_set(err, LS_EIO, "%s: write failed", path);
+    } else {
+      rc = ls_file_out_commit(&o, err);
+    }
+  }
+  free(text);
+  return rc;
+}
+
 int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
 {
   const char *mode = o->serial ? "serial" : "mapped";
@@ -663,7 +703,7 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
     ls_tbp p = {in.dev, in.meta.threads > 0 ? in.meta.threads : 1, !o->serial,
                 {in.readahead, LS_TBP_TRIGGER, in.fault, 0, 0, 0, !o->io_every}, NULL, 0};
     ls_flash_params sf;
-    double stream = read_path(&p, &in, o, &sf, out, &bad);
+    double sbytes = 0, stream = read_path(&p, &in, o, &sf, out, &bad, &sbytes);
     trivial t;
     trivial_fit(&p, &in.r, &in.tc, stream, o->median, &t);
     if (!o->serial) {
@@ -688,6 +728,8 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
       rc = write_points(o->points, &in, pts, n, err);
     if (!rc && o->plot_dir)
       rc = plot(o->plot_dir, pts, n, err);
+    if (!rc && o->host_profile)
+      rc = write_host(o->host_profile, &in, &p, sbytes, stream, err);
     if (!rc && bad)
       rc = ls_error_set(err, LS_EIO, "testbed validate: writing the report failed");
   }

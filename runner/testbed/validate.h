@@ -31,6 +31,9 @@ typedef struct ls_tbv_options {
   const char *points;    /* NULL: none; else the held-out points written there for the protocol
                           * (runner/testbed/protocol.h): kind, N, ctx, measured, predicted, the trivial
                           * model's prediction, whether a near-copy of a calibration pass */
+  const char *host_profile; /* NULL: none; else the profile with a host section holding what this
+                             * validation fitted (devices/device.h, ls_device_host) written there:
+                             * mapped reads only, without the busy share */
 } ls_tbv_options;
 
 /* Prints the comparison to out, stores it, draws it; beside it the trivial model's errors per kind

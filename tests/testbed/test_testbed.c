@@ -1441,6 +1441,38 @@ static void test_cpu_replay(void)
   ls_device_free(dev);
 }
 
+/* The passes of a llama.cpp-style speculative run along ranks, by hand (runner/decode/cpu_replay.h):
+ * k = 2, a prompt of 5 tokens (the target's cache holds 4), ranks 0 0 3 0 1 2. Cycle 0 at T = 0:
+ * the draft catches up on 1 token at 4, drafts at 5, the target verifies 3 at 4; ranks 0, 0
+ * accept all 2 (the bonus at T = 2 is not read), 3 tokens out. Cycle 1 at T = 3: the draft kept
+ * 6 positions (it computed to 5), so it catches up on 2 at 6, drafts at 8; verify 3 at 7; ranks
+ * 0, 1 accept 1. Cycle 2 at T = 5: catch-up 1 at 9, draft at 10, verify at 9; rank 2 accepts 0:
+ * 6 tokens, done. */
+static void test_spec_passes(void)
+{
+  const int rank[] = {0, 0, 3, 0, 1, 2};
+  const ls_cpureplay_pass want[] = {{1, 1, 4, 1, 0}, {1, 1, 5, 1, 0}, {0, 3, 4, 3, 1},
+                                    {1, 2, 6, 1, 0}, {1, 1, 8, 1, 0}, {0, 3, 7, 3, 1},
+                                    {1, 1, 9, 1, 0}, {1, 1, 10, 1, 0}, {0, 3, 9, 3, 1}};
+  ls_cpureplay_pass *q = NULL;
+  int n = -1, cycles = -1, gen = -1;
+  CU_ASSERT_EQUAL_FATAL(ls_cpureplay_spec_passes(rank, 6, 5, 2, 6, &q, &n, &cycles, &gen), LS_OK);
+  CU_ASSERT_EQUAL(n, 9);
+  CU_ASSERT_EQUAL(cycles, 3);
+  CU_ASSERT_EQUAL(gen, 6);
+  for (int i = 0; i < n && i < 9; i++)
+    CU_ASSERT(q[i].draft == want[i].draft && q[i].n_tokens == want[i].n_tokens && q[i].ctx == want[i].ctx &&
+              q[i].rows == want[i].rows && q[i].cold == want[i].cold);
+  free(q);
+  /* 5 tokens stop after cycle 1 (5 out); 7 need rank[6], which is not recorded; k out of range */
+  CU_ASSERT_EQUAL(ls_cpureplay_spec_passes(rank, 6, 5, 2, 5, &q, &n, &cycles, NULL), LS_OK);
+  CU_ASSERT(n == 6 && cycles == 2);
+  free(q);
+  CU_ASSERT_EQUAL(ls_cpureplay_spec_passes(rank, 6, 5, 2, 7, &q, &n, NULL, NULL), LS_ERANGE);
+  CU_ASSERT(q == NULL && n == 0);
+  CU_ASSERT_EQUAL(ls_cpureplay_spec_passes(rank, 6, 5, 0, 6, &q, &n, NULL, NULL), LS_ERANGE);
+}
+
 static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
                                   {"validate: fastest or median", test_cli_validate_stat},
                                   {"validate: runs H and I", test_cli_validate_runs_h_i},
@@ -1465,6 +1497,7 @@ static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"the head's rate from the rows passes", test_head_rate},
                                       {"the head's first row from the rows-0 passes", test_head_first_rate},
                                       {"the decode library's CPU replay of recorded passes", test_cpu_replay},
+                                      {"a speculative run's passes along ranks, by hand", test_spec_passes},
                                       CU_TEST_INFO_NULL};
 static CU_TestInfo driver_tests[] = {
     {"ggml dequantises the writer's Q4_0", test_ggml_reads_q4_0}, {"one thread", test_threads},
