@@ -267,7 +267,7 @@ section "Found by an outside battery of hostile cases (issue 35)"
 ctor_so='command -v cc > /dev/null || exit 77; printf "#include <signal.h>\n#include <stdlib.h>\n__attribute__((constructor)) static void f(void) { %s; }\n" "$BODY" > c.c && cc -shared -fPIC -o c.so c.c'
 POST='test -p x.so' t "policy check of a plug-in that is a FIFO (hung for ever before the fix)" 74 "x.so: cannot read the plug-in: a FIFO" "mkfifo x.so" policy check ./x.so
 POST='test -p x.so' t "run --plugin of a FIFO (hung for ever before the fix)" 74 "x.so: cannot read the plug-in: a FIFO" "mkfifo x.so" $RUNFX --plugin ./x.so
-t "policy check of a plug-in whose constructor crashes (the checker died of SIGSEGV before the fix)" 1 "loading it killed the process" "BODY='raise(SIGSEGV)'; eval \"\$ctor_so\"" policy check ./c.so
+t "policy check of a plug-in whose constructor crashes (the checker died of SIGSEGV before the fix)" 1 "its constructors crash, exit or hang when loaded" "BODY='raise(SIGSEGV)'; eval \"\$ctor_so\"" policy check ./c.so
 t "policy check of a plug-in whose constructor calls exit(0) (exit 0, nothing checked, before the fix)" 1 "loading it ended the process (exit 0)" "BODY='exit(0)'; eval \"\$ctor_so\"" policy check ./c.so
 t "tree --acceptance with a value above 1 (65 before the fix: typed on the command line)" 64 "p_1 = 2 is not a probability" "" tree --acceptance 2,0.5
 POST="cmp H.db H.db.orig" t "export of a database without leversim's metrics table (SQLite's 'no such table', 74, before the fix)" 65 "has no table 'metrics'" 'good_db H.db && sqlite3 H.db "DROP TABLE metrics" && cp H.db H.db.orig' export --db H.db
