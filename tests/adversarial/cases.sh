@@ -286,3 +286,11 @@ POST="cmp H.db H.db.orig" t "best over a database whose axes_json is not JSON (a
 POST='test ! -e T.png && test ! -e T.png.dat && no_temp' t "plot with a data root without plots/plot.gp (gnuplot failed, exit 70, .dat left, before the fix)" 66 "the plot script is missing" "" plot --db "$ADV_GOOD" --x system --y throughput_tps --out T.png
 POST="cmp H.db H.db.orig" t "testbed head-rate of a results database (the testbed's tables were written into it before the fix)" 65 "without the testbed's tables (tb_run)" 'good_db H.db && cp H.db H.db.orig' testbed head-rate --db H.db
 POST="unchanged foreign H.db" t "testbed validate of somebody's text file (74 'file is not a database' before the fix)" 65 "not a SQLite database, so not a testbed database" "foreign H.db" testbed validate --db H.db --profile tiny
+
+# ---- 16. what the outside battery still found (issue 35, part c) ----
+section "Found by the outside battery, second pass (issue 35)"
+# loose_db F: a copy of the good database whose runs table is made again without STRICT (the
+# other tables' foreign keys then name runs_old, a table it no longer has)
+loose_db='good_db H.db && sqlite3 H.db "PRAGMA journal_mode=DELETE; PRAGMA foreign_keys=OFF; ALTER TABLE runs RENAME TO runs_old; CREATE TABLE runs AS SELECT * FROM runs_old; DROP TABLE runs_old;" > /dev/null && cp H.db H.db.orig'
+POST="cmp H.db H.db.orig && test ! -e H.db-wal" t "run --db of a database whose runs table is not STRICT (switched to WAL and its views rebuilt, then 74, before the fix)" 65 "not STRICT" "eval \"\$loose_db\"" $RUNFX --db H.db --force
+POST="cmp H.db H.db.orig && test ! -e H.db-wal" t "sweep --db of a database with damaged pages (switched to WAL before 'malformed', 74, before the fix)" 65 "the database is damaged" 'good_db H.db && sqlite3 H.db "PRAGMA journal_mode=DELETE" > /dev/null && head -c 8192 /dev/zero | tr "\000" "\377" | dd of=H.db bs=4096 seek=2 conv=notrunc 2> /dev/null && cp H.db H.db.orig' sweep "$ADV_EXP" --db H.db --force
