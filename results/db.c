@@ -412,6 +412,11 @@ static int open_rw(ls_db **out, const char *path, int claim, const char *command
   if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK)
     rc = ls_error_set(err, LS_EIO, "%s: cannot open database: %s", path,
                       db->h ? sqlite3_errmsg(db->h) : "out of memory");
+  /* SQLite opens a file it may not write read-only without saying so; its first read would
+   * then leave an empty -wal and -shm beside a database the command refuses */
+  if (!rc && sqlite3_db_readonly(db->h, "main") == 1)
+    rc = ls_error_set(err, LS_EIO, "%s: cannot write the database: %s (an output database must be "
+                      "writable)", path, strerror(access(path, W_OK) == 0 ? EROFS : EACCES));
   if (!rc && (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK ||
               ls_db_harden(db->h, 0) != SQLITE_OK))
     rc = ls_db_fail(db, err, "configuring the connection");
