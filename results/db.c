@@ -368,12 +368,25 @@ static int check_owner(ls_db *db, ls_error *err)
 
 /* The bound on a command's lock waits in all: LS_DB_BUSY_MS, or LEVERSIM_DB_LOCK_WAIT=SECONDS
  * (tests and a user who would rather fail fast). */
+static int wait_limit(double *v, ls_error *err)
+{
+  return ls_env_seconds("LEVERSIM_DB_LOCK_WAIT", LS_DB_BUSY_MS / 1000.0, 1e9, 1, v, err);
+}
+
 static double wait_limit_s(void)
 {
-  const char *s = getenv("LEVERSIM_DB_LOCK_WAIT");
-  char *end = NULL;
-  double v = s && *s ? strtod(s, &end) : -1;
-  return end && *end == '\0' && v >= 0 && v <= 1e9 ? v : LS_DB_BUSY_MS / 1000.0;
+  ls_error err;
+  double v;
+  ls_error_clear(&err);
+  wait_limit(&v, &err);
+  return v; /* the default on a bad value: the command refused it at its start already */
+}
+
+int ls_db_env_check(ls_error *err)
+{
+  double v;
+  int rc = wait_limit(&v, err);
+  return rc ? rc : ls_db_read_limit(&v, err);
 }
 
 /* A handle for path with nothing open yet; NULL when out of memory. */

@@ -377,12 +377,18 @@ static int authorize(void *ctx, int action, const char *a1, const char *a2, cons
   }
 }
 
+int ls_db_read_limit(double *v, ls_error *err)
+{
+  return ls_env_seconds("LEVERSIM_DB_READ_LIMIT", LS_DB_READ_LIMIT_S, 1e9, 0, v, err);
+}
+
 static double read_limit_s(void)
 {
-  const char *s = getenv("LEVERSIM_DB_READ_LIMIT");
-  char *end = NULL;
-  double v = s && *s ? strtod(s, &end) : 0;
-  return end && *end == '\0' && v > 0 && v <= 1e9 ? v : LS_DB_READ_LIMIT_S;
+  ls_error err;
+  double v;
+  ls_error_clear(&err);
+  ls_db_read_limit(&v, &err);
+  return v; /* the default on a bad value: the command refused it at its start already */
 }
 
 /* Ends a statement on an input that runs past the limit or when a stop is asked. */

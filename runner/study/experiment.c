@@ -490,8 +490,14 @@ static int axes_record(ls_run_spec *r, const part_def *p, const int *point, cons
     len = axes_put(r->axes_json, size, len, ls_kv_key(kase, i), ls_kv_value(kase, i));
   for (int a = 0; a < p->n_axes; a++)
     len = axes_put(r->axes_json, size, len, p->axes[a].key, p->axes[a].values[point[a]]);
-  for (int i = 0; overrides && i < ls_kv_count(overrides); i++)
+  for (int i = 0; overrides && i < ls_kv_count(overrides); i++) {
+    int fit = len < size;
     len = axes_put(r->axes_json, size, len, ls_kv_key(overrides, i), ls_kv_value(overrides, i));
+    if (fit && len >= size) /* typed on the command line: a usage error naming the --set */
+      return ls_error_set(err, LS_EUSAGE, "--set %s: the value (%zu characters) makes the run's record of "
+                          "its settings longer than the %zu characters it holds as JSON (give a shorter "
+                          "value)", ls_kv_key(overrides, i), strlen(ls_kv_value(overrides, i)), size - 1);
+  }
   if (len < size) len += (size_t)snprintf(r->axes_json + len, size - len, "}");
   if (len >= size) /* a cut record would not identify the run */
     return ls_error_set(err, LS_ERANGE, "part %s: sweep point longer than %zu characters as JSON "

@@ -300,3 +300,8 @@ POST="cmp T.db T.db.orig" t "testbed validate of a database whose tb_run has ano
 POST="cmp R.db R.db.orig && test -L L.db" t "testbed validate --db of a symbolic link (written through before the fix)" 74 "L.db: is a symbolic link; refusing to write through it" 'good_db R.db && cp R.db R.db.orig && ln -s R.db L.db' testbed validate --db L.db --profile tiny
 POST='test ! -s p.tsv' DATA=root t "testbed verdict of an empty points file (judged: NaN median, exit 2, before the fix)" 65 "p.tsv: empty, not a points file" ": > p.tsv" testbed verdict --protocol "$ROOT/runner/testbed/protocol.yaml" --points p.tsv
 POST="cmp r.db r.db.orig && test ! -e r.db-wal && test ! -e r.db-shm" AS_OTHER=1 t "run --db of a read-only database of another user (refused, but an empty r.db-wal and r.db-shm were left, before the fix)" 74 "r.db: cannot write the database: Permission denied" 'good_db r.db && cp r.db r.db.orig && chmod 0444 r.db' $RUNFX --db r.db
+t "run --set workload.trace=<600 characters> (65 'sweep point longer than 511 characters', naming no option, before the fix)" 64 "--set workload.trace: the value (600 characters)" "" $RUNFX --set "workload.trace=$(printf 'a%.0s' $(seq 1 600))"
+t "run --tokens ' 4' (a leading blank: accepted before the fix, where every other number reader refuses it)" 64 "--tokens: bad value ' 4'" "" $RUNFX --tokens ' 4'
+for v in LEVERSIM_DB_READ_LIMIT LEVERSIM_GNUPLOT_LIMIT LEVERSIM_DB_LOCK_WAIT; do
+  ENV_IN="$v=abc" t "export with $v=abc (the default was used in silence before the fix)" 64 "$v='abc': expected a number of seconds" "" export --db "$ADV_GOOD"
+done
