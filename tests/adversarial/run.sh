@@ -44,7 +44,8 @@ section() {
 }
 # t WHAT EXIT FRAGMENT SETUP ARGS...: one case. SETUP is shell run in the case's folder with
 # lib.sh loaded (exit 77: skip). Environment of the call: POST (a shell check that must hold
-# afterwards), DATA=root (the repository's data root; default the test fixture's), LIMIT_F (a
+# afterwards), DATA=root (the repository's data root; default the test fixture's; DATA=case:
+# the case folder's data/, which SETUP makes), LIMIT_F (a
 # file-size limit in blocks), STDOUT (a file stdout goes to; default out.txt), PIPE_IN (a file
 # fed to stdin through a pipe, for /dev/stdin), HOME_IN (a folder of the case made HOME),
 # ENV_IN (NAME=VALUE words for the call; @D@ stands for the case's folder), AS_OTHER=1 (the
@@ -69,6 +70,7 @@ t() {
   fi
   data=$FX
   [ "${DATA:-}" = root ] && data=
+  [ "${DATA:-}" = case ] && data=$d/data
   as=
   if [ -n "${AS_OTHER:-}" ] && [ "$(id -u)" = 0 ]; then
     as="setpriv --reuid=65534 --regid=65534 --clear-groups"
