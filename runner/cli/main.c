@@ -12,6 +12,7 @@
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
 #include "results/db.h"
+#include "runner/decode/paths.h"
 #include "sim/gnuplot.h"
 
 static const ls_subcmd COMMANDS[] = {
@@ -49,7 +50,8 @@ static const char EXIT_TABLE[] =
     "device, model or dataset whose file is missing, or a missing input file, is 66. A full disk\n"
     "is 74; a worker killed by a signal is 70; SIGINT or SIGTERM stops a sweep with 130.\n"
     "A bad value of an environment variable (LEVERSIM_DB_LOCK_WAIT, LEVERSIM_DB_READ_LIMIT,\n"
-    "LEVERSIM_GNUPLOT_LIMIT) is a usage error (64) naming it, checked before the command runs.\n";
+    "LEVERSIM_GNUPLOT_LIMIT) is a usage error (64) naming it, checked before the command runs;\n"
+    "a LEVERSIM_DATA that is not a folder is 66.\n";
 
 static void usage(FILE *f)
 {
@@ -189,7 +191,8 @@ static int dispatch(int argc, char **argv)
   ls_error_clear(&err);
   /* the environment's time limits, before any command reads or writes: a typo there is a
    * usage error naming the variable, as on the command line */
-  if (ls_db_env_check(&err) != LS_OK || ls_gnuplot_env_check(&err) != LS_OK) {
+  if (ls_db_env_check(&err) != LS_OK || ls_gnuplot_env_check(&err) != LS_OK ||
+      ls_data_root_check(&err) != LS_OK) {
     ls_error_print(&err, stderr);
     return ls_status_exit(err.code);
   }
