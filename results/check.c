@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "results/db_int.h"
+#include "sim/fileio.h"
 #include "sim/yaml.h"
 
 /* A guarded value: v, and its 95 % interval [lo, hi] (NaN: none). v NaN: absent. */
@@ -324,7 +325,10 @@ static int find_fitting(const char *path, const char *hash, char *out, size_t si
     size_t len = strlen(e->d_name);
     if (len < 6 || strcmp(e->d_name + len - 5, ".yaml")) continue;
     snprintf(out, size, "%s/%s", dir, e->d_name);
-    FILE *f = fopen(out, "r");
+    FILE *f = NULL; /* a FIFO or folder named *.yaml there is skipped, never waited on */
+    ls_error skip;
+    ls_error_clear(&skip);
+    if (ls_file_open_read(&f, out, NULL, &skip) != LS_OK) f = NULL;
     char line[256];
     while (f && !found && fgets(line, sizeof line, f)) found = strncmp(line, want, strlen(want)) == 0;
     if (f) fclose(f);

@@ -111,6 +111,33 @@ static sqlite3_stmt **stmt_slot(ls_db *db, int i)
 }
 #define N_STMT ((int)(sizeof stmt_sql / sizeof *stmt_sql))
 
+/* The schema_version a file holds: LS_OK when it is ours (*found 1) or absent (*found 0),
+ * LS_EDB naming another version (compared as text: 'two' is reported as 'two', not 0). */
+static int read_version(ls_db *db, int *found, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  *found = 0;
+  if (sqlite3_prepare_v2(db->h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
+                         NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return ls_db_fail(db, err, "reading schema_version");
+  }
+  int rc = LS_OK, s = sqlite3_step(st);
+  if (s == SQLITE_ROW) {
+    const char *v = (const char *)sqlite3_column_text(st, 0);
+    char num[16];
+    snprintf(num, sizeof num, "%d", LS_DB_SCHEMA_VERSION);
+    *found = 1;
+    if (!v || strcmp(v, num) != 0)
+      rc = ls_error_set(err, LS_EDB, "%s: schema_version '%s', this leversim reads %d",
+                        db->path, v ? v : "(null)", LS_DB_SCHEMA_VERSION);
+  } else if (s != SQLITE_DONE) {
+    rc = ls_db_fail(db, err, "reading schema_version");
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 /* Schema and schema_version, once, under the write lock (two processes may create at once). */
 static int init_schema(ls_db *db, ls_error *err)
 {
@@ -120,30 +147,14 @@ static int init_schema(ls_db *db, ls_error *err)
   snprintf(app, sizeof app, "PRAGMA application_id = %d", LS_DB_APP_ID);
   rc = ls_db_exec(db, app, err);
   if (rc == LS_OK) rc = ls_db_schema_create(db, err);
-  sqlite3_stmt *st = NULL;
-  if (rc == LS_OK &&
-      sqlite3_prepare_v2(db->h, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
-                         NULL) != SQLITE_OK)
-    rc = ls_db_fail(db, err, "reading schema_version");
-  if (rc == LS_OK) {
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW) { /* compared as text: 'two' is reported as 'two', not 0 */
-      const char *v = (const char *)sqlite3_column_text(st, 0);
-      char num[16];
-      snprintf(num, sizeof num, "%d", LS_DB_SCHEMA_VERSION);
-      if (!v || strcmp(v, num) != 0)
-        rc = ls_error_set(err, LS_EDB, "%s: schema_version '%s', this leversim reads %d",
-                          db->path, v ? v : "(null)", LS_DB_SCHEMA_VERSION);
-    } else if (s == SQLITE_DONE) {
-      char sql[128];
-      snprintf(sql, sizeof sql, "INSERT INTO meta VALUES('schema_version', '%d')",
-               LS_DB_SCHEMA_VERSION);
-      rc = ls_db_exec(db, sql, err);
-    } else {
-      rc = ls_db_fail(db, err, "reading schema_version");
-    }
+  int found = 0;
+  if (rc == LS_OK) rc = read_version(db, &found, err);
+  if (rc == LS_OK && !found) {
+    char sql[128];
+    snprintf(sql, sizeof sql, "INSERT INTO meta VALUES('schema_version', '%d')",
+             LS_DB_SCHEMA_VERSION);
+    rc = ls_db_exec(db, sql, err);
   }
-  sqlite3_finalize(st);
   if (rc == LS_OK) return ls_db_exec(db, "COMMIT", err);
   sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   return rc;
@@ -207,6 +218,33 @@ static int busy_wait(void *ctx, int count)
   return 1;
 }
 
+/* Prepares the statements not prepared yet (persistent: SQLite prepares them again itself
+ * after a schema change). */
+static int prepare_all(ls_db *db, ls_error *err)
+{
+  for (int i = 0; i < N_STMT; i++)
+    if (!*stmt_slot(db, i) &&
+        sqlite3_prepare_v3(db->h, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(db, i),
+                           NULL) != SQLITE_OK)
+      return ls_db_fail(db, err, "preparing statements");
+  return LS_OK;
+}
+
+/* A file that already holds leversim's tables is checked whole before anything changes it
+ * (its journal mode, its views): a file the command refuses is left exactly as it was. */
+static int check_before_change(ls_db *db, ls_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int has_meta = sqlite3_prepare_v2(db->h, "SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                                    "AND name = 'meta'", -1, &st, NULL) == SQLITE_OK &&
+                 sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  if (!has_meta) return LS_OK; /* new or empty: nothing of a user's to keep */
+  int found = 0, rc = ls_db_check_fit(db, err);
+  if (rc == LS_OK) rc = read_version(db, &found, err);
+  return rc; /* a missing leversim table is made again by init_schema: a repair, not a refusal */
+}
+
 static int configure(ls_db *db, ls_error *err)
 {
   int rc = ls_db_check_objects(db, "main", 1, err); /* before anything reads or writes it */
@@ -214,14 +252,12 @@ static int configure(ls_db *db, ls_error *err)
   if (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK ||
       ls_db_register_math(db->h) != SQLITE_OK)
     return ls_db_fail(db, err, "configuring the connection");
-  rc = set_wal(db, err);
+  rc = check_before_change(db, err);
+  if (rc == LS_OK) rc = set_wal(db, err);
   if (rc == LS_OK)
     rc = ls_db_exec(db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err);
   if (rc == LS_OK) rc = init_schema(db, err);
-  for (int i = 0; rc == LS_OK && i < N_STMT; i++)
-    if (sqlite3_prepare_v3(db->h, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(db, i),
-                           NULL) != SQLITE_OK)
-      rc = ls_db_fail(db, err, "preparing statements");
+  if (rc == LS_OK) rc = prepare_all(db, err);
   return rc;
 }
 
@@ -327,12 +363,25 @@ static int check_owner(ls_db *db, ls_error *err)
 
 /* The bound on a command's lock waits in all: LS_DB_BUSY_MS, or LEVERSIM_DB_LOCK_WAIT=SECONDS
  * (tests and a user who would rather fail fast). */
+static int wait_limit(double *v, ls_error *err)
+{
+  return ls_env_seconds("LEVERSIM_DB_LOCK_WAIT", LS_DB_BUSY_MS / 1000.0, 1e9, 1, v, err);
+}
+
 static double wait_limit_s(void)
 {
-  const char *s = getenv("LEVERSIM_DB_LOCK_WAIT");
-  char *end = NULL;
-  double v = s && *s ? strtod(s, &end) : -1;
-  return end && *end == '\0' && v >= 0 && v <= 1e9 ? v : LS_DB_BUSY_MS / 1000.0;
+  ls_error err;
+  double v;
+  ls_error_clear(&err);
+  wait_limit(&v, &err);
+  return v; /* the default on a bad value: the command refused it at its start already */
+}
+
+int ls_db_env_check(ls_error *err)
+{
+  double v;
+  int rc = wait_limit(&v, err);
+  return rc ? rc : ls_db_read_limit(&v, err);
 }
 
 /* A handle for path with nothing open yet; NULL when out of memory. */
@@ -371,6 +420,11 @@ static int open_rw(ls_db **out, const char *path, int claim, const char *command
   if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK)
     rc = ls_error_set(err, LS_EIO, "%s: cannot open database: %s", path,
                       db->h ? sqlite3_errmsg(db->h) : "out of memory");
+  /* SQLite opens a file it may not write read-only without saying so; its first read would
+   * then leave an empty -wal and -shm beside a database the command refuses */
+  if (!rc && sqlite3_db_readonly(db->h, "main") == 1)
+    rc = ls_error_set(err, LS_EIO, "%s: cannot write the database: %s (an output database must be "
+                      "writable)", path, strerror(access(path, W_OK) == 0 ? EROFS : EACCES));
   if (!rc && (sqlite3_busy_handler(db->h, busy_wait, db) != SQLITE_OK ||
               ls_db_harden(db->h, 0) != SQLITE_OK))
     rc = ls_db_fail(db, err, "configuring the connection");

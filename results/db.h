@@ -30,6 +30,10 @@ typedef struct ls_db ls_db;
  * and ends with LS_EINTR when a stop is asked (sim/stop.h).
  * *out is owned by the caller; free with ls_db_close. */
 int ls_db_open(ls_db **out, const char *path, ls_error *err);
+/* LS_EUSAGE naming the variable and its value when LEVERSIM_DB_LOCK_WAIT or
+ * LEVERSIM_DB_READ_LIMIT is set but is not a time in seconds (checked when a command starts,
+ * runner/cli/main.c, so a typo is never replaced by the default in silence). */
+int ls_db_env_check(ls_error *err);
 void ls_db_close(ls_db *db);  /* NULL allowed */
 /* "" and ":memory:" (and "file:" URIs) are refused by both opens with LS_EUSAGE: SQLite would
  * keep such a database only until it is closed. */

@@ -48,7 +48,12 @@ int ls_db_check_input(sqlite3 *h, const char *path, ls_error *err);
  * ls_db_limit_said is the error of a statement the time limit ended (ls_db_fail uses it). */
 int ls_db_harden(sqlite3 *h, int input);
 int ls_db_check_objects(ls_db *db, const char *schema, int output, ls_error *err);
+/* An existing output is fit to be written (checked before anything changes it): no damaged
+ * page, no foreign key to a table it lacks; else LS_EPARSE saying which. */
+int ls_db_check_fit(ls_db *db, ls_error *err);
 int ls_db_guard_input(ls_db *db, ls_error *err);
+/* LEVERSIM_DB_READ_LIMIT in seconds (its default when unset); LS_EUSAGE when malformed. */
+int ls_db_read_limit(double *v, ls_error *err);
 int ls_db_limit_said(ls_db *db, ls_error *err, const char *what);
 int ls_db_ref_create(ls_db_ref **out, ls_error *err);
 void ls_db_ref_free(ls_db_ref *ref);

@@ -144,8 +144,12 @@ int ls_db_metric_parts(const char *name, const ls_db_prompt *p, double *num, dou
       *den = field(p, b->a) + (b->b == ONE ? 0 : field(p, b->b));
       return LS_OK;
     }
+  char names[LS_ERR_MSG / 2] = "";
+  size_t k = 0;
+  for (int i = 0; i < N_DEFS && k < sizeof names; i++)
+    k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? ", " : "", metric_defs[i].name);
   return ls_error_set(err, LS_ENOTFOUND, "metric '%s' has no per-prompt definition (those that do: "
-                      "ls_db_ci_metric_name, e.g. throughput_tps, tau, energy_per_token_j)", name);
+                      "%s)", name, names);
 }
 
 int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *err)

@@ -18,7 +18,10 @@
  *    that table, with every column leversim defines (found by name: another order is fine,
  *    since every read and copy names its columns) and no generated column; an output must
  *    hold nothing leversim did not create (a trigger, a view, a table or index of another
- *    name) — it is refused, naming the object, before anything is written.
+ *    name) — it is refused, naming the object, before anything is written;
+ *  - an existing output is checked whole before anything changes it (ls_db_check_fit): no
+ *    damaged page (quick_check), no table leversim makes STRICT made loose, no foreign key to
+ *    a table the file lacks; a file the command refuses is left byte for byte as it was.
  * An output keeps a trusted schema: its tables' CHECK constraints call json_valid(), which
  * this SQLite does not mark innocuous; a constraint can only refuse a write, and the output
  * holds nothing but leversim's objects by then.
@@ -49,6 +52,7 @@ int ls_db_harden(sqlite3 *h, int input)
 typedef struct ref_obj {
   char type[8], name[64];
   char *cols; /* owned; NULL unless a table */
+  int strict; /* a table declared STRICT (SQLite checks each value's type on write) */
 } ref_obj;
 struct ls_db_ref {
   ref_obj *obj; /* owned */
@@ -61,6 +65,21 @@ void ls_db_ref_free(ls_db_ref *ref)
   for (int i = 0; i < ref->n; i++) free(ref->obj[i].cols);
   free(ref->obj);
   free(ref);
+}
+
+/* 1 when table name in schema of h is STRICT, 0 when not or unknown. */
+static int is_strict(sqlite3 *h, const char *schema, const char *name)
+{
+  sqlite3_stmt *st = NULL;
+  int strict = 0;
+  if (sqlite3_prepare_v2(h, "SELECT strict FROM pragma_table_list WHERE schema = ?1 AND "
+                         "name = ?2", -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, schema, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) strict = sqlite3_column_int(st, 0);
+  }
+  sqlite3_finalize(st);
+  return strict;
 }
 
 /* ",a,b,c," of table name in schema of h: the column names (hidden 2/3 = generated: *gen). */
@@ -122,6 +141,7 @@ static int ref_fill(ls_db_ref *ref, sqlite3 *h)
     snprintf(o->name, sizeof o->name, "%s", (const char *)sqlite3_column_text(st, 1));
     o->cols = NULL;
     if (!strcmp(o->type, "table") && !(o->cols = columns(h, "main", o->name, NULL))) rc = -1;
+    o->strict = o->cols ? is_strict(h, "main", o->name) : 0;
   }
   sqlite3_finalize(st);
   return rc;
@@ -206,6 +226,10 @@ static int check_table(ls_db *db, const char *schema, const ref_obj *r, int outp
   else if (output && missing_column(have, r->cols, col, sizeof col))
     rc = ls_error_set(err, LS_EPARSE, "%s: table '%s' has a column '%s' that leversim did not "
                       "create; refusing to write into the database", db->path, r->name, col);
+  else if (output && r->strict && !is_strict(db->h, schema, r->name))
+    /* a loose table takes a text seed or a blob time, which every reader then trips over */
+    rc = ls_error_set(err, LS_EPARSE, "%s: table '%s' is not STRICT (leversim did not create "
+                      "it so); refusing to write into the database", db->path, r->name);
   free(have);
   return rc;
 }
@@ -268,6 +292,52 @@ int ls_db_check_objects(ls_db *db, const char *schema, int output, ls_error *err
   return rc;
 }
 
+/* The first row's text of a one-column query into out (size bytes): 1 a row, 0 none, -1 the
+ * query failed (SQLite's error stays on the connection). */
+static int first_text(sqlite3 *h, const char *sql, char *out, size_t size)
+{
+  sqlite3_stmt *st = NULL;
+  int r = -1;
+  if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+    int s = sqlite3_step(st);
+    r = s == SQLITE_ROW ? 1 : s == SQLITE_DONE ? 0 : -1;
+    const char *t = r == 1 ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (r == 1) snprintf(out, size, "%s", t ? t : "");
+  }
+  sqlite3_finalize(st);
+  return r;
+}
+
+int ls_db_check_fit(ls_db *db, ls_error *err)
+{
+  char what[200];
+  /* quick_check reads every page once (no index cross-check): damage a later write would
+   * trip over half-way is found before the first one. It also reports stored values that
+   * break a CHECK, NOT NULL or STRICT rule: those are another run's data, not damage, and a
+   * new run is still written beside them (as before this check). */
+  int r = first_text(db->h, "SELECT m FROM (SELECT replace(quick_check, '*** in database main "
+                     "***' || char(10), '') AS m FROM pragma_quick_check) WHERE m <> 'ok' AND m NOT "
+                     "LIKE 'CHECK constraint failed%' AND m NOT LIKE 'NULL value in %' AND m NOT "
+                     "LIKE 'non-% value in %' LIMIT 1", what, sizeof what);
+  if (r < 0) return ls_db_fail_wait(db, err, "checking the database");
+  if (r == 1) {
+    for (char *p = what; *p; p++)
+      if (*p == '\n') *p = ' '; /* one line: the first of stderr is what a user sees */
+    return ls_error_set(err, LS_EPARSE, "%s: the database is damaged (%s); refusing to write "
+                        "into it (nothing was changed; merge its readable runs into a new one)",
+                        db->path, what);
+  }
+  r = first_text(db->h, "SELECT m.name || ' refers to ' || f.\"table\" FROM sqlite_master m, "
+                 "pragma_foreign_key_list(m.name) f WHERE m.type = 'table' AND f.\"table\" "
+                 "NOT IN (SELECT name FROM sqlite_master WHERE type = 'table') LIMIT 1",
+                 what, sizeof what);
+  if (r < 0) return ls_db_fail_wait(db, err, "checking the database");
+  if (r == 1)
+    return ls_error_set(err, LS_EPARSE, "%s: table %s, a table the database does not have; "
+                        "refusing to write into it", db->path, what);
+  return LS_OK;
+}
+
 /* --- what an input's statements may do ----------------------------------------------------- */
 
 /* Reads of the file's own tables are allowed only for leversim's tables (and its catalogue);
@@ -310,12 +380,18 @@ static int authorize(void *ctx, int action, const char *a1, const char *a2, cons
   }
 }
 
+int ls_db_read_limit(double *v, ls_error *err)
+{
+  return ls_env_seconds("LEVERSIM_DB_READ_LIMIT", LS_DB_READ_LIMIT_S, 1e9, 0, v, err);
+}
+
 static double read_limit_s(void)
 {
-  const char *s = getenv("LEVERSIM_DB_READ_LIMIT");
-  char *end = NULL;
-  double v = s && *s ? strtod(s, &end) : 0;
-  return end && *end == '\0' && v > 0 && v <= 1e9 ? v : LS_DB_READ_LIMIT_S;
+  ls_error err;
+  double v;
+  ls_error_clear(&err);
+  ls_db_read_limit(&v, &err);
+  return v; /* the default on a bad value: the command refused it at its start already */
 }
 
 /* Ends a statement on an input that runs past the limit or when a stop is asked. */

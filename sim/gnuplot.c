@@ -32,12 +32,19 @@ const char *ls_gnuplot_find(const char *prog, char *buf, size_t size)
   return NULL;
 }
 
+int ls_gnuplot_env_check(ls_error *err)
+{
+  double v;
+  return ls_env_seconds("LEVERSIM_GNUPLOT_LIMIT", LS_GNUPLOT_LIMIT_S, 1e6, 0, &v, err);
+}
+
 double ls_gnuplot_limit_s(void)
 {
-  const char *s = getenv("LEVERSIM_GNUPLOT_LIMIT");
-  char *end = NULL;
-  double v = s && *s ? strtod(s, &end) : 0;
-  return end && *end == '\0' && v > 0 && v <= 1e6 ? v : LS_GNUPLOT_LIMIT_S;
+  ls_error err;
+  double v;
+  ls_error_clear(&err);
+  ls_env_seconds("LEVERSIM_GNUPLOT_LIMIT", LS_GNUPLOT_LIMIT_S, 1e6, 0, &v, &err);
+  return v; /* the default on a bad value: the command refused it at its start already */
 }
 
 /* The log's descriptor: appended to, created 0644 when absent, never through a link and only

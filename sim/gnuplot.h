@@ -13,6 +13,7 @@
 #ifndef LS_SIM_GNUPLOT_H
 #define LS_SIM_GNUPLOT_H
 #include <stddef.h>
+#include "sim/error.h"
 
 #define LS_GNUPLOT_LIMIT_S 120.0
 #define LS_GNUPLOT_NOT_FOUND (-2) /* no such program */
@@ -30,4 +31,7 @@ int ls_gnuplot_run(const char *prog, const char *vars, const char *script, const
 
 /* The time limit in seconds (LEVERSIM_GNUPLOT_LIMIT or LS_GNUPLOT_LIMIT_S). */
 double ls_gnuplot_limit_s(void);
+/* LS_EUSAGE naming LEVERSIM_GNUPLOT_LIMIT and its value when it is not a time limit
+ * (checked when a command starts, runner/cli/main.c). */
+int ls_gnuplot_env_check(ls_error *err);
 #endif

@@ -172,7 +172,7 @@ static int measure_cmd(int argc, char **argv)
     return fail(&err);
   r.target_file_bytes = file_bytes;
   ls_tbdb *db = NULL;
-  if (!(rc = ls_tbdb_open(&db, a.db, &err)))
+  if (!(rc = ls_tbdb_open(&db, a.db, LS_TBDB_CREATE, &err)))
     rc = ls_tbdb_store_run(db, &meta, &r, &err);
   if (!rc && a.csv) {
     const char *base = strrchr(c.target, '/');

@@ -11,6 +11,9 @@
 #include "ls_version.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/opts.h"
+#include "results/db.h"
+#include "runner/decode/paths.h"
+#include "sim/gnuplot.h"
 
 static const ls_subcmd COMMANDS[] = {
     {"run", ls_cmd_run, "simulate one device/model/dataset/system configuration"},
@@ -45,7 +48,10 @@ static const char EXIT_TABLE[] =
     "value read from a file (experiment, profile, model, dataset, trace) is bad input data (65).\n"
     "A wrong name (command, option, setting key, system) is 64 wherever it is written; a\n"
     "device, model or dataset whose file is missing, or a missing input file, is 66. A full disk\n"
-    "is 74; a worker killed by a signal is 70; SIGINT or SIGTERM stops a sweep with 130.\n";
+    "is 74; a worker killed by a signal is 70; SIGINT or SIGTERM stops a sweep with 130.\n"
+    "A bad value of an environment variable (LEVERSIM_DB_LOCK_WAIT, LEVERSIM_DB_READ_LIMIT,\n"
+    "LEVERSIM_GNUPLOT_LIMIT) is a usage error (64) naming it, checked before the command runs;\n"
+    "a LEVERSIM_DATA that is not a folder is 66.\n";
 
 static void usage(FILE *f)
 {
@@ -179,7 +185,18 @@ static int dispatch(int argc, char **argv)
     return 0;
   }
   const ls_subcmd *c = find(argv[1]);
-  return c ? c->fn(argc - 1, argv + 1) : unknown(argv[1]);
+  if (!c)
+    return unknown(argv[1]);
+  ls_error err;
+  ls_error_clear(&err);
+  /* the environment's time limits, before any command reads or writes: a typo there is a
+   * usage error naming the variable, as on the command line */
+  if (ls_db_env_check(&err) != LS_OK || ls_gnuplot_env_check(&err) != LS_OK ||
+      ls_data_root_check(&err) != LS_OK) {
+    ls_error_print(&err, stderr);
+    return ls_status_exit(err.code);
+  }
+  return c->fn(argc - 1, argv + 1);
 }
 
 /* stdout after the command: a write that failed at any point (full disk, EFBIG) is an I/O

@@ -1,5 +1,6 @@
 /* runner/cli/opts: the option-table parser, help and Markdown writer (rules in opts.h). */
 #include "runner/cli/opts.h"
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +136,8 @@ static int whole(const ls_cmd_spec *spec, const ls_opt *o, const char *v, long *
   bounds(o, &lo, &hi);
   errno = 0;
   long x = strtol(v, &end, 10);
-  if (end == v || *end || errno == ERANGE || x < lo || x > hi) {
+  /* strtol skips leading blanks: ' 4' would pass, where every other reader of a number refuses it */
+  if (end == v || *end || isspace((unsigned char)*v) || errno == ERANGE || x < lo || x > hi) {
     ls_usage_error(spec->name, "%s: bad value '%s' (expected a whole number in [%ld, %ld])", o->name, v, lo, hi);
     return LS_EUSAGE;
   }

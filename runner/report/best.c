@@ -433,12 +433,18 @@ int ls_best_run(ls_db *db, const ls_best_query *q, const char *format, FILE *out
   ls_db_prompt zero;
   memset(&zero, 0, sizeof zero);
   int rc = ls_db_metric_parts(q->y, &zero, &num, &den, err);
-  if (rc) return ls_error_set(err, LS_EUSAGE, "--y %s: %s", q->y, err->msg);
+  if (rc) { /* wrapped, not printed into itself: err->msg is both source and target */
+    ls_error_wrap(err, "--y");
+    err->code = LS_EUSAGE;
+    return LS_EUSAGE;
+  }
   rc = ls_plot_check_key(db, q->over, "--over", err);
   for (int i = 0; !rc && i < q->n_by; i++) rc = ls_plot_check_key(db, q->by[i], "--by", err);
   runs_ctx c = {NULL, 0, 0};
   if (!rc) rc = read_runs(db, q, &c, err);
-  if (!rc && c.n == 0) rc = ls_error_set(err, LS_ENOTFOUND, "no ok run has metric %s", q->y);
+  /* a metric named on the command line that the database lacks: 64, as plot says it */
+  if (!rc && c.n == 0)
+    rc = ls_error_set(err, LS_EUSAGE, "--y '%s': no ok run in the database has this metric", q->y);
   bgroup *g = rc ? NULL : calloc((size_t)c.n, sizeof *g);
   if (!rc && !g) rc = ls_error_set(err, LS_ENOMEM, "best: out of memory");
   int ng = 0;

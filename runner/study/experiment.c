@@ -9,6 +9,7 @@
 #include "devices/device.h"
 #include "results/db.h"
 #include "runner/decode/system.h"
+#include "sim/fileio.h"
 #include "sim/range.h"
 #include "sim/yaml.h"
 #include "workloads/dataset.h"
@@ -490,8 +491,14 @@ static int axes_record(ls_run_spec *r, const part_def *p, const int *point, cons
     len = axes_put(r->axes_json, size, len, ls_kv_key(kase, i), ls_kv_value(kase, i));
   for (int a = 0; a < p->n_axes; a++)
     len = axes_put(r->axes_json, size, len, p->axes[a].key, p->axes[a].values[point[a]]);
-  for (int i = 0; overrides && i < ls_kv_count(overrides); i++)
+  for (int i = 0; overrides && i < ls_kv_count(overrides); i++) {
+    int fit = len < size;
     len = axes_put(r->axes_json, size, len, ls_kv_key(overrides, i), ls_kv_value(overrides, i));
+    if (fit && len >= size) /* typed on the command line: a usage error naming the --set */
+      return ls_error_set(err, LS_EUSAGE, "--set %s: the value (%zu characters) makes the run's record of "
+                          "its settings longer than the %zu characters it holds as JSON (give a shorter "
+                          "value)", ls_kv_key(overrides, i), strlen(ls_kv_value(overrides, i)), size - 1);
+  }
   if (len < size) len += (size_t)snprintf(r->axes_json + len, size - len, "}");
   if (len >= size) /* a cut record would not identify the run */
     return ls_error_set(err, LS_ERANGE, "part %s: sweep point longer than %zu characters as JSON "
@@ -779,19 +786,40 @@ static int read_top(ls_experiment *x, ls_ynode *root, expand_ctx *c, ls_kv *base
   return rc;
 }
 
+/* The data root's paper experiment into *path (malloc'd; NULL when the data root has none,
+ * which is no error). Opened as every input is (sim/fileio): a FIFO or a folder standing there
+ * is refused (LS_EIO) instead of blocking the probe for ever. */
+static int paper_file(const char *data_root, char **path, ls_error *err)
+{
+  static const char rel[] = "/runner/experiments/paper.yaml";
+  size_t n = strlen(data_root) + sizeof rel;
+  *path = malloc(n);
+  if (!*path) return ls_error_set(err, LS_ENOMEM, "experiment: out of memory");
+  snprintf(*path, n, "%s%s", data_root, rel);
+  FILE *f = NULL;
+  int rc = ls_file_open_read(&f, *path, "paper experiment", err);
+  if (rc == LS_OK) {
+    fclose(f);
+    return LS_OK;
+  }
+  free(*path);
+  *path = NULL;
+  if (rc != LS_ENOTFOUND) return rc;
+  ls_error_clear(err);
+  return LS_OK;
+}
+
 /* The defaults of a study without a file: the paper experiment's top-level settings, seed and
  * sizing (as `leversim run` uses them), or none and seed 1 when the data root has none. */
 static int file_free_defaults(const char *data_root, ls_kv *base, ls_kv *roles, uint64_t *seed,
                               sizing *z, ls_error *err)
 {
-  char path[LS_PATH_MAX];
-  snprintf(path, sizeof path, "%s/runner/experiments/paper.yaml", data_root);
+  char *path = NULL;
   *seed = 1;
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return LS_OK;
-  fclose(f);
-  int rc = ls_experiment_defaults(path, data_root, NULL, NULL, base, seed, err);
+  int rc = paper_file(data_root, &path, err);
+  if (rc || !path)
+    return rc;
+  rc = ls_experiment_defaults(path, data_root, NULL, NULL, base, seed, err);
   if (!rc) rc = ls_experiment_roles_file(path, roles, err);
   ls_ydoc *doc = NULL;
   ls_ynode zn;
@@ -800,6 +828,7 @@ static int file_free_defaults(const char *data_root, ls_kv *base, ls_kv *roles, 
   if (!rc && ls_ymap_find(&root, "sizing", &zn))
     rc = read_sizing(&zn, data_root, z, err);
   ls_ydoc_free(doc);
+  free(path);
   return rc;
 }
 
@@ -851,13 +880,10 @@ int ls_experiment_open(ls_experiment **out, const ls_study_args *a, ls_error *er
   } else if (!rc) {
     /* an experiment without a `roles` block (or with part of one) compares what the paper
      * experiment's views compare */
-    char paper[1024];
-    snprintf(paper, sizeof paper, "%s/runner/experiments/paper.yaml", a->data_root);
-    FILE *f = fopen(paper, "r");
-    if (f) {
-      fclose(f);
-      rc = ls_experiment_roles_file(paper, x->roles, err);
-    }
+    char *paper = NULL;
+    rc = paper_file(a->data_root, &paper, err);
+    if (!rc && paper) rc = ls_experiment_roles_file(paper, x->roles, err);
+    free(paper);
     if (!rc) rc = ls_ydoc_load_file(&doc, a->path, err);
     if (!rc) {
       expand_ctx c = {a->path, a->data_root, base, a->overrides, a->axes, NULL, 0, 0, a->shard_i, a->shard_n};

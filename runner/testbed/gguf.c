@@ -588,9 +588,11 @@ static int tensor_info(rd *r, uint64_t align, ls_gguf_tensor *t)
 int ls_gguf_read_layout(const char *path, ls_gguf_layout *out, ls_error *err)
 {
   memset(out, 0, sizeof *out);
-  rd r = {fopen(path, "rb"), path, 0, 0, err, 0};
-  if (!r.f)
-    return ls_error_set(err, LS_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
+  rd r = {NULL, path, 0, 0, err, 0};
+  /* never a plain fopen: a FIFO given as --target would block it for ever */
+  int orc = ls_file_open_read(&r.f, path, "GGUF model", err);
+  if (orc)
+    return orc;
   if (fseek(r.f, 0, SEEK_END) == 0) {
     long sz = ftell(r.f);
     r.size = sz > 0 ? (uint64_t)sz : 0;

@@ -133,10 +133,11 @@ static int read_points(const char *path, tally *t, FILE *out, ls_error *err)
   if (orc)
     return orc;
   char line[512], kind[64];
-  int ln = 0, rc = LS_OK, pts = 0, near = 0, spec = 0;
+  int ln = 0, rc = LS_OK, pts = 0, near = 0, spec = 0, blank = 0;
   double sm = 0, sb = 0, spec_e = 0;
   while (!rc && fgets(line, sizeof line, f)) {
     ln++;
+    blank += line[0] == '\n';
     if (line[0] == '#' || line[0] == '\n')
       continue;
     int n, ctx, nr;
@@ -165,6 +166,10 @@ static int read_points(const char *path, tally *t, FILE *out, ls_error *err)
   }
   if (!rc && ferror(f))
     rc = ls_error_set(err, LS_EIO, "%s: read failed", path);
+  /* validate --points writes a header line even when it held out nothing: a file without a
+   * line is not a points file (judged, it gave a NaN median and "not met") */
+  if (!rc && ln == blank)
+    rc = ls_error_set(err, LS_EPARSE, "%s: empty, not a points file (testbed validate --points writes one)", path);
   fclose(f);
   if (rc)
     return rc;

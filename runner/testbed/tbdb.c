@@ -1,14 +1,17 @@
 /* runner/testbed/tbdb: see tbdb.h. */
 #include "runner/testbed/tbdb.h"
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include "sim/fileio.h"
 
 struct ls_tbdb {
   sqlite3 *db;
-  char path[LS_PATH_MAX];
+  char *path; /* owned */
 };
 
 static const char *const SCHEMA =
@@ -55,14 +58,133 @@ static int foreign(ls_tbdb *d, ls_error *err)
   return rc;
 }
 
-int ls_tbdb_open(ls_tbdb **out, const char *path, ls_error *err)
+/* What stands at path, checked before SQLite opens it (SQLite follows links, blocks on a
+ * FIFO and takes a 0-byte file for a new database): 1 a regular file of *size bytes, 0
+ * absent (a writer creates it), else an error. A writer never goes through a symbolic
+ * link (sim/fileio's output rule); a reader may. */
+static int tb_target(const char *path, ls_tbdb_mode mode, off_t *size, ls_error *err)
 {
-  ls_tbdb *d = calloc(1, sizeof *d);
-  if (!d)
+  struct stat st;
+  if (mode != LS_TBDB_READ && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+    return ls_error_set(err, LS_EIO, "%s: is a symbolic link; refusing to write through it (give the "
+                        "database's own path)", path);
+  if (stat(path, &st) != 0) {
+    if (errno == ENOENT && mode == LS_TBDB_CREATE)
+      return 0;
+    return ls_error_set(err, errno == ENOENT ? LS_ENOTFOUND : LS_EIO, "%s: %s (leversim testbed measure writes it)",
+                        path, strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode))
+    return ls_error_set(err, LS_EIO, "%s: is %s, not a testbed database", path, ls_file_kind(path));
+  if (st.st_size == 0 && mode != LS_TBDB_CREATE) /* SQLite would write the schema into it */
+    return ls_error_set(err, LS_EPARSE, "%s: an empty file, not a testbed database (leversim testbed measure "
+                        "writes one)", path);
+  *size = st.st_size;
+  return 1;
+}
+
+/* Every table of SCHEMA the file has holds every column SCHEMA gives it (by name): a tb_run of
+ * another shape is somebody else's table, refused before the missing tables are added. The
+ * reference is SCHEMA itself, built in memory, so the check cannot drift from it. */
+static int check_shape(ls_tbdb *d, ls_error *err)
+{
+  sqlite3 *ref = NULL;
+  sqlite3_stmt *st = NULL;
+  int rc = LS_OK;
+  if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+      sqlite3_exec(ref, SCHEMA, NULL, NULL, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(ref, "SELECT m.name, c.name FROM sqlite_master m, pragma_table_info(m.name) c"
+                              " WHERE m.type = 'table' ORDER BY m.name, c.cid", -1, &st, NULL) != SQLITE_OK)
+    rc = ls_error_set(err, LS_ENOMEM, "building the testbed's reference schema: out of memory");
+  while (rc == LS_OK && sqlite3_step(st) == SQLITE_ROW) {
+    const char *t = (const char *)sqlite3_column_text(st, 0), *c = (const char *)sqlite3_column_text(st, 1);
+    sqlite3_stmt *q = NULL;
+    int table = 0, col = 0;
+    if (sqlite3_prepare_v2(d->db, "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1),"
+                                  " (SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2)", -1, &q, NULL) ==
+        SQLITE_OK) {
+      sqlite3_bind_text(q, 1, t, -1, SQLITE_STATIC);
+      sqlite3_bind_text(q, 2, c, -1, SQLITE_STATIC);
+      if (sqlite3_step(q) == SQLITE_ROW) {
+        table = sqlite3_column_int(q, 0);
+        col = sqlite3_column_int(q, 1);
+      } else {
+        rc = fail(d, err, "cannot read");
+      }
+    } else {
+      rc = fail(d, err, "cannot read");
+    }
+    sqlite3_finalize(q);
+    if (rc == LS_OK && table && !col)
+      rc = ls_error_set(err, LS_EPARSE, "%s: table '%s' has no column '%s' (not the testbed's table); refusing to "
+                        "use the database", d->path, t, c);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(ref);
+  return rc;
+}
+
+/* "file:PATH?immutable=1" (malloc'd; NULL out of memory): the file read as it is, with no
+ * lock, journal, -wal or -shm made beside it, for the checks before the real open. */
+static char *immutable_uri(const char *path)
+{
+  size_t n = strlen(path);
+  char *u = malloc(3 * n + 32), *p = u;
+  if (!u)
+    return NULL;
+  p += sprintf(p, "file:%s", path[0] == '/' && path[1] == '/' ? "//" : "");
+  for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+    p += *c == '%' || *c == '?' || *c == '#' || *c < 0x20 || *c >= 0x7f ? sprintf(p, "%%%02X", *c)
+                                                                       : sprintf(p, "%c", *c);
+  strcpy(p, "?immutable=1");
+  return u;
+}
+
+/* Opens d->db with flags and makes the file's own code inert: no trigger fires, no write to
+ * its schema by hand. */
+static int open_hardened(ls_tbdb *d, const char *name, int flags, ls_error *err)
+{
+  int rc = sqlite3_open_v2(name, &d->db, flags, NULL) != SQLITE_OK ? fail(d, err, "cannot open") : LS_OK;
+  if (!rc && (sqlite3_db_config(d->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0) != SQLITE_OK ||
+              sqlite3_db_config(d->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)0) != SQLITE_OK))
+    rc = fail(d, err, "cannot configure");
+  return rc;
+}
+
+/* An existing file checked before anything is written or made beside it. */
+static int check_existing(ls_tbdb *d, ls_error *err)
+{
+  char *uri = immutable_uri(d->path);
+  if (!uri)
     return ls_error_set(err, LS_ENOMEM, "out of memory");
-  snprintf(d->path, sizeof d->path, "%s", path);
-  int rc = sqlite3_open(path, &d->db) != SQLITE_OK ? fail(d, err, "cannot open") : foreign(d, err);
-  if (rc == LS_OK && sqlite3_exec(d->db, SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
+  int rc = open_hardened(d, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err);
+  free(uri);
+  if (!rc)
+    rc = foreign(d, err);
+  if (!rc)
+    rc = check_shape(d, err);
+  sqlite3_close(d->db);
+  d->db = NULL;
+  return rc;
+}
+
+int ls_tbdb_open(ls_tbdb **out, const char *path, ls_tbdb_mode mode, ls_error *err)
+{
+  *out = NULL;
+  off_t size = 0;
+  int exists = tb_target(path, mode, &size, err);
+  if (exists < 0)
+    return exists;
+  ls_tbdb *d = calloc(1, sizeof *d);
+  if (!d || !(d->path = strdup(path))) {
+    free(d);
+    return ls_error_set(err, LS_ENOMEM, "out of memory");
+  }
+  int rc = exists && size > 0 ? check_existing(d, err) : LS_OK;
+  int flags = mode == LS_TBDB_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+  if (!rc)
+    rc = open_hardened(d, path, flags, err);
+  if (!rc && mode != LS_TBDB_READ && sqlite3_exec(d->db, SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
     rc = fail(d, err, "cannot open");
   if (rc) {
     ls_tbdb_close(d);
@@ -77,6 +199,7 @@ void ls_tbdb_close(ls_tbdb *d)
   if (!d)
     return;
   sqlite3_close(d->db);
+  free(d->path);
   free(d);
 }
 

@@ -36,8 +36,16 @@ typedef struct ls_tbdb_point {
   int near;                /* 1: a near-copy of a calibration pass (validate.c; not stored) */
 } ls_tbdb_point;
 
-/* Opens (creating tables and views when missing). *out owned by caller (ls_tbdb_close). */
-int ls_tbdb_open(ls_tbdb **out, const char *path, ls_error *err);
+/* How a command uses the database: measure may create it; validate reads a run and stores
+ * its predictions (the file must exist); head-rate only reads (opened read-only). */
+typedef enum ls_tbdb_mode { LS_TBDB_CREATE, LS_TBDB_UPDATE, LS_TBDB_READ } ls_tbdb_mode;
+
+/* Opens path after checking it whole, so that a refusal writes nothing: a symbolic link is
+ * not written through, a 0-byte file or a file that is not SQLite is LS_EPARSE, as is a
+ * database with other tables but no tb_run, or a testbed table lacking a column; then the
+ * missing tables and views are created (not for LS_TBDB_READ). Triggers stored in the file
+ * never fire. *out owned by caller (ls_tbdb_close). */
+int ls_tbdb_open(ls_tbdb **out, const char *path, ls_tbdb_mode mode, ls_error *err);
 void ls_tbdb_close(ls_tbdb *db);
 /* Stores a run; meta->run_id is set ("tb-<UTC time>") when empty. */
 int ls_tbdb_store_run(ls_tbdb *db, ls_tbdb_meta *meta, const ls_tbm_result *r, ls_error *err);

@@ -508,7 +508,7 @@ static int load_inputs(const ls_tbv_options *o, inputs *in, ls_error *err)
   if (!rc && access(o->db, R_OK) != 0) /* opening would create an empty database */
     rc = ls_error_set(err, LS_ENOTFOUND, "%s: %s (leversim testbed measure writes it)", o->db, strerror(errno));
   if (!rc)
-    rc = ls_tbdb_open(&in->d, o->db, err);
+    rc = ls_tbdb_open(&in->d, o->db, LS_TBDB_UPDATE, err);
   if (!rc)
     rc = ls_tbdb_load_run(in->d, o->run, &in->meta, &in->r, err);
   if (!rc)
@@ -773,7 +773,7 @@ int ls_tbv_head_rate(const char *db, const char *run, int median, FILE *out, ls_
                                  : ls_error_set(err, LS_ENOTFOUND, "%s: %s (leversim testbed measure writes it)", db,
                                                 strerror(errno));
   if (!rc)
-    rc = ls_tbdb_open(&d, db, err);
+    rc = ls_tbdb_open(&d, db, LS_TBDB_READ, err);
   if (!rc)
     rc = ls_tbdb_load_run(d, run, &meta, &r, err);
   if (!rc)

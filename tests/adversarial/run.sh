@@ -44,10 +44,13 @@ section() {
 }
 # t WHAT EXIT FRAGMENT SETUP ARGS...: one case. SETUP is shell run in the case's folder with
 # lib.sh loaded (exit 77: skip). Environment of the call: POST (a shell check that must hold
-# afterwards), DATA=root (the repository's data root; default the test fixture's), LIMIT_F (a
+# afterwards), DATA=root (the repository's data root; default the test fixture's; DATA=case:
+# the case folder's data/, which SETUP makes), LIMIT_F (a
 # file-size limit in blocks), STDOUT (a file stdout goes to; default out.txt), PIPE_IN (a file
 # fed to stdin through a pipe, for /dev/stdin), HOME_IN (a folder of the case made HOME),
-# ENV_IN (NAME=VALUE words for the call; @D@ stands for the case's folder).
+# ENV_IN (NAME=VALUE words for the call; @D@ stands for the case's folder), AS_OTHER=1 (the
+# call runs as a user who does not own the case's files: nobody through setpriv when the
+# harness runs as root, where file modes would not apply; skipped when root lacks setpriv).
 t() {
   what=$1 want=$2 frag=$3 setup=$4
   shift 4
@@ -67,9 +70,20 @@ t() {
   fi
   data=$FX
   [ "${DATA:-}" = root ] && data=
+  [ "${DATA:-}" = case ] && data=$d/data
+  as=
+  if [ -n "${AS_OTHER:-}" ] && [ "$(id -u)" = 0 ]; then
+    as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    if ! command -v setpriv > /dev/null || ! $as test -x "$BIN" -a -r "$FX/devices/profiles/tiny.yaml"; then
+      skip=$((skip + 1)) # nobody cannot reach the binary or the fixtures (a private home folder)
+      [ $MD = 1 ] || echo "SKIP $n: $what (root without setpriv, or the build out of nobody's reach)"
+      return 0
+    fi
+    chmod 0711 "$W" && chmod 0777 "$d"
+  fi
   t0=$(date +%s)
   (cd "$d" && { [ -z "${LIMIT_F:-}" ] || ulimit -f "$LIMIT_F"; } &&
-    cat "${PIPE_IN:-/dev/null}" | env ${HOME_IN:+HOME="$d/$HOME_IN"} $(printf '%s' "${ENV_IN:-}" | sed "s|@D@|$d|g") LEVERSIM_DATA="$data" timeout -s KILL "$LIMIT" "$BIN" "$@" \
+    cat "${PIPE_IN:-/dev/null}" | env ${HOME_IN:+HOME="$d/$HOME_IN"} $(printf '%s' "${ENV_IN:-}" | sed "s|@D@|$d|g") LEVERSIM_DATA="$data" timeout -s KILL "$LIMIT" $as "$BIN" "$@" \
       >"${STDOUT:-$d/out.txt}" 2>"$d/err.txt")
   code=$?
   t1=$(date +%s)
