@@ -363,19 +363,11 @@ static int check_owner(ls_db *db, ls_error *err)
 
 /* The bound on a command's lock waits in all: LS_DB_BUSY_MS, or LEVERSIM_DB_LOCK_WAIT=SECONDS
  * (tests and a user who would rather fail fast). */
-static int wait_limit(double *v, ls_error *err)
-{
-  return ls_env_seconds("LEVERSIM_DB_LOCK_WAIT", LS_DB_BUSY_MS / 1000.0, 1e9, 1, v, err);
-}
+static const ls_env_limit LOCK_WAIT = {"LEVERSIM_DB_LOCK_WAIT", LS_DB_BUSY_MS / 1000.0, 1e9, 1};
 
-static double wait_limit_s(void)
-{
-  ls_error err;
-  double v;
-  ls_error_clear(&err);
-  wait_limit(&v, &err);
-  return v; /* the default on a bad value: the command refused it at its start already */
-}
+static int wait_limit(double *v, ls_error *err) { return ls_env_seconds(&LOCK_WAIT, v, err); }
+
+static double wait_limit_s(void) { return ls_env_seconds_or_default(&LOCK_WAIT); }
 
 int ls_db_env_check(ls_error *err)
 {

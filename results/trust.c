@@ -380,19 +380,11 @@ static int authorize(void *ctx, int action, const char *a1, const char *a2, cons
   }
 }
 
-int ls_db_read_limit(double *v, ls_error *err)
-{
-  return ls_env_seconds("LEVERSIM_DB_READ_LIMIT", LS_DB_READ_LIMIT_S, 1e9, 0, v, err);
-}
+static const ls_env_limit READ_LIMIT = {"LEVERSIM_DB_READ_LIMIT", LS_DB_READ_LIMIT_S, 1e9, 0};
 
-static double read_limit_s(void)
-{
-  ls_error err;
-  double v;
-  ls_error_clear(&err);
-  ls_db_read_limit(&v, &err);
-  return v; /* the default on a bad value: the command refused it at its start already */
-}
+int ls_db_read_limit(double *v, ls_error *err) { return ls_env_seconds(&READ_LIMIT, v, err); }
+
+static double read_limit_s(void) { return ls_env_seconds_or_default(&READ_LIMIT); }
 
 /* Ends a statement on an input that runs past the limit or when a stop is asked. */
 static int progress(void *ctx)

@@ -32,20 +32,15 @@ const char *ls_gnuplot_find(const char *prog, char *buf, size_t size)
   return NULL;
 }
 
+static const ls_env_limit GNUPLOT_LIMIT = {"LEVERSIM_GNUPLOT_LIMIT", LS_GNUPLOT_LIMIT_S, 1e6, 0};
+
 int ls_gnuplot_env_check(ls_error *err)
 {
   double v;
-  return ls_env_seconds("LEVERSIM_GNUPLOT_LIMIT", LS_GNUPLOT_LIMIT_S, 1e6, 0, &v, err);
+  return ls_env_seconds(&GNUPLOT_LIMIT, &v, err);
 }
 
-double ls_gnuplot_limit_s(void)
-{
-  ls_error err;
-  double v;
-  ls_error_clear(&err);
-  ls_env_seconds("LEVERSIM_GNUPLOT_LIMIT", LS_GNUPLOT_LIMIT_S, 1e6, 0, &v, &err);
-  return v; /* the default on a bad value: the command refused it at its start already */
-}
+double ls_gnuplot_limit_s(void) { return ls_env_seconds_or_default(&GNUPLOT_LIMIT); }
 
 /* The log's descriptor: appended to, created 0644 when absent, never through a link and only
  * over a regular file; /dev/null when log is NULL. -1 when refused. */
