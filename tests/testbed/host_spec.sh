@@ -5,7 +5,11 @@
 # a host section holding what it fitted); `leversim trace passes` on the recorded trace (the
 # command of scripts/testbed/run.sh) makes the run's passes (ls_cpureplay_spec_passes) and prices
 # them on that profile (ls_costmodel_pass_host, ls_cpureplay_run_s). The two must print the same
-# time per token, and the same draft and verification parts. Then the refusals. No llama.cpp run.
+# time per token, and the same draft and verification parts. `leversim run --system llama-spec` on
+# that profile, with the run's models, k, tokens, the runtime's 32-token prompt and the trace, must
+# give the same time per generated token (time_per_token_s, to validate's printed precision), the
+# run's cycles and tokens, and the same value when written to a database. Then the refusals. No
+# llama.cpp run.
 # Usage: host_spec.sh LEVERSIM TOP
 set -euo pipefail
 leversim=$1; top=$2
@@ -22,7 +26,7 @@ for r in an ao ap aq ar as at au av; do
   cp "$d/testbed.db" "$tmp/$r.db" # validate writes its points into the database it reads
   "$leversim" testbed validate --db "$tmp/$r.db" --profile "$d/testbed-vm.yaml" --fio-mmap "$d/fio-mmap.json" \
     --host-profile "$tmp/$r.yaml" > "$tmp/$r.txt" || fail "run $r: validate --host-profile: exit $?"
-  read -r gen k < <(sqlite3 -separator ' ' "$tmp/$r.db" "SELECT generated, k FROM tb_spec")
+  read -r gen k cycles < <(sqlite3 -separator ' ' "$tmp/$r.db" "SELECT generated, k, cycles FROM tb_spec")
   IFS='|' read -r model draft < <(sqlite3 "$tmp/$r.db" "SELECT model_id, draft_model FROM tb_run")
   # validate's lines: spec, spec-draft, spec-verify; the 5th column is the model's prediction
   want=$(awk '$1 == "spec" && NF == 6 {s = $5} $1 == "spec-draft" {d = $5} $1 == "spec-verify" {v = $5}
@@ -33,6 +37,20 @@ for r in an ao ap aq ar as at au av; do
         "$tmp/$r.passes")
   [ -n "$want" ] && [ "$got" = "$want" ] ||
     fail "run $r: trace passes predicts '$got', validate '$want' (per token: all, draft, verification)"
+  "$leversim" run --device "$tmp/$r.yaml" --model "$model" --draft "$draft" --dataset mt-bench --system llama-spec \
+    --prompts 1 --tokens "$gen" --set draft.gamma="$k" --set workload.prompt_tokens=32 \
+    --set workload.trace="$tmp/trace.txt" --json --db "$tmp/runs.db" > "$tmp/$r.json" || fail "run $r: leversim run: exit $?"
+  tpt=$(sed -n 's/.*"time_per_token_s":{"value":\([^,]*\),.*/\1/p' "$tmp/$r.json")
+  got=$(awk -v v="$tpt" 'BEGIN {printf "%.4f", v}')
+  [ -n "$tpt" ] && [ "$got" = "${want%% *}" ] ||
+    fail "run $r: leversim run predicts '$tpt' s a token ('$got'), validate '${want%% *}'"
+  grep -q '"tokens":{"value":'"$gen"',' "$tmp/$r.json" && grep -q '"cycles":{"value":'"$cycles"',' "$tmp/$r.json" ||
+    fail "run $r: leversim run's tokens and cycles are not the run's ($gen, $cycles): $(cat "$tmp/$r.json")"
+  id=$(sed -n 's/.*"run_id":"\([0-9a-f]*\)".*/\1/p' "$tmp/$r.json")
+  # the stored double is the printed one (%.17g round-trips): compared as numbers, not as SQLite prints them
+  same=$(sqlite3 "$tmp/runs.db" "SELECT count(*) FROM metrics WHERE run_id = '$id' AND name = 'time_per_token_s'
+                                 AND value = $tpt")
+  [ "$same" = 1 ] || fail "run $r: the database does not hold the printed $tpt s a token (run $id)"
   runs=$((runs + 1))
 done
 # refusals: a profile without a host section (65); the pricing options alone (64); a host
@@ -54,5 +72,28 @@ line=$(grep -n '^  stream_bytes:' "$tmp/half.yaml" | cut -d: -f1)
   --model llama-3.2-1b --draft llama-3.2-1b > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 65 ] && grep -q "half.yaml:$line:[0-9]*: .*needs host.stream_time too" "$tmp/err" ||
   fail "stream_bytes alone: exit $rc, $(cat "$tmp/err")"
+# run --system llama-spec: a profile without a host section is not valid (65); an experiment file
+# naming it is refused at its line (65), as an --axis (64); --draft with --set model.draft (64);
+# a model file that is not there (66) or has a bad value (65, at its key)
+runargs=(--model llama-3.2-1b --draft results/testbed/run-av/llama-3.2-1b-tb2l1024w.yaml --dataset mt-bench
+         --system llama-spec --prompts 1 --tokens 48 --set workload.trace="$tmp/trace.txt")
+"$leversim" run --device results/testbed/run-av/testbed-vm.yaml "${runargs[@]}" > "$tmp/out" 2> "$tmp/err"; rc=$?
+[ $rc = 65 ] && grep -q "not valid here: llama-spec: device testbed-vm has no host section" "$tmp/out" ||
+  fail "run on a profile without a host section: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+printf 'name: x\nseed: 1\nparts:\n  - name: p\n    devices: [oneplus-12]\n    models: [llama-3.1-8b]\n    datasets: [mt-bench]\n    systems: [lever, llama-spec]\n' > "$tmp/x.yaml"
+"$leversim" sweep "$tmp/x.yaml" --db "$tmp/x.db" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 65 ] && grep -q "x.yaml:8:[0-9]*: .*system 'llama-spec' is not one of the paper's systems" "$tmp/err" &&
+  [ ! -e "$tmp/x.db" ] || fail "an experiment with llama-spec: exit $rc, $(cat "$tmp/err")"
+"$leversim" run --device "$tmp/av.yaml" "${runargs[@]}" --set model.draft=llama-3.2-1b > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 64 ] && grep -q -- "--draft and argument .* both give model.draft" "$tmp/err" ||
+  fail "--draft with --set model.draft: exit $rc, $(cat "$tmp/err")"
+"$leversim" run --device "$tmp/av.yaml" "${runargs[@]/llama-3.2-1b-tb2l1024w.yaml/nothing-here.yaml}" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 66 ] && grep -q "nothing-here.yaml" "$tmp/err" || fail "a draft file that is not there: exit $rc, $(cat "$tmp/err")"
+sed 's/^  n_layers: 2$/  n_layers: two/' results/testbed/run-av/llama-3.2-1b-tb2l1024w.yaml > "$tmp/bad.yaml"
+line=$(grep -n '^  n_layers:' "$tmp/bad.yaml" | cut -d: -f1)
+(cd "$tmp" && "$leversim" run --device av.yaml --model bad.yaml --dataset mt-bench --system sd-chain --prompts 1) \
+  > /dev/null 2> "$tmp/err"; rc=$? # from its folder: a model's name holds at most 63 characters
+[ $rc = 65 ] && grep -q "bad.yaml:$line:[0-9]*: .*n_layers.*two" "$tmp/err" ||
+  fail "a model file with a bad value: exit $rc, $(cat "$tmp/err")"
 set -e
-echo "host_spec: $runs runs, trace passes on validate's host profile prints validate's spec prediction"
+echo "host_spec: $runs runs, trace passes and leversim run on validate's host profile print validate's spec prediction"
