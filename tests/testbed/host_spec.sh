@@ -39,7 +39,8 @@ for r in an ao ap aq ar as at au av; do
     fail "run $r: trace passes predicts '$got', validate '$want' (per token: all, draft, verification)"
   "$leversim" run --device "$tmp/$r.yaml" --model "$model" --draft "$draft" --dataset mt-bench --system llama-spec \
     --prompts 1 --tokens "$gen" --set draft.gamma="$k" --set workload.prompt_tokens=32 \
-    --set workload.trace="$tmp/trace.txt" --json --db "$tmp/runs.db" > "$tmp/$r.json" || fail "run $r: leversim run: exit $?"
+    --set workload.trace="$tmp/trace.txt" --json --db "$tmp/runs.db" --steps > "$tmp/$r.json" ||
+    fail "run $r: leversim run: exit $?"
   tpt=$(sed -n 's/.*"time_per_token_s":{"value":\([^,]*\),.*/\1/p' "$tmp/$r.json")
   got=$(awk -v v="$tpt" 'BEGIN {printf "%.4f", v}')
   [ -n "$tpt" ] && [ "$got" = "${want%% *}" ] ||
@@ -51,6 +52,13 @@ for r in an ao ap aq ar as at au av; do
   same=$(sqlite3 "$tmp/runs.db" "SELECT count(*) FROM metrics WHERE run_id = '$id' AND name = 'time_per_token_s'
                                  AND value = $tpt")
   [ "$same" = 1 ] || fail "run $r: the database does not hold the printed $tpt s a token (run $id)"
+  # the per-cycle series: one row a cycle, k drafted and k + 1 verified each, the accepted drafts
+  # adding up to the tokens less one a cycle, and the cycles' times to the run's
+  steps=$(sqlite3 -separator ' ' "$tmp/runs.db" "SELECT count(*), sum(accepted), min(tree_size), max(tree_size),
+    min(verified_tokens), max(verified_tokens), printf('%.6f', (sum(draft_s) + sum(verify_s)) / $gen)
+    FROM steps WHERE run_id = '$id'")
+  [ "$steps" = "$cycles $((gen - cycles)) $k $k $((k + 1)) $((k + 1)) $(awk -v v="$tpt" 'BEGIN {printf "%.6f", v}')" ] ||
+    fail "run $r: steps '$steps' (cycles, accepted, tree sizes, verified tokens, time a token)"
   runs=$((runs + 1))
 done
 # refusals: a profile without a host section (65); the pricing options alone (64); a host
@@ -72,6 +80,17 @@ line=$(grep -n '^  stream_bytes:' "$tmp/half.yaml" | cut -d: -f1)
   --model llama-3.2-1b --draft llama-3.2-1b > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 65 ] && grep -q "half.yaml:$line:[0-9]*: .*needs host.stream_time too" "$tmp/err" ||
   fail "stream_bytes alone: exit $rc, $(cat "$tmp/err")"
+# run --system llama-spec without a trace records the oracle's text in memory: the same run as with
+# that text recorded by `trace record` (same dataset, target, seed), to the last bit
+"$leversim" trace record --dataset mt-bench --model llama-3.1-8b --prompts 2 --seed 5 --out "$tmp/t5.txt" ||
+  fail "trace record --seed 5: exit $?"
+for with in "" "--set workload.trace=$tmp/t5.txt"; do
+  "$leversim" run --device "$tmp/av.yaml" --model llama-3.1-8b --dataset mt-bench --system llama-spec --prompts 2 \
+    --tokens 40 --seed 5 $with --json > "$tmp/o.json" || fail "run on the oracle ($with): exit $?"
+  sed -n 's/.*"time_per_token_s":{"value":\([^,]*\),.*"tokens":{"value":\([^,]*\),.*/\1 \2/p' "$tmp/o.json" >> "$tmp/o.txt"
+done
+[ "$(wc -l < "$tmp/o.txt")" = 2 ] && [ "$(uniq "$tmp/o.txt" | wc -l)" = 1 ] ||
+  fail "llama-spec on the oracle and on its recorded trace differ: $(cat "$tmp/o.txt")"
 # run --system llama-spec: a profile without a host section is not valid (65); an experiment file
 # naming it is refused at its line (65), as an --axis (64); --draft with --set model.draft (64);
 # a model file that is not there (66) or has a bad value (65, at its key)
