@@ -298,8 +298,8 @@ int ls_cyc_host_run(const char *root, const ls_run_spec *s, ls_kv *kv, int keep_
   if (!rc && !h.has_host) {
     out->valid = 0;
     snprintf(out->message, sizeof out->message, "llama-spec: device %s has no host section: the system prices "
-             "llama.cpp on the host a `leversim testbed validate --host-profile` profile describes (no phone "
-             "profile has one)", ls_device_id(h.dev));
+             "llama.cpp on the host that a profile written by leversim testbed validate --host-profile describes "
+             "(no phone profile has one)", ls_device_id(h.dev));
   }
   if (!rc && out->valid && !dry)
     rc = host_simulate(&h, keep_steps, out, err);

@@ -225,10 +225,10 @@ static int not_host(const ls_ynode *n, const char *origin, const char *name, ls_
     return LS_OK;
   if (n)
     return ls_ynode_error(n, err, LS_EINVALID, "system '%s' is not one of the paper's systems: it prices llama.cpp "
-                          "on a host profile's CPU; run it with `leversim run --device HOST.yaml --system %s`",
+                          "on a host profile's CPU; run it with leversim run --device HOST.yaml --system %s",
                           name, name);
   return ls_error_set(err, LS_EUSAGE, "%s: system '%s' is not one of the paper's systems: it prices llama.cpp on a "
-                      "host profile's CPU; run it with `leversim run --device HOST.yaml --system %s`", origin, name,
+                      "host profile's CPU; run it with leversim run --device HOST.yaml --system %s", origin, name,
                       name);
 }
 
