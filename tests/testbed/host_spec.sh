@@ -80,6 +80,15 @@ line=$(grep -n '^  stream_bytes:' "$tmp/half.yaml" | cut -d: -f1)
   --model llama-3.2-1b --draft llama-3.2-1b > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 65 ] && grep -q "half.yaml:$line:[0-9]*: .*needs host.stream_time too" "$tmp/err" ||
   fail "stream_bytes alone: exit $rc, $(cat "$tmp/err")"
+# run --model of a model file (the testbed's draft as the target, from its folder: a model's
+# name holds at most 63 characters) prices as trace passes does with that file
+cp results/testbed/run-av/llama-3.2-1b-tb2l1024w.yaml "$tmp/" # a file named by its id
+got=$(cd "$tmp" && "$leversim" run --device av.yaml --model llama-3.2-1b-tb2l1024w.yaml --draft llama-3.2-1b --dataset mt-bench \
+        --system llama-spec --prompts 1 --tokens 48 --set workload.prompt_tokens=32 --set workload.trace=trace.txt --json |
+      sed -n 's/.*"time_per_token_s":{"value":\([^,]*\),.*/\1/p' | awk '{printf "%.4f", $1}')
+want=$(cd "$tmp" && "$leversim" trace passes trace.txt --k 4 --tokens 48 --prompt-tokens 32 --device av.yaml --model llama-3.2-1b-tb2l1024w.yaml \
+         --draft llama-3.2-1b | sed -n 's/^predicted: \([0-9.]*\) s a generated token.*/\1/p')
+[ -n "$got" ] && [ "$got" = "$want" ] || fail "run --model FILE.yaml predicts '$got', trace passes '$want'"
 # run --system llama-spec without a trace records the oracle's text in memory: the same run as with
 # that text recorded by `trace record` (same dataset, target, seed), to the last bit
 "$leversim" trace record --dataset mt-bench --model llama-3.1-8b --prompts 2 --seed 5 --out "$tmp/t5.txt" ||
