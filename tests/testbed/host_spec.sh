@@ -89,6 +89,19 @@ got=$(cd "$tmp" && "$leversim" run --device av.yaml --model llama-3.2-1b-tb2l102
 want=$(cd "$tmp" && "$leversim" trace passes trace.txt --k 4 --tokens 48 --prompt-tokens 32 --device av.yaml --model llama-3.2-1b-tb2l1024w.yaml \
          --draft llama-3.2-1b | sed -n 's/^predicted: \([0-9.]*\) s a generated token.*/\1/p')
 [ -n "$got" ] && [ "$got" = "$want" ] || fail "run --model FILE.yaml predicts '$got', trace passes '$want'"
+# a run's identity follows a model file's content, not its path: the draft by two paths is one
+# run (the second --db run is "already there"), an edited copy another
+ida=$(sed -n 's/.*"run_id":"\([0-9a-f]*\)".*/\1/p' "$tmp/av.json")
+"$leversim" run --device "$tmp/av.yaml" --model llama-3.2-1b --draft "$tmp/llama-3.2-1b-tb2l1024w.yaml" --dataset mt-bench \
+  --system llama-spec --prompts 1 --tokens 48 --set draft.gamma=4 --set workload.prompt_tokens=32 \
+  --set workload.trace="$tmp/trace.txt" --json --db "$tmp/runs.db" > "$tmp/again.json" 2> "$tmp/err" || fail "again: exit $?"
+grep -q "{\"run_id\":\"$ida\",\"already_done\":true}" "$tmp/again.json" ||
+  fail "the draft model file by another path is another run: $(cat "$tmp/again.json" "$tmp/err")"
+mkdir "$tmp/edited" && { cat "$tmp/llama-3.2-1b-tb2l1024w.yaml"; echo "# edited"; } > "$tmp/edited/llama-3.2-1b-tb2l1024w.yaml"
+"$leversim" run --device "$tmp/av.yaml" --model llama-3.2-1b --draft "$tmp/edited/llama-3.2-1b-tb2l1024w.yaml" \
+  --dataset mt-bench --system llama-spec --prompts 1 --tokens 48 --set draft.gamma=4 --set workload.prompt_tokens=32 \
+  --set workload.trace="$tmp/trace.txt" --json --db "$tmp/runs.db" > "$tmp/edited.json" || fail "edited: exit $?"
+grep -q '"already_done"' "$tmp/edited.json" && fail "an edited draft model file is the same run"
 # run --system llama-spec without a trace records the oracle's text in memory: the same run as with
 # that text recorded by `trace record` (same dataset, target, seed), to the last bit
 "$leversim" trace record --dataset mt-bench --model llama-3.1-8b --prompts 2 --seed 5 --out "$tmp/t5.txt" ||
