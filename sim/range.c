@@ -124,6 +124,9 @@ static const ls_range ROWS[LS_R_COUNT] = {
                             "half a minute (100000 would make about 33 GB in most of an hour, by the same measure)"},
     [LS_R_TOKENS] = {"tokens per prompt (cap)", W, 1, 1000000, "--tokens; --set workload.max_tokens",
                      "one at least; with the prompts, at most 2e7 tokens a run (below)"},
+    [LS_R_PROMPT_TOKENS] = {"a runtime's prompt (tokens)", W, 0, 1000000, "--set workload.prompt_tokens (system llama-spec)",
+                            "0: each prompt's own length in the text (the dataset's or the trace's); 10^6 as the "
+                            "prompt lengths' bound"},
     [LS_R_LEN_MEDIAN] = {"median prompt or output length", N, 1, 1000000,
                          "dataset prompt_len.median, output_len.median", "as the lengths' bounds"},
     [LS_R_LEN] = {"shortest and longest prompt or output", W, 1, 1000000,
@@ -164,6 +167,7 @@ static const struct {
                 {"device.npu.mat_min", LS_R_NPU_TILE},       {"device.cpu.threads", LS_R_THREADS},
                 {"run.threads", LS_R_THREADS},               {"workload.prompts", LS_R_PROMPTS},
                 {"workload.max_tokens", LS_R_TOKENS},        {"workload.auc", LS_R_AUC},
+                {"workload.prompt_tokens", LS_R_PROMPT_TOKENS},
                 {"workload.alpha", LS_R_PROB},               {"workload.p", LS_R_PROB}};
 
 int ls_range_of_setting(const char *key)

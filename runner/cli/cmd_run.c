@@ -16,7 +16,7 @@
 #include "runner/study/validate.h"
 
 typedef struct run_opts {
-  const char *device, *model, *dataset, *system, *db;
+  const char *device, *model, *dataset, *system, *db, *draft;
   long seed; /* -1: the paper experiment's */
   int json, steps, force;
   ls_opt_list plugins;
@@ -24,7 +24,8 @@ typedef struct run_opts {
 
 static const ls_opt RUN_OPTS[] = {
     {"--device", LS_OPT_STR, OPT_AT(run_opts, device), "D", "device profile: an id of devices/profiles or a YAML file", .flags = LS_OPT_REQUIRED},
-    {"--model", LS_OPT_STR, OPT_AT(run_opts, model), "M", "target model id (workloads/models)", .flags = LS_OPT_REQUIRED},
+    {"--model", LS_OPT_STR, OPT_AT(run_opts, model), "M", "target model: an id of workloads/models or a model file (FILE.yaml)", .flags = LS_OPT_REQUIRED},
+    {"--draft", LS_OPT_STR, OPT_AT(run_opts, draft), "D", "draft model, an id or a model file: --set model.draft=D (default: the target's default_draft)"},
     {"--dataset", LS_OPT_STR, OPT_AT(run_opts, dataset), "S", "dataset id (workloads/datasets)", .flags = LS_OPT_REQUIRED},
     {"--system", LS_OPT_CHOICE, OPT_AT(run_opts, system), "Y", "system to simulate (leversim settings --system Y: its keys)", .choice_at = ls_cli_system_at, .flags = LS_OPT_REQUIRED},
     {"--set", LS_OPT_SET, 0, "key=value", "a setting (see 'leversim settings'); SYSTEM:key scopes it"},
@@ -49,7 +50,13 @@ static const ls_cmd_spec RUN = {
     "live in one database, each --set recorded as an axis of the run (leversim plot --x KEY\n"
     "draws them). With --db, a run the database already holds (same resolved settings and\n"
     "seed, so setting a default changes nothing) is not run again: it says so and exits 0\n"
-    "(--force runs and replaces it).\n",
+    "(--force runs and replaces it).\n"
+    "System llama-spec is not the paper's: llama.cpp's speculative run on the CPU of a host\n"
+    "profile (one with a host: section, which `leversim testbed validate --host-profile` writes),\n"
+    "priced pass by pass as `testbed validate` predicts it (docs/VALIDATION.md, section 0.5); its\n"
+    "time_per_token_s is validate's spec prediction. It reads draft.gamma (tokens a cycle\n"
+    "drafts), workload.prompt_tokens (the runtime's prompt) and workload.trace (the ranks that\n"
+    "decide acceptance); on a profile without a host section it is not valid (exit 65).\n",
     NULL, RUN_OPTS};
 
 static void json_text(const char *s)
@@ -282,9 +289,20 @@ static int simulate(const run_opts *o, const ls_kv *kv, ls_decode_result *res, i
   return e;
 }
 
+/* --draft D is --set model.draft=D (an axis of the run like any setting); both is a usage error. */
+static int draft_setting(const run_opts *o, ls_kv *kv, ls_error *err)
+{
+  if (!o->draft)
+    return LS_OK;
+  if (ls_kv_origin_of(kv, "model.draft"))
+    return ls_error_set(err, LS_EUSAGE, "run: --draft and %s both give model.draft; give one",
+                        ls_kv_origin_of(kv, "model.draft"));
+  return ls_kv_set(kv, "model.draft", o->draft, "--draft", err);
+}
+
 int ls_cmd_run(int argc, char **argv)
 {
-  run_opts o = {NULL, NULL, NULL, NULL, NULL, -1, 0, 0, 0};
+  run_opts o = {NULL, NULL, NULL, NULL, NULL, NULL, -1, 0, 0, 0};
   ls_kv *kv = NULL;
   ls_error err;
   ls_error_clear(&err);
@@ -295,6 +313,7 @@ int ls_cmd_run(int argc, char **argv)
   }
   ls_decode_result res;
   memset(&res, 0, sizeof res);
+  if (!rc) rc = draft_setting(&o, kv, &err);
   if (!rc)
     rc = simulate(&o, kv, &res, &st, &err);
   if (rc)

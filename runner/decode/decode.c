@@ -88,7 +88,8 @@ void ls_decode_cache_free(ls_decode_cache *c)
 
 typedef int (*load_fn)(void **out, const char *root, const char *id, ls_error *err);
 static int load_dev(void **o, const char *r, const char *id, ls_error *e) { return ls_device_load_id((ls_device **)o, r, id, e); }
-static int load_mod(void **o, const char *r, const char *id, ls_error *e) { return ls_model_load_id((ls_model **)o, r, id, e); }
+/* a model is an id or a model file (run --model/--draft FILE.yaml) */
+static int load_mod(void **o, const char *r, const char *id, ls_error *e) { return ls_model_load_any((ls_model **)o, r, id, e); }
 static int load_ds(void **o, const char *r, const char *id, ls_error *e) { return ls_dataset_load_id((ls_dataset **)o, r, id, e); }
 
 static int cache_get(ls_decode_cache *c, cached *tab, int *n, const char *id, load_fn load,
@@ -241,6 +242,8 @@ static int at_setting(ls_kv *kv, const char *key, int rc, ls_error *err)
     rc = err->code = LS_EUSAGE;
   return rc;
 }
+
+int ls_cyc_at_setting(ls_kv *kv, const char *key, int rc, ls_error *err) { return at_setting(kv, key, rc, err); }
 
 static int pick_policies(ls_run_state *r, const ls_policy_set *ps, const ls_system *sys, ls_kv *kv, ls_error *err)
 {
@@ -597,14 +600,22 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
   const ls_system *sys = ls_system_find(s->system);
   if (!sys)
     return ls_error_set(err, LS_ENOTFOUND, "unknown system '%s'", s->system);
+  ls_kv *kv = NULL;
+  int rc = scoped_settings(s->settings, s->system, &kv, err);
+  if (sys->host) { /* llama-spec: the CPU replay, no event engine (cycle_host.c) */
+    if (!rc) rc = ls_cyc_host_run(c->root, s, kv, keep_steps, dry, out, err);
+    if (!rc) rc = keep_settings(kv, out, err);
+    ls_kv_free(kv);
+    return rc;
+  }
   ls_run_state *r = calloc(1, sizeof *r);
-  if (!r)
+  if (!r) {
+    ls_kv_free(kv);
     return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
+  }
   r->res = out;
   r->keep_steps = keep_steps;
   r->dry = dry;
-  ls_kv *kv = NULL;
-  int rc = scoped_settings(s->settings, s->system, &kv, err);
   if (!rc) rc = setup(r, c, s, sys, kv, err);
   if (!rc) rc = keep_settings(kv, out, err);
   if (!rc) effective_values(r, out);

@@ -188,6 +188,16 @@ void ls_cyc_lmhead_begin(ls_run_state *r);
 
 /* cycle_account.c */
 void ls_cyc_cycle_end(ls_run_state *r);
+
+/* decode.c: rc as a reader's error at the place key's value was written (its origin). */
+int ls_cyc_at_setting(ls_kv *kv, const char *key, int rc, ls_error *err);
+
+/* cycle_host.c: a run of a host system (ls_system.host: llama-spec), priced without the event
+ * engine by the decode library's CPU replay; reads every setting it uses from kv (unknown ones
+ * are errors), fills out's prompts, metrics (and steps when keep_steps) unless dry, and sets
+ * valid = 0 with a message on a profile without a host section. */
+int ls_cyc_host_run(const char *root, const ls_run_spec *s, ls_kv *kv, int keep_steps, int dry,
+                    ls_decode_result *out, ls_error *err);
 /* The cycle time the policies' cost model c gives for tree t, as a planner adds it up
  * (policies/draft_lever.c): the draft passes one after another, except two consecutive passes
  * that need the same earlier pass and run on different units of map m (a split batch), which

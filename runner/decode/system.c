@@ -9,19 +9,20 @@
 #include "sim/kv.h"
 
 static const ls_system SYSTEMS[] = {
-    {"ar-mem", "ar", "none", "npu", 1, "autoregressive, whole target resident in DRAM (reference)"},
-    {"ar-flash", "ar", "none", "npu", 0, "autoregressive, target streamed from flash (paper baseline)"},
-    {"sd-chain", "chain", "none", "npu-batch", 0, "chain speculative decoding"},
-    {"specinfer", "specinfer", "none", "npu-batch", 0, "conventional tree SD: SpecInfer tree, NPU only, eager LM head"},
-    {"sequoia", "sequoia", "none", "npu-batch", 0, "Sequoia tree, conventional execution"},
-    {"eagle2", "eagle2", "none", "npu-batch", 0, "EAGLE-2 dynamic tree, conventional execution"},
-    {"opt-tree", "opt-tree", "none", "npu-batch", 0, "OPT-Tree adaptive tree, conventional execution"},
-    {"lever", "lever", "early-exit", "lever", 0, "Lever: gain/cost tree + early-exit pruning + CPU/NPU mapping"},
-    {"lever-conv-draft", "specinfer", "early-exit", "lever", 0, "Lever with SpecInfer drafting (ablation)"},
-    {"lever-no-prune", "lever", "none", "lever", 0, "Lever without early-exit pruning (ablation)"},
-    {"lever-npu-map", "lever", "early-exit", "npu-batch", 0, "Lever with conventional all-NPU mapping: batched NPU draft steps, eager LM head (ablation)"},
-    {"lever-draft-only", "lever", "none", "npu-batch", 0, "Lever's drafting alone, conventional execution (Fig. 11)"},
-    {NULL, NULL, NULL, NULL, 0, NULL},
+    {"ar-mem", "ar", "none", "npu", 1, "autoregressive, whole target resident in DRAM (reference)", 0},
+    {"ar-flash", "ar", "none", "npu", 0, "autoregressive, target streamed from flash (paper baseline)", 0},
+    {"sd-chain", "chain", "none", "npu-batch", 0, "chain speculative decoding", 0},
+    {"specinfer", "specinfer", "none", "npu-batch", 0, "conventional tree SD: SpecInfer tree, NPU only, eager LM head", 0},
+    {"sequoia", "sequoia", "none", "npu-batch", 0, "Sequoia tree, conventional execution", 0},
+    {"eagle2", "eagle2", "none", "npu-batch", 0, "EAGLE-2 dynamic tree, conventional execution", 0},
+    {"opt-tree", "opt-tree", "none", "npu-batch", 0, "OPT-Tree adaptive tree, conventional execution", 0},
+    {"lever", "lever", "early-exit", "lever", 0, "Lever: gain/cost tree + early-exit pruning + CPU/NPU mapping", 0},
+    {"lever-conv-draft", "specinfer", "early-exit", "lever", 0, "Lever with SpecInfer drafting (ablation)", 0},
+    {"lever-no-prune", "lever", "none", "lever", 0, "Lever without early-exit pruning (ablation)", 0},
+    {"lever-npu-map", "lever", "early-exit", "npu-batch", 0, "Lever with conventional all-NPU mapping: batched NPU draft steps, eager LM head (ablation)", 0},
+    {"lever-draft-only", "lever", "none", "npu-batch", 0, "Lever's drafting alone, conventional execution (Fig. 11)", 0},
+    {"llama-spec", "chain", "none", "cpu", 0, "llama.cpp's speculative run on a host profile's CPU (testbed validate's spec prediction; not the paper's)", 1},
+    {NULL, NULL, NULL, NULL, 0, NULL, 0},
 };
 
 const ls_system *ls_system_find(const char *name)

@@ -644,34 +644,55 @@ static char *slurp(const char *path, size_t *n)
   return ls_file_read_all(path, "device profile", 1L << 26, &text, n, NULL) == LS_OK ? text : NULL;
 }
 
-/* The device's identity: its id, or for a profile named by path the id of the shipped profile
- * with the same name when the two files are byte for byte the same, else "file:<hash of its
- * content>" (two copies of one file are one device; an edited copy is another). */
-static void device_identity(const char *device, const char *data_root, char *out, size_t size)
+/* The identity of an input file given by path (a device profile, a model file): the id of the
+ * shipped file of the same name in data_root/folder when the two are byte for byte the same,
+ * else "file:<hash of its content>" (two copies of one file are one input; an edited copy is
+ * another), or the path as given when unreadable (the run fails on it anyway). */
+static void file_identity(const char *path, const char *data_root, const char *folder, uint64_t seed, char *out,
+                          size_t size)
 {
-  snprintf(out, size, "%s", device);
-  if (!ls_device_is_path(device))
-    return;
+  snprintf(out, size, "%s", path);
   size_t n = 0, m = 0;
-  char *given = slurp(device, &n);
+  char *given = slurp(path, &n);
   if (!given)
-    return; /* unreadable: the run fails on it anyway */
-  const char *base = strrchr(device, '/');
-  base = base ? base + 1 : device;
+    return;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
   size_t stem = strlen(base) > 5 && strcmp(base + strlen(base) - 5, ".yaml") == 0 ? strlen(base) - 5 : strlen(base);
-  size_t len = strlen(data_root) + stem + 32;
+  size_t len = strlen(data_root) + strlen(folder) + stem + 32;
   char *shipped_path = malloc(len), *shipped = NULL;
   if (shipped_path) {
-    snprintf(shipped_path, len, "%s/devices/profiles/%.*s.yaml", data_root, (int)stem, base);
+    snprintf(shipped_path, len, "%s/%s/%.*s.yaml", data_root, folder, (int)stem, base);
     shipped = slurp(shipped_path, &m);
     free(shipped_path);
   }
   if (shipped && m == n && memcmp(given, shipped, n) == 0)
     snprintf(out, size, "%.*s", (int)stem, base);
   else
-    snprintf(out, size, "file:%016llx", (unsigned long long)ls_key_str(0x646576696365ULL, given));
+    snprintf(out, size, "file:%016llx", (unsigned long long)ls_key_str(seed, given));
   free(given);
   free(shipped);
+}
+
+/* The device's identity: its id, or for a profile named by path its file's (file_identity). */
+static void device_identity(const char *device, const char *data_root, char *out, size_t size)
+{
+  if (ls_device_is_path(device))
+    file_identity(device, data_root, "devices/profiles", 0x646576696365ULL, out, size);
+  else
+    snprintf(out, size, "%s", device);
+}
+
+/* A model's identity (the target, or model.draft's value): its id, or for a model file (a name
+ * ending in .yaml, ls_model_load_any) its file's, so that a run's id follows the file's content,
+ * not the path it was given by. */
+static void model_identity(const char *model, const char *data_root, char *out, size_t size)
+{
+  size_t n = strlen(model);
+  if (n > 5 && strcmp(model + n - 5, ".yaml") == 0)
+    file_identity(model, data_root, "workloads/models", 0x6d6f64656cULL, out, size);
+  else
+    snprintf(out, size, "%s", model);
 }
 
 static int by_decl_key(const void *a, const void *b)
@@ -683,10 +704,11 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
                             char *buf, size_t size)
 {
   const ls_system *sys = ls_system_find(spec->system);
-  char device[PATH_MAX + 8]; /* the id, "file:<hash>", or an unreadable path as given */
+  char device[PATH_MAX + 8], model[PATH_MAX + 8], draft[PATH_MAX + 8]; /* ids, "file:<hash>", or paths as given */
   device_identity(spec->device, data_root, device, sizeof device);
+  model_identity(spec->model, data_root, model, sizeof model);
   size_t len = (size_t)snprintf(buf, size, "{");
-  const char *names[4][2] = {{"device", device}, {"model", spec->model}, {"dataset", spec->dataset},
+  const char *names[4][2] = {{"device", device}, {"model", model}, {"dataset", spec->dataset},
                              {"system", sys ? sys->name : spec->system}};
   for (int i = 0; i < 4; i++) {
     len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%s\"%s\":", i ? "," : "", names[i][0]);
@@ -713,6 +735,10 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
     const char *value = isnan(d[i]->num) ? d[i]->value : num;
     if (res->head_memory[0] && !strcmp(d[i]->key, "verify.head_memory"))
       value = res->head_memory; /* auto is dram or flash: the run reads only which (decode.h) */
+    if (!strcmp(d[i]->key, "model.draft")) { /* a draft model file is its content, as the target's */
+      model_identity(value, data_root, draft, sizeof draft);
+      value = draft;
+    }
     len = json_str(buf, size, len, value);
   }
   free(d);

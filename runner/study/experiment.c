@@ -214,6 +214,24 @@ static int check_name(const ls_ynode *n, const char *what, const char *name, con
   return ls_ynode_error(n, err, list ? LS_ENOTFOUND : LS_EUSAGE, "unknown %s '%s' (valid: %s)", what, name, valid);
 }
 
+/* A host system (ls_system.host, llama-spec) prices llama.cpp on the CPU of a host profile, not
+ * a phone: it is not one of the paper's systems, so no experiment file or --axis runs it (every
+ * phone profile would only be "not valid here"); `leversim run` does. n: its YAML entry, or NULL
+ * with origin the argument that gave it. */
+static int not_host(const ls_ynode *n, const char *origin, const char *name, ls_error *err)
+{
+  const ls_system *s = ls_system_find(name);
+  if (!s || !s->host)
+    return LS_OK;
+  if (n)
+    return ls_ynode_error(n, err, LS_EINVALID, "system '%s' is not one of the paper's systems: it prices llama.cpp "
+                          "on a host profile's CPU; run it with leversim run --device HOST.yaml --system %s",
+                          name, name);
+  return ls_error_set(err, LS_EUSAGE, "%s: system '%s' is not one of the paper's systems: it prices llama.cpp on a "
+                      "host profile's CPU; run it with leversim run --device HOST.yaml --system %s", origin, name,
+                      name);
+}
+
 static int read_names(const ls_ynode *part, const char *key, const char *what, const char *root,
                       list_fn list, char (*out)[LS_NAME_MAX], int *n, ls_error *err)
 {
@@ -227,7 +245,8 @@ static int read_names(const ls_ynode *part, const char *key, const char *what, c
   for (int i = 0; i < *n; i++) {
     ls_ynode it = ls_yseq_at(&seq, i);
     const char *name;
-    if ((rc = ls_yas_string(&it, &name, err)) || (rc = check_name(&it, what, name, root, list, err)))
+    if ((rc = ls_yas_string(&it, &name, err)) || (rc = check_name(&it, what, name, root, list, err)) ||
+        (!list && (rc = not_host(&it, NULL, name, err))))
       return rc;
     for (int j = 0; j < i; j++) /* a repeated name would run (and count) the same runs twice */
       if (strcmp(out[j], name) == 0)
@@ -606,6 +625,7 @@ static int cli_names(part_def *p, const expand_ctx *c, const char *key, const ch
                : name_ok(dst[k][i], c->data_root, lists[k], valid, sizeof valid) ? LS_OK
                : ls_error_set(err, lists[k] ? LS_ENOTFOUND : LS_EUSAGE, "%s: unknown %s '%s' (valid: %s)",
                               origin, key, dst[k][i], valid);
+      if (!rc && k == 3) rc = not_host(NULL, origin, dst[k][i], err);
       if (rc) return rc;
     }
     if (n < 0) return err->code;
@@ -946,16 +966,36 @@ static int check_device(const char *device, const char *data_root, ls_error *err
 
 /* A single run's model is typed by the user (--model): a draft model there is a usage error
  * naming the option, like any other wrong name (a model that does not load is left to the
- * run's own check, which names its file). */
-static int target_given(const char *model, const char *root, ls_error *err)
+ * run's own check, which names its file). A host system (llama-spec) runs any model as its
+ * target, as the runtime it prices does (the testbed's target is a draft model's shape). */
+static int target_given(const char *model, const char *system, const char *root, ls_error *err)
 {
+  const ls_system *sys = ls_system_find(system);
+  if (sys && sys->host)
+    return LS_OK;
   ls_model *m = NULL;
-  int draft = ls_model_load_id(&m, root, model, NULL) == LS_OK && !ls_model_is_target(m);
+  int draft = ls_model_load_any(&m, root, model, NULL) == LS_OK && !ls_model_is_target(m);
   ls_model_free(m);
   if (draft)
     return ls_error_set(err, LS_EUSAGE, "--model %s: a draft model, not a target (drafts are "
                         "chosen by --set model.draft or the target's default_draft)", model);
   return LS_OK;
+}
+
+/* A single run's model: an id of workloads/models, or a model file (a name ending in .yaml, as
+ * ls_model_load_any reads it), which must load: its errors name the file, line, key and value. */
+static int check_model(const char *model, const char *data_root, ls_error *err)
+{
+  size_t n = strlen(model);
+  if (!(n > 5 && strcmp(model + n - 5, ".yaml") == 0))
+    return check_name(NULL, "model", model, data_root, ls_model_list, err);
+  if (n >= LS_NAME_MAX) /* never cut: a cut path would name another file */
+    return ls_error_set(err, LS_EUSAGE, "--model %s: longer than %d characters (copy the model file nearer, or "
+                        "give an id)", model, LS_NAME_MAX - 1);
+  ls_model *m = NULL;
+  int rc = ls_model_load_any(&m, data_root, model, err);
+  ls_model_free(m);
+  return rc;
 }
 
 int ls_experiment_single(ls_experiment **out, const char *device, const char *model,
@@ -964,8 +1004,8 @@ int ls_experiment_single(ls_experiment **out, const char *device, const char *mo
 {
   *out = NULL;
   int rc = check_device(device, data_root, err);
-  if (!rc) rc = check_name(NULL, "model", model, data_root, ls_model_list, err);
-  if (!rc) rc = target_given(model, data_root, err);
+  if (!rc) rc = check_model(model, data_root, err);
+  if (!rc) rc = target_given(model, system, data_root, err);
   if (!rc) rc = check_name(NULL, "dataset", dataset, data_root, ls_dataset_list, err);
   if (!rc) rc = check_name(NULL, "system", system, data_root, NULL, err);
   if (rc)

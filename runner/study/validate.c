@@ -126,7 +126,9 @@ static void readers_of(ls_decode_cache *cache, const ls_run_spec *s, const char 
     ls_decode_result res;
     ls_error e;
     ls_error_clear(&e);
-    if (declared_by(cache, s, sys->name, &res, &e) == LS_OK)
+    /* a host system that cannot run on these inputs (no host section: llama-spec on a phone)
+     * is no place to scope a key to */
+    if (declared_by(cache, s, sys->name, &res, &e) == LS_OK && (res.valid || !sys->host))
       for (int i = 0; i < res.n_settings; i++)
         if (strcmp(res.settings[i].key, key) == 0 && len < size) {
           len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", sys->name);

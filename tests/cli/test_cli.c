@@ -168,6 +168,30 @@ static void test_run_json(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"valid\":true"));
 }
 
+/* --draft D is --set model.draft=D: the same run (one id, the same numbers), recorded as given */
+static void test_run_draft_option(void)
+{
+  char a[16384], b[16384];
+  const char *base = "run --device tiny --model tiny-target --dataset iid --system lever --tokens 30 --prompts 1 --json";
+  char args[400];
+  snprintf(args, sizeof args, "%s --draft tiny-draft", base);
+  CU_ASSERT_EQUAL_FATAL(ls_test_cli(args, a, sizeof a), 0);
+  snprintf(args, sizeof args, "%s --set model.draft=tiny-draft", base);
+  CU_ASSERT_EQUAL_FATAL(ls_test_cli(args, b, sizeof b), 0);
+  const char *ia = strstr(a, "\"run_id\":"), *ib = strstr(b, "\"run_id\":");
+  const char *ma = strstr(a, "\"metrics\":"), *mb = strstr(b, "\"metrics\":");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ia);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ib);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ma);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mb);
+  CU_ASSERT_EQUAL(strncmp(ia, ib, 44), 0);
+  CU_ASSERT_EQUAL(strncmp(ma, mb, (size_t)(strstr(ma, "\"settings\":") - ma)), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(a, "\"model.draft\":{\"value\":\"tiny-draft\",\"default\":false,\"from\":\"--draft\""));
+  snprintf(args, sizeof args, "%s --draft tiny-target", base); /* typed: a usage error at the option */
+  CU_ASSERT_EQUAL(ls_test_cli(args, a, sizeof a), 64);
+  CU_ASSERT_PTR_NOT_NULL(strstr(a, "--draft: model.draft=tiny-target: a target cannot draft for itself"));
+}
+
 /* ---- validate: every run checked before anything is written ---- */
 
 static int file_exists(const char *path) { return access(path, F_OK) == 0; }
@@ -815,6 +839,7 @@ static CU_TestInfo basics_tests[] = {
     {"unknown names list the valid choices", test_unknown_names_list_choices},
     {"--help's exit table is the README's", test_exit_table_matches_readme},
     {"run --json", test_run_json},
+    {"run --draft is --set model.draft", test_run_draft_option},
     CU_TEST_INFO_NULL};
 static CU_TestInfo validate_tests[] = {
     {"a --set typo fails at once, located, no database", test_typo_fails_before_db},

@@ -279,6 +279,16 @@ printf 'id: x\nname: y\nsoc: \001z\n' > "$W/ctl.yaml"; row "control character on
 sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 0x1p3 GB/s" "$W/hex.yaml"; row "hexadecimal float (accepted before the fix)" profiles validate hex.yaml
 row "hexadecimal float in --set" $RUN --set device.flash.bandwidth=0x1p3GB/s
 sub "$PROFILE" "link_bandwidth:" "  link_bandwidth: 2 TB/s" "$W/fast.yaml"; row "bandwidth above the range (printed in the key's unit)" profiles validate fast.yaml
+sub "$ROOT/workloads/models/llama-3.1-8b.yaml" "n_layers:" "  n_layers: two" "$W/m.yaml"
+row "run --model of a model file with a bad value (issue 32: a model file is read as an id is)" run --device oneplus-12 --model m.yaml --dataset gsm8k --system lever --prompts 1 --tokens 4
+row "run --model of a model file that is not there" run --device oneplus-12 --model none.yaml --dataset gsm8k --system lever
+row "run --draft of a model file that is not there" $RUN --draft none.yaml
+row "run --draft and --set model.draft together" $RUN --draft llama-3.2-1b --set model.draft=qwen3-0.6b
+PICK="not valid" row "system llama-spec on a phone's profile (no host section)" run --device oneplus-12 --model llama-3.1-8b --dataset gsm8k --system llama-spec --prompts 1 --tokens 4
+printf 'name: host\nseed: 1\nparts:\n  - name: p\n    devices: [oneplus-12]\n    models: [llama-3.1-8b]\n    datasets: [gsm8k]\n    systems: [lever, llama-spec]\n' > "$W/host.yaml"
+row "system llama-spec in an experiment (not one of the paper's systems)" sweep host.yaml --db host.db
+sed 's/, llama-spec//' "$W/host.yaml" > "$W/host2.yaml"
+row "system llama-spec as a sweep axis" sweep host2.yaml --db host.db --axis system=llama-spec
 
 cat <<'HEAD'
 

@@ -92,6 +92,29 @@ static void test_ablations_switch_one_part(void)
   }
 }
 
+/* llama-spec prices a host profile's runtime: on a phone's profile (no host section) the run is
+ * "not valid here", after reading every setting it uses, which are its own and the workload's. */
+static void test_host_system_needs_host(void)
+{
+  const ls_system *h = ls_system_find("llama-spec");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+  CU_ASSERT_EQUAL(h->host, 1);
+  for (const ls_system *s = ls_system_all(); s->name; s++)
+    CU_ASSERT_EQUAL(s->host, s == h);
+  ls_decode_result res;
+  CU_ASSERT_EQUAL_FATAL(ls_rt_run(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "mbpp", "llama-spec",
+                                  "workload.prompts=1;workload.max_tokens=8;draft.gamma=3", 0, &res), LS_OK);
+  CU_ASSERT_EQUAL(res.valid, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(res.message, "has no host section"));
+  CU_ASSERT_EQUAL(res.n_metrics, 0);
+  int read = 0;
+  for (int i = 0; i < res.n_settings; i++)
+    read += !strcmp(res.settings[i].key, "draft.gamma") + !strcmp(res.settings[i].key, "workload.prompt_tokens") +
+            !strcmp(res.settings[i].key, "model.draft") + !strcmp(res.settings[i].key, "verify.overlap");
+  CU_ASSERT_EQUAL(read, 3); /* not verify.overlap: the runtime's reads are always mapped */
+  ls_decode_result_free(&res);
+}
+
 /* ---- experiments ---- */
 
 static void write_file(const char *path, const char *text)
@@ -630,6 +653,7 @@ static void test_stop_flag_reaches_run(void)
 
 static CU_TestInfo systems_tests[] = {
     {"every system resolves in the registry", test_systems_resolve},
+    {"llama-spec needs a host profile", test_host_system_needs_host},
     {"each ablation switches exactly one part", test_ablations_switch_one_part},
     CU_TEST_INFO_NULL};
 static CU_TestInfo experiment_tests[] = {

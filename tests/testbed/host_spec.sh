@@ -5,7 +5,11 @@
 # a host section holding what it fitted); `leversim trace passes` on the recorded trace (the
 # command of scripts/testbed/run.sh) makes the run's passes (ls_cpureplay_spec_passes) and prices
 # them on that profile (ls_costmodel_pass_host, ls_cpureplay_run_s). The two must print the same
-# time per token, and the same draft and verification parts. Then the refusals. No llama.cpp run.
+# time per token, and the same draft and verification parts. `leversim run --system llama-spec` on
+# that profile, with the run's models, k, tokens, the runtime's 32-token prompt and the trace, must
+# give the same time per generated token (time_per_token_s, to validate's printed precision), the
+# run's cycles and tokens, and the same value when written to a database. Then the refusals. No
+# llama.cpp run.
 # Usage: host_spec.sh LEVERSIM TOP
 set -euo pipefail
 leversim=$1; top=$2
@@ -22,7 +26,7 @@ for r in an ao ap aq ar as at au av; do
   cp "$d/testbed.db" "$tmp/$r.db" # validate writes its points into the database it reads
   "$leversim" testbed validate --db "$tmp/$r.db" --profile "$d/testbed-vm.yaml" --fio-mmap "$d/fio-mmap.json" \
     --host-profile "$tmp/$r.yaml" > "$tmp/$r.txt" || fail "run $r: validate --host-profile: exit $?"
-  read -r gen k < <(sqlite3 -separator ' ' "$tmp/$r.db" "SELECT generated, k FROM tb_spec")
+  read -r gen k cycles < <(sqlite3 -separator ' ' "$tmp/$r.db" "SELECT generated, k, cycles FROM tb_spec")
   IFS='|' read -r model draft < <(sqlite3 "$tmp/$r.db" "SELECT model_id, draft_model FROM tb_run")
   # validate's lines: spec, spec-draft, spec-verify; the 5th column is the model's prediction
   want=$(awk '$1 == "spec" && NF == 6 {s = $5} $1 == "spec-draft" {d = $5} $1 == "spec-verify" {v = $5}
@@ -33,6 +37,28 @@ for r in an ao ap aq ar as at au av; do
         "$tmp/$r.passes")
   [ -n "$want" ] && [ "$got" = "$want" ] ||
     fail "run $r: trace passes predicts '$got', validate '$want' (per token: all, draft, verification)"
+  "$leversim" run --device "$tmp/$r.yaml" --model "$model" --draft "$draft" --dataset mt-bench --system llama-spec \
+    --prompts 1 --tokens "$gen" --set draft.gamma="$k" --set workload.prompt_tokens=32 \
+    --set workload.trace="$tmp/trace.txt" --json --db "$tmp/runs.db" --steps > "$tmp/$r.json" ||
+    fail "run $r: leversim run: exit $?"
+  tpt=$(sed -n 's/.*"time_per_token_s":{"value":\([^,]*\),.*/\1/p' "$tmp/$r.json")
+  got=$(awk -v v="$tpt" 'BEGIN {printf "%.4f", v}')
+  [ -n "$tpt" ] && [ "$got" = "${want%% *}" ] ||
+    fail "run $r: leversim run predicts '$tpt' s a token ('$got'), validate '${want%% *}'"
+  grep -q '"tokens":{"value":'"$gen"',' "$tmp/$r.json" && grep -q '"cycles":{"value":'"$cycles"',' "$tmp/$r.json" ||
+    fail "run $r: leversim run's tokens and cycles are not the run's ($gen, $cycles): $(cat "$tmp/$r.json")"
+  id=$(sed -n 's/.*"run_id":"\([0-9a-f]*\)".*/\1/p' "$tmp/$r.json")
+  # the stored double is the printed one (%.17g round-trips): compared as numbers, not as SQLite prints them
+  same=$(sqlite3 "$tmp/runs.db" "SELECT count(*) FROM metrics WHERE run_id = '$id' AND name = 'time_per_token_s'
+                                 AND value = $tpt")
+  [ "$same" = 1 ] || fail "run $r: the database does not hold the printed $tpt s a token (run $id)"
+  # the per-cycle series: one row a cycle, k drafted and k + 1 verified each, the accepted drafts
+  # adding up to the tokens less one a cycle, and the cycles' times to the run's
+  steps=$(sqlite3 -separator ' ' "$tmp/runs.db" "SELECT count(*), sum(accepted), min(tree_size), max(tree_size),
+    min(verified_tokens), max(verified_tokens), printf('%.6f', (sum(draft_s) + sum(verify_s)) / $gen)
+    FROM steps WHERE run_id = '$id'")
+  [ "$steps" = "$cycles $((gen - cycles)) $k $k $((k + 1)) $((k + 1)) $(awk -v v="$tpt" 'BEGIN {printf "%.6f", v}')" ] ||
+    fail "run $r: steps '$steps' (cycles, accepted, tree sizes, verified tokens, time a token)"
   runs=$((runs + 1))
 done
 # refusals: a profile without a host section (65); the pricing options alone (64); a host
@@ -54,5 +80,61 @@ line=$(grep -n '^  stream_bytes:' "$tmp/half.yaml" | cut -d: -f1)
   --model llama-3.2-1b --draft llama-3.2-1b > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 65 ] && grep -q "half.yaml:$line:[0-9]*: .*needs host.stream_time too" "$tmp/err" ||
   fail "stream_bytes alone: exit $rc, $(cat "$tmp/err")"
+# run --model of a model file (the testbed's draft as the target, from its folder: a model's
+# name holds at most 63 characters) prices as trace passes does with that file
+cp results/testbed/run-av/llama-3.2-1b-tb2l1024w.yaml "$tmp/" # a file named by its id
+got=$(cd "$tmp" && "$leversim" run --device av.yaml --model llama-3.2-1b-tb2l1024w.yaml --draft llama-3.2-1b --dataset mt-bench \
+        --system llama-spec --prompts 1 --tokens 48 --set workload.prompt_tokens=32 --set workload.trace=trace.txt --json |
+      sed -n 's/.*"time_per_token_s":{"value":\([^,]*\),.*/\1/p' | awk '{printf "%.4f", $1}')
+want=$(cd "$tmp" && "$leversim" trace passes trace.txt --k 4 --tokens 48 --prompt-tokens 32 --device av.yaml --model llama-3.2-1b-tb2l1024w.yaml \
+         --draft llama-3.2-1b | sed -n 's/^predicted: \([0-9.]*\) s a generated token.*/\1/p')
+[ -n "$got" ] && [ "$got" = "$want" ] || fail "run --model FILE.yaml predicts '$got', trace passes '$want'"
+# a run's identity follows a model file's content, not its path: the draft by two paths is one
+# run (the second --db run is "already there"), an edited copy another
+ida=$(sed -n 's/.*"run_id":"\([0-9a-f]*\)".*/\1/p' "$tmp/av.json")
+"$leversim" run --device "$tmp/av.yaml" --model llama-3.2-1b --draft "$tmp/llama-3.2-1b-tb2l1024w.yaml" --dataset mt-bench \
+  --system llama-spec --prompts 1 --tokens 48 --set draft.gamma=4 --set workload.prompt_tokens=32 \
+  --set workload.trace="$tmp/trace.txt" --json --db "$tmp/runs.db" > "$tmp/again.json" 2> "$tmp/err" || fail "again: exit $?"
+grep -q "{\"run_id\":\"$ida\",\"already_done\":true}" "$tmp/again.json" ||
+  fail "the draft model file by another path is another run: $(cat "$tmp/again.json" "$tmp/err")"
+mkdir "$tmp/edited" && { cat "$tmp/llama-3.2-1b-tb2l1024w.yaml"; echo "# edited"; } > "$tmp/edited/llama-3.2-1b-tb2l1024w.yaml"
+"$leversim" run --device "$tmp/av.yaml" --model llama-3.2-1b --draft "$tmp/edited/llama-3.2-1b-tb2l1024w.yaml" \
+  --dataset mt-bench --system llama-spec --prompts 1 --tokens 48 --set draft.gamma=4 --set workload.prompt_tokens=32 \
+  --set workload.trace="$tmp/trace.txt" --json --db "$tmp/runs.db" > "$tmp/edited.json" || fail "edited: exit $?"
+grep -q '"already_done"' "$tmp/edited.json" && fail "an edited draft model file is the same run"
+# run --system llama-spec without a trace records the oracle's text in memory: the same run as with
+# that text recorded by `trace record` (same dataset, target, seed), to the last bit
+"$leversim" trace record --dataset mt-bench --model llama-3.1-8b --prompts 2 --seed 5 --out "$tmp/t5.txt" ||
+  fail "trace record --seed 5: exit $?"
+for with in "" "--set workload.trace=$tmp/t5.txt"; do
+  "$leversim" run --device "$tmp/av.yaml" --model llama-3.1-8b --dataset mt-bench --system llama-spec --prompts 2 \
+    --tokens 40 --seed 5 $with --json > "$tmp/o.json" || fail "run on the oracle ($with): exit $?"
+  sed -n 's/.*"time_per_token_s":{"value":\([^,]*\),.*"tokens":{"value":\([^,]*\),.*/\1 \2/p' "$tmp/o.json" >> "$tmp/o.txt"
+done
+[ "$(wc -l < "$tmp/o.txt")" = 2 ] && [ "$(uniq "$tmp/o.txt" | wc -l)" = 1 ] ||
+  fail "llama-spec on the oracle and on its recorded trace differ: $(cat "$tmp/o.txt")"
+# run --system llama-spec: a profile without a host section is not valid (65); an experiment file
+# naming it is refused at its line (65), as an --axis (64); --draft with --set model.draft (64);
+# a model file that is not there (66) or has a bad value (65, at its key)
+runargs=(--model llama-3.2-1b --draft results/testbed/run-av/llama-3.2-1b-tb2l1024w.yaml --dataset mt-bench
+         --system llama-spec --prompts 1 --tokens 48 --set workload.trace="$tmp/trace.txt")
+"$leversim" run --device results/testbed/run-av/testbed-vm.yaml "${runargs[@]}" > "$tmp/out" 2> "$tmp/err"; rc=$?
+[ $rc = 65 ] && grep -q "not valid here: llama-spec: device testbed-vm has no host section" "$tmp/out" ||
+  fail "run on a profile without a host section: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+printf 'name: x\nseed: 1\nparts:\n  - name: p\n    devices: [oneplus-12]\n    models: [llama-3.1-8b]\n    datasets: [mt-bench]\n    systems: [lever, llama-spec]\n' > "$tmp/x.yaml"
+"$leversim" sweep "$tmp/x.yaml" --db "$tmp/x.db" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 65 ] && grep -q "x.yaml:8:[0-9]*: .*system 'llama-spec' is not one of the paper's systems" "$tmp/err" &&
+  [ ! -e "$tmp/x.db" ] || fail "an experiment with llama-spec: exit $rc, $(cat "$tmp/err")"
+"$leversim" run --device "$tmp/av.yaml" "${runargs[@]}" --set model.draft=llama-3.2-1b > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 64 ] && grep -q -- "--draft and argument .* both give model.draft" "$tmp/err" ||
+  fail "--draft with --set model.draft: exit $rc, $(cat "$tmp/err")"
+"$leversim" run --device "$tmp/av.yaml" "${runargs[@]/llama-3.2-1b-tb2l1024w.yaml/nothing-here.yaml}" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 66 ] && grep -q "nothing-here.yaml" "$tmp/err" || fail "a draft file that is not there: exit $rc, $(cat "$tmp/err")"
+sed 's/^  n_layers: 2$/  n_layers: two/' results/testbed/run-av/llama-3.2-1b-tb2l1024w.yaml > "$tmp/bad.yaml"
+line=$(grep -n '^  n_layers:' "$tmp/bad.yaml" | cut -d: -f1)
+(cd "$tmp" && "$leversim" run --device av.yaml --model bad.yaml --dataset mt-bench --system sd-chain --prompts 1) \
+  > /dev/null 2> "$tmp/err"; rc=$? # from its folder: a model's name holds at most 63 characters
+[ $rc = 65 ] && grep -q "bad.yaml:$line:[0-9]*: .*n_layers.*two" "$tmp/err" ||
+  fail "a model file with a bad value: exit $rc, $(cat "$tmp/err")"
 set -e
-echo "host_spec: $runs runs, trace passes on validate's host profile prints validate's spec prediction"
+echo "host_spec: $runs runs, trace passes and leversim run on validate's host profile print validate's spec prediction"
