@@ -60,7 +60,9 @@ static const ls_cmd_spec SWEEP = {
     "merge'). Every run is checked (names, settings, values) before the database is created.\n"
     "Waits for another process's lock on the database last at most 60 s in all, however many\n"
     "runs are written ($LEVERSIM_DB_LOCK_WAIT=SECONDS changes it).\n"
-    "docs/EXPERIMENTS.md documents the experiment file.\n",
+    "Before the runs, values a known cap turns into another are warned about; after them, an\n"
+    "axis whose values all gave the same per-prompt results (a cap never reached, a setting\n"
+    "not read) is named in one warning. docs/EXPERIMENTS.md documents the experiment file.\n",
     NULL, SWEEP_OPTS};
 
 /* The --axis arguments as KEY -> "V1,V2,..." (origin "--axis KEY"); a key given twice or
