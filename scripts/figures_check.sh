@@ -85,9 +85,13 @@ while IFS= read -r f; do
     case $f in
     *.png)
       changed=
-      for d in $(data_of "${f%.png}"); do [ -e "$D/$d" ] && ! same "$d" && changed="$changed $d"; done
+      for d in $(data_of "${f%.png}"); do
+        [ -e "$D/$d" ] && ! same "$d" || continue
+        [ -e "$FIGS/$d" ] && d2=$d || d2="$d not committed"
+        changed="${changed:+$changed, }$d2"
+      done
       if [ -n "$changed" ]; then
-        bad=$((bad + 1)); say "$f: differs: its data differ ($(echo $changed | sed 's/ /, /g'))"
+        bad=$((bad + 1)); say "$f: differs: its data differ ($changed)"
       elif [ $STRICT = 1 ]; then
         bad=$((bad + 1)); say "$f: differs in its pixels only, its data are the same (--strict-png: another gnuplot build, or plots/${f%.png}.gp changed)"
       else
