@@ -5,7 +5,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test test-long reproduce regime sanitize mutation bench-compare clean calibrate-examples testbed testbed-check testbed-dev install
+.PHONY: all deps configure build test test-long reproduce regime figures-check sanitize mutation bench-compare clean calibrate-examples testbed testbed-check testbed-dev install
 PREFIX ?= /usr/local
 
 all: build
@@ -40,6 +40,15 @@ install: build
 # figure results/figures/regime.png; checked by results/baseline/regime.yaml.
 regime: build
 	./$(BUILD)/leversim reproduce --regime
+
+# Do the committed figures and tables (results/figures) match the replay? Draws them from the
+# databases `make reproduce` and `make regime` wrote (FULL=, REGIME= name others) and compares
+# (scripts/figures_check.sh: tables and figure data exactly, PNGs by their data): exit 2 naming
+# each file that differs, with the command that redraws them. CI runs it on its own replays.
+FULL ?= results/leversim.db
+REGIME ?= results/regime.db
+figures-check: build
+	@bash scripts/figures_check.sh --bin ./$(BUILD)/leversim --full "$(FULL)" --regime "$(REGIME)"
 
 # Refits the shipped profiles' llama.cpp Hexagon and flash numbers to the measurement files
 # they cite (devices/measurements/README.md) and checks each fitted number against the profile

@@ -631,10 +631,10 @@ int ls_calib_read_bench(ls_calib_inputs *in, const char *path, const char *data_
 {
   if (model_id) {
     ls_model *m;
-    if (ls_model_load_id(&m, data_root, model_id, err)) {
-      err->code = LS_EINVALID; /* measurements of a model we cannot cost: a data error */
+    /* a model id named on the command line that names no model is "not found" (66), as in
+     * `leversim run --model`; a model file that cannot be read keeps its own status */
+    if (ls_model_load_id(&m, data_root, model_id, err))
       return ls_error_wrap(err, "--model (or %s:MODEL)", path);
-    }
     ls_model_free(m);
   }
   char *text = ls_calib_slurp(path, err);

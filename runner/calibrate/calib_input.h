@@ -71,7 +71,8 @@ typedef struct ls_calib_inputs {
 } ls_calib_inputs;
 
 /* Appends the rows of one llama-bench file (format from its content). model_id: NULL to map
- * by the rule above, else every row is that model (it must exist in data_root). */
+ * by the rule above, else every row is that model (it must exist in data_root: LS_ENOTFOUND,
+ * exit 66, when it names no model, as `leversim run --model` does). */
 int ls_calib_read_bench(ls_calib_inputs *in, const char *path, const char *data_root, const char *model_id,
                         ls_error *err);
 /* Appends the read jobs of one fio JSON file (jobs that read nothing are skipped). */

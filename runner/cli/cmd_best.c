@@ -29,8 +29,11 @@ static const ls_cmd_spec BEST = {
     "the geometric mean of the metric over those configurations; the best has the highest\n"
     "(--lower: lowest). Every value's ratio to the best is paired over the same prompts and\n"
     "gets a 95 % bootstrap interval (docs/STATISTICS.md); \"within\" means that interval holds\n"
-    "1: the data cannot tell the value from the best. Seeds, prompt counts or tokens per prompt\n"
-    "that differ between the compared runs, and configurations left out, are noted per group.\n"
+    "1: the data cannot tell the value from the best. When every value gives the same metric\n"
+    "on every prompt of every configuration, the values tie and no best is named (a cap the\n"
+    "policy never reached, a setting the system does not read). Seeds, prompt counts or\n"
+    "tokens per prompt that differ between the compared runs, and configurations left out,\n"
+    "are noted per group.\n"
     "Example, after a sweep over budgets:\n"
     "  leversim best --db b.db --y throughput_tps --over draft.budget --by device\n",
     NULL, BEST_OPTS};

@@ -53,7 +53,8 @@ static const ls_cmd_spec CALIBRATE = {
     "±<standard error>`); it passes `leversim profiles validate` and runs with `leversim run --device OUT.yaml`.\n"
     "Refitting a shipped profile to the measurements it cites reproduces it (--check; make\n"
     "calibrate-examples). Exit: 0 written, 64 usage, 65 bad or insufficient measurements\n"
-    "(nothing written), 66 not found, 74 I/O.\n",
+    "(nothing written), 66 not found (a file, the base, or a model id given by --model or\n"
+    "FILE:MODEL, as `leversim run --model`), 74 I/O.\n",
     NULL, CALIBRATE_OPTS};
 
 /* The repeated --fix and --only values joined by commas, then split into names. */

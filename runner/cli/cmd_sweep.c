@@ -9,6 +9,7 @@
 #include "runner/cli/opts.h"
 #include "runner/study/driver.h"
 #include "runner/study/noeffect.h"
+#include "runner/study/sweep_tie.h"
 #include "runner/study/validate.h"
 
 typedef struct sweep_opts {
@@ -59,7 +60,9 @@ static const ls_cmd_spec SWEEP = {
     "merge'). Every run is checked (names, settings, values) before the database is created.\n"
     "Waits for another process's lock on the database last at most 60 s in all, however many\n"
     "runs are written ($LEVERSIM_DB_LOCK_WAIT=SECONDS changes it).\n"
-    "docs/EXPERIMENTS.md documents the experiment file.\n",
+    "Before the runs, values a known cap turns into another are warned about; after them, an\n"
+    "axis whose values all gave the same per-prompt results (a cap never reached, a setting\n"
+    "not read) is named in one warning. docs/EXPERIMENTS.md documents the experiment file.\n",
     NULL, SWEEP_OPTS};
 
 /* The --axis arguments as KEY -> "V1,V2,..." (origin "--axis KEY"); a key given twice or
@@ -113,6 +116,21 @@ static int sum_row(void *ctx, int n, const char *const *text, const double *num,
   return LS_OK;
 }
 
+/* After the runs: the axes whose values gave the same results (runner/study/sweep_tie.h), a
+ * warning each. Advice, not a result: a database it cannot read is a note, not the sweep's
+ * failure (its runs are written). */
+static void tie_warnings(ls_experiment *x, const char *db_path)
+{
+  ls_db *db = NULL;
+  ls_error err;
+  ls_error_clear(&err);
+  int n = 0, rc = ls_db_open_read(&db, db_path, &err);
+  if (rc == LS_OK) rc = ls_sweep_tie_warn(x, db, stderr, "leversim sweep: warning: ", &n, &err);
+  if (rc != LS_OK)
+    fprintf(stderr, "leversim sweep: note: the runs were not compared for values that changed nothing: %s\n", err.msg);
+  ls_db_close(db);
+}
+
 /* Per system: runs, geometric mean, min and max throughput over the ok runs of the parts the
  * sweep ran, and the command that says which setting wins. On stderr, like the progress. */
 static void summary_table(ls_experiment *x, const char *db_path)
@@ -154,8 +172,10 @@ static int sweep(const sweep_opts *o, ls_experiment *x, int argc, char **argv, l
   if (!e || e == LS_EINTR)
     fprintf(stderr, "leversim sweep: %d runs (%d ok, %d not valid here, %d failed, %d already done) in %.1f s -> %s\n",
             sum->total, sum->ok, sum->invalid, sum->failed, sum->skipped, sum->wall_s, db);
-  if (!e && sum->ok)
+  if (!e && sum->ok) {
+    tie_warnings(x, db);
     summary_table(x, db);
+  }
   if ((!e || e == LS_EINTR) && sum->skipped)
     fprintf(stderr, "leversim sweep: %d run%s already in %s with the same resolved settings and seed: not run "
             "again (--force runs them again)\n", sum->skipped, sum->skipped == 1 ? " was" : "s were", db);

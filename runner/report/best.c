@@ -132,12 +132,16 @@ typedef struct bvalue {
   const char *value;
   ls_boot_ci score, ratio; /* geometric means: of y, of y over the best's */
   int within;              /* 1 within the best's interval, 0 not, -1 unknown (too few prompts) */
+  int same;                /* 1: y's parts equal the best's bit for bit, every prompt of every
+                              compared configuration: the value changed nothing (a cap never
+                              reached, a setting the system does not read) */
 } bvalue;
 
 typedef struct bgroup {
   const char *group;
   bvalue v[MAX_VALUES];
   int n_values, best, configs;
+  int tie;        /* every value is the same as the best: no value is better */
   char notes[1024];
   char runs[128]; /* seed and sizes of the compared runs (the first's; differences are noted) */
 } bgroup;
@@ -172,6 +176,16 @@ static const char *distinct(const brun *r, const int *cells, int n, size_t off, 
     len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%s%s", len ? ", " : "", s);
   }
   return count > 1 ? buf : NULL;
+}
+
+/* 1 when two values' cells hold the same parts bit for bit (m configurations). */
+static int same_parts(const cellp *a, const cellp *b, int m)
+{
+  for (int u = 0; u < m; u++)
+    if (a[u].n != b[u].n || memcmp(a[u].num, b[u].num, (size_t)a[u].n * sizeof *a[u].num) != 0 ||
+        memcmp(a[u].den, b[u].den, (size_t)a[u].n * sizeof *a[u].den) != 0)
+      return 0;
+  return 1;
 }
 
 /* Geometric-mean interval of value v's cells (b NULL: of y itself; else of y over b's). */
@@ -277,6 +291,15 @@ static int analyse(ls_db *db, const ls_best_query *q, const brun *r, int n, bgro
   for (int v = 0; !rc && m && v < nv; v++) {
     rc = compare(&parts[v * m], &parts[g->best * m], m, &g->v[v].ratio, err);
     g->v[v].within = v == g->best ? 1 : !g->v[v].ratio.reliable ? -1 : g->v[v].ratio.lo <= 1 && 1 <= g->v[v].ratio.hi;
+    g->v[v].same = same_parts(&parts[v * m], &parts[g->best * m], m);
+  }
+  g->tie = !rc && m > 0 && nv > 1;
+  for (int v = 0; g->tie && v < nv; v++) g->tie = g->v[v].same;
+  if (g->tie) {
+    char a[16];
+    snprintf(a, sizeof a, "%d", nv);
+    note(g, "the %s values tie: the same %s on every prompt of every configuration (the setting changed nothing "
+         "here: a cap the policy never reached, or a setting these systems do not read)", a, q->y);
   }
   for (int i = 0; parts && i < nv * m; i++) {
     free(parts[i].num);
@@ -322,13 +345,19 @@ static void print_table(const ls_best_query *q, const bgroup *g, int ng, FILE *o
     }
     fmt_ci(ci, sizeof ci, &g[k].v[g[k].best].score);
     within_list(&g[k], within, sizeof within);
-    fprintf(out, "%s%sbest %s = %s: %s %s over %d configuration%s; within its interval: %s\n", g[k].group,
-            g[k].group[0] ? ": " : "", q->over, g[k].v[g[k].best].value, q->y, ci, g[k].configs,
-            g[k].configs == 1 ? "" : "s", within);
+    if (g[k].tie) /* no value is better: said, never a best picked among equals */
+      fprintf(out, "%s%sno best %s: its %d values tie, %s %s over %d configuration%s\n", g[k].group,
+              g[k].group[0] ? ": " : "", q->over, g[k].n_values, q->y, ci, g[k].configs, g[k].configs == 1 ? "" : "s");
+    else
+      fprintf(out, "%s%sbest %s = %s: %s %s over %d configuration%s; within its interval: %s\n", g[k].group,
+              g[k].group[0] ? ": " : "", q->over, g[k].v[g[k].best].value, q->y, ci, g[k].configs,
+              g[k].configs == 1 ? "" : "s", within);
     for (int v = 0; v < g[k].n_values; v++) {
-      fmt_ci(ci, sizeof ci, &g[k].v[v].ratio);
-      fprintf(out, "  %s=%-10s %s x best  %s\n", q->over, g[k].v[v].value, ci,
-              v == g[k].best ? "best" : g[k].v[v].within == 1 ? "within" : g[k].v[v].within == 0 ? "below" : "unknown");
+      const bvalue *b = &g[k].v[v];
+      fmt_ci(ci, sizeof ci, &b->ratio);
+      fprintf(out, "  %s=%-10s %s x best  %s%s\n", q->over, b->value, ci,
+              g[k].tie ? "tie" : v == g[k].best ? "best" : b->within == 1 ? "within" : b->within == 0 ? "below" : "unknown",
+              !g[k].tie && v != g[k].best && b->same ? " (the same on every prompt as the best)" : "");
     }
     fprintf(out, "  runs: %s%s\n", g[k].runs, g[k].notes[0] ? " (see the note)" : "");
     if (g[k].notes[0]) fprintf(out, "  note: %s\n", g[k].notes);
@@ -368,7 +397,7 @@ static void print_csv(const bgroup *g, int ng, FILE *out)
       csv_real(out, b->ratio.est);
       csv_real(out, b->ratio.lo);
       csv_real(out, b->ratio.hi);
-      fprintf(out, ",%d,%s,", v == g[k].best, b->within < 0 ? "" : b->within ? "1" : "0");
+      fprintf(out, ",%d,%s,", v == g[k].best && !g[k].tie, b->within < 0 ? "" : b->within ? "1" : "0");
       csv_text(out, g[k].notes);
       fputc('\n', out);
     }
@@ -401,10 +430,10 @@ static void print_json(const ls_best_query *q, const bgroup *g, int ng, FILE *ou
   for (int k = 0; k < ng; k++) {
     fprintf(out, "%s{\"group\":", k ? "," : "");
     json_text(out, g[k].group);
-    fputs(",\"best\":", out);
-    if (g[k].best >= 0) json_text(out, g[k].v[g[k].best].value);
+    fputs(",\"best\":", out); /* null when the values tie: none is better */
+    if (g[k].best >= 0 && !g[k].tie) json_text(out, g[k].v[g[k].best].value);
     else fputs("null", out);
-    fprintf(out, ",\"configs\":%d,\"values\":[", g[k].configs);
+    fprintf(out, ",\"configs\":%d,\"tie\":%s,\"values\":[", g[k].configs, g[k].tie ? "true" : "false");
     for (int v = 0; v < g[k].n_values && g[k].best >= 0; v++) {
       const bvalue *b = &g[k].v[v];
       fprintf(out, "%s{\"value\":", v ? "," : "");
@@ -415,7 +444,8 @@ static void print_json(const ls_best_query *q, const bgroup *g, int ng, FILE *ou
       json_real(out, "ratio_to_best", b->ratio.est);
       json_real(out, "ratio_lo", b->ratio.lo);
       json_real(out, "ratio_hi", b->ratio.hi);
-      fprintf(out, ",\"within\":%s}", b->within < 0 ? "null" : b->within ? "true" : "false");
+      fprintf(out, ",\"within\":%s,\"same_as_best\":%s}", b->within < 0 ? "null" : b->within ? "true" : "false",
+              b->same ? "true" : "false");
     }
     fputs("],\"runs\":", out);
     json_text(out, g[k].runs);

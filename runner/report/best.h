@@ -9,7 +9,10 @@
  * every run of one seed; runs of different sizes pair their first min(n) prompts) with the
  * percentile bootstrap of docs/STATISTICS.md (sim/boot.h, one list of prompt indices per
  * replicate for all configurations). A value is "within the interval of the best" when that
- * ratio's 95 % interval contains 1. Differences between the compared runs that make the
+ * ratio's 95 % interval contains 1. Values whose per-prompt parts of y are the best's bit for
+ * bit in every compared configuration are "the same as the best"; when every value is, the
+ * values tie and no best is named (table: "no best"; csv: no row marked best; json: best null,
+ * tie true). Differences between the compared runs that make the
  * pairing weaker or the comparison unfair (seeds, prompts, tokens per prompt, missing
  * configurations, several runs in one cell) are reported with the group. */
 #ifndef LS_RUNNER_REPORT_BEST_H

@@ -499,29 +499,50 @@ static size_t axes_put(char *buf, size_t size, size_t len, const char *key, cons
   return len;
 }
 
-/* The run's axes record: the part's sweep point (axes in the part's order), then every
- * command-line --set (sorted by key, as ls_kv keeps them). A --set is an axis of the run:
- * runs that differ only by it are different configurations, told apart in every view. */
-static int axes_record(ls_run_spec *r, const part_def *p, const int *point, const ls_kv *kase,
+/* Refuses a record that does not fit (limit: the characters it holds): it would not identify
+ * the run, and a cut one would merge runs. Names the setting whose entry overflowed it, where
+ * it was given, and its value: 64 when typed on the command line (--axis), 65 when read from
+ * the experiment file. */
+static int axes_too_long(size_t limit, const char *part, const char *key, const char *value, const char *origin,
+                         int typed, ls_error *err)
+{
+  size_t n = strlen(value);
+  return ls_error_set(err, typed ? LS_EUSAGE : LS_ERANGE,
+                      "%s: part %s: sweep axis %s (value '%.40s%s', %zu characters) makes the run's record of its "
+                      "sweep point longer than the %zu characters it holds as JSON (shorten the setting's values, "
+                      "or sweep fewer settings at once)", origin, part, key, value, n > 40 ? "..." : "", n, limit);
+}
+
+/* The run's axes record: the case's settings, the part's sweep point (axes in the part's
+ * order), then every command-line --set (sorted by key, as ls_kv keeps them). A --set is an
+ * axis of the run: runs that differ only by it are different configurations, told apart in
+ * every view. file: the experiment file, for the origin of the part's own axes. */
+static int axes_record(ls_run_spec *r, const char *file, const part_def *p, const int *point, const ls_kv *kase,
                        const ls_kv *overrides, ls_error *err)
 {
-  size_t len = (size_t)snprintf(r->axes_json, sizeof r->axes_json, "{"), size = sizeof r->axes_json;
+  const size_t limit = sizeof r->axes_json - 1, size = limit; /* the record's room, then '}' */
+  size_t len = (size_t)snprintf(r->axes_json, size, "{");
+  char origin[LS_ERR_FILE + 32];
+  r->axes_json[limit] = '\0';
   for (int i = 0; kase && i < ls_kv_count(kase); i++)
-    len = axes_put(r->axes_json, size, len, ls_kv_key(kase, i), ls_kv_value(kase, i));
-  for (int a = 0; a < p->n_axes; a++)
-    len = axes_put(r->axes_json, size, len, p->axes[a].key, p->axes[a].values[point[a]]);
-  for (int i = 0; overrides && i < ls_kv_count(overrides); i++) {
-    int fit = len < size;
-    len = axes_put(r->axes_json, size, len, ls_kv_key(overrides, i), ls_kv_value(overrides, i));
-    if (fit && len >= size) /* typed on the command line: a usage error naming the --set */
-      return ls_error_set(err, LS_EUSAGE, "--set %s: the value (%zu characters) makes the run's record of "
-                          "its settings longer than the %zu characters it holds as JSON (give a shorter "
-                          "value)", ls_kv_key(overrides, i), strlen(ls_kv_value(overrides, i)), size - 1);
+    if ((len = axes_put(r->axes_json, size, len, ls_kv_key(kase, i), ls_kv_value(kase, i))) >= size)
+      return axes_too_long(limit, p->name, ls_kv_key(kase, i), ls_kv_value(kase, i), ls_kv_origin(kase, i), 0, err);
+  for (int a = 0; a < p->n_axes; a++) {
+    const axis *ax = &p->axes[a];
+    if ((len = axes_put(r->axes_json, size, len, ax->key, ax->values[point[a]])) < size)
+      continue;
+    if (ax->origin[0])
+      snprintf(origin, sizeof origin, "%s", ax->origin);
+    else
+      snprintf(origin, sizeof origin, "%s:%d:%d", file, ax->line[point[a]], ax->col[point[a]]);
+    return axes_too_long(limit, p->name, ax->key, ax->values[point[a]], origin, ax->origin[0] != '\0', err);
   }
-  if (len < size) len += (size_t)snprintf(r->axes_json + len, size - len, "}");
-  if (len >= size) /* a cut record would not identify the run */
-    return ls_error_set(err, LS_ERANGE, "part %s: sweep point longer than %zu characters as JSON "
-                        "(shorten the sweep setting names or values)", p->name, size - 1);
+  for (int i = 0; overrides && i < ls_kv_count(overrides); i++) /* typed: a usage error naming the --set */
+    if ((len = axes_put(r->axes_json, size, len, ls_kv_key(overrides, i), ls_kv_value(overrides, i))) >= size)
+      return ls_error_set(err, LS_EUSAGE, "--set %s: the value (%zu characters) makes the run's record of its "
+                          "settings longer than the %zu characters it holds as JSON (give a shorter value)",
+                          ls_kv_key(overrides, i), strlen(ls_kv_value(overrides, i)), limit);
+  snprintf(r->axes_json + len, sizeof r->axes_json - len, "}");
   return LS_OK;
 }
 
@@ -569,7 +590,7 @@ static int push_run(ls_experiment *x, const expand_ctx *c, const part_def *p, co
     rc = ls_kv_set(r->settings, ls_kv_key(c->overrides, i), ls_kv_value(c->overrides, i),
                    ls_kv_origin(c->overrides, i), err);
   if (rc == LS_OK)
-    rc = axes_record(r, p, point, kase, c->overrides, err);
+    rc = axes_record(r, c->file, p, point, kase, c->overrides, err);
   if (rc) {
     ls_kv_free(r->settings);
     free(r->device);
@@ -1048,7 +1069,7 @@ int ls_experiment_record_axes(ls_experiment *x, const ls_kv *given, ls_error *er
   memset(&none, 0, sizeof none);
   for (int i = 0; i < x->n; i++) {
     none.name = x->runs[i].part;
-    int rc = axes_record(&x->runs[i], &none, NULL, NULL, given, err);
+    int rc = axes_record(&x->runs[i], NULL, &none, NULL, NULL, given, err);
     if (rc) return rc;
   }
   return LS_OK;

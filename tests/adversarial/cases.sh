@@ -312,3 +312,11 @@ POST="cmp H.db H.db.orig" t "best --y of a metric no ok run has (66, where plot 
 t "best --y of a metric without a per-prompt definition (the message was printed into itself, cut and garbled, before the fix)" 64 "--y: metric 'nosuch' has no per-prompt definition (those that do: throughput_tps" "" best --db "$ADV_GOOD" --y nosuch --over system
 DATA=case t "run with LEVERSIM_DATA naming no folder ('unknown device', naming no data root, before the fix)" 66 "/data: No such file or directory (the data root" "" $RUNFX
 POST='test "$(sqlite3 H.db "SELECT count(*) FROM runs WHERE axes_json = '"'"'{'"'"'")" = 2' t "run --db of a database holding another run's value that breaks a CHECK rule (still written beside it: a broken rule is data, not a damaged page)" 0 "" 'good_db H.db && sqlite3 H.db "PRAGMA ignore_check_constraints = 1; UPDATE runs SET axes_json = '"'"'{'"'"'" > /dev/null' $RUNFX --db H.db
+
+# ---- 17. noticed at the end of session 14 (exit statuses of names, the sweep point's record) ----
+section "Noticed after issue 35: names on the command line, the sweep point's record"
+LB='cp "$ROOT/devices/measurements/8elite-llama-3.2-1b-hexagon.csv" b.csv'
+POST='test ! -e o.yaml' DATA=root t "calibrate --llama-bench FILE:MODEL naming no model (65, where run --model gpt-9 says 66, before the fix)" 66 "unknown model 'gpt-9' (valid: " "$LB" calibrate --base oneplus-12 --llama-bench b.csv:gpt-9 --out o.yaml
+POST='test ! -e o.yaml' DATA=root t "calibrate --model naming no model (65 before the fix)" 66 "unknown model 'gpt-9' (valid: " "$LB" calibrate --base oneplus-12 --model gpt-9 --llama-bench b.csv --out o.yaml
+K=$(printf 'k%.0s' $(seq 1 120)) V=$(printf 'v%.0s' $(seq 1 60))
+POST='test ! -e x.db' DATA=root t "sweep --axis settings whose point overflows the run's record of it (65, naming the part but no axis, before the fix)" 64 "sweep axis ${K}3 (value 'vvvv" "" sweep --axis device=oneplus-12 --axis model=qwen3-4b --axis dataset=gsm8k --axis system=lever --axis "${K}1=$V" --axis "${K}2=$V" --axis "${K}3=$V" --db x.db

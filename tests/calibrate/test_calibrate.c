@@ -869,11 +869,35 @@ static void bad_missing_column(void)
              "c3.json: $.jobs[0]", "missing key 'bw_bytes'");
 }
 
+/* A model id typed on the command line (--model ID, --llama-bench FILE:ID) that names no model
+ * is "not found", 66, as `leversim run --model gpt-9` is; the message names the id and the
+ * valid ones, and nothing is written. */
+static void expect_unknown_id(const char *name, const char *args_fmt, const char *id)
+{
+  char in[512], out[512], flags[1024], args[2048], msg[4096];
+  write_file(tmp_path(in, sizeof in, name), HDR ROW_OK);
+  tmp_path(out, sizeof out, "bad-out.yaml");
+  snprintf(flags, sizeof flags, args_fmt, in);
+  snprintf(args, sizeof args, "calibrate --base honor-magic-v5 %s --out '%s'", flags, out);
+  int rc = ls_test_cli(args, msg, sizeof msg);
+  if (rc != 66) fprintf(stderr, "case %s: exit %d, message: %s", name, rc, msg);
+  CU_ASSERT_EQUAL(rc, 66);
+  char want[128];
+  snprintf(want, sizeof want, "unknown model '%s' (valid: ", id);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, want));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, ":MODEL"));
+  CU_ASSERT(!exists(out));
+}
+
 static void bad_unknown_model(void)
 {
+  /* a file's own model_filename that matches no model: bad data in the file, 65, located */
   expect_bad("u1.csv", HDR "\"Mistral-7B-Q4_0.gguf\",\"llama 7B Q4_0\",\"HTP\",\"4\",\"99\",\"128\",\"0\",\"755505000\","
              "\"169.42\",\"1.75\",\"\"\n", "--llama-bench", "u1.csv:2", "unknown model: 'Mistral-7B-Q4_0.gguf'");
-  expect_bad("u2.csv", HDR ROW_OK, "--model gpt-2 --llama-bench", "--model", "gpt-2");
+  expect_unknown_id("u2.csv", "--model gpt-2 --llama-bench '%s'", "gpt-2");
+  expect_unknown_id("u3.csv", "--llama-bench '%s:gpt-9'", "gpt-9");
+  char out[4096]; /* the rule it follows: an unknown model id on the command line is 66 */
+  CU_ASSERT_EQUAL(ls_test_cli("run --device oneplus-12 --model gpt-9 --dataset gsm8k --system lever", out, sizeof out), 66);
 }
 
 /* Noisy repetitions are not mixed units: three repetitions of a 16-token pass at 0.05, 0.05 and

@@ -118,6 +118,50 @@ static void test_closed_form(void)
   px_rmdir(dir);
 }
 
+/* Values that change nothing: d1's budgets 16 and 32 run at one speed (the same prompts, bit
+ * for bit: "the same as the best"); a database where every budget does tie names no best. */
+static void test_ties(void)
+{
+  char dir[512], path[600];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(px_tmpdir(dir, sizeof dir));
+  ls_db *db = make_db(dir, path, sizeof path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+  int rc = 0;
+  const char *by[] = {"device"};
+  char *t = best_text(db, "table", by, 1, &rc);
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "draft.budget=32         1 [1, 1] x best  within (the same on every prompt as the best)\n"));
+  const char *same = strstr(t, "(the same on every prompt"); /* not 64: prompt by prompt it differs */
+  CU_ASSERT_PTR_NULL(same ? strstr(same + 1, "(the same on every prompt") : NULL);
+  CU_ASSERT_PTR_NULL(strstr(t, "tie"));
+  free(t);
+  ls_db_close(db);
+  px_rmdir(dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(px_tmpdir(dir, sizeof dir));
+  snprintf(path, sizeof path, "%s/tie.db", dir);
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, path, &err), LS_OK);
+  const char *ds[2] = {"a", "b"};
+  for (int k = 0; k < 2; k++)
+    CU_ASSERT_EQUAL((put(db, "d3", ds[k], 16, 2, 0, 7) | put(db, "d3", ds[k], 32, 2, 0, 7) | put(db, "d3", ds[k], 64, 2, 0, 7)), 0);
+  t = best_text(db, "table", by, 1, &rc);
+  CU_ASSERT_EQUAL(rc, LS_OK);
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "d3: no best draft.budget: its 3 values tie, throughput_tps "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "draft.budget=64         1 [1, 1] x best  tie\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "note: the 3 values tie: the same throughput_tps on every prompt of every configuration"));
+  CU_ASSERT_PTR_NULL(strstr(t, "best draft.budget ="));
+  free(t);
+  t = best_text(db, "json", by, 1, &rc);
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"group\":\"d3\",\"best\":null,\"configs\":2,\"tie\":true"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"same_as_best\":true}"));
+  free(t);
+  t = best_text(db, "csv", by, 1, &rc); /* no row is marked best */
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\"d3\",\"16\",2,"));
+  CU_ASSERT_PTR_NULL(strstr(t, ",1,1,\""));
+  free(t);
+  ls_db_close(db);
+  px_rmdir(dir);
+}
+
 static void test_cli(void)
 {
   static char out[16384];
@@ -163,4 +207,5 @@ static void test_plot_groupings(void)
 
 CU_TestInfo px_best_tests[] = {{"plot: two --by keys, --panel", test_plot_groupings},{"closed form: best, ratios, within, notes", test_closed_form},
                                {"command line", test_cli},
+                               {"values that change nothing: the same as the best, ties", test_ties},
                                CU_TEST_INFO_NULL};

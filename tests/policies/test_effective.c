@@ -120,6 +120,37 @@ static void test_cli_sweep_run_plot(void)
   CU_ASSERT_EQUAL(system(args), 0);
 }
 
+/* Values no cap explains but that change nothing: Lever's stopping rule ends every tree on
+ * qwen3-4b below 16 tokens, so budgets 16, 32 and 64 give the same runs. The sweep says so
+ * once for the axis after the runs (none of it before: no cap is known), and `best` calls the
+ * values tied; an axis whose values do change the results gets no such warning. */
+static void test_cli_sweep_ties(void)
+{
+  static char out[65536];
+  char dir[] = "/tmp/ls_ties_XXXXXX", args[2048];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+  const char *common = "--axis device=oneplus-12 --axis model=qwen3-4b --axis dataset=gsm8k --set workload.prompts=2 "
+                       "--set workload.max_tokens=16";
+  snprintf(args, sizeof args, "sweep --axis draft.budget=16,32,64 --axis system=lever %s --db '%s/t.db'", common, dir);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  const char *w = strstr(out, "leversim sweep: warning: draft.budget=16,32,64: every value gave the same results, "
+                              "prompt for prompt, in every configuration (1): the setting changed nothing here (a "
+                              "cap the policy never reached");
+  CU_ASSERT_PTR_NOT_NULL(w);
+  const char *first = strstr(out, "warning: draft.budget");
+  CU_ASSERT_PTR_NULL(first ? strstr(first + 1, "warning: draft.budget") : NULL); /* once per axis */
+  snprintf(args, sizeof args, "best --db '%s/t.db' --y throughput_tps --over draft.budget", dir);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "no best draft.budget: its 3 values tie"));
+  /* budgets that bind (a tree of 2 or 4 tokens) change the runs: no warning */
+  snprintf(args, sizeof args, "sweep --axis draft.budget=2,4 --axis system=lever %s --db '%s/b.db'", common, dir);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, "gave the same results"));
+  snprintf(args, sizeof args, "rm -rf '%s'", dir);
+  CU_ASSERT_EQUAL(system(args), 0);
+}
+
 CU_TestInfo ls_t_effective[] = {{"effective values are the trees built", test_claims_hold},
                                 {"sweep warns, run and plot show it", test_cli_sweep_run_plot},
+                                {"sweep warns of values that tied, best calls them tied", test_cli_sweep_ties},
                                 CU_TEST_INFO_NULL};

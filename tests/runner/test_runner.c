@@ -164,6 +164,42 @@ static void test_experiment_expand_and_shard(void)
     CU_ASSERT_EQUAL(seen[k], 1);
 }
 
+/* A sweep point whose record (axes_json, 511 characters) would overflow is refused, never cut:
+ * the message names the axis whose value overflowed it and where it was given; from the file
+ * it is bad data (65, file:line:col), from --axis a usage error (64). */
+static void test_experiment_axes_record(void)
+{
+  char path[600], text[4096], k[128], v[64];
+  memset(k, 'k', 120), k[120] = '\0';
+  memset(v, 'v', 60), v[60] = '\0';
+  int len = snprintf(text, sizeof text, "name: long\nseed: 3\nparts:\n  - name: a\n    devices: [tiny]\n"
+                     "    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever]\n    sweep:\n");
+  for (int i = 1; i <= 3; i++) len += snprintf(text + len, sizeof text - (size_t)len, "      %s%d: [%s]\n", k, i, v);
+  snprintf(path, sizeof path, "%s/exp-long.yaml", g_tmp);
+  write_file(path, text);
+  ls_error err;
+  ls_experiment *x = NULL;
+  char want[300];
+  CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_ERANGE);
+  snprintf(want, sizeof want, "exp-long.yaml:12:%d: part a: sweep axis %s3 (value 'vvvv", (int)strlen(k) + 11, k);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "60 characters) makes the run's record of its sweep point longer than the 511"));
+  /* two such axes fit (375 characters): the record is whole */
+  text[strlen(text) - strlen(k) - strlen(v) - 12] = '\0';
+  write_file(path, text);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_OK);
+  CU_ASSERT_EQUAL(strlen(ls_experiment_run(x, 0)->axes_json), 2 * (strlen(k) + 1 + strlen(v) + 5) + 3);
+  ls_experiment_free(x);
+  /* the same from the command line: 64, naming the --axis */
+  char args[2048];
+  snprintf(args, sizeof args, "sweep --axis device=oneplus-12 --axis model=qwen3-4b --axis dataset=gsm8k --axis system=lever "
+           "--axis %s1=%s --axis %s2=%s --axis %s3=%s --check", k, v, k, v, k, v);
+  static char out[8192];
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 64);
+  snprintf(want, sizeof want, "--axis %s3: part run: sweep axis %s3 (value 'vvvv", k, k);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
+}
+
 /* The sizing block: workload.prompts per target model for the listed systems of the listed
  * parts, under part settings and --set, and not with --quick. */
 static void test_experiment_sizing(void)
@@ -658,6 +694,7 @@ static CU_TestInfo systems_tests[] = {
     CU_TEST_INFO_NULL};
 static CU_TestInfo experiment_tests[] = {
     {"expansion order and sharding partition", test_experiment_expand_and_shard},
+    {"a sweep point too long for its record is refused, naming the axis", test_experiment_axes_record},
     {"unknown names and keys are located", test_experiment_errors},
     {"the sizing block: per model, listed systems and parts, not with --quick, under --set", test_experiment_sizing},
     {"bad names, duplicates, empty matrices and shadowed axes are refused", test_experiment_refusals},
