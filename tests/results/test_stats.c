@@ -194,15 +194,18 @@ static void ci_text(ls_db *db, const char *run, char *out, size_t size)
   sqlite3_finalize(st);
 }
 
-static void run_id_of(ls_db *db, const char *system, char *id)
+/* Writes a run of system with prompts p[0..n) into db; its metric intervals as ci_text's. */
+static void add_ci_text(ls_db *db, const char *system, const ls_db_prompt *p, int n, char *out, size_t size)
 {
   sqlite3_stmt *st = NULL;
-  id[0] = '\0';
+  char id[LS_DB_RUN_ID_LEN + 1] = "";
+  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d", "m", "s", system, "{}", 1, 10, 2, p, n), LS_OK);
   CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db->h, "SELECT run_id FROM runs WHERE system = ?1", -1, &st, NULL), SQLITE_OK);
   sqlite3_bind_text(st, 1, system, -1, SQLITE_STATIC);
   if (sqlite3_step(st) == SQLITE_ROW)
-    snprintf(id, LS_DB_RUN_ID_LEN + 1, "%s", (const char *)sqlite3_column_text(st, 0));
+    snprintf(id, sizeof id, "%s", (const char *)sqlite3_column_text(st, 0));
   sqlite3_finalize(st);
+  ci_text(db, id, out, size);
 }
 
 /* A run written right after another with the same prompts gets its intervals without a second
@@ -211,8 +214,8 @@ static void run_id_of(ls_db *db, const char *system, char *id)
  * prompt fewer, gets its own. */
 static void test_intervals_of_repeated_prompts(void)
 {
-  char path[512], alone[512], id[LS_DB_RUN_ID_LEN + 1];
-  static char a[4096], a2[4096], b[4096], b_alone[4096], c[4096], c_alone[4096];
+  char path[512], alone[512];
+  static char a[4096], a2[4096], b[4096], b_alone[4096], c[4096], c_alone[4096], s[4096];
   ls_db_prompt pa[FX_PROMPTS], pb[FX_PROMPTS];
   fx_prompts("lever", 10, 2, pa);
   memcpy(pb, pa, sizeof pb);
@@ -220,30 +223,18 @@ static void test_intervals_of_repeated_prompts(void)
   ls_db *db = NULL;
   ls_error e;
   CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(path, "memo.db"), &e), LS_OK);
-  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d", "m", "s", "lever", "{}", 1, 10, 2, pa, FX_PROMPTS), LS_OK);
-  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d", "m", "s", "ar-flash", "{}", 1, 10, 2, pb, FX_PROMPTS), LS_OK);
-  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d", "m", "s", "specinfer", "{}", 1, 10, 2, pa, FX_PROMPTS), LS_OK);
-  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d", "m", "s", "sequoia", "{}", 1, 10, 2, pa, FX_PROMPTS), LS_OK);
-  run_id_of(db, "lever", id);
-  ci_text(db, id, a, sizeof a);
-  run_id_of(db, "sequoia", id); /* written right after a run of the same prompts */
-  ci_text(db, id, a2, sizeof a2);
-  run_id_of(db, "ar-flash", id);
-  ci_text(db, id, b, sizeof b);
-  /* after the sequoia run: the first prompts of the same numbers, one fewer */
-  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d", "m", "s", "eagle2", "{}", 1, 10, 2, pa, FX_PROMPTS - 1), LS_OK);
-  run_id_of(db, "eagle2", id);
-  ci_text(db, id, c, sizeof c);
+  add_ci_text(db, "lever", pa, FX_PROMPTS, a, sizeof a);
+  add_ci_text(db, "ar-flash", pb, FX_PROMPTS, b, sizeof b);
+  add_ci_text(db, "specinfer", pa, FX_PROMPTS, s, sizeof s);
+  add_ci_text(db, "sequoia", pa, FX_PROMPTS, a2, sizeof a2); /* right after a run of the same prompts */
+  add_ci_text(db, "eagle2", pa, FX_PROMPTS - 1, c, sizeof c); /* the same first prompts, one fewer */
   ls_db_close(db);
   CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(alone, "memo-alone.db"), &e), LS_OK);
-  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d", "m", "s", "ar-flash", "{}", 1, 10, 2, pb, FX_PROMPTS), LS_OK);
-  run_id_of(db, "ar-flash", id);
-  ci_text(db, id, b_alone, sizeof b_alone);
-  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d", "m", "s", "eagle2", "{}", 1, 10, 2, pa, FX_PROMPTS - 1), LS_OK);
-  run_id_of(db, "eagle2", id);
-  ci_text(db, id, c_alone, sizeof c_alone);
+  add_ci_text(db, "ar-flash", pb, FX_PROMPTS, b_alone, sizeof b_alone);
+  add_ci_text(db, "eagle2", pa, FX_PROMPTS - 1, c_alone, sizeof c_alone);
   ls_db_close(db);
   CU_ASSERT(strlen(a) > 100);
+  CU_ASSERT_STRING_EQUAL(s, a);
   CU_ASSERT_STRING_EQUAL(a2, a);
   CU_ASSERT_STRING_EQUAL(b, b_alone);
   CU_ASSERT_STRING_NOT_EQUAL(b, a);
