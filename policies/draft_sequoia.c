@@ -10,11 +10,12 @@
  *   C(d, m, j) = best of sum_{i >= j} p_i T(d - 1, m_i) over child subtrees of ranks j, j+1,
  *                .. (sizes m_i >= 1 summing to m) = max(0 if m = 0,
  *                max_{s=1..m} p_j T(d - 1, s) + C(d, m - s, j + 1))    (j < W)
- * O(B^2 D W) time; choices are kept to rebuild the shapes. Hardware-aware choice (Sequoia's
- * section 4): (n*, d*) = argmin (draft time + t_verify(n)) / T(d, n) where the draft time is
- * the sum over the shape's levels of one batched draft pass over the level's expanded nodes
- * (draft_step_s, i.e. as the map policy executes it; Sequoia writes d * t_draft). Without a
- * cost model the largest tree (n = B, d = D) is taken.
+ * O(B^2 D W) time (sizes whose terms are -inf are not visited: at depth bounds 0 and 1 a
+ * subtree has at most 1 and W + 1 nodes); choices are kept to rebuild the shapes.
+ * Hardware-aware choice (Sequoia's section 4): (n*, d*) = argmin (draft time + t_verify(n))
+ * / T(d, n) where the draft time is the sum over the shape's levels of one batched draft
+ * pass over the level's expanded nodes (draft_step_s, i.e. as the map policy executes it;
+ * Sequoia writes d * t_draft). Without a cost model the largest tree (n = B, d = D) is taken.
  *
  * The vector: draft.acceptance (fixed), else measured online from feedback starting from a
  * prior: per rank, trials = times a rank-r child of an accepted node was in the tree, hits =
@@ -40,11 +41,14 @@ typedef struct {
   int dp_valid;
   long solves;                       /* DP recomputations (test hook) */
   double *T;      /* (D+1) x (B+1) */
-  double *C;      /* (B+1) x (W+1) scratch for one d */
+  double *C;      /* (W+1) x (B+1) scratch for one d: column j of C(., j) contiguous */
   short *choice;  /* (D+1) x (B+1) x (W+1): size of the rank-j subtree */
   short *widths;  /* (D+1) x (B+1) x D: expanded nodes per level of the optimal shape */
-  double step_memo[D_MAX][LS_TREE_MAX + 1];
-  unsigned char step_known[D_MAX][LS_TREE_MAX + 1];
+  double step_memo[D_MAX][LS_TREE_MAX + 1]; /* draft_step_s(w, level) of the current build */
+  int *steps;     /* the (level, width) keys, level * (B+1) + width, the shapes of T > 0 cost,
+                     each once, in the order choose() first meets them (made by solve) */
+  int n_steps;
+  unsigned char *step_seen; /* D x (B+1) marks while steps is made */
 } seq_state;
 
 #define T_AT(s, d, n) ((s)->T[(size_t)(d) * (size_t)((s)->B + 1) + (size_t)(n)])
@@ -61,6 +65,8 @@ static void destroy(void *state)
   free(s->C);
   free(s->choice);
   free(s->widths);
+  free(s->steps);
+  free(s->step_seen);
   free(s);
 }
 
@@ -98,7 +104,9 @@ static int create(void **state, ls_kv *kv, ls_error *err)
   s->C = malloc(sizeof(double) * (size_t)(B + 1) * (size_t)(s->W + 1));
   s->choice = malloc(sizeof(short) * (size_t)(s->D + 1) * (size_t)(B + 1) * (size_t)(s->W + 1));
   s->widths = calloc((size_t)(s->D + 1) * (size_t)(B + 1) * (size_t)s->D, sizeof(short));
-  if (!s->T || !s->C || !s->choice || !s->widths) {
+  s->steps = malloc(sizeof(int) * (size_t)s->D * (size_t)(B + 1));
+  s->step_seen = malloc((size_t)s->D * (size_t)(B + 1));
+  if (!s->T || !s->C || !s->choice || !s->widths || !s->steps || !s->step_seen) {
     destroy(s);
     return ls_error_set(err, LS_ENOMEM, "sequoia: out of memory for the DP table (budget %d)", B);
   }
@@ -133,6 +141,72 @@ static void shape_widths(seq_state *s, int d, int n)
   }
 }
 
+/* The last index of a[0..n] holding a finite value (-1 when none). Finite entries of a DP row
+ * form a prefix of the sizes a depth and width allow; the rest are -inf. */
+static int last_finite(const double *a, int n)
+{
+  while (n >= 0 && a[n] == -INFINITY)
+    n--;
+  return n;
+}
+
+/* Column j of C (j = W .. 0) for depth bound d, as a max-plus convolution of the rank-j
+ * subtree's value p_j T(d - 1, sz) with column j + 1 (contiguous, C is (W+1) x (B+1)):
+ *   C(m, j) = max(0 if m = 0, max_{sz} p_j T(d - 1, sz) + C(m - sz, j + 1)).
+ * Only sizes whose two terms are finite are visited (sz <= top, m - sz <= ctop): an entry
+ * with a -inf term is -inf or NaN (p_j = 0), which never beats the running best, so the
+ * maximum and its first argument are those of the full scan over sz = 1..m, bit for bit
+ * (the products and sums are the same operations; with -ffp-contract=off no FMA merges
+ * them). */
+static void solve_column(seq_state *s, int d, int j, double pj)
+{
+  const int B = s->B;
+  const double *tp = &T_AT(s, d - 1, 0);
+  const double *cn = &s->C[(size_t)(j + 1) * (size_t)(B + 1)];
+  double *cj = &s->C[(size_t)j * (size_t)(B + 1)];
+  double pt[LS_TREE_MAX + 1];
+  int top = last_finite(tp, B), ctop = last_finite(cn, B);
+  for (int sz = 1; sz <= top; sz++)
+    pt[sz] = pj * tp[sz];
+  for (int m = 0; m <= B; m++) {
+    double best = m == 0 ? 0.0 : -INFINITY;
+    int arg = 0;
+    int lo = m - ctop > 1 ? m - ctop : 1, hi = m < top ? m : top;
+    for (int sz = lo; sz <= hi; sz++) {
+      double val = pt[sz] + cn[m - sz];
+      if (val > best) {
+        best = val;
+        arg = sz;
+      }
+    }
+    cj[m] = best;
+    CH_AT(s, d, m, j) = (short)arg;
+  }
+}
+
+/* The (level, width) pairs whose draft step time choose() adds: the levels of every shape
+ * (d, n) with T(d, n) > 0, in choose's loop order, each pair once. The shapes change only
+ * with the DP, so a build asks the cost model for exactly these, in the order a lazy memo
+ * filled in the loop would (draft_step_s depends on the build's context, not on the order). */
+static void list_steps(seq_state *s)
+{
+  const int B = s->B;
+  memset(s->step_seen, 0, (size_t)s->D * (size_t)(B + 1));
+  s->n_steps = 0;
+  for (int n = 2; n <= B; n++) /* n = 1 is the root alone: no draft step */
+    for (int d = 1; d <= s->D; d++) {
+      if (T_AT(s, d, n) <= 0.0)
+        continue;
+      for (int l = 0; l < d && WD_AT(s, d, n, l) > 0; l++) {
+        int key = l * (B + 1) + WD_AT(s, d, n, l);
+        if (!s->step_seen[key]) {
+          s->step_seen[key] = 1;
+          s->steps[s->n_steps++] = key;
+        }
+      }
+    }
+}
+
 static void solve(seq_state *s, const double *p)
 {
   const int B = s->B, W = s->W;
@@ -140,46 +214,25 @@ static void solve(seq_state *s, const double *p)
     T_AT(s, 0, n) = n == 1 ? 1.0 : -INFINITY;
   for (int d = 1; d <= s->D; d++) {
     /* C(m, j) over j from W down to 0 */
+    double *cw = &s->C[(size_t)W * (size_t)(B + 1)];
     for (int m = 0; m <= B; m++)
-      s->C[(size_t)m * (size_t)(W + 1) + (size_t)W] = m == 0 ? 0.0 : -INFINITY;
+      cw[m] = m == 0 ? 0.0 : -INFINITY;
     for (int j = W - 1; j >= 0; j--)
-      for (int m = 0; m <= B; m++) {
-        double best = m == 0 ? 0.0 : -INFINITY;
-        int arg = 0;
-        for (int sz = 1; sz <= m; sz++) {
-          double tv = T_AT(s, d - 1, sz), rest = s->C[(size_t)(m - sz) * (size_t)(W + 1) + (size_t)(j + 1)];
-          if (tv == -INFINITY || rest == -INFINITY)
-            continue;
-          double val = p[j] * tv + rest;
-          if (val > best) {
-            best = val;
-            arg = sz;
-          }
-        }
-        s->C[(size_t)m * (size_t)(W + 1) + (size_t)j] = best;
-        CH_AT(s, d, m, j) = (short)arg;
-      }
+      solve_column(s, d, j, p[j]);
     T_AT(s, d, 0) = -INFINITY;
     for (int n = 1; n <= B; n++)
-      T_AT(s, d, n) = 1.0 + s->C[(size_t)(n - 1) * (size_t)(W + 1)];
+      T_AT(s, d, n) = 1.0 + s->C[n - 1];
   }
   memset(s->widths, 0, sizeof(short) * (size_t)(s->D + 1) * (size_t)(B + 1) * (size_t)s->D);
   for (int d = 1; d <= s->D; d++) /* row d from row d - 1 */
     for (int n = 1; n <= B; n++)
       shape_widths(s, d, n);
+  list_steps(s);
   memcpy(s->p_used, p, sizeof s->p_used);
   s->dp_valid = 1;
   s->solves++;
 }
 
-static double step_cost(seq_state *s, const ls_cost_model *c, int w, int level)
-{
-  if (!s->step_known[level][w]) {
-    s->step_memo[level][w] = c->draft_step_s(c->ctx, w, level);
-    s->step_known[level][w] = 1;
-  }
-  return s->step_memo[level][w];
-}
 
 /* argmin over (d, n) of cycle time per expected token; ties keep the smaller tree. */
 static void choose(seq_state *s, const ls_cost_model *c, int *bn, int *bd)
@@ -195,7 +248,10 @@ static void choose(seq_state *s, const ls_cost_model *c, int *bn, int *bd)
       }
     return;
   }
-  memset(s->step_known, 0, sizeof s->step_known);
+  for (int i = 0; i < s->n_steps; i++) { /* each step time once per build, as choose meets them */
+    int l = s->steps[i] / (s->B + 1), w = s->steps[i] % (s->B + 1);
+    s->step_memo[l][w] = c->draft_step_s(c->ctx, w, l);
+  }
   double best = INFINITY;
   for (int n = 1; n <= s->B; n++) {
     double tv = c->verify_s(c->ctx, n);
@@ -204,7 +260,7 @@ static void choose(seq_state *s, const ls_cost_model *c, int *bn, int *bd)
       if (e <= 0.0)
         continue;
       for (int l = 0; l < d && WD_AT(s, d, n, l) > 0; l++)
-        t += step_cost(s, c, WD_AT(s, d, n, l), l);
+        t += s->step_memo[l][WD_AT(s, d, n, l)];
       if (t / e <= best) { /* ties: the larger tree */
         best = t / e;
         *bn = n;
@@ -301,6 +357,12 @@ double ls_sequoia_value(void *state, int n, int d)
 }
 
 long ls_sequoia_solves(const void *state) { return ((const seq_state *)state)->solves; }
+
+int ls_sequoia_width(const void *state, int n, int d, int l)
+{
+  const seq_state *s = state;
+  return s->dp_valid && n >= 0 && n <= s->B && d >= 0 && d <= s->D && l >= 0 && l < s->D ? WD_AT(s, d, n, l) : 0;
+}
 
 const ls_draft_ops ls_draft_sequoia = {"sequoia", "DP-optimal tree for a positional acceptance vector, hardware-aware size/depth",
                                        create, destroy, build, feedback, NULL};

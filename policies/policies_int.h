@@ -48,5 +48,8 @@ ls_unit ls_map_state_target_npu(const void *state);
 double ls_sequoia_value(void *state, int n, int d);
 /* How many times the DP table was computed (cached across builds). */
 long ls_sequoia_solves(const void *state);
+/* Expanded nodes at level l of the optimal shape of size n, depth <= d (0 past its depth),
+ * as the last DP computed it (call ls_sequoia_value first). */
+int ls_sequoia_width(const void *state, int n, int d, int l);
 
 #endif

@@ -611,6 +611,7 @@ void ls_db_close(ls_db *db)
   for (int i = 0; i < N_STMT; i++) sqlite3_finalize(*stmt_slot(db, i));
   sqlite3_close(db->h);
   ls_db_ref_free(db->ref);
+  free(db->ci_last);
   free(db->path);
   free(db);
 }

@@ -24,6 +24,7 @@ struct ls_db {
   int claim_fd;                      /* the writer claim's descriptor (results/lock.c), -1: none */
   int claim_shared;                  /* its kind */
   sqlite3_stmt *st_del, *st_run, *st_metric, *st_step, *st_done, *st_meta, *st_get, *st_setting; /* owned */
+  void *ci_last; /* owned (results/stats.c): the last run's prompts and metric intervals */
 };
 
 /* The SQLite URI that opens path read-only ("file:PATH?mode=ro"), so that a -wal left by a

@@ -118,16 +118,26 @@ static void table_fill(const ls_db_prompt *p, int n, const col_def *cols, int nc
 /* The resampling seed of a run: a hash of its prompts' numbers (prompt index and sums), so
  * two runs with the same data get the same intervals whatever their ids (issue: budgets 64
  * and 128 decoding identically, a profile named by path or by id). */
+#define PROMPT_FIELDS 21
+
+/* Every number of a prompt (the whole of ls_db_prompt), in a fixed order. */
+static void prompt_fields(const ls_db_prompt *p, double v[PROMPT_FIELDS])
+{
+  const double f[PROMPT_FIELDS] = {p->prompt, p->tokens, p->cycles, p->tau_sum, p->decode_s,
+                                   p->ttft_s, p->draft_s, p->draft_work_s, p->verify_s,
+                                   p->lmhead_s, p->tree_nodes, p->verify_tok, p->io_wait_s,
+                                   p->compute_s, p->waste_s, p->token_layers, p->waste_layers,
+                                   p->npu_busy_s, p->cpu_busy_s, p->flash_busy_s, p->energy_j};
+  memcpy(v, f, sizeof f);
+}
+
 static uint64_t prompts_seed(const ls_db_prompt *p, int n)
 {
   uint64_t h = 0x5eedb007ULL;
   for (int j = 0; j < n; j++) {
-    const double v[] = {p[j].prompt, p[j].tokens, p[j].cycles, p[j].tau_sum, p[j].decode_s,
-                        p[j].ttft_s, p[j].draft_s, p[j].draft_work_s, p[j].verify_s,
-                        p[j].lmhead_s, p[j].tree_nodes, p[j].verify_tok, p[j].io_wait_s,
-                        p[j].compute_s, p[j].waste_s, p[j].token_layers, p[j].waste_layers,
-                        p[j].npu_busy_s, p[j].cpu_busy_s, p[j].flash_busy_s, p[j].energy_j};
-    h = ls_boot_seed_of(h, v, sizeof v / sizeof *v);
+    double v[PROMPT_FIELDS];
+    prompt_fields(&p[j], v);
+    h = ls_boot_seed_of(h, v, PROMPT_FIELDS);
   }
   return h;
 }
@@ -228,6 +238,43 @@ static int insert_prompts(ls_db *db, const char *id, const ls_db_prompt *p, int 
   return rc;
 }
 
+/* The intervals of the last run written through db, with its prompts' numbers. */
+typedef struct ci_memo {
+  int n;
+  ls_boot_ci ci[N_DEFS];
+  double f[]; /* n x PROMPT_FIELDS */
+} ci_memo;
+
+/* ls_db_metric_cis of p, or the last run's intervals when its prompts are p's number for
+ * number (bitwise): the intervals are a pure function of the prompts (their resampling seed
+ * is a hash of them), and a run that reuses another's simulation (runner/study/driver.c) is
+ * written right after it, so its bootstrap is not drawn twice. */
+static int metric_cis_memo(ls_db *db, const ls_db_prompt *p, int n, ls_boot_ci ci[N_DEFS], ls_error *err)
+{
+  size_t nf = (size_t)n * PROMPT_FIELDS;
+  ci_memo *m = malloc(sizeof *m + nf * sizeof(double));
+  if (!m) /* no memo: the same intervals, drawn */
+    return ls_db_metric_cis(p, n, ci, err);
+  m->n = n;
+  for (int j = 0; j < n; j++)
+    prompt_fields(&p[j], &m->f[(size_t)j * PROMPT_FIELDS]);
+  const ci_memo *last = db->ci_last;
+  if (last && last->n == n && memcmp(last->f, m->f, nf * sizeof(double)) == 0) {
+    memcpy(ci, last->ci, sizeof last->ci);
+    free(m);
+    return LS_OK;
+  }
+  int rc = ls_db_metric_cis(p, n, ci, err);
+  if (rc != LS_OK) {
+    free(m);
+    return rc;
+  }
+  memcpy(m->ci, ci, sizeof m->ci);
+  free(db->ci_last);
+  db->ci_last = m;
+  return LS_OK;
+}
+
 int ls_db_stats_write_run(ls_db *db, const char *id, const ls_db_prompt *p, int n, ls_error *err)
 {
   if (n <= 0) return LS_OK;
@@ -238,7 +285,7 @@ int ls_db_stats_write_run(ls_db *db, const char *id, const ls_db_prompt *p, int 
                          NULL) != SQLITE_OK)
     rc = ls_db_fail(db, err, "writing metric intervals");
   ls_boot_ci ci[N_DEFS];
-  if (rc == LS_OK) rc = ls_db_metric_cis(p, n, ci, err);
+  if (rc == LS_OK) rc = metric_cis_memo(db, p, n, ci, err);
   for (int i = 0; rc == LS_OK && i < N_DEFS; i++) {
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, metric_defs[i].name, -1, SQLITE_STATIC);

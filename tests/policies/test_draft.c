@@ -374,6 +374,155 @@ static void test_sequoia_hardware(void)
   free(t);
 }
 
+/* The DP's recurrence as written at the top of draft_sequoia.c, every size scanned (the
+ * policy visits only sizes whose two terms are finite): T(d, n) for d <= D, n <= B into t. */
+static void sequoia_reference(const double *p, int W, int B, int D, double *t)
+{
+  double c[65][9];
+  for (int n = 0; n <= B; n++)
+    t[n] = n == 1 ? 1.0 : -INFINITY;
+  for (int d = 1; d <= D; d++) {
+    const double *tp = &t[(d - 1) * (B + 1)];
+    for (int m = 0; m <= B; m++)
+      c[m][W] = m == 0 ? 0.0 : -INFINITY;
+    for (int j = W - 1; j >= 0; j--)
+      for (int m = 0; m <= B; m++) {
+        double best = m == 0 ? 0.0 : -INFINITY;
+        for (int sz = 1; sz <= m; sz++)
+          if (tp[sz] != -INFINITY && c[m - sz][j + 1] != -INFINITY && p[j] * tp[sz] + c[m - sz][j + 1] > best)
+            best = p[j] * tp[sz] + c[m - sz][j + 1];
+        c[m][j] = best;
+      }
+    t[d * (B + 1)] = -INFINITY;
+    for (int n = 1; n <= B; n++)
+      t[d * (B + 1) + n] = 1.0 + c[n - 1][0];
+  }
+}
+
+/* The policy's DP at its default size (budget 64, width 8, depth 12) equals the full scan
+ * bit for bit, for decaying vectors, one with a zero rank and one with a flat tail; the
+ * largest tree it builds (no zero rank) reaches T(B, D) on the positional view. */
+static void test_sequoia_full_scan(void)
+{
+  static const double vecs[3][8] = {{0.6, 0.15, 0.08, 0.05, 0.03, 0.02, 0.01, 0.01},
+                                    {0.9, 0.05, 0.0, 0.02, 0.01, 0.005, 0.002, 0.001},
+                                    {0.3, 0.15, 0.1, 0.09, 0.08, 0.08, 0.08, 0.08}};
+  static double ref[13 * 65];
+  ls_tree *t = new_tree();
+  for (int vi = 0; vi < 3; vi++) {
+    const double *p = vecs[vi];
+    char set[256];
+    snprintf(set, sizeof set, "draft.budget=64;draft.width=8;draft.max_depth=12;draft.acceptance=%.17g,%.17g,%.17g,"
+             "%.17g,%.17g,%.17g,%.17g,%.17g", p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+    ls_kv *kv = ptest_kv(set);
+    void *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(ls_draft_sequoia.create(&st, kv, NULL), LS_OK);
+    sequoia_reference(p, 8, 64, 12, ref);
+    int differ = 0;
+    for (int d = 0; d <= 12; d++)
+      for (int n = 0; n <= 64; n++) {
+        double a = ls_sequoia_value(st, n, d), b = ref[d * 65 + n];
+        differ += memcmp(&a, &b, sizeof a) != 0;
+      }
+    CU_ASSERT_EQUAL(differ, 0);
+    ls_posview pv;
+    ls_draft_view v;
+    ls_posview_init(&pv, p, 8, 1, &v, NULL);
+    CU_ASSERT_EQUAL(ls_draft_sequoia.build(st, t, &v, NULL, NULL), LS_OK);
+    CU_ASSERT(ptest_tree_ok(t));
+    if (p[2] > 0.0) { /* a zero rank's subtrees are dropped (the draft offers no such child) */
+      CU_ASSERT_EQUAL(t->n, 64);
+      LS_ASSERT_CLOSE(ls_posview_expected(&pv, t), ref[12 * 65 + 64], 1e-12);
+    }
+    ls_draft_sequoia.destroy(st);
+    ls_kv_free(kv);
+  }
+  free(t);
+}
+
+/* A cost model whose draft step depends on the level and on a context factor, as the
+ * runner's does (draft_step_s grows with the context; deeper levels see a longer one). */
+typedef struct {
+  double ctx;
+  long steps; /* draft_step_s calls */
+} seq_ctx_cost;
+
+static double seq_verify(const void *ctx, int n) { return 0.02 * ((const seq_ctx_cost *)ctx)->ctx + 0.0002 * n; }
+
+static double seq_draft(const void *ctx, int w, int level)
+{
+  seq_ctx_cost *c = (seq_ctx_cost *)ctx;
+  c->steps++;
+  return (0.0015 + 0.0004 * w) * (1.0 + 0.25 * level) * c->ctx;
+}
+
+/* Sequoia's choice written directly from its definition: argmin over (d, n) with T > 0 of
+ * (t_verify(n) + sum over the shape's levels of draft_step(width, level)) / T(d, n), ties
+ * to the larger tree; *levels: the chosen shape's number of expanded levels. */
+static int sequoia_choice_reference(void *st, const ls_cost_model *c, int B, int D, int *levels)
+{
+  double best = INFINITY;
+  int bn = 1;
+  *levels = 0;
+  for (int n = 1; n <= B; n++)
+    for (int d = n == 1 ? 0 : 1; d <= (n == 1 ? 0 : D); d++) {
+      double t = c->verify_s(c->ctx, n), e = ls_sequoia_value(st, n, d);
+      if (e <= 0.0)
+        continue;
+      int l = 0;
+      for (; l < d && ls_sequoia_width(st, n, d, l) > 0; l++)
+        t += c->draft_step_s(c->ctx, ls_sequoia_width(st, n, d, l), l);
+      if (t / e <= best) {
+        best = t / e;
+        bn = n;
+        *levels = l;
+      }
+    }
+  return bn;
+}
+
+/* The hardware-aware choice over builds whose context moves (the step times of one build
+ * must not leak into the next): each build picks the reference's size and depth, and asks
+ * the cost model for each (width, level) of the shapes once. */
+static void test_sequoia_choice_moving_context(void)
+{
+  static const double p[4] = {0.7, 0.12, 0.06, 0.03};
+  ls_kv *kv = ptest_kv("draft.budget=24;draft.width=4;draft.max_depth=6;draft.acceptance=0.7,0.12,0.06,0.03");
+  void *st = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_draft_sequoia.create(&st, kv, NULL), LS_OK);
+  ls_posview pv;
+  ls_draft_view v;
+  ls_posview_init(&pv, p, 4, 1, &v, NULL);
+  ls_tree *t = new_tree();
+  seq_ctx_cost cc = {1.0, 0};
+  ls_cost_model c = {0};
+  c.ctx = &cc;
+  c.verify_s = seq_verify;
+  c.draft_step_s = seq_draft;
+  int sizes_seen[25] = {0};
+  for (int k = 0; k < 12; k++) {
+    cc.ctx = 0.05 + 0.4 * k; /* from draft-cheap (a large tree) to draft-dear (a small one) */
+    cc.steps = 0;
+    CU_ASSERT_EQUAL(ls_draft_sequoia.build(st, t, &v, &c, NULL), LS_OK);
+    long asked = cc.steps;
+    int levels = 0, want = sequoia_choice_reference(st, &c, 24, 6, &levels);
+    CU_ASSERT_EQUAL(t->n, want);
+    int depth = 0;
+    for (int i = 0; i < t->n; i++)
+      depth = t->depth[i] > depth ? t->depth[i] : depth;
+    CU_ASSERT_EQUAL(depth, levels);
+    CU_ASSERT(asked > 0 && asked <= 6 * 25); /* each (width, level) once: widths <= 24, 6 levels */
+    sizes_seen[t->n] = 1;
+  }
+  int distinct = 0;
+  for (int n = 0; n <= 24; n++)
+    distinct += sizes_seen[n];
+  CU_ASSERT(distinct >= 3); /* the context moved the choice, so a stale step time would show */
+  ls_draft_sequoia.destroy(st);
+  ls_kv_free(kv);
+  free(t);
+}
+
 /* Online vector: feedback that always accepts rank 0 raises p_0 and so the DP's value. */
 static void test_sequoia_online(void)
 {
@@ -411,6 +560,8 @@ static void test_sequoia_online(void)
 }
 
 CU_TestInfo ls_t_sequoia[] = {{"DP equals brute force", test_sequoia_brute},
+                              {"DP equals the full scan bit for bit at full size", test_sequoia_full_scan},
+                              {"choice as the context moves: each build's own step times", test_sequoia_choice_moving_context},
                               {"hardware-aware size and depth", test_sequoia_hardware},
                               {"online acceptance vector", test_sequoia_online},
                               CU_TEST_INFO_NULL};

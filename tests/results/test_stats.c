@@ -179,6 +179,69 @@ static void test_unequal_prompts(void)
   ls_db_close(db);
 }
 
+/* The metric intervals of one database's runs (run id x, every metric), as one text. */
+static void ci_text(ls_db *db, const char *run, char *out, size_t size)
+{
+  sqlite3_stmt *st = NULL;
+  out[0] = '\0';
+  CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db->h, "SELECT name, quote(value), quote(lo), quote(hi), prompts FROM"
+                                           " metric_ci WHERE run_id = ?1 ORDER BY name", -1, &st, NULL), SQLITE_OK);
+  sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+  size_t k = 0;
+  while (sqlite3_step(st) == SQLITE_ROW && k < size)
+    k += (size_t)snprintf(out + k, size - k, "%s %s %s %s %d;", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+                          sqlite3_column_text(st, 2), sqlite3_column_text(st, 3), sqlite3_column_int(st, 4));
+  sqlite3_finalize(st);
+}
+
+/* Writes a run of system with prompts p[0..n) into db; its metric intervals as ci_text's. */
+static void add_ci_text(ls_db *db, const char *system, const ls_db_prompt *p, int n, char *out, size_t size)
+{
+  sqlite3_stmt *st = NULL;
+  char id[LS_DB_RUN_ID_LEN + 1] = "";
+  CU_ASSERT_EQUAL(fx_add_prompts(db, "main", "d", "m", "s", system, "{}", 1, 10, 2, p, n), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db->h, "SELECT run_id FROM runs WHERE system = ?1", -1, &st, NULL), SQLITE_OK);
+  sqlite3_bind_text(st, 1, system, -1, SQLITE_STATIC);
+  if (sqlite3_step(st) == SQLITE_ROW)
+    snprintf(id, sizeof id, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  ci_text(db, id, out, size);
+}
+
+/* A run written right after another with the same prompts gets its intervals without a second
+ * bootstrap (results/stats.c keeps the last run's): they are those a database of its own
+ * gives; a run whose prompts differ from the last only in its last prompt, or that has one
+ * prompt fewer, gets its own. */
+static void test_intervals_of_repeated_prompts(void)
+{
+  char path[512], alone[512];
+  static char a[4096], a2[4096], b[4096], b_alone[4096], c[4096], c_alone[4096], s[4096];
+  ls_db_prompt pa[FX_PROMPTS], pb[FX_PROMPTS];
+  fx_prompts("lever", 10, 2, pa);
+  memcpy(pb, pa, sizeof pb);
+  pb[FX_PROMPTS - 1].decode_s *= 1.5; /* the same prompts but the last */
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(path, "memo.db"), &e), LS_OK);
+  add_ci_text(db, "lever", pa, FX_PROMPTS, a, sizeof a);
+  add_ci_text(db, "ar-flash", pb, FX_PROMPTS, b, sizeof b);
+  add_ci_text(db, "specinfer", pa, FX_PROMPTS, s, sizeof s);
+  add_ci_text(db, "sequoia", pa, FX_PROMPTS, a2, sizeof a2); /* right after a run of the same prompts */
+  add_ci_text(db, "eagle2", pa, FX_PROMPTS - 1, c, sizeof c); /* the same first prompts, one fewer */
+  ls_db_close(db);
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(alone, "memo-alone.db"), &e), LS_OK);
+  add_ci_text(db, "ar-flash", pb, FX_PROMPTS, b_alone, sizeof b_alone);
+  add_ci_text(db, "eagle2", pa, FX_PROMPTS - 1, c_alone, sizeof c_alone);
+  ls_db_close(db);
+  CU_ASSERT(strlen(a) > 100);
+  CU_ASSERT_STRING_EQUAL(s, a);
+  CU_ASSERT_STRING_EQUAL(a2, a);
+  CU_ASSERT_STRING_EQUAL(b, b_alone);
+  CU_ASSERT_STRING_NOT_EQUAL(b, a);
+  CU_ASSERT_STRING_EQUAL(c, c_alone);
+  CU_ASSERT_STRING_NOT_EQUAL(c, a);
+}
+
 /* Shards merge into one database whose paired intervals span them. */
 static void test_merge_intervals(void)
 {
@@ -397,6 +460,7 @@ CU_TestInfo fx_stats_tests[] = {
     {"pairs computed as runs arrive equal one refresh after them", test_pairs_as_runs_arrive},
     {"identical data, identical intervals, whatever the run's id", test_same_data_same_intervals},
     {"metric intervals by hand; none under 5 prompts", test_metric_ci_by_hand},
+    {"a run with the last run's prompts: its intervals without a second draw", test_intervals_of_repeated_prompts},
     {"paired ratios in the views; summary resampled jointly", test_views_intervals},
     {"runs of different sizes: the regression estimate at slopes 0 and 1", test_unequal_prompts},
     {"merge carries prompts and recomputes ratios", test_merge_intervals},
