@@ -11,6 +11,13 @@ extern const ls_draft_ops ls_draft_ar, ls_draft_chain, ls_draft_specinfer, ls_dr
 extern const ls_prune_ops ls_prune_none, ls_prune_early_exit;
 extern const ls_map_ops ls_map_npu, ls_map_cpu, ls_map_npu_batch, ls_map_lever;
 
+/* ls_tree_add in two halves, for a builder that creates more candidates than it keeps or
+ * expands: the node without its key (t->key[i] is left unset), and later its key, a pure
+ * function of its parent's key, depth and its rank, so when it is asked does not matter (the
+ * parent's key must be set). The tree equals one made by ls_tree_add once every node has its
+ * key; a node dropped by ls_tree_compact never needs one. */
+int ls_tree_add_unkeyed(ls_tree *t, int parent, int rank, double prob);
+void ls_tree_set_key(ls_tree *t, const ls_draft_view *v, int i);
 /* Keeps the nodes with keep[i] != 0 (keep[0] must be set; the kept set must be closed under
  * ancestors), renumbering them in their original order (parents stay before children). The
  * step log is unchanged: evaluating discarded candidates still cost draft time. */

@@ -467,7 +467,8 @@ static void test_oracle_memo(void)
 
 /* Every node's candidates come out descending with the largest first (the stick pieces sorted
  * by a fixed network, oracle.c): 8,000 nodes of a 16-ary tree over two datasets, each list
- * checked in full (no ties but at the top-1's cap), its sum at most 1. */
+ * checked in full (no ties but at the top-1's cap), its sum at most 1, and every shorter
+ * request its prefix. */
 static void test_oracle_candidates_sorted(void)
 {
   const char *set[] = {"workload.prompts=2", NULL};
@@ -475,7 +476,7 @@ static void test_oracle_candidates_sorted(void)
   enum { NN = 4000 };
   static uint64_t key[NN];
   static int depth[NN];
-  int bad = 0, full = 0;
+  int bad = 0, full = 0, prefix_bad = 0;
   for (int d = 0; d < 2; d++) {
     ls_oracle *o = make_oracle(ds[d], "llama-3.1-8b", set, 5);
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
@@ -501,11 +502,17 @@ static void test_oracle_candidates_sorted(void)
         bad += r > 1 && q[r] == q[r - 1] && q[r] != q[0];
       }
       bad += !(s <= 1.0 + 1e-12);
+      /* a request for k < 16 is the prefix of the full list, bit for bit */
+      for (int k = 1; k < LS_VIEW_TOPK_MAX; k++) {
+        double p[LS_VIEW_TOPK_MAX];
+        prefix_bad += v.candidates(v.ctx, key[i], depth[i], p, k) != k || memcmp(p, q, (size_t)k * sizeof *p) != 0;
+      }
     }
     ls_oracle_free(o);
   }
   CU_ASSERT_EQUAL(full, 2 * NN);
   CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT_EQUAL(prefix_bad, 0);
 }
 
 static void test_oracle_iid(void)
