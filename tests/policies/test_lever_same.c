@@ -376,6 +376,9 @@ static void test_lever_same_trees(void)
       "draft.budget=2;draft.topk=1",
       "draft.budget=1",
       "draft.budget=300;draft.width=64;draft.topk=12",
+      /* batches of every depth (no ratio): the look-ahead's estimates per rank out of order */
+      "draft.budget=96;draft.topk=2;draft.width=32;draft.batch_ratio=0",
+      "draft.budget=64;draft.topk=3;draft.width=24;draft.batch_ratio=0;draft.stop=best",
   };
   const double io[] = {0.0, 0.003, 0.02, 0.2};
   tally tl = {0, 0, 0};
