@@ -31,7 +31,7 @@
  * test_lever_same.c runs a plain reference beside it): the pool is kept sorted as nodes join
  * (insert); a candidate that could never be chosen is not added; a node's key is asked of the
  * view only when it is expanded or kept (keys_for); verification times are asked once per
- * size and build; the look-ahead's estimates are sorted per rank and merged (worth_round).
+ * size and build.
  * Which nodes and batches come next never depends on costs (only on gains), so costs decide
  * only where the sequence stops and how big the final tree is. Hence (proof in the tests'
  * comments, checked by property tests): adding to T(n) a term that does not grow with n
@@ -274,35 +274,23 @@ static int best_split(const ls_cost_model *c, int m, int depth)
   return k;
 }
 
-/* Sorts x[0..n) descending (insertion: the runs sorted here are short and nearly sorted). */
-static void sort_desc(double *x, int n)
-{
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && x[j] > x[j - 1]; j--) {
-      double y = x[j];
-      x[j] = x[j - 1];
-      x[j - 1] = y;
-    }
-}
-
 /* Step 4, the look-ahead: whether the round of batch[0..m) with draft time D (the pass
  * included) may reach a J of at least bestE / bestT, its children estimated as g(u) x m(d + 1,
- * r) for ranks 0 and 1. The estimates are sorted per rank, where the batch's gain order
- * already sorts them but for mixed depths, and then merged: the stopping rule reads their
- * values only, so this is the list that sorting all 2m at once gives (equal values are
- * interchangeable), for about 2m steps instead of about m^2 / 2 (the ranks interleave). */
+ * r) for ranks 0 and 1. */
 static int worth_round(lever_state *s, const ls_tree *t, const ls_cost_model *c, const int *batch, int m, double D,
                        double bestE, double bestT)
 {
-  double per[2][LS_TREE_MAX], est[2 * LS_TREE_MAX], e2, t2;
-  int nr = s->k < 2 ? s->k : 2, ne = 0, a = 0, b = 0, nb = nr > 1 ? m : 0;
-  for (int r = 0; r < nr; r++) {
-    for (int i = 0; i < m; i++)
-      per[r][i] = s->g[batch[i]] * mean_child(s, t->depth[batch[i]] + 1, r);
-    sort_desc(per[r], m);
-  }
-  while (a < m || b < nb)
-    est[ne++] = (b >= nb || (a < m && per[0][a] >= per[1][b])) ? per[0][a++] : per[1][b++];
+  double est[2 * LS_TREE_MAX], e2, t2;
+  int ne = 0;
+  for (int i = 0; i < m; i++)
+    for (int r = 0; r < 2 && r < s->k; r++)
+      est[ne++] = s->g[batch[i]] * mean_child(s, t->depth[batch[i]] + 1, r);
+  for (int i = 1; i < ne; i++) /* insertion sort, descending (ne <= 2 * width; a batch is 1 to 3 nodes mostly) */
+    for (int j = i; j > 0 && est[j] > est[j - 1]; j--) {
+      double x = est[j];
+      est[j] = est[j - 1];
+      est[j - 1] = x;
+    }
   best_prefix(s, c, est, ne, D, &e2, &t2);
   return e2 * bestT >= bestE * t2;
 }
@@ -317,7 +305,7 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
   s->expanded[0] = 0;
   s->keyed[0] = 1;
   s->n_list = 0;
-  for (int i = 0; i <= s->B; i++)
+  for (int i = 0; i <= s->B; i++) /* V(n) is asked once per size and build (the costs change between builds) */
     s->vmemo[i] = -1.0;
   double D = 0.0, bestE = 1.0, bestT = verify(s, c, 1);
   int bestn = 1;
@@ -348,15 +336,11 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
     bestn = best_prefix(s, c, NULL, 0, D, &bestE, &bestT);
   }
   unsigned char keep[LS_TREE_MAX];
-  int kept[LS_TREE_MAX], nk = 0;
   memset(keep, 0, (size_t)t->n);
   keep[0] = 1;
   for (int i = 0; i < bestn - 1; i++)
     keep[s->list[i]] = 1;
-  for (int i = 1; i < t->n; i++) /* in index order: a parent's children are asked one after another */
-    if (keep[i])
-      kept[nk++] = i;
-  keys_for(s, t, v, kept, nk);
+  keys_for(s, t, v, s->list, bestn - 1);
   ls_tree_compact(t, keep);
   return LS_OK;
 }

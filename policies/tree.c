@@ -23,21 +23,6 @@ void ls_tree_init(ls_tree *t, const ls_draft_view *v)
   t->n_steps = 0;
 }
 
-int ls_tree_add_unkeyed(ls_tree *t, int parent, int rank, double prob)
-{
-  assert(parent >= 0 && parent < t->n && rank >= 0);
-  if (t->n >= LS_TREE_MAX)
-    return -1;
-  int i = t->n++;
-  t->parent[i] = parent;
-  t->depth[i] = t->depth[parent] + 1;
-  t->rank[i] = rank;
-  t->prob[i] = prob;
-  t->path_prob[i] = t->path_prob[parent] * prob;
-  t->node_step[i] = t->n_steps - 1; /* children come from the last pass recorded */
-  return i;
-}
-
 void ls_tree_set_key(ls_tree *t, const ls_draft_view *v, int i)
 {
   int p = t->parent[i];

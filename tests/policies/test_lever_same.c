@@ -324,10 +324,11 @@ typedef struct {
 } tally;
 
 /* One configuration: the builder and the reference side by side over `cycles` cycles with the
- * same feedback; counts the cycles, the nodes of the builder's trees (so a caller can see they
+ * same feedback, the cost model's *drift (a per-token compute cost, when not NULL) growing
+ * from cycle to cycle as the context does in a run; counts the cycles, the nodes of the builder's trees (so a caller can see they
  * are not trivial) and the cycles whose trees differed (0 expected). */
-static void compare_run(const char *settings, const ls_draft_view *v, const ls_cost_model *c, int cycles,
-                        uint64_t seed, tally *tl)
+static void compare_run(const char *settings, const ls_draft_view *v, const ls_cost_model *c, double *drift,
+                        int cycles, uint64_t seed, tally *tl)
 {
   ls_kv *kv = ptest_kv(settings);
   void *st = NULL;
@@ -349,6 +350,8 @@ static void compare_run(const char *settings, const ls_draft_view *v, const ls_c
   for (int i = 0; i < cycles; i++) {
     ls_draft_view vi = *v;
     vi.root_key = ls_mix64(v->root_key + (uint64_t)i); /* a new text position each cycle */
+    if (drift)
+      *drift *= 1.03;
     int ra = ls_draft_lever.build(st, a, &vi, c, &err), rb = rbuild(r, b, &vi, c);
     CU_ASSERT_EQUAL(ra, rb);
     tl->differ += !same_tree(a, b);
@@ -395,9 +398,9 @@ static void test_lever_same_trees(void)
           pair_bind(&pp, &c);
         else
           ptest_cost_bind(&pc, &c);
-        compare_run(settings[si], &v, &c, 25, (uint64_t)seed, &tl);
+        compare_run(settings[si], &v, &c, seed % 2 ? &pp.base.c1 : &pc.c1, 25, (uint64_t)seed, &tl);
       }
-      compare_run(settings[si], &v, NULL, 5, (uint64_t)seed, &tl); /* no cost model */
+      compare_run(settings[si], &v, NULL, NULL, 5, (uint64_t)seed, &tl); /* no cost model */
     }
   CU_ASSERT_EQUAL(tl.differ, 0);
   CU_ASSERT(tl.nodes > 10 * tl.cycles); /* trees of more than ten nodes on average */
@@ -415,12 +418,12 @@ static void test_lever_same_degenerate(void)
     ptest_cost pc = {32, 1, 0.01, 0.001, 0.0001, 0.002, 0.0002};
     ls_cost_model c;
     ptest_cost_bind(&pc, &c);
-    compare_run("draft.budget=32", &v, &c, 20, (uint64_t)seed, &tl);
+    compare_run("draft.budget=32", &v, &c, &pc.c1, 20, (uint64_t)seed, &tl);
     double p[4] = {0.2, 0.2, 0.2, 0.2};
     ls_posview pv;
     ls_posview_init(&pv, p, 4, (uint64_t)seed, &v, NULL);
-    compare_run("draft.budget=48;draft.topk=4", &v, &c, 20, (uint64_t)seed, &tl);
-    compare_run("draft.budget=48;draft.topk=4;draft.stop=best", &v, NULL, 5, (uint64_t)seed, &tl);
+    compare_run("draft.budget=48;draft.topk=4", &v, &c, &pc.c1, 20, (uint64_t)seed, &tl);
+    compare_run("draft.budget=48;draft.topk=4;draft.stop=best", &v, NULL, NULL, 5, (uint64_t)seed, &tl);
   }
   CU_ASSERT_EQUAL(tl.differ, 0);
   CU_ASSERT(tl.nodes > 2 * tl.cycles);
