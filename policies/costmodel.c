@@ -46,7 +46,8 @@
  *   nothing of the layers: the quantity the early-exit pruner's cost gate weighs.
  * Memo: draft_step_s(n, depth) is a pure function of (n, depth) while the context length stays
  * the same (a cycle); Lever's builder asks it for every split of every batch, so the values of
- * the current context are kept (n, depth < MEMO_MAX) and dropped when set_ctx moves it. Cached
+ * the current context are kept (n, depth < MEMO_MAX), with the unit the map policy put the step
+ * on (draft_pair_s compares the two steps' units), and dropped when set_ctx moves it. Cached
  * values are the computed ones, so results are bit-identical with or without the memo.
  * ls_costmodel_draft_call_ns(unit, tokens, context) is a pure function of its arguments (the
  * device, the draft and the threads are fixed at create), asked again for the same context
@@ -56,6 +57,14 @@
  * ls_costmodel_lmhead_ns(unit, tokens) is a pure function of its arguments for the same
  * reason; verify_s asks it for one token at every query (an on-demand projection, the same
  * value each time) and the runner at every projection: kept per unit for tokens < MEMO_MAX.
+ * A target layer's time for n < MEMO_MAX tokens is a pure function of (n, context) too (the
+ * map policy's target unit, the device and the threads are fixed at create): Lever's stopping
+ * rule asks verify_s for every tree size at every cycle's context, and the prompts of a run
+ * pass through the same contexts, so the times are kept per context (LAYER_ROWS rows, a row
+ * per context modulo LAYER_ROWS, whole contexts compared).
+ * The draft's own output projection, a term of every draft call time, does not depend on the
+ * context either: kept the same way (a call time missing from its table then costs one layer
+ * time, not a layer and a projection).
  * The runner times draft calls and projections with the same functions; verification there
  * is simulated with events (flash requests, prefetch), which verify_s approximates. The flash
  * read times are taken once at create: apply device overrides before creating the model. */
@@ -69,6 +78,7 @@
 #define MEMO_MAX 65 /* draft steps of up to 64 nodes at depths up to 64 are remembered */
 
 #define CALL_MEMO 1024 /* slots of remembered draft call times, a power of two */
+#define LAYER_ROWS 1024 /* contexts whose target layer times are remembered (by ctx mod this), a power of two */
 
 /* A remembered draft call time; tokens 0: empty (calls of no tokens are never stored). */
 typedef struct {
@@ -77,6 +87,13 @@ typedef struct {
   ls_unit unit;
 } call_entry;
 
+/* One target layer's time for n < MEMO_MAX tokens at one context: key = the context + 1
+ * (0: the row is empty), ns[n] < 0: not computed yet. */
+typedef struct {
+  int key;
+  int64_t ns[MEMO_MAX];
+} layer_row;
+
 /* The memo of draft_step_s for the current context (see the top): an entry is valid when its
  * stamp equals the current one; and the draft call times (valid in any context). Held by
  * pointer, so the const queries may fill it. */
@@ -84,8 +101,10 @@ typedef struct {
   uint32_t now;
   uint32_t stamp[MEMO_MAX][MEMO_MAX];
   double step_s[MEMO_MAX][MEMO_MAX];
+  unsigned char unit[MEMO_MAX][MEMO_MAX]; /* the unit the map policy put that step on */
   call_entry call[CALL_MEMO];
-  int64_t head_ns[2][MEMO_MAX]; /* ls_costmodel_lmhead_ns per unit and tokens; -1: not yet */
+  layer_row layer[LAYER_ROWS];
+  int64_t head_ns[2][2][MEMO_MAX]; /* output projections per model (target, draft), unit, tokens; -1: not yet */
 } step_memo;
 
 const char *const ls_overlap_names[] = {"serial", "prefetch", "cross-cycle", "mapped", NULL};
@@ -102,6 +121,7 @@ struct ls_costmodel {
   double io_s, io_head_s, tau;
   double read_ahead;                   /* MAPPED: the window, bytes */
   double io_map_s, io_map_head_s, io_map_first_s; /* MAPPED: a layer, the head, one window read in windows */
+  int map_ok;                          /* the three above are the current window's (map_times) */
   step_memo *memo; /* owned */
 };
 
@@ -126,9 +146,10 @@ int ls_costmodel_create(ls_costmodel **out, const ls_device *dev, const ls_model
     return ls_error_set(err, LS_ENOMEM, "cost model: out of memory");
   }
   memo->now = 1;
-  for (int u = 0; u < 2; u++)
-    for (int n = 0; n < MEMO_MAX; n++)
-      memo->head_ns[u][n] = -1;
+  for (int d = 0; d < 2; d++)
+    for (int u = 0; u < 2; u++)
+      for (int n = 0; n < MEMO_MAX; n++)
+        memo->head_ns[d][u][n] = -1;
   cm->memo = memo;
   cm->dev = dev;
   cm->target = *target;
@@ -214,47 +235,80 @@ static double map_read_s(const ls_costmodel *cm, double bytes)
   return ls_mapread_time_s(ls_device_flash(cm->dev), &m, &seg, 1);
 }
 
-void ls_costmodel_set_read_ahead(ls_costmodel *cm, double bytes)
+/* The MAPPED read times (a layer, the head, the first window) for the current window: only
+ * MAPPED reads them, and they cost about 2.5 M instructions a window size (the read-ahead
+ * recurrence over a whole layer), a few % of a short run, so they are computed when the
+ * overlap is MAPPED and not before (map_ok: they are those of the current window). */
+static void map_times(ls_costmodel *cm)
 {
-  cm->read_ahead = bytes > 0 ? bytes : LS_READ_AHEAD_DEFAULT;
+  if (cm->overlap != LS_OVERLAP_MAPPED || cm->map_ok)
+    return;
   cm->io_map_s = map_read_s(cm, cm->target.layer_bytes);
   cm->io_map_head_s = map_read_s(cm, cm->target.lmhead_bytes);
   cm->io_map_first_s = map_read_s(cm, fmin(cm->read_ahead, cm->target.layer_bytes));
+  cm->map_ok = 1;
+}
+
+void ls_costmodel_set_read_ahead(ls_costmodel *cm, double bytes)
+{
+  double w = bytes > 0 ? bytes : LS_READ_AHEAD_DEFAULT;
+  if (w != cm->read_ahead)
+    cm->map_ok = 0;
+  cm->read_ahead = w;
+  map_times(cm);
 }
 
 void ls_costmodel_set_exec(ls_costmodel *cm, ls_overlap overlap, int head_in_dram)
 {
   cm->overlap = overlap;
   cm->head_in_dram = head_in_dram;
+  map_times(cm);
 }
 
 double ls_costmodel_sample_row_s(const ls_costmodel *cm) { return SAMPLE_S_PER_ENTRY * cm->target.vocab; }
 
-static double target_layer_s(const ls_costmodel *cm, int n)
+static int64_t target_layer_ns(const ls_costmodel *cm, int n)
 {
   if (cm->map->target_unit(cm->map_state) == LS_UNIT_NPU)
-    return (double)ls_npu_layer_ns(ls_device_npu(cm->dev), &cm->tw, n, cm->ctx_len) * 1e-9;
-  return (double)ls_cpu_layer_ns(ls_device_cpu(cm->dev), &cm->tw, n, cm->ctx_len, cm->threads) * 1e-9;
+    return ls_npu_layer_ns(ls_device_npu(cm->dev), &cm->tw, n, cm->ctx_len);
+  return ls_cpu_layer_ns(ls_device_cpu(cm->dev), &cm->tw, n, cm->ctx_len, cm->threads);
 }
 
-static int64_t lmhead_uncached(const ls_costmodel *cm, ls_unit unit, int tokens)
+/* One target layer over n tokens at the current context, remembered (top comment). */
+static double target_layer_s(const ls_costmodel *cm, int n)
+{
+  if (n < 0 || n >= MEMO_MAX)
+    return (double)target_layer_ns(cm, n) * 1e-9;
+  layer_row *row = &cm->memo->layer[cm->ctx_len & (LAYER_ROWS - 1)];
+  if (row->key != cm->ctx_len + 1) {
+    row->key = cm->ctx_len + 1;
+    memset(row->ns, 0xff, sizeof row->ns); /* every entry -1 */
+  }
+  if (row->ns[n] < 0)
+    row->ns[n] = target_layer_ns(cm, n);
+  return (double)row->ns[n] * 1e-9;
+}
+
+static int64_t lmhead_uncached(const ls_costmodel *cm, const ls_model_costs *m, ls_unit unit, int tokens)
 {
   if (unit == LS_UNIT_NPU)
-    return ls_npu_lmhead_ns(ls_device_npu(cm->dev), cm->target.lmhead_bytes, cm->target.lmhead_flops_per_token,
-                            tokens);
-  return ls_cpu_lmhead_ns(ls_device_cpu(cm->dev), cm->target.lmhead_bytes, cm->target.lmhead_flops_per_token,
-                          tokens, cm->threads);
+    return ls_npu_lmhead_ns(ls_device_npu(cm->dev), m->lmhead_bytes, m->lmhead_flops_per_token, tokens);
+  return ls_cpu_lmhead_ns(ls_device_cpu(cm->dev), m->lmhead_bytes, m->lmhead_flops_per_token, tokens, cm->threads);
 }
 
-int64_t ls_costmodel_lmhead_ns(const ls_costmodel *cm, ls_unit unit, int tokens)
+/* The output projection of the target (draft 0) or of the draft (1), remembered (top comment). */
+static int64_t lmhead_ns(const ls_costmodel *cm, int draft, ls_unit unit, int tokens)
 {
+  const ls_model_costs *m = draft ? &cm->draft : &cm->target;
   if (tokens < 0 || tokens >= MEMO_MAX || (unit != LS_UNIT_CPU && unit != LS_UNIT_NPU))
-    return lmhead_uncached(cm, unit, tokens);
-  int64_t *e = &cm->memo->head_ns[unit][tokens];
+    return lmhead_uncached(cm, m, unit, tokens);
+  int64_t *e = &cm->memo->head_ns[draft][unit][tokens];
   if (*e < 0)
-    *e = lmhead_uncached(cm, unit, tokens);
+    *e = lmhead_uncached(cm, m, unit, tokens);
   return *e;
 }
+
+int64_t ls_costmodel_lmhead_ns(const ls_costmodel *cm, ls_unit unit, int tokens) { return lmhead_ns(cm, 0, unit, tokens); }
 
 /* The layers of one pass as the overlap mode streams them (top comment). */
 static double layers_s(const ls_costmodel *cm, double comp)
@@ -315,12 +369,11 @@ static int64_t draft_call_uncached(const ls_costmodel *cm, ls_unit unit, int tok
     const ls_npu_params *npu = ls_device_npu(cm->dev);
     int64_t disp = ls_npu_dispatch_ns(npu);
     int64_t layer = ls_npu_layer_ns(npu, &cm->dw, tokens, ctx_len) - disp;
-    int64_t head = ls_npu_lmhead_ns(npu, cm->draft.lmhead_bytes, cm->draft.lmhead_flops_per_token, tokens) - disp;
+    int64_t head = lmhead_ns(cm, 1, LS_UNIT_NPU, tokens) - disp;
     return disp + L * layer + head;
   }
-  const ls_cpu_params *cpu = ls_device_cpu(cm->dev);
-  return L * ls_cpu_layer_ns(cpu, &cm->dw, tokens, ctx_len, cm->threads) +
-         ls_cpu_lmhead_ns(cpu, cm->draft.lmhead_bytes, cm->draft.lmhead_flops_per_token, tokens, cm->threads);
+  return L * ls_cpu_layer_ns(ls_device_cpu(cm->dev), &cm->dw, tokens, ctx_len, cm->threads) +
+         lmhead_ns(cm, 1, LS_UNIT_CPU, tokens);
 }
 
 int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tokens, int ctx_len)
@@ -334,36 +387,46 @@ int64_t ls_costmodel_draft_call_ns(const ls_costmodel *cm, ls_unit unit, int tok
   return e->ns;
 }
 
-static double draft_step_uncached(const ls_costmodel *cm, int n_nodes, int depth)
+static double draft_step_uncached(const ls_costmodel *cm, int n_nodes, int depth, ls_unit *unit)
 {
   ls_draft_exec e = cm->map->draft_step(cm->map_state, n_nodes, depth);
+  *unit = e.unit;
   return (double)e.calls * (double)ls_costmodel_draft_call_ns(cm, e.unit, e.tokens_per_call, cm->ctx_len + depth) *
          1e-9;
 }
 
-static double draft_step_s(const void *ctx, int n_nodes, int depth)
+/* draft_step_s and the unit the step runs on (0 nodes: no time, unit unset). */
+static double step_lookup(const ls_costmodel *cm, int n_nodes, int depth, ls_unit *unit)
 {
-  const ls_costmodel *cm = ctx;
   if (n_nodes <= 0)
     return 0.0;
   if (n_nodes >= MEMO_MAX || depth < 0 || depth >= MEMO_MAX)
-    return draft_step_uncached(cm, n_nodes, depth);
+    return draft_step_uncached(cm, n_nodes, depth, unit);
   step_memo *m = cm->memo;
   if (m->stamp[depth][n_nodes] != m->now) {
-    m->step_s[depth][n_nodes] = draft_step_uncached(cm, n_nodes, depth);
+    m->step_s[depth][n_nodes] = draft_step_uncached(cm, n_nodes, depth, unit);
+    m->unit[depth][n_nodes] = (unsigned char)*unit;
     m->stamp[depth][n_nodes] = m->now;
   }
+  *unit = (ls_unit)m->unit[depth][n_nodes];
   return m->step_s[depth][n_nodes];
 }
 
+static double draft_step_s(const void *ctx, int n_nodes, int depth)
+{
+  ls_unit unit;
+  return step_lookup(ctx, n_nodes, depth, &unit);
+}
+
+/* Lever's builder asks for every split of every batch: the units come from the memo with the
+ * times (the map policy's answer depends on its arguments only, policy.h exec-valid). */
 static double draft_pair_s(const void *ctx, int n1, int n2, int depth)
 {
-  const ls_costmodel *cm = ctx;
-  double a = draft_step_s(ctx, n1, depth), b = draft_step_s(ctx, n2, depth);
+  ls_unit xu = LS_UNIT_CPU, yu = LS_UNIT_CPU;
+  double a = step_lookup(ctx, n1, depth, &xu), b = step_lookup(ctx, n2, depth, &yu);
   if (n1 <= 0 || n2 <= 0)
     return a + b;
-  ls_draft_exec x = cm->map->draft_step(cm->map_state, n1, depth), y = cm->map->draft_step(cm->map_state, n2, depth);
-  return x.unit != y.unit ? (a > b ? a : b) : a + b;
+  return xu != yu ? (a > b ? a : b) : a + b;
 }
 
 void ls_costmodel_bind(ls_costmodel *cm, ls_cost_model *out)

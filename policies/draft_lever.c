@@ -27,6 +27,11 @@
  *      estimates and the extra pass (D + step) is >= the current best J, run the round
  *      (evaluate the batch, add its candidates, back to 2), else stop.
  *   5. the tree: top n* - 1 of the pool (every evaluated node still cost draft time).
+ * Bookkeeping (the same trees as the plain algorithm, bit for bit: tests/policies
+ * test_lever_same.c runs a plain reference beside it): the pool is kept sorted as nodes join
+ * (insert); a candidate that could never be chosen is not added; a node's key is asked of the
+ * view only when it is expanded or kept (keys_for); verification times are asked once per
+ * size and build.
  * Which nodes and batches come next never depends on costs (only on gains), so costs decide
  * only where the sequence stops and how big the final tree is. Hence (proof in the tests'
  * comments, checked by property tests): adding to T(n) a term that does not grow with n
@@ -55,6 +60,7 @@ typedef struct {
   /* per-build scratch */
   double g[LS_TREE_MAX];
   unsigned char expanded[LS_TREE_MAX];
+  unsigned char keyed[LS_TREE_MAX]; /* the node's key is set (keys are asked lazily, see keys_for) */
   int list[LS_TREE_MAX]; /* pool: node indices sorted by (gain desc, index asc), <= B - 1 */
   int n_list;
   double vmemo[LS_TREE_MAX + 1];
@@ -158,10 +164,8 @@ static void insert(lever_state *s, int c, int n)
 static int best_prefix(lever_state *s, const ls_cost_model *c, const double *extra, int ne, double D,
                        double *bestE, double *bestT)
 {
-  double E = 1.0, T = D + verify(s, c, 1);
+  double E = 1.0, T = D + verify(s, c, 1), bE = E, bT = T; /* locals: no store per entry through the pointers */
   int bn = 1, a = 0, b = 0;
-  *bestE = E;
-  *bestT = T;
   for (int i = 0; i < s->B - 1 && (a < s->n_list || b < ne); i++) {
     double gain = (b >= ne || (a < s->n_list && s->g[s->list[a]] >= extra[b])) ? s->g[s->list[a++]] : extra[b++];
     double T2 = D + verify(s, c, i + 2);
@@ -171,23 +175,38 @@ static int best_prefix(lever_state *s, const ls_cost_model *c, const double *ext
       E += gain;
       T = T2;
       bn = i + 2;
-      *bestE = E;
-      *bestT = T;
+      bE = E;
+      bT = T;
       continue;
     }
     E += gain;
     T = T2;
-    if (E * *bestT >= *bestE * T) {
+    if (E * bT >= bE * T) {
       bn = i + 2;
-      *bestE = E;
-      *bestT = T;
+      bE = E;
+      bT = T;
     }
   }
+  *bestE = bE;
+  *bestT = bT;
   return bn;
 }
 
+/* Sets the keys of nodes[0..m) that have none. A node's key is asked only when it is expanded
+ * or kept: most candidates that join the pool leave it again unexpanded (a later, better one
+ * pushes them out, or the stopping rule cuts them off), and a key is a pure function of the
+ * path (workloads/view.h), so asking it late gives the key ls_tree_add would have set. */
+static void keys_for(lever_state *s, ls_tree *t, const ls_draft_view *v, const int *nodes, int m)
+{
+  for (int i = 0; i < m; i++)
+    if (!s->keyed[nodes[i]]) {
+      ls_tree_set_key(t, v, nodes[i]);
+      s->keyed[nodes[i]] = 1;
+    }
+}
+
 /* Adds the batch's evaluated candidates to the tree (pool) and the sorted list. */
-static void absorb(lever_state *s, ls_tree *t, const ls_draft_view *v, const int *batch, int m, const double *probs)
+static void absorb(lever_state *s, ls_tree *t, const int *batch, int m, const double *probs)
 {
   const int cap = s->B - 1;
   for (int i = 0; i < m; i++) {
@@ -202,11 +221,12 @@ static void absorb(lever_state *s, ls_tree *t, const ls_draft_view *v, const int
       double gain = s->g[u] * cq;
       if (s->n_list == cap && !(gain > s->g[s->list[cap - 1]]))
         continue; /* never selectable: the list only improves */
-      int c = ls_tree_add(t, v, u, r, q);
+      int c = ls_tree_add_unkeyed(t, u, r, q);
       if (c < 0)
         return;
       s->g[c] = gain;
       s->expanded[c] = 0;
+      s->keyed[c] = 0;
       insert(s, c, s->n_list < cap ? s->n_list++ : cap - 1);
     }
     for (int r = 0; r < s->k; r++) /* a rank the draft did not offer counts as zero */
@@ -254,16 +274,38 @@ static int best_split(const ls_cost_model *c, int m, int depth)
   return k;
 }
 
+/* Step 4, the look-ahead: whether the round of batch[0..m) with draft time D (the pass
+ * included) may reach a J of at least bestE / bestT, its children estimated as g(u) x m(d + 1,
+ * r) for ranks 0 and 1. */
+static int worth_round(lever_state *s, const ls_tree *t, const ls_cost_model *c, const int *batch, int m, double D,
+                       double bestE, double bestT)
+{
+  double est[2 * LS_TREE_MAX], e2, t2;
+  int ne = 0;
+  for (int i = 0; i < m; i++)
+    for (int r = 0; r < 2 && r < s->k; r++)
+      est[ne++] = s->g[batch[i]] * mean_child(s, t->depth[batch[i]] + 1, r);
+  for (int i = 1; i < ne; i++) /* insertion sort, descending (ne <= 2 * width; a batch is 1 to 3 nodes mostly) */
+    for (int j = i; j > 0 && est[j] > est[j - 1]; j--) {
+      double x = est[j];
+      est[j] = est[j - 1];
+      est[j - 1] = x;
+    }
+  best_prefix(s, c, est, ne, D, &e2, &t2);
+  return e2 * bestT >= bestE * t2;
+}
+
 static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *c, ls_error *err)
 {
   lever_state *s = state;
-  double est[2 * LS_TREE_MAX], probs[LS_TREE_MAX * 2];
+  double probs[LS_TREE_MAX * 2];
   int batch[LS_TREE_MAX];
   ls_tree_init(t, v);
   s->g[0] = 1.0;
   s->expanded[0] = 0;
+  s->keyed[0] = 1;
   s->n_list = 0;
-  for (int i = 0; i <= s->B; i++)
+  for (int i = 0; i <= s->B; i++) /* V(n) is asked once per size and build (the costs change between builds) */
     s->vmemo[i] = -1.0;
   double D = 0.0, bestE = 1.0, bestT = verify(s, c, 1);
   int bestn = 1;
@@ -276,22 +318,9 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
       maxd = t->depth[batch[i]] > maxd ? t->depth[batch[i]] : maxd;
     int split = best_split(c, m, maxd); /* 0: one pass; k: the last k nodes in a concurrent pass */
     double step = c ? (split ? c->draft_pair_s(c->ctx, m - split, split, maxd) : c->draft_step_s(c->ctx, m, maxd)) : 0.0;
-    if (t->n_steps > 0) { /* look-ahead (the root's pass is always made: nothing to draft otherwise) */
-      int ne = 0;
-      for (int i = 0; i < m; i++)
-        for (int r = 0; r < 2 && r < s->k; r++)
-          est[ne++] = s->g[batch[i]] * mean_child(s, t->depth[batch[i]] + 1, r);
-      for (int i = 1; i < ne; i++) /* insertion sort, descending (ne <= 2 * width) */
-        for (int j = i; j > 0 && est[j] > est[j - 1]; j--) {
-          double x = est[j];
-          est[j] = est[j - 1];
-          est[j - 1] = x;
-        }
-      double e2, t2;
-      best_prefix(s, c, est, ne, D + step, &e2, &t2);
-      if (!(e2 * bestT >= bestE * t2))
-        break;
-    }
+    /* look-ahead (the root's pass is always made: nothing to draft otherwise) */
+    if (t->n_steps > 0 && !worth_round(s, t, c, batch, m, D + step, bestE, bestT))
+      break;
     D += step;
     for (int i = 0; i < m; i++)
       s->expanded[batch[i]] = 1;
@@ -299,9 +328,10 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
      * nothing the first produces, so the runner runs both at once on different units */
     int parts[2] = {m - split, split};
     for (int p = 0, off = 0; p < 2 && parts[p] > 0; off += parts[p], p++) {
+      keys_for(s, t, v, batch + off, parts[p]);
       if (ls_tree_expand(t, v, batch + off, parts[p], s->k, probs) != LS_OK)
         return ls_error_set(err, LS_ERANGE, "lever: draft step log full");
-      absorb(s, t, v, batch + off, parts[p], probs);
+      absorb(s, t, batch + off, parts[p], probs);
     }
     bestn = best_prefix(s, c, NULL, 0, D, &bestE, &bestT);
   }
@@ -310,6 +340,7 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
   keep[0] = 1;
   for (int i = 0; i < bestn - 1; i++)
     keep[s->list[i]] = 1;
+  keys_for(s, t, v, s->list, bestn - 1);
   ls_tree_compact(t, keep);
   return LS_OK;
 }

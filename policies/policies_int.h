@@ -4,6 +4,7 @@
  * that evaluate a candidate pool and keep a subset), and small settings helpers. */
 #ifndef LS_POLICIES_INT_H
 #define LS_POLICIES_INT_H
+#include <assert.h>
 #include "policies/policy.h"
 
 extern const ls_draft_ops ls_draft_ar, ls_draft_chain, ls_draft_specinfer, ls_draft_sequoia,
@@ -11,6 +12,26 @@ extern const ls_draft_ops ls_draft_ar, ls_draft_chain, ls_draft_specinfer, ls_dr
 extern const ls_prune_ops ls_prune_none, ls_prune_early_exit;
 extern const ls_map_ops ls_map_npu, ls_map_cpu, ls_map_npu_batch, ls_map_lever;
 
+/* ls_tree_add in two halves, for a builder that creates more candidates than it keeps or
+ * expands: the node without its key (t->key[i] is left unset), and later its key, a pure
+ * function of its parent's key, depth and its rank, so when it is asked does not matter (the
+ * parent's key must be set). The tree equals one made by ls_tree_add once every node has its
+ * key; a node dropped by ls_tree_compact never needs one. */
+static inline int ls_tree_add_unkeyed(ls_tree *t, int parent, int rank, double prob) /* inline: Lever adds ~80 a cycle */
+{
+  assert(parent >= 0 && parent < t->n && rank >= 0);
+  if (t->n >= LS_TREE_MAX)
+    return -1;
+  int i = t->n++;
+  t->parent[i] = parent;
+  t->depth[i] = t->depth[parent] + 1;
+  t->rank[i] = rank;
+  t->prob[i] = prob;
+  t->path_prob[i] = t->path_prob[parent] * prob;
+  t->node_step[i] = t->n_steps - 1; /* children come from the last pass recorded */
+  return i;
+}
+void ls_tree_set_key(ls_tree *t, const ls_draft_view *v, int i);
 /* Keeps the nodes with keep[i] != 0 (keep[0] must be set; the kept set must be closed under
  * ancestors), renumbering them in their original order (parents stay before children). The
  * step log is unchanged: evaluating discarded candidates still cost draft time. */

@@ -23,19 +23,18 @@ void ls_tree_init(ls_tree *t, const ls_draft_view *v)
   t->n_steps = 0;
 }
 
+void ls_tree_set_key(ls_tree *t, const ls_draft_view *v, int i)
+{
+  int p = t->parent[i];
+  assert(i > 0 && i < t->n);
+  t->key[i] = v->child_key(v->ctx, t->key[p], t->depth[p], t->rank[i]);
+}
+
 int ls_tree_add(ls_tree *t, const ls_draft_view *v, int parent, int rank, double prob)
 {
-  assert(parent >= 0 && parent < t->n && rank >= 0);
-  if (t->n >= LS_TREE_MAX)
-    return -1;
-  int i = t->n++;
-  t->parent[i] = parent;
-  t->depth[i] = t->depth[parent] + 1;
-  t->rank[i] = rank;
-  t->prob[i] = prob;
-  t->path_prob[i] = t->path_prob[parent] * prob;
-  t->key[i] = v->child_key(v->ctx, t->key[parent], t->depth[parent], rank);
-  t->node_step[i] = t->n_steps - 1; /* children come from the last pass recorded */
+  int i = ls_tree_add_unkeyed(t, parent, rank, prob);
+  if (i >= 0)
+    ls_tree_set_key(t, v, i);
   return i;
 }
 

@@ -14,8 +14,8 @@
  *
  * Latent regime. Per prompt, a two-state Markov chain s_t in {easy, hard} along the text:
  * P(easy->hard) = a, P(hard->easy) = b, s_0 from the stationary law (P(hard) = a/(a+b)), each
- * step one counter-based uniform. Precomputed once per prompt up to output_len + MARGIN
- * positions (deeper positions reuse the last state). Mean run lengths 1/a and 1/b make
+ * step one counter-based uniform. Drawn per prompt as far as it is asked (regime_at), up to
+ * output_len + MARGIN positions (deeper positions reuse the last state). Mean run lengths 1/a and 1/b make
  * acceptance bursty, as observed in real decoding (easy boilerplate vs hard content).
  *
  * Draft probabilities at a node (key k, position t, regime s), K = LS_VIEW_TOPK_MAX:
@@ -74,7 +74,9 @@ typedef struct prompt_state {
   int prompt_len, output_len, horizon;
   uint64_t base;   /* B_p */
   uint64_t base_mixed; /* ls_mix64(B_p): K(t) = ls_key2_mixed(base_mixed, t) */
-  uint8_t *regime; /* [horizon] */
+  uint8_t *regime; /* [horizon], filled up to regime_n (regime_at) */
+  int regime_n;    /* positions of the chain drawn so far */
+  uint64_t regime_key; /* the chain's counter key */
   int8_t *rank;    /* [horizon] true rank at K(t); RANK_UNDRAWN until first used */
 } prompt_state;
 
@@ -120,7 +122,38 @@ static void build_tables(ls_oracle *o)
 
 static uint64_t true_key(const prompt_state *ps, int t) { return ls_key2_mixed(ps->base_mixed, (uint64_t)t); }
 
-static int regime_at(const prompt_state *ps, int t) { return ps->regime[t < ps->horizon ? t : ps->horizon - 1]; }
+#define REGIME_CHUNK 64 /* positions of the regime chain drawn at a time */
+
+/* The regime at position t (positions past the horizon take its last). The chain is drawn as
+ * far as it is asked, REGIME_CHUNK positions at a time, continuing from its last drawn state:
+ * each step is one counter-based uniform of (key, t), so the chain is the one drawn up front
+ * whatever the order of the questions, and a prompt's decode reaches about output_len plus a
+ * tree's depth of its output_len + MARGIN positions (drawing them all was about 1.5 % of a
+ * Lever cycle). The prompt state is written through the const oracle as the rank cache is. */
+static void regime_extend(const ls_oracle *o, prompt_state *w, int i)
+{
+  double a = o->proc.easy_to_hard, b = o->proc.hard_to_easy;
+  int end = i + REGIME_CHUNK < w->horizon ? i + REGIME_CHUNK : w->horizon;
+  for (int k = w->regime_n; k < end; k++) {
+    int st;
+    if (k == 0)
+      st = ls_uniform(w->regime_key) < a / (a + b);
+    else {
+      double u = ls_uniform(ls_key2(w->regime_key, (uint64_t)k));
+      st = w->regime[k - 1] ? (u < b ? 0 : 1) : (u < a ? 1 : 0);
+    }
+    w->regime[k] = (uint8_t)st;
+  }
+  w->regime_n = end;
+}
+
+static inline int regime_at(const ls_oracle *o, const prompt_state *ps, int t)
+{
+  int i = t < ps->horizon ? t : ps->horizon - 1;
+  if (i >= ps->regime_n)
+    regime_extend(o, (prompt_state *)ps, i);
+  return ps->regime[i];
+}
 
 /* Sorts x[0..14] descending with a fixed network (Batcher's odd-even merge sort of 16 inputs
  * without the comparators of the 16th, which would stay last; checked on every 0-1 input): no
@@ -188,7 +221,7 @@ static int node_probs(const ls_oracle *o, const prompt_state *ps, uint64_t key, 
     memcpy(q, o->p, (size_t)o->np * sizeof *q);
     return o->np;
   default:
-    return synth_probs(o, regime_at(ps, t), key, q);
+    return synth_probs(o, regime_at(o, ps, t), key, q);
   }
 }
 
@@ -234,7 +267,7 @@ static int rank_draw(const ls_oracle *o, const prompt_state *ps, uint64_t key, i
   if (o->kind == LS_DATASET_POSITIONAL) {
     memcpy(P, q, (size_t)n * sizeof *P);
   } else {
-    const ls_wl_regime *r = &o->proc.regime[regime_at(ps, t)];
+    const ls_wl_regime *r = &o->proc.regime[regime_at(o, ps, t)];
     P[0] = r->agree * pow(q[0], o->proc.calibration);
     if (n == NCAND && rank0_early(o, r, q, n, u, P[0]))
       return 0;
@@ -359,18 +392,8 @@ static int init_prompt(ls_oracle *o, const ls_dataset *ds, int p, ls_error *err)
   ps->rank = calloc((size_t)ps->horizon, 1);
   if (!ps->regime || !ps->rank)
     return ls_error_set(err, LS_ENOMEM, "oracle: out of memory for prompt %d", p);
-  if (o->kind == LS_DATASET_SYNTH) {
-    double a = o->proc.easy_to_hard, b = o->proc.hard_to_easy;
-    uint64_t rk = LS_KEY(o->seed, TAG_REGIME, (uint64_t)p);
-    int s = ls_uniform(rk) < a / (a + b);
-    for (int t = 0; t < ps->horizon; t++) {
-      if (t > 0) {
-        double u = ls_uniform(ls_key2(rk, (uint64_t)t));
-        s = s ? (u < b ? 0 : 1) : (u < a ? 1 : 0);
-      }
-      ps->regime[t] = (uint8_t)s;
-    }
-  }
+  ps->regime_key = LS_KEY(o->seed, TAG_REGIME, (uint64_t)p);
+  ps->regime_n = o->kind == LS_DATASET_SYNTH ? 0 : ps->horizon; /* drawn on demand (regime_at); other kinds have none */
   memset(ps->rank, RANK_UNDRAWN, (size_t)ps->horizon);
   return LS_OK;
 }

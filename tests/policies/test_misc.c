@@ -364,7 +364,52 @@ static void test_costmodel_npu_dispatch(void)
   cm_free(&f);
 }
 
+/* The cost model remembers draft steps and their units per context, target layer times per
+ * (tokens, context) in rows keyed by the context modulo a power of two, and output projections
+ * per model, unit and tokens: a long-lived model asked in mixed order, at contexts that share
+ * rows (c, c + 1024, c + 2048) and at sizes past the tables, answers exactly what a model made
+ * afresh for each query does. Lever's map puts small steps on the CPU and batches on the NPU,
+ * so pairs cross units. */
+static void test_costmodel_memo_fresh(void)
+{
+  cm_fix f;
+  CU_ASSERT_EQUAL_FATAL(cm_load(&f, "oneplus-12", "llama-3.1-8b", ""), LS_OK);
+  int rc;
+  void *map = map_create(&ls_map_lever, "", &rc);
+  ls_costmodel *cm = NULL;
+  ls_cost_model c;
+  CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&cm, f.dev, &f.tc, &f.dc, &ls_map_lever, map, 4, 0, NULL), LS_OK);
+  ls_costmodel_bind(cm, &c);
+  uint64_t x = 777;
+  int bad = 0, crossed = 0;
+  for (int i = 0; i < 300; i++) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    int ctx = 40 + (int)((x >> 20) % 7) + 1024 * (int)((x >> 30) % 3), n = 1 + (int)((x >> 35) % ((x >> 34) & 1 ? 6 : 80));
+    int k = 1 + (int)((x >> 45) % (uint64_t)n), depth = (int)((x >> 50) % 70), n2 = 1 + (int)((x >> 56) % 20);
+    ls_costmodel *fresh = NULL;
+    ls_cost_model fc;
+    CU_ASSERT_EQUAL_FATAL(ls_costmodel_create(&fresh, f.dev, &f.tc, &f.dc, &ls_map_lever, map, 4, 0, NULL), LS_OK);
+    ls_costmodel_bind(fresh, &fc);
+    ls_costmodel_set_ctx(cm, ctx);
+    ls_costmodel_set_ctx(fresh, ctx);
+    double a[5] = {c.verify_s(c.ctx, n), c.verify_saved_s(c.ctx, n, k, (int)(x % 32)), c.draft_step_s(c.ctx, n, depth),
+                   c.draft_pair_s(c.ctx, n, n2, depth), (double)ls_costmodel_lmhead_ns(cm, (x >> 7) & 1, n)};
+    double b[5] = {fc.verify_s(fc.ctx, n), fc.verify_saved_s(fc.ctx, n, k, (int)(x % 32)),
+                   fc.draft_step_s(fc.ctx, n, depth), fc.draft_pair_s(fc.ctx, n, n2, depth),
+                   (double)ls_costmodel_lmhead_ns(fresh, (x >> 7) & 1, n)};
+    bad += memcmp(a, b, sizeof a) != 0;
+    crossed += (n < 4) != (n2 < 4);
+    ls_costmodel_free(fresh);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT(crossed > 50); /* the pairs crossed units often */
+  ls_costmodel_free(cm);
+  ls_map_lever.destroy(map);
+  cm_free(&f);
+}
+
 CU_TestInfo ls_t_costmodel[] = {{"an NPU draft call pays one dispatch (static graphs)", test_costmodel_npu_dispatch},
+                                {"remembered times equal a fresh model's", test_costmodel_memo_fresh},
                                 {"verification and draft formulas", test_costmodel_formula},
                                 {"the saving of a pruned tail", test_costmodel_saved},
                                 {"lever on a real profile: slower flash, no smaller tree", test_costmodel_lever_flash},

@@ -13,6 +13,7 @@ static CU_SuiteInfo suites[] = {
     {"eagle2", NULL, NULL, NULL, NULL, ls_t_eagle2},
     {"opttree", NULL, NULL, NULL, NULL, ls_t_opttree},
     {"lever", NULL, NULL, NULL, NULL, ls_t_lever},
+    {"lever_same", NULL, NULL, NULL, NULL, ls_t_lever_same},
     {"prune", NULL, NULL, NULL, NULL, ls_t_prune},
     {"map", NULL, NULL, NULL, NULL, ls_t_map},
     {"costmodel", NULL, NULL, NULL, NULL, ls_t_costmodel},

@@ -467,7 +467,8 @@ static void test_oracle_memo(void)
 
 /* Every node's candidates come out descending with the largest first (the stick pieces sorted
  * by a fixed network, oracle.c): 8,000 nodes of a 16-ary tree over two datasets, each list
- * checked in full (no ties but at the top-1's cap), its sum at most 1. */
+ * checked in full (no ties but at the top-1's cap), its sum at most 1, and every shorter
+ * request its prefix. */
 static void test_oracle_candidates_sorted(void)
 {
   const char *set[] = {"workload.prompts=2", NULL};
@@ -475,7 +476,7 @@ static void test_oracle_candidates_sorted(void)
   enum { NN = 4000 };
   static uint64_t key[NN];
   static int depth[NN];
-  int bad = 0, full = 0;
+  int bad = 0, full = 0, prefix_bad = 0;
   for (int d = 0; d < 2; d++) {
     ls_oracle *o = make_oracle(ds[d], "llama-3.1-8b", set, 5);
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
@@ -501,11 +502,51 @@ static void test_oracle_candidates_sorted(void)
         bad += r > 1 && q[r] == q[r - 1] && q[r] != q[0];
       }
       bad += !(s <= 1.0 + 1e-12);
+      /* a request for k < 16 is the prefix of the full list, bit for bit */
+      for (int k = 1; k < LS_VIEW_TOPK_MAX; k++) {
+        double p[LS_VIEW_TOPK_MAX];
+        prefix_bad += v.candidates(v.ctx, key[i], depth[i], p, k) != k || memcmp(p, q, (size_t)k * sizeof *p) != 0;
+      }
     }
     ls_oracle_free(o);
   }
   CU_ASSERT_EQUAL(full, 2 * NN);
   CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT_EQUAL(prefix_bad, 0);
+}
+
+/* The regime chain is drawn as far as it is asked, in chunks (oracle.c, regime_at): an oracle
+ * asked first at a deep position and one asked position by position hold the same chain, so
+ * the root's candidates (which follow the regime) agree at every position, across the chunks'
+ * boundaries and past the horizon. */
+static void test_oracle_regime_lazy(void)
+{
+  const char *set[] = {"workload.prompts=2", NULL};
+  ls_oracle *deep = make_oracle("gsm8k", "llama-3.1-8b", set, 9), *step = make_oracle("gsm8k", "llama-3.1-8b", set, 9);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(deep);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(step);
+  int end = ls_oracle_output_len(deep, 1) + 1200, bad = 0;
+  const int order[] = {700, 3, end - 1, 150};
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) { /* deep jumps first */
+    ls_oracle_cycle c;
+    ls_draft_view v;
+    double q[LS_VIEW_TOPK_MAX];
+    ls_oracle_begin(deep, 1, order[i], &c, &v);
+    v.candidates(v.ctx, v.root_key, 0, q, LS_VIEW_TOPK_MAX);
+  }
+  for (int t = 0; t < end; t++) {
+    ls_oracle_cycle c, d;
+    ls_draft_view v, w;
+    double p[LS_VIEW_TOPK_MAX], q[LS_VIEW_TOPK_MAX];
+    ls_oracle_begin(deep, 1, t, &c, &v);
+    ls_oracle_begin(step, 1, t, &d, &w);
+    int n = v.candidates(v.ctx, v.root_key, 0, p, LS_VIEW_TOPK_MAX);
+    bad += n != LS_VIEW_TOPK_MAX || n != w.candidates(w.ctx, w.root_key, 0, q, LS_VIEW_TOPK_MAX) ||
+           memcmp(p, q, sizeof p) != 0;
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  ls_oracle_free(deep);
+  ls_oracle_free(step);
 }
 
 static void test_oracle_iid(void)
@@ -866,6 +907,7 @@ static CU_TestInfo datasets_tests[] = {{"all load", test_datasets_load},
                                        CU_TEST_INFO_NULL};
 static CU_TestInfo oracle_tests[] = {{"order independence", test_oracle_order},
                                      {"candidates descending at many nodes", test_oracle_candidates_sorted},
+                                     {"the regime chain drawn lazily is one chain", test_oracle_regime_lazy},
                                      {"parent memo and ranks from known candidates", test_oracle_memo},
                                      {"iid alpha over 1e6 draws", test_oracle_iid},
                                      {"positional p_k over 1e6 draws", test_oracle_positional},
