@@ -1133,22 +1133,40 @@ void ls_flash_dev_free(ls_flash_dev *d)
   free(d);
 }
 
-int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
-                         void *ctx, ls_error *err)
+/* A read's sizes checked and its chunk defaulted (the profile's when <= 0). */
+static int check_sizes(const ls_flash_dev *d, double bytes, double *chunk, ls_error *err)
 {
   if (!(bytes > 0 && bytes <= MAX_BYTES))
     return ls_error_set(err, LS_ERANGE, "flash read: bytes must be in (0, %g] (got %g)", MAX_BYTES, bytes);
-  chunk = chunk > 0 ? chunk : d->p.chunk_bytes;
-  if (!(chunk <= MAX_BYTES))
-    return ls_error_set(err, LS_ERANGE, "flash read: chunk must be <= %g bytes (got %g)", MAX_BYTES, chunk);
-  int64_t now = ls_engine_now(d->e);
-  sync_to(d, now);
+  *chunk = *chunk > 0 ? *chunk : d->p.chunk_bytes;
+  if (!(*chunk <= MAX_BYTES))
+    return ls_error_set(err, LS_ERANGE, "flash read: chunk must be <= %g bytes (got %g)", MAX_BYTES, *chunk);
+  return LS_OK;
+}
+
+/* Appends a checked read to the working state (qd <= 0: the profile's), in whole bytes (a
+ * partial byte is read as a byte), so the counters are exact integers. */
+static int append_read(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done, void *ctx,
+                       ls_error *err)
+{
   qd = qd > 0 ? qd : d->p.queue_depth;
   if (state_reserve(d, qd))
     return ls_error_set(err, LS_ENOMEM, "flash read: out of memory");
-  /* whole bytes (a partial byte is read as a byte), so the counters are exact integers */
   int64_t b = (int64_t)ceil(bytes), c = (int64_t)ceil(chunk);
   state_add_read(d->w, b, c, tx_ns(d, c), qd, done, ctx);
+  return LS_OK;
+}
+
+int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
+                         void *ctx, ls_error *err)
+{
+  int rc = check_sizes(d, bytes, &chunk, err);
+  if (rc)
+    return rc;
+  int64_t now = ls_engine_now(d->e);
+  sync_to(d, now);
+  if ((rc = append_read(d, bytes, chunk, qd, done, ctx, err)))
+    return rc;
   if (d->link) {
     ev_issue(d);
     return LS_OK;
@@ -1165,6 +1183,37 @@ int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls
   }
   rec_issue(d, d->w, now);
   return lookahead(d, err);
+}
+
+int ls_flash_dev_can_read_alone(const ls_flash_dev *d)
+{
+  return !d->link && !d->has_wake && !d->ahead && d->w->pending == 0;
+}
+
+/* The steps ls_flash_dev_read_at and the wake of its completion take for a read submitted at
+ * t to an idle device (fresh_read, else the issues and the lookahead's advance, then
+ * read_finished), in the same order, without the snapshot no one will go back to. */
+int ls_flash_dev_read_alone(ls_flash_dev *d, double bytes, double chunk, int qd, int64_t t, int64_t *done_at,
+                            ls_error *err)
+{
+  *done_at = -1;
+  int rc = check_sizes(d, bytes, &chunk, err);
+  if (rc)
+    return rc;
+  if (!ls_flash_dev_can_read_alone(d) || t < ls_engine_now(d->e))
+    return ls_error_set(err, LS_ESTATE, "flash read: a read computed alone needs an idle device (recurrence "
+                        "mode, no read pending) and a start no earlier than now");
+  if ((rc = append_read(d, bytes, chunk, qd, NULL, NULL, err)))
+    return rc;
+  uint32_t fin = 0;
+  if (!fresh_read(d, d->w, t, &fin)) {
+    rec_issue(d, d->w, t);
+    if (advance(d, d->w, INT64_MAX, 0, &fin) != STEP_FINISH) /* cannot happen, as in lookahead */
+      return ls_error_set(err, LS_ESTATE, "flash: requests in flight but no read completes");
+  }
+  *done_at = d->w->link_free;
+  read_finished(d, fin);
+  return LS_OK;
 }
 
 double ls_flash_dev_v_min(const ls_flash_dev *d, uint64_t k, uint64_t n)

@@ -9,7 +9,9 @@
  *   busy(now) = busy_done + sum over jobs in service of (now - start_j)
  *             = busy_done + in_service * now - sum_start
  * where busy_done sums the service times of completed jobs and sum_start the start times of
- * the jobs in service. Utilisation over [0, now] = busy(now) / (c * now).
+ * the jobs in service. Utilisation over [0, now] = busy(now) / (c * now). Jobs a caller
+ * priced itself and books after their end (ls_resource_book) join busy_done as completions
+ * would.
  *
  * Servers are a fixed array of c records (their addresses are the contexts of completion
  * events, so it never moves); the queue is a ring buffer whose capacity doubles. Nothing is
@@ -186,6 +188,15 @@ int ls_resource_submit(ls_resource *r, int64_t service_ns, ls_event_fn done, voi
   if (r->n_idle > 0)
     return start(r, service_ns, done, ctx, err);
   return enqueue(r, service_ns, done, ctx, err);
+}
+
+int ls_resource_book(ls_resource *r, int64_t busy_ns, uint64_t jobs, ls_error *err)
+{
+  if (busy_ns < 0 || busy_ns > INT64_MAX - r->busy_done)
+    return ls_error_set(err, LS_ERANGE, "resource %s: booked busy time %" PRId64 " ns out of range", r->name, busy_ns);
+  r->busy_done += busy_ns;
+  r->completed += jobs;
+  return LS_OK;
 }
 
 int ls_resource_capacity(const ls_resource *r) { return r->cap; }

@@ -58,6 +58,10 @@ typedef struct ls_decode_result {
   /* Observation hook for tests (not stored): the phase transitions the run took, as
    * phase_edges[from] bit `to` (runner/decode/phase.c lists the phases and the allowed ones). */
   uint32_t phase_edges[LS_DECODE_PHASE_SLOTS];
+  /* Observation hook for tests (not stored): target passes (prefills and verifications) run
+   * in a loop instead of an engine event per layer (runner/decode/cycle_verify.c, "Inline
+   * passes"); the results are the same either way. */
+  long inline_passes;
 } ls_decode_result;
 
 /* The most events one run may simulate, per generated token (times workload.max_tokens and

@@ -624,7 +624,8 @@ static void lone_reads(ls_flash_params f, ls_flash_sim sim, int64_t *done_at, in
   ls_engine_free(e);
 }
 
-static void test_fresh_reads_skip_special_minimum(void)
+/* The OnePlus 12's flash with specials frequent: tail_prob 0.05, a Pareto tail from 400 us. */
+static ls_flash_params frequent_specials(void)
 {
   ls_device *dev = devtest_load("oneplus-12");
   ls_flash_params f = *ls_device_flash(dev);
@@ -632,6 +633,12 @@ static void test_fresh_reads_skip_special_minimum(void)
   f.latency.tail_prob = 0.05;
   f.latency.tail_start_s = 400e-6;
   f.latency.tail_alpha = 3.0;
+  return f;
+}
+
+static void test_fresh_reads_skip_special_minimum(void)
+{
+  ls_flash_params f = frequent_specials();
   enum { N = 1500 };
   int64_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
   CU_ASSERT_FATAL(a && b);
@@ -645,7 +652,93 @@ static void test_fresh_reads_skip_special_minimum(void)
   free(b);
 }
 
-CU_TestInfo flash_tests[] = {{"fresh reads skip a block minimum on a special, as the events", test_fresh_reads_skip_special_minimum},
+/* Reads one after another on an otherwise idle device, each issued a gap after the previous
+ * one's completion (0, 40 us or 80 us: a serial pass's layer compute), of 13 to 19 chunks
+ * plus a partial one, with specials frequent: computed at once by ls_flash_dev_read_alone
+ * (recurrence) and through the events, the completions equal to the nanosecond and the
+ * counters after the last read equal. */
+typedef struct {
+  ls_flash_dev *d;
+  int64_t *done_at;
+  int i, n;
+} serial_reads;
+
+static double serial_bytes(int i) { return (13 + i % 7) * 524288.0 + 1000.0 * (i % 5); }
+static int64_t serial_gap(int i) { return 40000 * (i % 3); }
+
+static void serial_issue(ls_engine *e, void *v);
+static void serial_done(ls_engine *e, void *v)
+{
+  serial_reads *c = v;
+  c->done_at[c->i++] = ls_engine_now(e);
+  if (c->i < c->n)
+    CU_ASSERT_EQUAL(ls_engine_schedule_in(e, serial_gap(c->i), serial_issue, c, NULL, NULL), LS_OK);
+}
+
+static void serial_issue(ls_engine *e, void *v)
+{
+  (void)e;
+  serial_reads *c = v;
+  CU_ASSERT_EQUAL(ls_flash_dev_read_at(c->d, serial_bytes(c->i), 524288.0, 32, serial_done, c, NULL), LS_OK);
+}
+
+static void test_reads_alone_equal_events(void)
+{
+  ls_flash_params f = frequent_specials();
+  enum { N = 600 };
+  int64_t a[N], b[N];
+  ls_engine *e, *e2;
+  ls_flash_dev *d, *d2;
+  ls_error err;
+  f.sim = LS_FLASH_SIM_EVENTS;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&d, e, &f, 7, 1, NULL), LS_OK);
+  CU_ASSERT_EQUAL(ls_flash_dev_can_read_alone(d), 0); /* the events mode has no recurrence */
+  int64_t t = 0;
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d, 4096, 0, 0, 0, &t, &err), LS_ESTATE);
+  CU_ASSERT_EQUAL(t, -1);
+  serial_reads c = {d, a, 0, N};
+  serial_issue(e, &c);
+  ls_engine_run(e);
+  CU_ASSERT_EQUAL_FATAL(c.i, N);
+  f.sim = LS_FLASH_SIM_RECURRENCE;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e2, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&d2, e2, &f, 7, 1, NULL), LS_OK);
+  t = 0;
+  for (int i = 0; i < N; i++) {
+    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_can_read_alone(d2), 1);
+    int rc = ls_flash_dev_read_alone(d2, serial_bytes(i), 524288.0, 32, t, &b[i], &err);
+    if (rc)
+      fprintf(stderr, "read %d: %s\n", i, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, LS_OK);
+    t = b[i] + serial_gap(i + 1);
+  }
+  int diff = 0;
+  for (int i = 0; i < N; i++)
+    diff += a[i] != b[i];
+  CU_ASSERT_EQUAL(diff, 0);
+  CU_ASSERT_EQUAL(ls_engine_now(e2), 0); /* nothing went through the engine */
+  CU_ASSERT_EQUAL(ls_flash_dev_bytes_read(d2), ls_flash_dev_bytes_read(d));
+  CU_ASSERT_EQUAL(ls_flash_dev_requests(d2), ls_flash_dev_requests(d));
+  CU_ASSERT_EQUAL(ls_flash_dev_link_busy_ns(d2), ls_flash_dev_link_busy_ns(d));
+  /* refused while a read is pending, and before now */
+  CU_ASSERT_EQUAL(ls_flash_dev_read(d2, 4096, NULL, NULL, NULL), LS_OK);
+  CU_ASSERT_EQUAL(ls_flash_dev_can_read_alone(d2), 0);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 4096, 0, 0, 0, &t, &err), LS_ESTATE);
+  ls_engine_run(e2);
+  CU_ASSERT(ls_engine_now(e2) > 0);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 4096, 0, 0, ls_engine_now(e2) - 1, &t, &err), LS_ESTATE);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 0, 0, 0, ls_engine_now(e2), &t, &err), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 4096, 0, 0, ls_engine_now(e2), &t, &err), LS_OK);
+  CU_ASSERT(t > ls_engine_now(e2));
+  ls_flash_dev_free(d);
+  ls_flash_dev_free(d2);
+  ls_engine_free(e);
+  ls_engine_free(e2);
+}
+
+CU_TestInfo flash_tests[] = {{"reads computed alone equal the events", test_reads_alone_equal_events},
+                             {"fresh reads skip a block minimum on a special, as the events", test_fresh_reads_skip_special_minimum},
                              {"a block's smallest V has the minimum's distribution", test_block_min_distribution},
                              {"specials where the top comment puts them", test_specials_where_documented},
                              {"prefetch: each read queued behind another, as the events", test_pipelined_reads},

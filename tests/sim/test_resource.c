@@ -259,7 +259,44 @@ static void test_resubmit_from_done(void)
   ls_engine_free(e);
 }
 
+/* Jobs booked after their end count as the same jobs submitted would: c = 1, jobs of 7, 0 and
+ * 12 ns run back to back from 0 in one resource, booked at 19 (after an event at 19) in
+ * another; the busy times, completions and utilisations are equal, and a job submitted after
+ * the booking is accounted on top. Out-of-range bookings are refused and change nothing. */
+static void test_book_equals_submit(void)
+{
+  ls_engine *e;
+  ls_resource *a, *b;
+  ls_error err;
+  setup(&e, &a, 1);
+  CU_ASSERT_EQUAL_FATAL(ls_resource_create(&b, e, "npu2", 1, &err), LS_OK);
+  const int64_t jobs[] = {7, 0, 12};
+  for (int i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL(ls_resource_submit(a, jobs[i], NULL, NULL, NULL), LS_OK);
+  CU_ASSERT_EQUAL(ls_engine_run(e), 3);
+  CU_ASSERT_EQUAL(ls_engine_now(e), 19);
+  CU_ASSERT_EQUAL(ls_resource_book(b, 7 + 0 + 12, 3, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_resource_busy_ns(b), ls_resource_busy_ns(a));
+  CU_ASSERT_EQUAL(ls_resource_busy_ns(b), 19);
+  CU_ASSERT_EQUAL(ls_resource_completed(b), ls_resource_completed(a));
+  CU_ASSERT_DOUBLE_EQUAL(ls_resource_utilisation(b), ls_resource_utilisation(a), 0);
+  CU_ASSERT_EQUAL(ls_resource_in_service(b), 0);
+  CU_ASSERT_EQUAL(ls_resource_book(b, -1, 1, &err), LS_ERANGE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "npu2"));
+  CU_ASSERT_EQUAL(ls_resource_book(b, INT64_MAX, 1, &err), LS_ERANGE); /* the total would overflow */
+  CU_ASSERT_EQUAL(ls_resource_busy_ns(b), 19);
+  CU_ASSERT_EQUAL(ls_resource_completed(b), 3);
+  CU_ASSERT_EQUAL(ls_resource_submit(b, 5, NULL, NULL, NULL), LS_OK);
+  CU_ASSERT_EQUAL(ls_engine_run(e), 1);
+  CU_ASSERT_EQUAL(ls_resource_busy_ns(b), 24);
+  CU_ASSERT_EQUAL(ls_resource_completed(b), 4);
+  ls_resource_free(a);
+  ls_resource_free(b);
+  ls_engine_free(e);
+}
+
 CU_TestInfo ls_t_resource[] = {
+    {"jobs booked after their end count as submitted ones", test_book_equals_submit},
     {"busy time and utilisation exact on a job pattern", test_busy_exact},
     {"FIFO order, c = 1", test_fifo},
     {"capacity c = 3", test_capacity},
