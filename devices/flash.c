@@ -414,10 +414,11 @@ static int64_t latency_ns(const ls_flash_dev *d, uint64_t k, int special)
   return (int64_t)(l * 1e9 + 0.5);
 }
 
-/* Number of plain requests before special number j: geometric, by inversion. */
+/* Number of plain requests before special number j: geometric, by inversion, floor(ln U / ln P).
+ * The quotient is positive (ln U < 0 and ln P < 0), so the conversion's truncation is the floor. */
 static uint64_t plain_gap(const ls_flash_dev *d, uint64_t j)
 {
-  double g = floor(log(ls_uniform_open(ls_key2_mixed(d->gap_mixed, j))) / d->ln_plain);
+  double g = log(ls_uniform_open(ls_key2_mixed(d->gap_mixed, j))) / d->ln_plain;
   return g < 1e18 ? (uint64_t)g : UINT64_MAX / 2;
 }
 
