@@ -212,6 +212,13 @@ typedef struct {
   uint32_t rid;               /* read id */
 } freq_t;
 
+/* A tail draw's latency tail_start V^(-1/alpha) is at most cap when V >= u (tail_within): the
+ * cap last asked (0: none) and its u. */
+typedef struct {
+  int64_t cap;
+  double u;
+} tail_cut;
+
 /* Everything the recurrence changes, so a snapshot is one copy. Rings: q holds the requests
  * issued and not yet transferred, sorted by (arrival, k), q_cap a power of two; reads are
  * addressed by id & (r_cap - 1), ids r_first..r_next-1 pending, r_issue the oldest with
@@ -225,8 +232,7 @@ typedef struct {
   int64_t bytes_read;
   uint64_t requests, next_k;
   uint64_t next_special, n_special; /* k of the next special request; specials drawn so far */
-  int64_t tail_cap;           /* special_within: the cap tail_u was computed for (0: none) */
-  double tail_u;
+  tail_cut within, late;      /* special_within's cap and fresh_read's (special_late) */
   int outstanding, pending;
 } fstate;
 
@@ -261,6 +267,8 @@ struct ls_flash_dev {
   double ln_plain;            /* ln P(plain); 0: every request is plain */
   int64_t lat_lo_ns, lat_hi_ns; /* bounds of a plain request's latency */
   int64_t body_max_ns;        /* bound of a special body draw's latency (|Z| <= Z_MAX) */
+  int64_t body_hi_lo_ns;      /* a special body draw above the band is at least this */
+  int64_t tail_lo_ns;         /* a tail draw is at least this (tail_start) */
   lat_node plain[LAT_TAB + 1]; /* parametric: the plain latency at V = i / LAT_TAB (see top) */
   fstate st[2];               /* working state and the snapshot before a lookahead */
   fstate *w, *snap;
@@ -829,30 +837,33 @@ static int step(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish
   return st;
 }
 
-/* Whether special request k's latency is at most cap ns (cap > 0), computing it only when no
- * bound decides: a body draw is at most body_max_ns; a tail draw tail_start V^(-1/alpha) is
- * within cap when V >= (tail_start / cap)^alpha, taken with a relative margin of 1e-9 (far
- * above the rounding of pow), the threshold kept for the last cap asked. */
-static int special_within(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t cap)
+/* Whether tail draw k's latency tail_start V^(-1/alpha) is at most cap ns (cap > 0): so when
+ * V >= (tail_start / cap)^alpha, taken with a relative margin of 1e-9 (far above the
+ * rounding of pow), the threshold kept in c for the last cap asked; the latency itself only
+ * when V is within the margin. */
+static int tail_within(const ls_flash_dev *d, tail_cut *c, uint64_t k, int64_t cap)
 {
   const ls_latency_dist *l = &d->p.latency;
-  if (l->kind != LS_LAT_PARAMETRIC)
-    return latency_ns(d, k, 1) <= cap;
-  if (ls_uniform(d->key + 2 * k) < d->p_tail_special) {
-    if (w->tail_cap != cap) {
-      w->tail_cap = cap;
-      w->tail_u = pow(l->tail_start_s * 1e9 / (double)cap, l->tail_alpha) * (1.0 + 1e-9);
-    }
-    uint64_t b = k / BLK;
-    /* V_k >= U_k except at the block's argmin, so U_k decides without M_b when it is high */
-    if ((v_block_hash(d, b) & (BLK - 1)) != k - b * BLK && ls_uniform_open(d->key + 2 * k + 1) >= w->tail_u)
-      return 1;
-    if (v_of(d, k) >= w->tail_u)
-      return 1;
-  } else if (d->body_max_ns <= cap) {
-    return 1;
+  if (c->cap != cap) {
+    c->cap = cap;
+    c->u = pow(l->tail_start_s * 1e9 / (double)cap, l->tail_alpha) * (1.0 + 1e-9);
   }
-  return latency_ns(d, k, 1) <= cap;
+  uint64_t b = k / BLK;
+  /* V_k >= U_k except at the block's argmin, so U_k decides without M_b when it is high */
+  if ((v_block_hash(d, b) & (BLK - 1)) != k - b * BLK && ls_uniform_open(d->key + 2 * k + 1) >= c->u)
+    return 1;
+  return v_of(d, k) >= c->u || latency_ns(d, k, 1) <= cap;
+}
+
+/* Whether special request k's latency is at most cap ns (cap > 0), computing it only when no
+ * bound decides: a body draw is at most body_max_ns; a tail draw by tail_within. */
+static int special_within(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t cap)
+{
+  if (d->p.latency.kind != LS_LAT_PARAMETRIC)
+    return latency_ns(d, k, 1) <= cap;
+  if (ls_uniform(d->key + 2 * k) < d->p_tail_special)
+    return tail_within(d, &w->within, k, cap);
+  return d->body_max_ns <= cap || latency_ns(d, k, 1) <= cap;
 }
 
 /* Completes the lone read rid at once (see the top, "Whole reads"): the link starts at `start`
@@ -908,11 +919,52 @@ static int whole_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
   return 1;
 }
 
+/* Whether fresh_read may leave special k's latency unknown (parametric latencies): it is at
+ * least lmin, so not the burst's smallest, and at most cap, so in time at any place in the
+ * arrival order. A tail draw is at least tail_start; a body draw above the band (V_k says
+ * which side) at least body_hi_lo_ns; below the band it may be the smallest: 0. */
+static int special_late(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t lmin, int64_t cap)
+{
+  if (ls_uniform(d->key + 2 * k) < d->p_tail_special)
+    return d->tail_lo_ns >= lmin && tail_within(d, &w->late, k, cap);
+  if (v_of(d, k) * (1.0 - d->band_w) < d->band_lo) /* latency_ns's test of the side */
+    return 0;
+  return d->body_hi_lo_ns >= lmin && (d->body_max_ns <= cap || latency_ns(d, k, 1) <= cap);
+}
+
+/* The specials spk[0..n-1] among a fresh read's first qd placed by their exact latencies: the
+ * smallest lowers *lmin (the burst's start), and special i in ascending latency, arriving
+ * after S + t_x, comes after every plain one, at place qd - n + i of the arrival order, so
+ * it must be in by S + that place's t_x. 1 when every one is. */
+static int specials_placed(const ls_flash_dev *d, const uint64_t *spk, int n, int64_t *lmin, int qd, int64_t tx)
+{
+  int64_t sl[BURST_SPECIALS]; /* ascending */
+  for (int j = 0; j < n; j++) {
+    int64_t l = latency_ns(d, spk[j], 1);
+    int i = j;
+    for (; i > 0 && sl[i - 1] > l; i--)
+      sl[i] = sl[i - 1];
+    sl[i] = l;
+  }
+  if (sl[0] < *lmin)
+    *lmin = sl[0];
+  for (int i = 0; i < n; i++) {
+    int64_t pos = qd - n + i > 1 ? qd - n + i : 1;
+    if (sl[i] > *lmin + pos * tx)
+      return 0;
+  }
+  return 1;
+}
+
 /* A read just submitted at t to an empty device, done at once without issuing its first QD
  * requests one by one (see the top, "Whole reads"): the j-th of them to arrive must be in by
  * S + j t_x, S = t + the smallest of their latencies (the plain ones' smallest is the plain
  * latency of their smallest V; the plain ones arrive by t + hi); specials are placed by
- * their exact latencies. 1 and the state at its completion, else 0 and nothing changed. */
+ * their exact latencies (specials_placed), unless bounds show that every one of them is
+ * neither the smallest nor later than its earliest possible place allows (special_late:
+ * at most the allowance of place max(QD - n, 1) without S, which S >= t only widens), when
+ * the latencies are not needed. 1 and the state at its completion, else 0 and nothing
+ * changed. */
 static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin)
 {
   uint32_t rid = w->r_issue;
@@ -924,34 +976,22 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
     return 0; /* no request beyond the first QD, or a plain latency may exceed (QD - 2) t_x */
   start_read(d, w, r);
   uint64_t k0 = w->next_k, ns = w->next_special, nsp = w->n_special;
-  int64_t lmin = INT64_MAX, sl[BURST_SPECIALS]; /* the specials' latencies, ascending */
   uint64_t spk[BURST_SPECIALS] = {0}, kend = k0 + (uint64_t)r->qd; /* the specials' k, ascending */
   int n_sp = 0;
-  while (ns < kend) {
+  for (; ns < kend; ns += 1 + plain_gap(d, ++nsp)) {
     if (n_sp == BURST_SPECIALS)
       return 0;
-    spk[n_sp] = ns;
-    int64_t l = latency_ns(d, ns, 1);
-    int i = n_sp++;
-    for (; i > 0 && sl[i - 1] > l; i--)
-      sl[i] = sl[i - 1];
-    sl[i] = l;
-    ns += 1 + plain_gap(d, ++nsp);
+    spk[n_sp++] = ns;
   }
   double vmin = plain_min(d, k0, kend, spk, n_sp); /* the plain ones' smallest V (< 1 when any) */
-  if (vmin < 2.0)
-    lmin = plain_latency_ns(d, vmin);
-  if (n_sp && sl[0] < lmin)
-    lmin = sl[0];
+  int64_t lmin = vmin < 2.0 ? plain_latency_ns(d, vmin) : INT64_MAX;
+  int late = n_sp == 0 || (vmin < 2.0 && lmin >= 0);
+  for (int i = 0; late && i < n_sp; i++)
+    late = special_late(d, w, spk[i], lmin, (r->qd - n_sp > 1 ? r->qd - n_sp : 1) * tx);
+  if (!late && !specials_placed(d, spk, n_sp, &lmin, r->qd, tx))
+    return 0;
   if (vmin < 2.0 && d->lat_hi_ns > lmin + tx)
     return 0; /* a plain one may arrive later than S + t_x */
-  /* special i (ascending) arriving after S + t_x comes after every plain one, at position
-   * QD - n_sp + i of the arrival order */
-  for (int i = 0; i < n_sp; i++) {
-    int64_t pos = r->qd - n_sp + i > 1 ? r->qd - n_sp + i : 1;
-    if (sl[i] > lmin + pos * tx)
-      return 0;
-  }
   if (!finish_whole(d, w, rid, t + lmin, (uint64_t)r->qd, k0 + (uint64_t)r->qd,
                     r->to_issue - (int64_t)r->qd * r->chunk, cap, ns, nsp))
     return 0;
@@ -1097,6 +1137,8 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
     d->lat_lo_ns = (int64_t)floor(l->median_s * exp(-l->sigma * (Z_BAND + 1e-3)) * 1e9) - 1;
     d->lat_hi_ns = (int64_t)ceil(l->median_s * exp(l->sigma * (Z_BAND + 1e-3)) * 1e9) + 1;
     d->body_max_ns = (int64_t)ceil(l->median_s * exp(l->sigma * Z_MAX) * 1e9) + 1;
+    d->body_hi_lo_ns = (int64_t)floor(l->median_s * exp(l->sigma * (Z_BAND - 1e-3)) * 1e9) - 1;
+    d->tail_lo_ns = (int64_t)floor(l->tail_start_s * 1e9) - 1;
     plain_table(d);
   }
   double tail = l->kind == LS_LAT_EMPIRICAL ? 0.0 : l->tail_prob, plain = (1.0 - tail) * d->band_w;
