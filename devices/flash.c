@@ -367,6 +367,10 @@ static double v_of(const ls_flash_dev *d, uint64_t k)
  * smallest U: the same value v_of gives that request). */
 static double plain_min(const ls_flash_dev *d, uint64_t k, uint64_t end, const uint64_t *spk, int n)
 {
+  if (n == 0 && k % BLK == 0 && end - k == BLK) { /* one whole block, all plain (most fresh reads) */
+    uint64_t a;
+    return v_block_min(d, k / BLK, &a);
+  }
   double m = 2.0;
   for (int s = 0; k < end;) {
     uint64_t b = k / BLK, hi = (b + 1) * BLK < end ? (b + 1) * BLK : end, a;
@@ -841,7 +845,7 @@ static int step(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish
  * V >= (tail_start / cap)^alpha, taken with a relative margin of 1e-9 (far above the
  * rounding of pow), the threshold kept in c for the last cap asked; the latency itself only
  * when V is within the margin. */
-static int tail_within(const ls_flash_dev *d, tail_cut *c, uint64_t k, int64_t cap)
+static inline int tail_within(const ls_flash_dev *d, tail_cut *c, uint64_t k, int64_t cap)
 {
   const ls_latency_dist *l = &d->p.latency;
   if (c->cap != cap) {
@@ -1187,6 +1191,14 @@ static int check_sizes(const ls_flash_dev *d, double bytes, double *chunk, ls_er
   return LS_OK;
 }
 
+/* ceil(x) for 0 < x <= MAX_BYTES (checked), without the library's general sequence: the
+ * conversion truncates, one more byte when that dropped a fraction. */
+static int64_t whole_bytes(double x)
+{
+  int64_t b = (int64_t)x;
+  return b + ((double)b < x);
+}
+
 /* Appends a checked read to the working state (qd <= 0: the profile's), in whole bytes (a
  * partial byte is read as a byte), so the counters are exact integers. */
 static int append_read(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done, void *ctx,
@@ -1195,7 +1207,7 @@ static int append_read(ls_flash_dev *d, double bytes, double chunk, int qd, ls_f
   qd = qd > 0 ? qd : d->p.queue_depth;
   if (state_reserve(d, qd))
     return ls_error_set(err, LS_ENOMEM, "flash read: out of memory");
-  int64_t b = (int64_t)ceil(bytes), c = (int64_t)ceil(chunk);
+  int64_t b = whole_bytes(bytes), c = whole_bytes(chunk);
   state_add_read(d->w, b, c, tx_ns(d, c), qd, done, ctx);
   return LS_OK;
 }

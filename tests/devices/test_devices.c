@@ -637,17 +637,21 @@ static ls_flash_params frequent_specials(void)
 }
 
 /* Also with tails that start below the plain latencies (10 us: a tail draw may be a burst's
- * smallest) and with a heavy tail (alpha 1: a tail draw often arrives past its place), where
- * a fresh read must take the specials' exact latencies instead of their bounds (flash.c,
+ * smallest), with a heavy tail (alpha 1: a tail draw often arrives past its place), and with
+ * a narrow tail from 30.5 transfers (alpha 20: most tail draws arrive between the allowances
+ * of places QD - 2 and QD - 1, so a read whose first QD hold two specials must place them
+ * by their exact latencies), where a fresh read cannot rely on the specials' bounds (flash.c,
  * special_late). */
 static void test_fresh_reads_skip_special_minimum(void)
 {
-  const double tails[][2] = {{400e-6, 3.0}, {10e-6, 3.0}, {400e-6, 1.0}}; /* tail_start, alpha */
+  ls_flash_params f0 = frequent_specials();
+  double tx = 524288.0 / ls_flash_effective_bw(&f0);
+  const double tails[][2] = {{400e-6, 3.0}, {10e-6, 3.0}, {400e-6, 1.0}, {30.5 * tx, 20.0}}; /* tail_start, alpha */
   enum { N = 1500 };
   int64_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
   CU_ASSERT_FATAL(a && b);
-  for (int c = 0; c < 3; c++) {
-    ls_flash_params f = frequent_specials();
+  for (int c = 0; c < 4; c++) {
+    ls_flash_params f = f0;
     f.latency.tail_start_s = tails[c][0];
     f.latency.tail_alpha = tails[c][1];
     lone_reads(f, LS_FLASH_SIM_EVENTS, a, N);
@@ -738,8 +742,10 @@ static void test_reads_alone_equal_events(void)
   CU_ASSERT(ls_engine_now(e2) > 0);
   CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 4096, 0, 0, ls_engine_now(e2) - 1, &t, &err), LS_ESTATE);
   CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 0, 0, 0, ls_engine_now(e2), &t, &err), LS_ERANGE);
-  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 4096, 0, 0, ls_engine_now(e2), &t, &err), LS_OK);
+  double before = ls_flash_dev_bytes_read(d2);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 4096.25, 0, 0, ls_engine_now(e2), &t, &err), LS_OK);
   CU_ASSERT(t > ls_engine_now(e2));
+  CU_ASSERT_EQUAL(ls_flash_dev_bytes_read(d2) - before, 4097); /* a partial byte is read as a byte */
   ls_flash_dev_free(d);
   ls_flash_dev_free(d2);
   ls_engine_free(e);
