@@ -65,10 +65,11 @@ typedef struct ls_decode_result {
 } ls_decode_result;
 
 /* The most events one run may simulate, per generated token (times workload.max_tokens and
- * the prompts). The paper's most expensive configuration (ar-flash, qwen3-14b) needs about
- * 25000 events per token, so only inputs whose work is out of all proportion (a model with
- * huge layers streamed in millions of flash chunks per token) reach it, and they fail within
- * seconds (about 3e7 events/s) instead of running for hours. */
+ * the prompts). The paper's most expensive configuration (ar-flash, qwen3-14b) needed about
+ * 25000 events per token before its serial passes ran inline (a pass is one event since issue
+ * 33, session 15: runner/decode/cycle_verify.c), so only inputs whose work is out of all
+ * proportion (a model with huge layers streamed in millions of flash chunks per token) reach
+ * it, and they fail within seconds (about 3e7 events/s) instead of running for hours. */
 #define LS_RUN_EVENTS_PER_TOKEN 1000000ULL
 /* The most flash requests one target pass may read (its streamed layers and head, each in
  * requests of device.flash.chunk bytes). A flash read is simulated request by request inside
