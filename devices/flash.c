@@ -212,6 +212,13 @@ typedef struct {
   uint32_t rid;               /* read id */
 } freq_t;
 
+/* A tail draw's latency tail_start V^(-1/alpha) is at most cap when V >= u (tail_within): the
+ * cap last asked (0: none) and its u. */
+typedef struct {
+  int64_t cap;
+  double u;
+} tail_cut;
+
 /* Everything the recurrence changes, so a snapshot is one copy. Rings: q holds the requests
  * issued and not yet transferred, sorted by (arrival, k), q_cap a power of two; reads are
  * addressed by id & (r_cap - 1), ids r_first..r_next-1 pending, r_issue the oldest with
@@ -225,8 +232,7 @@ typedef struct {
   int64_t bytes_read;
   uint64_t requests, next_k;
   uint64_t next_special, n_special; /* k of the next special request; specials drawn so far */
-  int64_t tail_cap;           /* special_within: the cap tail_u was computed for (0: none) */
-  double tail_u;
+  tail_cut within, late;      /* special_within's cap and fresh_read's (special_late) */
   int outstanding, pending;
 } fstate;
 
@@ -261,6 +267,8 @@ struct ls_flash_dev {
   double ln_plain;            /* ln P(plain); 0: every request is plain */
   int64_t lat_lo_ns, lat_hi_ns; /* bounds of a plain request's latency */
   int64_t body_max_ns;        /* bound of a special body draw's latency (|Z| <= Z_MAX) */
+  int64_t body_hi_lo_ns;      /* a special body draw above the band is at least this */
+  int64_t tail_lo_ns;         /* a tail draw is at least this (tail_start) */
   lat_node plain[LAT_TAB + 1]; /* parametric: the plain latency at V = i / LAT_TAB (see top) */
   fstate st[2];               /* working state and the snapshot before a lookahead */
   fstate *w, *snap;
@@ -359,6 +367,10 @@ static double v_of(const ls_flash_dev *d, uint64_t k)
  * smallest U: the same value v_of gives that request). */
 static double plain_min(const ls_flash_dev *d, uint64_t k, uint64_t end, const uint64_t *spk, int n)
 {
+  if (n == 0 && k % BLK == 0 && end - k == BLK) { /* one whole block, all plain (most fresh reads) */
+    uint64_t a;
+    return v_block_min(d, k / BLK, &a);
+  }
   double m = 2.0;
   for (int s = 0; k < end;) {
     uint64_t b = k / BLK, hi = (b + 1) * BLK < end ? (b + 1) * BLK : end, a;
@@ -414,10 +426,11 @@ static int64_t latency_ns(const ls_flash_dev *d, uint64_t k, int special)
   return (int64_t)(l * 1e9 + 0.5);
 }
 
-/* Number of plain requests before special number j: geometric, by inversion. */
+/* Number of plain requests before special number j: geometric, by inversion, floor(ln U / ln P).
+ * The quotient is positive (ln U < 0 and ln P < 0), so the conversion's truncation is the floor. */
 static uint64_t plain_gap(const ls_flash_dev *d, uint64_t j)
 {
-  double g = floor(log(ls_uniform_open(ls_key2_mixed(d->gap_mixed, j))) / d->ln_plain);
+  double g = log(ls_uniform_open(ls_key2_mixed(d->gap_mixed, j))) / d->ln_plain;
   return g < 1e18 ? (uint64_t)g : UINT64_MAX / 2;
 }
 
@@ -828,30 +841,33 @@ static int step(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish
   return st;
 }
 
-/* Whether special request k's latency is at most cap ns (cap > 0), computing it only when no
- * bound decides: a body draw is at most body_max_ns; a tail draw tail_start V^(-1/alpha) is
- * within cap when V >= (tail_start / cap)^alpha, taken with a relative margin of 1e-9 (far
- * above the rounding of pow), the threshold kept for the last cap asked. */
-static int special_within(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t cap)
+/* Whether tail draw k's latency tail_start V^(-1/alpha) is at most cap ns (cap > 0): so when
+ * V >= (tail_start / cap)^alpha, taken with a relative margin of 1e-9 (far above the
+ * rounding of pow), the threshold kept in c for the last cap asked; the latency itself only
+ * when V is within the margin. */
+static inline int tail_within(const ls_flash_dev *d, tail_cut *c, uint64_t k, int64_t cap)
 {
   const ls_latency_dist *l = &d->p.latency;
-  if (l->kind != LS_LAT_PARAMETRIC)
-    return latency_ns(d, k, 1) <= cap;
-  if (ls_uniform(d->key + 2 * k) < d->p_tail_special) {
-    if (w->tail_cap != cap) {
-      w->tail_cap = cap;
-      w->tail_u = pow(l->tail_start_s * 1e9 / (double)cap, l->tail_alpha) * (1.0 + 1e-9);
-    }
-    uint64_t b = k / BLK;
-    /* V_k >= U_k except at the block's argmin, so U_k decides without M_b when it is high */
-    if ((v_block_hash(d, b) & (BLK - 1)) != k - b * BLK && ls_uniform_open(d->key + 2 * k + 1) >= w->tail_u)
-      return 1;
-    if (v_of(d, k) >= w->tail_u)
-      return 1;
-  } else if (d->body_max_ns <= cap) {
-    return 1;
+  if (c->cap != cap) {
+    c->cap = cap;
+    c->u = pow(l->tail_start_s * 1e9 / (double)cap, l->tail_alpha) * (1.0 + 1e-9);
   }
-  return latency_ns(d, k, 1) <= cap;
+  uint64_t b = k / BLK;
+  /* V_k >= U_k except at the block's argmin, so U_k decides without M_b when it is high */
+  if ((v_block_hash(d, b) & (BLK - 1)) != k - b * BLK && ls_uniform_open(d->key + 2 * k + 1) >= c->u)
+    return 1;
+  return v_of(d, k) >= c->u || latency_ns(d, k, 1) <= cap;
+}
+
+/* Whether special request k's latency is at most cap ns (cap > 0), computing it only when no
+ * bound decides: a body draw is at most body_max_ns; a tail draw by tail_within. */
+static int special_within(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t cap)
+{
+  if (d->p.latency.kind != LS_LAT_PARAMETRIC)
+    return latency_ns(d, k, 1) <= cap;
+  if (ls_uniform(d->key + 2 * k) < d->p_tail_special)
+    return tail_within(d, &w->within, k, cap);
+  return d->body_max_ns <= cap || latency_ns(d, k, 1) <= cap;
 }
 
 /* Completes the lone read rid at once (see the top, "Whole reads"): the link starts at `start`
@@ -907,11 +923,52 @@ static int whole_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
   return 1;
 }
 
+/* Whether fresh_read may leave special k's latency unknown (parametric latencies): it is at
+ * least lmin, so not the burst's smallest, and at most cap, so in time at any place in the
+ * arrival order. A tail draw is at least tail_start; a body draw above the band (V_k says
+ * which side) at least body_hi_lo_ns; below the band it may be the smallest: 0. */
+static int special_late(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t lmin, int64_t cap)
+{
+  if (ls_uniform(d->key + 2 * k) < d->p_tail_special)
+    return d->tail_lo_ns >= lmin && tail_within(d, &w->late, k, cap);
+  if (v_of(d, k) * (1.0 - d->band_w) < d->band_lo) /* latency_ns's test of the side */
+    return 0;
+  return d->body_hi_lo_ns >= lmin && (d->body_max_ns <= cap || latency_ns(d, k, 1) <= cap);
+}
+
+/* The specials spk[0..n-1] among a fresh read's first qd placed by their exact latencies: the
+ * smallest lowers *lmin (the burst's start), and special i in ascending latency, arriving
+ * after S + t_x, comes after every plain one, at place qd - n + i of the arrival order, so
+ * it must be in by S + that place's t_x. 1 when every one is. */
+static int specials_placed(const ls_flash_dev *d, const uint64_t *spk, int n, int64_t *lmin, int qd, int64_t tx)
+{
+  int64_t sl[BURST_SPECIALS]; /* ascending */
+  for (int j = 0; j < n; j++) {
+    int64_t l = latency_ns(d, spk[j], 1);
+    int i = j;
+    for (; i > 0 && sl[i - 1] > l; i--)
+      sl[i] = sl[i - 1];
+    sl[i] = l;
+  }
+  if (sl[0] < *lmin)
+    *lmin = sl[0];
+  for (int i = 0; i < n; i++) {
+    int64_t pos = qd - n + i > 1 ? qd - n + i : 1;
+    if (sl[i] > *lmin + pos * tx)
+      return 0;
+  }
+  return 1;
+}
+
 /* A read just submitted at t to an empty device, done at once without issuing its first QD
  * requests one by one (see the top, "Whole reads"): the j-th of them to arrive must be in by
  * S + j t_x, S = t + the smallest of their latencies (the plain ones' smallest is the plain
  * latency of their smallest V; the plain ones arrive by t + hi); specials are placed by
- * their exact latencies. 1 and the state at its completion, else 0 and nothing changed. */
+ * their exact latencies (specials_placed), unless bounds show that every one of them is
+ * neither the smallest nor later than its earliest possible place allows (special_late:
+ * at most the allowance of place max(QD - n, 1) without S, which S >= t only widens), when
+ * the latencies are not needed. 1 and the state at its completion, else 0 and nothing
+ * changed. */
 static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin)
 {
   uint32_t rid = w->r_issue;
@@ -923,34 +980,22 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
     return 0; /* no request beyond the first QD, or a plain latency may exceed (QD - 2) t_x */
   start_read(d, w, r);
   uint64_t k0 = w->next_k, ns = w->next_special, nsp = w->n_special;
-  int64_t lmin = INT64_MAX, sl[BURST_SPECIALS]; /* the specials' latencies, ascending */
   uint64_t spk[BURST_SPECIALS] = {0}, kend = k0 + (uint64_t)r->qd; /* the specials' k, ascending */
   int n_sp = 0;
-  while (ns < kend) {
+  for (; ns < kend; ns += 1 + plain_gap(d, ++nsp)) {
     if (n_sp == BURST_SPECIALS)
       return 0;
-    spk[n_sp] = ns;
-    int64_t l = latency_ns(d, ns, 1);
-    int i = n_sp++;
-    for (; i > 0 && sl[i - 1] > l; i--)
-      sl[i] = sl[i - 1];
-    sl[i] = l;
-    ns += 1 + plain_gap(d, ++nsp);
+    spk[n_sp++] = ns;
   }
   double vmin = plain_min(d, k0, kend, spk, n_sp); /* the plain ones' smallest V (< 1 when any) */
-  if (vmin < 2.0)
-    lmin = plain_latency_ns(d, vmin);
-  if (n_sp && sl[0] < lmin)
-    lmin = sl[0];
+  int64_t lmin = vmin < 2.0 ? plain_latency_ns(d, vmin) : INT64_MAX;
+  int late = n_sp == 0 || (vmin < 2.0 && lmin >= 0);
+  for (int i = 0; late && i < n_sp; i++)
+    late = special_late(d, w, spk[i], lmin, (r->qd - n_sp > 1 ? r->qd - n_sp : 1) * tx);
+  if (!late && !specials_placed(d, spk, n_sp, &lmin, r->qd, tx))
+    return 0;
   if (vmin < 2.0 && d->lat_hi_ns > lmin + tx)
     return 0; /* a plain one may arrive later than S + t_x */
-  /* special i (ascending) arriving after S + t_x comes after every plain one, at position
-   * QD - n_sp + i of the arrival order */
-  for (int i = 0; i < n_sp; i++) {
-    int64_t pos = r->qd - n_sp + i > 1 ? r->qd - n_sp + i : 1;
-    if (sl[i] > lmin + pos * tx)
-      return 0;
-  }
   if (!finish_whole(d, w, rid, t + lmin, (uint64_t)r->qd, k0 + (uint64_t)r->qd,
                     r->to_issue - (int64_t)r->qd * r->chunk, cap, ns, nsp))
     return 0;
@@ -1096,6 +1141,8 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
     d->lat_lo_ns = (int64_t)floor(l->median_s * exp(-l->sigma * (Z_BAND + 1e-3)) * 1e9) - 1;
     d->lat_hi_ns = (int64_t)ceil(l->median_s * exp(l->sigma * (Z_BAND + 1e-3)) * 1e9) + 1;
     d->body_max_ns = (int64_t)ceil(l->median_s * exp(l->sigma * Z_MAX) * 1e9) + 1;
+    d->body_hi_lo_ns = (int64_t)floor(l->median_s * exp(l->sigma * (Z_BAND - 1e-3)) * 1e9) - 1;
+    d->tail_lo_ns = (int64_t)floor(l->tail_start_s * 1e9) - 1;
     plain_table(d);
   }
   double tail = l->kind == LS_LAT_EMPIRICAL ? 0.0 : l->tail_prob, plain = (1.0 - tail) * d->band_w;
@@ -1133,22 +1180,48 @@ void ls_flash_dev_free(ls_flash_dev *d)
   free(d);
 }
 
-int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
-                         void *ctx, ls_error *err)
+/* A read's sizes checked and its chunk defaulted (the profile's when <= 0). */
+static int check_sizes(const ls_flash_dev *d, double bytes, double *chunk, ls_error *err)
 {
   if (!(bytes > 0 && bytes <= MAX_BYTES))
     return ls_error_set(err, LS_ERANGE, "flash read: bytes must be in (0, %g] (got %g)", MAX_BYTES, bytes);
-  chunk = chunk > 0 ? chunk : d->p.chunk_bytes;
-  if (!(chunk <= MAX_BYTES))
-    return ls_error_set(err, LS_ERANGE, "flash read: chunk must be <= %g bytes (got %g)", MAX_BYTES, chunk);
-  int64_t now = ls_engine_now(d->e);
-  sync_to(d, now);
+  *chunk = *chunk > 0 ? *chunk : d->p.chunk_bytes;
+  if (!(*chunk <= MAX_BYTES))
+    return ls_error_set(err, LS_ERANGE, "flash read: chunk must be <= %g bytes (got %g)", MAX_BYTES, *chunk);
+  return LS_OK;
+}
+
+/* ceil(x) for 0 < x <= MAX_BYTES (checked), without the library's general sequence: the
+ * conversion truncates, one more byte when that dropped a fraction. */
+static int64_t whole_bytes(double x)
+{
+  int64_t b = (int64_t)x;
+  return b + ((double)b < x);
+}
+
+/* Appends a checked read to the working state (qd <= 0: the profile's), in whole bytes (a
+ * partial byte is read as a byte), so the counters are exact integers. */
+static int append_read(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done, void *ctx,
+                       ls_error *err)
+{
   qd = qd > 0 ? qd : d->p.queue_depth;
   if (state_reserve(d, qd))
     return ls_error_set(err, LS_ENOMEM, "flash read: out of memory");
-  /* whole bytes (a partial byte is read as a byte), so the counters are exact integers */
-  int64_t b = (int64_t)ceil(bytes), c = (int64_t)ceil(chunk);
+  int64_t b = whole_bytes(bytes), c = whole_bytes(chunk);
   state_add_read(d->w, b, c, tx_ns(d, c), qd, done, ctx);
+  return LS_OK;
+}
+
+int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
+                         void *ctx, ls_error *err)
+{
+  int rc = check_sizes(d, bytes, &chunk, err);
+  if (rc)
+    return rc;
+  int64_t now = ls_engine_now(d->e);
+  sync_to(d, now);
+  if ((rc = append_read(d, bytes, chunk, qd, done, ctx, err)))
+    return rc;
   if (d->link) {
     ev_issue(d);
     return LS_OK;
@@ -1165,6 +1238,37 @@ int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls
   }
   rec_issue(d, d->w, now);
   return lookahead(d, err);
+}
+
+int ls_flash_dev_can_read_alone(const ls_flash_dev *d)
+{
+  return !d->link && !d->has_wake && !d->ahead && d->w->pending == 0;
+}
+
+/* The steps ls_flash_dev_read_at and the wake of its completion take for a read submitted at
+ * t to an idle device (fresh_read, else the issues and the lookahead's advance, then
+ * read_finished), in the same order, without the snapshot no one will go back to. */
+int ls_flash_dev_read_alone(ls_flash_dev *d, double bytes, double chunk, int qd, int64_t t, int64_t *done_at,
+                            ls_error *err)
+{
+  *done_at = -1;
+  int rc = check_sizes(d, bytes, &chunk, err);
+  if (rc)
+    return rc;
+  if (!ls_flash_dev_can_read_alone(d) || t < ls_engine_now(d->e))
+    return ls_error_set(err, LS_ESTATE, "flash read: a read computed alone needs an idle device (recurrence "
+                        "mode, no read pending) and a start no earlier than now");
+  if ((rc = append_read(d, bytes, chunk, qd, NULL, NULL, err)))
+    return rc;
+  uint32_t fin = 0;
+  if (!fresh_read(d, d->w, t, &fin)) {
+    rec_issue(d, d->w, t);
+    if (advance(d, d->w, INT64_MAX, 0, &fin) != STEP_FINISH) /* cannot happen, as in lookahead */
+      return ls_error_set(err, LS_ESTATE, "flash: requests in flight but no read completes");
+  }
+  *done_at = d->w->link_free;
+  read_finished(d, fin);
+  return LS_OK;
 }
 
 double ls_flash_dev_v_min(const ls_flash_dev *d, uint64_t k, uint64_t n)

@@ -65,6 +65,16 @@ void ls_flash_dev_free(ls_flash_dev *d);
 int ls_flash_dev_read(ls_flash_dev *d, double bytes, ls_flash_done_fn done, void *ctx, ls_error *err);
 int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
                          void *ctx, ls_error *err);
+/* A read that nothing else can meet, computed at once (recurrence mode): the read ls_flash_dev_read_at
+ * would start at time t >= now on a device with no read pending, the same draws and steps, but
+ * finished in the call: *done_at is its completion and the device's state and counters are
+ * those at that time, so the caller must let nothing read or submit to the device before
+ * *done_at (runner/decode/cycle_verify.c, a serial pass run in a loop). LS_ESTATE unless
+ * ls_flash_dev_can_read_alone and t >= now; sizes as ls_flash_dev_read_at. */
+int ls_flash_dev_read_alone(ls_flash_dev *d, double bytes, double chunk, int qd, int64_t t, int64_t *done_at,
+                            ls_error *err);
+/* 1 when ls_flash_dev_read_alone may be called: recurrence mode and no read pending. */
+int ls_flash_dev_can_read_alone(const ls_flash_dev *d);
 /* Counters at the engine's now (not const: the recurrence brings its state to now first). */
 double ls_flash_dev_bytes_read(ls_flash_dev *d);   /* bytes delivered so far */
 uint64_t ls_flash_dev_requests(ls_flash_dev *d);   /* requests completed */

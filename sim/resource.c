@@ -9,16 +9,25 @@
  *   busy(now) = busy_done + sum over jobs in service of (now - start_j)
  *             = busy_done + in_service * now - sum_start
  * where busy_done sums the service times of completed jobs and sum_start the start times of
- * the jobs in service. Utilisation over [0, now] = busy(now) / (c * now).
+ * the jobs in service. Utilisation over [0, now] = busy(now) / (c * now). Jobs a caller
+ * priced itself and books after their end (ls_resource_book) join busy_done as completions
+ * would.
  *
  * Servers are a fixed array of c records (their addresses are the contexts of completion
  * events, so it never moves); the queue is a ring buffer whose capacity doubles. Nothing is
  * allocated per job once the ring is large enough.
  *
+ * Gangs (ls_resource_submit_n): n equal jobs that all start at once (n servers idle, nothing
+ * queued) would complete at one instant through n events scheduled one after another, with
+ * nothing scheduled between them, so they fire back to back, each handing its server over
+ * and then calling done, before any event scheduled by those callbacks at that instant. A
+ * gang is those n jobs with one event whose callback does the same n steps in the same order
+ * (the first member's server leads, the others follow through gang_next): the same times,
+ * hand-overs, callbacks and order of later schedules, one event instead of n.
+ *
  * Overflow guard: a job can start no later than now + (work in service) + (work queued), so
  * submit rejects a job when that bound plus its own service would pass INT64_MAX. */
 #include "sim/resource.h"
-#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +39,9 @@ struct ls_resource_server {
   ls_event_fn done;
   void *ctx;
   int64_t start, service;
-  ls_event_id ev; /* completion event, for ls_resource_free */
+  ls_event_id ev; /* completion event, for ls_resource_free (a gang's members share it) */
   int busy;
+  int gang_next;  /* the next member of a gang completing with this one's event; -1 */
 };
 
 typedef struct {
@@ -80,6 +90,7 @@ int ls_resource_create(ls_resource **out, ls_engine *e, const char *name, int ca
   r->cap = capacity;
   for (int i = 0; i < capacity; i++) {
     r->srv[i].r = r;
+    r->srv[i].gang_next = -1;
     r->idle[i] = capacity - 1 - i; /* server 0 is used first */
   }
   r->n_idle = capacity;
@@ -125,31 +136,60 @@ static int start(ls_resource *r, int64_t service, ls_event_fn done, void *ctx, l
   return LS_OK;
 }
 
-static void on_complete(ls_engine *e, void *ctx)
+/* Server s's job is done: its accounting, the hand-over to the head of the queue, then done. */
+static void complete(ls_engine *e, server *s)
 {
-  server *s = ctx;
   ls_resource *r = s->r;
   ls_event_fn done = s->done;
   void *dctx = s->ctx;
+  s->gang_next = -1;
   r->busy_done += s->service;
   r->sum_start -= (uint64_t)s->start;
   r->work_in_service -= s->service;
   r->completed++;
   s->busy = 0;
   r->idle[r->n_idle++] = (int)(s - r->srv);
-  if (r->qlen > 0) {
-    job j = r->q[r->qhead];
+  /* The submit guard bounded the time, so only memory can fail the start: a lone completion
+   * has just freed the engine's heap node and slot, but a gang's later members may need more
+   * than the one its event freed. A job that cannot start then stays at the head of the queue
+   * for the next completion (nothing else can be done in a callback). */
+  if (r->qlen > 0 && start(r, r->q[r->qhead].service, r->q[r->qhead].done, r->q[r->qhead].ctx, NULL) == LS_OK) {
+    r->work_queued -= r->q[r->qhead].service;
     r->qhead = (r->qhead + 1) & (r->qcap - 1);
     r->qlen--;
-    r->work_queued -= j.service;
-    /* Cannot fail: the submit guard bounded the time, and the engine has just popped this
-     * completion (a free heap node and a free slot), so scheduling allocates nothing. */
-    int rc = start(r, j.service, j.done, j.ctx, NULL);
-    assert(rc == LS_OK);
-    (void)rc;
   }
   if (done)
     done(e, dctx);
+}
+
+/* A completion event: its server's job, then each follower of its gang in job order (see the
+ * top, "Gangs"). */
+static void on_complete(ls_engine *e, void *ctx)
+{
+  server *s = ctx;
+  ls_resource *r = s->r;
+  for (int next; s; s = next >= 0 ? &r->srv[next] : NULL) {
+    next = s->gang_next;
+    complete(e, s);
+  }
+}
+
+/* Starts n jobs as one gang (n servers idle, nothing queued, overflow excluded by the caller). */
+static int start_gang(ls_resource *r, int n, int64_t service, ls_event_fn done, void *ctx, ls_error *err)
+{
+  server *lead = &r->srv[r->idle[r->n_idle - 1]];
+  int64_t now = ls_engine_now(r->e);
+  ls_event_id ev;
+  int rc = ls_engine_schedule(r->e, now + service, on_complete, lead, &ev, err);
+  if (rc)
+    return rc;
+  for (int j = 0; j < n; j++) { /* job j takes the server the j-th of n submissions would */
+    server *s = &r->srv[r->idle[--r->n_idle]];
+    *s = (server){r, done, ctx, now, service, ev, 1, j + 1 < n ? r->idle[r->n_idle - 1] : -1};
+  }
+  r->sum_start += (uint64_t)n * (uint64_t)now;
+  r->work_in_service += (int64_t)n * service;
+  return LS_OK;
 }
 
 static int enqueue(ls_resource *r, int64_t service, ls_event_fn done, void *ctx, ls_error *err)
@@ -186,6 +226,25 @@ int ls_resource_submit(ls_resource *r, int64_t service_ns, ls_event_fn done, voi
   if (r->n_idle > 0)
     return start(r, service_ns, done, ctx, err);
   return enqueue(r, service_ns, done, ctx, err);
+}
+
+int ls_resource_book(ls_resource *r, int64_t busy_ns, uint64_t jobs, ls_error *err)
+{
+  if (busy_ns < 0 || busy_ns > INT64_MAX - r->busy_done)
+    return ls_error_set(err, LS_ERANGE, "resource %s: booked busy time %" PRId64 " ns out of range", r->name, busy_ns);
+  r->busy_done += busy_ns;
+  r->completed += jobs;
+  return LS_OK;
+}
+
+int ls_resource_submit_n(ls_resource *r, int n, int64_t service_ns, ls_event_fn done, void *ctx, ls_error *err)
+{
+  if (n > 1 && n <= r->n_idle && r->qlen == 0 && service_ns >= 0 && service_ns <= (INT64_MAX - ls_engine_now(r->e) - r->work_in_service) / n)
+    return start_gang(r, n, service_ns, done, ctx, err);
+  int rc = LS_OK;
+  for (int j = 0; j < n && !rc; j++)
+    rc = ls_resource_submit(r, service_ns, done, ctx, err);
+  return rc;
 }
 
 int ls_resource_capacity(const ls_resource *r) { return r->cap; }

@@ -17,6 +17,16 @@ int ls_resource_create(ls_resource **out, ls_engine *e, const char *name, int ca
 void ls_resource_free(ls_resource *r);
 /* Submits a job; done(e, ctx) fires when it completes (done may be NULL). */
 int ls_resource_submit(ls_resource *r, int64_t service_ns, ls_event_fn done, void *ctx, ls_error *err);
+/* n (>= 0) jobs of service_ns each, as n calls of ls_resource_submit in a row: the same starts,
+ * completions and done calls (one per job), in the same order. When all n start at once (n
+ * servers idle, nothing queued) they complete through one engine event (resource.c,
+ * "Gangs"); otherwise they are submitted one by one, and the first failure stops there. */
+int ls_resource_submit_n(ls_resource *r, int n, int64_t service_ns, ls_event_fn done, void *ctx, ls_error *err);
+/* Records `jobs` jobs served without the queue, busy_ns server-ns in all, as their completions
+ * would (busy time, completed count): for a caller that priced them itself on a server
+ * nothing else used meanwhile, called at or after their end (runner/decode/cycle_verify.c, a
+ * serial pass run in a loop). LS_ERANGE when busy_ns < 0 or the busy total would overflow. */
+int ls_resource_book(ls_resource *r, int64_t busy_ns, uint64_t jobs, ls_error *err);
 int ls_resource_capacity(const ls_resource *r);
 int ls_resource_in_service(const ls_resource *r);
 int ls_resource_queued(const ls_resource *r);

@@ -22,7 +22,22 @@
  * each streamed item's wait for its weights before its compute, (end_i - end_{i-1}) -
  * compute_i. The resident prefix computes first, then the first fault starts the reads. The
  * flash device still reads the streamed bytes (issued at the pass's start, their completions
- * not waited for), so its busy time and energy count them; the pass's timing is the plan's. */
+ * not waited for), so its busy time and energy count them; the pass's timing is the plan's.
+ * Inline passes: a serial pass (one layer buffer, not mapped, no cross-cycle prefetch) that
+ * begins with no engine event pending has the NPU and the flash to itself until it ends:
+ * nothing else can submit, observe or interleave before its last item, since only its own
+ * completions could run in between. Such a pass runs in a loop, without an engine event per
+ * layer or read: the same try_compute, layer_done and on_read_done, driven by the pass's
+ * clock instead of the engine's; each read is computed at once at its issue time
+ * (ls_flash_dev_read_alone: the steps and draws the engine's path takes, so the same
+ * completion), each layer ends at its start plus its time, and the two completions fire in
+ * time order. A tie (a resident layer's end at the first read's completion, the only overlap
+ * one buffer allows) starts the next layer at that time in either order, with no wait. The
+ * layer compute is booked on the NPU resource (ls_resource_book) and the pass's end
+ * (verify_end: the walk and the output projection) runs as one engine event at the last
+ * item's time, when every booked job and read is in the past: every time and counter is the
+ * one the events give (tested against device.flash.sim=events, which takes the events). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +45,14 @@
 #include "sim/resource.h"
 
 static void try_compute(ls_run_state *r);
+static void layer_done(ls_engine *e, void *ctx);
 static void mapped_begin(ls_run_state *r);
+
+/* The pass's time: the engine's, or the loop's in an inline pass (see the top). */
+static int64_t pass_now(const ls_run_state *r)
+{
+  return r->verify.inline_pass ? r->verify.clock : ls_engine_now(r->eng);
+}
 
 static double stream_bytes(const ls_run_state *r, int s)
 {
@@ -60,7 +82,10 @@ static void issue_reads(ls_run_state *r)
   if (mapped(r)) /* mapped_begin issues them */
     return;
   while (r->verify.next_read < r->verify.n_stream && r->verify.next_read - r->verify.computed_stream < r->cfg.buffers) {
-    if (ls_flash_dev_read(r->ds->flash, stream_bytes(r, r->verify.next_read), on_read_done, r, r->err)) {
+    double bytes = stream_bytes(r, r->verify.next_read);
+    int rc = !r->verify.inline_pass ? ls_flash_dev_read(r->ds->flash, bytes, on_read_done, r, r->err)
+                                    : ls_flash_dev_read_alone(r->ds->flash, bytes, 0, 0, r->verify.clock, &r->verify.read_at, r->err);
+    if (rc) {
       ls_cyc_fail(r, r->err->code);
       return;
     }
@@ -93,6 +118,31 @@ void ls_cyc_prefetch(ls_run_state *r)
   issue_reads(r);
 }
 
+/* A pass that may run inline (see the top): serial, and nothing pending that could meet it. */
+static int can_inline(const ls_run_state *r)
+{
+  return r->cfg.buffers == 1 && !mapped(r) && !r->cfg.prefetch && ls_engine_pending(r->eng) == 0 &&
+         ls_resource_in_service(r->ds->npu) == 0 && (stream_items(r) == 0 || ls_flash_dev_can_read_alone(r->ds->flash));
+}
+
+/* An inline pass: fires its layer and read completions in time order (the read first at a
+ * tie, see the top) until neither is pending (the pass's end is then scheduled, or it failed). */
+static void run_inline(ls_run_state *r)
+{
+  ls_run_verify *v = &r->verify;
+  while (!r->failed && (v->layer_at >= 0 || v->read_at >= 0)) {
+    if (v->layer_at >= 0 && (v->read_at < 0 || v->layer_at < v->read_at)) {
+      v->clock = v->layer_at;
+      v->layer_at = -1;
+      layer_done(NULL, r);
+    } else {
+      v->clock = v->read_at;
+      v->read_at = -1;
+      on_read_done(NULL, r);
+    }
+  }
+}
+
 /* A pass begins: the prompt's (from IDLE or PREFETCH) or a cycle's (from DRAFT). */
 void ls_cyc_verify_begin(ls_run_state *r)
 {
@@ -106,12 +156,21 @@ void ls_cyc_verify_begin(ls_run_state *r)
   r->verify.token_layers = 0;
   r->verify.compute_ns = 0;
   r->head.left = 0;
+  r->verify.inline_pass = can_inline(r);
+  if (r->verify.inline_pass && r->res)
+    r->res->inline_passes++;
+  r->verify.clock = r->verify.t_verify;
+  r->verify.layer_at = r->verify.read_at = -1;
+  r->verify.booked_ns = 0;
+  r->verify.booked_jobs = 0;
   if (ls_cyc_enter(r, prefill ? LS_PHASE_PREFILL_WAIT : LS_PHASE_VERIFY_WAIT))
     return;
   if (mapped(r))
     mapped_begin(r);
   issue_reads(r);
   try_compute(r);
+  if (r->verify.inline_pass)
+    run_inline(r);
 }
 
 static int tokens_at_layer(const ls_run_state *r)
@@ -201,7 +260,7 @@ static void layer_done(ls_engine *e, void *ctx)
   }
   r->verify.token_layers += layer_tokens(r, l);
   r->verify.next_layer++;
-  r->verify.npu_free_at = ls_engine_now(r->eng);
+  r->verify.npu_free_at = pass_now(r);
   if (!mapped(r) && !prefill && r->verify.next_layer == r->cfg.exit_layer && r->cfg.exit_layer < r->cfg.L)
     prune_now(r);
   if (ls_cyc_enter(r, prefill ? LS_PHASE_PREFILL_WAIT : LS_PHASE_VERIFY_WAIT))
@@ -248,6 +307,20 @@ static void verify_end(ls_run_state *r)
   ls_cyc_lmhead_begin(r);
 }
 
+/* An inline pass's last item is ready (now): its layers' compute goes on the NPU's books and
+ * the pass ends as the events would end it. */
+static void pass_end(ls_engine *e, void *ctx)
+{
+  (void)e;
+  ls_run_state *r = ctx;
+  r->verify.inline_pass = 0;
+  if (ls_resource_book(r->ds->npu, r->verify.booked_ns, r->verify.booked_jobs, r->err)) {
+    ls_cyc_fail(r, r->err->code);
+    return;
+  }
+  verify_end(r);
+}
+
 static void try_compute(ls_run_state *r)
 {
   if (r->failed || ls_phase_layer(r->phase)) /* the NPU runs this pass's layers one by one */
@@ -263,19 +336,31 @@ static void try_compute(ls_run_state *r)
       return;
     }
   }
-  int64_t now = ls_engine_now(r->eng);
+  int64_t now = pass_now(r);
   if (now > r->verify.npu_free_at)
     r->verify.io_wait += now - r->verify.npu_free_at; /* the NPU sat idle only for want of weights */
   r->verify.npu_free_at = now;
   if (l == r->cfg.L) {
     r->verify.next_layer++;
-    verify_end(r);
+    if (!r->verify.inline_pass)
+      verify_end(r);
+    else if (ls_engine_schedule(r->eng, now, pass_end, r, NULL, r->err))
+      ls_cyc_fail(r, r->err->code);
     return;
   }
   if (ls_cyc_enter(r, ls_phase_prefill(r->phase) ? LS_PHASE_PREFILL_LAYER : LS_PHASE_VERIFY_LAYER))
     return;
   int64_t ns = ls_cyc_layer_ns(r, layer_tokens(r, l));
   r->verify.compute_ns += ns;
-  if (ls_resource_submit(r->ds->npu, ns, layer_done, r, r->err))
+  if (r->verify.inline_pass) { /* the NPU is the pass's alone: it starts now (see the top) */
+    if (ns > INT64_MAX - now) {
+      ls_cyc_fail(r, ls_error_set(r->err, LS_ERANGE, "decode: a layer of %" PRId64 " ns would overflow simulated time", ns));
+      return;
+    }
+    r->verify.layer_at = now + ns;
+    r->verify.booked_ns += ns;
+    r->verify.booked_jobs++;
+  } else if (ls_resource_submit(r->ds->npu, ns, layer_done, r, r->err)) {
     ls_cyc_fail(r, r->err->code);
+  }
 }

@@ -58,13 +58,18 @@ typedef struct ls_decode_result {
   /* Observation hook for tests (not stored): the phase transitions the run took, as
    * phase_edges[from] bit `to` (runner/decode/phase.c lists the phases and the allowed ones). */
   uint32_t phase_edges[LS_DECODE_PHASE_SLOTS];
+  /* Observation hook for tests (not stored): target passes (prefills and verifications) run
+   * in a loop instead of an engine event per layer (runner/decode/cycle_verify.c, "Inline
+   * passes"); the results are the same either way. */
+  long inline_passes;
 } ls_decode_result;
 
 /* The most events one run may simulate, per generated token (times workload.max_tokens and
- * the prompts). The paper's most expensive configuration (ar-flash, qwen3-14b) needs about
- * 25000 events per token, so only inputs whose work is out of all proportion (a model with
- * huge layers streamed in millions of flash chunks per token) reach it, and they fail within
- * seconds (about 3e7 events/s) instead of running for hours. */
+ * the prompts). The paper's most expensive configuration (ar-flash, qwen3-14b) needed about
+ * 25000 events per token before its serial passes ran inline (a pass is one event since issue
+ * 33, session 15: runner/decode/cycle_verify.c), so only inputs whose work is out of all
+ * proportion (a model with huge layers streamed in millions of flash chunks per token) reach
+ * it, and they fail within seconds (about 3e7 events/s) instead of running for hours. */
 #define LS_RUN_EVENTS_PER_TOKEN 1000000ULL
 /* The most flash requests one target pass may read (its streamed layers and head, each in
  * requests of device.flash.chunk bytes). A flash read is simulated request by request inside

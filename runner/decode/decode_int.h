@@ -106,6 +106,12 @@ typedef struct ls_run_verify {
   int64_t io_wait, compute_ns;  /* this pass: the NPU's wait for weights, its layer compute */
   long token_layers;            /* this pass: tokens computed, summed over layers */
   ls_layer_memo layer_memo;     /* the last target layer time asked for (ls_cyc_layer_ns) */
+  /* A serial pass run in a loop (cycle_verify.c, "Inline passes"): its clock, the completion
+   * times of the layer computing and of the read in flight (-1: none), and the layer compute
+   * booked on the NPU when the pass ends (ns, jobs). */
+  int inline_pass;
+  int64_t clock, layer_at, read_at, booked_ns;
+  uint64_t booked_jobs;
   /* verify.overlap=mapped: the pass planned at its start (cycle_verify.c), per item l = 0..L
    * (the layers, then the head): the tokens each layer computes, the wait for its read-ahead
    * before its compute, ns (0 for a resident item), and whether that wait is over. Owned,

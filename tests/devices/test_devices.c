@@ -624,7 +624,8 @@ static void lone_reads(ls_flash_params f, ls_flash_sim sim, int64_t *done_at, in
   ls_engine_free(e);
 }
 
-static void test_fresh_reads_skip_special_minimum(void)
+/* The OnePlus 12's flash with specials frequent: tail_prob 0.05, a Pareto tail from 400 us. */
+static ls_flash_params frequent_specials(void)
 {
   ls_device *dev = devtest_load("oneplus-12");
   ls_flash_params f = *ls_device_flash(dev);
@@ -632,20 +633,127 @@ static void test_fresh_reads_skip_special_minimum(void)
   f.latency.tail_prob = 0.05;
   f.latency.tail_start_s = 400e-6;
   f.latency.tail_alpha = 3.0;
+  return f;
+}
+
+/* Also with tails that start below the plain latencies (10 us: a tail draw may be a burst's
+ * smallest), with a heavy tail (alpha 1: a tail draw often arrives past its place), and with
+ * a narrow tail from 30.5 transfers (alpha 20: most tail draws arrive between the allowances
+ * of places QD - 2 and QD - 1, so a read whose first QD hold two specials must place them
+ * by their exact latencies), where a fresh read cannot rely on the specials' bounds (flash.c,
+ * special_late). */
+static void test_fresh_reads_skip_special_minimum(void)
+{
+  ls_flash_params f0 = frequent_specials();
+  double tx = 524288.0 / ls_flash_effective_bw(&f0);
+  const double tails[][2] = {{400e-6, 3.0}, {10e-6, 3.0}, {400e-6, 1.0}, {30.5 * tx, 20.0}}; /* tail_start, alpha */
   enum { N = 1500 };
   int64_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
   CU_ASSERT_FATAL(a && b);
-  lone_reads(f, LS_FLASH_SIM_EVENTS, a, N);
-  lone_reads(f, LS_FLASH_SIM_RECURRENCE, b, N);
-  int diff = 0;
-  for (int i = 0; i < N; i++)
-    diff += a[i] != b[i] || a[i] < 0;
-  CU_ASSERT_EQUAL(diff, 0);
+  for (int c = 0; c < 4; c++) {
+    ls_flash_params f = f0;
+    f.latency.tail_start_s = tails[c][0];
+    f.latency.tail_alpha = tails[c][1];
+    lone_reads(f, LS_FLASH_SIM_EVENTS, a, N);
+    lone_reads(f, LS_FLASH_SIM_RECURRENCE, b, N);
+    int diff = 0;
+    for (int i = 0; i < N; i++)
+      diff += a[i] != b[i] || a[i] < 0;
+    CU_ASSERT_EQUAL(diff, 0);
+  }
   free(a);
   free(b);
 }
 
-CU_TestInfo flash_tests[] = {{"fresh reads skip a block minimum on a special, as the events", test_fresh_reads_skip_special_minimum},
+/* Reads one after another on an otherwise idle device, each issued a gap after the previous
+ * one's completion (0, 40 us or 80 us: a serial pass's layer compute), of 13 to 19 chunks
+ * plus a partial one, with specials frequent: computed at once by ls_flash_dev_read_alone
+ * (recurrence) and through the events, the completions equal to the nanosecond and the
+ * counters after the last read equal. */
+typedef struct {
+  ls_flash_dev *d;
+  int64_t *done_at;
+  int i, n;
+} serial_reads;
+
+static double serial_bytes(int i) { return (13 + i % 7) * 524288.0 + 1000.0 * (i % 5); }
+static int64_t serial_gap(int i) { return 40000 * (i % 3); }
+
+static void serial_issue(ls_engine *e, void *v);
+static void serial_done(ls_engine *e, void *v)
+{
+  serial_reads *c = v;
+  c->done_at[c->i++] = ls_engine_now(e);
+  if (c->i < c->n)
+    CU_ASSERT_EQUAL(ls_engine_schedule_in(e, serial_gap(c->i), serial_issue, c, NULL, NULL), LS_OK);
+}
+
+static void serial_issue(ls_engine *e, void *v)
+{
+  (void)e;
+  serial_reads *c = v;
+  CU_ASSERT_EQUAL(ls_flash_dev_read_at(c->d, serial_bytes(c->i), 524288.0, 32, serial_done, c, NULL), LS_OK);
+}
+
+static void test_reads_alone_equal_events(void)
+{
+  ls_flash_params f = frequent_specials();
+  enum { N = 600 };
+  int64_t a[N], b[N];
+  ls_engine *e, *e2;
+  ls_flash_dev *d, *d2;
+  ls_error err;
+  f.sim = LS_FLASH_SIM_EVENTS;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&d, e, &f, 7, 1, NULL), LS_OK);
+  CU_ASSERT_EQUAL(ls_flash_dev_can_read_alone(d), 0); /* the events mode has no recurrence */
+  int64_t t = 0;
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d, 4096, 0, 0, 0, &t, &err), LS_ESTATE);
+  CU_ASSERT_EQUAL(t, -1);
+  serial_reads c = {d, a, 0, N};
+  serial_issue(e, &c);
+  ls_engine_run(e);
+  CU_ASSERT_EQUAL_FATAL(c.i, N);
+  f.sim = LS_FLASH_SIM_RECURRENCE;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e2, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&d2, e2, &f, 7, 1, NULL), LS_OK);
+  t = 0;
+  for (int i = 0; i < N; i++) {
+    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_can_read_alone(d2), 1);
+    int rc = ls_flash_dev_read_alone(d2, serial_bytes(i), 524288.0, 32, t, &b[i], &err);
+    if (rc)
+      fprintf(stderr, "read %d: %s\n", i, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, LS_OK);
+    t = b[i] + serial_gap(i + 1);
+  }
+  int diff = 0;
+  for (int i = 0; i < N; i++)
+    diff += a[i] != b[i];
+  CU_ASSERT_EQUAL(diff, 0);
+  CU_ASSERT_EQUAL(ls_engine_now(e2), 0); /* nothing went through the engine */
+  CU_ASSERT_EQUAL(ls_flash_dev_bytes_read(d2), ls_flash_dev_bytes_read(d));
+  CU_ASSERT_EQUAL(ls_flash_dev_requests(d2), ls_flash_dev_requests(d));
+  CU_ASSERT_EQUAL(ls_flash_dev_link_busy_ns(d2), ls_flash_dev_link_busy_ns(d));
+  /* refused while a read is pending, and before now */
+  CU_ASSERT_EQUAL(ls_flash_dev_read(d2, 4096, NULL, NULL, NULL), LS_OK);
+  CU_ASSERT_EQUAL(ls_flash_dev_can_read_alone(d2), 0);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 4096, 0, 0, 0, &t, &err), LS_ESTATE);
+  ls_engine_run(e2);
+  CU_ASSERT(ls_engine_now(e2) > 0);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 4096, 0, 0, ls_engine_now(e2) - 1, &t, &err), LS_ESTATE);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 0, 0, 0, ls_engine_now(e2), &t, &err), LS_ERANGE);
+  double before = ls_flash_dev_bytes_read(d2);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d2, 4096.25, 0, 0, ls_engine_now(e2), &t, &err), LS_OK);
+  CU_ASSERT(t > ls_engine_now(e2));
+  CU_ASSERT_EQUAL(ls_flash_dev_bytes_read(d2) - before, 4097); /* a partial byte is read as a byte */
+  ls_flash_dev_free(d);
+  ls_flash_dev_free(d2);
+  ls_engine_free(e);
+  ls_engine_free(e2);
+}
+
+CU_TestInfo flash_tests[] = {{"reads computed alone equal the events", test_reads_alone_equal_events},
+                             {"fresh reads skip a block minimum on a special, as the events", test_fresh_reads_skip_special_minimum},
                              {"a block's smallest V has the minimum's distribution", test_block_min_distribution},
                              {"specials where the top comment puts them", test_specials_where_documented},
                              {"prefetch: each read queued behind another, as the events", test_pipelined_reads},

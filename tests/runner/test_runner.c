@@ -687,6 +687,61 @@ static void test_stop_flag_reaches_run(void)
   ls_kv_free(kv);
 }
 
+/* Serial passes run in a loop (runner/decode/cycle_verify.c, "Inline passes") give what the
+ * engine's events give. device.flash.sim=events keeps every streamed pass on the events (a
+ * read is computed alone only by the recurrence, which gives the events' times to the
+ * nanosecond: devices.flash), so each system's metrics, cycles, per-prompt sums, text and
+ * phase transitions are compared value for value between the two, on the paper's OnePlus 12
+ * and Llama 3.1 8B: 16 resident layers (device.dram.budget=2GB) overlapping the first read or
+ * none, streamed layers and head,
+ * Lever's pruning at the exit layer after its CPU and NPU draft passes. Every prefill and
+ * cycle of AR from flash runs inline by default, none with the events. */
+static int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static void test_inline_passes_equal_events(void)
+{
+  const char *sys[] = {"ar-flash", "lever", "specinfer", "lever-npu-map"};
+  for (int j = 0; j < 8; j++) {
+    int i = j / 2, resident = j % 2; /* half of them with 16 resident layers (the budget's) */
+    char set[128], ev[160];
+    snprintf(set, sizeof set, "workload.prompts=2;workload.max_tokens=24%s", resident ? ";device.dram.budget=2GB" : "");
+    snprintf(ev, sizeof ev, "%s;device.flash.sim=events", set);
+    ls_decode_result a, b;
+    CU_ASSERT_EQUAL_FATAL(ls_rt_run(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "gsm8k", sys[i], set, 1, &a), LS_OK);
+    CU_ASSERT_EQUAL_FATAL(ls_rt_run(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "gsm8k", sys[i], ev, 1, &b), LS_OK);
+    CU_ASSERT(a.inline_passes > 0);
+    CU_ASSERT_EQUAL(b.inline_passes, 0);
+    if (i == 0)
+      CU_ASSERT_EQUAL(a.inline_passes, 2 + (long)metric(&a, "cycles"));
+    CU_ASSERT_EQUAL(metric(&a, "resident_layers"), resident ? 16 : 0);
+    CU_ASSERT_EQUAL_FATAL(a.n_metrics, b.n_metrics);
+    int differ = 0;
+    for (int k = 0; k < a.n_metrics; k++)
+      differ += strcmp(a.metrics[k].name, b.metrics[k].name) != 0 || !same_double(a.metrics[k].value, b.metrics[k].value);
+    CU_ASSERT_EQUAL_FATAL(a.n_steps, b.n_steps);
+    for (int k = 0; k < a.n_steps; k++) {
+      const ls_db_step *x = &a.steps[k], *y = &b.steps[k];
+      differ += x->cycle != y->cycle || x->tree_size != y->tree_size || x->verified_tokens != y->verified_tokens ||
+                x->accepted != y->accepted || !same_double(x->draft_s, y->draft_s) ||
+                !same_double(x->verify_s, y->verify_s) || !same_double(x->lmhead_s, y->lmhead_s);
+    }
+    CU_ASSERT_EQUAL_FATAL(a.n_prompts, b.n_prompts);
+    for (int k = 0; k < a.n_prompts; k++)
+      differ += !same_double(a.prompts[k].decode_s, b.prompts[k].decode_s) ||
+                !same_double(a.prompts[k].io_wait_s, b.prompts[k].io_wait_s) ||
+                !same_double(a.prompts[k].npu_busy_s, b.prompts[k].npu_busy_s) ||
+                !same_double(a.prompts[k].flash_busy_s, b.prompts[k].flash_busy_s) ||
+                !same_double(a.prompts[k].energy_j, b.prompts[k].energy_j) ||
+                !same_double(a.prompts[k].ttft_s, b.prompts[k].ttft_s);
+    differ += a.text_hash != b.text_hash || memcmp(a.phase_edges, b.phase_edges, sizeof a.phase_edges) != 0;
+    if (differ)
+      fprintf(stderr, "inline passes: %s (resident %d) differs from the events in %d values\n", sys[i], resident, differ);
+    CU_ASSERT_EQUAL(differ, 0);
+    ls_decode_result_free(&a);
+    ls_decode_result_free(&b);
+  }
+}
+
 static CU_TestInfo systems_tests[] = {
     {"every system resolves in the registry", test_systems_resolve},
     {"llama-spec needs a host profile", test_host_system_needs_host},
@@ -919,6 +974,7 @@ static CU_TestInfo cycle_tests[] = {
     {"DRAM budget: the draft, KV caches, buffers and a DRAM head come off the app budget", test_dram_budget},
     {"a run whose draft, KV caches and buffers exceed the app budget is not valid", test_dram_does_not_fit},
     {"lever: pruning runs, shrinks, never loses a token; on-demand head per row", test_lever_invariants},
+    {"serial passes run inline equal the events", test_inline_passes_equal_events},
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
     {"ar-flash one-layer cycle, mapped read-ahead, by hand", test_cycle_mapped_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
