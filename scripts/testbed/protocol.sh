@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/testbed/protocol.sh [PROTOCOL.yaml]: `make testbed`: the pre-registered protocol
-# (runner/testbed/protocol.yaml, docs/VALIDATION.md §0) run end to end. For each of its
+# scripts/testbed/protocol.sh [PROTOCOL.yaml]: `make testbed`: a pre-registered protocol run end
+# to end (default runner/testbed/protocol-2.yaml, the current one; runner/testbed/protocol.yaml
+# is protocol-1, still runnable; docs/VALIDATION.md §0). For each of its
 # configurations: write the target's shape and the draft (random weights), measure a real
 # llama.cpp (`testbed measure` with the protocol's sizes, its threads and step context, no busy
 # streams, no repacked case), run fio on the model file, calibrate this host's profile from the
@@ -12,29 +13,30 @@
 # code is the frozen code, load average before and after, the line), whatever its result: runs
 # are published, never chosen.
 # Outputs: build/testbed/protocol/<configuration>/ (models, testbed.db, warm.csv, fio-*.json,
-# testbed-vm.yaml, validate.txt, points.tsv), build/testbed/protocol/verdict.txt.
+# testbed-vm.yaml, validate.txt, points.tsv), build/testbed/protocol/verdict.txt (for
+# protocol-1; build/testbed/<id>/ for any other protocol id, so two protocols' runs never mix).
+# The frozen code is each protocol file's own: the model's files as at the last commit that
+# changed that file.
 # Environment: BUILD (default build), LEVERSIM (default $BUILD/leversim), TB_OUT (default
-# $BUILD/testbed/protocol), TB_ONLY (one configuration's name: measure only it; no record).
+# as above), TB_ONLY (one configuration's name: measure only it; no record).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top"
-proto=${1:-runner/testbed/protocol.yaml}
+proto=${1:-runner/testbed/protocol-2.yaml}
+[ -f "$proto" ] || { echo "protocol.sh: $proto: no such protocol file" >&2; exit 66; }
 BUILD=${BUILD:-build}
 LEVERSIM=${LEVERSIM:-$top/$BUILD/leversim}
 export LEVERSIM
-out=${TB_OUT:-$BUILD/testbed/protocol}
+pid=$(sed -n 's/^id: //p' "$proto")
+[ "$pid" = protocol-1 ] && sub=protocol || sub=$pid
+out=${TB_OUT:-$BUILD/testbed/$sub}
 mkdir -p "$out"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-# The frozen code: the model's files as they were at the last commit that changed the protocol
-# file. A run with any of them changed since (committed or not) is still recorded, marked
-# "code changed: not a run of this protocol".
-reg=$(git log -1 --format=%h -- "$proto" 2>/dev/null || true)
-frozen="code frozen at $reg"
-if [ -z "$reg" ]; then frozen="protocol file not committed: not a run of this protocol"
-elif ! git diff --quiet "$reg" -- devices runner/decode runner/testbed workloads policies scripts/testbed 2>/dev/null; then
-  frozen="code changed since $reg: not a run of this protocol"
-fi
+# The frozen code (frozen.sh): the model's files as they were at the last commit that changed
+# the protocol file. A run with any of them changed since (committed or not) is still
+# recorded, marked "not a run of this protocol".
+frozen=$(bash "$here/frozen.sh" "$proto")
 echo "protocol.sh: $frozen" >&2
 list=$("$LEVERSIM" testbed protocol --file "$proto")
 set +e
@@ -121,8 +123,7 @@ set -e
 [ $st -eq 0 ] || [ $st -eq 2 ] || { cat "$out/verdict.txt"; exit $st; }
 if [ -z "${TB_ONLY:-}" ]; then
   rec=results/testbed/protocol-runs.md
-  id=$(sed -n 's/^id: //p' "$proto")
-  printf '| %s | %s | %s (%s) | %s | %s | %s |\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$id" \
+  printf '| %s | %s | %s (%s) | %s | %s | %s |\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$pid" \
     "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$frozen" \
     "$load_before" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(tail -n 1 "$out/verdict.txt")" >> "$rec"
   echo "protocol.sh: the run is recorded in $rec (commit it: every run is published)" >&2
