@@ -70,16 +70,11 @@ write_model() {
 one_config() {
   local name=$1 layers=$2 width=$3 threads=$4 dl=$5 step=$6 k=$7 reps=$8 max_n=$9 tg=${10} rows=${11} spec=${12}
   local d=$out/$name
-  rm -rf "$d" && mkdir -p "$d/data/workloads/models"
+  rm -rf "$d" && mkdir -p "$d"
   echo "== $name: $layers layers at width $width, $threads thread(s), draft $dl layers, step context $step" >&2
   local tid did
   tid=$(write_model "$d" "$layers" "$width" 1 target)
   did=$(write_model "$d" "$dl" 1024 2 draft)
-  # A scaled shape is no workloads/models id: calibrate reads it from a data root beside the shipped ones.
-  ln -s "$top/devices" "$d/data/devices"
-  ln -s "$top/runner" "$d/data/runner"
-  for f in "$top"/workloads/models/*.yaml; do ln -s "$f" "$d/data/workloads/models/"; done
-  cp "$d/$tid.yaml" "$d/data/workloads/models/$tid.yaml"
   "${prio[@]}" "$LEVERSIM" testbed measure --lib "$lib" --target "$d/target.gguf" --model "$d/$tid.yaml" \
     --db "$d/testbed.db" --csv "$d/warm.csv" --draft "$d/draft.gguf" --draft-model "$d/$did.yaml" \
     --trace "$out/trace.txt" --tree "$out/tree.json" --threads "$threads" --reps "$reps" --max-n "$max_n" \
@@ -92,21 +87,8 @@ one_config() {
   "${prio[@]}" fio --filename="$d/target.gguf" --readonly --direct=0 --invalidate=1 --rw=read --ioengine=mmap \
     --bs=8m --stonewall --clat_percentiles=0 --output-format=json --name=mmap-seq-1 --name=mmap-seq-2 \
     > "$d/fio-mmap.json"
-  # A calibration the data refuse is a missed configuration, not the end of the run: its points
-  # file holds no point, which `testbed verdict` names (runner/testbed/protocol.h).
-  if ! { bash "$here/head-profile.sh" "$d/testbed.db" "$d/base-profile.yaml" 2> "$d/head-profile.txt" &&
-    LEVERSIM_DATA=$d/data bash "$here/kernel-form.sh" "$d/base-profile.yaml" "$d/warm.csv" --model "$tid" \
-      > "$d/kernel-form.txt" &&
-    LEVERSIM_DATA=$d/data bash "$here/fit-profile.sh" "$d/base-profile.yaml" "$d/warm.csv" "$d/fio-direct1.json" \
-      "$d/testbed-vm.yaml" --model "$tid" > "$d/calibrate.txt" 2>&1; }; then
-    printf '# leversim testbed points: %s: calibration refused (see its head-profile.txt, kernel-form.txt, calibrate.txt)\n' \
-      "$name" > "$d/points.tsv"
-    echo "protocol.sh: $name: calibration refused; no prediction" >&2
-    return 0
-  fi
-  "$LEVERSIM" testbed validate --db "$d/testbed.db" --profile "$d/testbed-vm.yaml" --fio-mmap "$d/fio-mmap.json" \
-    --points "$d/points.tsv" > "$d/validate.txt"
-  grep -E '^(held-out points|baseline median)' "$d/validate.txt" >&2
+  # Calibrate and validate (predict-config.sh); a refused calibration is a missed configuration.
+  bash "$here/predict-config.sh" "$d" "$name" "$tid"
 }
 
 points=()

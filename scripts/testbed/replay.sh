@@ -2,8 +2,8 @@
 # scripts/testbed/replay.sh RUN_DIR OUT_DIR [PROTOCOL.yaml]: a published protocol run
 # (results/testbed/protocol-N/run-*/, one folder per configuration) calibrated and validated
 # again with this build and these scripts, from its stored measurements alone: for each
-# configuration, protocol.sh's steps after the measuring (head-profile.sh, kernel-form.sh,
-# fit-profile.sh, `testbed validate --points`), then `testbed verdict`, whose last line is this
+# configuration, protocol.sh's steps after the measuring (predict-config.sh: head-profile.sh,
+# kernel-form.sh, fit-profile.sh, `testbed validate --points`), then `testbed verdict`, whose last line is this
 # script's last line. No llama.cpp runs. What a model change does to a stored run is shown this
 # way (docs/VALIDATION.md §0.6); a replay is development, never a run of a protocol.
 # Each configuration's database names its model files by the path protocol.sh wrote them at
@@ -34,26 +34,11 @@ for src in "$run"/*/; do
   [ -f "$src/testbed.db" ] || continue
   name=$(basename "$src")
   d=build/testbed/protocol/$name
-  mkdir -p "$d/data/workloads/models"
+  mkdir -p "$d"
   cp "$src"/testbed.db "$src"/warm.csv "$src"/fio-direct1.json "$src"/fio-mmap.json "$src"/*.yaml "$d/"
   rm -f "$d"/base-profile*.yaml "$d"/kernel-*.yaml "$d"/testbed-vm.yaml
   tid=$(basename "$(sqlite3 "$d/testbed.db" 'select model_id from tb_run limit 1')" .yaml)
-  ln -s "$top/devices" "$d/data/devices"
-  ln -s "$top/runner" "$d/data/runner"
-  for f in "$top"/workloads/models/*.yaml; do ln -s "$f" "$d/data/workloads/models/"; done
-  cp "$d/$tid.yaml" "$d/data/workloads/models/"
-  if ! { bash "$here/head-profile.sh" "$d/testbed.db" "$d/base-profile.yaml" 2> "$d/head-profile.txt" &&
-    LEVERSIM_DATA=$d/data bash "$here/kernel-form.sh" "$d/base-profile.yaml" "$d/warm.csv" --model "$tid" \
-      > "$d/kernel-form.txt" &&
-    LEVERSIM_DATA=$d/data bash "$here/fit-profile.sh" "$d/base-profile.yaml" "$d/warm.csv" "$d/fio-direct1.json" \
-      "$d/testbed-vm.yaml" --model "$tid" > "$d/calibrate.txt" 2>&1; }; then
-    printf '# leversim testbed points: %s: calibration refused (see its head-profile.txt, kernel-form.txt, calibrate.txt)\n' \
-      "$name" > "$d/points.tsv"
-    echo "replay.sh: $name: calibration refused; no prediction" >&2
-  else
-    "$LEVERSIM" testbed validate --db "$d/testbed.db" --profile "$d/testbed-vm.yaml" --fio-mmap "$d/fio-mmap.json" \
-      --points "$d/points.tsv" > "$d/validate.txt"
-  fi
+  bash "$here/predict-config.sh" "$d" "$name" "$tid" 2> "$d/predict.txt"
   points+=("$d/points.tsv")
 done
 [ ${#points[@]} -gt 0 ] || { echo "replay.sh: $run holds no configuration (NAME/testbed.db)" >&2; exit 66; }
