@@ -66,10 +66,11 @@ calibrate-examples: build
 	./$(BUILD)/leversim calibrate --base oneplus-12 --only cpu --llama-bench $(MEAS)/8gen3-cpu-executorch.csv \
 	  --out $(BUILD)/calibrated/oneplus-12-cpu.yaml
 
-# The sim-to-real check (docs/VALIDATION.md §0): the pre-registered protocol
-# (runner/testbed/protocol.yaml): six configurations measured on a real llama.cpp, each
-# calibrated from its calibration passes and predicting its held-out ones; ends with the
-# protocol's one line and exits 2 when a target is missed (about 15 to 30 minutes on 2 cores).
+# The sim-to-real check (docs/VALIDATION.md §0): the current pre-registered protocol,
+# protocol-2 (runner/testbed/protocol-2.yaml): seven configurations measured on a real
+# llama.cpp, each calibrated from its calibration passes and predicting its held-out ones; ends
+# with the protocol's one line and exits 2 when a target is missed (about 15 minutes on 2 idle
+# cores). protocol-1 stays runnable: `bash scripts/testbed/protocol.sh runner/testbed/protocol.yaml`.
 # The run is appended to results/testbed/protocol-runs.md whatever its result.
 testbed: build
 	bash scripts/testbed/protocol.sh

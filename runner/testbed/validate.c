@@ -740,23 +740,37 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
   return rc;
 }
 
-/* The two profile lines from one set of rows passes (which: "the draft's" or "the target's"). */
-static int head_lines(FILE *out, const char *run, const char *which, const ls_tbp_head_rate *h, const char *stat)
+/* The two profile lines from one set of rows passes (which: "the draft's" or "the target's").
+ * The lines state one core's rate, as cpu.head_bandwidth and cpu.head_first_bandwidth mean
+ * (devices/cpu.h): the CPU model multiplies a core's rate by the threads (then caps it at
+ * cpu.max_bandwidth), so a rate measured over `threads` threads is divided by them. Written as
+ * measured, the first row of a 2-thread run was priced at twice its measured rate (protocol-1's
+ * 2-thread configurations, docs/VALIDATION.md §0.6). At one thread the lines are as before. */
+static int head_lines(FILE *out, const char *run, const char *which, const ls_tbp_head_rate *h, const char *stat,
+                      int threads)
 {
+  double per = threads > 1 ? threads : 1;
   /* Four significant digits: the rate's run-to-run scatter is some %, and the line must read
    * back as the rate it states (the profile's unit parser). */
   if (fprintf(out, "  head_bandwidth: %.4g GB/s # src:testbed-run: run %s, %s rows passes of %d tokens (%s of %d "
                    "and %d): all %d output rows %.4f s, 1 row %.4f s; (%.4f - %.4f) s / %d rows = %.3f ms a row; "
                    "head %.1f MB / %.3f ms\n",
-              h->bw / 1e9, run, which, h->n, stat, h->reps_all, h->reps_one, h->n, h->t_all_s, h->t_one_s, h->t_all_s,
-              h->t_one_s, h->n - 1, h->per_row_s * 1e3, h->head_bytes / 1e6, h->per_row_s * 1e3) < 0)
+              h->bw / per / 1e9, run, which, h->n, stat, h->reps_all, h->reps_one, h->n, h->t_all_s, h->t_one_s,
+              h->t_all_s, h->t_one_s, h->n - 1, h->per_row_s * 1e3, h->head_bytes / 1e6, h->per_row_s * 1e3) < 0)
     return -1;
   if (h->has_first &&
       fprintf(out, "  head_first_bandwidth: %.4g GB/s # src:testbed-run: run %s, %s rows passes of %d tokens (%s of "
                    "%d and %d): 1 output row %.4f s, no output row %.4f s; (%.4f - %.4f) s = %.3f ms the first row; "
                    "head %.1f MB / %.3f ms\n",
-              h->bw_first / 1e9, run, which, h->n, stat, h->reps_one, h->reps_none, h->t_one_s, h->t_none_s, h->t_one_s,
-              h->t_none_s, h->first_row_s * 1e3, h->head_bytes / 1e6, h->first_row_s * 1e3) < 0)
+              h->bw_first / per / 1e9, run, which, h->n, stat, h->reps_one, h->reps_none, h->t_one_s, h->t_none_s,
+              h->t_one_s, h->t_none_s, h->first_row_s * 1e3, h->head_bytes / 1e6, h->first_row_s * 1e3) < 0)
+    return -1;
+  if (threads > 1 &&
+      (fprintf(out, "  # threads %d: the rates above are one core's: the %d threads together measured a further row "
+                    "at %.4g GB/s",
+               threads, threads, h->bw / 1e9) < 0 ||
+       (h->has_first && fprintf(out, ", the first row at %.4g GB/s", h->bw_first / 1e9) < 0) ||
+       fprintf(out, " (the CPU model scales a core's rate by the threads: devices/cpu.h)\n") < 0))
     return -1;
   return 0;
 }
@@ -792,7 +806,8 @@ int ls_tbv_head_rate(const char *db, const char *run, int median, FILE *out, ls_
   }
   if (!rc) {
     const char *stat = median ? "median" : "fastest";
-    int bad = head_lines(out, meta.run_id, has_draft ? "the draft's" : "the target's", has_draft ? &hd : &h, stat);
+    int bad = head_lines(out, meta.run_id, has_draft ? "the draft's" : "the target's", has_draft ? &hd : &h, stat,
+                         meta.threads);
     if (!bad && has_draft)
       bad = fprintf(out, "  # for comparison, the target's rows passes in the same run (%s): a further row %.3f ms "
                          "(%.4g GB/s), the first row %s%.3f ms (%.4g GB/s)\n",

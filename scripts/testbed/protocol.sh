@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/testbed/protocol.sh [PROTOCOL.yaml]: `make testbed`: the pre-registered protocol
-# (runner/testbed/protocol.yaml, docs/VALIDATION.md §0) run end to end. For each of its
+# scripts/testbed/protocol.sh [PROTOCOL.yaml]: `make testbed`: a pre-registered protocol run end
+# to end (default runner/testbed/protocol-2.yaml, the current one; runner/testbed/protocol.yaml
+# is protocol-1, still runnable; docs/VALIDATION.md §0). For each of its
 # configurations: write the target's shape and the draft (random weights), measure a real
 # llama.cpp (`testbed measure` with the protocol's sizes, its threads and step context, no busy
 # streams, no repacked case), run fio on the model file, calibrate this host's profile from the
@@ -12,29 +13,30 @@
 # code is the frozen code, load average before and after, the line), whatever its result: runs
 # are published, never chosen.
 # Outputs: build/testbed/protocol/<configuration>/ (models, testbed.db, warm.csv, fio-*.json,
-# testbed-vm.yaml, validate.txt, points.tsv), build/testbed/protocol/verdict.txt.
+# testbed-vm.yaml, validate.txt, points.tsv), build/testbed/protocol/verdict.txt (for
+# protocol-1; build/testbed/<id>/ for any other protocol id, so two protocols' runs never mix).
+# The frozen code is each protocol file's own: the model's files as at the last commit that
+# changed that file.
 # Environment: BUILD (default build), LEVERSIM (default $BUILD/leversim), TB_OUT (default
-# $BUILD/testbed/protocol), TB_ONLY (one configuration's name: measure only it; no record).
+# as above), TB_ONLY (one configuration's name: measure only it; no record).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top"
-proto=${1:-runner/testbed/protocol.yaml}
+proto=${1:-runner/testbed/protocol-2.yaml}
+[ -f "$proto" ] || { echo "protocol.sh: $proto: no such protocol file" >&2; exit 66; }
 BUILD=${BUILD:-build}
 LEVERSIM=${LEVERSIM:-$top/$BUILD/leversim}
 export LEVERSIM
-out=${TB_OUT:-$BUILD/testbed/protocol}
+pid=$(sed -n 's/^id: //p' "$proto")
+[ "$pid" = protocol-1 ] && sub=protocol || sub=$pid
+out=${TB_OUT:-$BUILD/testbed/$sub}
 mkdir -p "$out"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-# The frozen code: the model's files as they were at the last commit that changed the protocol
-# file. A run with any of them changed since (committed or not) is still recorded, marked
-# "code changed: not a run of this protocol".
-reg=$(git log -1 --format=%h -- "$proto" 2>/dev/null || true)
-frozen="code frozen at $reg"
-if [ -z "$reg" ]; then frozen="protocol file not committed: not a run of this protocol"
-elif ! git diff --quiet "$reg" -- devices runner/decode runner/testbed workloads policies scripts/testbed 2>/dev/null; then
-  frozen="code changed since $reg: not a run of this protocol"
-fi
+# The frozen code (frozen.sh): the model's files as they were at the last commit that changed
+# the protocol file. A run with any of them changed since (committed or not) is still
+# recorded, marked "not a run of this protocol".
+frozen=$(bash "$here/frozen.sh" "$proto")
 echo "protocol.sh: $frozen" >&2
 list=$("$LEVERSIM" testbed protocol --file "$proto")
 set +e
@@ -68,16 +70,11 @@ write_model() {
 one_config() {
   local name=$1 layers=$2 width=$3 threads=$4 dl=$5 step=$6 k=$7 reps=$8 max_n=$9 tg=${10} rows=${11} spec=${12}
   local d=$out/$name
-  rm -rf "$d" && mkdir -p "$d/data/workloads/models"
+  rm -rf "$d" && mkdir -p "$d"
   echo "== $name: $layers layers at width $width, $threads thread(s), draft $dl layers, step context $step" >&2
   local tid did
   tid=$(write_model "$d" "$layers" "$width" 1 target)
   did=$(write_model "$d" "$dl" 1024 2 draft)
-  # A scaled shape is no workloads/models id: calibrate reads it from a data root beside the shipped ones.
-  ln -s "$top/devices" "$d/data/devices"
-  ln -s "$top/runner" "$d/data/runner"
-  for f in "$top"/workloads/models/*.yaml; do ln -s "$f" "$d/data/workloads/models/"; done
-  cp "$d/$tid.yaml" "$d/data/workloads/models/$tid.yaml"
   "${prio[@]}" "$LEVERSIM" testbed measure --lib "$lib" --target "$d/target.gguf" --model "$d/$tid.yaml" \
     --db "$d/testbed.db" --csv "$d/warm.csv" --draft "$d/draft.gguf" --draft-model "$d/$did.yaml" \
     --trace "$out/trace.txt" --tree "$out/tree.json" --threads "$threads" --reps "$reps" --max-n "$max_n" \
@@ -90,21 +87,8 @@ one_config() {
   "${prio[@]}" fio --filename="$d/target.gguf" --readonly --direct=0 --invalidate=1 --rw=read --ioengine=mmap \
     --bs=8m --stonewall --clat_percentiles=0 --output-format=json --name=mmap-seq-1 --name=mmap-seq-2 \
     > "$d/fio-mmap.json"
-  # A calibration the data refuse is a missed configuration, not the end of the run: its points
-  # file holds no point, which `testbed verdict` names (runner/testbed/protocol.h).
-  if ! { bash "$here/head-profile.sh" "$d/testbed.db" "$d/base-profile.yaml" 2> "$d/head-profile.txt" &&
-    LEVERSIM_DATA=$d/data bash "$here/kernel-form.sh" "$d/base-profile.yaml" "$d/warm.csv" --model "$tid" \
-      > "$d/kernel-form.txt" &&
-    LEVERSIM_DATA=$d/data bash "$here/fit-profile.sh" "$d/base-profile.yaml" "$d/warm.csv" "$d/fio-direct1.json" \
-      "$d/testbed-vm.yaml" --model "$tid" > "$d/calibrate.txt" 2>&1; }; then
-    printf '# leversim testbed points: %s: calibration refused (see its head-profile.txt, kernel-form.txt, calibrate.txt)\n' \
-      "$name" > "$d/points.tsv"
-    echo "protocol.sh: $name: calibration refused; no prediction" >&2
-    return 0
-  fi
-  "$LEVERSIM" testbed validate --db "$d/testbed.db" --profile "$d/testbed-vm.yaml" --fio-mmap "$d/fio-mmap.json" \
-    --points "$d/points.tsv" > "$d/validate.txt"
-  grep -E '^(held-out points|baseline median)' "$d/validate.txt" >&2
+  # Calibrate and validate (predict-config.sh); a refused calibration is a missed configuration.
+  bash "$here/predict-config.sh" "$d" "$name" "$tid"
 }
 
 points=()
@@ -121,8 +105,7 @@ set -e
 [ $st -eq 0 ] || [ $st -eq 2 ] || { cat "$out/verdict.txt"; exit $st; }
 if [ -z "${TB_ONLY:-}" ]; then
   rec=results/testbed/protocol-runs.md
-  id=$(sed -n 's/^id: //p' "$proto")
-  printf '| %s | %s | %s (%s) | %s | %s | %s |\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$id" \
+  printf '| %s | %s | %s (%s) | %s | %s | %s |\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$pid" \
     "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$frozen" \
     "$load_before" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(tail -n 1 "$out/verdict.txt")" >> "$rec"
   echo "protocol.sh: the run is recorded in $rec (commit it: every run is published)" >&2

@@ -59,4 +59,22 @@ for col_vals in "4:1 2" "3:1024 2048 4096" "6:512 2048" "5:2 4"; do
   got=$(echo "$list" | awk -v c="$col" '{print $c}' | sort -un | tr '\n' ' ')
   [ "$got" = "${col_vals#*:} " ] || fail "protocol column $col: '$got', want '${col_vals#*:} '"
 done
+# protocol-2 (runner/testbed/protocol-2.yaml): K >= 6, 1 and 2 threads, widths 1024 to 4096, two
+# draft sizes, and nothing seen before: no shape (layers x width), step context or draft size of
+# protocol-1's configurations or of the development runs (16 layers at width 2048, context 64,
+# a 2-layer draft) (docs/VALIDATION.md §0.1).
+list2=$("$leversim" testbed protocol --file "$top/runner/testbed/protocol-2.yaml")
+[ "$(echo "$list2" | wc -l)" -ge 6 ] || fail "protocol-2: fewer than 6 configurations"
+[ "$(echo "$list2" | awk '{print $4}' | sort -un | tr '\n' ' ')" = "1 2 " ] || fail "protocol-2: not 1 and 2 threads"
+[ "$(echo "$list2" | awk '{print $5}' | sort -un | wc -l)" -ge 2 ] || fail "protocol-2: one draft size"
+[ "$(echo "$list2" | awk '{print $3}' | sort -n | sed -n '1p;$p' | tr '\n' ' ')" = "1024 4096 " ] ||
+  fail "protocol-2: widths do not span 1024 to 4096"
+seen_shapes=$(echo "$list" | awk '{print $2 "x" $3}'; echo 16x2048)
+seen_ctx=$(echo "$list" | awk '{print $6}'; echo 64)
+seen_draft=$(echo "$list" | awk '{print $5}'; echo 2)
+while read -r name layers width _ dl step _; do
+  ! echo "$seen_shapes" | grep -qx "${layers}x$width" || fail "protocol-2: $name: a shape seen before"
+  ! echo "$seen_ctx" | grep -qx "$step" || fail "protocol-2: $name: a step context seen before"
+  ! echo "$seen_draft" | grep -qx "$dl" || fail "protocol-2: $name: a draft size seen before"
+done <<< "$list2"
 echo "verdict: ok"

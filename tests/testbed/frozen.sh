@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# ctest testbed.frozen: scripts/testbed/frozen.sh judges each protocol file by its own
+# registration (docs/VALIDATION.md §0.1). In a throwaway repository: a protocol file not
+# committed is no run; committed with the code, its code is frozen; a model change committed
+# after it makes its runs "code changed", while a second protocol registered after that change
+# is frozen at its own commit; an uncommitted change to a model file or to the protocol file
+# itself is caught too; a change outside the model's folders (docs) is not.
+# Usage: frozen.sh TOP
+set -euo pipefail
+top=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "frozen: $*" >&2; exit 1; }
+cd "$tmp"
+git init -q .
+git config user.email t@example.org
+git config user.name test
+mkdir -p devices docs runner/testbed scripts/testbed
+echo 'a = 1' > devices/cpu.c
+echo 'id: protocol-1' > runner/testbed/p1.yaml
+cp "$top/scripts/testbed/frozen.sh" scripts/testbed/
+f() { bash scripts/testbed/frozen.sh "$1"; }
+expect() { # protocol, the line's start
+  local got; got=$(f "$1")
+  case $got in "$2"*) ;; *) fail "$1: '$got', want '$2...'" ;; esac
+}
+expect runner/testbed/p1.yaml "protocol file not committed"
+git add -A && git commit -qm register-1
+r1=$(git log -1 --format=%h)
+expect runner/testbed/p1.yaml "code frozen at $r1"
+echo 'notes' > docs/x.md && git add -A && git commit -qm docs
+expect runner/testbed/p1.yaml "code frozen at $r1"
+echo 'a = 2' > devices/cpu.c && git add -A && git commit -qm model
+expect runner/testbed/p1.yaml "code changed since $r1"
+echo 'id: protocol-2' > runner/testbed/p2.yaml && git add -A && git commit -qm register-2
+r2=$(git log -1 --format=%h)
+expect runner/testbed/p2.yaml "code frozen at $r2"
+expect runner/testbed/p1.yaml "code changed since $r1"
+echo 'a = 3' > devices/cpu.c
+expect runner/testbed/p2.yaml "code changed since $r2"
+git checkout -q devices/cpu.c
+echo 'id: protocol-2 # edited' > runner/testbed/p2.yaml
+expect runner/testbed/p2.yaml "protocol file changed since $r2"
+echo "frozen: each protocol file judged by its own registration"
