@@ -12,14 +12,13 @@
 static void draft_submit_ready(ls_run_state *r);
 
 /* A CPU call runs on r->cfg.threads cores: one job per thread, on the cluster the thread is
- * placed on (fastest first), so busy time and energy count every core. done fires once per
- * job with ctx; returns how many were submitted. */
+ * placed on (fastest first; r->cfg.cpu_per, assigned once per run), so busy time and energy
+ * count every core. done fires once per job with ctx; returns how many were submitted. */
 int ls_cyc_submit_cpu(ls_run_state *r, int64_t ns, ls_event_fn done, void *ctx)
 {
-  int per[LS_CPU_MAX_CLUSTERS] = {0}, n = 0;
-  ls_cpu_assign(ls_device_cpu(r->cfg.dev), r->cfg.threads, per);
+  int n = 0;
   for (int c = 0; c < r->ds->n_cpu; c++)
-    for (int k = 0; k < per[c]; k++, n++)
+    for (int k = 0; k < r->cfg.cpu_per[c]; k++, n++)
       if (ls_resource_submit(r->ds->cpu[c], ns, done, ctx, r->err))
         ls_cyc_fail(r, r->err->code);
   return n;

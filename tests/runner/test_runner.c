@@ -336,6 +336,36 @@ static void test_experiment_refusals(void)
 
 /* ---- the decode cycle ---- */
 
+/* A CPU call occupies run.threads cores for its whole duration, on the clusters fastest first
+ * (devices/cpu.c): with the draft passes on the CPU (the output projection stays on the NPU
+ * here: its time is the same at both thread counts), the CPU's busy time less threads x the
+ * draft passes' time is the sampling alone, the same at 1 thread and at 3 (which spans two
+ * clusters of the tiny device). */
+static void test_cpu_calls_occupy_threads(void)
+{
+  ls_error err;
+  ls_device *d = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, g_data, "tiny", &err), LS_OK);
+  int cores = ls_cpu_total_cores(ls_device_cpu(d));
+  ls_device_free(d);
+  const int threads[2] = {1, 3};
+  double rest[2] = {0, 0};
+  for (int i = 0; i < 2; i++) {
+    char set[160];
+    snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=16;policy.map=cpu;run.threads=%d", threads[i]);
+    ls_decode_result res;
+    CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "sd-chain", set, &res), LS_OK);
+    double dec = metric(&res, "decode_s"), cycles = metric(&res, "cycles");
+    double busy = metric(&res, "util_cpu") * dec * cores;
+    double work = metric(&res, "draft_work_s_mean") * cycles;
+    CU_ASSERT(work > 0.01 * dec); /* the drafts are a visible share, so a core missed shows */
+    rest[i] = busy - threads[i] * work;
+    ls_decode_result_free(&res);
+  }
+  CU_ASSERT(rest[0] > 0);
+  LS_ASSERT_CLOSE(rest[0], rest[1], 1e-6);
+}
+
 /* ar-flash on a one-layer target with a deterministic flash. Serial overlap (the default):
  * the layer is read (R1), computed (C1), then the LM head is read (R2) and computed (C_lm),
  * then its row is sampled on the CPU (S = 0.06 ms x vocab / 128256):
@@ -920,6 +950,7 @@ static CU_TestInfo cycle_tests[] = {
     {"a run whose draft, KV caches and buffers exceed the app budget is not valid", test_dram_does_not_fit},
     {"lever: pruning runs, shrinks, never loses a token; on-demand head per row", test_lever_invariants},
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
+    {"a CPU call occupies run.threads cores", test_cpu_calls_occupy_threads},
     {"ar-flash one-layer cycle, mapped read-ahead, by hand", test_cycle_mapped_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
     {"ar-mem is valid only when the target fits", test_ar_mem_validity},
