@@ -609,6 +609,7 @@ void ls_db_close(ls_db *db)
   if (!db) return;
   ls_db_claim_release(db); /* first: it deletes its meta row through the connection */
   for (int i = 0; i < N_STMT; i++) sqlite3_finalize(*stmt_slot(db, i));
+  sqlite3_finalize(db->st_pairs);
   sqlite3_close(db->h);
   ls_db_ref_free(db->ref);
   free(db->ci_last);

@@ -491,12 +491,18 @@ static int insert_ratio(refresh_ctx *c, const char *id, const char *ref_id, cons
 }
 
 /* The intervals of the pairs that sql lists (with ?1 = run_id when it is not NULL). */
+/* sql with run_id (pairs_of_run_sql) is the statement kept on the handle (db->st_pairs). */
 static int refresh_ratios(refresh_ctx *c, const char *sql, const char *run_id, ls_error *err)
 {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(c->db->h, sql, -1, &st, NULL) != SQLITE_OK)
+  sqlite3_stmt *st = run_id ? c->db->st_pairs : NULL;
+  if (!st && sqlite3_prepare_v2(c->db->h, sql, -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
     return ls_db_fail(c->db, err, "listing run pairs");
-  if (run_id) sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+  }
+  if (run_id) {
+    c->db->st_pairs = st;
+    sqlite3_bind_text(st, 1, run_id, -1, SQLITE_TRANSIENT);
+  }
   char last[LS_DB_RUN_ID_LEN + 1] = "";
   int s, rc = LS_OK;
   while (rc == LS_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -511,7 +517,12 @@ static int refresh_ratios(refresh_ctx *c, const char *sql, const char *run_id, l
     if (rc == LS_OK) rc = insert_ratio(c, id, ref_id, ref, err);
   }
   if (rc == LS_OK && s != SQLITE_DONE) rc = ls_db_fail(c->db, err, "listing run pairs");
-  sqlite3_finalize(st);
+  if (run_id) { /* kept for the next run: reset, and its binding dropped */
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+  } else {
+    sqlite3_finalize(st);
+  }
   return rc;
 }
 

@@ -28,6 +28,10 @@
  * Speed: both inverse CDFs are tabulated per regime at creation (QTAB quantiles at the
  * midpoints (i + 1/2)/QTAB, linear interpolation between them), so a node costs K counter
  * hashes and no transcendental calls; the table error is far below the sampling noise.
+ * The tables are a pure function of the process's (logit_mean, logit_sd, tail) of both
+ * regimes (build_tables reads nothing else), so a run's oracle may take them from a set shared
+ * by the runs of one process (ls_oracle_create_shared; the runner keeps one per input cache):
+ * 8,192 Pinv/exp/pow calls, about 3 M instructions, paid once per process, not per run.
  *
  * True rank (true-path nodes only): the target picks rank i with probability
  *   P_i = kappa_s * q_i^gamma   (scaled down to sum 1 if needed),  none with 1 - sum P_i,
@@ -90,9 +94,23 @@ struct ls_oracle {
   int np;
   double auc, exit_mu, exit_w;
   double spread;           /* (NCAND - 1)^(1 - gamma): the bound of rank0_early */
-  double top1_q[2][QTAB];  /* quantiles of the top-1 probability, per regime */
-  double stick_q[2][QTAB]; /* quantiles of Beta(1, tail), per regime */
+  const double (*top1_q)[QTAB];  /* [2][QTAB] quantiles of the top-1 probability, per regime */
+  const double (*stick_q)[QTAB]; /* [2][QTAB] quantiles of Beta(1, tail), per regime */
+  struct qtables *own;           /* the tables when no shared set was given (owned), else NULL */
   prompt_state *ps;
+};
+
+/* The quantile tables of one acceptance process: a pure function of its two regimes'
+ * (logit_mean, logit_sd, tail), which is therefore the key a shared set finds them by. */
+typedef struct qtables {
+  double key[6];
+  double top1_q[2][QTAB];
+  double stick_q[2][QTAB];
+} qtables;
+
+struct ls_oracle_tables {
+  qtables **t; /* owned, each owned */
+  int n, cap;
 };
 
 /* Quantile u of a tabulated distribution (table at midpoints, linear in between). */
@@ -108,16 +126,77 @@ static inline double qtab(const double *tab, double u)
   return tab[i] + f * (tab[i + 1] - tab[i]);
 }
 
-static void build_tables(ls_oracle *o)
+static void table_key(const ls_wl_process *proc, double key[6])
 {
   for (int s = 0; s < 2; s++) {
-    const ls_wl_regime *r = &o->proc.regime[s];
+    key[3 * s] = proc->regime[s].logit_mean;
+    key[3 * s + 1] = proc->regime[s].logit_sd;
+    key[3 * s + 2] = proc->regime[s].tail;
+  }
+}
+
+static void build_tables(qtables *q, const ls_wl_process *proc)
+{
+  table_key(proc, q->key);
+  for (int s = 0; s < 2; s++) {
+    const ls_wl_regime *r = &proc->regime[s];
     for (int i = 0; i < QTAB; i++) {
       double u = (i + 0.5) / QTAB;
-      o->top1_q[s][i] = 1.0 / (1.0 + exp(-(r->logit_mean + r->logit_sd * gsl_cdf_ugaussian_Pinv(u))));
-      o->stick_q[s][i] = 1.0 - pow(1.0 - u, 1.0 / r->tail);
+      q->top1_q[s][i] = 1.0 / (1.0 + exp(-(r->logit_mean + r->logit_sd * gsl_cdf_ugaussian_Pinv(u))));
+      q->stick_q[s][i] = 1.0 - pow(1.0 - u, 1.0 / r->tail);
     }
   }
+}
+
+int ls_oracle_tables_create(ls_oracle_tables **out, ls_error *err)
+{
+  *out = calloc(1, sizeof **out);
+  return *out ? LS_OK : ls_error_set(err, LS_ENOMEM, "oracle: out of memory");
+}
+
+void ls_oracle_tables_free(ls_oracle_tables *t)
+{
+  if (!t)
+    return;
+  for (int i = 0; i < t->n; i++)
+    free(t->t[i]);
+  free(t->t);
+  free(t);
+}
+
+int ls_oracle_tables_count(const ls_oracle_tables *t) { return t->n; }
+
+/* The tables of proc: from the set when it holds them (keys compared bit for bit, so a table
+ * is reused only for the very same parameters), else built (and kept in the set, if any). */
+static int get_tables(ls_oracle *o, ls_oracle_tables *set, ls_error *err)
+{
+  double key[6];
+  table_key(&o->proc, key);
+  for (int i = 0; set && i < set->n; i++)
+    if (memcmp(set->t[i]->key, key, sizeof key) == 0) {
+      o->top1_q = set->t[i]->top1_q;
+      o->stick_q = set->t[i]->stick_q;
+      return LS_OK;
+    }
+  if (set && set->n == set->cap) {
+    int cap = set->cap ? 2 * set->cap : 8;
+    qtables **grown = realloc(set->t, (size_t)cap * sizeof *grown);
+    if (!grown)
+      return ls_error_set(err, LS_ENOMEM, "oracle: out of memory");
+    set->t = grown;
+    set->cap = cap;
+  }
+  qtables *q = malloc(sizeof *q);
+  if (!q)
+    return ls_error_set(err, LS_ENOMEM, "oracle: out of memory");
+  build_tables(q, &o->proc);
+  if (set)
+    set->t[set->n++] = q;
+  else
+    o->own = q;
+  o->top1_q = q->top1_q;
+  o->stick_q = q->stick_q;
+  return LS_OK;
 }
 
 static uint64_t true_key(const prompt_state *ps, int t) { return ls_key2_mixed(ps->base_mixed, (uint64_t)t); }
@@ -452,8 +531,8 @@ static int read_settings(ls_oracle *o, const ls_dataset *ds, ls_kv *kv, ls_error
 void ls_oracle_free(ls_oracle *o);
 
 /* build = 0: settings and consistency only, no tables or prompts (ls_oracle_check). */
-static int create(ls_oracle **out, const ls_dataset *ds, const ls_model *target, const ls_model *draft,
-                  uint64_t seed, ls_kv *kv, int build, ls_error *err)
+static int create(ls_oracle **out, ls_oracle_tables *tabs, const ls_dataset *ds, const ls_model *target,
+                  const ls_model *draft, uint64_t seed, ls_kv *kv, int build, ls_error *err)
 {
   *out = NULL;
   ls_kv *own = NULL;
@@ -483,10 +562,10 @@ static int create(ls_oracle **out, const ls_dataset *ds, const ls_model *target,
   if (!rc) {
     o->exit_mu = sqrt(2.0) * gsl_cdf_ugaussian_Pinv(o->auc);
     if (o->kind == LS_DATASET_SYNTH)
-      build_tables(o);
+      rc = get_tables(o, tabs, err);
     o->spread = pow(NCAND - 1, 1.0 - o->proc.calibration);
-    o->ps = calloc((size_t)o->n, sizeof *o->ps);
-    if (!o->ps)
+    o->ps = rc ? NULL : calloc((size_t)o->n, sizeof *o->ps);
+    if (!rc && !o->ps)
       rc = ls_error_set(err, LS_ENOMEM, "oracle: out of memory");
   }
   for (int p = 0; !rc && p < o->n; p++)
@@ -503,14 +582,20 @@ static int create(ls_oracle **out, const ls_dataset *ds, const ls_model *target,
 int ls_oracle_create(ls_oracle **out, const ls_dataset *ds, const ls_model *target, const ls_model *draft,
                      uint64_t seed, ls_kv *kv, ls_error *err)
 {
-  return create(out, ds, target, draft, seed, kv, 1, err);
+  return create(out, NULL, ds, target, draft, seed, kv, 1, err);
+}
+
+int ls_oracle_create_shared(ls_oracle **out, ls_oracle_tables *tabs, const ls_dataset *ds, const ls_model *target,
+                            const ls_model *draft, uint64_t seed, ls_kv *kv, ls_error *err)
+{
+  return create(out, tabs, ds, target, draft, seed, kv, 1, err);
 }
 
 int ls_oracle_check(const ls_dataset *ds, const ls_model *target, const ls_model *draft, ls_kv *kv,
                     ls_error *err)
 {
   ls_oracle *o = NULL;
-  return create(&o, ds, target, draft, 0, kv, 0, err);
+  return create(&o, NULL, ds, target, draft, 0, kv, 0, err);
 }
 
 void ls_oracle_free(ls_oracle *o)
@@ -522,6 +607,7 @@ void ls_oracle_free(ls_oracle *o)
     free(o->ps[p].rank);
   }
   free(o->ps);
+  free(o->own);
   free(o);
 }
 

@@ -35,6 +35,19 @@ typedef struct ls_oracle ls_oracle;
 int ls_oracle_create(ls_oracle **out, const ls_dataset *ds, const ls_model *target,
                      const ls_model *draft, uint64_t seed, ls_kv *kv, ls_error *err);
 void ls_oracle_free(ls_oracle *o);
+/* A set of the oracle's quantile tables shared by many oracles (a worker's runs): a table is
+ * a pure function of the acceptance process's parameters, and is built the first time an
+ * oracle of those parameters is created in the set. Oracles made with a set borrow its tables,
+ * so the set must outlive them. Not for concurrent use. */
+typedef struct ls_oracle_tables ls_oracle_tables;
+int ls_oracle_tables_create(ls_oracle_tables **out, ls_error *err);
+void ls_oracle_tables_free(ls_oracle_tables *t);
+int ls_oracle_tables_count(const ls_oracle_tables *t); /* distinct tables built so far */
+/* ls_oracle_create, with the tables taken from (or added to) tabs (borrowed; NULL: the oracle
+ * builds and owns its own). The oracle is the same, answer for answer. */
+int ls_oracle_create_shared(ls_oracle **out, ls_oracle_tables *tabs, const ls_dataset *ds,
+                            const ls_model *target, const ls_model *draft, uint64_t seed,
+                            ls_kv *kv, ls_error *err);
 /* ls_oracle_create's reading and checking of the settings and inputs, without building the
  * text (fast: for checking a run before it is simulated). */
 int ls_oracle_check(const ls_dataset *ds, const ls_model *target, const ls_model *draft, ls_kv *kv,

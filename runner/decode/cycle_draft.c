@@ -12,17 +12,18 @@
 static void draft_submit_ready(ls_run_state *r);
 
 /* A CPU call runs on r->cfg.threads cores: one job per thread, on the cluster the thread is
- * placed on (fastest first), so busy time and energy count every core. done fires once per
- * job with ctx; returns how many were submitted. A cluster's jobs go in as one submission
- * (ls_resource_submit_n: one engine event when its cores are free, the same completions). */
+ * placed on (fastest first; r->cfg.cpu_per, assigned once per run), so busy time and energy
+ * count every core. done fires once per job with ctx; returns how many were submitted. A
+ * cluster's jobs go in as one submission (ls_resource_submit_n: one engine event when its
+ * cores are free, the same completions). */
 int ls_cyc_submit_cpu(ls_run_state *r, int64_t ns, ls_event_fn done, void *ctx)
 {
-  int per[LS_CPU_MAX_CLUSTERS] = {0}, n = 0;
-  ls_cpu_assign(ls_device_cpu(r->cfg.dev), r->cfg.threads, per);
+  int n = 0;
   for (int c = 0; c < r->ds->n_cpu; c++) {
-    if (per[c] > 0 && ls_resource_submit_n(r->ds->cpu[c], per[c], ns, done, ctx, r->err))
+    int per = r->cfg.cpu_per[c];
+    if (per > 0 && ls_resource_submit_n(r->ds->cpu[c], per, ns, done, ctx, r->err))
       ls_cyc_fail(r, r->err->code);
-    n += per[c];
+    n += per;
   }
   return n;
 }

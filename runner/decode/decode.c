@@ -52,6 +52,7 @@ struct ls_decode_cache {
   int n_dev, n_mod, n_ds;
   const volatile sig_atomic_t *stop; /* ls_decode_cache_set_stop (borrowed; may be NULL) */
   const ls_policy_set *policies;     /* ls_decode_cache_set_policies (borrowed; NULL: built-ins) */
+  ls_oracle_tables *tabs;            /* the oracles' quantile tables, shared by the runs (owned) */
 };
 
 void ls_decode_cache_set_policies(ls_decode_cache *c, const ls_policy_set *policies)
@@ -70,7 +71,12 @@ int ls_decode_cache_create(ls_decode_cache **out, const char *data_root, ls_erro
   if (!*out)
     return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
   snprintf((*out)->root, sizeof (*out)->root, "%s", data_root);
-  return LS_OK;
+  int rc = ls_oracle_tables_create(&(*out)->tabs, err);
+  if (rc) {
+    free(*out);
+    *out = NULL;
+  }
+  return rc;
 }
 
 void ls_decode_cache_free(ls_decode_cache *c)
@@ -83,6 +89,7 @@ void ls_decode_cache_free(ls_decode_cache *c)
     ls_model_free(c->mod[i].obj), free(c->mod[i].id);
   for (int i = 0; i < c->n_ds; i++)
     ls_dataset_free(c->ds[i].obj), free(c->ds[i].id);
+  ls_oracle_tables_free(c->tabs);
   free(c);
 }
 
@@ -332,7 +339,7 @@ static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_k
   if (!rc && r->dry) /* the text is built only to be simulated */
     rc = ls_oracle_check(obj, r->cfg.target, r->cfg.draft, kv, err);
   else if (!rc)
-    rc = ls_oracle_create(&r->text.oracle, obj, r->cfg.target, r->cfg.draft, s->seed, kv, err);
+    rc = ls_oracle_create_shared(&r->text.oracle, c->tabs, obj, r->cfg.target, r->cfg.draft, s->seed, kv, err);
   const char *trace_path;
   ls_kv_string(kv, "workload.trace", NULL, &trace_path);
   if (!rc && trace_path)
@@ -511,6 +518,7 @@ static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_erro
     return rc;
   r->err = err;
   r->seq.prompt = 0;
+  ls_cpu_assign(ls_device_cpu(r->cfg.dev), r->cfg.threads, r->cfg.cpu_per);
   r->cfg.prefetch = r->cfg.overlap == LS_OVERLAP_CROSS && !r->cfg.in_dram;
   if (r->cfg.overlap == LS_OVERLAP_MAPPED) { /* the plan of a mapped pass (cycle_verify.c) */
     size_t n = (size_t)r->cfg.L + 1;
@@ -624,13 +632,14 @@ static int decode(ls_decode_cache *c, ls_run_spec *s, int keep_steps, int dry, l
     r->cfg.exit_layer = r->cfg.pops->exit_layer(r->cfg.pstate, r->cfg.L);
     if (r->cfg.exit_layer <= 0)
       r->cfg.exit_layer = r->cfg.L; /* never prunes */
-    rc = ls_costmodel_create(&r->cfg.cm, r->cfg.dev, &r->cfg.tc, &r->cfg.dc, r->cfg.mops, r->cfg.mstate, r->cfg.resident, r->cfg.threads, err);
-    if (!rc) {
+    /* a check needs no cost model: creating one reads nothing and fails only without memory */
+    if (!dry)
+      rc = ls_costmodel_create(&r->cfg.cm, r->cfg.dev, &r->cfg.tc, &r->cfg.dc, r->cfg.mops, r->cfg.mstate, r->cfg.resident, r->cfg.threads, err);
+    if (!rc && !dry) {
       ls_costmodel_set_exec(r->cfg.cm, r->cfg.overlap, r->cfg.head_in_dram);
       ls_costmodel_set_read_ahead(r->cfg.cm, r->cfg.read_ahead);
       ls_costmodel_bind(r->cfg.cm, &r->cfg.cost);
-      if (!dry)
-        rc = simulate(r, c, s, err);
+      rc = simulate(r, c, s, err);
     }
     if (!rc && !dry)
       metrics(r, out);

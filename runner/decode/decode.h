@@ -78,7 +78,8 @@ typedef struct ls_decode_result {
  * ones; the paper's largest target (qwen3-14b, 512 KiB) needs about 16000. */
 #define LS_RUN_MAX_FLASH_REQUESTS 2e7
 
-/* Loaded devices/models/datasets shared by the runs of one process. */
+/* Loaded devices/models/datasets, and the oracles' quantile tables (workloads/oracle.h), shared
+ * by the runs of one process. */
 typedef struct ls_decode_cache ls_decode_cache;
 int ls_decode_cache_create(ls_decode_cache **out, const char *data_root, ls_error *err);
 void ls_decode_cache_free(ls_decode_cache *c);

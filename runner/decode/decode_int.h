@@ -57,6 +57,8 @@ typedef struct ls_run_config {
   int prefetch;                 /* cross-cycle with streamed weights: each pass's first reads
                                    are issued in PREFETCH, before the pass begins */
   double read_ahead;            /* verify.read_ahead, bytes (mapped only) */
+  int cpu_per[LS_CPU_MAX_CLUSTERS]; /* a CPU call's cores per cluster (ls_cpu_assign of the
+                                   device and threads, neither of which changes in a run) */
 } ls_run_config;
 
 /* The text being decoded: the synthetic oracle, or a recorded trace (decode.c). */

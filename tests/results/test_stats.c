@@ -441,6 +441,9 @@ static void test_pairs_as_runs_arrive(void)
     if (i == 0) /* specinfer of one configuration: with itself, lever and ar-flash both ways */
       CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM ratio_ci"), 5 * 2);
   }
+  /* every pair already made by its runs' own calls (one handle, its statement kept), before
+   * the final pass could make any */
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM ratio_ci"), 4 * 3 * 3 * 2);
   CU_ASSERT_EQUAL(ls_db_stats_pair_run(db, ids[3], &e), LS_OK); /* again: nothing new */
   CU_ASSERT_EQUAL(ls_db_stats_pair_run(db, NULL, &e), LS_OK);
   CU_ASSERT_EQUAL(ls_db_stats_summary(db, &e), LS_OK);

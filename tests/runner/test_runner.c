@@ -15,6 +15,7 @@
 #include "results/db.h"
 #include "runner/decode/decode.h"
 #include "runner/decode/decode_int.h"
+#include "runner/study/driver.h"
 #include "runner/study/experiment.h"
 #include "runner/decode/system.h"
 #include "workloads/model.h"
@@ -335,6 +336,77 @@ static void test_experiment_refusals(void)
 }
 
 /* ---- the decode cycle ---- */
+
+/* A run's resolved configuration is canonical JSON: quotes and backslashes escaped, control
+ * characters as \u00XX, every other character copied; in a buffer too small it is -1 and the
+ * buffer holds the text's prefix, terminated, as snprintf cuts (the escaping copies runs of
+ * plain characters at once). */
+static void test_resolved_json_escapes(void)
+{
+  ls_run_spec s;
+  memset(&s, 0, sizeof s);
+  char dev[] = "my\"dev\\ice";
+  s.device = dev;
+  snprintf(s.model, sizeof s.model, "m\tx");
+  snprintf(s.dataset, sizeof s.dataset, "d");
+  snprintf(s.system, sizeof s.system, "lever");
+  s.seed = 7;
+  ls_decode_result *res = calloc(1, sizeof *res);
+  ls_kv_decl d[2];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+  memset(d, 0, sizeof d);
+  snprintf(d[0].key, sizeof d[0].key, "workload.trace");
+  snprintf(d[0].value, sizeof d[0].value, "a\"b\x01");
+  d[0].num = NAN;
+  snprintf(d[1].key, sizeof d[1].key, "draft.budget");
+  d[1].num = 32;
+  res->settings = d;
+  res->n_settings = 2;
+  const char *want = "{\"device\":\"my\\\"dev\\\\ice\",\"model\":\"m\\u0009x\",\"dataset\":\"d\","
+                     "\"system\":\"lever\",\"seed\":7,\"settings\":{\"draft.budget\":\"32\","
+                     "\"workload.trace\":\"a\\\"b\\u0001\"}}";
+  char buf[512];
+  CU_ASSERT_EQUAL(ls_driver_resolved_json(&s, res, g_data, buf, sizeof buf), 0);
+  CU_ASSERT_STRING_EQUAL(buf, want);
+  int bad = 0;
+  for (size_t n = 1; n <= strlen(want); n++) {
+    memset(buf, 'X', sizeof buf);
+    bad += ls_driver_resolved_json(&s, res, g_data, buf, n) != -1 || strlen(buf) != n - 1 ||
+           strncmp(buf, want, n - 1) != 0;
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  free(res);
+}
+
+/* A CPU call occupies run.threads cores for its whole duration, on the clusters fastest first
+ * (devices/cpu.c): with the draft passes on the CPU (the output projection stays on the NPU
+ * here: its time is the same at both thread counts), the CPU's busy time less threads x the
+ * draft passes' time is the sampling alone, the same at 1 thread and at 3 (which spans two
+ * clusters of the tiny device). */
+static void test_cpu_calls_occupy_threads(void)
+{
+  ls_error err;
+  ls_device *d = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_device_load_id(&d, g_data, "tiny", &err), LS_OK);
+  int cores = ls_cpu_total_cores(ls_device_cpu(d));
+  ls_device_free(d);
+  const int threads[2] = {1, 3};
+  double rest[2] = {0, 0};
+  for (int i = 0; i < 2; i++) {
+    char set[160];
+    snprintf(set, sizeof set, "workload.prompts=1;workload.max_tokens=16;policy.map=cpu;run.threads=%d", threads[i]);
+    ls_decode_result res;
+    CU_ASSERT_EQUAL_FATAL(run_one(g_data, "tiny", "tiny-target", "iid", "sd-chain", set, &res), LS_OK);
+    double dec = metric(&res, "decode_s"), cycles = metric(&res, "cycles");
+    double busy = metric(&res, "util_cpu") * dec * cores;
+    double work = metric(&res, "draft_work_s_mean") * cycles;
+    CU_ASSERT(work > 0.01 * dec); /* the drafts are a visible share, so a core missed shows */
+    rest[i] = busy - threads[i] * work;
+    ls_decode_result_free(&res);
+  }
+  CU_ASSERT(rest[0] > 0);
+  LS_ASSERT_CLOSE(rest[0], rest[1], 1e-6);
+}
 
 /* ar-flash on a one-layer target with a deterministic flash. Serial overlap (the default):
  * the layer is read (R1), computed (C1), then the LM head is read (R2) and computed (C_lm),
@@ -976,6 +1048,8 @@ static CU_TestInfo cycle_tests[] = {
     {"lever: pruning runs, shrinks, never loses a token; on-demand head per row", test_lever_invariants},
     {"serial passes run inline equal the events", test_inline_passes_equal_events},
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
+    {"a CPU call occupies run.threads cores", test_cpu_calls_occupy_threads},
+    {"resolved configuration: escapes and cut", test_resolved_json_escapes},
     {"ar-flash one-layer cycle, mapped read-ahead, by hand", test_cycle_mapped_hand_computed},
     {"chain SD accepted length equals the closed form", test_chain_closed_form},
     {"ar-mem is valid only when the target fits", test_ar_mem_validity},

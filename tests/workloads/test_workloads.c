@@ -10,6 +10,7 @@
 #include "ls_test.h"
 #include "walk.h"
 #include "workloads/dataset.h"
+#include "workloads/dataset_int.h" /* the acceptance process, perturbed by the shared-tables test */
 #include "workloads/model.h"
 #include "workloads/oracle.h"
 #include "workloads/trace.h"
@@ -549,6 +550,73 @@ static void test_oracle_regime_lazy(void)
   ls_oracle_free(step);
 }
 
+/* Number of answers (candidates at the root and at its first child, the root's true rank)
+ * where two oracles differ, over 2 prompts x 400 positions. */
+static int oracle_diffs(const ls_oracle *a, const ls_oracle *b)
+{
+  int bad = 0;
+  for (int p = 0; p < 2; p++)
+    for (int t = 0; t < 400; t++) {
+      ls_oracle_cycle c, d;
+      ls_draft_view v, w;
+      double x[LS_VIEW_TOPK_MAX], y[LS_VIEW_TOPK_MAX];
+      ls_oracle_begin(a, p, t, &c, &v);
+      ls_oracle_begin(b, p, t, &d, &w);
+      int n = v.candidates(v.ctx, v.root_key, 0, x, LS_VIEW_TOPK_MAX);
+      bad += n != w.candidates(w.ctx, w.root_key, 0, y, LS_VIEW_TOPK_MAX) || memcmp(x, y, sizeof x) != 0;
+      uint64_t k = v.child_key(v.ctx, v.root_key, 0, 1);
+      n = v.candidates(v.ctx, k, 1, x, LS_VIEW_TOPK_MAX);
+      bad += n != w.candidates(w.ctx, w.child_key(w.ctx, w.root_key, 0, 1), 1, y, LS_VIEW_TOPK_MAX) ||
+             memcmp(x, y, sizeof x) != 0;
+      bad += ls_oracle_true_rank(&c, v.root_key, 0) != ls_oracle_true_rank(&d, w.root_key, 0);
+    }
+  return bad;
+}
+
+/* Oracles whose quantile tables come from a shared set answer exactly as one that builds its
+ * own; the set builds a table once per distinct process, and a process that differs in any
+ * one of the six parameters the tables depend on gets tables of its own. */
+static void test_oracle_shared_tables(void)
+{
+  ls_dataset *d = NULL;
+  ls_model *m = NULL;
+  ls_oracle_tables *set = NULL;
+  ls_kv *kv = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_dataset_load_id(&d, ROOT, "gsm8k", &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_model_load_id(&m, ROOT, "llama-3.1-8b", &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_oracle_tables_create(&set, &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_assign(kv, "workload.prompts=2", "test", &e), LS_OK);
+  for (int field = -1; field < 6; field++) { /* -1: the dataset as it is */
+    ls_wl_regime *r = &d->proc[LS_PROC_LLAMA3].regime[field < 0 ? 0 : field / 3];
+    double *param = field % 3 == 0 ? &r->logit_mean : field % 3 == 1 ? &r->logit_sd : &r->tail, was = *param;
+    if (field >= 0)
+      *param = was * 1.25 + 0.125;
+    for (int again = 0; again < 2; again++) {
+      ls_oracle *fresh = NULL, *shared = NULL;
+      CU_ASSERT_EQUAL_FATAL(ls_oracle_create(&fresh, d, m, NULL, 11, kv, &e), LS_OK);
+      CU_ASSERT_EQUAL_FATAL(ls_oracle_create_shared(&shared, set, d, m, NULL, 11, kv, &e), LS_OK);
+      CU_ASSERT_EQUAL(oracle_diffs(fresh, shared), 0);
+      CU_ASSERT_EQUAL(ls_oracle_tables_count(set), field + 2); /* built once, then found */
+      ls_oracle_free(fresh);
+      ls_oracle_free(shared);
+    }
+    *param = was;
+  }
+  ls_oracle *back = NULL, *fresh = NULL; /* the unperturbed process again: found, not rebuilt */
+  CU_ASSERT_EQUAL_FATAL(ls_oracle_create_shared(&back, set, d, m, NULL, 11, kv, &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_oracle_create(&fresh, d, m, NULL, 11, kv, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_oracle_tables_count(set), 7);
+  CU_ASSERT_EQUAL(oracle_diffs(fresh, back), 0);
+  ls_oracle_free(back);
+  ls_oracle_free(fresh);
+  ls_oracle_tables_free(set);
+  ls_kv_free(kv);
+  ls_model_free(m);
+  ls_dataset_free(d);
+}
+
 static void test_oracle_iid(void)
 {
   const char *set[] = {"workload.alpha=0.7", "workload.prompts=1000", NULL};
@@ -908,6 +976,7 @@ static CU_TestInfo datasets_tests[] = {{"all load", test_datasets_load},
 static CU_TestInfo oracle_tests[] = {{"order independence", test_oracle_order},
                                      {"candidates descending at many nodes", test_oracle_candidates_sorted},
                                      {"the regime chain drawn lazily is one chain", test_oracle_regime_lazy},
+                                     {"shared quantile tables: same answers, one per process", test_oracle_shared_tables},
                                      {"parent memo and ranks from known candidates", test_oracle_memo},
                                      {"iid alpha over 1e6 draws", test_oracle_iid},
                                      {"positional p_k over 1e6 draws", test_oracle_positional},
