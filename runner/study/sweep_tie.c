@@ -205,19 +205,20 @@ static int warn_axis(const axis_sum *a, FILE *f, const char *prefix)
             "values tied\n", prefix, a->key, a->values, a->groups);
     return 1;
   }
-  char names[512] = "";
-  size_t len = 0;
+  /* The systems whose every configuration tied, written straight to f (no buffer to cut them). */
   int groups = 0, n = 0;
   for (int s = 0; s < a->n_sys; s++)
     if (a->sys[s].groups > 0 && a->sys[s].tied == a->sys[s].groups) {
-      len += (size_t)snprintf(names + len, len < sizeof names ? sizeof names - len : 0, "%s%s", n++ ? ", " : "",
-                              a->sys[s].system);
       groups += a->sys[s].groups;
+      n++;
     }
   if (!n) return 0;
-  fprintf(f, "%s%s=%s: no effect for system%s %s: every value gave the same results, prompt for prompt, in "
-          "every configuration of %s (%d; a cap the policy never reached, or a setting it does not read); the "
-          "other systems' results changed\n", prefix, a->key, a->values, n == 1 ? "" : "s", names,
+  fprintf(f, "%s%s=%s: no effect for system%s ", prefix, a->key, a->values, n == 1 ? "" : "s");
+  for (int s = 0, k = 0; s < a->n_sys; s++)
+    if (a->sys[s].groups > 0 && a->sys[s].tied == a->sys[s].groups)
+      fprintf(f, "%s%s", k++ ? ", " : "", a->sys[s].system);
+  fprintf(f, ": every value gave the same results, prompt for prompt, in every configuration of %s (%d; a cap "
+          "the policy never reached, or a setting it does not read); the other systems' results changed\n",
           n == 1 ? "it" : "them", groups);
   return 1;
 }

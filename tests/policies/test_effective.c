@@ -146,6 +146,13 @@ static void test_cli_sweep_ties(void)
   snprintf(args, sizeof args, "sweep --axis draft.budget=2,4 --axis system=lever %s --db '%s/b.db'", common, dir);
   CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
   CU_ASSERT_PTR_NULL(strstr(out, "gave the same results"));
+  /* the same budgets over Lever and AR: only AR (which drafts nothing) is named as tied */
+  snprintf(args, sizeof args, "sweep --axis draft.budget=2,4 --axis system=lever,ar-flash %s --db '%s/p.db'", common,
+           dir);
+  CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "draft.budget=2,4: no effect for system ar-flash: every value gave the same "
+                                     "results, prompt for prompt, in every configuration of it (1;"));
+  CU_ASSERT_PTR_NULL(strstr(out, "system lever"));
   snprintf(args, sizeof args, "rm -rf '%s'", dir);
   CU_ASSERT_EQUAL(system(args), 0);
 }
