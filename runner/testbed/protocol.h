@@ -36,8 +36,9 @@ int ls_tbpr_load(const char *path, ls_tbpr *out, ls_error *err);
  * spec_k reps max_n tg rows spec_tokens, separated by spaces. */
 int ls_tbpr_list(const ls_tbpr *p, FILE *out, ls_error *err);
 
-/* The verdict over n point files (validate --points): one line per file, then the protocol's
- * line, `held-out: N points over K configurations; median absolute error X % (trivial baseline
+/* The verdict over n point files (validate --points): one line per file, then (when any file
+ * has a speculative point) `spec per configuration (information; the target is on the sum):
+ * |error| <= S % in A of B; the largest E % (FILE)`, then the protocol's line, `held-out: N points over K configurations; median absolute error X % (trivial baseline
  * Y %); spec per-token error Z %; targets met` or, when one is missed, `...; targets NOT met:
  * <each missed target>`. *met: 1 when every target is met. A malformed file is LS_EPARSE
  * naming file and line. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/testbed/protocol.sh [PROTOCOL.yaml]: `make testbed`: a pre-registered protocol run end
-# to end (default runner/testbed/protocol-2.yaml, the current one; runner/testbed/protocol.yaml
-# is protocol-1, still runnable; docs/VALIDATION.md §0). For each of its
+# to end (default runner/testbed/protocol-3.yaml, the current one; runner/testbed/protocol.yaml
+# and protocol-2.yaml, protocol-1 and -2, stay runnable; docs/VALIDATION.md §0). For each of its
 # configurations: write the target's shape and the draft (random weights), measure a real
 # llama.cpp (`testbed measure` with the protocol's sizes, its threads and step context, no busy
 # streams, no repacked case), run fio on the model file, calibrate this host's profile from the
@@ -23,7 +23,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top"
-proto=${1:-runner/testbed/protocol-2.yaml}
+proto=${1:-runner/testbed/protocol-3.yaml}
 [ -f "$proto" ] || { echo "protocol.sh: $proto: no such protocol file" >&2; exit 66; }
 BUILD=${BUILD:-build}
 LEVERSIM=${LEVERSIM:-$top/$BUILD/leversim}

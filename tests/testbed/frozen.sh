@@ -4,7 +4,9 @@
 # committed is no run; committed with the code, its code is frozen; a model change committed
 # after it makes its runs "code changed", while a second protocol registered after that change
 # is frozen at its own commit; an uncommitted change to a model file or to the protocol file
-# itself is caught too; a change outside the model's folders (docs) is not.
+# itself is caught too; a change outside the model's folders (docs) is not; a third protocol
+# registered after a second change is frozen at its own commit; protocol.sh's default is the
+# newest protocol file.
 # Usage: frozen.sh TOP
 set -euo pipefail
 top=$1
@@ -41,4 +43,17 @@ expect runner/testbed/p2.yaml "code changed since $r2"
 git checkout -q devices/cpu.c
 echo 'id: protocol-2 # edited' > runner/testbed/p2.yaml
 expect runner/testbed/p2.yaml "protocol file changed since $r2"
+git checkout -q runner/testbed/p2.yaml
+# A third protocol after a second model change (protocol-3's case): each file keeps its own.
+echo 'a = 4' > devices/cpu.c && git add -A && git commit -qm model-2
+echo 'id: protocol-3' > runner/testbed/p3.yaml && git add -A && git commit -qm register-3
+r3=$(git log -1 --format=%h)
+expect runner/testbed/p3.yaml "code frozen at $r3"
+expect runner/testbed/p2.yaml "code changed since $r2"
+expect runner/testbed/p1.yaml "code changed since $r1"
+# make testbed's default (scripts/testbed/protocol.sh) is the newest protocol file of the tree.
+newest=$(grep -l '^id: protocol-' "$top"/runner/testbed/protocol*.yaml | while read -r p; do
+  echo "$(sed -n 's/^id: protocol-//p' "$p") ${p#"$top"/}"; done | sort -n | tail -1 | cut -d' ' -f2)
+grep -qF "proto=\${1:-$newest}" "$top/scripts/testbed/protocol.sh" ||
+  fail "scripts/testbed/protocol.sh's default is not the newest protocol, $newest"
 echo "frozen: each protocol file judged by its own registration"

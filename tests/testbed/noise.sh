@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# ctest testbed.noise: the noise-or-model figures docs/VALIDATION.md §0.7 quotes, recomputed
+# from protocol-2's two stored runs by scripts/testbed/noise.sh (no llama.cpp run): the model's
+# and the baseline's systematic medians, the noise floor at two repetitions, the floor against
+# the repetitions on the cold calibration passes, and the per-configuration rows of the cold
+# passes. Each quoted string must be in the text; a doctored copy must fail the same check.
+# Usage: noise.sh TOP
+set -euo pipefail
+top=$1
+p2=$top/results/testbed/protocol-2
+doc=$top/docs/VALIDATION.md
+fail() { echo "noise: $*" >&2; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+out=$(bash "$top/scripts/testbed/noise.sh" "$p2/run-20261128T0731Z" "$p2/run-20261128T0853Z") || fail "noise.sh: exit $?"
+tr -s ' \n' '  ' < "$doc" > "$tmp/doc"   # the text as one line (sentences wrap)
+line() { echo "$out" | grep -m1 "$1" || fail "noise.sh printed no '$1'"; }
+sysl=$(line '^X sys'); floorl=$(line '^measured run-to-run')
+xs=$(echo "$sysl" | sed -n 's/.*part): \([0-9.]*\) %.*/\1/p')
+ys=$(echo "$sysl" | sed -n 's/.*the same): \([0-9.]*\) %.*/\1/p')
+d=$(echo "$floorl" | sed -n 's/.*median |B \/ A - 1| \([0-9.]*\) %.*/\1/p')
+fl=$(echo "$floorl" | sed -n 's/.*perfect model) \([0-9.]*\) %.*/\1/p')
+if [ -z "$xs" ] || [ -z "$ys" ] || [ -z "$d" ] || [ -z "$fl" ]; then fail "unparsed: '$sysl' '$floorl'"; fi
+quotes=("X sys $xs %" "Y sys $ys %" "median |B / A − 1| $d %; floor (a perfect model) $fl %")
+# the floor against the repetitions: R = 1..5
+reps=$(echo "$out" | sed -n 's/^fastest of [0-9]: .*median |B \/ A - 1| \([0-9.]*\) %.*/\1/p' | paste -sd' ')
+# shellcheck disable=SC2086 # five numbers, one word each
+set -- $reps
+[ $# -eq 5 ] || fail "want five 'fastest of R' lines, got '$reps'"
+quotes+=("is $1, $2, $3, $4 and $5 % for R = 1 to 5")
+# the cold rows of the table, per configuration: sys, run, base, meas ("-1.0%" printed, "−1.0 %" quoted)
+pct() { local v=${1%\%}; echo "${v/-/−} %"; }
+while read -r name kind n sys run base meas; do
+  [ "$kind" = cold ] || continue
+  quotes+=("| $name | cold N 1–6 | $n | $(pct "$sys") | $(pct "$run") | $(pct "$base") | $(pct "$meas") |")
+done < <(echo "$out" | awk '/^w[0-9]/')
+[ ${#quotes[@]} -eq 11 ] || fail "want 11 quoted figures, have ${#quotes[@]}"
+for q in "${quotes[@]}"; do
+  grep -qF -- "$q" "$tmp/doc" || fail "docs/VALIDATION.md does not say '$q'"
+done
+# the check can fail: a doctored figure in a copy of the text
+sed "s/X sys $xs %/X sys 1.0 %/" "$tmp/doc" > "$tmp/v.md"
+grep -qF "X sys $xs %" "$tmp/v.md" && fail "selftest: the doctored copy still matches"
+echo "noise: ${#quotes[@]} figures of docs/VALIDATION.md §0.7 recomputed"
