@@ -358,8 +358,9 @@ static const ls_opt VERDICT_OPTS[] = {
 
 static const ls_cmd_spec VERDICT = {
     "testbed verdict", NULL, 0, 0, 0, "the protocol's one-line result over every configuration's held-out points",
-    "One line per points file, then `held-out: N points over K configurations; median absolute error X %\n"
-    "(trivial baseline Y %); spec per-token error Z %; targets met` (runner/testbed/protocol.h). Exit: 0 every\n"
+    "One line per points file, a line of each configuration's own speculative error (information), then\n"
+    "`held-out: N points over K configurations; median absolute error X % (trivial baseline Y %); spec\n"
+    "per-token error Z %; targets met` (runner/testbed/protocol.h). Exit: 0 every\n"
     "target met, 2 a target missed (the line names it), 64 usage, 65 a bad file, 66 not found, 74 I/O.\n",
     NULL, VERDICT_OPTS};
 
