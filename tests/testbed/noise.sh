@@ -3,7 +3,8 @@
 # from protocol-2's two stored runs by scripts/testbed/noise.sh (no llama.cpp run): the model's
 # and the baseline's systematic medians, the noise floor at two repetitions, the floor against
 # the repetitions on the cold calibration passes, and the per-configuration rows of the cold
-# passes. Each quoted string must be in the text; a doctored copy must fail the same check.
+# passes; item 4's extra CPU time and cold slope of the two w3072 configurations. Each quoted
+# string must be in the text; a doctored copy must fail the same check.
 # Usage: noise.sh TOP
 set -euo pipefail
 top=$1
@@ -33,7 +34,19 @@ while read -r name kind n sys run base meas; do
   [ "$kind" = cold ] || continue
   quotes+=("| $name | cold N 1–6 | $n | $(pct "$sys") | $(pct "$run") | $(pct "$base") | $(pct "$meas") |")
 done < <(echo "$out" | awk '/^w[0-9]/')
-[ ${#quotes[@]} -eq 11 ] || fail "want 11 quoted figures, have ${#quotes[@]}"
+# §0.7 item 4: w3072-l6-t2-d6's 16-token cold pass's extra CPU over its warm twin (both runs),
+# and w3072-l6-t1-d3's slope of the cold passes on the compute, (cold 6 - cold 1) / (warm 6 - warm 1)
+cpu=() slope=()
+for r in run-20261128T0731Z run-20261128T0853Z; do
+  cpu+=("$(sqlite3 "$p2/$r/w3072-l6-t2-d6/testbed.db" "SELECT printf('%.3f', (SELECT avg(cpu_s) FROM tb_pass WHERE
+    kind = 'rows-0-cold') - (SELECT avg(cpu_s) FROM tb_pass WHERE kind = 'rows-0'))")")
+  slope+=("$(awk '($1 == "warm" || $1 == "cold") && ($2 == 1 || $2 == 6) {v[$1 $2] = $4}
+    END {printf "%.2f", (v["cold6"] - v["cold1"]) / (v["warm6"] - v["warm1"])}' "$p2/$r/w3072-l6-t1-d3/validate.txt")")
+done
+quotes+=("it used ${cpu[0]} and ${cpu[1]} s more CPU than warm in w3072-l6-t2-d6")
+lo=$(printf '%s\n' "${slope[@]}" | sort -g | head -1); hi=$(printf '%s\n' "${slope[@]}" | sort -g | tail -1)
+quotes+=("the measured slope is $lo and $hi (w3072-l6-t1-d3)")
+[ ${#quotes[@]} -eq 13 ] || fail "want 13 quoted figures, have ${#quotes[@]}"
 for q in "${quotes[@]}"; do
   grep -qF -- "$q" "$tmp/doc" || fail "docs/VALIDATION.md does not say '$q'"
 done
