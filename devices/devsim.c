@@ -6,6 +6,12 @@
 int ls_devsim_create(ls_devsim **out, const ls_device *d, ls_engine *e, uint64_t seed, uint64_t stream_id,
                      ls_error *err)
 {
+  return ls_devsim_create_shared(out, d, e, seed, stream_id, NULL, err);
+}
+
+int ls_devsim_create_shared(ls_devsim **out, const ls_device *d, ls_engine *e, uint64_t seed, uint64_t stream_id,
+                            ls_flash_tables *ftabs, ls_error *err)
+{
   ls_devsim *s = calloc(1, sizeof *s);
   *out = NULL;
   if (!s)
@@ -19,7 +25,7 @@ int ls_devsim_create(ls_devsim **out, const ls_device *d, ls_engine *e, uint64_t
     s->n_cpu = i + 1;
   }
   if (!rc)
-    rc = ls_flash_dev_create(&s->flash, e, ls_device_flash(d), seed, stream_id, err);
+    rc = ls_flash_dev_create_shared(&s->flash, e, ls_device_flash(d), seed, stream_id, ftabs, err);
   if (rc) {
     ls_devsim_free(s);
     return rc;

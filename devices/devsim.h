@@ -20,6 +20,10 @@ typedef struct ls_devsim {
  * ("flash", stream_id) of seed. *out owned by caller (ls_devsim_free). */
 int ls_devsim_create(ls_devsim **out, const ls_device *d, ls_engine *e, uint64_t seed, uint64_t stream_id,
                      ls_error *err);
+/* ls_devsim_create with the flash's latency table from ftabs (NULL: its own; borrowed, must
+ * outlive the devsim): the same simulation either way. */
+int ls_devsim_create_shared(ls_devsim **out, const ls_device *d, ls_engine *e, uint64_t seed, uint64_t stream_id,
+                            ls_flash_tables *ftabs, ls_error *err);
 void ls_devsim_free(ls_devsim *s);
 /* Energy from time 0 to the engine's now (busy times so far, flash bytes so far). */
 void ls_devsim_energy(const ls_devsim *s, const ls_device *d, int64_t wall_ns, ls_energy *out);

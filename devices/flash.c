@@ -48,7 +48,8 @@
  * sigma 0.25) it is within 0.1 ns everywhere (1e-4 ns in the central 98 %), so the rounded
  * nanoseconds differ in about 4 draws in 100,000, by 1 ns. It is used only when the curve
  * is non-decreasing (checked at creation), so a plain latency still never falls as V
- * rises. Specials and empirical tables are inverted exactly.
+ * rises. Specials and empirical tables are inverted exactly. The table is a pure function of
+ * (median, sigma), so a worker's runs share one per pair (ls_flash_tables).
  * Knowing that the next special is request s, the requests before it need no draw at all
  * unless a comparison needs their exact latency (below).
  *
@@ -255,6 +256,17 @@ typedef struct {
   double ns, slope;
 } lat_node;
 
+/* A read computed alone converts the same sizes pass after pass (a serial pass reads a layer's
+ * bytes, then maybe the head's): the arguments last checked (bytes NaN: none yet, as NaN
+ * equals nothing) and what they became, whole bytes, the transfer time of a chunk and the
+ * queue depth, its ring capacity reserved. Equal arguments give equal conversions, so a
+ * match skips the checks and conversions without changing what is appended. */
+typedef struct {
+  double bytes, chunk;
+  int qd, qd_used;
+  int64_t b, c, tx;
+} alone_args;
+
 struct ls_flash_dev {
   ls_engine *e;
   ls_flash_params p;
@@ -269,7 +281,9 @@ struct ls_flash_dev {
   int64_t body_max_ns;        /* bound of a special body draw's latency (|Z| <= Z_MAX) */
   int64_t body_hi_lo_ns;      /* a special body draw above the band is at least this */
   int64_t tail_lo_ns;         /* a tail draw is at least this (tail_start) */
-  lat_node plain[LAT_TAB + 1]; /* parametric: the plain latency at V = i / LAT_TAB (see top) */
+  const lat_node *plain;      /* parametric: the plain latency at V = i / LAT_TAB (see top), LAT_TAB + 1
+                                 nodes: plain_own, or a shared set's (borrowed) */
+  lat_node *plain_own;        /* owned; NULL when the table is a set's */
   fstate st[2];               /* working state and the snapshot before a lookahead */
   fstate *w, *snap;
   int ahead;                  /* w is past now (a lookahead); snap is the state at now's side */
@@ -281,6 +295,7 @@ struct ls_flash_dev {
   uint32_t wake_rid;          /* the read the lookahead's last step completes */
   ls_resource *link;          /* events mode */
   evreq *free_reqs, *all_reqs;
+  alone_args alone;           /* the last sizes ls_flash_dev_read_alone checked */
 };
 
 #define BLK 32 /* requests per block of V draws (see the top): v_block_min takes 2^5-th roots */
@@ -1092,30 +1107,109 @@ static void on_wake(ls_engine *e, void *vd)
   lookahead(d, NULL);
 }
 
-/* ---- public ---- */
+/* ---- plain latency tables ---- */
 
 /* The plain latency table: L(V) = median exp(sigma Phi^-1(band_lo + band_w V)) and its slope
  * dL/dV = L sigma band_w / phi(Z) times the interval 1 / LAT_TAB. Used only when the cubic
  * is non-decreasing on every interval (Fritsch-Carlson: slopes over the secant a, b >= 0 with
- * a^2 + b^2 <= 9), so a plain latency never falls as V rises. */
-static void plain_table(ls_flash_dev *d)
+ * a^2 + b^2 <= 9), so a plain latency never falls as V rises: the return value.
+ * A pure function of (median, sigma): the band is the constant Z_BAND's, and
+ * ls_latency_from_uniforms's body branch (u_pick 1) reads nothing else. */
+static int plain_table_fill(const ls_latency_dist *l, double band_lo, double band_w, lat_node *t)
+{
+  for (int i = 0; i <= LAT_TAB; i++) {
+    double z = gsl_cdf_ugaussian_Pinv(band_lo + band_w * i / LAT_TAB);
+    double ns = ls_latency_from_uniforms(l, 1.0, band_lo + band_w * i / LAT_TAB) * 1e9;
+    t[i] = (lat_node){ns, ns * l->sigma * band_w / gsl_ran_ugaussian_pdf(z) / LAT_TAB};
+  }
+  int monotone = 1;
+  for (int i = 0; i < LAT_TAB; i++) {
+    double sec = t[i + 1].ns - t[i].ns, a = t[i].slope / sec, b = t[i + 1].slope / sec;
+    if (!(sec > 0 && a >= 0 && b >= 0 && a * a + b * b <= 9.0))
+      monotone = 0;
+  }
+  return monotone;
+}
+
+/* One table of a set: its key (median, sigma), compared bit for bit (memcmp), so a table is
+ * reused only for the very same parameters; whether it is monotone; its nodes. */
+typedef struct {
+  double key[2];
+  int monotone;
+  lat_node t[LAT_TAB + 1];
+} plain_entry;
+
+struct ls_flash_tables {
+  plain_entry **e; /* owned, n of cap */
+  int n, cap;
+};
+
+int ls_flash_tables_create(ls_flash_tables **out, ls_error *err)
+{
+  *out = calloc(1, sizeof **out);
+  return *out ? LS_OK : ls_error_set(err, LS_ENOMEM, "flash: out of memory");
+}
+
+void ls_flash_tables_free(ls_flash_tables *t)
+{
+  if (!t)
+    return;
+  for (int i = 0; i < t->n; i++)
+    free(t->e[i]);
+  free(t->e);
+  free(t);
+}
+
+int ls_flash_tables_count(const ls_flash_tables *t) { return t->n; }
+
+/* d's plain table (parametric latencies): the set's for d's (median, sigma) when it holds
+ * one, else built, and kept in the set (set NULL: d owns it). */
+static int plain_table(ls_flash_dev *d, ls_flash_tables *set)
 {
   const ls_latency_dist *l = &d->p.latency;
-  for (int i = 0; i <= LAT_TAB; i++) {
-    double z = gsl_cdf_ugaussian_Pinv(d->band_lo + d->band_w * i / LAT_TAB);
-    double ns = ls_latency_from_uniforms(l, 1.0, d->band_lo + d->band_w * i / LAT_TAB) * 1e9;
-    d->plain[i] = (lat_node){ns, ns * l->sigma * d->band_w / gsl_ran_ugaussian_pdf(z) / LAT_TAB};
+  double key[2] = {l->median_s, l->sigma};
+  for (int i = 0; set && i < set->n; i++)
+    if (memcmp(set->e[i]->key, key, sizeof key) == 0) {
+      d->plain = set->e[i]->t;
+      d->plain_tab = set->e[i]->monotone;
+      return LS_OK;
+    }
+  if (!set) {
+    if (!(d->plain_own = malloc((LAT_TAB + 1) * sizeof *d->plain_own)))
+      return LS_ENOMEM;
+    d->plain_tab = plain_table_fill(l, d->band_lo, d->band_w, d->plain_own);
+    d->plain = d->plain_own;
+    return LS_OK;
   }
-  d->plain_tab = 1;
-  for (int i = 0; i < LAT_TAB; i++) {
-    double sec = d->plain[i + 1].ns - d->plain[i].ns, a = d->plain[i].slope / sec, b = d->plain[i + 1].slope / sec;
-    if (!(sec > 0 && a >= 0 && b >= 0 && a * a + b * b <= 9.0))
-      d->plain_tab = 0;
+  if (set->n == set->cap) {
+    int cap = set->cap ? 2 * set->cap : 4;
+    plain_entry **e = realloc(set->e, (size_t)cap * sizeof *e);
+    if (!e)
+      return LS_ENOMEM;
+    set->e = e;
+    set->cap = cap;
   }
+  plain_entry *x = malloc(sizeof *x);
+  if (!x)
+    return LS_ENOMEM;
+  memcpy(x->key, key, sizeof key);
+  x->monotone = plain_table_fill(l, d->band_lo, d->band_w, x->t);
+  set->e[set->n++] = x;
+  d->plain = x->t;
+  d->plain_tab = x->monotone;
+  return LS_OK;
 }
+
+/* ---- public ---- */
 
 int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params *p, uint64_t seed,
                         uint64_t stream_id, ls_error *err)
+{
+  return ls_flash_dev_create_shared(out, e, p, seed, stream_id, NULL, err);
+}
+
+int ls_flash_dev_create_shared(ls_flash_dev **out, ls_engine *e, const ls_flash_params *p, uint64_t seed,
+                               uint64_t stream_id, ls_flash_tables *tabs, ls_error *err)
 {
   *out = NULL;
   if (!(ls_flash_effective_bw(p) > 0) || !(p->chunk_bytes > 0) || p->queue_depth < 1)
@@ -1143,13 +1237,17 @@ int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params 
     d->body_max_ns = (int64_t)ceil(l->median_s * exp(l->sigma * Z_MAX) * 1e9) + 1;
     d->body_hi_lo_ns = (int64_t)floor(l->median_s * exp(l->sigma * (Z_BAND - 1e-3)) * 1e9) - 1;
     d->tail_lo_ns = (int64_t)floor(l->tail_start_s * 1e9) - 1;
-    plain_table(d);
+    if (plain_table(d, tabs)) {
+      ls_flash_dev_free(d);
+      return ls_error_set(err, LS_ENOMEM, "flash: out of memory");
+    }
   }
   double tail = l->kind == LS_LAT_EMPIRICAL ? 0.0 : l->tail_prob, plain = (1.0 - tail) * d->band_w;
   d->p_tail_special = plain < 1.0 ? tail / (1.0 - plain) : 0.0;
   d->ln_plain = log(plain);
   d->w = &d->st[0];
   d->snap = &d->st[1];
+  d->alone.bytes = NAN;
   int rc = state_init(d->w) || state_init(d->snap) ? ls_error_set(err, LS_ENOMEM, "flash: out of memory") : LS_OK;
   d->w->next_special = d->ln_plain < 0 ? plain_gap(d, 0) : UINT64_MAX;
   if (!rc && p->sim == LS_FLASH_SIM_EVENTS)
@@ -1171,6 +1269,7 @@ void ls_flash_dev_free(ls_flash_dev *d)
   ls_resource_free(d->link);
   state_free(&d->st[0]);
   state_free(&d->st[1]);
+  free(d->plain_own);
   /* Requests may still be referenced by pending events when the engine was not run to the
    * end; every one ever allocated is on the all_reqs list. */
   for (evreq *q = d->all_reqs, *n; q; q = n) {
@@ -1252,14 +1351,24 @@ int ls_flash_dev_read_alone(ls_flash_dev *d, double bytes, double chunk, int qd,
                             ls_error *err)
 {
   *done_at = -1;
-  int rc = check_sizes(d, bytes, &chunk, err);
-  if (rc)
+  alone_args *a = &d->alone;
+  int rc, same = bytes == a->bytes && chunk == a->chunk && qd == a->qd;
+  double c = chunk;
+  if (!same && (rc = check_sizes(d, bytes, &c, err)))
     return rc;
   if (!ls_flash_dev_can_read_alone(d) || t < ls_engine_now(d->e))
     return ls_error_set(err, LS_ESTATE, "flash read: a read computed alone needs an idle device (recurrence "
                         "mode, no read pending) and a start no earlier than now");
-  if ((rc = append_read(d, bytes, chunk, qd, NULL, NULL, err)))
-    return rc;
+  if (!same) { /* as append_read converts them */
+    int q = qd > 0 ? qd : d->p.queue_depth;
+    if (state_reserve(d, q))
+      return ls_error_set(err, LS_ENOMEM, "flash read: out of memory");
+    *a = (alone_args){bytes, chunk, qd, q, whole_bytes(bytes), whole_bytes(c), 0};
+    a->tx = tx_ns(d, a->c);
+  }
+  /* no read pending: every read is finished and dropped from the ring, which has room, and
+   * its capacities only grow, so a->qd_used's reservation holds */
+  state_add_read(d->w, a->b, a->c, a->tx, a->qd_used, NULL, NULL);
   uint32_t fin = 0;
   if (!fresh_read(d, d->w, t, &fin)) {
     rec_issue(d, d->w, t);

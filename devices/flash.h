@@ -58,6 +58,18 @@ typedef void (*ls_flash_done_fn)(ls_engine *e, void *ctx);
 int ls_flash_dev_create(ls_flash_dev **out, ls_engine *e, const ls_flash_params *p, uint64_t seed,
                         uint64_t stream_id, ls_error *err);
 void ls_flash_dev_free(ls_flash_dev *d);
+/* The plain latency tables (flash.c: 4,097 nodes of the band's inverse CDF, a pure function
+ * of the latency's median and sigma) shared by the devices created with a set, as a
+ * worker's runs share them (runner/decode's input cache owns one set): a device borrows its
+ * table from the set, which builds one per (median, sigma) it meets, keyed bit for bit, and
+ * must outlive every device created with it. */
+typedef struct ls_flash_tables ls_flash_tables;
+int ls_flash_tables_create(ls_flash_tables **out, ls_error *err);
+void ls_flash_tables_free(ls_flash_tables *t);
+int ls_flash_tables_count(const ls_flash_tables *t); /* distinct tables built so far */
+/* ls_flash_dev_create with its table from tabs (NULL: its own); the same device either way. */
+int ls_flash_dev_create_shared(ls_flash_dev **out, ls_engine *e, const ls_flash_params *p, uint64_t seed,
+                               uint64_t stream_id, ls_flash_tables *tabs, ls_error *err);
 /* Starts a read of `bytes` now; reads are served in FIFO order (a later read's requests are
  * issued once every request of earlier reads has been issued). done fires when its last
  * byte has arrived. chunk <= 0 / qd <= 0 mean the profile's values. LS_ERANGE unless

@@ -122,7 +122,8 @@ int ls_boot_ci_strata(const double *rows, int n, int alone, int ncol, const ls_b
 uint64_t ls_boot_seed_of(uint64_t h, const double *x, size_t count);
 
 /* Quantile f of x[0..n) (n >= 1), the value gsl_stats_quantile_from_sorted_data gives on the
- * sorted data, by selection (O(n)); x is reordered. The intervals' ends. */
+ * sorted data, without a sort (a heap near the ends, else a selection); x may be reordered.
+ * The intervals' ends. */
 double ls_boot_quantile(double *x, size_t n, double f);
 
 /* Relative half-width (hi - lo) / 2 / |est|; NaN when the interval is not reliable. */

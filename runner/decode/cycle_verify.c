@@ -26,17 +26,22 @@
  * Inline passes: a serial pass (one layer buffer, not mapped, no cross-cycle prefetch) that
  * begins with no engine event pending has the NPU and the flash to itself until it ends:
  * nothing else can submit, observe or interleave before its last item, since only its own
- * completions could run in between. Such a pass runs in a loop, without an engine event per
- * layer or read: the same try_compute, layer_done and on_read_done, driven by the pass's
- * clock instead of the engine's; each read is computed at once at its issue time
- * (ls_flash_dev_read_alone: the steps and draws the engine's path takes, so the same
- * completion), each layer ends at its start plus its time, and the two completions fire in
- * time order. A tie (a resident layer's end at the first read's completion, the only overlap
- * one buffer allows) starts the next layer at that time in either order, with no wait. The
- * layer compute is booked on the NPU resource (ls_resource_book) and the pass's end
- * (verify_end: the walk and the output projection) runs as one engine event at the last
- * item's time, when every booked job and read is in the past: every time and counter is the
- * one the events give (tested against device.flash.sim=events, which takes the events). */
+ * completions could run in between. Such a pass runs as one loop over its items (run_serial),
+ * without an engine event or a phase transition per layer or read. With one buffer the
+ * pipeline is a recurrence: stream item s's read is issued at t_verify (s = 0) or when item
+ * s - 1 has been computed; item l starts at max(the NPU's free time, its read's completion)
+ * (resident items at the NPU's free time), ends at its start plus its time, and the NPU
+ * waited for weights by the difference. The only overlap one buffer allows is the resident
+ * prefix computing while the first read is in flight; a tie there starts the next layer at
+ * that time in either order, with no wait, as the events do. Each read is computed at once
+ * at its issue time (ls_flash_dev_read_alone: the steps and draws the engine's path takes,
+ * so the same completion); the counting and pruning at a layer's end (layer_counted) and
+ * the NPU's wait (npu_takes) are the events path's own functions. The edges between WAIT
+ * and LAYER are recorded once (ls_cyc_layers_inline), the layer compute is booked on the
+ * NPU resource (ls_resource_book) and the pass's end (verify_end: the walk and the output
+ * projection) runs as one engine event at the last item's time, when every booked job and
+ * read is in the past: every time and counter is the one the events give (tested against
+ * device.flash.sim=events, which takes the events). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -47,12 +52,6 @@
 static void try_compute(ls_run_state *r);
 static void layer_done(ls_engine *e, void *ctx);
 static void mapped_begin(ls_run_state *r);
-
-/* The pass's time: the engine's, or the loop's in an inline pass (see the top). */
-static int64_t pass_now(const ls_run_state *r)
-{
-  return r->verify.inline_pass ? r->verify.clock : ls_engine_now(r->eng);
-}
 
 static double stream_bytes(const ls_run_state *r, int s)
 {
@@ -82,10 +81,7 @@ static void issue_reads(ls_run_state *r)
   if (mapped(r)) /* mapped_begin issues them */
     return;
   while (r->verify.next_read < r->verify.n_stream && r->verify.next_read - r->verify.computed_stream < r->cfg.buffers) {
-    double bytes = stream_bytes(r, r->verify.next_read);
-    int rc = !r->verify.inline_pass ? ls_flash_dev_read(r->ds->flash, bytes, on_read_done, r, r->err)
-                                    : ls_flash_dev_read_alone(r->ds->flash, bytes, 0, 0, r->verify.clock, &r->verify.read_at, r->err);
-    if (rc) {
+    if (ls_flash_dev_read(r->ds->flash, stream_bytes(r, r->verify.next_read), on_read_done, r, r->err)) {
       ls_cyc_fail(r, r->err->code);
       return;
     }
@@ -125,23 +121,7 @@ static int can_inline(const ls_run_state *r)
          ls_resource_in_service(r->ds->npu) == 0 && (stream_items(r) == 0 || ls_flash_dev_can_read_alone(r->ds->flash));
 }
 
-/* An inline pass: fires its layer and read completions in time order (the read first at a
- * tie, see the top) until neither is pending (the pass's end is then scheduled, or it failed). */
-static void run_inline(ls_run_state *r)
-{
-  ls_run_verify *v = &r->verify;
-  while (!r->failed && (v->layer_at >= 0 || v->read_at >= 0)) {
-    if (v->layer_at >= 0 && (v->read_at < 0 || v->layer_at < v->read_at)) {
-      v->clock = v->layer_at;
-      v->layer_at = -1;
-      layer_done(NULL, r);
-    } else {
-      v->clock = v->read_at;
-      v->read_at = -1;
-      on_read_done(NULL, r);
-    }
-  }
-}
+static void run_serial(ls_run_state *r);
 
 /* A pass begins: the prompt's (from IDLE or PREFETCH) or a cycle's (from DRAFT). */
 void ls_cyc_verify_begin(ls_run_state *r)
@@ -159,18 +139,18 @@ void ls_cyc_verify_begin(ls_run_state *r)
   r->verify.inline_pass = can_inline(r);
   if (r->verify.inline_pass && r->res)
     r->res->inline_passes++;
-  r->verify.clock = r->verify.t_verify;
-  r->verify.layer_at = r->verify.read_at = -1;
   r->verify.booked_ns = 0;
   r->verify.booked_jobs = 0;
   if (ls_cyc_enter(r, prefill ? LS_PHASE_PREFILL_WAIT : LS_PHASE_VERIFY_WAIT))
     return;
+  if (r->verify.inline_pass) {
+    run_serial(r);
+    return;
+  }
   if (mapped(r))
     mapped_begin(r);
   issue_reads(r);
   try_compute(r);
-  if (r->verify.inline_pass)
-    run_inline(r);
 }
 
 static int tokens_at_layer(const ls_run_state *r)
@@ -249,21 +229,37 @@ static void on_map_wait(ls_engine *e, void *ctx)
   try_compute(ctx);
 }
 
+/* Layer l ended at now (both paths, after the next read is issued): its tokens counted, the
+ * NPU free from now, and the prune after the exit layer. */
+static void layer_counted(ls_run_state *r, int l, int64_t now)
+{
+  r->verify.token_layers += layer_tokens(r, l);
+  r->verify.next_layer++;
+  r->verify.npu_free_at = now;
+  if (!mapped(r) && !ls_phase_prefill(r->phase) && r->verify.next_layer == r->cfg.exit_layer && r->cfg.exit_layer < r->cfg.L)
+    prune_now(r);
+}
+
+/* The NPU takes its next item at now (both paths): it sat idle since it was free only for
+ * want of weights. */
+static void npu_takes(ls_run_state *r, int64_t now)
+{
+  if (now > r->verify.npu_free_at)
+    r->verify.io_wait += now - r->verify.npu_free_at;
+  r->verify.npu_free_at = now;
+}
+
 static void layer_done(ls_engine *e, void *ctx)
 {
   (void)e;
   ls_run_state *r = ctx;
-  int l = r->verify.next_layer, prefill = ls_phase_prefill(r->phase);
+  int l = r->verify.next_layer;
   if (l >= r->cfg.resident) {
     r->verify.computed_stream++;
     issue_reads(r);
   }
-  r->verify.token_layers += layer_tokens(r, l);
-  r->verify.next_layer++;
-  r->verify.npu_free_at = pass_now(r);
-  if (!mapped(r) && !prefill && r->verify.next_layer == r->cfg.exit_layer && r->cfg.exit_layer < r->cfg.L)
-    prune_now(r);
-  if (ls_cyc_enter(r, prefill ? LS_PHASE_PREFILL_WAIT : LS_PHASE_VERIFY_WAIT))
+  layer_counted(r, l, ls_engine_now(r->eng));
+  if (ls_cyc_enter(r, ls_phase_prefill(r->phase) ? LS_PHASE_PREFILL_WAIT : LS_PHASE_VERIFY_WAIT))
     return;
   try_compute(r);
 }
@@ -336,31 +332,73 @@ static void try_compute(ls_run_state *r)
       return;
     }
   }
-  int64_t now = pass_now(r);
-  if (now > r->verify.npu_free_at)
-    r->verify.io_wait += now - r->verify.npu_free_at; /* the NPU sat idle only for want of weights */
-  r->verify.npu_free_at = now;
+  npu_takes(r, ls_engine_now(r->eng));
   if (l == r->cfg.L) {
     r->verify.next_layer++;
-    if (!r->verify.inline_pass)
-      verify_end(r);
-    else if (ls_engine_schedule(r->eng, now, pass_end, r, NULL, r->err))
-      ls_cyc_fail(r, r->err->code);
+    verify_end(r);
     return;
   }
   if (ls_cyc_enter(r, ls_phase_prefill(r->phase) ? LS_PHASE_PREFILL_LAYER : LS_PHASE_VERIFY_LAYER))
     return;
   int64_t ns = ls_cyc_layer_ns(r, layer_tokens(r, l));
   r->verify.compute_ns += ns;
-  if (r->verify.inline_pass) { /* the NPU is the pass's alone: it starts now (see the top) */
+  if (ls_resource_submit(r->ds->npu, ns, layer_done, r, r->err))
+    ls_cyc_fail(r, r->err->code);
+}
+
+/* Stream item s read alone from t (see the top): its completion, or -1 when the run failed. */
+static int64_t read_alone(ls_run_state *r, int s, int64_t t)
+{
+  int64_t done;
+  if (ls_flash_dev_read_alone(r->ds->flash, stream_bytes(r, s), 0, 0, t, &done, r->err)) {
+    ls_cyc_fail(r, r->err->code);
+    return -1;
+  }
+  r->verify.next_read = s + 1;
+  return done;
+}
+
+/* An inline pass (see the top): items 0..L in order on the pass's own clock, then its end as
+ * one engine event. A streamed item whose read is never issued (none left to issue) leaves
+ * the pass waiting, as the events would: the run then reports the stall. */
+static void run_serial(ls_run_state *r)
+{
+  ls_run_verify *v = &r->verify;
+  int L = r->cfg.L, R = r->cfg.resident, head_read = !(r->cfg.in_dram || r->cfg.head_in_dram);
+  int64_t now = v->t_verify, at = -1; /* at: the completion of the read in flight */
+  if (v->n_stream > 0 && (at = read_alone(r, 0, now)) < 0)
+    return;
+  if (L > 0 && ls_cyc_layers_inline(r))
+    return;
+  for (int l = 0; l < L; l++) {
+    if (l >= R) { /* a streamed layer: its read is the one in flight */
+      if (l - R >= v->next_read)
+        return;
+      v->reads_done++;
+      now = at > now ? at : now;
+    }
+    npu_takes(r, now);
+    int64_t ns = ls_cyc_layer_ns(r, layer_tokens(r, l));
     if (ns > INT64_MAX - now) {
       ls_cyc_fail(r, ls_error_set(r->err, LS_ERANGE, "decode: a layer of %" PRId64 " ns would overflow simulated time", ns));
       return;
     }
-    r->verify.layer_at = now + ns;
-    r->verify.booked_ns += ns;
-    r->verify.booked_jobs++;
-  } else if (ls_resource_submit(r->ds->npu, ns, layer_done, r, r->err)) {
-    ls_cyc_fail(r, r->err->code);
+    v->compute_ns += ns;
+    v->booked_ns += ns;
+    v->booked_jobs++;
+    now += ns;
+    if (l >= R && ++v->computed_stream == v->next_read && v->next_read < v->n_stream && (at = read_alone(r, v->next_read, now)) < 0)
+      return;
+    layer_counted(r, l, now);
   }
+  if (L >= R && head_read) { /* the head streamed: its read is the last one */
+    if (L - R >= v->next_read)
+      return;
+    v->reads_done++;
+    now = at > now ? at : now;
+  }
+  npu_takes(r, now);
+  v->next_layer++;
+  if (ls_engine_schedule(r->eng, now, pass_end, r, NULL, r->err))
+    ls_cyc_fail(r, r->err->code);
 }

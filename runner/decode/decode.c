@@ -53,6 +53,7 @@ struct ls_decode_cache {
   const volatile sig_atomic_t *stop; /* ls_decode_cache_set_stop (borrowed; may be NULL) */
   const ls_policy_set *policies;     /* ls_decode_cache_set_policies (borrowed; NULL: built-ins) */
   ls_oracle_tables *tabs;            /* the oracles' quantile tables, shared by the runs (owned) */
+  ls_flash_tables *ftabs;            /* the flash devices' plain latency tables, likewise (owned) */
 };
 
 void ls_decode_cache_set_policies(ls_decode_cache *c, const ls_policy_set *policies)
@@ -72,6 +73,8 @@ int ls_decode_cache_create(ls_decode_cache **out, const char *data_root, ls_erro
     return ls_error_set(err, LS_ENOMEM, "decode: out of memory");
   snprintf((*out)->root, sizeof (*out)->root, "%s", data_root);
   int rc = ls_oracle_tables_create(&(*out)->tabs, err);
+  if (!rc && (rc = ls_flash_tables_create(&(*out)->ftabs, err)))
+    ls_oracle_tables_free((*out)->tabs);
   if (rc) {
     free(*out);
     *out = NULL;
@@ -90,6 +93,7 @@ void ls_decode_cache_free(ls_decode_cache *c)
   for (int i = 0; i < c->n_ds; i++)
     ls_dataset_free(c->ds[i].obj), free(c->ds[i].id);
   ls_oracle_tables_free(c->tabs);
+  ls_flash_tables_free(c->ftabs);
   free(c);
 }
 
@@ -510,7 +514,7 @@ static int simulate(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_erro
 {
   int rc = check_work(r, err);
   if (!rc) rc = ls_engine_create(&r->eng, err);
-  if (!rc) rc = ls_devsim_create(&r->ds, r->cfg.dev, r->eng, s->seed, 0, err);
+  if (!rc) rc = ls_devsim_create_shared(&r->ds, r->cfg.dev, r->eng, s->seed, 0, c->ftabs, err);
   if (!rc) rc = ls_sample_create(&r->acct.tok_lat, err);
   if (!rc) rc = ls_sample_create(&r->acct.cost_err, err);
   if (!rc) rc = ls_sample_create(&r->acct.cost_bias, err);

@@ -108,11 +108,10 @@ typedef struct ls_run_verify {
   int64_t io_wait, compute_ns;  /* this pass: the NPU's wait for weights, its layer compute */
   long token_layers;            /* this pass: tokens computed, summed over layers */
   ls_layer_memo layer_memo;     /* the last target layer time asked for (ls_cyc_layer_ns) */
-  /* A serial pass run in a loop (cycle_verify.c, "Inline passes"): its clock, the completion
-   * times of the layer computing and of the read in flight (-1: none), and the layer compute
-   * booked on the NPU when the pass ends (ns, jobs). */
+  /* A serial pass run in a loop (cycle_verify.c, "Inline passes"): the layer compute booked
+   * on the NPU when the pass ends (ns, jobs). */
   int inline_pass;
-  int64_t clock, layer_at, read_at, booked_ns;
+  int64_t booked_ns;
   uint64_t booked_jobs;
   /* verify.overlap=mapped: the pass planned at its start (cycle_verify.c), per item l = 0..L
    * (the layers, then the head): the tokens each layer computes, the wait for its read-ahead
@@ -170,6 +169,10 @@ typedef struct ls_run_state {
  * destination's invariants; an illegal transition fails the run with LS_ESTATE (message in
  * r->err) and leaves the phase as it was. Returns LS_OK or the run's failure. */
 int ls_cyc_enter(ls_run_state *r, ls_phase to);
+/* An inline pass's layers (cycle_verify.c): records the WAIT -> LAYER -> WAIT edges the
+ * transitions of each layer would record, checked against the table once; the phase stays
+ * the pass's WAIT. LS_OK, or the run fails as ls_cyc_enter fails it. */
+int ls_cyc_layers_inline(ls_run_state *r);
 /* The check alone: LS_OK, or LS_ESTATE with the reason in err (tests call it directly). */
 int ls_cyc_phase_check(const ls_run_state *r, ls_phase to, ls_error *err);
 

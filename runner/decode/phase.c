@@ -146,3 +146,13 @@ int ls_cyc_enter(ls_run_state *r, ls_phase to)
   r->phase = to;
   return LS_OK;
 }
+
+/* The two transitions one layer takes, made once for a pass whose layers run in a loop
+ * (cycle_verify.c, "Inline passes"): the loop keeps to the same order (a layer starts from
+ * WAIT with next_layer < L and returns to WAIT), so what each layer would record is this. */
+int ls_cyc_layers_inline(ls_run_state *r)
+{
+  ls_phase wait = r->phase;
+  int rc = ls_cyc_enter(r, wait == LS_PHASE_PREFILL_WAIT ? LS_PHASE_PREFILL_LAYER : LS_PHASE_VERIFY_LAYER);
+  return rc ? rc : ls_cyc_enter(r, wait);
+}

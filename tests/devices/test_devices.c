@@ -752,7 +752,130 @@ static void test_reads_alone_equal_events(void)
   ls_engine_free(e2);
 }
 
+/* ls_flash_dev_read_alone keeps the sizes it last checked (a serial pass reads the same
+ * layer's bytes pass after pass): reads whose bytes, chunk and queue depth change one at a
+ * time, repeat, and take the profile's defaults (0) complete when the same reads submitted
+ * at the same times through ls_flash_dev_read_at do, with the same counters after; a bad
+ * size after good ones is still refused, and a good one still read. */
+typedef struct {
+  ls_flash_dev *d;
+  double bytes, chunk;
+  int qd;
+  int64_t done_at;
+} alone_ref;
+
+static void alone_ref_done(ls_engine *e, void *v) { ((alone_ref *)v)->done_at = ls_engine_now(e); }
+
+static void alone_ref_issue(ls_engine *e, void *v)
+{
+  (void)e;
+  alone_ref *c = v;
+  CU_ASSERT_EQUAL(ls_flash_dev_read_at(c->d, c->bytes, c->chunk, c->qd, alone_ref_done, c, NULL), LS_OK);
+}
+
+static void test_alone_sizes_as_read_at(void)
+{
+  static const struct {
+    double bytes, chunk;
+    int qd;
+  } rd[] = {{6.5 * 524288, 524288, 32}, {6.5 * 524288, 524288, 32}, {6.5 * 524288, 262144, 32},
+            {6.5 * 524288, 262144, 8},  {6.5 * 524288, 0, 0},       {6.5 * 524288, 0, 0},
+            {9 * 524288 + 3.5, 0, 0},   {6.5 * 524288, 524288, 32}, {6.5 * 524288, 524288, 4}};
+  enum { N = (int)(sizeof rd / sizeof rd[0]) };
+  ls_flash_params f = frequent_specials();
+  f.sim = LS_FLASH_SIM_RECURRENCE;
+  ls_engine *e, *e2;
+  ls_flash_dev *d, *d2;
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e2, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&d, e, &f, 11, 2, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create(&d2, e2, &f, 11, 2, NULL), LS_OK);
+  int64_t t = 0;
+  int diff = 0;
+  for (int i = 0; i < 4 * N; i++) { /* four rounds: the specials fall on other requests */
+    int64_t x;
+    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_read_alone(d, rd[i % N].bytes, rd[i % N].chunk, rd[i % N].qd, t, &x, &err), LS_OK);
+    alone_ref c = {d2, rd[i % N].bytes, rd[i % N].chunk, rd[i % N].qd, -1};
+    CU_ASSERT_EQUAL_FATAL(ls_engine_schedule(e2, t, alone_ref_issue, &c, NULL, NULL), LS_OK);
+    ls_engine_run(e2);
+    diff += c.done_at != x || x <= t;
+    t = x + 30000 * (i % 3);
+  }
+  CU_ASSERT_EQUAL(diff, 0);
+  CU_ASSERT_EQUAL(ls_flash_dev_bytes_read(d), ls_flash_dev_bytes_read(d2));
+  CU_ASSERT_EQUAL(ls_flash_dev_requests(d), ls_flash_dev_requests(d2));
+  CU_ASSERT_EQUAL(ls_flash_dev_link_busy_ns(d), ls_flash_dev_link_busy_ns(d2));
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d, NAN, 0, 0, t, &t, &err), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d, 2e15, 0, 0, 0, &t, &err), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d, 4096, 2e15, 0, 0, &t, &err), LS_ERANGE);
+  CU_ASSERT_EQUAL(ls_flash_dev_read_alone(d, 4096, 0, 0, 0, &t, &err), LS_OK);
+  CU_ASSERT(t > 0);
+  ls_flash_dev_free(d);
+  ls_flash_dev_free(d2);
+  ls_engine_free(e);
+  ls_engine_free(e2);
+}
+
+/* A worker's runs share the plain latency tables (ls_flash_tables): a device whose table
+ * comes from the set completes 200 reads alone at the times of one with its own table, for
+ * the profile's latency and for its median or sigma perturbed alone (each a table of its
+ * own in the set, as the key is bit for bit); the tail's parameters, which the table does not
+ * read, share it; an empirical latency has none. */
+static int64_t table_reads(const ls_flash_params *f, ls_flash_tables *set, int64_t *last)
+{
+  ls_engine *e;
+  ls_flash_dev *d;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(&e, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create_shared(&d, e, f, 5, 4, set, NULL), LS_OK);
+  uint64_t h = 0;
+  int64_t t = 0;
+  for (int i = 0; i < 200; i++) {
+    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_read_alone(d, serial_bytes(i), 0, 0, t, &t, NULL), LS_OK);
+    h = h * 1000003u + (uint64_t)t;
+    t += serial_gap(i);
+  }
+  *last = t;
+  ls_flash_dev_free(d);
+  ls_engine_free(e);
+  return (int64_t)h;
+}
+
+static void test_shared_plain_tables(void)
+{
+  ls_flash_tables *set = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_flash_tables_create(&set, NULL), LS_OK);
+  ls_flash_params base = frequent_specials();
+  base.latency.tail_prob = 0.01;
+  for (int v = 0; v < 5; v++) { /* the profile's; median, sigma perturbed; tail; the profile's again */
+    ls_flash_params f = base;
+    if (v == 1)
+      f.latency.median_s = nextafter(f.latency.median_s, 1.0);
+    if (v == 2)
+      f.latency.sigma *= 1.5;
+    if (v == 3)
+      f.latency.tail_prob = 0.03;
+    int64_t own_last, shared_last;
+    CU_ASSERT_EQUAL(table_reads(&f, NULL, &own_last), table_reads(&f, set, &shared_last));
+    CU_ASSERT_EQUAL(own_last, shared_last);
+    CU_ASSERT_EQUAL(ls_flash_tables_count(set), v == 0 ? 1 : v == 1 ? 2 : 3);
+  }
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_flash_params f = *ls_device_flash(dev);
+  ls_device_free(dev);
+  f.latency.kind = LS_LAT_EMPIRICAL;
+  f.latency.n = 3;
+  f.latency.p[0] = 0, f.latency.p[1] = 0.5, f.latency.p[2] = 1;
+  f.latency.x_s[0] = 40e-6, f.latency.x_s[1] = 60e-6, f.latency.x_s[2] = 90e-6;
+  int64_t own_last, shared_last;
+  CU_ASSERT_EQUAL(table_reads(&f, NULL, &own_last), table_reads(&f, set, &shared_last));
+  CU_ASSERT_EQUAL(ls_flash_tables_count(set), 3);
+  ls_flash_tables_free(set);
+}
+
 CU_TestInfo flash_tests[] = {{"reads computed alone equal the events", test_reads_alone_equal_events},
+                             {"a worker's devices share the plain latency tables", test_shared_plain_tables},
+                             {"reads computed alone convert sizes as read_at does", test_alone_sizes_as_read_at},
                              {"fresh reads skip a block minimum on a special, as the events", test_fresh_reads_skip_special_minimum},
                              {"a block's smallest V has the minimum's distribution", test_block_min_distribution},
                              {"specials where the top comment puts them", test_specials_where_documented},

@@ -765,26 +765,29 @@ static void test_stop_flag_reaches_run(void)
  * nanosecond: devices.flash), so each system's metrics, cycles, per-prompt sums, text and
  * phase transitions are compared value for value between the two, on the paper's OnePlus 12
  * and Llama 3.1 8B: 16 resident layers (device.dram.budget=2GB) overlapping the first read or
- * none, streamed layers and head,
+ * none, streamed layers and head (AR's also with the head read from flash after them),
  * Lever's pruning at the exit layer after its CPU and NPU draft passes. Every prefill and
  * cycle of AR from flash runs inline by default, none with the events. */
 static int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 static void test_inline_passes_equal_events(void)
 {
-  const char *sys[] = {"ar-flash", "lever", "specinfer", "lever-npu-map"};
-  for (int j = 0; j < 8; j++) {
+  const char *sys[] = {"ar-flash", "lever", "specinfer", "lever-npu-map", "ar-flash"};
+  for (int j = 0; j < 10; j++) {
     int i = j / 2, resident = j % 2; /* half of them with 16 resident layers (the budget's) */
-    char set[128], ev[160];
-    snprintf(set, sizeof set, "workload.prompts=2;workload.max_tokens=24%s", resident ? ";device.dram.budget=2GB" : "");
+    char set[160], ev[192];
+    snprintf(set, sizeof set, "workload.prompts=2;workload.max_tokens=24%s%s", resident ? ";device.dram.budget=2GB" : "",
+             i == 4 ? ";verify.head_memory=flash" : ""); /* the last: the head streamed after the layers */
     snprintf(ev, sizeof ev, "%s;device.flash.sim=events", set);
     ls_decode_result a, b;
     CU_ASSERT_EQUAL_FATAL(ls_rt_run(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "gsm8k", sys[i], set, 1, &a), LS_OK);
     CU_ASSERT_EQUAL_FATAL(ls_rt_run(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "gsm8k", sys[i], ev, 1, &b), LS_OK);
     CU_ASSERT(a.inline_passes > 0);
     CU_ASSERT_EQUAL(b.inline_passes, 0);
-    if (i == 0)
+    if (i == 0 || i == 4)
       CU_ASSERT_EQUAL(a.inline_passes, 2 + (long)metric(&a, "cycles"));
+    if (i == 4)
+      CU_ASSERT_STRING_EQUAL(a.head_memory, "flash");
     CU_ASSERT_EQUAL(metric(&a, "resident_layers"), resident ? 16 : 0);
     CU_ASSERT_EQUAL_FATAL(a.n_metrics, b.n_metrics);
     int differ = 0;

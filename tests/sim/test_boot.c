@@ -4,6 +4,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ls_test.h"
 #include "sim/boot.h"
@@ -226,25 +227,40 @@ static void test_table_width_invariant(void)
   }
 }
 
-/* The selection quantile equals GSL's on the sorted data, with and without ties. */
+/* The quantile equals GSL's on the sorted data, with and without ties, in random order and
+ * sorted either way (the heap's worst case), at the interval's ends (the heap near either
+ * end), at the heap's limits (f = 0.0625 and 0.9375 at n = 2,000: the 125th and 126th
+ * statistics from an end, HEAP_MAX 128) and past them (the selection), and on short arrays
+ * (n < 8: the selection only). */
+static int cmp_up(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+static int cmp_down(const void *a, const void *b) { return cmp_up(b, a); }
+
 static void test_quantile_as_gsl(void)
 {
   enum { N = 2000 };
-  static double x[N], sorted[N];
-  const double fs[] = {0.0, 0.025, 0.5, 0.975, 1.0};
+  static double x[N], y[N], sorted[N];
+  const double fs[] = {0.0, 0.001, 0.025, 0.0625, 0.07, 0.5, 0.93, 0.9375, 0.975, 0.999, 1.0};
+  const size_t ns[] = {N, 1999, 400, 7, 2, 1};
+  int diff = 0;
   for (int ties = 0; ties < 3; ties++)
-    for (int t = 0; t < 20; t++) {
-      for (int i = 0; i < N; i++) { /* ties: values on a coarse grid, so neighbours repeat */
-        double u = ls_uniform(LS_KEY(11, (uint64_t)t, (uint64_t)i, (uint64_t)ties));
-        x[i] = ties ? floor(u * (ties == 1 ? 40 : 400)) : u;
+    for (int t = 0; t < 20; t++)
+      for (int order = 0; order < 3; order++) {
+        size_t n = ns[(t + order) % 6];
+        for (size_t i = 0; i < n; i++) { /* ties: values on a coarse grid, so neighbours repeat */
+          double u = ls_uniform(LS_KEY(11, (uint64_t)t, (uint64_t)i, (uint64_t)ties));
+          x[i] = ties ? floor(u * (ties == 1 ? 40 : 400)) : u - 0.5;
+        }
+        if (order)
+          qsort(x, n, sizeof *x, order == 1 ? cmp_up : cmp_down);
+        for (size_t i = 0; i < n; i++) sorted[i] = x[i];
+        gsl_sort(sorted, 1, n);
+        for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
+          memcpy(y, x, n * sizeof *x);
+          double want = gsl_stats_quantile_from_sorted_data(sorted, 1, n, fs[k]);
+          diff += ls_boot_quantile(y, n, fs[k]) != want;
+        }
       }
-      for (int i = 0; i < N; i++) sorted[i] = x[i];
-      gsl_sort(sorted, 1, N);
-      for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
-        double want = gsl_stats_quantile_from_sorted_data(sorted, 1, N, fs[k]);
-        CU_ASSERT_EQUAL(ls_boot_quantile(x, N, fs[k]), want);
-      }
-    }
+  CU_ASSERT_EQUAL(diff, 0);
 }
 
 /* The seed from the data: the same numbers give the same seed, any change another. */
