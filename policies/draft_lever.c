@@ -50,12 +50,13 @@
 #define QBINS 10
 #define CAL_K 10.0
 #define M_SMOOTH 0.1 /* weight of a new observation in the running means m(d, r) */
+#define AHEAD_RANKS 2 /* ranks the look-ahead estimates (step 4), the only means m(d, r) read */
 
 typedef struct {
   int B, k, max_depth, width, marginal;
   double ratio;
   double hits[DBINS][QBINS], expect[DBINS][QBINS];
-  double m[DBINS][LS_VIEW_TOPK_MAX];
+  double m[DBINS][AHEAD_RANKS]; /* only ranks the look-ahead reads: the others' means were never used */
   int m_seen[DBINS];
   /* per-build scratch */
   double g[LS_TREE_MAX];
@@ -149,13 +150,18 @@ static void insert(lever_state *s, int c, int n)
   s->list[lo] = c;
 }
 
+/* The marginal rule's refusal of the next entry: its gain per second added, gain / (T2 - T),
+ * does not beat the tree's E / T (a node that adds no time always joins). */
+static inline int refuses(double gain, double E, double T, double T2) { return T2 - T > 0.0 && !(gain * T > E * (T2 - T)); }
+
 /* The tree size for a gain list under draft time D: returns n (root included) and its E and T
  * through the pointers. The list is the merge, descending, of the pool (s->list, its gains in
  * s->g) and extra[0..ne) (sorted descending; the look-ahead's estimates, ne = 0 for none), the
  * pool's entry first on a tie, at most B - 1 entries. The merge is taken one entry at a time
  * as the rule reads it, so the marginal rule, which stops at its first refusal, reads only
  * the entries up to it (the same list, and so the same n, as merging first). Compares ratios
- * by cross-multiplication so that zero costs are well defined.
+ * by cross-multiplication so that zero costs are well defined. The walk at the end of a round
+ * (the pool alone, the marginal rule) skips the merge's per-entry choice.
  * draft.stop = marginal (the paper's Algorithm 1, src:lever-html): nodes join in gain order
  * while the next node's gain per second it adds beats the tree's current E/T, i.e.
  * g * T > E * dT; a node that adds no time (dT <= 0: same padded pass) always joins.
@@ -166,11 +172,23 @@ static int best_prefix(lever_state *s, const ls_cost_model *c, const double *ext
 {
   double E = 1.0, T = D + verify(s, c, 1), bE = E, bT = T; /* locals: no store per entry through the pointers */
   int bn = 1, a = 0, b = 0;
+  if (ne == 0 && s->marginal) { /* the end of a round: the pool alone, no merge to decide per entry */
+    for (; a < s->n_list; a++) { /* n_list <= B - 1 (absorb's cap) */
+      double gain = s->g[s->list[a]], T2 = D + verify(s, c, a + 2);
+      if (refuses(gain, E, T, T2))
+        break;
+      E += gain;
+      T = T2;
+    }
+    *bestE = E;
+    *bestT = T;
+    return a + 1;
+  }
   for (int i = 0; i < s->B - 1 && (a < s->n_list || b < ne); i++) {
     double gain = (b >= ne || (a < s->n_list && s->g[s->list[a]] >= extra[b])) ? s->g[s->list[a++]] : extra[b++];
     double T2 = D + verify(s, c, i + 2);
     if (s->marginal) {
-      if (T2 - T > 0.0 && !(gain * T > E * (T2 - T)))
+      if (refuses(gain, E, T, T2))
         break;
       E += gain;
       T = T2;
@@ -217,7 +235,8 @@ static void absorb(lever_state *s, ls_tree *t, const int *batch, int m, const do
       if (q <= 0.0)
         break;
       double cq = corrected(s, d, q);
-      s->m[db][r] = s->m_seen[db] ? (1.0 - M_SMOOTH) * s->m[db][r] + M_SMOOTH * cq : cq;
+      if (r < AHEAD_RANKS)
+        s->m[db][r] = s->m_seen[db] ? (1.0 - M_SMOOTH) * s->m[db][r] + M_SMOOTH * cq : cq;
       double gain = s->g[u] * cq;
       if (s->n_list == cap && !(gain > s->g[s->list[cap - 1]]))
         continue; /* never selectable: the list only improves */
@@ -229,7 +248,7 @@ static void absorb(lever_state *s, ls_tree *t, const int *batch, int m, const do
       s->keyed[c] = 0;
       insert(s, c, s->n_list < cap ? s->n_list++ : cap - 1);
     }
-    for (int r = 0; r < s->k; r++) /* a rank the draft did not offer counts as zero */
+    for (int r = 0; r < s->k && r < AHEAD_RANKS; r++) /* a rank the draft did not offer counts as zero */
       if (probs[i * s->k + r] <= 0.0)
         s->m[db][r] = s->m_seen[db] ? (1.0 - M_SMOOTH) * s->m[db][r] : 0.0;
     s->m_seen[db] = 1;
@@ -280,10 +299,10 @@ static int best_split(const ls_cost_model *c, int m, int depth)
 static int worth_round(lever_state *s, const ls_tree *t, const ls_cost_model *c, const int *batch, int m, double D,
                        double bestE, double bestT)
 {
-  double est[2 * LS_TREE_MAX], e2, t2;
+  double est[AHEAD_RANKS * LS_TREE_MAX], e2, t2;
   int ne = 0;
   for (int i = 0; i < m; i++)
-    for (int r = 0; r < 2 && r < s->k; r++)
+    for (int r = 0; r < AHEAD_RANKS && r < s->k; r++)
       est[ne++] = s->g[batch[i]] * mean_child(s, t->depth[batch[i]] + 1, r);
   for (int i = 1; i < ne; i++) /* insertion sort, descending (ne <= 2 * width; a batch is 1 to 3 nodes mostly) */
     for (int j = i; j > 0 && est[j] > est[j - 1]; j--) {
