@@ -223,10 +223,41 @@ static void keys_for(lever_state *s, ls_tree *t, const ls_draft_view *v, const i
     }
 }
 
-/* Adds the batch's evaluated candidates to the tree (pool) and the sorted list. */
+/* Merges the new nodes nw[0..nn) into the sorted list, which they do not fill beyond its cap.
+ * They are the newest nodes, in index order: sorted among themselves by gain (a stable
+ * insertion sort keeps equal gains in index order), then merged from the back, where a new
+ * node goes after an old entry of gain >= its own (the larger index) and before the rest, as
+ * insert would place it. One pass over the list's tail instead of a bisection and a memmove
+ * per node. */
+static void merge_new(lever_state *s, int *nw, int nn)
+{
+  for (int i = 1; i < nn; i++)
+    for (int j = i; j > 0 && s->g[nw[j]] > s->g[nw[j - 1]]; j--) {
+      int x = nw[j];
+      nw[j] = nw[j - 1];
+      nw[j - 1] = x;
+    }
+  int i = s->n_list - 1, j = nn - 1, w = s->n_list + nn - 1;
+  double gj = s->g[nw[j]];
+  while (j >= 0) {
+    if (i >= 0 && s->g[s->list[i]] < gj) {
+      s->list[w--] = s->list[i--];
+      continue;
+    }
+    s->list[w--] = nw[j--];
+    gj = j >= 0 ? s->g[nw[j]] : 0.0;
+  }
+  s->n_list += nn;
+}
+
+/* Adds the batch's evaluated candidates to the tree (pool) and the sorted list. When the list
+ * cannot fill (room for every candidate), none is refused or dropped, so the new nodes are
+ * collected and merged at the end (merge_new); otherwise each goes in as it comes (insert),
+ * the full list refusing or dropping its last. */
 static void absorb(lever_state *s, ls_tree *t, const int *batch, int m, const double *probs)
 {
   const int cap = s->B - 1;
+  int nw[LS_TREE_MAX], nn = 0, merge = s->n_list + m * s->k <= cap;
   for (int i = 0; i < m; i++) {
     int u = batch[i];
     int d = t->depth[u] + 1, db = dbin(d);
@@ -246,13 +277,18 @@ static void absorb(lever_state *s, ls_tree *t, const int *batch, int m, const do
       s->g[c] = gain;
       s->expanded[c] = 0;
       s->keyed[c] = 0;
-      insert(s, c, s->n_list < cap ? s->n_list++ : cap - 1);
+      if (merge)
+        nw[nn++] = c;
+      else
+        insert(s, c, s->n_list < cap ? s->n_list++ : cap - 1);
     }
     for (int r = 0; r < s->k && r < AHEAD_RANKS; r++) /* a rank the draft did not offer counts as zero */
       if (probs[i * s->k + r] <= 0.0)
         s->m[db][r] = s->m_seen[db] ? (1.0 - M_SMOOTH) * s->m[db][r] : 0.0;
     s->m_seen[db] = 1;
   }
+  if (nn > 0)
+    merge_new(s, nw, nn);
 }
 
 static int pick_batch(const lever_state *s, const ls_tree *t, int *batch)
