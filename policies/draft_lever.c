@@ -122,10 +122,10 @@ static double mean_child(const lever_state *s, int depth, int rank)
   return 0.0;
 }
 
+/* V(n) of this build; without a cost model the memo holds zeros (set in build), so c is never
+ * read then and no test of it is made per query. */
 static double verify(lever_state *s, const ls_cost_model *c, int n)
 {
-  if (!c)
-    return 0.0;
   if (s->vmemo[n] < 0.0)
     s->vmemo[n] = c->verify_s(c->ctx, n);
   return s->vmemo[n];
@@ -172,9 +172,20 @@ static int best_prefix(lever_state *s, const ls_cost_model *c, const double *ext
 {
   double E = 1.0, T = D + verify(s, c, 1), bE = E, bT = T; /* locals: no store per entry through the pointers */
   int bn = 1, a = 0, b = 0;
-  if (ne == 0 && s->marginal) { /* the end of a round: the pool alone, no merge to decide per entry */
-    for (; a < s->n_list; a++) { /* n_list <= B - 1 (absorb's cap) */
-      double gain = s->g[s->list[a]], T2 = D + verify(s, c, a + 2);
+  if (s->marginal) { /* two phases: the merge's choice per entry while estimates are left, then the pool alone */
+    int i = 0, open = 1;
+    for (; i < s->B - 1 && b < ne; i++) {
+      double gain = a < s->n_list && s->g[s->list[a]] >= extra[b] ? s->g[s->list[a++]] : extra[b++];
+      double T2 = D + verify(s, c, i + 2);
+      if (refuses(gain, E, T, T2)) {
+        open = 0;
+        break;
+      }
+      E += gain;
+      T = T2;
+    }
+    for (; open && i < s->B - 1 && a < s->n_list; i++, a++) {
+      double gain = s->g[s->list[a]], T2 = D + verify(s, c, i + 2);
       if (refuses(gain, E, T, T2))
         break;
       E += gain;
@@ -182,21 +193,11 @@ static int best_prefix(lever_state *s, const ls_cost_model *c, const double *ext
     }
     *bestE = E;
     *bestT = T;
-    return a + 1;
+    return i + 1;
   }
   for (int i = 0; i < s->B - 1 && (a < s->n_list || b < ne); i++) {
     double gain = (b >= ne || (a < s->n_list && s->g[s->list[a]] >= extra[b])) ? s->g[s->list[a++]] : extra[b++];
     double T2 = D + verify(s, c, i + 2);
-    if (s->marginal) {
-      if (refuses(gain, E, T, T2))
-        break;
-      E += gain;
-      T = T2;
-      bn = i + 2;
-      bE = E;
-      bT = T;
-      continue;
-    }
     E += gain;
     T = T2;
     if (E * bT >= bE * T) {
@@ -361,7 +362,7 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
   s->keyed[0] = 1;
   s->n_list = 0;
   for (int i = 0; i <= s->B; i++) /* V(n) is asked once per size and build (the costs change between builds) */
-    s->vmemo[i] = -1.0;
+    s->vmemo[i] = c ? -1.0 : 0.0;
   double D = 0.0, bestE = 1.0, bestT = verify(s, c, 1);
   int bestn = 1;
   for (;;) {
