@@ -160,8 +160,8 @@ static inline int refuses(double gain, double E, double T, double T2) { return T
  * pool's entry first on a tie, at most B - 1 entries. The merge is taken one entry at a time
  * as the rule reads it, so the marginal rule, which stops at its first refusal, reads only
  * the entries up to it (the same list, and so the same n, as merging first). Compares ratios
- * by cross-multiplication so that zero costs are well defined. The walk at the end of a round
- * (the pool alone, the marginal rule) skips the merge's per-entry choice.
+ * by cross-multiplication so that zero costs are well defined. The marginal rule's walk makes
+ * the merge's choice per entry only while estimates are left, then reads the pool alone.
  * draft.stop = marginal (the paper's Algorithm 1, src:lever-html): nodes join in gain order
  * while the next node's gain per second it adds beats the tree's current E/T, i.e.
  * g * T > E * dT; a node that adds no time (dT <= 0: same padded pass) always joins.
