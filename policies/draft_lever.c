@@ -50,12 +50,13 @@
 #define QBINS 10
 #define CAL_K 10.0
 #define M_SMOOTH 0.1 /* weight of a new observation in the running means m(d, r) */
+#define AHEAD_RANKS 2 /* ranks the look-ahead estimates (step 4), the only means m(d, r) read */
 
 typedef struct {
   int B, k, max_depth, width, marginal;
   double ratio;
   double hits[DBINS][QBINS], expect[DBINS][QBINS];
-  double m[DBINS][LS_VIEW_TOPK_MAX];
+  double m[DBINS][AHEAD_RANKS]; /* only ranks the look-ahead reads: the others' means were never used */
   int m_seen[DBINS];
   /* per-build scratch */
   double g[LS_TREE_MAX];
@@ -121,10 +122,10 @@ static double mean_child(const lever_state *s, int depth, int rank)
   return 0.0;
 }
 
+/* V(n) of this build; without a cost model the memo holds zeros (set in build), so c is never
+ * read then and no test of it is made per query. */
 static double verify(lever_state *s, const ls_cost_model *c, int n)
 {
-  if (!c)
-    return 0.0;
   if (s->vmemo[n] < 0.0)
     s->vmemo[n] = c->verify_s(c->ctx, n);
   return s->vmemo[n];
@@ -149,13 +150,18 @@ static void insert(lever_state *s, int c, int n)
   s->list[lo] = c;
 }
 
+/* The marginal rule's refusal of the next entry: its gain per second added, gain / (T2 - T),
+ * does not beat the tree's E / T (a node that adds no time always joins). */
+static inline int refuses(double gain, double E, double T, double T2) { return T2 - T > 0.0 && !(gain * T > E * (T2 - T)); }
+
 /* The tree size for a gain list under draft time D: returns n (root included) and its E and T
  * through the pointers. The list is the merge, descending, of the pool (s->list, its gains in
  * s->g) and extra[0..ne) (sorted descending; the look-ahead's estimates, ne = 0 for none), the
  * pool's entry first on a tie, at most B - 1 entries. The merge is taken one entry at a time
  * as the rule reads it, so the marginal rule, which stops at its first refusal, reads only
  * the entries up to it (the same list, and so the same n, as merging first). Compares ratios
- * by cross-multiplication so that zero costs are well defined.
+ * by cross-multiplication so that zero costs are well defined. The marginal rule's walk makes
+ * the merge's choice per entry only while estimates are left, then reads the pool alone.
  * draft.stop = marginal (the paper's Algorithm 1, src:lever-html): nodes join in gain order
  * while the next node's gain per second it adds beats the tree's current E/T, i.e.
  * g * T > E * dT; a node that adds no time (dT <= 0: same padded pass) always joins.
@@ -166,19 +172,32 @@ static int best_prefix(lever_state *s, const ls_cost_model *c, const double *ext
 {
   double E = 1.0, T = D + verify(s, c, 1), bE = E, bT = T; /* locals: no store per entry through the pointers */
   int bn = 1, a = 0, b = 0;
-  for (int i = 0; i < s->B - 1 && (a < s->n_list || b < ne); i++) {
-    double gain = (b >= ne || (a < s->n_list && s->g[s->list[a]] >= extra[b])) ? s->g[s->list[a++]] : extra[b++];
-    double T2 = D + verify(s, c, i + 2);
-    if (s->marginal) {
-      if (T2 - T > 0.0 && !(gain * T > E * (T2 - T)))
+  if (s->marginal) { /* two phases: the merge's choice per entry while estimates are left, then the pool alone */
+    int i = 0, open = 1;
+    for (; i < s->B - 1 && b < ne; i++) {
+      double gain = a < s->n_list && s->g[s->list[a]] >= extra[b] ? s->g[s->list[a++]] : extra[b++];
+      double T2 = D + verify(s, c, i + 2);
+      if (refuses(gain, E, T, T2)) {
+        open = 0;
+        break;
+      }
+      E += gain;
+      T = T2;
+    }
+    for (; open && i < s->B - 1 && a < s->n_list; i++, a++) {
+      double gain = s->g[s->list[a]], T2 = D + verify(s, c, i + 2);
+      if (refuses(gain, E, T, T2))
         break;
       E += gain;
       T = T2;
-      bn = i + 2;
-      bE = E;
-      bT = T;
-      continue;
     }
+    *bestE = E;
+    *bestT = T;
+    return i + 1;
+  }
+  for (int i = 0; i < s->B - 1 && (a < s->n_list || b < ne); i++) {
+    double gain = (b >= ne || (a < s->n_list && s->g[s->list[a]] >= extra[b])) ? s->g[s->list[a++]] : extra[b++];
+    double T2 = D + verify(s, c, i + 2);
     E += gain;
     T = T2;
     if (E * bT >= bE * T) {
@@ -205,10 +224,41 @@ static void keys_for(lever_state *s, ls_tree *t, const ls_draft_view *v, const i
     }
 }
 
-/* Adds the batch's evaluated candidates to the tree (pool) and the sorted list. */
+/* Merges the new nodes nw[0..nn) into the sorted list, which they do not fill beyond its cap.
+ * They are the newest nodes, in index order: sorted among themselves by gain (a stable
+ * insertion sort keeps equal gains in index order), then merged from the back, where a new
+ * node goes after an old entry of gain >= its own (the larger index) and before the rest, as
+ * insert would place it. One pass over the list's tail instead of a bisection and a memmove
+ * per node. */
+static void merge_new(lever_state *s, int *nw, int nn)
+{
+  for (int i = 1; i < nn; i++)
+    for (int j = i; j > 0 && s->g[nw[j]] > s->g[nw[j - 1]]; j--) {
+      int x = nw[j];
+      nw[j] = nw[j - 1];
+      nw[j - 1] = x;
+    }
+  int i = s->n_list - 1, j = nn - 1, w = s->n_list + nn - 1;
+  double gj = s->g[nw[j]];
+  while (j >= 0) {
+    if (i >= 0 && s->g[s->list[i]] < gj) {
+      s->list[w--] = s->list[i--];
+      continue;
+    }
+    s->list[w--] = nw[j--];
+    gj = j >= 0 ? s->g[nw[j]] : 0.0;
+  }
+  s->n_list += nn;
+}
+
+/* Adds the batch's evaluated candidates to the tree (pool) and the sorted list. When the list
+ * cannot fill (room for every candidate), none is refused or dropped, so the new nodes are
+ * collected and merged at the end (merge_new); otherwise each goes in as it comes (insert),
+ * the full list refusing or dropping its last. */
 static void absorb(lever_state *s, ls_tree *t, const int *batch, int m, const double *probs)
 {
   const int cap = s->B - 1;
+  int nw[LS_TREE_MAX], nn = 0, merge = s->n_list + m * s->k <= cap;
   for (int i = 0; i < m; i++) {
     int u = batch[i];
     int d = t->depth[u] + 1, db = dbin(d);
@@ -217,7 +267,8 @@ static void absorb(lever_state *s, ls_tree *t, const int *batch, int m, const do
       if (q <= 0.0)
         break;
       double cq = corrected(s, d, q);
-      s->m[db][r] = s->m_seen[db] ? (1.0 - M_SMOOTH) * s->m[db][r] + M_SMOOTH * cq : cq;
+      if (r < AHEAD_RANKS)
+        s->m[db][r] = s->m_seen[db] ? (1.0 - M_SMOOTH) * s->m[db][r] + M_SMOOTH * cq : cq;
       double gain = s->g[u] * cq;
       if (s->n_list == cap && !(gain > s->g[s->list[cap - 1]]))
         continue; /* never selectable: the list only improves */
@@ -227,13 +278,18 @@ static void absorb(lever_state *s, ls_tree *t, const int *batch, int m, const do
       s->g[c] = gain;
       s->expanded[c] = 0;
       s->keyed[c] = 0;
-      insert(s, c, s->n_list < cap ? s->n_list++ : cap - 1);
+      if (merge)
+        nw[nn++] = c;
+      else
+        insert(s, c, s->n_list < cap ? s->n_list++ : cap - 1);
     }
-    for (int r = 0; r < s->k; r++) /* a rank the draft did not offer counts as zero */
+    for (int r = 0; r < s->k && r < AHEAD_RANKS; r++) /* a rank the draft did not offer counts as zero */
       if (probs[i * s->k + r] <= 0.0)
         s->m[db][r] = s->m_seen[db] ? (1.0 - M_SMOOTH) * s->m[db][r] : 0.0;
     s->m_seen[db] = 1;
   }
+  if (nn > 0)
+    merge_new(s, nw, nn);
 }
 
 static int pick_batch(const lever_state *s, const ls_tree *t, int *batch)
@@ -280,10 +336,10 @@ static int best_split(const ls_cost_model *c, int m, int depth)
 static int worth_round(lever_state *s, const ls_tree *t, const ls_cost_model *c, const int *batch, int m, double D,
                        double bestE, double bestT)
 {
-  double est[2 * LS_TREE_MAX], e2, t2;
+  double est[AHEAD_RANKS * LS_TREE_MAX], e2, t2;
   int ne = 0;
   for (int i = 0; i < m; i++)
-    for (int r = 0; r < 2 && r < s->k; r++)
+    for (int r = 0; r < AHEAD_RANKS && r < s->k; r++)
       est[ne++] = s->g[batch[i]] * mean_child(s, t->depth[batch[i]] + 1, r);
   for (int i = 1; i < ne; i++) /* insertion sort, descending (ne <= 2 * width; a batch is 1 to 3 nodes mostly) */
     for (int j = i; j > 0 && est[j] > est[j - 1]; j--) {
@@ -306,7 +362,7 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
   s->keyed[0] = 1;
   s->n_list = 0;
   for (int i = 0; i <= s->B; i++) /* V(n) is asked once per size and build (the costs change between builds) */
-    s->vmemo[i] = -1.0;
+    s->vmemo[i] = c ? -1.0 : 0.0;
   double D = 0.0, bestE = 1.0, bestT = verify(s, c, 1);
   int bestn = 1;
   for (;;) {

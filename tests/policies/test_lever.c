@@ -129,6 +129,42 @@ static void test_lever_ties(void)
   free(t);
 }
 
+/* Equal gains of an old pool entry and a new node (the new ones merged at the end of a round,
+ * merge_new): the new node goes after its equals. Draft probabilities 1/2, 1/4, 1/4, one node
+ * per pass, no cost, depth cap 3: the root's rank-1 and rank-2 children (gain 1/4) join first,
+ * then the rank-0 child's rank-0 child (1/2 x 1/2 = 1/4, exact); the next pass expands the
+ * root's rank-1 child, so its children are created before the grandchild's. Kills a merge that
+ * puts a new node before an old one of equal gain, and an unstable sort of the new ones. */
+static void test_lever_merge_ties(void)
+{
+  double p[3] = {0.5, 0.25, 0.25};
+  ls_posview pv;
+  ls_draft_view v;
+  ls_posview_init(&pv, p, 3, 3, &v, NULL);
+  ls_tree *t = malloc(sizeof *t);
+  CU_ASSERT_EQUAL_FATAL(ptest_build("lever", "draft.budget=64;draft.topk=3;draft.width=1;draft.max_depth=3", t, &v, NULL),
+                        LS_OK);
+  CU_ASSERT_EQUAL_FATAL(t->n, 40); /* 1 + 3 + 9 + 27: every node below the cap expanded */
+  CU_ASSERT(ptest_tree_ok(t));
+  int kid[3] = {-1, -1, -1}, grand = -1, first_of_kid1 = -1, first_of_grand = -1;
+  for (int i = 1; i < t->n; i++)
+    if (t->depth[i] == 1)
+      kid[t->rank[i]] = i;
+  for (int i = 1; i < t->n; i++)
+    if (t->depth[i] == 2 && t->parent[i] == kid[0] && t->rank[i] == 0)
+      grand = i;
+  CU_ASSERT_FATAL(kid[1] > 0 && grand > 0);
+  for (int i = t->n - 1; i > 0; i--) {
+    if (t->parent[i] == kid[1])
+      first_of_kid1 = i;
+    if (t->parent[i] == grand)
+      first_of_grand = i;
+  }
+  CU_ASSERT(first_of_kid1 > 0 && first_of_grand > 0);
+  CU_ASSERT(first_of_kid1 < first_of_grand);
+  free(t);
+}
+
 /* Feedback: if nothing is ever accepted, the corrected gains collapse and the tree shrinks
  * under a cost model where verification has a per-token price. */
 static void test_lever_feedback(void)
@@ -162,4 +198,5 @@ CU_TestInfo ls_t_lever[] = {{"slower flash never shrinks the tree", test_lever_f
                             {"tree = best of its candidate pool", test_lever_best_of_pool},
                             {"online statistics shrink an unrewarded tree", test_lever_feedback},
                             {"equal gains keep the order of creation", test_lever_ties},
+                            {"a merged node goes after its old equals", test_lever_merge_ties},
                             CU_TEST_INFO_NULL};
