@@ -7,10 +7,11 @@
 # script's last line. No llama.cpp runs. What a model change does to a stored run is shown this
 # way (docs/VALIDATION.md §0.6); a replay is development, never a run of a protocol.
 # Each configuration's database names its model files by the path protocol.sh wrote them at
-# (build/testbed/protocol/NAME/), so they are copied there under OUT_DIR, which is made fresh
+# (build/testbed/protocol/NAME/ for protocol-1, build/testbed/<id>/NAME/ for the others), so
+# they are copied there under OUT_DIR, which is made fresh
 # (it must not exist, or hold only an earlier replay: replay.txt marks it).
 # PROTOCOL.yaml (default runner/testbed/protocol.yaml, protocol-1) gives the targets.
-# Outputs under OUT_DIR: build/testbed/protocol/NAME/ (profiles, kernel-form.txt, calibrate.txt,
+# Outputs under OUT_DIR: build/testbed/<protocol>/NAME/ (profiles, kernel-form.txt, calibrate.txt,
 # validate.txt, points.tsv), verdict.txt. Exit: verdict's (0 met, 2 missed), 64 usage, 66 no run.
 # Environment: LEVERSIM (default build/leversim).
 set -euo pipefail
@@ -33,7 +34,17 @@ points=()
 for src in "$run"/*/; do
   [ -f "$src/testbed.db" ] || continue
   name=$(basename "$src")
-  d=build/testbed/protocol/$name
+  # The folder the run wrote it in, as its database names its target's file: protocol-1's
+  # build/testbed/protocol/NAME/, any other protocol's build/testbed/<id>/NAME/. Taken only
+  # when it is that shape (a relative path inside build/testbed, no "..").
+  mid=$(sqlite3 "$src/testbed.db" 'select model_id from tb_run limit 1')
+  d=$(dirname "$mid")
+  case "$d" in
+    */../* | ../* | */..) d= ;;
+    build/testbed/*/"$name") ;;
+    *) d= ;;
+  esac
+  [ -n "$d" ] || { echo "replay.sh: $src/testbed.db: its target '$mid' is not under build/testbed/<protocol>/$name/" >&2; exit 66; }
   mkdir -p "$d"
   cp "$src"/testbed.db "$src"/warm.csv "$src"/fio-direct1.json "$src"/fio-mmap.json "$src"/*.yaml "$d/"
   rm -f "$d"/base-profile*.yaml "$d"/kernel-*.yaml "$d"/testbed-vm.yaml
