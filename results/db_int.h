@@ -25,6 +25,9 @@ struct ls_db {
   int claim_shared;                  /* its kind */
   sqlite3_stmt *st_del, *st_run, *st_metric, *st_step, *st_done, *st_meta, *st_get, *st_setting; /* owned */
   void *ci_last; /* owned (results/stats.c): the last run's prompts and metric intervals */
+  int ci_want_read;        /* the study's declared intervals were read (results/stats.c): */
+  unsigned long ci_mask;   /*   bit i: metric i's per-run interval is written (metric_ci) */
+  int ci_ratios;           /*   1: the paired ratio intervals (ratio_ci, summary_ci) too */
   sqlite3_stmt *st_pairs; /* owned (results/stats.c): one run's pairs without an interval,
                              asked after every run written; prepared once (about 1 M
                              instructions each time: the query joins the roles' views) */
