@@ -65,6 +65,11 @@ int ls_db_limit_said(ls_db *db, ls_error *err, const char *what);
 int ls_db_ref_create(ls_db_ref **out, ls_error *err);
 void ls_db_ref_free(ls_db_ref *ref);
 int ls_db_ref_is_table(const ls_db_ref *ref, const char *name);
+/* 1 when table name of the reference is STRICT (0: not, or no such table). */
+int ls_db_ref_is_strict(const ls_db_ref *ref, const char *name);
+/* 1 when CREATE TABLE text sql declares STRICT after its column list (NULL: 0); for the
+ * reference's own text only (results/schema.c's), never a file's. */
+int ls_db_sql_declares_strict(const char *sql);
 /* The columns of leversim's table as ",a,b,c,"; NULL when no such table. Borrowed. */
 const char *ls_db_ref_columns(const ls_db_ref *ref, const char *table);
 /* results/recheck.c: an input's stored values against leversim's rules and the range table;
