@@ -507,6 +507,19 @@ static void test_declared_intervals(void)
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_runs WHERE tau_lo IS NULL AND throughput_tps_lo < throughput_tps_hi"), 12);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_speedup WHERE vs_lever_lo IS NULL AND abs(vs_lever -"
                                " throughput_tps / lever_tps) < 1e-15"), 12);
+  ls_db_close(db);
+  /* plot says when the study writes no interval of the metric, and only then */
+  static char out[8192];
+  char args[1024];
+  const char *const y[2] = {"tau", "throughput_tps"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(args, sizeof args, "plot --db '%s' --x device --y %s --where model=m0 --where system=ar-flash"
+                                " --format csv", p, y[k]);
+    CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+    CU_ASSERT_EQUAL(strstr(out, "writes no interval of tau (its role intervals.metrics leaves it out)") != NULL, k == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "d1,"));
+  }
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
   CU_ASSERT_EQUAL(ls_db_exec(db, "UPDATE roles SET value = 'tau, bogus' WHERE role = 'intervals.metrics'", &e), LS_OK);
   ls_db_close(db);
   CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
