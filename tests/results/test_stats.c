@@ -6,6 +6,7 @@
 #include <string.h>
 #include "ls_test.h"
 #include "fixture.h"
+#include "runner/study/driver.h"
 #include "sim/boot.h"
 
 /* Every prompt identical: each metric's interval is its value; with 4 prompts there is none. */
@@ -480,9 +481,14 @@ static void test_declared_intervals(void)
   ls_error e;
   int kept = 0, written = -1, ratios = -1;
   CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "declared.db"), &e), LS_OK);
-  CU_ASSERT_EQUAL_FATAL(ls_test_paper_roles(db), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_test_paper_roles(db), LS_OK); /* a study declaring nothing: all */
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM roles WHERE role LIKE 'intervals.%' AND value = 'all'"), 2);
+  CU_ASSERT_EQUAL(ls_db_exec(db, "DELETE FROM roles WHERE role LIKE 'intervals.%'", &e), LS_OK);
   CU_ASSERT_EQUAL(ls_db_set_role(db, "intervals.metrics", " target_calls_per_token,throughput_tps", &kept, &e), LS_OK);
   CU_ASSERT_EQUAL(ls_db_set_role(db, "intervals.ratios", "none", &kept, &e), LS_OK);
+  /* a later study that declares nothing keeps the first one's (with a note on stderr) */
+  CU_ASSERT_EQUAL(ls_driver_write_roles(db, NULL, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM roles WHERE role = 'intervals.ratios' AND value = 'none'"), 1);
   CU_ASSERT_EQUAL_FATAL(fx_fill_main(db), LS_OK);
   CU_ASSERT_EQUAL(ls_db_stats_pair_run(db, NULL, &e), LS_OK);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metric_ci"), 12 * 2);
