@@ -196,6 +196,18 @@ const char *ls_db_ci_metric_name(int i);
  * lo = hi = NaN when n < LS_BOOT_MIN_UNITS (sim/boot.h); est is the metric as the runner
  * computes it. */
 int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *err);
+/* The intervals a study declares it reads (docs/EXPERIMENTS.md, "Intervals"), as the roles
+ * of its database: role intervals.metrics, the comma-separated metrics of
+ * ls_db_ci_metric_name whose per-run interval is written (table metric_ci; unset or "all":
+ * every one), and intervals.ratios, "all" (unset) or "none" (no paired ratio intervals:
+ * tables ratio_ci and summary_ci stay empty, the views' ratios are the runs' own quotients).
+ * 0 when value is valid for role (any value of another role is); else -1, why (size bytes)
+ * saying what is wrong. */
+int ls_db_intervals_role_check(const char *role, const char *value, char *why, size_t size);
+/* *written: 1 when the database's study writes the per-run interval of metric name (one of
+ * ls_db_ci_metric_name), 0 when its role intervals.metrics leaves it out; *ratios: 1 when it
+ * writes the paired ratio intervals. Either pointer may be NULL. LS_EDB for an invalid role. */
+int ls_db_intervals_written(ls_db *db, const char *name, int *written, int *ratios, ls_error *err);
 /* Metric name (one of ls_db_ci_metric_name) on one prompt, as a numerator and a denominator:
  * over a set of prompts the metric is sum num / sum den (what the intervals resample).
  * LS_ENOTFOUND for a metric without a per-prompt definition. */

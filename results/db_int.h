@@ -25,6 +25,9 @@ struct ls_db {
   int claim_shared;                  /* its kind */
   sqlite3_stmt *st_del, *st_run, *st_metric, *st_step, *st_done, *st_meta, *st_get, *st_setting; /* owned */
   void *ci_last; /* owned (results/stats.c): the last run's prompts and metric intervals */
+  int ci_want_read;        /* the study's declared intervals were read (results/stats.c): */
+  unsigned long ci_mask;   /*   bit i: metric i's per-run interval is written (metric_ci) */
+  int ci_ratios;           /*   1: the paired ratio intervals (ratio_ci, summary_ci) too */
   sqlite3_stmt *st_pairs; /* owned (results/stats.c): one run's pairs without an interval,
                              asked after every run written; prepared once (about 1 M
                              instructions each time: the query joins the roles' views) */
@@ -62,6 +65,11 @@ int ls_db_limit_said(ls_db *db, ls_error *err, const char *what);
 int ls_db_ref_create(ls_db_ref **out, ls_error *err);
 void ls_db_ref_free(ls_db_ref *ref);
 int ls_db_ref_is_table(const ls_db_ref *ref, const char *name);
+/* 1 when table name of the reference is STRICT (0: not, or no such table). */
+int ls_db_ref_is_strict(const ls_db_ref *ref, const char *name);
+/* 1 when CREATE TABLE text sql declares STRICT after its column list (NULL: 0); for the
+ * reference's own text only (results/schema.c's), never a file's. */
+int ls_db_sql_declares_strict(const char *sql);
 /* The columns of leversim's table as ",a,b,c,"; NULL when no such table. Borrowed. */
 const char *ls_db_ref_columns(const ls_db_ref *ref, const char *table);
 /* results/recheck.c: an input's stored values against leversim's rules and the range table;

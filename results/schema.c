@@ -86,7 +86,10 @@
  * both decoded (prompt j is the same text in both) and predicts the smaller run over the
  * larger one's other prompts (sim/boot.h, the regression estimate), so the ratio columns of
  * v_vs_lever, v_speedup, fig10, fig11 and fig12 are ratio_ci's estimates (the quotient of the
- * two runs' own metrics only where ratio_ci has none). Interval columns of the views:
+ * two runs' own metrics only where ratio_ci has none). A study may declare that it writes
+ * fewer (roles intervals.metrics and intervals.ratios, ls_db_intervals_role_check): metric_ci
+ * then holds the declared metrics' rows only, ratio_ci and summary_ci nothing, and the
+ * interval columns below are NULL for the rest. Interval columns of the views:
  *   v_runs       + prompts, throughput_tps_lo/hi, tau_lo/hi;
  *   v_vs_lever, v_speedup  + lever_speedup_lo/hi, vs_lever_lo/hi, vs_ar_flash_lo/hi, prompts;
  *   v_summary, summary  + speedup_mean_lo/hi, speedup_geomean_lo/hi, prompts;
@@ -160,6 +163,8 @@ static const struct { const char *name, *about; } role_docs[] = {
     {"axis.pad", "regime map axis: NPU padding of small batches"},
     {"axis.matrix", "regime map axis: whether the NPU runtime has a matrix path"},
     {"axis.bandwidth", "the sweep axis of the sensitivity part"},
+    {"intervals.metrics", "comma-separated metrics whose per-run intervals the study writes (metric_ci; unset: all)"},
+    {"intervals.ratios", "all (unset) or none: whether the study writes paired ratio intervals (ratio_ci, summary_ci)"},
     {NULL, NULL}};
 
 const char *ls_db_role_name(int i)

@@ -84,25 +84,26 @@ typedef struct col_def {
 
 #define MAX_COLS (2 * N_DEFS)
 
-/* The distinct columns of the metric definitions, and each metric's pair of columns. */
-static int table_layout(col_def *cols, ls_boot_cols *stats)
+/* The distinct columns of the metrics sel[0..m) (indices into metric_defs), and each one's
+ * pair of columns (stats[k] for sel[k]). */
+static int table_layout(const int *sel, int m, col_def *cols, ls_boot_cols *stats)
 {
   int ncol = 0;
-  for (int i = 0; i < N_DEFS; i++) {
-    const metric_def *d = &metric_defs[i];
+  for (int k = 0; k < m; k++) {
+    const metric_def *d = &metric_defs[sel[k]];
     int io = !strcmp(d->name, "io_share") || !strcmp(d->name, "io_busy_share");
     col_def want[2] = {{d->num, d->num2}, {d->den, io ? F(lmhead_s) : ONE}};
     int at[2];
-    for (int k = 0; k < 2; k++) {
-      at[k] = -1;
-      for (int c = 0; c < ncol && at[k] < 0; c++)
-        if (cols[c].a == want[k].a && cols[c].b == want[k].b) at[k] = c;
-      if (at[k] < 0) {
-        cols[ncol] = want[k];
-        at[k] = ncol++;
+    for (int h = 0; h < 2; h++) {
+      at[h] = -1;
+      for (int c = 0; c < ncol && at[h] < 0; c++)
+        if (cols[c].a == want[h].a && cols[c].b == want[h].b) at[h] = c;
+      if (at[h] < 0) {
+        cols[ncol] = want[h];
+        at[h] = ncol++;
       }
     }
-    stats[i] = (ls_boot_cols){at[0], at[1], -1, -1};
+    stats[k] = (ls_boot_cols){at[0], at[1], -1, -1};
   }
   return ncol;
 }
@@ -144,12 +145,12 @@ static uint64_t prompts_seed(const ls_db_prompt *p, int n)
 
 int ls_db_metric_parts(const char *name, const ls_db_prompt *p, double *num, double *den, ls_error *err)
 {
-  col_def cols[MAX_COLS];
-  ls_boot_cols stats[N_DEFS];
-  table_layout(cols, stats);
   for (int i = 0; i < N_DEFS; i++)
     if (strcmp(metric_defs[i].name, name) == 0) {
-      const col_def *a = &cols[stats[i].a_num], *b = &cols[stats[i].a_den];
+      col_def cols[2];
+      ls_boot_cols st;
+      table_layout(&i, 1, cols, &st);
+      const col_def *a = &cols[st.a_num], *b = &cols[st.a_den];
       *num = field(p, a->a) + (a->b == ONE ? 0 : field(p, a->b));
       *den = field(p, b->a) + (b->b == ONE ? 0 : field(p, b->b));
       return LS_OK;
@@ -162,45 +163,47 @@ int ls_db_metric_parts(const char *name, const ls_db_prompt *p, double *num, dou
                       "%s)", name, names);
 }
 
-int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *err)
+/* The intervals of the metrics sel[0..m) into out[0..m): a table of their columns alone,
+ * resampled with the run's seed. The draws depend only on the seed and n, and each column's
+ * sums only on its own values (sim/boot.c sums every column in draw order whatever the
+ * table's width), so a metric's interval is the same bits whichever others are drawn with
+ * it; drawing fewer costs less (fewer columns summed, fewer quantiles selected). */
+static int metric_cis_sel(const ls_db_prompt *p, int n, const int *sel, int m, ls_boot_ci *out,
+                          ls_error *err)
 {
-  if (n < 1)
-    return ls_error_set(err, LS_ERANGE, "metric intervals: %d prompts", n);
+  if (n < 1 || m < 1)
+    return ls_error_set(err, LS_ERANGE, "metric intervals: %d metrics, %d prompts", m, n);
   col_def cols[MAX_COLS];
   ls_boot_cols stats[N_DEFS];
-  int ncol = table_layout(cols, stats);
+  int ncol = table_layout(sel, m, cols, stats);
   double *rows = malloc((size_t)n * ncol * sizeof *rows);
   if (!rows) return ls_error_set(err, LS_ENOMEM, "metric intervals: out of memory");
   table_fill(p, n, cols, ncol, rows);
-  int rc = ls_boot_ci_table(rows, n, ncol, stats, N_DEFS, prompts_seed(p, n), LS_BOOT_RESAMPLES,
+  int rc = ls_boot_ci_table(rows, n, ncol, stats, m, prompts_seed(p, n), LS_BOOT_RESAMPLES,
                             LS_BOOT_LEVEL, out, err);
   free(rows);
   return rc;
 }
 
-/* Metric i alone: a table of its two columns resampled with the run's seed. The draws depend
- * only on the seed and n, and each column's sums only on its own values, so this is metric
- * i of ls_db_metric_cis, bit for bit, at a twentieth of the cost. */
+int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *err)
+{
+  int all[N_DEFS];
+  for (int i = 0; i < N_DEFS; i++) all[i] = i;
+  return metric_cis_sel(p, n, all, N_DEFS, out, err);
+}
+
+/* Metric i alone: bit for bit metric i of ls_db_metric_cis (metric_cis_sel), at a twentieth
+ * of the cost. */
 int ls_db_metric_ci(const ls_db_prompt *p, int n, int i, double *est, double *lo, double *hi,
                     ls_error *err)
 {
   if (i < 0 || i >= N_DEFS || n < 1)
     return ls_error_set(err, LS_ERANGE, "metric interval: metric %d, %d prompts", i, n);
-  col_def all[MAX_COLS];
-  ls_boot_cols stats[N_DEFS];
-  table_layout(all, stats);
-  const col_def cols[2] = {all[stats[i].a_num], all[stats[i].a_den]};
-  const ls_boot_cols one = {0, 1, -1, -1};
-  double *rows = malloc(2 * (size_t)n * sizeof *rows);
-  if (!rows) return ls_error_set(err, LS_ENOMEM, "metric interval: out of memory");
-  table_fill(p, n, cols, 2, rows);
   ls_boot_ci ci;
-  int rc = ls_boot_ci_table(rows, n, 2, &one, 1, prompts_seed(p, n), LS_BOOT_RESAMPLES,
-                            LS_BOOT_LEVEL, &ci, err);
+  int rc = metric_cis_sel(p, n, &i, 1, &ci, err);
   *est = ci.est;
   *lo = ci.lo;
   *hi = ci.hi;
-  free(rows);
   return rc;
 }
 
@@ -238,6 +241,96 @@ static int insert_prompts(ls_db *db, const char *id, const ls_db_prompt *p, int 
   return rc;
 }
 
+/* --- the intervals a study declares (roles intervals.metrics, intervals.ratios) ---------- */
+
+/* The metric index of name[0..len), or -1. */
+static int metric_index(const char *name, size_t len)
+{
+  for (int i = 0; i < N_DEFS; i++)
+    if (strlen(metric_defs[i].name) == len && strncmp(metric_defs[i].name, name, len) == 0) return i;
+  return -1;
+}
+
+/* The metrics of value (comma-separated names, blanks around them allowed; "all") as bits. */
+static int parse_metrics(const char *value, unsigned long *mask, char *why, size_t size)
+{
+  *mask = 0;
+  if (strcmp(value, "all") == 0) {
+    *mask = (1UL << N_DEFS) - 1;
+    return 0;
+  }
+  for (const char *s = value;;) {
+    while (*s == ' ') s++;
+    size_t len = strcspn(s, ",");
+    size_t t = len;
+    while (t > 0 && s[t - 1] == ' ') t--;
+    int i = metric_index(s, t);
+    if (i < 0) {
+      size_t k = (size_t)snprintf(why, size, "'%.*s' is not a metric with an interval (those: ", (int)t, s);
+      for (int j = 0; j < N_DEFS && k < size; j++)
+        k += (size_t)snprintf(why + k, size - k, "%s%s", j ? ", " : "", metric_defs[j].name);
+      if (k < size) snprintf(why + k, size - k, "; or all)");
+      return -1;
+    }
+    *mask |= 1UL << i;
+    if (s[len] == '\0') return 0;
+    s += len + 1;
+  }
+}
+
+int ls_db_intervals_role_check(const char *role, const char *value, char *why, size_t size)
+{
+  unsigned long mask;
+  if (strcmp(role, "intervals.metrics") == 0) return parse_metrics(value, &mask, why, size);
+  if (strcmp(role, "intervals.ratios") == 0 && strcmp(value, "all") && strcmp(value, "none")) {
+    snprintf(why, size, "'%s' is neither all nor none", value);
+    return -1;
+  }
+  return 0;
+}
+
+/* Reads the database's declared intervals once per handle (a study's roles are written by
+ * the parent before any run). */
+static int want_read(ls_db *db, ls_error *err)
+{
+  if (db->ci_want_read) return LS_OK;
+  db->ci_mask = (1UL << N_DEFS) - 1;
+  db->ci_ratios = 1;
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->h, "SELECT role, value FROM roles WHERE role IN ('intervals.metrics',"
+                         " 'intervals.ratios')", -1, &st, NULL) != SQLITE_OK)
+    return ls_db_fail(db, err, "reading the study's intervals (table roles)");
+  int s, rc = LS_OK;
+  while (rc == LS_OK && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *role = (const char *)sqlite3_column_text(st, 0);
+    const char *value = (const char *)sqlite3_column_text(st, 1);
+    char why[LS_ERR_MSG / 2];
+    if (!role || !value || ls_db_intervals_role_check(role, value, why, sizeof why))
+      rc = ls_error_set(err, LS_EDB, "database %s: table roles: role %s = '%s': %s", db->path,
+                        role ? role : "?", value ? value : "NULL", value ? why : "no value");
+    else if (strcmp(role, "intervals.metrics") == 0)
+      parse_metrics(value, &db->ci_mask, why, sizeof why);
+    else
+      db->ci_ratios = strcmp(value, "none") != 0;
+  }
+  if (rc == LS_OK && s != SQLITE_DONE) rc = ls_db_fail(db, err, "reading the study's intervals (table roles)");
+  sqlite3_finalize(st);
+  db->ci_want_read = rc == LS_OK;
+  return rc;
+}
+
+int ls_db_intervals_written(ls_db *db, const char *name, int *written, int *ratios, ls_error *err)
+{
+  int rc = want_read(db, err);
+  if (rc) return rc;
+  int i = name ? metric_index(name, strlen(name)) : -1;
+  if (written) *written = i >= 0 && (db->ci_mask >> i & 1);
+  if (ratios) *ratios = db->ci_ratios;
+  return LS_OK;
+}
+
+/* --- writing a run's metric intervals ------------------------------------------------------ */
+
 /* The intervals of the last run written through db, with its prompts' numbers. */
 typedef struct ci_memo {
   int n;
@@ -245,16 +338,18 @@ typedef struct ci_memo {
   double f[]; /* n x PROMPT_FIELDS */
 } ci_memo;
 
-/* ls_db_metric_cis of p, or the last run's intervals when its prompts are p's number for
- * number (bitwise): the intervals are a pure function of the prompts (their resampling seed
- * is a hash of them), and a run that reuses another's simulation (runner/study/driver.c) is
- * written right after it, so its bootstrap is not drawn twice. */
-static int metric_cis_memo(ls_db *db, const ls_db_prompt *p, int n, ls_boot_ci ci[N_DEFS], ls_error *err)
+/* The intervals of the metrics sel[0..m) of p, or the last run's when its prompts are p's
+ * number for number (bitwise): the intervals are a pure function of the prompts (their
+ * resampling seed is a hash of them), and a run that reuses another's simulation
+ * (runner/study/driver.c) is written right after it, so its bootstrap is not drawn twice.
+ * sel is the handle's (db->ci_mask), the same for every run, so the memo's are sel's too. */
+static int metric_cis_memo(ls_db *db, const ls_db_prompt *p, int n, const int *sel, int nsel,
+                           ls_boot_ci ci[N_DEFS], ls_error *err)
 {
   size_t nf = (size_t)n * PROMPT_FIELDS;
   ci_memo *m = malloc(sizeof *m + nf * sizeof(double));
   if (!m) /* no memo: the same intervals, drawn */
-    return ls_db_metric_cis(p, n, ci, err);
+    return metric_cis_sel(p, n, sel, nsel, ci, err);
   m->n = n;
   for (int j = 0; j < n; j++)
     prompt_fields(&p[j], &m->f[(size_t)j * PROMPT_FIELDS]);
@@ -264,7 +359,7 @@ static int metric_cis_memo(ls_db *db, const ls_db_prompt *p, int n, ls_boot_ci c
     free(m);
     return LS_OK;
   }
-  int rc = ls_db_metric_cis(p, n, ci, err);
+  int rc = metric_cis_sel(p, n, sel, nsel, ci, err);
   if (rc != LS_OK) {
     free(m);
     return rc;
@@ -275,28 +370,39 @@ static int metric_cis_memo(ls_db *db, const ls_db_prompt *p, int n, ls_boot_ci c
   return LS_OK;
 }
 
-int ls_db_stats_write_run(ls_db *db, const char *id, const ls_db_prompt *p, int n, ls_error *err)
+/* Writes the intervals of the metrics the study declares (want_read; all by default). */
+static int write_metric_cis(ls_db *db, const char *id, const ls_db_prompt *p, int n, ls_error *err)
 {
-  if (n <= 0) return LS_OK;
-  int rc = insert_prompts(db, id, p, n, err);
+  int sel[N_DEFS], m = 0;
+  for (int i = 0; i < N_DEFS; i++)
+    if (db->ci_mask >> i & 1) sel[m++] = i;
+  if (m == 0) return LS_OK;
   sqlite3_stmt *st = NULL;
-  if (rc == LS_OK &&
-      sqlite3_prepare_v2(db->h, "INSERT INTO metric_ci VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
+  if (sqlite3_prepare_v2(db->h, "INSERT INTO metric_ci VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
                          NULL) != SQLITE_OK)
-    rc = ls_db_fail(db, err, "writing metric intervals");
+    return ls_db_fail(db, err, "writing metric intervals");
   ls_boot_ci ci[N_DEFS];
-  if (rc == LS_OK) rc = metric_cis_memo(db, p, n, ci, err);
-  for (int i = 0; rc == LS_OK && i < N_DEFS; i++) {
+  int rc = metric_cis_memo(db, p, n, sel, m, ci, err);
+  for (int k = 0; rc == LS_OK && k < m; k++) {
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, metric_defs[i].name, -1, SQLITE_STATIC);
-    bind_real(st, 3, ci[i].est);
-    bind_real(st, 4, ci[i].lo);
-    bind_real(st, 5, ci[i].hi);
+    sqlite3_bind_text(st, 2, metric_defs[sel[k]].name, -1, SQLITE_STATIC);
+    bind_real(st, 3, ci[k].est);
+    bind_real(st, 4, ci[k].lo);
+    bind_real(st, 5, ci[k].hi);
     sqlite3_bind_int(st, 6, n);
     if (sqlite3_step(st) != SQLITE_DONE) rc = ls_db_fail(db, err, "writing metric intervals");
     sqlite3_reset(st);
   }
   sqlite3_finalize(st);
+  return rc;
+}
+
+int ls_db_stats_write_run(ls_db *db, const char *id, const ls_db_prompt *p, int n, ls_error *err)
+{
+  if (n <= 0) return LS_OK;
+  int rc = insert_prompts(db, id, p, n, err);
+  if (rc == LS_OK) rc = want_read(db, err);
+  if (rc == LS_OK) rc = write_metric_cis(db, id, p, n, err);
   return rc;
 }
 
@@ -666,11 +772,15 @@ static int finish(ls_db *db, int rc, ls_error *err)
   return rc;
 }
 
+/* A study that declares no ratio intervals (role intervals.ratios = none) gets none: the
+ * tables are emptied and stay so. */
 int ls_db_stats_refresh(ls_db *db, ls_error *err)
 {
   refresh_ctx c;
-  int rc = ls_db_exec(db, "BEGIN IMMEDIATE; DELETE FROM ratio_ci; DELETE FROM summary_ci;", err);
+  int rc = want_read(db, err);
+  if (rc == LS_OK) rc = ls_db_exec(db, "BEGIN IMMEDIATE; DELETE FROM ratio_ci; DELETE FROM summary_ci;", err);
   if (rc != LS_OK) return rc;
+  if (!db->ci_ratios) return finish(db, LS_OK, err);
   rc = ctx_open(&c, db, err);
   if (rc == LS_OK) rc = refresh_ratios(&c, pairs_sql, NULL, err);
   if (rc == LS_OK) rc = refresh_summary(&c, err);
@@ -681,7 +791,9 @@ int ls_db_stats_refresh(ls_db *db, ls_error *err)
 int ls_db_stats_pair_run(ls_db *db, const char *run_id, ls_error *err)
 {
   refresh_ctx c;
-  int rc = ls_db_exec(db, "BEGIN IMMEDIATE", err); /* a pair's two runs may finish at once */
+  int rc = want_read(db, err);
+  if (rc != LS_OK || !db->ci_ratios) return rc;
+  rc = ls_db_exec(db, "BEGIN IMMEDIATE", err); /* a pair's two runs may finish at once */
   if (rc != LS_OK) return rc;
   rc = ctx_open(&c, db, err);
   if (rc == LS_OK) rc = refresh_ratios(&c, run_id ? pairs_of_run_sql : pairs_missing_sql, run_id, err);
@@ -692,8 +804,10 @@ int ls_db_stats_pair_run(ls_db *db, const char *run_id, ls_error *err)
 int ls_db_stats_summary(ls_db *db, ls_error *err)
 {
   refresh_ctx c;
-  int rc = ls_db_exec(db, "BEGIN IMMEDIATE; DELETE FROM summary_ci;", err);
+  int rc = want_read(db, err);
+  if (rc == LS_OK) rc = ls_db_exec(db, "BEGIN IMMEDIATE; DELETE FROM summary_ci;", err);
   if (rc != LS_OK) return rc;
+  if (!db->ci_ratios) return finish(db, LS_OK, err);
   rc = ctx_open(&c, db, err);
   if (rc == LS_OK) rc = refresh_summary(&c, err);
   ctx_close(&c);

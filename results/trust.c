@@ -28,6 +28,7 @@
  * The reference is what the current code creates, so it cannot drift from the schema. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "results/db_int.h"
 #include "sim/clock.h"
 #include "sim/stop.h"
@@ -122,10 +123,24 @@ static char *columns(sqlite3 *h, const char *schema, const char *name, int *gen)
   return s;
 }
 
+/* ls_db_sql_declares_strict (results/db_int.h). The reference's STRICT flags come from its own
+ * CREATE text, which results/schema.c wrote into the in-memory database (never a file's):
+ * asking SQLite (pragma_table_list) makes it work out the columns of every view of the schema
+ * first, about 90 M instructions, and the reference is built at every database open. The
+ * table options follow the column list, so STRICT is looked for after its last ')'. */
+int ls_db_sql_declares_strict(const char *sql)
+{
+  const char *close = sql ? strrchr(sql, ')') : NULL;
+  for (const char *s = close; s && *s; s++)
+    if (strncasecmp(s, "strict", 6) == 0 && (s[6] == '\0' || s[6] == ',' || s[6] == ' ' || s[6] == ';'))
+      return 1;
+  return 0;
+}
+
 static int ref_fill(ls_db_ref *ref, sqlite3 *h)
 {
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(h, "SELECT type, name FROM sqlite_master ORDER BY name", -1, &st,
+  if (sqlite3_prepare_v2(h, "SELECT type, name, sql FROM sqlite_master ORDER BY name", -1, &st,
                          NULL) != SQLITE_OK)
     return -1;
   int rc = 0, cap = 0;
@@ -141,7 +156,7 @@ static int ref_fill(ls_db_ref *ref, sqlite3 *h)
     snprintf(o->name, sizeof o->name, "%s", (const char *)sqlite3_column_text(st, 1));
     o->cols = NULL;
     if (!strcmp(o->type, "table") && !(o->cols = columns(h, "main", o->name, NULL))) rc = -1;
-    o->strict = o->cols ? is_strict(h, "main", o->name) : 0;
+    o->strict = o->cols ? ls_db_sql_declares_strict((const char *)sqlite3_column_text(st, 2)) : 0;
   }
   sqlite3_finalize(st);
   return rc;
@@ -179,6 +194,12 @@ int ls_db_ref_is_table(const ls_db_ref *ref, const char *name)
 {
   const ref_obj *o = ref ? ref_find(ref, name) : NULL;
   return o && o->cols;
+}
+
+int ls_db_ref_is_strict(const ls_db_ref *ref, const char *name)
+{
+  const ref_obj *o = ref ? ref_find(ref, name) : NULL;
+  return o && o->strict;
 }
 
 const char *ls_db_ref_columns(const ls_db_ref *ref, const char *table)

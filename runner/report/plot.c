@@ -245,6 +245,20 @@ static int sort_points(ls_plot_table *t, const read_ctx *c, const ls_plot_query 
   return LS_OK;
 }
 
+/* A study may declare the intervals it writes (role intervals.metrics, docs/EXPERIMENTS.md):
+ * a metric it leaves out has no error bars for a reason other than too few prompts, so the
+ * note says which. */
+static int note_undeclared(ls_db *db, const char *y, ls_error *err)
+{
+  int written = 1, known = 0;
+  for (int i = 0; ls_db_ci_metric_name(i); i++) known |= !strcmp(ls_db_ci_metric_name(i), y);
+  int rc = known ? ls_db_intervals_written(db, y, &written, NULL, err) : LS_OK;
+  if (!rc && !written)
+    fprintf(stderr, "leversim plot: note: the study of this database writes no interval of %s "
+                    "(its role intervals.metrics leaves it out): the points have no error bars\n", y);
+  return rc;
+}
+
 int ls_plot_read(ls_db *db, const ls_plot_query *q, ls_plot_table *t, ls_error *err)
 {
   memset(t, 0, sizeof *t);
@@ -292,6 +306,7 @@ int ls_plot_read(ls_db *db, const ls_plot_query *q, ls_plot_table *t, ls_error *
     rc = ls_error_set(err, LS_ENOTFOUND, "no ok run with metric %s%s", y,
                       q->n_where ? " passes the --where filters" : "");
   if (!rc) rc = sort_points(t, &c, q, err);
+  if (!rc) rc = note_undeclared(db, y, err);
   free(c.what);
   free(b);
   return rc;

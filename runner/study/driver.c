@@ -622,18 +622,32 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   return rc;
 }
 
+/* The intervals a study declares (results/db.h, ls_db_intervals_role_check) default to all:
+ * a study that declares none records that, so that runs written into a database whose first
+ * study declared fewer get the note below instead of fewer intervals in silence. */
+static const char *const interval_roles[] = {"intervals.metrics", "intervals.ratios"};
+
+static int write_role(ls_db *db, const char *role, const char *value, const char *origin, ls_error *err)
+{
+  int kept = 0;
+  int rc = ls_db_set_role(db, role, value, &kept, err);
+  if (!rc && kept) /* a database shared by two studies keeps the first one's names */
+    fprintf(stderr, "leversim: note: the database already names role %s otherwise; its views "
+                    "keep that name, not '%s' (%s)\n", role, value, origin);
+  return rc;
+}
+
 int ls_driver_write_roles(ls_db *db, const ls_kv *roles, ls_error *err)
 {
-  for (int i = 0; roles && i < ls_kv_count(roles); i++) {
-    int kept = 0;
-    int rc = ls_db_set_role(db, ls_kv_key(roles, i), ls_kv_value(roles, i), &kept, err);
-    if (rc) return rc;
-    if (kept) /* a database shared by two studies keeps the first one's names */
-      fprintf(stderr, "leversim: note: the database already names role %s otherwise; its views "
-                      "keep that name, not '%s' (%s)\n", ls_kv_key(roles, i), ls_kv_value(roles, i),
-              ls_kv_origin(roles, i));
+  int rc = LS_OK;
+  for (int i = 0; rc == LS_OK && roles && i < ls_kv_count(roles); i++)
+    rc = write_role(db, ls_kv_key(roles, i), ls_kv_value(roles, i), ls_kv_origin(roles, i), err);
+  for (int i = 0; rc == LS_OK && i < 2; i++) {
+    int set = 0;
+    for (int k = 0; roles && k < ls_kv_count(roles); k++) set |= !strcmp(ls_kv_key(roles, k), interval_roles[i]);
+    if (!set) rc = write_role(db, interval_roles[i], "all", "the default: the study declares no intervals", err);
   }
-  return LS_OK;
+  return rc;
 }
 
 int ls_driver_spec_id(const ls_run_spec *spec, char id[LS_DB_RUN_ID_LEN + 1], ls_error *err)

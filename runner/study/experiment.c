@@ -156,8 +156,10 @@ static int read_roles(const ls_ynode *map, ls_kv *kv, ls_error *err)
                             "docs/EXPERIMENTS.md)", key);
     char origin[LS_ERR_FILE + 32];
     snprintf(origin, sizeof origin, "%s:%d:%d", ls_ydoc_name(map->doc), ls_ynode_line(&v), ls_ynode_col(&v));
-    if (!(rc = ls_yas_string(&v, &value, err)))
-      rc = ls_kv_set(kv, key, value, origin, err);
+    char why[LS_ERR_MSG / 2];
+    if (!(rc = ls_yas_string(&v, &value, err)) && ls_db_intervals_role_check(key, value, why, sizeof why))
+      rc = ls_ynode_error(&v, err, LS_ESCHEMA, "roles: %s: %s", key, why);
+    if (!rc) rc = ls_kv_set(kv, key, value, origin, err);
   }
   return rc;
 }

@@ -36,6 +36,53 @@ static void test_schema_created(void)
   CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "schema_version '99'"));
 }
 
+/* The reference schema's STRICT flags, read from its own CREATE text (not the costly pragma):
+ * the pragma's answer for every table of a database leversim made, and by hand on texts with
+ * "strict" inside the column list, in a name, or with other table options. */
+static void test_reference_strict(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  ls_db_ref *ref = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "strict.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_db_ref_create(&ref, &e), LS_OK);
+  int tables = 0, agree = 0;
+  for (int i = 0; i < 64; i++) {
+    char q[256];
+    snprintf(q, sizeof q, "SELECT count(*) FROM (SELECT name FROM sqlite_schema WHERE type = 'table'"
+                          " AND name NOT LIKE 'sqlite_%%' ORDER BY name LIMIT 1 OFFSET %d)", i);
+    if (fx_query(db, q) < 1) break;
+    snprintf(q, sizeof q, "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name ="
+                          " (SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE"
+                          " 'sqlite_%%' ORDER BY name LIMIT 1 OFFSET %d)", i);
+    int strict = (int)fx_query(db, q);
+    char name[64] = "";
+    sqlite3_stmt *st = NULL;
+    snprintf(q, sizeof q, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE"
+                          " 'sqlite_%%' ORDER BY name LIMIT 1 OFFSET %d", i);
+    if (sqlite3_prepare_v2(db->h, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+      snprintf(name, sizeof name, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    tables++;
+    agree += ls_db_ref_is_strict(ref, name) == strict && ls_db_ref_is_table(ref, name);
+  }
+  CU_ASSERT(tables >= 10);
+  CU_ASSERT_EQUAL(agree, tables);
+  CU_ASSERT_EQUAL(ls_db_ref_is_strict(ref, "v_runs"), 0); /* a view */
+  CU_ASSERT_EQUAL(ls_db_sql_declares_strict("CREATE TABLE t(a INTEGER) STRICT"), 1);
+  CU_ASSERT_EQUAL(ls_db_sql_declares_strict("CREATE TABLE t(a, PRIMARY KEY(a)) STRICT, WITHOUT ROWID"), 1);
+  CU_ASSERT_EQUAL(ls_db_sql_declares_strict("CREATE TABLE t(a) WITHOUT ROWID, strict"), 1);
+  CU_ASSERT_EQUAL(ls_db_sql_declares_strict("CREATE TABLE t(a) WITHOUT ROWID"), 0);
+  CU_ASSERT_EQUAL(ls_db_sql_declares_strict("CREATE TABLE t(a TEXT CHECK(a IN ('strict')))"), 0);
+  CU_ASSERT_EQUAL(ls_db_sql_declares_strict("CREATE TABLE strict(strict)"), 0);
+  CU_ASSERT_EQUAL(ls_db_sql_declares_strict("CREATE TABLE t(strict INTEGER, b) WITHOUT ROWID"), 0);
+  CU_ASSERT_EQUAL(ls_db_sql_declares_strict("CREATE TABLE t(a) STRICTLY"), 0);
+  CU_ASSERT_EQUAL(ls_db_sql_declares_strict(NULL), 0);
+  ls_db_ref_free(ref);
+  ls_db_close(db);
+}
+
 static void test_open_errors(void)
 {
   ls_db *db = NULL;
@@ -267,6 +314,7 @@ static void test_atomicity(void)
 
 CU_TestInfo fx_schema_tests[] = {
     {"tables, views, WAL, schema_version", test_schema_created},
+    {"the reference schema's STRICT flags equal the pragma's", test_reference_strict},
     {"open errors name the path", test_open_errors},
     {"'' and :memory: are refused", test_temporary_paths_refused},
     {"a database on read-only media is read (immutable)", test_read_only_media},

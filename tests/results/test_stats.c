@@ -6,6 +6,7 @@
 #include <string.h>
 #include "ls_test.h"
 #include "fixture.h"
+#include "runner/study/driver.h"
 #include "sim/boot.h"
 
 /* Every prompt identical: each metric's interval is its value; with 4 prompts there is none. */
@@ -459,12 +460,89 @@ static void test_pairs_as_runs_arrive(void)
   ls_db_close(db);
 }
 
+/* The interval of metric name of the fixture's run of system (configuration d0/m0/s0). */
+static double stored_ci(ls_db *db, const char *system, const char *name, const char *end)
+{
+  char q[512];
+  snprintf(q, sizeof q, "SELECT c.%s FROM metric_ci c JOIN runs r USING(run_id) WHERE r.device = 'd0'"
+                        " AND r.model = 'm0' AND r.system = '%s' AND c.name = '%s'", end, system, name);
+  return fx_query(db, q);
+}
+
+/* A study that declares the intervals its readers use (roles intervals.metrics and
+ * intervals.ratios) gets those alone: each declared metric's interval is, bit for bit, the
+ * one every metric drawn together gives; no paired ratio or summary interval, the views'
+ * ratios the runs' own quotients; readers are told (ls_db_intervals_written); an invalid
+ * role value in a database is refused when a run is written. */
+static void test_declared_intervals(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  int kept = 0, written = -1, ratios = -1;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "declared.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_test_paper_roles(db), LS_OK); /* a study declaring nothing: all */
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM roles WHERE role LIKE 'intervals.%' AND value = 'all'"), 2);
+  CU_ASSERT_EQUAL(ls_db_exec(db, "DELETE FROM roles WHERE role LIKE 'intervals.%'", &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_set_role(db, "intervals.metrics", " target_calls_per_token,throughput_tps", &kept, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_set_role(db, "intervals.ratios", "none", &kept, &e), LS_OK);
+  /* a later study that declares nothing keeps the first one's (with a note on stderr) */
+  CU_ASSERT_EQUAL(ls_driver_write_roles(db, NULL, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM roles WHERE role = 'intervals.ratios' AND value = 'none'"), 1);
+  CU_ASSERT_EQUAL_FATAL(fx_fill_main(db), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_pair_run(db, NULL, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metric_ci"), 12 * 2);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metric_ci WHERE name IN ('target_calls_per_token', 'throughput_tps')"), 12 * 2);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM ratio_ci"), 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM summary_ci"), 0);
+  ls_db_prompt pr[FX_PROMPTS];
+  fx_prompts("ar-flash", 10 / fx_main_ratio("ar-flash", 0), 3, pr); /* the fixture's d0/m0 run */
+  ls_boot_ci all[64];
+  CU_ASSERT_EQUAL_FATAL(ls_db_metric_cis(pr, FX_PROMPTS, all, &e), LS_OK);
+  for (int i = 0; ls_db_ci_metric_name(i); i++) {
+    const char *name = ls_db_ci_metric_name(i);
+    if (strcmp(name, "target_calls_per_token") && strcmp(name, "throughput_tps")) continue;
+    CU_ASSERT(isfinite(all[i].lo) && all[i].lo <= all[i].hi);
+    CU_ASSERT_EQUAL(stored_ci(db, "ar-flash", name, "lo"), all[i].lo);
+    CU_ASSERT_EQUAL(stored_ci(db, "ar-flash", name, "hi"), all[i].hi);
+  }
+  CU_ASSERT_EQUAL(ls_db_intervals_written(db, "tau", &written, &ratios, &e), LS_OK);
+  CU_ASSERT(written == 0 && ratios == 0);
+  CU_ASSERT_EQUAL(ls_db_intervals_written(db, "target_calls_per_token", &written, NULL, &e), LS_OK);
+  CU_ASSERT_EQUAL(written, 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_runs WHERE tau_lo IS NULL AND throughput_tps_lo < throughput_tps_hi"), 12);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_speedup WHERE vs_lever_lo IS NULL AND abs(vs_lever -"
+                               " throughput_tps / lever_tps) < 1e-15"), 12);
+  ls_db_close(db);
+  /* plot says when the study writes no interval of the metric, and only then */
+  static char out[8192];
+  char args[1024];
+  const char *const y[2] = {"tau", "throughput_tps"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(args, sizeof args, "plot --db '%s' --x device --y %s --where model=m0 --where system=ar-flash"
+                                " --format csv", p, y[k]);
+    CU_ASSERT_EQUAL(ls_test_cli(args, out, sizeof out), 0);
+    CU_ASSERT_EQUAL(strstr(out, "writes no interval of tau (its role intervals.metrics leaves it out)") != NULL, k == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "d1,"));
+  }
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_exec(db, "UPDATE roles SET value = 'tau, bogus' WHERE role = 'intervals.metrics'", &e), LS_OK);
+  ls_db_close(db);
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, p, &e), LS_OK);
+  ls_error_clear(&e);
+  CU_ASSERT_EQUAL(fx_add(db, "main", "d9", "m9", "s0", "lever", "{}", 7, 10, 2), LS_EDB);
+  CU_ASSERT_EQUAL(ls_db_intervals_written(db, "tau", &written, NULL, &e), LS_EDB);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "intervals.metrics = 'tau, bogus': 'bogus' is not a metric"));
+  ls_db_close(db);
+}
+
 CU_TestInfo fx_stats_tests[] = {
     {"pairs computed as runs arrive equal one refresh after them", test_pairs_as_runs_arrive},
     {"identical data, identical intervals, whatever the run's id", test_same_data_same_intervals},
     {"metric intervals by hand; none under 5 prompts", test_metric_ci_by_hand},
     {"a run with the last run's prompts: its intervals without a second draw", test_intervals_of_repeated_prompts},
     {"paired ratios in the views; summary resampled jointly", test_views_intervals},
+    {"a study's declared intervals: those alone, bit for bit", test_declared_intervals},
     {"runs of different sizes: the regression estimate at slopes 0 and 1", test_unequal_prompts},
     {"merge carries prompts and recomputes ratios", test_merge_intervals},
     {"run --json is one JSON document", test_json_one_document},

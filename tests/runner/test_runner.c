@@ -131,6 +131,38 @@ static const char EXP[] =
     "parts:\n  - name: a\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid, positional]\n"
     "    systems: [ar-flash, sd-chain, lever]\n    sweep:\n      draft.budget: [4, 8]\n";
 
+/* The intervals a study declares (roles intervals.metrics, intervals.ratios): valid values
+ * load; a misspelt metric or a ratios value other than all or none is refused at its line
+ * and column, naming the role and the value. */
+static void test_experiment_interval_roles(void)
+{
+  static const char *const bad[][3] = {
+      {"intervals.metrics: throughput_tps, tua", "15:22", "'tua' is not a metric with an interval"},
+      {"intervals.metrics: \"\"", "15:22", "'' is not a metric"},
+      {"intervals.ratios: some", "15:21", "'some' is neither all nor none"}};
+  char path[600], text[1024];
+  snprintf(path, sizeof path, "%s/exp-roles.yaml", g_tmp);
+  ls_error err;
+  ls_experiment *x = NULL;
+  snprintf(text, sizeof text, "%sroles:\n  intervals.metrics: io_share , tau\n  intervals.ratios: none\n", EXP);
+  write_file(path, text);
+  CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_OK);
+  ls_experiment_free(x);
+  x = NULL;
+  for (int i = 0; i < 3; i++) {
+    snprintf(text, sizeof text, "%sroles:\n  %s\n", EXP, bad[i][0]);
+    write_file(path, text);
+    CU_ASSERT_EQUAL(ls_experiment_load(&x, path, g_data, 0, NULL, 1, 1, &err), LS_ESCHEMA);
+    CU_ASSERT_PTR_NULL(x);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i][2]));
+    char where[32];
+    snprintf(where, sizeof where, "%d:%d", err.line, err.col);
+    CU_ASSERT_STRING_EQUAL(where, bad[i][1]); /* the value, after EXP's 13 lines and roles: */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.file, "exp-roles.yaml"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i][0][10] == 'm' ? "intervals.metrics" : "intervals.ratios"));
+  }
+}
+
 static void test_experiment_expand_and_shard(void)
 {
   char path[600];
@@ -824,6 +856,7 @@ static CU_TestInfo systems_tests[] = {
     CU_TEST_INFO_NULL};
 static CU_TestInfo experiment_tests[] = {
     {"expansion order and sharding partition", test_experiment_expand_and_shard},
+    {"the intervals a study declares: checked where written", test_experiment_interval_roles},
     {"a sweep point too long for its record is refused, naming the axis", test_experiment_axes_record},
     {"unknown names and keys are located", test_experiment_errors},
     {"the sizing block: per model, listed systems and parts, not with --quick, under --set", test_experiment_sizing},
