@@ -6,7 +6,7 @@
 # stored verdict: 40 points, one configuration refused); the loaded run of 00:48 32 points over
 # 4, 16.7 % (21.7 %), +0.9 %. Both exit 2 (targets missed). The three 1-thread configurations of
 # 05:42 give their stored validate output byte for byte. A folder that is no earlier replay is
-# refused (64), and left as it was. protocol-2's two runs replay to their stored verdict lines
+# refused (64), and left as it was. protocol-2's two runs and protocol-3's one replay to their stored verdict lines
 # and validate outputs byte for byte.
 # Usage: replay.sh LEVERSIM TOP
 set -euo pipefail
@@ -27,25 +27,26 @@ for c in w1024-l8-t1-d2 w2048-l12-t1-d4 w4096-l4-t1-d2; do
   cmp -s "$tmp/run-20261128T0542Z/build/testbed/protocol/$c/validate.txt" "$p1/run-20261128T0542Z/$c/validate.txt" ||
     fail "$c: the 1-thread validation differs from the stored one"
 done
-# protocol-2's runs (their databases name build/testbed/protocol-2/NAME/): a replay with this
-# build gives each run's own verdict line and every configuration's validate output byte for byte.
-p2=$top/results/testbed/protocol-2
-for r in run-20261128T0731Z run-20261128T0853Z; do
+# protocol-2's and protocol-3's runs (their databases name build/testbed/<id>/NAME/): a replay with
+# this build gives each run's own verdict line and every configuration's validate output byte for byte.
+for pr in protocol-2:run-20261128T0731Z:7 protocol-2:run-20261128T0853Z:7 protocol-3:run-20261128T0957Z:6; do
+  p=${pr%%:*}; r=${pr#*:}; k=${r#*:}; r=${r%:*}
+  pd=$top/results/testbed/$p
   st=0
-  got=$(LEVERSIM=$leversim bash "$top/scripts/testbed/replay.sh" "$p2/$r" "$tmp/p2-$r" "$top/runner/testbed/protocol-2.yaml" 2> /dev/null) || st=$?
-  [ "$st" -eq 2 ] || fail "protocol-2 $r: exit $st, want 2"
-  [ "$got" = "$(tail -n 1 "$p2/$r/verdict.txt")" ] || fail "protocol-2 $r: '$got' is not its stored verdict"
+  got=$(LEVERSIM=$leversim bash "$top/scripts/testbed/replay.sh" "$pd/$r" "$tmp/$p-$r" "$top/runner/testbed/$p.yaml" 2> /dev/null) || st=$?
+  [ "$st" -eq 2 ] || fail "$p $r: exit $st, want 2"
+  [ "$got" = "$(tail -n 1 "$pd/$r/verdict.txt")" ] || fail "$p $r: '$got' is not its stored verdict"
   n=0
-  for d in "$p2/$r"/w*/; do
+  for d in "$pd/$r"/w*/; do
     c=$(basename "$d")
-    cmp -s "$tmp/p2-$r/build/testbed/protocol-2/$c/validate.txt" "$d/validate.txt" ||
-      fail "protocol-2 $r $c: the validation differs from the stored one"
+    cmp -s "$tmp/$p-$r/build/testbed/$p/$c/validate.txt" "$d/validate.txt" ||
+      fail "$p $r $c: the validation differs from the stored one"
     n=$((n + 1))
   done
-  [ "$n" -eq 7 ] || fail "protocol-2 $r: $n configurations, want 7"
+  [ "$n" -eq "$k" ] || fail "$p $r: $n configurations, want $k"
 done
 mkdir "$tmp/mine" && echo keep > "$tmp/mine/notes.txt"
 st=0; LEVERSIM=$leversim bash "$top/scripts/testbed/replay.sh" "$p1/run-20261128T0542Z" "$tmp/mine" 2> /dev/null || st=$?
 [ "$st" -eq 64 ] || fail "a folder that is no replay: exit $st, want 64"
 [ "$(cat "$tmp/mine/notes.txt")" = keep ] || fail "a folder that is no replay was touched"
-echo "replay: protocol-1's two runs as docs/VALIDATION.md §0.6 says; protocol-2's two as published"
+echo "replay: protocol-1's two runs as docs/VALIDATION.md §0.6 says; protocol-2's two and protocol-3's one as published"
