@@ -265,7 +265,7 @@ typedef struct {
   double bytes, chunk;
   int qd, qd_used;
   int64_t b, c, tx;
-} alone_args;
+} read_args;
 
 struct ls_flash_dev {
   ls_engine *e;
@@ -295,7 +295,7 @@ struct ls_flash_dev {
   uint32_t wake_rid;          /* the read the lookahead's last step completes */
   ls_resource *link;          /* events mode */
   evreq *free_reqs, *all_reqs;
-  alone_args alone;           /* the last sizes ls_flash_dev_read_alone checked */
+  read_args alone;            /* the last sizes ls_flash_dev_read_alone checked */
 };
 
 #define BLK 32 /* requests per block of V draws (see the top): v_block_min takes 2^5-th roots */
@@ -1300,15 +1300,27 @@ static int64_t whole_bytes(double x)
 
 /* Appends a checked read to the working state (qd <= 0: the profile's), in whole bytes (a
  * partial byte is read as a byte), so the counters are exact integers. */
+/* A read's sizes (checked by check_sizes) as the ring takes them: whole bytes, the transfer
+ * time of a chunk, the queue depth (the device's when qd <= 0), its ring capacity reserved.
+ * *a is written only on success. */
+static int convert_read(ls_flash_dev *d, double bytes, double chunk, int qd, read_args *a, ls_error *err)
+{
+  int q = qd > 0 ? qd : d->p.queue_depth;
+  if (state_reserve(d, q))
+    return ls_error_set(err, LS_ENOMEM, "flash read: out of memory");
+  int64_t c = whole_bytes(chunk);
+  *a = (read_args){bytes, chunk, qd, q, whole_bytes(bytes), c, tx_ns(d, c)};
+  return LS_OK;
+}
+
 static int append_read(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done, void *ctx,
                        ls_error *err)
 {
-  qd = qd > 0 ? qd : d->p.queue_depth;
-  if (state_reserve(d, qd))
-    return ls_error_set(err, LS_ENOMEM, "flash read: out of memory");
-  int64_t b = whole_bytes(bytes), c = whole_bytes(chunk);
-  state_add_read(d->w, b, c, tx_ns(d, c), qd, done, ctx);
-  return LS_OK;
+  read_args a;
+  int rc = convert_read(d, bytes, chunk, qd, &a, err);
+  if (!rc)
+    state_add_read(d->w, a.b, a.c, a.tx, a.qd_used, done, ctx);
+  return rc;
 }
 
 int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls_flash_done_fn done,
@@ -1351,7 +1363,7 @@ int ls_flash_dev_read_alone(ls_flash_dev *d, double bytes, double chunk, int qd,
                             ls_error *err)
 {
   *done_at = -1;
-  alone_args *a = &d->alone;
+  read_args *a = &d->alone;
   int rc, same = bytes == a->bytes && chunk == a->chunk && qd == a->qd;
   double c = chunk;
   if (!same && (rc = check_sizes(d, bytes, &c, err)))
@@ -1359,12 +1371,10 @@ int ls_flash_dev_read_alone(ls_flash_dev *d, double bytes, double chunk, int qd,
   if (!ls_flash_dev_can_read_alone(d) || t < ls_engine_now(d->e))
     return ls_error_set(err, LS_ESTATE, "flash read: a read computed alone needs an idle device (recurrence "
                         "mode, no read pending) and a start no earlier than now");
-  if (!same) { /* as append_read converts them */
-    int q = qd > 0 ? qd : d->p.queue_depth;
-    if (state_reserve(d, q))
-      return ls_error_set(err, LS_ENOMEM, "flash read: out of memory");
-    *a = (alone_args){bytes, chunk, qd, q, whole_bytes(bytes), whole_bytes(c), 0};
-    a->tx = tx_ns(d, a->c);
+  if (!same) {
+    if ((rc = convert_read(d, bytes, c, qd, a, err)))
+      return rc;
+    a->chunk = chunk; /* the key is the argument as given, before check_sizes */
   }
   /* no read pending: every read is finished and dropped from the ring, which has room, and
    * its capacities only grow, so a->qd_used's reservation holds */
