@@ -67,11 +67,12 @@ calibrate-examples: build
 	  --out $(BUILD)/calibrated/oneplus-12-cpu.yaml
 
 # The sim-to-real check (docs/VALIDATION.md §0): the current pre-registered protocol,
-# protocol-3 (runner/testbed/protocol-3.yaml): six configurations measured on a real
+# protocol-4 (runner/testbed/protocol-4.yaml): six configurations measured on a real
 # llama.cpp, four repetitions, each calibrated from its calibration passes and predicting its
 # held-out ones; ends with the protocol's one line and exits 2 when a target is missed
-# (estimated 12 to 16 minutes on 2 idle cores). protocol-1 and -2 stay runnable:
-# `bash scripts/testbed/protocol.sh runner/testbed/protocol.yaml` (or protocol-2.yaml).
+# (estimated 15 to 18 minutes on 2 idle cores, the build included). protocol-1 to -3 stay
+# runnable: `bash scripts/testbed/protocol.sh runner/testbed/protocol.yaml` (or protocol-2.yaml,
+# protocol-3.yaml).
 # The run is appended to results/testbed/protocol-runs.md whatever its result.
 testbed: build
 	bash scripts/testbed/protocol.sh

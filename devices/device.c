@@ -30,7 +30,9 @@
  *   host:  optional, no phone has it (a llama.cpp-style runtime on a host, written by `testbed
  *          validate --host-profile`): read_ahead, [fault_rate: absent = no fault cost; bytes
  *          faulted in per CPU second], [stream_bytes, stream_time: both or neither; absent = the
- *          flash section's page-cache rate], [start_wait: 0], [head_serial: 0]
+ *          flash section's page-cache rate], [start_wait: 0], [head_serial: 0], [contention_rate:
+ *          absent = none; bytes read beside a compute that occupies every core per second of
+ *          compute they cost, devices/mapread.h]
  * Invariants after loading: every rate > 0; batch curve tokens rising, rel non-decreasing;
  * shapes rising and covered by the curve; resident_target <= app_budget <= capacity. */
 #include "devices/device.h"
@@ -334,7 +336,7 @@ static void fill_power(ls_device *d)
 static int read_host(const ls_ynode *root, ls_device_host *h, ls_error *err)
 {
   ls_ynode m;
-  double rate = 0;
+  double rate = 0, contention = 0;
   memset(h, 0, sizeof *h);
   if (!ls_ymap_find(root, "host", &m))
     return LS_OK;
@@ -344,7 +346,8 @@ static int read_host(const ls_ynode *root, ls_device_host *h, ls_error *err)
       (rc = ls_range_yopt(&m, "stream_bytes", LS_R_HOST_STREAM_BYTES, 0, &h->stream_bytes, err)) ||
       (rc = ls_range_yopt(&m, "stream_time", LS_R_HOST_STREAM_TIME, 0, &h->stream_s, err)) ||
       (rc = ls_range_yopt(&m, "start_wait", LS_R_HOST_START, 0, &h->start_s, err)) ||
-      (rc = ls_range_yopt(&m, "head_serial", LS_R_HOST_HEAD_SERIAL, 0, &h->head_serial, err)))
+      (rc = ls_range_yopt(&m, "head_serial", LS_R_HOST_HEAD_SERIAL, 0, &h->head_serial, err)) ||
+      (rc = ls_range_yopt(&m, "contention_rate", LS_R_HOST_CONTENTION, 0, &contention, err)))
     return rc;
   if ((h->stream_bytes > 0) != (h->stream_s > 0)) {
     /* a stream is its bytes in its time: one without the other is no rate */
@@ -354,6 +357,7 @@ static int read_host(const ls_ynode *root, ls_device_host *h, ls_error *err)
                           h->stream_bytes > 0 ? "stream_time" : "stream_bytes");
   }
   h->fault_s_per_byte = rate > 0 ? 1 / rate : 0;
+  h->contend_s_per_byte = contention > 0 ? 1 / contention : 0;
   h->present = 1;
   return ls_ymap_finish(&m, err);
 }

@@ -62,6 +62,8 @@ typedef struct ls_device_host {
   double stream_bytes, stream_s; /* the mapped file's stream without compute (0, 0: the profile's flash) */
   double start_s;          /* the wait at a cold pass's first read, s */
   double head_serial;      /* 0..1: share of the head's compute after its last byte */
+  double contend_s_per_byte;  /* compute lost per byte read beside it when the threads occupy every
+                            * core, s/B (0: none; devices/mapread.h; key contention_rate, its inverse) */
 } ls_device_host;
 const ls_device_host *ls_device_host_params(const ls_device *d);
 

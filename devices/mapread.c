@@ -17,6 +17,9 @@
  *           that can overlap it: issue_w >= start_{w-1} >= end_{w-2}), at 1 outside it; with
  *           share_waited, done_w = begin_w + r_w whenever begin_w + r_w <= end_{w-1} (a read that
  *           ends inside the compute keeps its full rate: the thread never waits for it)
+ *   end_{w-1} += contend_s_per_byte x bytes_w x (the share of read w's time [begin_w, done_w] that
+ *           the previous window's compute overlaps): the read path's CPU work taken from the
+ *           compute it runs beside (first order: the longer compute is not overlapped again)
  *   start_w = max(end_{w-1}, done_w); end_w = start_w + c_w
  * The time is end of the last window. With trigger 0 the reads run back to back (the most
  * overlap); with trigger 1 and one window per segment it is the serial bound. */
@@ -33,14 +36,19 @@ static double window_s(const ls_flash_params *f, double bytes)
   return (double)ls_flash_read_ns_at(&p, bytes, bytes, 1) * 1e-9;
 }
 
+/* The read begins at `issue`, or later while the compute running until b holds it back. */
+static double read_begin(double issue, double b, double delay)
+{
+  return delay > 0 && b > issue ? fmin(issue + delay, b) : issue;
+}
+
 /* When a read of r seconds issued at `issue` completes if it progresses at 1 - share until the
  * previous window's compute ends at b (that compute started no later than the issue:
  * issue_w >= start_{w-1}) and at 1 after; with waited, at 1 throughout when that is enough to
  * end it by b (the thread, still computing, never waits for it). */
 static double read_done(double issue, double r, double b, double share, double delay, int waited)
 {
-  if (delay > 0 && b > issue) /* the read waits for the host: until the compute ends, or delay */
-    issue = fmin(issue + delay, b);
+  issue = read_begin(issue, b, delay); /* the read waits for the host: until the compute ends, or delay */
   if (!(share > 0) || b <= issue || (waited && issue + r <= b))
     return issue + r;
   double slow = 1 - fmin(share, 0.95), during = b - issue;
@@ -65,6 +73,7 @@ double ls_mapread_time_ends_s(const ls_flash_params *f, const ls_mapread_params 
   int seg = 0;
   double seg_used = 0; /* bytes of segs[seg] already assigned to windows */
   double prev_start = 0, prev_end = 0, prev_done = 0, prev_c = 0;
+  int prev_first = 0, prev_last = 0; /* the segments that ended in the previous window */
   for (double pos = 0; pos < total; pos += m->window) {
     double wb = fmin(m->window, total - pos), c = wb * m->fault_s_per_byte, need = wb;
     int first = seg; /* the segments that end in this window: first .. seg - 1 */
@@ -92,9 +101,19 @@ double ls_mapread_time_ends_s(const ls_flash_params *f, const ls_mapread_params 
     double done = pos == 0 ? fmax(m->start_s, 0) + window_s(f, wb)
                            : read_done(issue, window_s(f, wb), prev_end, m->io_cpu_share, m->io_delay_s,
                                                m->share_waited);
+    if (pos > 0 && m->contend_s_per_byte > 0) { /* the read path's work beside the running compute */
+      double begin = read_begin(issue, prev_end, m->io_delay_s);
+      double beside = done > begin ? (fmin(done, prev_end) - begin) / (done - begin) : 0;
+      double more = m->contend_s_per_byte * wb * fmax(beside, 0);
+      prev_end += more;
+      for (int k = prev_first; ends && k < prev_last; k++)
+        ends[k] += more; /* their compute ends later by as much (first order) */
+    }
     double start = fmax(prev_end, done);
     for (int k = first; ends && k < seg; k++)
       ends[k] += start;
+    prev_first = first;
+    prev_last = seg;
     prev_start = start;
     prev_end = start + c;
     prev_done = done;

@@ -38,6 +38,14 @@
  * a new sequential read at the first layer, whose read-ahead grows from small synchronous reads;
  * both show as waits before the first layer's compute (measured node by node with
  * `testbed probe --kind nodes`: src:testbed-run, docs/VALIDATION.md §3.16). 0: none.
+ * Host-only, `contend_s_per_byte`: when the runtime's threads occupy every core of a host that
+ * serves its own reads on those cores (the testbed's VM: faults, page-cache fills and the
+ * hypervisor's virtio work run on the guest's cores, docs/VALIDATION.md §3.3, §0.8), the read
+ * path's CPU work has no idle core and takes its time from the compute it overlaps: each byte
+ * read while a window's compute runs lengthens that compute by contend_s_per_byte (wall seconds:
+ * the path's CPU time per byte over the cores it shares). A read the thread waits for with the
+ * cores idle costs nothing extra, so a read-bound pass is barely touched and a compute-bound one
+ * pays for all its overlapped bytes. A phone's UFS moves data by DMA: absent (0).
  * With io_cpu_share 0 and start_s 0 the result lies between max(read, compute) (perfect overlap) and
  * read + compute (the `serial` assumption of the phone replay: read a layer, then compute it). */
 #ifndef LS_DEVICES_MAPREAD_H
@@ -64,6 +72,8 @@ typedef struct ls_mapread_params {
                              * this, s, or when that compute ends if sooner (0: at once) */
   int share_waited;         /* host-only: 1, io_cpu_share slows only a read the thread waits for;
                              * 0, every read that overlaps compute (docs/VALIDATION.md §3.10) */
+  double contend_s_per_byte;   /* host-only: compute lengthened per byte read while it runs, s/B (0: none;
+                             * set only when the threads occupy every core: docs/VALIDATION.md §0.8) */
 } ls_mapread_params;
 
 /* Time (s) to consume the segments in order from a cold page cache. */

@@ -223,7 +223,7 @@ double ls_costmodel_tau(const ls_costmodel *cm) { return cm->tau; }
 
 ls_mapread_params ls_costmodel_read_ahead(const ls_costmodel *cm)
 {
-  ls_mapread_params m = {cm->read_ahead, 0, 0, 0, 0, 0, 0};
+  ls_mapread_params m = {cm->read_ahead, 0, 0, 0, 0, 0, 0, 0};
   return m;
 }
 
@@ -458,7 +458,7 @@ int ls_costmodel_pass_host(const ls_device *dev, ls_flash_params *sf, ls_costmod
   if (!h->present)
     return 0;
   ls_costmodel_pass q = {dev, ls_device_cpu(dev)->default_threads, 1,
-                         {h->read_ahead, 0, h->fault_s_per_byte, 0, 0, 0, 1}, NULL, h->head_serial};
+                         {h->read_ahead, 0, h->fault_s_per_byte, 0, 0, 0, 1, 0}, NULL, h->head_serial};
   if (h->stream_s > 0) {
     ls_mapread_params m0 = q.map;
     m0.fault_s_per_byte = 0; /* the stream's own CPU is part of its time */
@@ -466,6 +466,7 @@ int ls_costmodel_pass_host(const ls_device *dev, ls_flash_params *sf, ls_costmod
     q.flash = sf;
   }
   q.map.start_s = h->start_s;
+  q.map.contend_s_per_byte = h->contend_s_per_byte;
   *p = q;
   return 1;
 }

@@ -73,6 +73,8 @@ static const ls_range ROWS[LS_R_COUNT] = {
                          "0 allowed (no wait); 10 s before the first byte is a hung disk"},
     [LS_R_HOST_HEAD_SERIAL] = {"share of the head's compute after its last byte", N, 0, 1, "profile host.head_serial",
                                "a share: 0 (all overlapped) to 1 (all after)"},
+    [LS_R_HOST_CONTENTION] = {"bytes read beside a compute per second it loses", Q(LS_U_BANDWIDTH), 1e6, 1e13,
+                             "profile host.contention_rate", "1 MB/s: " CLOCK "; 10 TB/s: no contention at all"},
     [LS_R_CALL_TIME] = {"fixed cost of a call", Q(LS_U_TIME), 0, 1,
                         "profile npu.dispatch, npu.q4_0_dynamic.op_call, cpu.call_overhead; --set device.npu.dispatch",
                         "0 allowed (no overhead); 1 s per call is a hung driver"},

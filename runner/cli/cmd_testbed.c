@@ -190,7 +190,7 @@ static int measure_cmd(int argc, char **argv)
 
 typedef struct validate_args {
   const char *db, *profile, *run, *plot, *fio_mmap, *mode, *stat, *io_share, *io_rule, *head_serial, *start, *points;
-  const char *host_profile;
+  const char *host_profile, *contention;
   long readahead;
   int check;
 } validate_args;
@@ -221,6 +221,9 @@ static const ls_opt VALIDATE_OPTS[] = {
     {"--start", LS_OPT_CHOICE, OPT_AT(validate_args, start), "WHICH",
      "a cold pass's wait at its start: as the run's cold and warm passes without output rows measured it, or off",
      .choices = "measured,off"},
+    {"--contention", LS_OPT_CHOICE, OPT_AT(validate_args, contention), "WHICH",
+     "the read path's work taken from a compute whose threads occupy every core (a host's effect): as the run's "
+     "cold and warm passes without output rows spent CPU, or off", .choices = "measured,off"},
     {"--readahead", LS_OPT_LONG, OPT_AT(validate_args, readahead), "BYTES", "read-ahead window (default: as measured)",
      .lo = 4096, .hi = 1L << 31},
     {"--plot", LS_OPT_STR, OPT_AT(validate_args, plot), "DIR", "draw DIR/testbed-validation.png (gnuplot)"},
@@ -257,6 +260,7 @@ static int validate_cmd(int argc, char **argv)
   a.io_rule = "waited";
   a.head_serial = "measured";
   a.start = "measured";
+  a.contention = "measured";
   int rc = ls_opts_parse(&VALIDATE, argc, argv, &a, NULL);
   if (rc)
     return ls_opts_exit(rc);
@@ -265,7 +269,7 @@ static int validate_cmd(int argc, char **argv)
                      strcmp(a.head_serial, "off") == 0, strcmp(a.stat, "matched") == 0,
                      strcmp(a.io_share, "arithmetic") == 0, strcmp(a.io_share, "pass") == 0,
                      strcmp(a.start, "off") == 0, strcmp(a.io_share, "delay") == 0, strcmp(a.io_rule, "every") == 0,
-                     a.points, a.host_profile};
+                     a.points, a.host_profile, strcmp(a.contention, "off") == 0};
   ls_error err = {0};
   int met = 0;
   if ((rc = ls_tbv_run(&o, stdout, &met, &err)))

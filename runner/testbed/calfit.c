@@ -277,6 +277,38 @@ int ls_tbp_io_share_pass_fit(const ls_tbp *p, const ls_model_costs *m, const ls_
   return 1;
 }
 
+/* The mean process CPU time of the run's passes of kind with lv tokens at context 0; NAN when none. */
+static double mean_cpu(const ls_tbm_result *r, const char *kind, int lv)
+{
+  double sum = 0;
+  int k = 0;
+  for (int i = 0; i < r->n; i++)
+    if (!strcmp(r->p[i].kind, kind) && r->p[i].n_tokens == lv && r->p[i].ctx == 0) {
+      sum += r->p[i].c.cpu_s;
+      k++;
+    }
+  return k ? sum / k : NAN;
+}
+
+int ls_tbp_contention_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_result *r, ls_tbp_contention *out)
+{
+  memset(out, 0, sizeof *out);
+  int n = first_n(r, LS_TBM_ROWS_NONE_COLD);
+  double cold = n ? mean_cpu(r, LS_TBM_ROWS_NONE_COLD, n) : NAN, warm = n ? mean_cpu(r, LS_TBM_ROWS_NONE, n) : NAN;
+  if (isnan(cold) || isnan(warm))
+    return 0;
+  int cores = ls_cpu_total_cores(ls_device_cpu(p->dev));
+  out->n = n;
+  out->active = cores > 0 && p->threads >= cores;
+  out->cold_cpu_s = cold;
+  out->warm_cpu_s = warm;
+  out->bytes = m->n_layers * m->layer_bytes;
+  out->fault_cpu_s = p->map.fault_s_per_byte * out->bytes;
+  if (out->active && out->bytes > 0)
+    out->contend_s_per_byte = fmax(0, cold - warm - out->fault_cpu_s) / cores / out->bytes;
+  return 1;
+}
+
 int ls_tbp_start_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_result *r, int median, int fastest_of,
                      ls_tbp_start *out)
 {

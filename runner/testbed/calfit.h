@@ -98,6 +98,29 @@ typedef struct ls_tbp_io_pass {
 int ls_tbp_io_share_pass_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_result *r, int median,
                              int fastest_of, ls_tbp_io_pass *out);
 
+/* The read path's work beside a compute that occupies every core (devices/mapread.h,
+ * contend_s_per_byte; docs/VALIDATION.md §0.8), from the CPU time of the same two passes the start
+ * comes from, `rows-0-cold` and `rows-0` (N tokens, no output row): the cold pass's extra
+ * process CPU time (mean over its repetitions, cold less warm) less the faults' own CPU time
+ * (fault_s_per_byte x the layers' bytes, already in the model), spread over the host's cores,
+ * per byte of the layers read. On this VM the hypervisor's virtio work, the faults and the page
+ * cache's fills run on the guest's cores and are charged to its threads; a spinning barrier
+ * doubles what one stalled thread costs in CPU, which the division by the cores undoes. Only
+ * when the run's threads occupy every core of the profile's CPU (ls_cpu_total_cores): with a
+ * core idle the work runs there (0, and `active` 0). Clamped at 0. A calibration input; set it
+ * on p before ls_tbp_start_fit, which then fits the wait net of it. Returns 0 (out zeroed) when
+ * the run lacks either kind. */
+typedef struct ls_tbp_contention {
+  int n;                   /* tokens of the passes */
+  int active;              /* 1: the threads occupy every core */
+  double cold_cpu_s, warm_cpu_s; /* mean process CPU time of the passes */
+  double fault_cpu_s;      /* the model's fault CPU for the layers' bytes */
+  double bytes;            /* the layers' bytes */
+  double contend_s_per_byte;  /* max(0, cold - warm - fault) / cores / bytes when active, else 0 */
+} ls_tbp_contention;
+
+int ls_tbp_contention_fit(const ls_tbp *p, const ls_model_costs *m, const ls_tbm_result *r, ls_tbp_contention *out);
+
 /* The wait at a cold pass's start (devices/mapread.h, start_s), from the run's passes of N tokens
  * that ask for no output row, cold (`rows-0-cold`, right after an eviction) and warm (`rows-0`):
  * the measured cold excess (cold - warm) less the excess the model gives the same pass with no

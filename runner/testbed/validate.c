@@ -458,6 +458,24 @@ static int io_share_pass(ls_tbp *p, const ls_model_costs *tc, const ls_tbm_resul
                  o->io_pass && !o->no_io_share ? " (used)" : "") < 0;
 }
 
+/* The read path's work beside a compute on every core, from the CPU time of the run's rows-0
+ * passes cold and warm (ls_tbp_contention_fit), set on p unless o->no_contention; printed. Returns 1 when
+ * printing failed. */
+static int pass_contention(ls_tbp *p, const ls_model_costs *tc, const ls_tbm_result *r, const ls_tbv_options *o, FILE *out)
+{
+  ls_tbp_contention b;
+  if (!ls_tbp_contention_fit(p, tc, r, &b))
+    return 0;
+  if (!b.active)
+    return fprintf(out, "the read path beside the compute: %d thread(s) leave a core idle: none\n", p->threads) < 0;
+  if (!o->no_contention)
+    p->map.contend_s_per_byte = b.contend_s_per_byte;
+  return fprintf(out, "the read path beside the compute (%d tokens, no row, %d threads on every core): CPU %.4f s "
+                      "cold, %.4f s warm, faults %.4f s: %.3f ms per GB read beside it%s\n",
+                 b.n, p->threads, b.cold_cpu_s, b.warm_cpu_s, b.fault_cpu_s, b.contend_s_per_byte * 1e12,
+                 o->no_contention ? " (not used: --contention off)" : "") < 0;
+}
+
 /* The wait at a cold pass's start, from the run's rows-0 passes cold and warm (ls_tbp_start_fit),
  * set on p unless o->no_start; printed. Returns 1 when printing failed. */
 static int pass_start(ls_tbp *p, const ls_model_costs *tc, const ls_tbm_result *r, const ls_tbv_options *o, FILE *out)
@@ -679,6 +697,8 @@ static int write_host(const char *path, const inputs *in, const ls_tbp *p, doubl
     if (!isnan(stream) && sbytes > 0)
       bad |= fprintf(o.f, "  stream_bytes: %.17g B\n  stream_time: %.17g s\n", sbytes, stream) < 0;
     bad |= fprintf(o.f, "  start_wait: %.17g s\n  head_serial: %.17g\n", p->map.start_s, p->head_serial) < 0;
+    if (p->map.contend_s_per_byte > 0)
+      bad |= fprintf(o.f, "  contention_rate: %.17g B/s\n", 1 / p->map.contend_s_per_byte) < 0;
     if (bad) {
       ls_file_out_abort(&o);
       rc = ls_error_set(err, LS_EIO, "%s: write failed", path);
@@ -701,13 +721,14 @@ int ls_tbv_run(const ls_tbv_options *o, FILE *out, int *met, ls_error *err)
   if (!rc) {
     int bad = 0, ok = 0;
     ls_tbp p = {in.dev, in.meta.threads > 0 ? in.meta.threads : 1, !o->serial,
-                {in.readahead, LS_TBP_TRIGGER, in.fault, 0, 0, 0, !o->io_every}, NULL, 0};
+                {in.readahead, LS_TBP_TRIGGER, in.fault, 0, 0, 0, !o->io_every, 0}, NULL, 0};
     ls_flash_params sf;
     double sbytes = 0, stream = read_path(&p, &in, o, &sf, out, &bad, &sbytes);
     trivial t;
     trivial_fit(&p, &in.r, &in.tc, stream, o->median, &t);
     if (!o->serial) {
       bad |= io_share_pass(&p, &in.tc, &in.r, o, out);
+      bad |= pass_contention(&p, &in.tc, &in.r, o, out);
       bad |= pass_start(&p, &in.tc, &in.r, o, out);
       bad |= head_serial(&p, &in.tc, &in.r, o, out);
     }

@@ -34,6 +34,7 @@ typedef struct ls_tbv_options {
   const char *host_profile; /* NULL: none; else the profile with a host section holding what this
                              * validation fitted (devices/device.h, ls_device_host) written there:
                              * mapped reads only, without the busy share */
+  int no_contention;     /* 1: no read path's work beside a compute on every core (ls_tbp_contention_fit not used) */
 } ls_tbv_options;
 
 /* Prints the comparison to out, stores it, draws it; beside it the trivial model's errors per kind

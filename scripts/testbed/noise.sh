@@ -13,8 +13,10 @@
 #     statistic's own scatter. Two runs' measured values differ by d = m_B / m_A - 1, twice the
 #     variance of one; the perfect model's median |error| is taken as median |d| / sqrt 2 (exact
 #     for a normal scatter, which the pooled points are close enough to for a median).
-#   reps R: the same floor for the fastest of the first R repetitions, R = 1..5, from the cold
-#     calibration passes every configuration measures five times (stream, rows-0-cold,
+#   per threads: X, Y, X sys, Y sys and the floor over the configurations of one thread count.
+#   reps R: the same floor for the fastest of the first R repetitions, R = 1 to as many as the
+#     run measured (5 at two repetitions, 9 at four), from the cold calibration passes every
+#     configuration measures that many times (stream, rows-0-cold,
 #     rows-cold, vshape-ref, vshape-rows, vshape-ctx): how the floor falls with repetitions.
 #   rep: the median spread slower / faster - 1 of two repetitions of one held-out pass.
 #   X, Y: each run's protocol statistic recomputed from the points files (the verdict's).
@@ -60,11 +62,22 @@ ya=$(awk '{print ($5 < 0 ? -$5 : $5)}' "$tmp/pairs" | median)
 yb=$(awk '{print ($6 < 0 ? -$6 : $6)}' "$tmp/pairs" | median)
 xs=$(awk '{s = ($3 + $4) / 2; print (s < 0 ? -s : s)}' "$tmp/pairs" | median)
 ys=$(awk '{s = ($5 + $6) / 2; print (s < 0 ? -s : s)}' "$tmp/pairs" | median)
-awk -v d="$d" -v xa="$xa" -v xb="$xb" -v ya="$ya" -v yb="$yb" -v xs="$xs" -v ys="$ys" 'BEGIN {
+nrep=$(sqlite3 "$a/${names[0]}/testbed.db" 'SELECT reps FROM tb_run LIMIT 1')
+awk -v d="$d" -v xa="$xa" -v xb="$xb" -v ya="$ya" -v yb="$yb" -v xs="$xs" -v ys="$ys" -v r="$nrep" 'BEGIN {
   printf "X: run A %.1f %%, run B %.1f %%; Y: run A %.1f %%, run B %.1f %%; Y / 2: %.1f %% and %.1f %%\n",
     100 * xa, 100 * xb, 100 * ya, 100 * yb, 50 * ya, 50 * yb
   printf "X sys (the model without its run-to-run part): %.1f %%; Y sys (the baseline the same): %.1f %%\n", 100 * xs, 100 * ys
-  printf "measured run-to-run, fastest of 2: median |B / A - 1| %.1f %%; floor (a perfect model) %.1f %%\n", 100 * d, 100 * d / sqrt(2) }'
+  printf "measured run-to-run, fastest of %d: median |B / A - 1| %.1f %%; floor (a perfect model) %.1f %%\n", r, 100 * d, 100 * d / sqrt(2) }'
+# The same per thread count (the configuration's name says it: -t1-, -t2-): where the baseline's
+# own bias sits against the floor.
+for t in $(awk '{print $1}' "$tmp/pairs" | sed -n 's/.*-t\([0-9]*\)-.*/\1/p' | sort -un); do
+  awk -v t="-t$t-" 'index($1, t)' "$tmp/pairs" > "$tmp/pt"
+  col() { awk "{v = $1; print (v < 0 ? -v : v)}" "$tmp/pt" | median; }
+  awk -v t="$t" -v n="$(wc -l < "$tmp/pt")" -v xa="$(col '$3')" -v xb="$(col '$4')" -v ya="$(col '$5')" -v yb="$(col '$6')" \
+    -v xs="$(col '($3 + $4) / 2')" -v ys="$(col '($5 + $6) / 2')" -v d="$(col '$7')" 'BEGIN {
+    printf "threads %s (%d points): X %.1f and %.1f %%, Y %.1f and %.1f %%; X sys %.1f %%, Y sys %.1f %%; floor %.1f %%\n",
+      t, n, 100 * xa, 100 * xb, 100 * ya, 100 * yb, 100 * xs, 100 * ys, 100 * d / sqrt(2) }'
+done
 
 # The rep-to-rep spread of the held-out passes (kinds cold, step, tree-cold), both runs.
 for run in "$a" "$b"; do
@@ -78,7 +91,8 @@ printf 'rep-to-rep: two repetitions of one held-out pass differ by a median of %
 
 # The floor against the repetitions: the cold calibration passes measured five times in both runs.
 cal="('stream', 'rows-0-cold', 'rows-cold', 'vshape-ref', 'vshape-rows', 'vshape-ctx')"
-for r in 1 2 3 4 5; do
+rmax=$(sqlite3 "$a/${names[0]}/testbed.db" "SELECT count(*) FROM tb_pass WHERE kind = 'stream'")
+for r in $(seq 1 "$rmax"); do
   for n in "${names[@]}"; do
     q="SELECT kind, n_tokens, ctx, min(time_s) FROM tb_pass WHERE kind IN $cal AND rep < $r GROUP BY kind, n_tokens, ctx"
     join <(sqlite3 -separator ' ' "$a/$n/testbed.db" "$q" | awk '{print $1 ":" $2 ":" $3, $4}' | sort) \

@@ -8,7 +8,9 @@
 # DIR/points.tsv`, its report DIR/validate.txt). A calibration the data refuse is a missed
 # configuration, not the end of the run: its points file then holds no point, which `testbed
 # verdict` names (runner/testbed/protocol.h); this script says so on standard error and exits 0.
-# Exit: validate's when it fails, else 0. Environment: LEVERSIM (required).
+# Exit: validate's when it fails, else 0. Environment: LEVERSIM (required); TB_CONTENTION (off:
+# validate without the read path's work beside a compute on every core, `--contention off`, the
+# ablation of docs/VALIDATION.md §0.8 that scripts/testbed/insample.sh makes; protocol.sh refuses it).
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: predict-config.sh DIR NAME MODEL_ID" >&2; exit 64; }
 d=$1; name=$2; tid=$3
@@ -32,5 +34,5 @@ if ! { bash "$here/head-profile.sh" "$d/testbed.db" "$d/base-profile.yaml" 2> "$
   exit 0
 fi
 "$LEVERSIM" testbed validate --db "$d/testbed.db" --profile "$d/testbed-vm.yaml" --fio-mmap "$d/fio-mmap.json" \
-  --points "$d/points.tsv" > "$d/validate.txt"
+  --points "$d/points.tsv" ${TB_CONTENTION:+--contention "$TB_CONTENTION"} > "$d/validate.txt"
 grep -E '^(held-out points|baseline median)' "$d/validate.txt" >&2

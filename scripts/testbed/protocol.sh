@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/testbed/protocol.sh [PROTOCOL.yaml]: `make testbed`: a pre-registered protocol run end
-# to end (default runner/testbed/protocol-3.yaml, the current one; runner/testbed/protocol.yaml
-# and protocol-2.yaml, protocol-1 and -2, stay runnable; docs/VALIDATION.md §0). For each of its
+# to end (default runner/testbed/protocol-4.yaml, the current one; runner/testbed/protocol.yaml,
+# protocol-2.yaml and protocol-3.yaml stay runnable; docs/VALIDATION.md §0). For each of its
 # configurations: write the target's shape and the draft (random weights), measure a real
 # llama.cpp (`testbed measure` with the protocol's sizes, its threads and step context, no busy
 # streams, no repacked case), run fio on the model file, calibrate this host's profile from the
@@ -18,12 +18,14 @@
 # The frozen code is each protocol file's own: the model's files as at the last commit that
 # changed that file.
 # Environment: BUILD (default build), LEVERSIM (default $BUILD/leversim), TB_OUT (default
-# as above), TB_ONLY (one configuration's name: measure only it; no record).
+# as above), TB_ONLY (one configuration's name: measure only it; no record). TB_CONTENTION
+# (predict-config.sh's ablation) is refused: a protocol run predicts with the model as frozen.
 set -euo pipefail
+[ -z "${TB_CONTENTION:-}" ] || { echo "protocol.sh: TB_CONTENTION is an ablation of replays, not of a protocol run" >&2; exit 64; }
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top"
-proto=${1:-runner/testbed/protocol-3.yaml}
+proto=${1:-runner/testbed/protocol-4.yaml}
 [ -f "$proto" ] || { echo "protocol.sh: $proto: no such protocol file" >&2; exit 66; }
 BUILD=${BUILD:-build}
 LEVERSIM=${LEVERSIM:-$top/$BUILD/leversim}

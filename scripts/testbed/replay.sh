@@ -22,13 +22,7 @@ run=$(cd "$1" && pwd) || exit 66
 proto=$(cd "$(dirname "${3:-$top/runner/testbed/protocol.yaml}")" && pwd)/$(basename "${3:-protocol.yaml}")
 LEVERSIM=$(cd "$(dirname "${LEVERSIM:-$top/build/leversim}")" && pwd)/$(basename "${LEVERSIM:-leversim}")
 export LEVERSIM
-if [ -e "$2" ]; then
-  if [ ! -f "$2/replay.txt" ] || [ -L "$2" ]; then echo "replay.sh: $2 exists and is no earlier replay" >&2; exit 64; fi
-  rm -rf "$2"
-fi
-mkdir -p "$2"
-out=$(cd "$2" && pwd)
-echo "replay of $run" > "$out/replay.txt"
+out=$(bash "$here/fresh-dir.sh" "$2" replay.txt replay.sh "replay of $run") || exit 64
 cd "$out"
 points=()
 for src in "$run"/*/; do

@@ -5,8 +5,9 @@
 # after it makes its runs "code changed", while a second protocol registered after that change
 # is frozen at its own commit; an uncommitted change to a model file or to the protocol file
 # itself is caught too; a change outside the model's folders (docs) is not; a third protocol
-# registered after a second change is frozen at its own commit; protocol.sh's default is the
-# newest protocol file.
+# registered after a second change is frozen at its own commit; a fourth committed with its
+# "registered at" line pending is no run until that line is filled in a commit of its own (then
+# frozen at that commit); protocol.sh's default is the newest protocol file.
 # Usage: frozen.sh TOP
 set -euo pipefail
 top=$1
@@ -51,6 +52,14 @@ r3=$(git log -1 --format=%h)
 expect runner/testbed/p3.yaml "code frozen at $r3"
 expect runner/testbed/p2.yaml "code changed since $r2"
 expect runner/testbed/p1.yaml "code changed since $r1"
+# A fourth written and committed but not registered (protocol-4's case): no run until the line is filled.
+printf '# registered at: pending\nid: protocol-4\n' > runner/testbed/p4.yaml && git add -A && git commit -qm write-4
+expect runner/testbed/p4.yaml "protocol file not registered"
+printf '# registered at: 2026-11-28, after the merge\nid: protocol-4\n' > runner/testbed/p4.yaml
+expect runner/testbed/p4.yaml "protocol file changed since"
+git add -A && git commit -qm register-4
+r4=$(git log -1 --format=%h)
+expect runner/testbed/p4.yaml "code frozen at $r4"
 # make testbed's default (scripts/testbed/protocol.sh) is the newest protocol file of the tree.
 newest=$(grep -l '^id: protocol-' "$top"/runner/testbed/protocol*.yaml | while read -r p; do
   echo "$(sed -n 's/^id: protocol-//p' "$p") ${p#"$top"/}"; done | sort -n | tail -1 | cut -d' ' -f2)

@@ -3,8 +3,9 @@
 # from protocol-2's two stored runs by scripts/testbed/noise.sh (no llama.cpp run): the model's
 # and the baseline's systematic medians, the noise floor at two repetitions, the floor against
 # the repetitions on the cold calibration passes, and the per-configuration rows of the cold
-# passes; item 4's extra CPU time and cold slope of the two w3072 configurations. Each quoted
-# string must be in the text; a doctored copy must fail the same check.
+# passes; item 4's extra CPU time and cold slope of the two w3072 configurations; §0.8's figures
+# from protocol-3's two runs and from results/testbed/insample.txt (the in-sample table). Each
+# quoted string must be in the text; a doctored copy must fail the same check.
 # Usage: noise.sh TOP
 set -euo pipefail
 top=$1
@@ -50,7 +51,33 @@ quotes+=("the measured slope is $lo and $hi (w3072-l6-t1-d3)")
 for q in "${quotes[@]}"; do
   grep -qF -- "$q" "$tmp/doc" || fail "docs/VALIDATION.md does not say '$q'"
 done
+# §0.8: protocol-3's pair at four repetitions (the systematic medians, the floor, the floor against
+# R = 1..9, the per-thread table) and the in-sample table of results/testbed/insample.txt.
+p3=$top/results/testbed/protocol-3
+out3=$(bash "$top/scripts/testbed/noise.sh" "$p3/run-20261128T0957Z" "$p3/run-20261128T1124Z") || fail "noise.sh protocol-3: exit $?"
+sys3=$(echo "$out3" | grep -m1 '^X sys') || fail "protocol-3: no X sys line"
+fl3=$(echo "$out3" | grep -m1 '^measured run-to-run') || fail "protocol-3: no floor line"
+q8=("X sys $(echo "$sys3" | sed -n 's/.*part): \([0-9.]*\) %.*/\1/p') %"
+    "Y sys $(echo "$sys3" | sed -n 's/.*the same): \([0-9.]*\) %.*/\1/p') %"
+    "run-to-run median is $(echo "$fl3" | sed -n 's/.*1| \([0-9.]*\) %;.*/\1/p') %"
+    "a perfect model would get about $(echo "$fl3" | sed -n 's/.*perfect model) \([0-9.]*\) %.*/\1/p') %")
+r9=$(echo "$out3" | sed -n 's/^fastest of [0-9]: .*median |B \/ A - 1| \([0-9.]*\) %.*/\1/p' | paste -sd' ')
+# shellcheck disable=SC2086 # nine numbers
+set -- $r9
+[ $# -eq 9 ] || fail "protocol-3: want nine 'fastest of R' lines, got '$r9'"
+q8+=("$1, $2, $3, $4, $5, $6, $7, $8 and $9 % for R = 1 to 9")
+while read -r _ t n x1 x2 y1 y2 xs ys fl; do
+  q8+=("| $t | $n | $x1, $x2 % | $y1, $y2 % | $xs % | $ys % | $fl % |")
+done < <(echo "$out3" | sed -n 's/^threads \([0-9]*\) (\([0-9]*\) points): X \([0-9.]*\) and \([0-9.]*\) %, Y \([0-9.]*\) and \([0-9.]*\) %; X sys \([0-9.]*\) %, Y sys \([0-9.]*\) %; floor \([0-9.]*\) %$/x \1 \2 \3 \4 \5 \6 \7 \8 \9/p')
+while read -r t n a b z u w m; do
+  q8+=("| $t | $n | $a % | $b % | $z % | $u, $w, $m |")
+done < <(sed -n 's/^threads \([0-9]*\): \([0-9]*\) configuration runs; mean of the mean |error|: model without \([0-9.]*\) %, with \([0-9.]*\) %, baseline \([0-9.]*\) %; the term made \([0-9]*\) better, \([0-9]*\) worse, \([0-9]*\) the same$/\1 \2 \3 \4 \5 \6 \7 \8/p' "$top/results/testbed/insample.txt")
+[ ${#q8[@]} -eq 9 ] || fail "§0.8: want 9 quoted figures, have ${#q8[@]}"
+for q in "${q8[@]}"; do
+  grep -qF -- "$q" "$tmp/doc" || fail "docs/VALIDATION.md §0.8 does not say '$q'"
+done
+quotes+=("${q8[@]}")
 # the check can fail: a doctored figure in a copy of the text
 sed "s/X sys $xs %/X sys 1.0 %/" "$tmp/doc" > "$tmp/v.md"
 grep -qF "X sys $xs %" "$tmp/v.md" && fail "selftest: the doctored copy still matches"
-echo "noise: ${#quotes[@]} figures of docs/VALIDATION.md §0.7 recomputed"
+echo "noise: ${#quotes[@]} figures of docs/VALIDATION.md §0.7 and §0.8 recomputed"

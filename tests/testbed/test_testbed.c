@@ -624,7 +624,7 @@ static ls_flash_params flash_1gbs(void)
 static void test_mapread(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0.75, 0, 0, 0, 0, 0};
+  ls_mapread_params m = {8e6, 0.75, 0, 0, 0, 0, 0, 0};
   ls_mapread_seg io[2] = {{40e6, 0, 0}, {40e6, 0, 0}};
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &m, io, 2) - 0.080) < 1e-6);
   ls_mapread_seg cpu[1] = {{8e6, 1.0, 0}};
@@ -634,14 +634,14 @@ static void test_mapread(void)
   CU_ASSERT(t >= 0.064 - 1e-9 && t <= serial + 1e-9);
   CU_ASSERT(fabs(serial - 0.104) < 1e-6);
   /* Read-ahead hides reading behind compute: a later trigger overlaps less. */
-  ls_mapread_params late = {8e6, 1.0, 0, 0, 0, 0, 0};
+  ls_mapread_params late = {8e6, 1.0, 0, 0, 0, 0, 0, 0};
   CU_ASSERT(ls_mapread_time_s(&f, &late, mix, 4) >= t);
   /* Fault CPU adds to compute. */
-  ls_mapread_params fault = {8e6, 0.75, 1e-9, 0, 0, 0, 0};
+  ls_mapread_params fault = {8e6, 0.75, 1e-9, 0, 0, 0, 0, 0};
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &fault, cpu, 1) - 1.016) < 1e-6);
   /* A wait at the start delays everything after it: read-bound and compute-bound alike, the
    * pass takes start_s more; a negative one counts as none. */
-  ls_mapread_params st = {8e6, 0.75, 0, 0, 0.025, 0, 0}, neg = {8e6, 0.75, 0, 0, -1, 0, 0};
+  ls_mapread_params st = {8e6, 0.75, 0, 0, 0.025, 0, 0, 0}, neg = {8e6, 0.75, 0, 0, -1, 0, 0, 0};
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &st, io, 2) - 0.105) < 1e-6);
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &st, cpu, 1) - 1.033) < 1e-6);
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &st, mix, 4) - (t + 0.025)) < 1e-6);
@@ -659,7 +659,7 @@ static void test_mapread(void)
 static void test_mapread_readahead_closed_form(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params t0 = {8e6, 0, 0, 0, 0, 0, 0}, t75 = {8e6, 0.75, 0, 0, 0, 0, 0};
+  ls_mapread_params t0 = {8e6, 0, 0, 0, 0, 0, 0, 0}, t75 = {8e6, 0.75, 0, 0, 0, 0, 0, 0};
   ls_mapread_seg rb[4], cb[4];
   for (int i = 0; i < 4; i++) {
     rb[i] = (ls_mapread_seg){16e6, 0.010, 0};
@@ -671,6 +671,31 @@ static void test_mapread_readahead_closed_form(void)
   CU_ASSERT(fabs(ls_mapread_time_s(&f, &t75, cb, 4) - 0.189) < 1e-6);
 }
 
+/* The read path's work beside the compute (contend_s_per_byte, docs/VALIDATION.md §0.8), on
+ * test_mapread_readahead_closed_form's passes at trigger 0 with 1 ns a byte (8 ms a window).
+ * Compute-bound: each read after the first lies wholly inside the previous window's 20 ms of
+ * compute, which grows by 8 ms, 8 + 7 x 28 + 20 = 224 ms. Read-bound: 5 ms of compute overlaps
+ * 5/8 of each 8 ms read and grows by 5 ms, so each window after the first starts 10 ms after the
+ * last, 8 + 7 x 10 + 5 = 83 ms. The first window's read overlaps no compute; 0 is none. */
+static void test_mapread_contention(void)
+{
+  ls_flash_params f = flash_1gbs();
+  ls_mapread_params t0 = {8e6, 0, 0, 0, 0, 0, 0, 0}, k = {8e6, 0, 0, 0, 0, 0, 0, 1e-9};
+  ls_mapread_seg rb[4], cb[4], one = {8e6, 0.020, 0};
+  for (int i = 0; i < 4; i++) {
+    rb[i] = (ls_mapread_seg){16e6, 0.010, 0};
+    cb[i] = (ls_mapread_seg){16e6, 0.040, 0};
+  }
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &k, cb, 4) - 0.224) < 1e-6);
+  /* a segment's compute ends later by its windows' share: the first (two windows) at 8 + 2 x 28 */
+  double ends[4];
+  CU_ASSERT(fabs(ls_mapread_time_ends_s(&f, &k, cb, 4, ends) - 0.224) < 1e-6);
+  CU_ASSERT(fabs(ends[0] - 0.064) < 1e-6 && fabs(ends[3] - 0.224) < 1e-6);
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &k, rb, 4) - 0.083) < 1e-6);
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &k, &one, 1) - ls_mapread_time_s(&f, &t0, &one, 1)) < 1e-12);
+  CU_ASSERT(fabs(ls_mapread_time_s(&f, &t0, cb, 4) - 0.168) < 1e-6);
+}
+
 /* A model file as a pass reads it (ls_mapread_pass_s): three 16 MB layers of 10 ms and a 16 MB
  * head of 10 ms are the `mix` segments above, so serial reads take 0.104 s at 1 GB/s (every
  * segment read, then computed: 4 x (0.016 + 0.010)) and read-ahead what the recurrence gives;
@@ -678,7 +703,7 @@ static void test_mapread_readahead_closed_form(void)
 static void test_mapread_pass(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0.75, 0, 0, 0, 0, 0};
+  ls_mapread_params m = {8e6, 0.75, 0, 0, 0, 0, 0, 0};
   ls_mapread_seg mix[4] = {{16e6, 0.010, 0}, {16e6, 0.010, 0}, {16e6, 0.010, 0}, {16e6, 0.010, 0}};
   ls_mapread_file file = {3, 16e6, 0.010, 16e6, 0.010, 0, 1};
   CU_ASSERT(fabs(ls_mapread_pass_s(&f, &m, 0, &file) - 0.104) < 1e-6);
@@ -1079,7 +1104,7 @@ static void test_head_first_rate(void)
 static void test_mapread_io_share(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params none = {8e6, 0, 0, 0, 0, 0, 0}, half = {8e6, 0, 0, 0.5, 0, 0, 0};
+  ls_mapread_params none = {8e6, 0, 0, 0, 0, 0, 0, 0}, half = {8e6, 0, 0, 0.5, 0, 0, 0, 0};
   ls_mapread_seg rb[1] = {{16e6, 0.008, 0}}, cb[1] = {{16e6, 0.040, 0}};
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &none, rb, 1), 0.020, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &half, rb, 1), 0.022, 1e-9);
@@ -1097,7 +1122,7 @@ static void add_busy(ls_tbm_result *r, int level, double bytes, double c, double
                      double cold_scale, int waited)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0, 0, s, 0, 0, waited};
+  ls_mapread_params m = {8e6, 0, 0, s, 0, 0, waited, 0};
   ls_mapread_seg seg = {bytes, c, 0};
   add_pass(r, LS_TBM_BUSY_WARM, level, 0, c * warm_scale);
   add_pass(r, LS_TBM_STREAM_BUSY, level, 0, ls_mapread_time_s(&f, &m, &seg, 1) * cold_scale);
@@ -1114,7 +1139,7 @@ static void add_busy(ls_tbm_result *r, int level, double bytes, double c, double
 static void test_mapread_share_waited(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params w = {8e6, 0, 0, 0.5, 0, 0, 1}, every = {8e6, 0, 0, 0.5, 0, 0, 0};
+  ls_mapread_params w = {8e6, 0, 0, 0.5, 0, 0, 1, 0}, every = {8e6, 0, 0, 0.5, 0, 0, 0, 0};
   ls_mapread_seg rb = {16e6, 0.008, 0}, mid = {16e6, 0.020, 0}, edge = {16e6, 0.016, 0}, cb = {16e6, 0.040, 0};
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &w, &rb, 1), 0.022, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &w, &mid, 1), 0.028, 1e-9);
@@ -1127,7 +1152,7 @@ static void test_mapread_share_waited(void)
   ls_tbm_result r = {.p = buf, .cap = 16};
   for (int lv = 30; lv <= 150; lv += 30)
     add_busy(&r, lv, bytes, lv / 100.0 * stream, 0.3, 1, 1, 1);
-  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 1};
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 1, 0};
   ls_tbp_io_share sh;
   ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, 0, &sh);
   CU_ASSERT_EQUAL(sh.levels, 5);
@@ -1154,7 +1179,7 @@ static void test_mapread_share_waited(void)
 static void test_mapread_delay(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params d1 = {8e6, 0, 0, 0, 0, 0.001, 0}, d10 = {8e6, 0, 0, 0, 0, 0.010, 0};
+  ls_mapread_params d1 = {8e6, 0, 0, 0, 0, 0.001, 0, 0}, d10 = {8e6, 0, 0, 0, 0, 0.010, 0, 0};
   ls_mapread_seg rb = {80e6, 0.040, 0}, cb = {80e6, 0.2, 0};
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &d1, &rb, 1), 0.093, 1e-6);
   CU_ASSERT_DOUBLE_EQUAL(ls_mapread_time_s(&f, &d10, &rb, 1), 0.120, 1e-6);
@@ -1167,7 +1192,7 @@ static void test_mapread_delay(void)
     add_pass(&r, LS_TBM_BUSY_WARM, 30 * (i + 1), 0, cs[i]);
     add_pass(&r, LS_TBM_STREAM_BUSY, 30 * (i + 1), 0, ls_mapread_time_s(&f, &d1, &seg, 1));
   }
-  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 0};
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 0, 0};
   ls_tbp_io_share sh;
   ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, 0, &sh);
   CU_ASSERT_EQUAL(sh.levels, 3);
@@ -1189,7 +1214,7 @@ static void test_io_share_fit(void)
   }
   add_pass(&r, "stream", 0, 0, 0.001);
   add_pass(&r, "cold", 30, 0, 0.001);
-  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 0};
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 0, 0};
   ls_tbp_io_share sh;
   ls_tbp_io_share_fit(&r, &f, &fit, bytes, 0, 0, 0, &sh);
   CU_ASSERT_EQUAL(sh.levels, 3);
@@ -1228,7 +1253,7 @@ static void test_fastest_of(void)
   CU_ASSERT_EQUAL(v[0], 5);
   CU_ASSERT(isnan(ls_tbp_fastest_of(v, 0, 3)));
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 0};
+  ls_mapread_params fit = {8e6, 0, 0, 0, 0, 0, 0, 0};
   const double bytes = 400e6, cs[2] = {0.15, 0.30};
   ls_tbm_pass buf[16];
   ls_tbm_result r = {.p = buf, .cap = 16};
@@ -1248,7 +1273,7 @@ static void test_fastest_of(void)
 static void test_mapread_serial(void)
 {
   ls_flash_params f = flash_1gbs();
-  ls_mapread_params m = {8e6, 0, 0, 0, 0, 0, 0};
+  ls_mapread_params m = {8e6, 0, 0, 0, 0, 0, 0, 0};
   double want[3] = {0.019, 0.0205, 0.022};
   for (int i = 0; i < 3; i++) {
     ls_mapread_seg s[1] = {{16e6, 0.006, 0.5 * i}};
@@ -1268,6 +1293,59 @@ static int load_run_g(ls_device **dev, ls_model **mod, ls_model_costs *mc)
          ls_model_costs_get(*mod, NULL, mc, &err);
 }
 
+/* The read path's work beside the compute from the CPU time of the rows-0 passes (run G's
+ * profile: 2 cores, llama-3.2-1b, 16 tokens): two threads occupy both cores, so the cold passes'
+ * mean extra CPU over the warm ones (0.30 against 0.20 s) less the model's fault CPU, over the 2
+ * cores, per byte of the layers; one thread leaves a core idle: none; a run without the passes
+ * gives nothing. A host section's contention_rate is its inverse in the host pass. */
+static void test_contention_fit(void)
+{
+  ls_device *dev;
+  ls_model *mod;
+  ls_model_costs mc;
+  CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
+  ls_tbp p = {dev, 2, 1, {8388608, 0, 1e-11, 0, 0, 0, 0, 0}, NULL, 0};
+  ls_tbm_pass buf[4];
+  ls_tbm_result r = {.p = buf, .cap = 4};
+  double cpu[4] = {0.29, 0.31, 0.19, 0.21};
+  for (int i = 0; i < 4; i++) {
+    add_pass(&r, i < 2 ? LS_TBM_ROWS_NONE_COLD : LS_TBM_ROWS_NONE, 16, 0, 0.5);
+    buf[i].c.cpu_s = cpu[i];
+  }
+  double bytes = mc.n_layers * mc.layer_bytes;
+  ls_tbp_contention c;
+  CU_ASSERT_EQUAL(ls_tbp_contention_fit(&p, &mc, &r, &c), 1);
+  CU_ASSERT_EQUAL(c.active, 1);
+  CU_ASSERT_DOUBLE_EQUAL(c.fault_cpu_s, 1e-11 * bytes, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(c.contend_s_per_byte, (0.1 - 1e-11 * bytes) / 2 / bytes, 1e-18);
+  p.threads = 1;
+  CU_ASSERT_EQUAL(ls_tbp_contention_fit(&p, &mc, &r, &c), 1);
+  CU_ASSERT(c.active == 0 && c.contend_s_per_byte == 0);
+  r.n = 2; /* no warm passes */
+  CU_ASSERT_EQUAL(ls_tbp_contention_fit(&p, &mc, &r, &c), 0);
+  ls_model_free(mod);
+  ls_device_free(dev);
+  /* the host section's key, read by the host pass */
+  char prof[1200], path[] = "/tmp/ls-contention-XXXXXX";
+  ls_test_path(prof, sizeof prof, "../results/testbed/run-g/testbed-vm.yaml");
+  char *text = ls_test_slurp(prof);
+  int fd = mkstemp(path);
+  CU_ASSERT_FATAL(text != NULL && fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fprintf(f, "%s\nhost:\n  read_ahead: 8388608 B\n  contention_rate: 2e10 B/s\n", text);
+  CU_ASSERT_FATAL(fclose(f) == 0);
+  free(text);
+  ls_error err = {0};
+  CU_ASSERT_EQUAL_FATAL(ls_device_load(&dev, path, &err), 0);
+  ls_flash_params sf;
+  ls_costmodel_pass hp;
+  CU_ASSERT_EQUAL(ls_costmodel_pass_host(dev, &sf, &hp), 1);
+  CU_ASSERT_DOUBLE_EQUAL(hp.map.contend_s_per_byte, 5e-11, 1e-24);
+  ls_device_free(dev);
+  unlink(path);
+}
+
 /* The head's serial share from cold rows passes generated by the model at 0.6 (run G's profile,
  * llama-3.2-1b, 16 tokens): the fit gives 0.6 back from the fastest repetitions, the measured
  * phase lies between the model's at 0 and 1, and a run without the passes gives nothing. */
@@ -1277,7 +1355,7 @@ static void test_head_serial_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, 1, {8388608, 0, 0, 0, 0, 0, 0}, NULL, 0.6};
+  ls_tbp p = {dev, 1, 1, {8388608, 0, 0, 0, 0, 0, 0, 0}, NULL, 0.6};
   double all = ls_costmodel_pass_cold_s(&p, &mc, 16, 0, 16), none = ls_costmodel_pass_cold_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
   ls_tbm_result r = {.p = buf, .cap = 8};
@@ -1314,7 +1392,7 @@ static void test_io_share_pass_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, 1, {8388608, 0, 0, 0.5, 0, 0, 0}, NULL, 0};
+  ls_tbp p = {dev, 1, 1, {8388608, 0, 0, 0.5, 0, 0, 0, 0}, NULL, 0};
   double t = ls_costmodel_pass_cold_s(&p, &mc, 16, 0, 0);
   p.map.io_cpu_share = 0;
   double t0 = ls_costmodel_pass_cold_s(&p, &mc, 16, 0, 0);
@@ -1352,7 +1430,7 @@ static void test_start_fit(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_tbp p = {dev, 1, 1, {8388608, 0, 0, 0.3, 0.03, 0, 0}, NULL, 0};
+  ls_tbp p = {dev, 1, 1, {8388608, 0, 0, 0.3, 0.03, 0, 0, 0}, NULL, 0};
   double cold = ls_costmodel_pass_cold_s(&p, &mc, 16, 0, 0), warm = ls_costmodel_pass_warm_s(&p, &mc, 16, 0, 0);
   ls_tbm_pass buf[8];
   ls_tbm_result r = {.p = buf, .cap = 8};
@@ -1423,7 +1501,7 @@ static void test_cpu_replay(void)
   ls_model *mod;
   ls_model_costs mc;
   CU_ASSERT_EQUAL_FATAL(load_run_g(&dev, &mod, &mc), 0);
-  ls_costmodel_pass p = {dev, 1, 1, {8388608, 0, 0, 0, 0.01, 0, 1}, NULL, 0.5};
+  ls_costmodel_pass p = {dev, 1, 1, {8388608, 0, 0, 0, 0.01, 0, 1, 0}, NULL, 0.5};
   ls_cpureplay_pass run[] = {{1, 1, 10, 1, 0}, {0, 5, 10, 5, 1}, {1, 1, 14, 1, 0}, {0, 3, 14, 3, 1}};
   double d = 0, t = 0;
   double total = ls_cpureplay_run_s(&p, &mc, &mc, run, 4, &d, &t);
@@ -1482,6 +1560,7 @@ static CU_TestInfo cli_tests[] = {{"bad inputs", test_cli_bad_inputs},
 static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"read-ahead in closed form, one read at a time", test_mapread_readahead_closed_form},
                                       {"a model file as a pass reads it", test_mapread_pass},
+                                      {"the read path's work beside the compute", test_mapread_contention},
                                       {"reads slowed by a busy thread", test_mapread_io_share},
                                       {"the share from the busy streams", test_io_share_fit},
                                       {"a read delayed while the thread computes", test_mapread_delay},
@@ -1493,6 +1572,7 @@ static CU_TestInfo mapread_tests[] = {{"read-ahead overlap", test_mapread},
                                       {"the busy levels reach past 100 %", test_busy_levels},
                                       {"a segment's compute after its last byte", test_mapread_serial},
                                       {"the head's serial share from cold rows passes", test_head_serial_fit},
+                                      {"the read path's work beside the compute from the CPU time", test_contention_fit},
                                       {"cpu: weights streamed per token below a batch", test_cpu_batched},
                                       {"the head's rate from the rows passes", test_head_rate},
                                       {"the head's first row from the rows-0 passes", test_head_first_rate},

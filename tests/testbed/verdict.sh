@@ -97,6 +97,18 @@ $list2" protocol-3
 # protocol-3's repetitions are item 1's choice (docs/VALIDATION.md §0.7): 4, not protocol-2's 2.
 [ "$("$leversim" testbed protocol --file "$top/runner/testbed/protocol-3.yaml" | awk '{print $8}' | sort -u)" = 4 ] ||
   fail "protocol-3: not 4 repetitions"
+# protocol-4 (docs/VALIDATION.md §0.8): nothing of protocol-1, -2 or -3 seen, not even a layer
+# count, and their four repetitions.
+list3=$("$leversim" testbed protocol --file "$top/runner/testbed/protocol-3.yaml")
+new_protocol "$top/runner/testbed/protocol-4.yaml" "$list
+$list2
+$list3" protocol-4
+l4=$("$leversim" testbed protocol --file "$top/runner/testbed/protocol-4.yaml")
+seen_layers=$(printf '%s\n%s\n%s\n16\n' "$list" "$list2" "$list3" | awk '{print $2}')
+for n in $(echo "$l4" | awk '{print $2}'); do
+  ! echo "$seen_layers" | grep -qx "$n" || fail "protocol-4: a layer count seen before, $n"
+done
+[ "$(echo "$l4" | awk '{print $8}' | sort -u)" = 4 ] || fail "protocol-4: not 4 repetitions"
 # The check can fail: protocol-2 judged against itself has seen every shape.
 ( new_protocol "$top/runner/testbed/protocol-2.yaml" "$list2" self ) 2> /dev/null && fail "selftest: protocol-2 not seen by itself"
 echo "verdict: ok"
