@@ -157,17 +157,6 @@ static double dyn_seconds(const ls_npu_params *n, double bytes, double flops, do
 
 void ls_npu_set_report(ls_npu_params *n, ls_npu_report *r) { n->report = r; }
 
-int ls_npu_pad_decides(const ls_npu_params *n, double bytes, double flops_per_token, int tokens)
-{
-  if (n->regime != LS_NPU_Q4_0_DYNAMIC || tokens <= 0)
-    return 0;
-  ls_npu_params probe = *n;
-  ls_npu_report r = {0};
-  probe.report = &r;
-  (void)dyn_seconds(&probe, bytes, flops_per_token, 0.0, tokens, 0);
-  return r.pad_decides > 0;
-}
-
 /* Seconds of calls covering `tokens` tokens of an op (bytes, flops/token, attention). */
 static double op_seconds(const ls_npu_params *n, double bytes, double flops, double attn_per_ctx,
                          int tokens, int ctx_len)

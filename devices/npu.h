@@ -78,10 +78,6 @@ double ls_npu_relative(const ls_npu_params *n, double tokens);
 
 /* Points n's report at r (NULL: none); r's count is not reset. */
 void ls_npu_set_report(ls_npu_params *n, ls_npu_report *r);
-/* 1 when device.npu.pad_small changes the time of a q4_0-dynamic call over `tokens` tokens of an
- * op with these weight bytes and FLOPs per token (the test ls_npu_report counts); 0 otherwise,
- * and always 0 in the static-graph regime. */
-int ls_npu_pad_decides(const ls_npu_params *n, double bytes, double flops_per_token, int tokens);
 
 /* Names of the regimes, indexed by ls_npu_regime, NULL-terminated: "static-graph", "q4_0-dynamic". */
 extern const char *const ls_npu_regime_names[];

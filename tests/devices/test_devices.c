@@ -1003,6 +1003,16 @@ static void test_dynamic_cost(void)
  * 16 ms > read 5 ms) yes; 5 tokens (10 ms < 16 ms) no; 1 token (read-bound) no; 33 tokens
  * (matrix path) no; a head whose read (40 ms) exceeds the vector compute at 10 tokens no. Every
  * call counted is one whose time differs with pad_small on, and every other one is equal. */
+/* 1 when the report counts the call: on a copy of n with a report of its own. */
+static int pad_decides(const ls_npu_params *n, double bytes, double flops, int tokens)
+{
+  ls_npu_params probe = *n;
+  ls_npu_report r = {0};
+  ls_npu_set_report(&probe, &r);
+  (void)ls_npu_lmhead_ns(&probe, bytes, flops, tokens);
+  return r.pad_decides > 0;
+}
+
 static void test_pad_report(void)
 {
   ls_npu_params p = {.regime = LS_NPU_Q4_0_DYNAMIC, .weight_bw = 1e9, .flops = 1e12, .attn_flops = 2e12,
@@ -1019,13 +1029,13 @@ static void test_pad_report(void)
     long before = r.pad_decides;
     int64_t off = ls_npu_layer_ns(&p, &w, tokens[i], 50);
     CU_ASSERT_EQUAL(r.pad_decides - before, counted[i]);
-    CU_ASSERT_EQUAL(ls_npu_pad_decides(&p, w.weight_bytes, w.flops_per_token, tokens[i]), (int)counted[i]);
+    CU_ASSERT_EQUAL(pad_decides(&p, w.weight_bytes, w.flops_per_token, tokens[i]), (int)counted[i]);
     p.dyn.pad_small = 1;
     CU_ASSERT_EQUAL(ls_npu_layer_ns(&p, &w, tokens[i], 50) != off, counted[i] != 0);
     p.dyn.pad_small = 0;
   }
   CU_ASSERT_EQUAL(r.pad_decides, 2); /* 10 tokens, counted with pad_small off and on */
-  CU_ASSERT_EQUAL(ls_npu_pad_decides(&p, 800e6, 200e6, 10), 0); /* read 40 ms bounds it */
+  CU_ASSERT_EQUAL(pad_decides(&p, 800e6, 200e6, 10), 0); /* read 40 ms bounds it */
   /* every N below mat_min, a sweep of ops: the count equals the calls whose time moves */
   for (double f = 20e6; f <= 400e6; f *= 1.37)
     for (int n = 1; n < 32; n++) {
@@ -1034,7 +1044,7 @@ static void test_pad_report(void)
       p.dyn.pad_small = 1;
       int64_t on = ls_npu_lmhead_ns(&p, 100e6, f, n);
       p.dyn.pad_small = 0;
-      long c = r.pad_decides - before - (ls_npu_pad_decides(&p, 100e6, f, n) ? 1 : 0);
+      long c = r.pad_decides - before - (pad_decides(&p, 100e6, f, n) ? 1 : 0);
       CU_ASSERT_EQUAL(c >= 0 && c <= 1 && (c == 1) == (on != off), 1); /* the pad-on call counts too */
       CU_ASSERT(on <= off);
     }
@@ -1046,7 +1056,7 @@ static void test_pad_report(void)
   p.regime = LS_NPU_STATIC; /* the static regime pads to compiled shapes, not by pad_small */
   (void)ls_npu_layer_ns(&p, &w, 10, 0);
   CU_ASSERT_EQUAL(r.pad_decides, before);
-  CU_ASSERT_EQUAL(ls_npu_pad_decides(&p, w.weight_bytes, w.flops_per_token, 10), 0);
+  CU_ASSERT_EQUAL(pad_decides(&p, w.weight_bytes, w.flops_per_token, 10), 0);
 }
 
 /* Whole-model pass in the q4_0-dynamic regime: L layers on the NPU + the output projection on
