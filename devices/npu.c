@@ -133,7 +133,11 @@ int64_t ls_npu_dispatch_ns(const ls_npu_params *n)
   return n->regime == LS_NPU_Q4_0_DYNAMIC ? 0 : (int64_t)llround(n->dispatch_s * 1e9);
 }
 
-/* Seconds of one dynamic-regime call (see the top comment). */
+/* Seconds of one dynamic-regime call (see the top comment). Padding changes the result exactly
+ * when padded < comp (the vector path's) and comp > read: then max(read, padded) < comp; when
+ * padded >= comp the minimum is comp, and when comp <= read both maxima are read. The report
+ * counts those calls whether or not pad_small is on, so a run with it off says whether its twin
+ * with it on would have computed any time differently. */
 static double dyn_seconds(const ls_npu_params *n, double bytes, double flops, double attn_per_ctx, int tokens,
                           int ctx_len)
 {
@@ -141,12 +145,17 @@ static double dyn_seconds(const ls_npu_params *n, double bytes, double flops, do
   double read = bytes / d->weight_bw;
   int mat = on_matrix(d, tokens);
   double comp = mat ? flops * dyn_tokens(d, tokens) / d->mat_flops : flops * tokens / d->vec_flops;
-  if (!mat && d->matrix_path && d->pad_small) { /* the same pass padded up to the matrix path */
+  if (!mat && d->matrix_path && (d->pad_small || n->report)) { /* the same pass padded up to the matrix path */
     double padded = flops * dyn_tokens(d, d->mat_min) / d->mat_flops;
-    comp = padded < comp ? padded : comp;
+    if (n->report && padded < comp && comp > read)
+      n->report->pad_decides++;
+    if (d->pad_small)
+      comp = padded < comp ? padded : comp;
   }
   return d->op_call_s + (read > comp ? read : comp) + tokens * attn_per_ctx * (double)ctx_len / n->attn_flops;
 }
+
+void ls_npu_set_report(ls_npu_params *n, ls_npu_report *r) { n->report = r; }
 
 /* Seconds of calls covering `tokens` tokens of an op (bytes, flops/token, attention). */
 static double op_seconds(const ls_npu_params *n, double bytes, double flops, double attn_per_ctx,

@@ -41,6 +41,16 @@ typedef struct ls_npu_dynamic {
                                   mat_flops and pad_small are not used */
 } ls_npu_dynamic;
 
+/* What a run's NPU queries say about padding (q4_0-dynamic regime): pad_decides counts the calls
+ * whose time device.npu.pad_small would change, whatever pad_small is in the run: calls below
+ * mat_min with the matrix path present, where the padded pass computes faster than the vector
+ * path and that compute exceeds the weight read (the roofline's max). When it is 0 after a run
+ * with pad_small off, every NPU time of the run is the same with pad_small on, bit for bit, so
+ * the run with pad_small on is the same run (runner/study/noeffect.h). Owned by the caller. */
+typedef struct ls_npu_report {
+  long pad_decides;
+} ls_npu_report;
+
 typedef struct ls_npu_params {
   char name[64];               /* "Hexagon (8 Gen 3)" */
   ls_npu_regime regime;        /* which regime the cost queries use */
@@ -56,12 +66,18 @@ typedef struct ls_npu_params {
   int shapes[LS_NPU_SHAPES_MAX];
   double shape_rel[LS_NPU_SHAPES_MAX]; /* rel at each shape (filled by ls_npu_prepare) */
   double idle_w, busy_w;       /* power */
+  ls_npu_report *report;       /* borrowed; NULL: no report. Written through by the cost queries
+                                  (which take the parameters const): set on a run's own copy of the
+                                  device only (ls_npu_set_report), never on a shared one */
 } ls_npu_params;
 
 /* Checks the curve and shapes and fills shape_rel (needs curve covering every shape). */
 int ls_npu_prepare(ls_npu_params *n, ls_error *err);
 /* Batch-curve value at any token count in [first, last] point (Steffen; clamps outside). */
 double ls_npu_relative(const ls_npu_params *n, double tokens);
+
+/* Points n's report at r (NULL: none); r's count is not reset. */
+void ls_npu_set_report(ls_npu_params *n, ls_npu_report *r);
 
 /* Names of the regimes, indexed by ls_npu_regime, NULL-terminated: "static-graph", "q4_0-dynamic". */
 extern const char *const ls_npu_regime_names[];

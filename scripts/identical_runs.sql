@@ -1,6 +1,10 @@
 -- Runs of one results database whose per-prompt results are identical although their resolved
 -- configurations (runs.config_json, the identity reuse compares) differ: evidence for settings
--- that could not affect a run (docs/PERFORMANCE.md, "Issue 33, session 15").
+-- that could not affect a run (docs/PERFORMANCE.md, "Issue 33, session 15"). Since session 17 a
+-- padding twin (device.npu.pad_small true, otherwise an earlier run's configuration) is recorded
+-- as that run's simulation when the NPU reports that padding decided no call
+-- (docs/EXPERIMENTS.md, "Padding twins"); such copies still show here, as do the twins whose
+-- report said padding decided a call but whose results came out the same anyway.
 --   sqlite3 results/regime.db < scripts/identical_runs.sql
 -- Prints the number of runs, of configurations and of distinct results, then per system,
 -- device and case the configurations whose results an earlier configuration already had.

@@ -11,6 +11,7 @@
 #define LS_RUNNER_DECODE_H
 #include <signal.h>
 #include <stdint.h>
+#include "devices/npu.h"
 #include "policies/plugin.h"
 #include "results/db.h"
 #include "runner/decode/runspec.h"
@@ -62,6 +63,12 @@ typedef struct ls_decode_result {
    * in a loop instead of an engine event per layer (runner/decode/cycle_verify.c, "Inline
    * passes"); the results are the same either way. */
   long inline_passes;
+  /* The NPU's padding report of the run (devices/npu.h): npu_reported is 1 when the run's own
+   * copy of the device counted it (every run of the event engine), 0 otherwise, when nothing
+   * may be concluded from npu_report. Read by a study to reuse a run for its twin that differs
+   * only in device.npu.pad_small (runner/study/noeffect.h); not stored. */
+  ls_npu_report npu_report;
+  int npu_reported;
 } ls_decode_result;
 
 /* The most events one run may simulate, per generated token (times workload.max_tokens and

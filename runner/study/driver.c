@@ -24,6 +24,7 @@
 #include "devices/device.h"
 #include "runner/decode/paths.h"
 #include "runner/decode/system.h"
+#include "runner/study/noeffect.h"
 #include "sim/rng.h"
 #include "sim/stop.h"
 #include "sim/units.h"
@@ -301,6 +302,19 @@ static int reuse_or_run(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, co
   return LS_OK;
 }
 
+/* Run j, the padding twin of the simulation in res (runner/study/noeffect.h): recorded as that
+ * simulation when its NPU report says padding decides none of its calls, else simulated. */
+static int twin_or_run(ls_decode_cache *cache, ls_db *db, ls_run_spec *spec, const ls_driver_opts *o,
+                       ls_decode_result *res, int have, char *mark, ls_error *err)
+{
+  ls_decode_result chk, twin;
+  int same = have && ls_noeffect_twin_result(cache, spec, res, &chk, &twin);
+  int rc = reuse_or_run(cache, db, spec, o, same ? &twin : res, same, mark, err);
+  if (same)
+    ls_decode_result_free(&chk); /* twin borrows res's results and chk's settings */
+  return rc;
+}
+
 /* A worker: takes positions from the queue until none is left; reports each finished run as
  * one byte on fd ('o' ok, 'i' invalid, 'f' failed, 's' skipped). A position whose run reuses
  * an earlier one's simulation (lead[i] != i) is left to the worker of that earlier run, which
@@ -332,7 +346,7 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, const int *lead, ru
     for (int j = i + 1; lead && rc == LS_OK && j < n && !g_stop; j++) {
       if (lead[j] != i)
         continue;
-      rc = reuse_or_run(cache, db, ls_experiment_run(x, j), o, &res, have, &mark, &err);
+      rc = (lead[n + j] ? twin_or_run : reuse_or_run)(cache, db, ls_experiment_run(x, j), o, &res, have, &mark, &err);
       if (rc == LS_OK && write(fd, &mark, 1) != 1)
         rc = ls_error_set(&err, LS_EIO, "worker %d: cannot report to the parent: %s", k + 1, strerror(errno));
     }
@@ -346,11 +360,12 @@ static int worker(ls_experiment *x, const ls_driver_opts *o, const int *lead, ru
 }
 
 /* lead[i]: the first spec of x with spec i's reuse_id (i itself when none comes before it, or
- * when its id is not resolved); NULL when out of memory (then nothing is reused). Owned. */
+ * when its id is not resolved), or the run whose padding twin i is (runner/study/noeffect.h);
+ * lead[n + i]: 1 for such a twin, else 0. NULL when out of memory (then nothing is reused). Owned. */
 static int *reuse_leads(ls_experiment *x, int *saved)
 {
   int n = ls_experiment_count(x);
-  int *lead = malloc((size_t)(n > 0 ? n : 1) * sizeof *lead);
+  int *lead = calloc((size_t)(n > 0 ? 2 * n : 1), sizeof *lead);
   *saved = 0;
   if (!lead)
     return NULL;
@@ -585,6 +600,8 @@ int ls_driver_run(ls_experiment *x, const ls_driver_opts *o, ls_driver_summary *
   fflush(NULL); /* children must not re-flush the parent's buffered output */
   run_queue q = {NULL};
   int *lead = rc == LS_OK ? reuse_leads(x, &sum->reused) : NULL;
+  if (lead) /* reused only where the lead's simulation shows padding decided nothing */
+    ls_noeffect_pad_twins(x, o->data_root, o->policies, lead);
   if (rc == LS_OK)
     rc = queue_open(&q, err);
   if (rc == LS_OK)

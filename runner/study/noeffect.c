@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "runner/decode/paths.h"
+#include "runner/study/driver.h"
 
 typedef struct point {
   char key[128], system[LS_NAME_MAX], group[768], asked[64], why[200];
@@ -150,4 +151,81 @@ int ls_noeffect_warn(ls_experiment *x, const ls_policy_set *policies, FILE *f, c
   free(w);
   ls_decode_cache_free(cache);
   return rc;
+}
+
+/* ---- padding twins (noeffect.h) ---- */
+
+#define PAD_KEY "device.npu.pad_small"
+
+/* The reuse id spec would have with device.npu.pad_small false (id: 33 bytes); 0 when it cannot
+ * be set up that way. */
+static int flipped_reuse_id(ls_decode_cache *cache, const ls_run_spec *spec, char *id)
+{
+  ls_run_spec flip = *spec; /* borrows device; settings replaced by a copy */
+  ls_error err;
+  ls_error_clear(&err);
+  int ok = ls_kv_copy(&flip.settings, spec->settings, &err) == LS_OK &&
+           ls_kv_set(flip.settings, PAD_KEY, "false", "padding twin", &err) == LS_OK;
+  flip.run_id[0] = flip.reuse_id[0] = '\0';
+  ok = ok && ls_driver_resolve_id(cache, &flip, &err) == LS_OK && flip.reuse_id[0];
+  if (ok)
+    memcpy(id, flip.reuse_id, sizeof flip.reuse_id);
+  if (flip.settings != spec->settings)
+    ls_kv_free(flip.settings);
+  return ok;
+}
+
+int ls_noeffect_pad_twins(ls_experiment *x, const char *data_root, const ls_policy_set *policies, int *lead)
+{
+  int n = ls_experiment_count(x), marked = 0;
+  ls_decode_cache *cache = NULL;
+  ls_error err;
+  ls_error_clear(&err);
+  if (ls_decode_cache_create(&cache, data_root, &err) != LS_OK)
+    return 0; /* nothing marked: every twin is simulated */
+  ls_decode_cache_set_policies(cache, policies);
+  for (int j = 0; j < n; j++) {
+    ls_run_spec *s = ls_experiment_run(x, j);
+    if (lead[j] != j || !s->reuse_id[0] || strcmp(given(s, PAD_KEY), "true") != 0)
+      continue;
+    int copied = 0; /* a twin another run reuses stays a lead: its copies need its own results */
+    for (int k = j + 1; k < n && !copied; k++)
+      copied = lead[k] == j;
+    char id[sizeof s->reuse_id];
+    if (copied || !flipped_reuse_id(cache, s, id))
+      continue;
+    for (int i = 0; i < j; i++)
+      if (lead[i] == i && !lead[n + i] && strcmp(ls_experiment_run(x, i)->reuse_id, id) == 0) {
+        lead[j] = i;
+        lead[n + j] = 1;
+        marked++;
+        break;
+      }
+  }
+  ls_decode_cache_free(cache);
+  return marked;
+}
+
+int ls_noeffect_twin_result(ls_decode_cache *cache, ls_run_spec *twin, const ls_decode_result *lead_res,
+                            ls_decode_result *chk, ls_decode_result *out)
+{
+  memset(chk, 0, sizeof *chk);
+  if (!lead_res->valid || !lead_res->npu_reported || lead_res->npu_report.pad_decides != 0)
+    return 0;
+  ls_error err;
+  ls_error_clear(&err);
+  if (ls_decode_check(cache, twin, chk, &err) != LS_OK || !chk->valid) {
+    ls_decode_result_free(chk);
+    memset(chk, 0, sizeof *chk);
+    return 0;
+  }
+  *out = *lead_res; /* the simulation's metrics, prompts and steps */
+  out->settings = chk->settings; /* what the twin read: its own pad_small, its own origins */
+  out->n_settings = chk->n_settings;
+  memcpy(out->effective, chk->effective, sizeof out->effective);
+  out->n_effective = chk->n_effective;
+  memcpy(out->head_memory, chk->head_memory, sizeof out->head_memory);
+  memcpy(out->unknown_key, chk->unknown_key, sizeof out->unknown_key);
+  memcpy(out->plugins, chk->plugins, sizeof out->plugins);
+  return 1;
 }

@@ -998,6 +998,67 @@ static void test_dynamic_cost(void)
   CU_ASSERT_EQUAL(ls_npu_prepare(&p, NULL), LS_EINVALID); /* the selected regime must be there */
 }
 
+/* The padding report (ls_npu_report): with pad_small off it counts exactly the calls whose time
+ * pad_small would change, by the numbers of test_dynamic_cost: 10 tokens (vector 20 ms > padded
+ * 16 ms > read 5 ms) yes; 5 tokens (10 ms < 16 ms) no; 1 token (read-bound) no; 33 tokens
+ * (matrix path) no; a head whose read (40 ms) exceeds the vector compute at 10 tokens no. Every
+ * call counted is one whose time differs with pad_small on, and every other one is equal. */
+/* 1 when the report counts the call: on a copy of n with a report of its own. */
+static int pad_decides(const ls_npu_params *n, double bytes, double flops, int tokens)
+{
+  ls_npu_params probe = *n;
+  ls_npu_report r = {0};
+  ls_npu_set_report(&probe, &r);
+  (void)ls_npu_lmhead_ns(&probe, bytes, flops, tokens);
+  return r.pad_decides > 0;
+}
+
+static void test_pad_report(void)
+{
+  ls_npu_params p = {.regime = LS_NPU_Q4_0_DYNAMIC, .weight_bw = 1e9, .flops = 1e12, .attn_flops = 2e12,
+                     .n_curve = 2, .curve_tokens = {1, 128}, .curve_rel = {1, 2}, .n_shapes = 1, .shapes = {1},
+                     .dyn = {1, 0.3e-3, 20e9, 100e9, 400e9, 32, 32, 0, 1}};
+  CU_ASSERT_EQUAL_FATAL(ls_npu_prepare(&p, NULL), LS_OK);
+  CU_ASSERT_PTR_NULL(p.report); /* a report only where one is set */
+  ls_layer_work w = {100e6, 200e6, 1000, 0};
+  ls_npu_report r = {0};
+  ls_npu_set_report(&p, &r);
+  const int tokens[] = {10, 5, 1, 33};
+  const long counted[] = {1, 0, 0, 0};
+  for (int i = 0; i < 4; i++) {
+    long before = r.pad_decides;
+    int64_t off = ls_npu_layer_ns(&p, &w, tokens[i], 50);
+    CU_ASSERT_EQUAL(r.pad_decides - before, counted[i]);
+    CU_ASSERT_EQUAL(pad_decides(&p, w.weight_bytes, w.flops_per_token, tokens[i]), (int)counted[i]);
+    p.dyn.pad_small = 1;
+    CU_ASSERT_EQUAL(ls_npu_layer_ns(&p, &w, tokens[i], 50) != off, counted[i] != 0);
+    p.dyn.pad_small = 0;
+  }
+  CU_ASSERT_EQUAL(r.pad_decides, 2); /* 10 tokens, counted with pad_small off and on */
+  CU_ASSERT_EQUAL(pad_decides(&p, 800e6, 200e6, 10), 0); /* read 40 ms bounds it */
+  /* every N below mat_min, a sweep of ops: the count equals the calls whose time moves */
+  for (double f = 20e6; f <= 400e6; f *= 1.37)
+    for (int n = 1; n < 32; n++) {
+      long before = r.pad_decides;
+      int64_t off = ls_npu_lmhead_ns(&p, 100e6, f, n);
+      p.dyn.pad_small = 1;
+      int64_t on = ls_npu_lmhead_ns(&p, 100e6, f, n);
+      p.dyn.pad_small = 0;
+      long c = r.pad_decides - before - (pad_decides(&p, 100e6, f, n) ? 1 : 0);
+      CU_ASSERT_EQUAL(c >= 0 && c <= 1 && (c == 1) == (on != off), 1); /* the pad-on call counts too */
+      CU_ASSERT(on <= off);
+    }
+  p.dyn.matrix_path = 0; /* no matrix path: pad_small is unused, nothing counted */
+  long before = r.pad_decides;
+  (void)ls_npu_layer_ns(&p, &w, 10, 0);
+  CU_ASSERT_EQUAL(r.pad_decides, before);
+  p.dyn.matrix_path = 1;
+  p.regime = LS_NPU_STATIC; /* the static regime pads to compiled shapes, not by pad_small */
+  (void)ls_npu_layer_ns(&p, &w, 10, 0);
+  CU_ASSERT_EQUAL(r.pad_decides, before);
+  CU_ASSERT_EQUAL(pad_decides(&p, w.weight_bytes, w.flops_per_token, 10), 0);
+}
+
 /* Whole-model pass in the q4_0-dynamic regime: L layers on the NPU + the output projection on
  * the CPU, as llama.cpp's Hexagon backend runs it (src:llamacpp-23647). */
 static double dyn_pass_ms(const ls_device *dev, double layer_b, double layer_f, int L, double head_b, int tokens)
@@ -1123,6 +1184,7 @@ CU_TestInfo npu_tests[] = {{"batch curve exact at points and monotone", test_cur
                            {"event path equals the query exactly", npu_event_path},
                            {"calibration targets (AI Hub)", test_calibration_targets},
                            {"q4_0-dynamic regime: hand arithmetic", test_dynamic_cost},
+                           {"q4_0-dynamic regime: the padding report", test_pad_report},
                            {"q4_0-dynamic calibration targets (llama.cpp Hexagon)", test_dynamic_calibration},
                            {"q4_0-dynamic: device.npu.mat_min by llama.cpp build", test_dynamic_mat_min_setting},
                            {"q4_0-dynamic: device.npu.matrix_path off is the vector path at every size", test_dynamic_matrix_path_setting},

@@ -11,7 +11,9 @@
 #include "ls_test.h"
 #include "rtest.h"
 #include "results/db.h"
+#include "runner/decode/paths.h"
 #include "runner/report/plot.h"
+#include "runner/study/noeffect.h"
 
 #define SMALL "--prompts 5 --tokens 24"
 #define CELL "--device oneplus-12 --model llama-3.1-8b --dataset gsm8k"
@@ -361,6 +363,122 @@ static void test_reuse(void)
   sqlite3_close(h);
 }
 
+/* query() on db with db2 attached as o. */
+static void query2(const char *db, const char *db2, const char *sql, char *out, size_t size)
+{
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  char attach[256];
+  out[0] = '\0';
+  snprintf(attach, sizeof attach, "ATTACH '%s' AS o", db2);
+  CU_ASSERT_EQUAL_FATAL(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  CU_ASSERT_EQUAL_FATAL(sqlite3_exec(h, attach, NULL, NULL, NULL), SQLITE_OK);
+  CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    snprintf(out, size, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+}
+
+/* Issue 33: the NPU's padding report (devices/npu.h) on whole runs: AR from flash on the Honor
+ * 500 Pro (one-token passes, bound by the weight read) has no call padding decides; Lever on the
+ * OnePlus 12 with the matrix path (131.8 against 588.7 GFLOP/s: passes of 8 tokens and more pad)
+ * has. ls_noeffect_twin_result takes the first for its twin, with the twin's own settings, and
+ * refuses the second. */
+static void test_pad_report_runs(void)
+{
+  ls_decode_result ar, lv, chk, out;
+  const char *mat = "device.npu.matrix_path=true;workload.prompts=2;workload.max_tokens=16";
+  CU_ASSERT_EQUAL_FATAL(ls_rt_run(ls_data_root(), "honor-500-pro", "qwen3-4b", "gsm8k", "ar-flash", mat, 0, &ar), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_rt_run(ls_data_root(), "oneplus-12", "qwen3-4b", "gsm8k", "lever", mat, 0, &lv), LS_OK);
+  CU_ASSERT_EQUAL(ar.npu_reported, 1);
+  CU_ASSERT_EQUAL(ar.npu_report.pad_decides, 0);
+  CU_ASSERT_EQUAL(lv.npu_reported, 1);
+  CU_ASSERT(lv.npu_report.pad_decides > 0);
+  ls_error err;
+  ls_kv *kv = NULL;
+  ls_experiment *x = NULL;
+  ls_decode_cache *c = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_kv_create(&kv, &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_assign(kv, "device.npu.matrix_path=true", "test", &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_assign(kv, "device.npu.pad_small=true", "test", &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_assign(kv, "workload.prompts=2", "test", &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_kv_assign(kv, "workload.max_tokens=16", "test", &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_experiment_single(&x, "honor-500-pro", "qwen3-4b", "gsm8k", "ar-flash", kv, 7,
+                                             ls_data_root(), &err), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_decode_cache_create(&c, ls_data_root(), &err), LS_OK);
+  CU_ASSERT_EQUAL(ls_noeffect_twin_result(c, ls_experiment_run(x, 0), &ar, &chk, &out), 1);
+  int pad = 0;
+  for (int i = 0; i < out.n_settings; i++)
+    pad += !strcmp(out.settings[i].key, "device.npu.pad_small") && !strcmp(out.settings[i].value, "true");
+  CU_ASSERT_EQUAL(pad, 1); /* the twin's own settings */
+  CU_ASSERT_PTR_EQUAL(out.prompts, ar.prompts); /* the lead's results */
+  ls_decode_result_free(&chk);
+  CU_ASSERT_EQUAL(ls_noeffect_twin_result(c, ls_experiment_run(x, 0), &lv, &chk, &out), 0);
+  ar.npu_reported = 0; /* a run without a report proves nothing */
+  CU_ASSERT_EQUAL(ls_noeffect_twin_result(c, ls_experiment_run(x, 0), &ar, &chk, &out), 0);
+  ls_decode_cache_free(c);
+  ls_experiment_free(x);
+  ls_kv_free(kv);
+  ls_decode_result_free(&ar);
+  ls_decode_result_free(&lv);
+}
+
+/* Issue 33: a padding twin (a run with device.npu.pad_small true whose configuration is another
+ * run's with it false) is recorded as that run's simulation when the NPU reports that padding
+ * decided no call, and simulated otherwise; either way every per-prompt value and metric equals
+ * the twin simulated in a study of its own, where it has no lead. The study holds both kinds:
+ * AR from flash and SpecInfer on the Honor 500 Pro (reused), Lever on the OnePlus 12 (padding
+ * moves its times, so simulated). */
+/* Writes text to yaml and sweeps it into db with jobs workers; the exit status. */
+static int sweep_text(const char *yaml, const char *text, const char *db, int jobs)
+{
+  char args[512], out[16384];
+  FILE *f = fopen(yaml, "w");
+  if (!f)
+    return -1;
+  fputs(text, f);
+  fclose(f);
+  snprintf(args, sizeof args, "sweep '%s' --db '%s' --jobs %d", yaml, db, jobs);
+  return ls_test_cli(args, out, sizeof out);
+}
+
+static void test_pad_twins(void)
+{
+  char db1[128], db2[128], yaml[128], v[256], text[1024];
+  snprintf(db1, sizeof db1, "%s/twins1.db", g_dir);
+  snprintf(db2, sizeof db2, "%s/twins2.db", g_dir);
+  snprintf(yaml, sizeof yaml, "%s/twins.yaml", g_dir);
+  const char *study = "name: twins\nseed: 5\nsettings:\n  workload.prompts: 5\n  workload.max_tokens: 16\nparts:\n"
+                      "  - name: p\n    devices: [honor-500-pro, oneplus-12]\n    models: [qwen3-4b]\n"
+                      "    datasets: [gsm8k]\n    systems: [ar-flash, specinfer, lever]\n    cases:\n%s"
+                      "      - {device.npu.matrix_path: \"true\", device.npu.pad_small: \"true\"}\n";
+  snprintf(text, sizeof text, study, "      - {device.npu.matrix_path: \"true\"}\n");
+  CU_ASSERT_EQUAL(sweep_text(yaml, text, db1, 2), 0);
+  snprintf(text, sizeof text, study, ""); /* the twins alone: each simulated */
+  CU_ASSERT_EQUAL(sweep_text(yaml, text, db2, 1), 0);
+  /* six twins, each matched by its resolved configuration */
+  char sql[2048];
+  query2(db1, db2, "SELECT count(*) FROM runs r JOIN o.runs q ON q.config_json = r.config_json AND q.run_id ="
+                   " r.run_id WHERE r.axes_json LIKE '%pad_small%'", v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "6");
+  /* every per-prompt value and every metric of each twin equal, bit for bit */
+  snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM runs r JOIN o.runs q ON q.run_id = r.run_id"
+           " JOIN prompts p ON p.run_id = r.run_id LEFT JOIN o.prompts s ON s.run_id = q.run_id AND s.prompt ="
+           " p.prompt AND s.tokens IS p.tokens AND s.cycles IS p.cycles AND s.decode_s IS p.decode_s AND s.ttft_s IS"
+           " p.ttft_s AND s.draft_s IS p.draft_s AND s.verify_s IS p.verify_s AND s.npu_busy_s IS p.npu_busy_s AND"
+           " s.energy_j IS p.energy_j AND s.io_wait_s IS p.io_wait_s WHERE s.prompt IS NULL) || ' ' || (SELECT"
+           " count(*) FROM runs r JOIN o.runs q ON q.run_id = r.run_id JOIN metrics m ON m.run_id = r.run_id LEFT"
+           " JOIN o.metrics n ON n.run_id = q.run_id AND n.name = m.name WHERE n.value IS NOT m.value)");
+  query2(db1, db2, sql, v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "0 0");
+  /* and padding moved Lever's times on the OnePlus 12: its twin is not its lead's copy */
+  query(db1, "SELECT count(DISTINCT m.value) FROM runs r JOIN metrics m ON m.run_id = r.run_id WHERE r.system ="
+             " 'lever' AND r.device = 'oneplus-12' AND r.axes_json LIKE '%matrix_path%' AND m.name = 'throughput_tps'",
+        v, sizeof v);
+  CU_ASSERT_STRING_EQUAL(v, "2");
+}
+
 /* Issue 33: verify.head_memory=auto is the placement it resolves to (in flash for an NPU head,
  * in DRAM for Lever's on-demand CPU head), so setting that placement is the same run, and the
  * other placement is another run. */
@@ -578,6 +696,8 @@ CU_TestInfo ls_rt_studies[] = {
     {"results/ names no system, part or axis in its SQL", test_results_policy_agnostic},
     {"cases: one point each, recorded as axes; clashes refused", test_cases},
     {"runs with the same resolved settings are simulated once, recorded under each", test_reuse},
+    {"the NPU's padding report on whole runs; a twin's record", test_pad_report_runs},
+    {"a padding twin is its lead's run only when padding decided nothing", test_pad_twins},
     {"verify.head_memory=auto is the placement it resolves to", test_head_memory_identity},
     {"profiles list stays aligned with a long id and name", test_profiles_list_aligned},
     {"every example of docs/EXPERIMENTS.md loads; every key is documented", test_experiments_doc},
