@@ -603,6 +603,39 @@ static void pair_estimates(refresh_ctx *c, int n, int alone, int larger_b, const
   }
 }
 
+/* Whether every replicate of a run against itself is exactly 1: both sides sum the same draws
+ * of the same rows, so each replicate's ratio is x / x, which is 1 exactly when x is finite
+ * and not 0. Every value of every prompt in [1e-100, 1e100] and n <= 1e6 keeps every sum of n
+ * draws, and their quotients, finite and non-zero. */
+static int self_pair_ones(const prow *a, int n)
+{
+  if (n > 1000000) return 0;
+  for (int j = 0; j < n; j++) {
+    const double v[4] = {a[j].tok, a[j].time, a[j].tau, a[j].cyc};
+    for (int k = 0; k < 4; k++)
+      if (!(v[k] >= 1e-100 && v[k] <= 1e100)) return 0;
+  }
+  return 1;
+}
+
+/* The interval a run against itself gets (self_pair_ones): sim/boot.c's percentile interval
+ * over LS_BOOT_RESAMPLES replicates, every one 1, without drawing them. fig10 shows Lever's
+ * and AR from flash's own rows, fig11 SpecInfer's, fig12 Lever without pruning's: three of
+ * the 27 drawn pairs of the sized systems' length in each configuration of the main part. */
+static void self_pair_interval(ls_boot_ci cis[2])
+{
+  static const double tail = (1 - LS_BOOT_LEVEL) / 2;
+  double ones[LS_BOOT_RESAMPLES];
+  for (int k = 0; k < 2; k++) {
+    cis[k].reliable = cis[k].n >= LS_BOOT_MIN_UNITS && isfinite(cis[k].est);
+    if (!cis[k].reliable) continue;
+    for (int r = 0; r < LS_BOOT_RESAMPLES; r++) ones[r] = 1.0;
+    cis[k].lo = ls_boot_quantile(ones, LS_BOOT_RESAMPLES, tail);
+    for (int r = 0; r < LS_BOOT_RESAMPLES; r++) ones[r] = 1.0;
+    cis[k].hi = ls_boot_quantile(ones, LS_BOOT_RESAMPLES, 1 - tail);
+  }
+}
+
 /* Writes the pair's two ratios; drawn: with their intervals, else their estimates alone. */
 static int insert_ratio(refresh_ctx *c, const char *id, const char *ref_id, const char *ref,
                         int drawn, ls_error *err)
@@ -612,9 +645,12 @@ static int insert_ratio(refresh_ctx *c, const char *id, const char *ref_id, cons
   ls_boot_blend bl[2];
   int n = rc == LS_OK ? pair_rows(c->a, c->na, c->b, c->nb, c->buf, &alone, &larger_b) : 0;
   if (n > 0) pair_blends(c->buf, n, alone, larger_b, bl);
-  if (n > 0 && !drawn)
+  int self = n > 0 && drawn && strcmp(id, ref_id) == 0 && self_pair_ones(c->a, c->na);
+  if (n > 0 && (!drawn || self))
     pair_estimates(c, n, alone, larger_b, bl, cis);
-  else if (n > 0) /* one resample list per replicate for both metrics */
+  if (self)
+    self_pair_interval(cis);
+  else if (n > 0 && drawn) /* one resample list per replicate for both metrics */
     rc = ls_boot_ci_strata(c->buf, n, alone, PAIR_COLS, pair_stats, bl, 2, pair_seed(c->buf, n),
                            LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, cis, err);
   for (int m = 0; rc == LS_OK && m < 2; m++) {

@@ -622,6 +622,50 @@ static void test_shown_ratio_intervals(void)
                               " AND vs_specinfer_lo < vs_specinfer_hi"), 1);
   CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM v_vs_lever WHERE part = 'budget' AND lever_speedup_lo"
                               " IS NOT NULL AND vs_ar_flash_lo IS NOT NULL"), 3);
+  /* a run against itself takes its interval without drawing (every replicate is 1): the same
+   * bits as the bootstrap of its table (any seed: the replicates do not depend on it) */
+  ls_db_prompt pr[FX_PROMPTS];
+  fx_prompts("lever", 10, 3, pr);
+  double rows[FX_PROMPTS * 12];
+  for (int j = 0; j < FX_PROMPTS; j++) {
+    const double v[4] = {pr[j].tokens, pr[j].decode_s, pr[j].tau_sum, pr[j].cycles};
+    for (int k = 0; k < 12; k++) rows[j * 12 + k] = v[k % 4];
+  }
+  static const ls_boot_cols st[2] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
+  ls_boot_ci self[2];
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, FX_PROMPTS, 0, 12, st, NULL, 2, 0x5e1f, LS_BOOT_RESAMPLES,
+                                          LS_BOOT_LEVEL, self, &e), LS_OK);
+  static const char *const metric[2] = {"throughput_tps", "tau"};
+  for (int k = 0; k < 2; k++) {
+    CU_ASSERT(self[k].reliable && self[k].lo == 1.0 && self[k].hi == 1.0);
+    static const char *const col[3] = {"ratio", "lo", "hi"};
+    const double want[3] = {self[k].est, self[k].lo, self[k].hi};
+    for (int i = 0; i < 3; i++) {
+      snprintf(q, sizeof q, "SELECT c.%s FROM ratio_ci c JOIN runs r USING(run_id) WHERE r.part = 'main'"
+                            " AND r.system = 'lever' AND c.ref_system = 'lever' AND c.metric = '%s'",
+               col[i], metric[k]);
+      CU_ASSERT_EQUAL(fx_query(b, q), want[i]);
+    }
+  }
+  /* the shortcut only where every replicate is 1: not for a run whose prompts took no time
+   * (most replicates 0 / 0 here: no interval, as the bootstrap finds), nor under
+   * LS_BOOT_MIN_UNITS prompts */
+  CU_ASSERT_EQUAL(fx_add_prompts(b, "mapping", "d0", "m0", "s0", "lever", "{}", 7, 10, 3, pr, 4), LS_OK);
+  for (int j = 0; j < 5; j++) pr[j].decode_s = j == 2 ? 1.0 : 0.0;
+  CU_ASSERT_EQUAL(fx_add_prompts(b, "overlap", "d0", "m0", "s0", "lever", "{}", 7, 64, 3, pr, 5), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_pair_run(b, NULL, &e), LS_OK);
+  for (int j = 0; j < 5; j++)
+    for (int k = 0; k < 12; k++) rows[j * 12 + k] = k % 4 == 1 ? pr[j].decode_s : rows[j * 12 + k];
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, 5, 0, 12, st, NULL, 2, 0x5e1f, LS_BOOT_RESAMPLES,
+                                          LS_BOOT_LEVEL, self, &e), LS_OK);
+  CU_ASSERT(!self[0].reliable && self[1].reliable);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM ratio_ci c JOIN runs r USING(run_id) WHERE r.part ="
+                              " 'overlap' AND c.metric = 'throughput_tps' AND c.lo IS NULL AND c.ratio = 1"), 1);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM ratio_ci c JOIN runs r USING(run_id) WHERE r.part ="
+                              " 'overlap' AND c.metric = 'tau' AND c.lo = 1 AND c.hi = 1"), 1);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM ratio_ci c JOIN runs r USING(run_id) WHERE r.part ="
+                              " 'mapping' AND c.lo IS NULL AND c.ratio = 1 AND c.prompts = 4"), 2);
+  CU_ASSERT_EQUAL(ls_db_exec(b, "DELETE FROM runs WHERE part IN ('overlap', 'mapping')", &e), LS_OK);
   /* a refresh of the shown database writes the same rows */
   CU_ASSERT_EQUAL(ls_db_exec(b, "CREATE TEMP TABLE r0 AS SELECT * FROM ratio_ci", &e), LS_OK);
   CU_ASSERT_EQUAL(ls_db_stats_refresh(b, &e), LS_OK);
