@@ -199,14 +199,17 @@ int ls_db_metric_cis(const ls_db_prompt *p, int n, ls_boot_ci out[], ls_error *e
 /* The intervals a study declares it reads (docs/EXPERIMENTS.md, "Intervals"), as the roles
  * of its database: role intervals.metrics, the comma-separated metrics of
  * ls_db_ci_metric_name whose per-run interval is written (table metric_ci; unset or "all":
- * every one), and intervals.ratios, "all" (unset) or "none" (no paired ratio intervals:
- * tables ratio_ci and summary_ci stay empty, the views' ratios are the runs' own quotients).
+ * every one), and intervals.ratios, "all" (unset), "shown" (every pair's estimate, but the
+ * interval only of the pairs whose interval a view shows: lo and hi NULL for the others) or
+ * "none" (no paired ratio intervals: tables ratio_ci and summary_ci stay empty, the views'
+ * ratios are the runs' own quotients).
  * 0 when value is valid for role (any value of another role is); else -1, why (size bytes)
  * saying what is wrong. */
 int ls_db_intervals_role_check(const char *role, const char *value, char *why, size_t size);
 /* *written: 1 when the database's study writes the per-run interval of metric name (one of
  * ls_db_ci_metric_name), 0 when its role intervals.metrics leaves it out; *ratios: 1 when it
- * writes the paired ratio intervals. Either pointer may be NULL. LS_EDB for an invalid role. */
+ * writes every pair's ratio interval, 2 those a view shows only (intervals.ratios = shown), 0
+ * none. Either pointer may be NULL. LS_EDB for an invalid role. */
 int ls_db_intervals_written(ls_db *db, const char *name, int *written, int *ratios, ls_error *err);
 /* Metric name (one of ls_db_ci_metric_name) on one prompt, as a numerator and a denominator:
  * over a set of prompts the metric is sum num / sum den (what the intervals resample).

@@ -27,7 +27,11 @@ struct ls_db {
   void *ci_last; /* owned (results/stats.c): the last run's prompts and metric intervals */
   int ci_want_read;        /* the study's declared intervals were read (results/stats.c): */
   unsigned long ci_mask;   /*   bit i: metric i's per-run interval is written (metric_ci) */
-  int ci_ratios;           /*   1: the paired ratio intervals (ratio_ci, summary_ci) too */
+  int ci_ratios;           /*   which paired ratio intervals (ratio_ci, summary_ci): */
+#define LS_CI_RATIOS_NONE 0  /*     none */
+#define LS_CI_RATIOS_ALL 1   /*     every pair's */
+#define LS_CI_RATIOS_SHOWN 2 /*     the pairs whose interval a view shows; the others'
+                                    estimates only (results/stats.c, PAIR_SHOWN) */
   sqlite3_stmt *st_pairs; /* owned (results/stats.c): one run's pairs without an interval,
                              asked after every run written; prepared once (about 1 M
                              instructions each time: the query joins the roles' views) */

@@ -88,7 +88,8 @@
  * v_vs_lever, v_speedup, fig10, fig11 and fig12 are ratio_ci's estimates (the quotient of the
  * two runs' own metrics only where ratio_ci has none). A study may declare that it writes
  * fewer (roles intervals.metrics and intervals.ratios, ls_db_intervals_role_check): metric_ci
- * then holds the declared metrics' rows only, ratio_ci and summary_ci nothing, and the
+ * then holds the declared metrics' rows only, ratio_ci and summary_ci nothing (none) or every
+ * pair with lo and hi NULL where no view below shows them (shown: the paper replay), and the
  * interval columns below are NULL for the rest. Interval columns of the views:
  *   v_runs       + prompts, throughput_tps_lo/hi, tau_lo/hi;
  *   v_vs_lever, v_speedup  + lever_speedup_lo/hi, vs_lever_lo/hi, vs_ar_flash_lo/hi, prompts;
@@ -164,7 +165,7 @@ static const struct { const char *name, *about; } role_docs[] = {
     {"axis.matrix", "regime map axis: whether the NPU runtime has a matrix path"},
     {"axis.bandwidth", "the sweep axis of the sensitivity part"},
     {"intervals.metrics", "comma-separated metrics whose per-run intervals the study writes (metric_ci; unset: all)"},
-    {"intervals.ratios", "all (unset) or none: whether the study writes paired ratio intervals (ratio_ci, summary_ci)"},
+    {"intervals.ratios", "all (unset), shown or none: which paired ratio intervals the study writes (ratio_ci, summary_ci; shown: those a view shows, the other pairs' estimates alone)"},
     {NULL, NULL}};
 
 const char *ls_db_role_name(int i)
@@ -410,7 +411,7 @@ static const view_doc views[] = {
     {"sensitivity", "lever speedup vs flash bandwidth"},
     {"throughput", "main: tokens/s per configuration, one column per system"},
     {"summary", "same as v_summary (printed by reproduce)"},
-    {"v_metric_ci", "95 % interval of every run's metrics (bootstrap over prompts)"},
+    {"v_metric_ci", "95 % interval of every run's metrics its study declares (bootstrap over prompts)"},
     {"lever_ratios", "main: Lever's speedup over ar-flash and specinfer per configuration, 95 % CI"},
     {NULL, NULL}};
 

@@ -282,8 +282,9 @@ int ls_db_intervals_role_check(const char *role, const char *value, char *why, s
 {
   unsigned long mask;
   if (strcmp(role, "intervals.metrics") == 0) return parse_metrics(value, &mask, why, size);
-  if (strcmp(role, "intervals.ratios") == 0 && strcmp(value, "all") && strcmp(value, "none")) {
-    snprintf(why, size, "'%s' is neither all nor none", value);
+  if (strcmp(role, "intervals.ratios") == 0 && strcmp(value, "all") && strcmp(value, "none") &&
+      strcmp(value, "shown")) {
+    snprintf(why, size, "'%s' is not all, shown or none", value);
     return -1;
   }
   return 0;
@@ -295,7 +296,7 @@ static int want_read(ls_db *db, ls_error *err)
 {
   if (db->ci_want_read) return LS_OK;
   db->ci_mask = (1UL << N_DEFS) - 1;
-  db->ci_ratios = 1;
+  db->ci_ratios = LS_CI_RATIOS_ALL;
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db->h, "SELECT role, value FROM roles WHERE role IN ('intervals.metrics',"
                          " 'intervals.ratios')", -1, &st, NULL) != SQLITE_OK)
@@ -311,7 +312,8 @@ static int want_read(ls_db *db, ls_error *err)
     else if (strcmp(role, "intervals.metrics") == 0)
       parse_metrics(value, &db->ci_mask, why, sizeof why);
     else
-      db->ci_ratios = strcmp(value, "none") != 0;
+      db->ci_ratios = strcmp(value, "none") == 0 ? LS_CI_RATIOS_NONE
+                      : strcmp(value, "shown") == 0 ? LS_CI_RATIOS_SHOWN : LS_CI_RATIOS_ALL;
   }
   if (rc == LS_OK && s != SQLITE_DONE) rc = ls_db_fail(db, err, "reading the study's intervals (table roles)");
   sqlite3_finalize(st);
@@ -530,9 +532,24 @@ static const char *const ratio_metrics[] = {"throughput_tps", "tau"};
   " d.seed) = (" r ".part, " r ".device, " r ".model, " r ".dataset, " r ".axes_json, " r   \
   ".seed))"
 
-/* Every ok run against each reference system's run of its configuration. */
+/* Whether a view shows the interval of run s's ratio to reference run r (intervals.ratios =
+ * shown; results/schema.c): against Lever and AR from flash every run's (v_vs_lever and the
+ * views on it: fig10, v_speedup, lever_ratios, check, the sizing's precision); against the
+ * tree policy the non-autoregressive systems of the main and draft-policy parts (fig11);
+ * against Lever without pruning the runs of Lever and of itself in the main and pruning parts
+ * (fig12). A reference against itself is a pair too (its interval the point 1). The views'
+ * conditions, written the same way, so a pair is drawn exactly when one of them can show it. */
+#define PAIR_SHOWN                                                                             \
+  "CASE WHEN r.system IN (" R("system.reference") ", " R("system.baseline") ") THEN 1"         \
+  " WHEN r.system = " R("system.tree") " AND s.part IN (" R("part.main") ", "                   \
+  R("part.draft_policies") ") AND s.system NOT LIKE " R("system.ar_prefix") " || '%' THEN 1"   \
+  " WHEN r.system = " R("system.no_prune") " AND s.part IN (" R("part.main") ", "               \
+  R("part.pruning") ") AND s.system IN (" R("system.reference") ", " R("system.no_prune")     \
+  ") THEN 1 ELSE 0 END"
+
+/* Every ok run against each reference system's run of its configuration, and PAIR_SHOWN. */
 #define PAIRS_SELECT                                                                          \
-  "SELECT s.run_id, r.run_id, r.system FROM runs s JOIN runs r"                               \
+  "SELECT s.run_id, r.run_id, r.system, " PAIR_SHOWN " FROM runs s JOIN runs r"               \
   " ON r.status = 'ok' AND r.system IN (SELECT value FROM roles WHERE role IN ('system.reference'," \
   " 'system.baseline', 'system.tree', 'system.no_prune'))"                                    \
   " AND (r.part, r.device, r.model, r.dataset, r.axes_json, r.seed)"                          \
@@ -557,28 +574,85 @@ typedef struct refresh_ctx {
   int cap_buf;
 } refresh_ctx;
 
+/* The pair's table (PAIR_COLS a row) and, after it, room for its columns one by one
+ * (pair_estimates): (PAIR_COLS + 4) x n doubles. */
 static int ensure_buf(refresh_ctx *c, int n, ls_error *err)
 {
-  if (PAIR_COLS * n <= c->cap_buf) return LS_OK;
-  double *b = realloc(c->buf, PAIR_COLS * (size_t)n * sizeof *b);
+  if ((PAIR_COLS + 4) * n <= c->cap_buf) return LS_OK;
+  double *b = realloc(c->buf, (PAIR_COLS + 4) * (size_t)n * sizeof *b);
   if (!b) return ls_error_set(err, LS_ENOMEM, "intervals: out of memory");
   c->buf = b;
-  c->cap_buf = PAIR_COLS * n;
+  c->cap_buf = (PAIR_COLS + 4) * n;
   return LS_OK;
 }
 
+/* The estimates of a pair's two statistics without their intervals (a pair whose interval no
+ * view shows): ls_boot_stat over the n rows as measured, which sums each column in row order
+ * and blends as ls_boot_ci_strata's estimate does, bit for bit (sim/boot.h). */
+static void pair_estimates(refresh_ctx *c, int n, int alone, int larger_b, const ls_boot_blend *bl,
+                           ls_boot_ci cis[2])
+{
+  double *col = c->buf + (size_t)PAIR_COLS * n;
+  for (int k = 0; k < 2; k++) {
+    const ls_boot_cols *st = &pair_stats[k];
+    const int at[4] = {st->a_num, st->a_den, st->b_num, st->b_den};
+    for (int q = 0; q < 4; q++)
+      for (int j = 0; j < n; j++) col[(size_t)q * n + j] = c->buf[(size_t)j * PAIR_COLS + at[q]];
+    const ls_boot_pair p = {n, col, col + n, col + 2 * n, col + 3 * n, 0, alone, larger_b, bl[k].beta};
+    cis[k] = (ls_boot_ci){ls_boot_stat(&p, NULL), NAN, NAN, n - alone, 0};
+  }
+}
+
+/* Whether every replicate of a run against itself is exactly 1: both sides sum the same draws
+ * of the same rows, so each replicate's ratio is x / x, which is 1 exactly when x is finite
+ * and not 0. Every value of every prompt in [1e-100, 1e100] and n <= 1e6 keeps every sum of n
+ * draws, and their quotients, finite and non-zero. */
+static int self_pair_ones(const prow *a, int n)
+{
+  if (n > 1000000) return 0;
+  for (int j = 0; j < n; j++) {
+    const double v[4] = {a[j].tok, a[j].time, a[j].tau, a[j].cyc};
+    for (int k = 0; k < 4; k++)
+      if (!(v[k] >= 1e-100 && v[k] <= 1e100)) return 0;
+  }
+  return 1;
+}
+
+/* The interval a run against itself gets (self_pair_ones): sim/boot.c's percentile interval
+ * over LS_BOOT_RESAMPLES replicates, every one 1, without drawing them. fig10 shows Lever's
+ * and AR from flash's own rows, fig11 SpecInfer's, fig12 Lever without pruning's: three of
+ * the 27 drawn pairs of the sized systems' length in each configuration of the main part. */
+static void self_pair_interval(ls_boot_ci cis[2])
+{
+  static const double tail = (1 - LS_BOOT_LEVEL) / 2;
+  double ones[LS_BOOT_RESAMPLES];
+  for (int k = 0; k < 2; k++) {
+    cis[k].reliable = cis[k].n >= LS_BOOT_MIN_UNITS && isfinite(cis[k].est);
+    if (!cis[k].reliable) continue;
+    for (int r = 0; r < LS_BOOT_RESAMPLES; r++) ones[r] = 1.0;
+    cis[k].lo = ls_boot_quantile(ones, LS_BOOT_RESAMPLES, tail);
+    for (int r = 0; r < LS_BOOT_RESAMPLES; r++) ones[r] = 1.0;
+    cis[k].hi = ls_boot_quantile(ones, LS_BOOT_RESAMPLES, 1 - tail);
+  }
+}
+
+/* Writes the pair's two ratios; drawn: with their intervals, else their estimates alone. */
 static int insert_ratio(refresh_ctx *c, const char *id, const char *ref_id, const char *ref,
-                        ls_error *err)
+                        int drawn, ls_error *err)
 {
   int rc = ensure_buf(c, c->na > c->nb ? c->na : c->nb, err), alone = 0, larger_b = 0;
   ls_boot_ci cis[2] = {{NAN, NAN, NAN, 0, 0}, {NAN, NAN, NAN, 0, 0}};
   ls_boot_blend bl[2];
   int n = rc == LS_OK ? pair_rows(c->a, c->na, c->b, c->nb, c->buf, &alone, &larger_b) : 0;
-  if (n > 0) { /* one resample list per replicate for both metrics */
-    pair_blends(c->buf, n, alone, larger_b, bl);
+  if (n > 0) pair_blends(c->buf, n, alone, larger_b, bl);
+  int self = n > 0 && drawn && strcmp(id, ref_id) == 0 && self_pair_ones(c->a, c->na);
+  if (n > 0 && (!drawn || self))
+    pair_estimates(c, n, alone, larger_b, bl, cis);
+  if (self)
+    self_pair_interval(cis);
+  else if (n > 0 && drawn) /* one resample list per replicate for both metrics */
     rc = ls_boot_ci_strata(c->buf, n, alone, PAIR_COLS, pair_stats, bl, 2, pair_seed(c->buf, n),
                            LS_BOOT_RESAMPLES, LS_BOOT_LEVEL, cis, err);
-  }
   for (int m = 0; rc == LS_OK && m < 2; m++) {
     const ls_boot_ci ci = cis[m];
     sqlite3_stmt *st = c->ins;
@@ -619,8 +693,9 @@ static int refresh_ratios(refresh_ctx *c, const char *sql, const char *run_id, l
     if (strcmp(id, last)) /* rows come grouped by run: load each run once */
       rc = rows_load(c->db, c->load, id, &c->a, &c->na, &c->cap_a, err);
     snprintf(last, sizeof last, "%s", id);
+    int drawn = c->db->ci_ratios == LS_CI_RATIOS_ALL || sqlite3_column_int(st, 3);
     if (rc == LS_OK) rc = rows_load(c->db, c->load, ref_id, &c->b, &c->nb, &c->cap_b, err);
-    if (rc == LS_OK) rc = insert_ratio(c, id, ref_id, ref, err);
+    if (rc == LS_OK) rc = insert_ratio(c, id, ref_id, ref, drawn, err);
   }
   if (rc == LS_OK && s != SQLITE_DONE) rc = ls_db_fail(c->db, err, "listing run pairs");
   if (run_id) { /* kept for the next run: reset, and its binding dropped */

@@ -223,7 +223,9 @@ static int with_defaults(const ls_kv *given, const char *model, const char *syst
   return rc;
 }
 
-/* The paper experiment's roles (what the views compare), as for its seed and settings. */
+/* The paper experiment's roles (what the views compare), as for its seed and settings; but
+ * not the intervals its replay declares for its own readers (intervals.*): a run keeps every
+ * interval. */
 static int paper_roles(ls_db *db, ls_error *err)
 {
   char path[LS_PATH_MAX];
@@ -233,6 +235,8 @@ static int paper_roles(ls_db *db, ls_error *err)
     return LS_OK;
   int rc = ls_kv_create(&roles, err);
   if (!rc) rc = ls_experiment_roles_file(path, roles, err);
+  if (!rc) rc = ls_kv_set(roles, "intervals.metrics", "all", "leversim run: every interval", err);
+  if (!rc) rc = ls_kv_set(roles, "intervals.ratios", "all", "leversim run: every interval", err);
   if (!rc) rc = ls_driver_write_roles(db, roles, err);
   ls_kv_free(roles);
   return rc;

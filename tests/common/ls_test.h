@@ -21,7 +21,8 @@ char *ls_test_slurp(const char *path);
 int ls_test_cli(const char *args, char *out, unsigned size);
 
 /* Records the paper experiment's roles (runner/experiments/paper.yaml) in db unless it has
- * roles already: the views of a database written by hand compare what the replay's do. */
+ * roles already: the views of a database written by hand compare what the replay's do. The
+ * intervals roles are recorded as "all" (the default), not as the paper declares them. */
 typedef struct ls_db ls_db;
 int ls_test_paper_roles(ls_db *db);
 

@@ -536,6 +536,144 @@ static void test_declared_intervals(void)
   ls_db_close(db);
 }
 
+/* The runs of the shown-intervals test: part main (d0/m0/s0) with the four references, two
+ * autoregressive systems and eagle2, two of them on 6 of the 8 prompts (runs of unequal sizes:
+ * their estimates are the regression's blend), and part budget, which no view with an
+ * interval of the tree policy or of the no-prune ablation reads. */
+static int fill_shown(ls_db *db)
+{
+  static const struct { const char *part, *system; double tps, tau; int n; } runs[] = {
+      {"main", "lever", 10, 3, FX_PROMPTS}, {"main", "specinfer", 8, 2.5, FX_PROMPTS},
+      {"main", "lever-no-prune", 9.7, 3, FX_PROMPTS}, {"main", "ar-flash", 4, 1, 6},
+      {"main", "ar-mem", 30, 1, FX_PROMPTS}, {"main", "eagle2", 7, 2.8, 6},
+      {"budget", "lever", 11, 3.1, FX_PROMPTS}, {"budget", "specinfer", 8.5, 2.4, FX_PROMPTS},
+      {"budget", "ar-flash", 4.2, 1, FX_PROMPTS}};
+  int rc = LS_OK;
+  for (size_t i = 0; i < sizeof runs / sizeof *runs && rc == LS_OK; i++) {
+    ls_db_prompt pr[FX_PROMPTS];
+    fx_prompts(runs[i].system, runs[i].tps, runs[i].tau, pr);
+    rc = fx_add_prompts(db, runs[i].part, "d0", "m0", "s0", runs[i].system, "{}", 7, runs[i].tps,
+                        runs[i].tau, pr, runs[i].n);
+  }
+  return rc;
+}
+
+/* intervals.ratios = shown (the paper replay's declaration): every pair keeps its estimate,
+ * bit for bit the one of a study drawing every interval (also for runs of unequal sizes,
+ * where the estimate blends); the interval only where a view shows it: against lever and
+ * ar-flash every run's, against specinfer the main part's non-autoregressive systems', against
+ * lever-no-prune the main part's lever and lever-no-prune (a reference against itself is a
+ * pair, the point 1); the others' lo and hi NULL. The summary unchanged. */
+static void test_shown_ratio_intervals(void)
+{
+  char pa[512], pb[512], q[1024];
+  ls_db *a = NULL, *b = NULL;
+  ls_error e;
+  int ratios = -1;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&a, fx_path(pa, "ratios-all.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&b, fx_path(pb, "ratios-shown.db"), &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_test_paper_roles(a), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_test_paper_roles(b), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_exec(b, "UPDATE roles SET value = 'shown' WHERE role = 'intervals.ratios'", &e), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(fill_shown(a), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(fill_shown(b), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_refresh(a, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_pair_run(b, NULL, &e), LS_OK); /* the workers' statement */
+  CU_ASSERT_EQUAL(ls_db_stats_summary(b, &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_intervals_written(b, NULL, NULL, &ratios, &e), LS_OK);
+  CU_ASSERT_EQUAL(ratios, 2);
+  ls_db_close(a);
+  snprintf(q, sizeof q, "ATTACH '%s' AS a", pa);
+  CU_ASSERT_EQUAL_FATAL(ls_db_exec(b, q, &e), LS_OK);
+  /* 6 x 4 pairs in main (a reference with itself too), 3 x 3 in budget, two metrics each */
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM a.ratio_ci"), (24 + 9) * 2);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM ratio_ci n JOIN a.ratio_ci o USING(run_id, ref_system,"
+                              " metric) WHERE n.ratio IS o.ratio AND n.prompts = o.prompts AND"
+                              " n.ref_run_id = o.ref_run_id AND o.lo <= o.hi"), (24 + 9) * 2);
+  /* the estimates of unequal runs blend (slope not 0): the test tells a blend from a quotient */
+  CU_ASSERT(fx_query(b, "SELECT count(*) FROM ratio_ci c JOIN runs r USING(run_id) WHERE r.system"
+                        " = 'eagle2' AND c.ref_system = 'lever-no-prune' AND c.prompts = 6") == 2);
+  /* not shown: ar-flash and ar-mem against specinfer (main), every main run but lever and
+   * lever-no-prune against lever-no-prune (specinfer, ar-flash, ar-mem, eagle2), budget's three
+   * against specinfer; their lo and hi NULL, every other one the interval of the study drawing
+   * all */
+  static const char *const hidden[] = {"main|ar-flash|specinfer", "main|ar-mem|specinfer",
+      "main|specinfer|lever-no-prune", "main|ar-flash|lever-no-prune", "main|ar-mem|lever-no-prune",
+      "main|eagle2|lever-no-prune", "budget|lever|specinfer", "budget|ar-flash|specinfer",
+      "budget|specinfer|specinfer"};
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM ratio_ci WHERE lo IS NULL AND hi IS NULL"), 9 * 2);
+  for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++) {
+    snprintf(q, sizeof q, "SELECT count(*) FROM ratio_ci c JOIN runs r USING(run_id) WHERE c.lo IS NULL"
+                          " AND c.hi IS NULL AND r.part || '|' || r.system || '|' || c.ref_system = '%s'",
+             hidden[i]);
+    CU_ASSERT_EQUAL(fx_query(b, q), 2);
+  }
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM ratio_ci n JOIN a.ratio_ci o USING(run_id, ref_system,"
+                              " metric) WHERE n.lo IS o.lo AND n.hi IS o.hi"), (24 + 9 - 9) * 2);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM (SELECT * FROM summary_ci EXCEPT SELECT * FROM"
+                              " a.summary_ci)"), 0);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM summary_ci WHERE mean_lo < mean_hi"), 5);
+  /* the views with interval columns have theirs: fig10 (both), fig11, fig12, lever_ratios */
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM fig10 WHERE ratio_lo <= vs_lever AND vs_lever <= ratio_hi"
+                              " AND vs_ar_flash_lo <= vs_ar_flash AND vs_ar_flash <= vs_ar_flash_hi"), 6);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM fig11 WHERE ratio_lo <= ratio_hi AND tau_ratio_lo IS NOT NULL"), 4);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM fig12 WHERE tps_vs_no_prune_lo <= tps_vs_no_prune_hi"), 2);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM lever_ratios WHERE vs_ar_flash_lo < vs_ar_flash_hi"
+                              " AND vs_specinfer_lo < vs_specinfer_hi"), 1);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM v_vs_lever WHERE part = 'budget' AND lever_speedup_lo"
+                              " IS NOT NULL AND vs_ar_flash_lo IS NOT NULL"), 3);
+  /* a run against itself takes its interval without drawing (every replicate is 1): the same
+   * bits as the bootstrap of its table (any seed: the replicates do not depend on it) */
+  ls_db_prompt pr[FX_PROMPTS];
+  fx_prompts("lever", 10, 3, pr);
+  double rows[FX_PROMPTS * 12];
+  for (int j = 0; j < FX_PROMPTS; j++) {
+    const double v[4] = {pr[j].tokens, pr[j].decode_s, pr[j].tau_sum, pr[j].cycles};
+    for (int k = 0; k < 12; k++) rows[j * 12 + k] = v[k % 4];
+  }
+  static const ls_boot_cols st[2] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
+  ls_boot_ci self[2];
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, FX_PROMPTS, 0, 12, st, NULL, 2, 0x5e1f, LS_BOOT_RESAMPLES,
+                                          LS_BOOT_LEVEL, self, &e), LS_OK);
+  static const char *const metric[2] = {"throughput_tps", "tau"};
+  for (int k = 0; k < 2; k++) {
+    CU_ASSERT(self[k].reliable && self[k].lo == 1.0 && self[k].hi == 1.0);
+    static const char *const col[3] = {"ratio", "lo", "hi"};
+    const double want[3] = {self[k].est, self[k].lo, self[k].hi};
+    for (int i = 0; i < 3; i++) {
+      snprintf(q, sizeof q, "SELECT c.%s FROM ratio_ci c JOIN runs r USING(run_id) WHERE r.part = 'main'"
+                            " AND r.system = 'lever' AND c.ref_system = 'lever' AND c.metric = '%s'",
+               col[i], metric[k]);
+      CU_ASSERT_EQUAL(fx_query(b, q), want[i]);
+    }
+  }
+  /* the shortcut only where every replicate is 1: not for a run whose prompts took no time
+   * (most replicates 0 / 0 here: no interval, as the bootstrap finds), nor under
+   * LS_BOOT_MIN_UNITS prompts */
+  CU_ASSERT_EQUAL(fx_add_prompts(b, "mapping", "d0", "m0", "s0", "lever", "{}", 7, 10, 3, pr, 4), LS_OK);
+  for (int j = 0; j < 5; j++) pr[j].decode_s = j == 2 ? 1.0 : 0.0;
+  CU_ASSERT_EQUAL(fx_add_prompts(b, "overlap", "d0", "m0", "s0", "lever", "{}", 7, 64, 3, pr, 5), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_pair_run(b, NULL, &e), LS_OK);
+  for (int j = 0; j < 5; j++)
+    for (int k = 0; k < 12; k++) rows[j * 12 + k] = k % 4 == 1 ? pr[j].decode_s : rows[j * 12 + k];
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, 5, 0, 12, st, NULL, 2, 0x5e1f, LS_BOOT_RESAMPLES,
+                                          LS_BOOT_LEVEL, self, &e), LS_OK);
+  CU_ASSERT(!self[0].reliable && self[1].reliable);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM ratio_ci c JOIN runs r USING(run_id) WHERE r.part ="
+                              " 'overlap' AND c.metric = 'throughput_tps' AND c.lo IS NULL AND c.ratio = 1"), 1);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM ratio_ci c JOIN runs r USING(run_id) WHERE r.part ="
+                              " 'overlap' AND c.metric = 'tau' AND c.lo = 1 AND c.hi = 1"), 1);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM ratio_ci c JOIN runs r USING(run_id) WHERE r.part ="
+                              " 'mapping' AND c.lo IS NULL AND c.ratio = 1 AND c.prompts = 4"), 2);
+  CU_ASSERT_EQUAL(ls_db_exec(b, "DELETE FROM runs WHERE part IN ('overlap', 'mapping')", &e), LS_OK);
+  /* a refresh of the shown database writes the same rows */
+  CU_ASSERT_EQUAL(ls_db_exec(b, "CREATE TEMP TABLE r0 AS SELECT * FROM ratio_ci", &e), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_refresh(b, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM (SELECT * FROM ratio_ci EXCEPT SELECT * FROM r0)"), 0);
+  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM r0"), (24 + 9) * 2);
+  ls_db_close(b);
+}
+
 CU_TestInfo fx_stats_tests[] = {
     {"pairs computed as runs arrive equal one refresh after them", test_pairs_as_runs_arrive},
     {"identical data, identical intervals, whatever the run's id", test_same_data_same_intervals},
@@ -543,6 +681,7 @@ CU_TestInfo fx_stats_tests[] = {
     {"a run with the last run's prompts: its intervals without a second draw", test_intervals_of_repeated_prompts},
     {"paired ratios in the views; summary resampled jointly", test_views_intervals},
     {"a study's declared intervals: those alone, bit for bit", test_declared_intervals},
+    {"intervals.ratios shown: every estimate, the intervals the views show", test_shown_ratio_intervals},
     {"runs of different sizes: the regression estimate at slopes 0 and 1", test_unequal_prompts},
     {"merge carries prompts and recomputes ratios", test_merge_intervals},
     {"run --json is one JSON document", test_json_one_document},

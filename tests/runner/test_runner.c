@@ -139,7 +139,7 @@ static void test_experiment_interval_roles(void)
   static const char *const bad[][3] = {
       {"intervals.metrics: throughput_tps, tua", "15:22", "'tua' is not a metric with an interval"},
       {"intervals.metrics: \"\"", "15:22", "'' is not a metric"},
-      {"intervals.ratios: some", "15:21", "'some' is neither all nor none"}};
+      {"intervals.ratios: some", "15:21", "'some' is not all, shown or none"}};
   char path[600], text[1024];
   snprintf(path, sizeof path, "%s/exp-roles.yaml", g_tmp);
   ls_error err;
