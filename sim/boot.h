@@ -126,6 +126,11 @@ uint64_t ls_boot_seed_of(uint64_t h, const double *x, size_t count);
  * The intervals' ends. */
 double ls_boot_quantile(double *x, size_t n, double f);
 
+/* Both ends of an interval: *lo = ls_boot_quantile(x, n, tail), *hi = ls_boot_quantile(x, n,
+ * 1 - tail), the same bits, in one pass over x when both are near an end (an interval's
+ * 2.5 % and 97.5 % of 2,000 replicates); x may be reordered. */
+void ls_boot_ends(double *x, size_t n, double tail, double *lo, double *hi);
+
 /* Relative half-width (hi - lo) / 2 / |est|; NaN when the interval is not reliable. */
 double ls_boot_rel_halfwidth(const ls_boot_ci *ci);
 

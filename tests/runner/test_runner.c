@@ -799,17 +799,21 @@ static void test_stop_flag_reaches_run(void)
  * and Llama 3.1 8B: 16 resident layers (device.dram.budget=2GB) overlapping the first read or
  * none, streamed layers and head (AR's also with the head read from flash after them),
  * Lever's pruning at the exit layer after its CPU and NPU draft passes. Every prefill and
- * cycle of AR from flash runs inline by default, none with the events. */
+ * cycle of AR from flash runs inline by default, none with the events. The LM head stage
+ * (runner/decode/cycle_lmhead.c, inline when nothing is pending) is compared the same way,
+ * Lever's with each of the three LM head modes too. */
 static int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 static void test_inline_passes_equal_events(void)
 {
   const char *sys[] = {"ar-flash", "lever", "specinfer", "lever-npu-map", "ar-flash"};
-  for (int j = 0; j < 10; j++) {
-    int i = j / 2, resident = j % 2; /* half of them with 16 resident layers (the budget's) */
-    char set[160], ev[192];
-    snprintf(set, sizeof set, "workload.prompts=2;workload.max_tokens=24%s%s", resident ? ";device.dram.budget=2GB" : "",
-             i == 4 ? ";verify.head_memory=flash" : ""); /* the last: the head streamed after the layers */
+  const char *heads[] = {"", ";map.lmhead=eager-npu", ";map.lmhead=demand-npu", ";map.lmhead=demand-cpu"};
+  for (int j = 0; j < 13; j++) {
+    int i = j < 10 ? j / 2 : 1, resident = j < 10 && j % 2; /* half of them with 16 resident layers (the budget's) */
+    char set[192], ev[224];
+    snprintf(set, sizeof set, "workload.prompts=2;workload.max_tokens=24%s%s%s", resident ? ";device.dram.budget=2GB" : "",
+             i == 4 ? ";verify.head_memory=flash" : "", /* the head streamed after the layers */
+             heads[j < 10 ? 0 : j - 9]);                /* the last three: Lever with each LM head */
     snprintf(ev, sizeof ev, "%s;device.flash.sim=events", set);
     ls_decode_result a, b;
     CU_ASSERT_EQUAL_FATAL(ls_rt_run(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "gsm8k", sys[i], set, 1, &a), LS_OK);

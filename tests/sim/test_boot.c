@@ -227,25 +227,37 @@ static void test_table_width_invariant(void)
   }
 }
 
-/* The quantile equals GSL's on the sorted data, with and without ties, in random order and
- * sorted either way (the heap's worst case), at the interval's ends (the heap near either
- * end), at the heap's limits (f = 0.0625 and 0.9375 at n = 2,000: the 125th and 126th
+/* The quantile, and both ends at once (ls_boot_ends), equal GSL's on the sorted data, with and
+ * without ties, in random order and sorted either way (the heap's worst case), at the
+ * interval's ends (the heap near either end), at the heap's limits (f = 0.0625 and 0.9375 at n = 2,000: the 125th and 126th
  * statistics from an end, HEAP_MAX 128) and past them (the selection), and on short arrays
  * (n < 8: the selection only). */
 static int cmp_up(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 static int cmp_down(const void *a, const void *b) { return cmp_up(b, a); }
+
+/* Whether ls_boot_ends's 95 % ends of x[0..n) (reordered) differ from GSL's (sorted: scratch). */
+static int ends_differ(double *x, double *sorted, size_t n)
+{
+  for (size_t i = 0; i < n; i++) sorted[i] = x[i];
+  gsl_sort(sorted, 1, n);
+  double lo, hi;
+  ls_boot_ends(x, n, 0.025, &lo, &hi);
+  return (lo != gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.025)) +
+         (hi != gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.975));
+}
 
 static void test_quantile_as_gsl(void)
 {
   enum { N = 2000 };
   static double x[N], y[N], sorted[N];
   const double fs[] = {0.0, 0.001, 0.025, 0.0625, 0.07, 0.5, 0.93, 0.9375, 0.975, 0.999, 1.0};
-  const size_t ns[] = {N, 1999, 400, 7, 2, 1};
+  const size_t ns[] = {N, 1999, 400, 7, 2, 1, 401}; /* 401: 2.5 % falls on a statistic, so the lower end's
+                                                         heap holds one more than the upper's */
   int diff = 0;
   for (int ties = 0; ties < 3; ties++)
     for (int t = 0; t < 20; t++)
       for (int order = 0; order < 3; order++) {
-        size_t n = ns[(t + order) % 6];
+        size_t n = ns[(t + order) % 7];
         for (size_t i = 0; i < n; i++) { /* ties: values on a coarse grid, so neighbours repeat */
           double u = ls_uniform(LS_KEY(11, (uint64_t)t, (uint64_t)i, (uint64_t)ties));
           x[i] = ties ? floor(u * (ties == 1 ? 40 : 400)) : u - 0.5;
@@ -258,8 +270,33 @@ static void test_quantile_as_gsl(void)
           memcpy(y, x, n * sizeof *x);
           double want = gsl_stats_quantile_from_sorted_data(sorted, 1, n, fs[k]);
           diff += ls_boot_quantile(y, n, fs[k]) != want;
+          if (fs[k] > 0.5)
+            continue;
+          double lo, hi; /* both ends at once: the lower and the upper quantile */
+          memcpy(y, x, n * sizeof *x);
+          ls_boot_ends(y, n, fs[k], &lo, &hi);
+          diff += lo != want || hi != gsl_stats_quantile_from_sorted_data(sorted, 1, n, 1 - fs[k]);
         }
       }
+  /* the extreme value at each place of the heaps' first fill (the lower end's heap is one
+   * longer than the upper's at n = 401), so a value the fill skips shows */
+  for (int p = 0; p < 16; p++)
+    for (int which = 0; which < 2; which++) {
+      size_t n = 401;
+      for (size_t i = 0; i < n; i++)
+        x[i] = ls_uniform(LS_KEY(12, (uint64_t)p, (uint64_t)i));
+      x[p] = which ? 2.0 : -1.0;
+      diff += ends_differ(x, sorted, n);
+    }
+  /* 2,000 values on 1, 2 and 3 (more than 512 past a threshold: the whole array), and with
+   * a run of the smallest value first (too few below the sample's threshold) */
+  for (int v = 0; v < 2; v++) {
+    size_t n = N;
+    for (size_t i = 0; i < n; i++)
+      x[i] = v == 0 ? floor(ls_uniform(LS_KEY(13, (uint64_t)i)) * 3) + 1
+                    : (i < 300 ? -1.0 : ls_uniform(LS_KEY(14, (uint64_t)i)));
+    diff += ends_differ(x, sorted, n);
+  }
   CU_ASSERT_EQUAL(diff, 0);
 }
 
