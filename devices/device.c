@@ -556,6 +556,7 @@ const ls_device_host *ls_device_host_params(const ls_device *d) { return &d->hos
 const ls_flash_params *ls_device_flash(const ls_device *d) { return &d->flash; }
 const ls_dram_params *ls_device_dram(const ls_device *d) { return &d->dram; }
 const ls_npu_params *ls_device_npu(const ls_device *d) { return &d->npu; }
+void ls_device_set_npu_report(ls_device *d, ls_npu_report *r) { ls_npu_set_report(&d->npu, r); }
 const ls_cpu_params *ls_device_cpu(const ls_device *d) { return &d->cpu; }
 const ls_power_params *ls_device_power(const ls_device *d) { return &d->power; }
 

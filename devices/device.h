@@ -49,6 +49,9 @@ int ls_device_is_gpu(const ls_device *d);
 const ls_flash_params *ls_device_flash(const ls_device *d);
 const ls_dram_params *ls_device_dram(const ls_device *d);
 const ls_npu_params *ls_device_npu(const ls_device *d);
+/* Points d's NPU padding report at r (devices/npu.h; NULL: none). Only on a device the caller
+ * owns alone, such as a run's own clone: the cost queries write through it. */
+void ls_device_set_npu_report(ls_device *d, ls_npu_report *r);
 const ls_cpu_params *ls_device_cpu(const ls_device *d);
 const ls_power_params *ls_device_power(const ls_device *d);
 

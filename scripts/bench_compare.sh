@@ -31,9 +31,11 @@
 # honest thing to compare. It is a measurement, never a test: the numbers vary with the machine
 # and its load (the script prints the load average before and after).
 #
+#  - with valgrind (and INSTRUCTIONS not 0): instructions per decode cycle of each binary,
+#    scripts/bench_cycle_ir.sh (callgrind; the count the per-cycle targets are judged by).
 # Environment: REPEATS (default 5), SMALL (prompts, default 16), LARGE (prompts, default 96),
 # TOKENS (max tokens per prompt, default 512), JOBS (build jobs, default 2), REPLAYS (default 1;
-# 0 skips the replays, which take minutes).
+# 0 skips the replays, which take minutes), INSTRUCTIONS (default 1; 0 skips the callgrind counts).
 # Exit status: 0, or non-zero when a build or a run fails.
 set -euo pipefail
 
@@ -184,5 +186,17 @@ fi
 for s in $systems; do
   echo "cycles at $small and $large prompts, $s: old $(cat "$tmp/cycles.old.$s"), new $(cat "$tmp/cycles.new.$s")"
 done
+# Instructions per cycle (scripts/bench_cycle_ir.sh, callgrind, gsm8k at 4 and 32 prompts): the
+# count issue 33's per-cycle targets are judged by; load does not move it, so once is enough.
+if [ "${INSTRUCTIONS:-1}" = 1 ] && command -v valgrind >/dev/null; then
+  LEVERSIM_DATA="$tmp/src" bash "$top/scripts/bench_cycle_ir.sh" "$old" $systems >"$tmp/ir.old"
+  bash "$top/scripts/bench_cycle_ir.sh" "$new" $systems >"$tmp/ir.new"
+  for s in $systems; do
+    o=$(awk -v s="$s" '$1 == s { print $NF }' "$tmp/ir.old")
+    n=$(awk -v s="$s" '$1 == s { print $NF }' "$tmp/ir.new")
+    awk -v s="$s" -v o="$o" -v n="$n" 'BEGIN {
+      printf "%-34s %10d %10d %8.2fx   (callgrind)\n", s ": instructions per cycle", o, n, o / n }'
+  done
+fi
 echo "(new/old: speed-up, > 1 is faster; the first engine row runs each binary's default draw,"
 echo " the second gsl_ran_exponential in both)"

@@ -328,7 +328,7 @@ static int load_inputs(ls_run_state *r, ls_decode_cache *c, ls_run_spec *s, ls_k
   ls_kv_reader(kv, "device");
   if (!rc) rc = ls_device_apply(r->cfg.dev, kv, err); /* always: its reads declare the device keys */
   if (!rc) { /* the run's own copy (a fresh clone) counts its NPU calls padding decides */
-    ls_npu_set_report((ls_npu_params *)ls_device_npu(r->cfg.dev), &r->res->npu_report);
+    ls_device_set_npu_report(r->cfg.dev, &r->res->npu_report);
     r->res->npu_reported = 1;
   }
   if (!rc) rc = cache_get(c, c->mod, &c->n_mod, s->model, load_mod, &obj, err);
