@@ -231,7 +231,8 @@ static const ls_opt VALIDATE_OPTS[] = {
      "write the held-out points (measured, predicted, the trivial baseline's, near-copy flag) for `testbed verdict`"},
     {"--host-profile", LS_OPT_STR, OPT_AT(validate_args, host_profile), "OUT.yaml",
      "write the profile with a host section holding what this validation fitted (read-ahead, fault cost, stream, "
-     "start wait, head's serial share), for `leversim trace passes --device` (mapped reads, no busy share)"},
+     "start wait, head's serial share, contention) and cpu.threads set to the run's, for `leversim trace passes "
+     "--device` and `leversim run --device` (mapped reads, no busy share)"},
     {"--check", LS_OPT_FLAG, OPT_AT(validate_args, check), NULL,
      "exit 2 unless the median absolute error is <= 10 %, no kind above 20 %, spec within 10 %"},
     {NULL}};

@@ -669,27 +669,64 @@ static int write_points(const char *path, const inputs *in, const ls_tbdb_point 
 
 #define HOST_MARK "# host profile written by leversim testbed validate --host-profile"
 
+/* Where the value of the cpu section's `threads:` line sits in a profile's text ([*b, *e): after
+ * "  threads:" and its spaces, up to a space, '#' or the line's end), so that a run at another
+ * thread count gets its host profile with that value replaced: the profile then prices every pass
+ * at the run's threads, as validate did. Only a block-style line two spaces in, under a top-level
+ * `cpu:`, counts; 1 when there is exactly one such line. */
+static int cpu_threads_span(const char *text, size_t len, size_t *b, size_t *e)
+{
+  int in_cpu = 0, found = 0;
+  for (size_t i = 0; i < len; i++) {
+    size_t j = i;
+    while (j < len && text[j] != '\n')
+      j++;
+    if (j > i && text[i] != ' ' && text[i] != '#') {
+      in_cpu = j - i >= 4 && strncmp(text + i, "cpu:", 4) == 0;
+    } else if (in_cpu && j - i > 10 && strncmp(text + i, "  threads:", 10) == 0) {
+      size_t v = i + 10, w;
+      while (v < j && text[v] == ' ')
+        v++;
+      for (w = v; w < j && text[w] != ' ' && text[w] != '#';)
+        w++;
+      found += w > v;
+      *b = v, *e = w;
+    }
+    i = j;
+  }
+  return found == 1;
+}
+
 /* The profile the validation read, with a host section holding what it priced the points with
  * (devices/device.h): the read-ahead window, the fault cost, the stream (bytes, time), the start
- * wait and the head's serial share, each to 17 digits. A run whose busy share, thread count or
- * read mode the section cannot hold is refused (LS_EINVALID). */
+ * wait, the head's serial share and the read path's work beside a compute on every core, each to
+ * 17 digits; cpu.threads set to the run's (its line's value replaced, cpu_threads_span). A run
+ * whose busy share or read mode the section cannot hold, or a profile whose cpu.threads cannot
+ * be set so, is refused (LS_EINVALID). */
 static int write_host(const char *path, const inputs *in, const ls_tbp *p, double sbytes, double stream,
                       ls_error *err)
 {
   if (!p->mapped || p->map.io_cpu_share != 0 || p->map.io_delay_s != 0)
     return ls_error_set(err, LS_EINVALID, "--host-profile %s: a host profile holds mapped reads without the busy "
                         "share (not --mode serial or --io-share measured)", path);
-  if (ls_device_host_params(in->dev)->present || p->threads != ls_device_cpu(in->dev)->default_threads)
-    return ls_error_set(err, LS_EINVALID, "--host-profile %s: the profile %s %s", path, ls_device_path(in->dev),
-                        ls_device_host_params(in->dev)->present ? "already has a host section"
-                                                                : "has another cpu.threads than the run");
+  if (ls_device_host_params(in->dev)->present)
+    return ls_error_set(err, LS_EINVALID, "--host-profile %s: the profile %s already has a host section", path,
+                        ls_device_path(in->dev));
   char *text = NULL;
-  size_t len = 0;
+  size_t len = 0, tb = 0, te = 0;
   int rc = ls_file_read_all(ls_device_path(in->dev), "profile", 1L << 24, &text, &len, err);
+  int same = !rc && p->threads == ls_device_cpu(in->dev)->default_threads;
+  if (!rc && !same && !cpu_threads_span(text, len, &tb, &te))
+    rc = ls_error_set(err, LS_EINVALID, "--host-profile %s: the profile %s has no one block-style cpu.threads line "
+                      "to set to the run's %d threads", path, ls_device_path(in->dev), p->threads);
+  if (same)
+    tb = te = len; /* the text as it is */
   ls_file_out o; /* the output rule (sim/fileio.h): never through a link, never over a foreign file */
   if (!rc && (rc = ls_file_out_open(&o, path, "validate --host-profile", HOST_MARK, err)) == LS_OK) {
-    int bad = fprintf(o.f, HOST_MARK " from run %s\n%s%s", in->meta.run_id, text,
-                      len && text[len - 1] != '\n' ? "\n" : "") < 0;
+    int bad = fprintf(o.f, HOST_MARK " from run %s\n%.*s", in->meta.run_id, (int)tb, text) < 0;
+    if (!same)
+      bad |= fprintf(o.f, "%d", p->threads) < 0;
+    bad |= fprintf(o.f, "%.*s%s", (int)(len - te), text + te, len && text[len - 1] != '\n' ? "\n" : "") < 0;
     bad |= fprintf(o.f, "host:                            # the testbed's llama.cpp on this host (docs/VALIDATION.md "
                         "§0.5): fitted by testbed validate\n  read_ahead: %.17g B\n", p->map.window) < 0;
     if (p->map.fault_s_per_byte > 0)

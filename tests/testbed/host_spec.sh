@@ -61,6 +61,42 @@ for r in an ao ap aq ar as at au av; do
     fail "run $r: steps '$steps' (cycles, accepted, tree sizes, verified tokens, time a token)"
   runs=$((runs + 1))
 done
+# protocol-4's published run at two threads: there the read path's work beside a compute on every
+# core is active (host.contention_rate, docs/VALIDATION.md §0.8), written into the host profile,
+# and the decode library prices it as validate does (the host profile at the run's threads). The
+# run's database names its model files in the run's folder (build/testbed/...), so a copy names
+# the committed ones. Without the term the same profile gives another time in at least one of them
+# (to the last digit: a speculative run's passes are short and mostly wait for their reads, which
+# the term leaves alone; in two of the three the times are equal).
+p4=results/testbed/protocol-4/run-20261128T1252Z
+moved=0
+for c in w1024-l17-t2-d8 w2304-l5-t2-d1 w3328-l5-t2-d8; do
+  d=$p4/$c
+  IFS='|' read -r model draft < <(sqlite3 "$d/testbed.db" "SELECT model_id, draft_model FROM tb_run")
+  model=$tmp/$(basename "$model"); draft=$tmp/$(basename "$draft")
+  cp "$d/$(basename "$model")" "$model" && cp "$d/$(basename "$draft")" "$draft" && cp "$d/testbed.db" "$tmp/$c.db"
+  sqlite3 "$tmp/$c.db" "UPDATE tb_run SET model_id = '$model', draft_model = '$draft'"
+  "$leversim" testbed validate --db "$tmp/$c.db" --profile "$d/testbed-vm.yaml" --fio-mmap "$d/fio-mmap.json" \
+    --host-profile "$tmp/$c.yaml" > "$tmp/$c.txt" || fail "$c: validate --host-profile: exit $?"
+  grep -q '^  contention_rate: ' "$tmp/$c.yaml" || fail "$c: the host profile has no contention_rate"
+  read -r gen k cycles < <(sqlite3 -separator ' ' "$tmp/$c.db" "SELECT generated, k, cycles FROM tb_spec")
+  want=$(awk '$1 == "spec" && NF == 6 {print $5}' "$tmp/$c.txt")
+  stored=$(awk '$1 == "spec" && NF == 6 {print $5}' "$d/validate.txt")
+  [ -n "$want" ] && [ "$want" = "$stored" ] || fail "$c: validate predicts '$want' s a token, the published run '$stored'"
+  tpt=$("$leversim" run --device "$tmp/$c.yaml" --model "$model" --draft "$draft" --dataset mt-bench --system llama-spec \
+      --prompts 1 --tokens "$gen" --set draft.gamma="$k" --set workload.prompt_tokens=32 \
+      --set workload.trace="$tmp/trace.txt" --json | sed -n 's/.*"time_per_token_s":{"value":\([^,]*\),.*/\1/p')
+  got=$(awk -v v="$tpt" 'BEGIN {printf "%.4f", v}')
+  [ -n "$tpt" ] && [ "$got" = "$want" ] || fail "$c: leversim run predicts '$tpt' s a token ('$got'), validate '$want'"
+  # without the term the same profile gives another time: the check can tell them apart
+  grep -v '^  contention_rate: ' "$tmp/$c.yaml" > "$tmp/$c-off.yaml"
+  off=$("$leversim" run --device "$tmp/$c-off.yaml" --model "$model" --draft "$draft" --dataset mt-bench --system llama-spec \
+      --prompts 1 --tokens "$gen" --set draft.gamma="$k" --set workload.prompt_tokens=32 \
+      --set workload.trace="$tmp/trace.txt" --json | sed -n 's/.*"time_per_token_s":{"value":\([^,]*\),.*/\1/p')
+  [ -n "$off" ] && [ "$off" != "$tpt" ] && moved=$((moved + 1))
+  runs=$((runs + 1))
+done
+[ "$moved" -ge 1 ] || fail "protocol-4: contention_rate moved no 2-thread configuration's time a token"
 # refusals: a profile without a host section (65); the pricing options alone (64); a host
 # profile of serial reads (65); a stream's bytes without its time (65, at the key)
 set +e
