@@ -97,8 +97,10 @@ static void draft_submit_ready(ls_run_state *r)
 }
 
 /* The stations of an inline stage: index c < n_cpu a CPU cluster, n_cpu the NPU. Each
- * server's free time, and the busy time and jobs to book at the stage's end. */
+ * station's servers (asked once a stage) and their free times, and the busy time and jobs to
+ * book at the stage's end. */
 typedef struct draft_books {
+  int cap[LS_CPU_MAX_CLUSTERS + 1];
   int64_t free_at[LS_CPU_MAX_CLUSTERS + 1][INLINE_SERVERS];
   int64_t busy[LS_CPU_MAX_CLUSTERS + 1];
   uint64_t jobs[LS_CPU_MAX_CLUSTERS + 1];
@@ -129,7 +131,7 @@ static int draft_can_inline(const ls_run_state *r)
 static int64_t station_jobs(ls_run_state *r, draft_books *b, int k, int n, int64_t t, int64_t ns)
 {
   int64_t *f = b->free_at[k], end = t;
-  int cap = ls_resource_capacity(station(r, k));
+  int cap = b->cap[k];
   for (int j = 0; j < n; j++) {
     int m = 0;
     for (int i = 1; i < cap; i++)
@@ -160,7 +162,8 @@ static void draft_inline(ls_run_state *r)
   draft_books b;
   int n_cpu = r->ds->n_cpu;
   for (int k = 0; k <= n_cpu; k++) {
-    for (int i = 0; i < ls_resource_capacity(station(r, k)); i++)
+    b.cap[k] = ls_resource_capacity(station(r, k));
+    for (int i = 0; i < b.cap[k]; i++)
       b.free_at[k][i] = t0;
     b.busy[k] = 0;
     b.jobs[k] = 0;
