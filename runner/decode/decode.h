@@ -63,6 +63,9 @@ typedef struct ls_decode_result {
    * in a loop instead of an engine event per layer (runner/decode/cycle_verify.c, "Inline
    * passes"); the results are the same either way. */
   long inline_passes;
+  /* Observation hook for tests (not stored): cycles whose draft stage ran on its own clock
+   * instead of an engine event per job (runner/decode/cycle_draft.c, "Inline"). */
+  long inline_drafts;
   /* The NPU's padding report of the run (devices/npu.h): npu_reported is 1 when the run's own
    * copy of the device counted it (every run of the event engine), 0 otherwise, when nothing
    * may be concluded from npu_report. Read by a study to reuse a run for its twin that differs

@@ -804,6 +804,34 @@ static void test_stop_flag_reaches_run(void)
  * Lever's with each of the three LM head modes too. */
 static int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+/* How many of the values a run reports differ between a and b, bit for bit: every metric, each
+ * cycle's step record, each prompt's sums (energy and busy times included), the text's hash
+ * and the phase edges taken. */
+static int values_differ(const ls_decode_result *a, const ls_decode_result *b)
+{
+  CU_ASSERT_EQUAL_FATAL(a->n_metrics, b->n_metrics);
+  int differ = 0;
+  for (int k = 0; k < a->n_metrics; k++)
+    differ += strcmp(a->metrics[k].name, b->metrics[k].name) != 0 || !same_double(a->metrics[k].value, b->metrics[k].value);
+  CU_ASSERT_EQUAL_FATAL(a->n_steps, b->n_steps);
+  for (int k = 0; k < a->n_steps; k++) {
+    const ls_db_step *x = &a->steps[k], *y = &b->steps[k];
+    differ += x->cycle != y->cycle || x->tree_size != y->tree_size || x->verified_tokens != y->verified_tokens ||
+              x->accepted != y->accepted || !same_double(x->draft_s, y->draft_s) ||
+              !same_double(x->verify_s, y->verify_s) || !same_double(x->lmhead_s, y->lmhead_s);
+  }
+  CU_ASSERT_EQUAL_FATAL(a->n_prompts, b->n_prompts);
+  for (int k = 0; k < a->n_prompts; k++)
+    differ += !same_double(a->prompts[k].decode_s, b->prompts[k].decode_s) ||
+              !same_double(a->prompts[k].io_wait_s, b->prompts[k].io_wait_s) ||
+              !same_double(a->prompts[k].npu_busy_s, b->prompts[k].npu_busy_s) ||
+              !same_double(a->prompts[k].flash_busy_s, b->prompts[k].flash_busy_s) ||
+              !same_double(a->prompts[k].energy_j, b->prompts[k].energy_j) ||
+              !same_double(a->prompts[k].ttft_s, b->prompts[k].ttft_s);
+  differ += a->text_hash != b->text_hash || memcmp(a->phase_edges, b->phase_edges, sizeof a->phase_edges) != 0;
+  return differ;
+}
+
 static void test_inline_passes_equal_events(void)
 {
   const char *sys[] = {"ar-flash", "lever", "specinfer", "lever-npu-map", "ar-flash"};
@@ -825,28 +853,62 @@ static void test_inline_passes_equal_events(void)
     if (i == 4)
       CU_ASSERT_STRING_EQUAL(a.head_memory, "flash");
     CU_ASSERT_EQUAL(metric(&a, "resident_layers"), resident ? 16 : 0);
-    CU_ASSERT_EQUAL_FATAL(a.n_metrics, b.n_metrics);
-    int differ = 0;
-    for (int k = 0; k < a.n_metrics; k++)
-      differ += strcmp(a.metrics[k].name, b.metrics[k].name) != 0 || !same_double(a.metrics[k].value, b.metrics[k].value);
-    CU_ASSERT_EQUAL_FATAL(a.n_steps, b.n_steps);
-    for (int k = 0; k < a.n_steps; k++) {
-      const ls_db_step *x = &a.steps[k], *y = &b.steps[k];
-      differ += x->cycle != y->cycle || x->tree_size != y->tree_size || x->verified_tokens != y->verified_tokens ||
-                x->accepted != y->accepted || !same_double(x->draft_s, y->draft_s) ||
-                !same_double(x->verify_s, y->verify_s) || !same_double(x->lmhead_s, y->lmhead_s);
-    }
-    CU_ASSERT_EQUAL_FATAL(a.n_prompts, b.n_prompts);
-    for (int k = 0; k < a.n_prompts; k++)
-      differ += !same_double(a.prompts[k].decode_s, b.prompts[k].decode_s) ||
-                !same_double(a.prompts[k].io_wait_s, b.prompts[k].io_wait_s) ||
-                !same_double(a.prompts[k].npu_busy_s, b.prompts[k].npu_busy_s) ||
-                !same_double(a.prompts[k].flash_busy_s, b.prompts[k].flash_busy_s) ||
-                !same_double(a.prompts[k].energy_j, b.prompts[k].energy_j) ||
-                !same_double(a.prompts[k].ttft_s, b.prompts[k].ttft_s);
-    differ += a.text_hash != b.text_hash || memcmp(a.phase_edges, b.phase_edges, sizeof a.phase_edges) != 0;
+    CU_ASSERT_EQUAL(b.inline_drafts, 0);
+    int differ = values_differ(&a, &b);
     if (differ)
       fprintf(stderr, "inline passes: %s (resident %d) differs from the events in %d values\n", sys[i], resident, differ);
+    CU_ASSERT_EQUAL(differ, 0);
+    ls_decode_result_free(&a);
+    ls_decode_result_free(&b);
+  }
+}
+
+/* The draft stage run on its own clock (runner/decode/cycle_draft.c, "Inline": every cycle
+ * whose stage begins with nothing pending) gives what the events give, value for value as
+ * above, across the draft mappings: Lever's own (small passes on the CPU, batched ones on the
+ * NPU; a pass that needs the same one as the pass before it waits for a server the other
+ * holds), more of its passes on the NPU beside CPU passes (map.batch_min=2: the events' draft
+ * work exceeds the draft time, so passes overlap), all on the CPU (map.batch_min at its
+ * largest), on one core or two (run.threads), the baselines' batched NPU passes (a tree's and
+ * a chain's), Lever's ablations, and with 16 resident layers. Whole prompts at the default
+ * length: the first two dozen tokens of two prompts never queue a pass. device.flash.sim=events
+ * keeps every cycle's draft stage on the events. */
+static void test_inline_drafts_equal_events(void)
+{
+  static const struct {
+    const char *sys, *set;
+    int overlap; /* passes run side by side in the events */
+  } c[] = {
+      {"lever", "", 0},
+      {"lever", ";map.batch_min=2", 1},
+      {"lever", ";map.batch_min=2;run.threads=1", 1},
+      {"lever", ";map.batch_min=1", 0},
+      {"lever", ";map.batch_min=1024", 0},
+      {"lever", ";run.threads=1", 0},
+      {"lever", ";run.threads=2", 0},
+      {"lever", ";device.dram.budget=2GB", 0},
+      {"lever-no-prune", "", 0},
+      {"lever-conv-draft", ";map.batch_min=2", 0},
+      {"lever-npu-map", "", 0},
+      {"specinfer", "", 0},
+      {"sd-chain", "", 0},
+      {"eagle2", "", 0},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    char set[160], ev[192];
+    snprintf(set, sizeof set, "workload.prompts=2%s", c[i].set);
+    snprintf(ev, sizeof ev, "%s;device.flash.sim=events", set);
+    ls_decode_result a, b;
+    CU_ASSERT_EQUAL_FATAL(ls_rt_run(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "gsm8k", c[i].sys, set, 1, &a), LS_OK);
+    CU_ASSERT_EQUAL_FATAL(ls_rt_run(LS_SOURCE_DIR, "oneplus-12", "llama-3.1-8b", "gsm8k", c[i].sys, ev, 1, &b), LS_OK);
+    CU_ASSERT_EQUAL(a.inline_drafts, (long)metric(&a, "cycles")); /* nothing pending at any cycle's start */
+    CU_ASSERT(a.inline_drafts > 0);
+    CU_ASSERT_EQUAL(b.inline_drafts, 0);
+    if (c[i].overlap)
+      CU_ASSERT(metric(&b, "draft_work_s_mean") > metric(&b, "draft_s_mean"));
+    int differ = values_differ(&a, &b);
+    if (differ)
+      fprintf(stderr, "inline drafts: %s%s differs from the events in %d values\n", c[i].sys, c[i].set, differ);
     CU_ASSERT_EQUAL(differ, 0);
     ls_decode_result_free(&a);
     ls_decode_result_free(&b);
@@ -1087,6 +1149,7 @@ static CU_TestInfo cycle_tests[] = {
     {"a run whose draft, KV caches and buffers exceed the app budget is not valid", test_dram_does_not_fit},
     {"lever: pruning runs, shrinks, never loses a token; on-demand head per row", test_lever_invariants},
     {"serial passes run inline equal the events", test_inline_passes_equal_events},
+    {"the draft stage inline equals the events across draft mappings", test_inline_drafts_equal_events},
     {"ar-flash one-layer cycle equals the hand computation", test_cycle_hand_computed},
     {"a CPU call occupies run.threads cores", test_cpu_calls_occupy_threads},
     {"resolved configuration: escapes and cut", test_resolved_json_escapes},
