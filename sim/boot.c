@@ -417,12 +417,12 @@ static inline __attribute__((always_inline)) double cols_stat(const double *sum,
  * run's 21 metrics: 22 columns; a pair: 12 on the shared rows, the larger run's 4 on the
  * unshared ones; a few metrics: 2 or 4) get a copy whose width is a constant, so the unrolled
  * sums stay in registers; elsewhere each column costs a load, an add and a store per draw. */
-static inline __attribute__((always_inline)) void stratum_fixed(const double *base, int rows, int w,
-                                                                int width, uint64_t *state, double *sum)
+static inline __attribute__((always_inline)) void stratum_fixed(const double *base, int rows, int w, int width,
+                                                                int first, uint64_t *state, double *sum)
 {
   double acc[LS_BOOT_MAX_COLS];
 #pragma GCC unroll 64
-  for (int c = 0; c < width; c++) acc[c] = sum[c];
+  for (int c = 0; c < width; c++) acc[c] = first ? 0.0 : sum[c]; /* first: the sums start here */
   for (int j = 0; j < rows; j++) {
     const double *row = base + (size_t)draw_unit(state, (uint64_t)rows) * w;
 #pragma GCC unroll 64
@@ -438,16 +438,17 @@ static int kernel_width(int width)
   return width == 2 || width == 4 || width == 8 || width == 12 || width == 22 || width == 24;
 }
 
-static void stratum_sums(const double *base, int rows, int w, int width, uint64_t *state, double *sum)
+static void stratum_sums(const double *base, int rows, int w, int width, int first, uint64_t *state,
+                         double *sum)
 {
   switch (width) {
-  case 2: stratum_fixed(base, rows, w, 2, state, sum); return;
-  case 4: stratum_fixed(base, rows, w, 4, state, sum); return;
-  case 8: stratum_fixed(base, rows, w, 8, state, sum); return;
-  case 12: stratum_fixed(base, rows, w, 12, state, sum); return;
-  case 22: stratum_fixed(base, rows, w, 22, state, sum); return;
-  case 24: stratum_fixed(base, rows, w, 24, state, sum); return;
-  default: stratum_fixed(base, rows, w, width, state, sum); return;
+  case 2: stratum_fixed(base, rows, w, 2, first, state, sum); return;
+  case 4: stratum_fixed(base, rows, w, 4, first, state, sum); return;
+  case 8: stratum_fixed(base, rows, w, 8, first, state, sum); return;
+  case 12: stratum_fixed(base, rows, w, 12, first, state, sum); return;
+  case 22: stratum_fixed(base, rows, w, 22, first, state, sum); return;
+  case 24: stratum_fixed(base, rows, w, 24, first, state, sum); return;
+  default: stratum_fixed(base, rows, w, width, first, state, sum); return;
   }
 }
 
@@ -479,10 +480,11 @@ static void resample_sums(const double *pad, int n, int alone, int w, const span
                           double *sum)
 {
   int m = n - alone;
-  memset(sum, 0, (size_t)w * sizeof *sum);
-  stratum_sums(pad + sp[0].off, m, w, sp[0].width, &state, sum + sp[0].off);
+  if (sp[0].width < w) /* columns the shared stratum leaves out: +0.0 until the other adds */
+    memset(sum, 0, (size_t)w * sizeof *sum);
+  stratum_sums(pad + sp[0].off, m, w, sp[0].width, 1, &state, sum + sp[0].off);
   if (alone > 0)
-    stratum_sums(pad + (size_t)m * w + sp[1].off, alone, w, sp[1].width, &state, sum + sp[1].off);
+    stratum_sums(pad + (size_t)m * w + sp[1].off, alone, w, sp[1].width, 0, &state, sum + sp[1].off);
 }
 
 int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *stats, int m,
