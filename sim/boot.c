@@ -1,5 +1,8 @@
-/* sim/boot: see boot.h for the method. Cost: resamples x (sum of n) draws per interval; the
- * resampled sums are accumulated as the indices are drawn (no index array is kept). */
+/* sim/boot: see boot.h for the method. Cost: resamples x (sum of n) draws per interval; a
+ * table's resampled sums are accumulated as the indices are drawn (no index array is kept),
+ * each stratum summing only its columns that are not 0; an aggregate draws one index list per
+ * replicate and group of pairs of equal sizes. Every shortcut keeps the bits of the plain
+ * method: the same draws, each column summed in draw order. */
 #include "sim/boot.h"
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -35,26 +38,37 @@ static double pair_value(const ls_boot_pair *p, const double *s, const double *s
   return p->b_num ? a / b : a;
 }
 
-/* Unit u's values added to the sums s (A's num, den, then B's). */
-static inline void add_unit(const ls_boot_pair *p, int u, double *s)
+/* The values of the units idx[from..to) (idx NULL: the units from..to themselves) added to
+ * the sums s (A's num, den, then B's), each sum in unit order; the test for a B is made once,
+ * not per unit (the summary's replicates: 2,000 x 48 pairs x up to 384 units). */
+static inline void add_units(const ls_boot_pair *p, const int *idx, int from, int to, double *s)
 {
-  s[0] += p->a_num[u];
-  s[1] += p->a_den[u];
+  double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
   if (p->b_num) {
-    s[2] += p->b_num[u];
-    s[3] += p->b_den[u];
+    for (int j = from; j < to; j++) {
+      int u = idx ? idx[j] : j;
+      s0 += p->a_num[u];
+      s1 += p->a_den[u];
+      s2 += p->b_num[u];
+      s3 += p->b_den[u];
+    }
+  } else {
+    for (int j = from; j < to; j++) {
+      int u = idx ? idx[j] : j;
+      s0 += p->a_num[u];
+      s1 += p->a_den[u];
+    }
   }
+  s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3;
 }
 
 double ls_boot_stat(const ls_boot_pair *p, const int *idx)
 {
-  double s[4] = {0, 0, 0, 0}, sh[4] = {0, 0, 0, 0};
+  double s[4] = {0, 0, 0, 0}, sh[4];
   int m = shared_units(p);
-  for (int j = 0; j < p->n; j++) {
-    if (j == m) memcpy(sh, s, sizeof sh);
-    add_unit(p, idx ? idx[j] : j, s);
-  }
-  if (m == p->n) memcpy(sh, s, sizeof sh);
+  add_units(p, idx, 0, m, s);
+  memcpy(sh, s, sizeof sh); /* the sums over the shared units drawn */
+  add_units(p, idx, m, p->n, s);
   return pair_value(p, s, sh);
 }
 
@@ -79,20 +93,13 @@ static inline int draw_strat(uint64_t *state, int j, int n, int alone)
   return j < m ? draw_unit(state, (uint64_t)m) : m + draw_unit(state, (uint64_t)alone);
 }
 
-/* Replicate r of pair p: n unit indices drawn with replacement (stratified, draw_strat), each
- * added as it is drawn (one loop: no index list is stored), then the statistic, exactly as
- * ls_boot_stat over the list. */
-static double replicate(const ls_boot_pair *p, uint64_t seed, int r)
+/* Replicate r's unit indices of a pair of n units, `alone` of them unshared: idx[j] is draw j
+ * of the SplitMix64 sequence keyed by ls_key2(seed, r), stratified (draw_strat). The list
+ * depends on (seed, r, n, alone) alone, so pairs that agree on them share it. */
+static void draw_list(uint64_t seed, int r, int n, int alone, int *idx)
 {
   uint64_t state = ls_key2(seed, (uint64_t)r);
-  int alone = unshared_units(p), m = p->n - alone;
-  double s[4] = {0, 0, 0, 0}, sh[4];
-  for (int j = 0; j < p->n; j++) {
-    if (j == m) memcpy(sh, s, sizeof sh);
-    add_unit(p, draw_strat(&state, j, p->n, alone), s);
-  }
-  if (m == p->n) memcpy(sh, s, sizeof sh);
-  return pair_value(p, s, sh);
+  for (int j = 0; j < n; j++) idx[j] = draw_strat(&state, j, n, alone);
 }
 
 static double aggregate(const double *x, int m, ls_boot_agg agg)
@@ -302,19 +309,31 @@ static int check_args(int m, int resamples, double level, ls_error *err)
   return LS_OK;
 }
 
-int ls_boot_ci_agg2(const ls_boot_pair *pairs, int m, int resamples, double level,
-                    ls_boot_ci *mean, ls_boot_ci *geomean, ls_error *err)
+/* The pairs grouped by their strata's sizes (n, unshared units): group[i] is pair i's group,
+ * lead[g] the first pair of group g, at[g] the offset of g's index list in a buffer of at[ng]
+ * ints. Returns the number of groups ng. */
+static int size_groups(const ls_boot_pair *pairs, int m, int *group, int *lead, size_t *at)
 {
-  int rc = check_args(m, resamples, level, err);
-  if (rc)
-    return rc;
-  double *x = malloc((size_t)m * sizeof *x), *rep = malloc(2 * (size_t)resamples * sizeof *rep);
-  if (!x || !rep) {
-    free(x);
-    free(rep);
-    return ls_error_set(err, LS_ENOMEM, "bootstrap: out of memory");
+  int ng = 0;
+  at[0] = 0;
+  for (int i = 0; i < m; i++) {
+    int g = 0;
+    while (g < ng && !(pairs[lead[g]].n == pairs[i].n &&
+                       unshared_units(&pairs[lead[g]]) == unshared_units(&pairs[i])))
+      g++;
+    if (g == ng) {
+      lead[ng] = i;
+      at[ng + 1] = at[ng] + (size_t)(pairs[i].n > 0 ? pairs[i].n : 0);
+      ng++;
+    }
+    group[i] = g;
   }
-  ls_boot_ci *out[2] = {mean, geomean};
+  return ng;
+}
+
+/* The estimates of both aggregates and the units they rest on; x[i] the pair's statistic. */
+static void agg_estimates(const ls_boot_pair *pairs, int m, double *x, ls_boot_ci *out[2])
+{
   int n = shared_units(&pairs[0]);
   for (int i = 0; i < m; i++) {
     x[i] = ls_boot_stat(&pairs[i], NULL);
@@ -325,8 +344,36 @@ int ls_boot_ci_agg2(const ls_boot_pair *pairs, int m, int resamples, double leve
     out[k]->est = aggregate(x, m, k ? LS_BOOT_GEOMEAN : LS_BOOT_MEAN);
     out[k]->reliable = n >= LS_BOOT_MIN_UNITS && isfinite(out[k]->est);
   }
+}
+
+/* Replicate r draws its index list once per group of pairs of equal sizes (a replay's summary:
+ * 48 configurations, 4 sizes, the four targets) instead of once per pair: every pair of a
+ * group would draw the same list (draw_list depends on the seed, which is pairs[0]'s for all,
+ * r and the sizes alone), and ls_boot_stat sums each pair's units in list order, as a draw
+ * loop summing each unit as it is drawn did, so every sum and replicate keeps its bits. */
+int ls_boot_ci_agg2(const ls_boot_pair *pairs, int m, int resamples, double level,
+                    ls_boot_ci *mean, ls_boot_ci *geomean, ls_error *err)
+{
+  int rc = check_args(m, resamples, level, err);
+  if (rc)
+    return rc;
+  double *x = malloc((size_t)m * sizeof *x), *rep = malloc(2 * (size_t)resamples * sizeof *rep);
+  int *group = malloc(2 * (size_t)m * sizeof *group);
+  size_t *at = malloc(((size_t)m + 1) * sizeof *at);
+  int ng = group && at ? size_groups(pairs, m, group, group + m, at) : 0;
+  int *idx = group && at ? malloc((at[ng] ? at[ng] : 1) * sizeof *idx) : NULL;
+  if (!x || !rep || !idx) {
+    free(x), free(rep), free(group), free(at), free(idx);
+    return ls_error_set(err, LS_ENOMEM, "bootstrap: out of memory");
+  }
+  ls_boot_ci *out[2] = {mean, geomean};
+  agg_estimates(pairs, m, x, out);
   for (int r = 0; (mean->reliable || geomean->reliable) && r < resamples; r++) {
-    for (int i = 0; i < m; i++) x[i] = replicate(&pairs[i], pairs[0].seed, r);
+    for (int g = 0; g < ng; g++) {
+      const ls_boot_pair *p = &pairs[group[m + g]];
+      draw_list(pairs[0].seed, r, p->n, unshared_units(p), idx + at[g]);
+    }
+    for (int i = 0; i < m; i++) x[i] = ls_boot_stat(&pairs[i], idx + at[group[i]]);
     for (int k = 0; k < 2; k++) {
       if (!out[k]->reliable)
         continue;
@@ -336,8 +383,7 @@ int ls_boot_ci_agg2(const ls_boot_pair *pairs, int m, int resamples, double leve
   }
   for (int k = 0; k < 2; k++)
     interval(rep + (size_t)k * resamples, resamples, level, out[k]);
-  free(x);
-  free(rep);
+  free(x), free(rep), free(group), free(at), free(idx);
   return LS_OK;
 }
 
@@ -360,53 +406,85 @@ static inline __attribute__((always_inline)) double cols_stat(const double *sum,
   return c->b_num >= 0 ? a / b : a;
 }
 
-/* One replicate's column sums of the padded table (w columns, a multiple of 4): n rows drawn
- * from the SplitMix64 sequence at `state` (stratified: the first n - alone draws among the
- * shared rows, the rest among the last alone rows, draw_strat), each row added as it is drawn.
- * Every column is summed in draw order whatever the width, so all widths give the same bits.
- * The widths the replay uses (a run's metrics: 24 columns; a pair: 12, or 8; one metric: 4) get a
- * copy whose width is a constant, so the unrolled sums stay in registers; elsewhere each
- * column costs a load, an add and a store per draw. */
-static inline __attribute__((always_inline)) void sums_fixed(const double *pad, int n, int alone,
-                                                             int w, uint64_t state, double *sum)
+/* One stratum's draws added to its columns [off, off + width) of a replicate's sums: `rows`
+ * draws from the SplitMix64 sequence at *state, each among the stratum's rows (base: its first
+ * row's column off; w: the padded table's width), each row added as it is drawn. The other
+ * columns of the stratum are 0 on every row (stratum_span), so leaving them out changes no
+ * bit: a sum starts at +0.0 and is never -0.0 (x + y is -0.0 only when both are, in the
+ * default rounding), x + (+0.0) = x for every x but -0.0, and x + (-0.0) = x for every x
+ * (NaN stays NaN; a NaN or infinite value is not 0, so it is summed). Each column is summed in draw
+ * order whatever the width, so all widths give the same bits. The widths the replay uses (a
+ * run's 21 metrics: 22 columns; a pair: 12 on the shared rows, the larger run's 4 on the
+ * unshared ones; a few metrics: 2 or 4) get a copy whose width is a constant, so the unrolled
+ * sums stay in registers; elsewhere each column costs a load, an add and a store per draw. */
+static inline __attribute__((always_inline)) void stratum_fixed(const double *base, int rows, int w, int width,
+                                                                int first, uint64_t *state, double *sum)
 {
   double acc[LS_BOOT_MAX_COLS];
-  int m = n - alone;
 #pragma GCC unroll 64
-  for (int c = 0; c < w; c++) acc[c] = 0.0;
-  for (int j = 0; j < m; j++) {
-    const double *row = pad + (size_t)draw_unit(&state, (uint64_t)m) * w;
+  for (int c = 0; c < width; c++) acc[c] = first ? 0.0 : sum[c]; /* first: the sums start here */
+  for (int j = 0; j < rows; j++) {
+    const double *row = base + (size_t)draw_unit(state, (uint64_t)rows) * w;
 #pragma GCC unroll 64
-    for (int c = 0; c < w; c++) acc[c] += row[c];
-  }
-  for (int j = 0; j < alone; j++) {
-    const double *row = pad + (size_t)(m + draw_unit(&state, (uint64_t)alone)) * w;
-#pragma GCC unroll 64
-    for (int c = 0; c < w; c++) acc[c] += row[c];
+    for (int c = 0; c < width; c++) acc[c] += row[c];
   }
 #pragma GCC unroll 64
-  for (int c = 0; c < w; c++) sum[c] = acc[c];
+  for (int c = 0; c < width; c++) sum[c] = acc[c];
 }
 
-static void resample_sums(const double *pad, int n, int alone, int w, uint64_t state, double *sum)
+/* The widths with a copy of their own (above); a span of another width is the whole row. */
+static int kernel_width(int width)
 {
-  switch (w) {
-  case 4: sums_fixed(pad, n, alone, 4, state, sum); return;
-  case 8: sums_fixed(pad, n, alone, 8, state, sum); return;
-  case 12: sums_fixed(pad, n, alone, 12, state, sum); return;
-  case 24: sums_fixed(pad, n, alone, 24, state, sum); return;
-  default: break;
+  return width == 2 || width == 4 || width == 8 || width == 12 || width == 22 || width == 24;
+}
+
+static void stratum_sums(const double *base, int rows, int w, int width, int first, uint64_t *state,
+                         double *sum)
+{
+  switch (width) {
+  case 2: stratum_fixed(base, rows, w, 2, first, state, sum); return;
+  case 4: stratum_fixed(base, rows, w, 4, first, state, sum); return;
+  case 8: stratum_fixed(base, rows, w, 8, first, state, sum); return;
+  case 12: stratum_fixed(base, rows, w, 12, first, state, sum); return;
+  case 22: stratum_fixed(base, rows, w, 22, first, state, sum); return;
+  case 24: stratum_fixed(base, rows, w, 24, first, state, sum); return;
+  default: stratum_fixed(base, rows, w, width, first, state, sum); return;
   }
-  memset(sum, 0, (size_t)w * sizeof *sum);
-  for (int j = 0; j < n; j++) {
-    const double *row = pad + (size_t)draw_strat(&state, j, n, alone) * w;
-    for (int c = 0; c < w; c += 4) {
-      sum[c] += row[c];
-      sum[c + 1] += row[c + 1];
-      sum[c + 2] += row[c + 2];
-      sum[c + 3] += row[c + 3];
-    }
-  }
+}
+
+/* The columns a stratum sums: the padded table's rows [first, first + rows) are +0.0 or -0.0
+ * outside the columns [off, off + width) (-0.0 may be left out too: x + (-0.0) = x for every
+ * x). The span is the columns with a value that is not 0, widened to even ends, when its width
+ * has a kernel; else the whole row (w). */
+typedef struct span {
+  int off, width;
+} span;
+
+static span stratum_span(const double *pad, int first, int rows, int w)
+{
+  int lo = w, hi = 0;
+  for (int j = first; j < first + rows; j++)
+    for (int c = 0; c < w; c++)
+      if (pad[(size_t)j * w + c] != 0) {
+        lo = c < lo ? c : lo;
+        hi = c >= hi ? c + 1 : hi;
+      }
+  lo &= ~1, hi = (hi + 1) & ~1;
+  return lo < hi && kernel_width(hi - lo) ? (span){lo, hi - lo} : (span){0, w};
+}
+
+/* One replicate's column sums of the padded table (w columns, even): the n - alone shared rows
+ * drawn among themselves, then the alone unshared ones among themselves (draw_strat's draws,
+ * one sequence from `state`), each stratum summing its span only. */
+static void resample_sums(const double *pad, int n, int alone, int w, const span sp[2], uint64_t state,
+                          double *sum)
+{
+  int m = n - alone;
+  if (sp[0].width < w) /* columns the shared stratum leaves out: +0.0 until the other adds */
+    memset(sum, 0, (size_t)w * sizeof *sum);
+  stratum_sums(pad + sp[0].off, m, w, sp[0].width, 1, &state, sum + sp[0].off);
+  if (alone > 0)
+    stratum_sums(pad + (size_t)m * w + sp[1].off, alone, w, sp[1].width, 0, &state, sum + sp[1].off);
 }
 
 int ls_boot_ci_table(const double *rows, int n, int ncol, const ls_boot_cols *stats, int m,
@@ -459,10 +537,10 @@ int ls_boot_ci_strata(const double *rows, int n, int alone, int ncol, const ls_b
                         n, alone, ncol);
   if (ncol > LS_BOOT_MAX_COLS)
     return ls_error_set(err, LS_ERANGE, "bootstrap: %d columns (at most %d)", ncol, LS_BOOT_MAX_COLS);
-  /* the rows padded with zero columns to a multiple of 4, summed 4 columns at a time (the
-   * compiler pairs them into vector adds); each column's sum keeps its order */
-  int w = (ncol + 3) & ~3;
-  double sum[LS_BOOT_MAX_COLS + 3];
+  /* the rows padded with a zero column to an even width, the columns summed two at a time
+   * (the compiler pairs them into vector adds); each column's sum keeps its order */
+  int w = (ncol + 1) & ~1;
+  double sum[LS_BOOT_MAX_COLS];
   double *pad = calloc((size_t)n * w, sizeof *pad), *rep = malloc((size_t)m * resamples * sizeof *rep);
   if (!pad || !rep) {
     free(pad);
@@ -472,8 +550,9 @@ int ls_boot_ci_strata(const double *rows, int n, int alone, int ncol, const ls_b
   for (int j = 0; j < n; j++)
     memcpy(pad + (size_t)j * w, rows + (size_t)j * ncol, (size_t)ncol * sizeof *rows);
   int any = table_estimates(rows, n, n - alone, ncol, stats, bl, m, out);
+  const span sp[2] = {stratum_span(pad, 0, n - alone, w), stratum_span(pad, n - alone, alone, w)};
   for (int r = 0; any && r < resamples; r++) {
-    resample_sums(pad, n, alone, w, ls_key2(seed, (uint64_t)r), sum);
+    resample_sums(pad, n, alone, w, sp, ls_key2(seed, (uint64_t)r), sum);
     if (bl)
       replicate_stats(sum, stats, bl, m, rep + r, resamples, out);
     else

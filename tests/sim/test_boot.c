@@ -472,7 +472,177 @@ static void test_coverage_unequal(void)
   CU_ASSERT(hit[1] >= 900 && hit[1] <= 985);
 }
 
+/* A reference bootstrap written from the method's description (sim/boot.h), without the
+ * library's shortcuts: replicate r's draws from the SplitMix64 sequence keyed by ls_key2(seed,
+ * r), 32 bits multiplied onto the stratum's size; every column summed on every draw; the
+ * interval's ends by GSL's quantiles of the sorted replicates. */
+static int ref_draw(uint64_t *state, int n)
+{
+  *state += 0x9e3779b97f4a7c15ULL;
+  return (int)(((ls_mix64(*state) >> 32) * (uint64_t)n) >> 32);
+}
+
+static int ref_unit(uint64_t *state, int j, int n, int alone)
+{
+  return j < n - alone ? ref_draw(state, n - alone) : n - alone + ref_draw(state, alone);
+}
+
+static double ref_stat(const double *s, const ls_boot_cols *c, const ls_boot_blend *bl)
+{
+  double a = s[c->a_den] != 0 ? s[c->a_num] / s[c->a_den] : NAN;
+  double b = c->b_num < 0 ? 1 : s[c->b_den] != 0 ? s[c->b_num] / s[c->b_den] : NAN;
+  double sh = bl && bl->side ? (s[bl->s_den] != 0 ? s[bl->s_num] / s[bl->s_den] : NAN) : 0;
+  double *side = bl && bl->side == 1 ? &a : bl && bl->side == 2 ? &b : NULL;
+  if (side && bl->beta != 0) *side = pow(*side, 1 - bl->beta) * pow(sh, bl->beta);
+  return c->b_num < 0 ? a : a / b;
+}
+
+/* The interval of the replicates rep[0..R) (sorted here) around est into out. */
+static void ref_interval(double *rep, int R, int reliable, ls_boot_ci *out)
+{
+  out->reliable = reliable;
+  out->lo = out->hi = NAN;
+  if (!reliable) return;
+  double tail = (1 - 0.95) / 2; /* the library's tail of a 95 % interval, to the bit */
+  gsl_sort(rep, 1, (size_t)R);
+  out->lo = gsl_stats_quantile_from_sorted_data(rep, 1, (size_t)R, tail);
+  out->hi = gsl_stats_quantile_from_sorted_data(rep, 1, (size_t)R, 1 - tail);
+}
+
+/* Statistic k of a table of n rows x ncol, its last `alone` rows a stratum of their own. */
+static void ref_strata(const double *rows, int n, int alone, int ncol, const ls_boot_cols *st,
+                       const ls_boot_blend *bl, int k, uint64_t seed, ls_boot_ci *out)
+{
+  enum { R = 2000 };
+  static double rep[R];
+  double s[LS_BOOT_MAX_COLS] = {0};
+  for (int j = 0; j < n; j++)
+    for (int c = 0; c < ncol; c++) s[c] += rows[j * ncol + c];
+  out->est = ref_stat(s, &st[k], bl ? &bl[k] : NULL);
+  out->n = n - alone;
+  int ok = n - alone >= LS_BOOT_MIN_UNITS && isfinite(out->est);
+  for (int r = 0; r < R; r++) {
+    uint64_t state = ls_key2(seed, (uint64_t)r);
+    memset(s, 0, sizeof s);
+    for (int j = 0; j < n; j++) {
+      int u = ref_unit(&state, j, n, alone);
+      for (int c = 0; c < ncol; c++) s[c] += rows[u * ncol + c];
+    }
+    rep[r] = ref_stat(s, &st[k], bl ? &bl[k] : NULL);
+    ok &= isfinite(rep[r]);
+  }
+  ref_interval(rep, R, ok, out);
+}
+
+static int ci_same(const ls_boot_ci *a, const ls_boot_ci *b)
+{
+  return !memcmp(&a->est, &b->est, sizeof a->est) && !memcmp(&a->lo, &b->lo, sizeof a->lo) &&
+         !memcmp(&a->hi, &b->hi, sizeof a->hi) && a->n == b->n && a->reliable == b->reliable;
+}
+
+/* The stratified table against the reference, bit for bit, on the layouts whose strata leave
+ * columns at 0 (each stratum sums only its span of columns that are not 0): a ratio_ci pair's
+ * 12 columns (A's 4, B's 4, the larger run's copy on the shared rows) with A larger and with
+ * B larger, so the unshared rows hold columns 0-3 or 4-7; the copy's columns -0.0 there; a
+ * value on the last unshared row alone in a column that is 0 elsewhere in that stratum; an odd
+ * last column (3 of the unshared rows' 4); equal sizes; and tables of 24 and 23 columns whose
+ * edge columns are 0 on every row (the span of 22 at an offset, and a span without a kernel). */
+static void test_strata_spans_as_reference(void)
+{
+  enum { N = 37, K = 13, M = N - K, W = 24 };
+  static double rows[N * W];
+  const ls_boot_cols pst[2] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
+  int bad = 0, cases = 0;
+  for (int v = 0; v < 8; v++) {
+    int larger_b = v % 2, ncol = v < 6 ? 12 : v == 6 ? 24 : 23, alone = v == 5 ? 0 : K;
+    for (int j = 0; j < N; j++) {
+      double *r = rows + j * ncol;
+      for (int c = 0; c < ncol; c++) r[c] = 1 + ls_uniform(LS_KEY(11, (uint64_t)v, (uint64_t)(j * ncol + c)));
+      if (ncol != 12) {
+        r[0] = r[1] = 0, r[ncol - 1] = v == 7 ? 0 : r[ncol - 1];
+        continue;
+      }
+      if (j < M) {
+        memcpy(r + 8, r + (larger_b ? 4 : 0), 4 * sizeof *r);
+        continue;
+      }
+      for (int c = 0; c < 4; c++) r[larger_b ? c : 4 + c] = 0;
+      for (int c = 8; c < 12; c++) r[c] = v == 2 ? -0.0 : 0;
+      if (v == 3 && j == N - 1) r[9] = 0.5; /* the shared copy's den, on one unshared row */
+      if (v == 4) r[(larger_b ? 4 : 0) + 3] = 0; /* the span's last column odd: 0-2 or 4-6 */
+    }
+    const ls_boot_cols wide[2] = {{2, 3, 4, 5}, {6, v == 6 ? 23 : 21, -1, -1}};
+    const ls_boot_cols *st = ncol == 12 ? pst : wide;
+    ls_boot_blend bl[2];
+    for (int k = 0; k < 2; k++)
+      bl[k] = (ls_boot_blend){ncol == 12 && alone ? 1 + larger_b : 0, 8 + 2 * k, 9 + 2 * k, 0.4};
+    ls_boot_ci got[2], want;
+    ls_error err;
+    CU_ASSERT_EQUAL_FATAL(ls_boot_ci_strata(rows, N, alone, ncol, st, bl, 2, 900 + v, 2000, 0.95, got, &err), LS_OK);
+    for (int k = 0; k < 2; k++, cases++) {
+      ref_strata(rows, N, alone, ncol, st, bl, k, 900 + v, &want);
+      bad += !ci_same(&got[k], &want) || !want.reliable || !(want.lo < want.hi);
+      if (!ci_same(&got[k], &want)) printf("\n    layout %d, statistic %d: [%.17g, %.17g] against [%.17g, %.17g]", v, k, got[k].lo, got[k].hi, want.lo, want.hi);
+    }
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT_EQUAL(cases, 16);
+}
+
+/* The summary's aggregate against the reference: every pair draws its own list for replicate
+ * r (keyed by the first pair's seed, stratified by its own sizes) and the statistic of
+ * ls_boot_stat on it; ls_boot_ci_agg2 draws once per group of equal (units, unshared units),
+ * which must change no bit. Pairs of 20 units with 0 and with 5 unshared (A larger and B
+ * larger), one of 20 whose `alone` is 20 (no stratum: as 0), one of 12, in mixed order, each
+ * with a seed of its own. */
+static void test_agg_shared_draws_as_reference(void)
+{
+  enum { N = 20, P = 7, R = 2000 };
+  static double v[P][4][N], rep[2][R];
+  const int n[P] = {20, 20, 12, 20, 20, 20, 12}, alone[P] = {0, 5, 0, 5, 20, 0, 0}, lb[P] = {0, 0, 0, 1, 0, 0, 0};
+  ls_boot_pair ps[P];
+  for (int i = 0; i < P; i++) {
+    for (int j = 0; j < N; j++) {
+      v[i][0][j] = 30 + j % 4, v[i][1][j] = 1 + ls_uniform(LS_KEY(12, (uint64_t)i, (uint64_t)j));
+      int only = j >= n[i] - (alone[i] < n[i] ? alone[i] : 0); /* the larger run's own units */
+      v[i][2][j] = only && !lb[i] ? 0 : 20 + j % 3;
+      v[i][3][j] = only && !lb[i] ? 0 : v[i][1][j] * (1.2 + 0.5 * ls_uniform(LS_KEY(13, (uint64_t)i, (uint64_t)j)));
+      if (only && lb[i]) v[i][0][j] = v[i][1][j] = 0;
+    }
+    ps[i] = (ls_boot_pair){n[i], v[i][0], v[i][1], v[i][2], v[i][3], 70 + (uint64_t)i, alone[i], lb[i], 0.3 * (i % 3)};
+  }
+  ls_boot_ci m, g, want[2];
+  ls_error err;
+  CU_ASSERT_EQUAL_FATAL(ls_boot_ci_agg2(ps, P, R, 0.95, &m, &g, &err), LS_OK);
+  int ok = 1;
+  for (int r = 0; r < R; r++) {
+    double sum = 0, logs = 0;
+    for (int i = 0; i < P; i++) {
+      int idx[N], a = alone[i] < n[i] ? alone[i] : 0;
+      uint64_t state = ls_key2(ps[0].seed, (uint64_t)r);
+      for (int j = 0; j < n[i]; j++) idx[j] = ref_unit(&state, j, n[i], a);
+      double x = ls_boot_stat(&ps[i], idx);
+      sum += x, logs += log(x);
+    }
+    rep[0][r] = sum / P, rep[1][r] = exp(logs / P);
+    ok &= isfinite(rep[0][r]) && isfinite(rep[1][r]);
+  }
+  for (int k = 0; k < 2; k++) {
+    double sum = 0, logs = 0;
+    for (int i = 0; i < P; i++) sum += ls_boot_stat(&ps[i], NULL), logs += log(ls_boot_stat(&ps[i], NULL));
+    want[k].est = k ? exp(logs / P) : sum / P;
+    want[k].n = 12;
+    ref_interval(rep[k], R, ok, &want[k]);
+  }
+  CU_ASSERT(ok);
+  CU_ASSERT(ci_same(&m, &want[0]));
+  CU_ASSERT(ci_same(&g, &want[1]));
+  CU_ASSERT(m.lo < m.est && m.est < m.hi && g.lo < g.est && g.est < g.hi);
+}
+
 CU_TestInfo ls_t_boot[] = {
+    {"stratified: each stratum's span of columns, bit for bit the reference", test_strata_spans_as_reference},
+    {"summary: draws shared by equal sizes, bit for bit the reference", test_agg_shared_draws_as_reference},
     {"stratified regression interval: coverage at slopes 0 and 1", test_coverage_unequal},
     {"regression blend: beta 1 is the shared units' ratio, 1/2 the geometric mean", test_blend_limits},
     {"stratified: a Binomial(100, 1/2) interval, not the mixed one", test_strata_binomial},
