@@ -277,6 +277,11 @@ import sqlite3, os
 c = sqlite3.connect(\"H.db\", isolation_level=None); c.execute(\"PRAGMA journal_mode=DELETE\"); c.execute(\"PRAGMA cache_size=1\")
 c.execute(\"BEGIN\"); c.execute(\"UPDATE runs SET message = hex(randomblob(2000))\"); c.execute(\"UPDATE metrics SET unit = hex(randomblob(200))\"); os._exit(0)" && test -e H.db-journal' export --db H.db
 POST="cmp H.db H.db.orig" t "merge of an input whose axes_json is not JSON (a CHECK of the output, 74, before the fix)" 65 "axes_json '{' is not a JSON object" 'good_db H.db && sqlite3 H.db "PRAGMA ignore_check_constraints = 1; UPDATE runs SET axes_json = '"'"'{'"'"'" && cp H.db H.db.orig' merge m.db H.db
+# a table written without STRICT (its CREATE text edited) may hold a TEXT value in a REAL column:
+# the input check passes it (leversim's rules, not the types), the merge's INSERT into the
+# output's STRICT table refuses it, and merge names that as the input's fault (65), not a
+# database error (74); the output holds nothing of it (mutant merge-input-constraint-as-io)
+POST='cmp H.db H.db.orig && { test ! -e m.db || test "$(sqlite3 m.db "SELECT count(*) FROM metrics")" = 0; }' t "merge of an input whose metrics table is not STRICT and holds a TEXT value" 65 "breaks a rule of leversim's schema (cannot store TEXT value in REAL column metrics.value); it was not merged" 'good_db H.db && sqlite3 H.db "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, '"'"'STRICT, WITHOUT ROWID'"'"', '"'"'WITHOUT ROWID'"'"') WHERE name = '"'"'metrics'"'"'" && sqlite3 H.db "UPDATE metrics SET value = '"'"'abc'"'"' WHERE name = (SELECT min(name) FROM metrics)" && cp H.db H.db.orig' merge m.db H.db
 POST='test -p p.tsv' DATA=root t "testbed verdict --points of a FIFO (hung for ever before the fix)" 74 "p.tsv: cannot read the points: a FIFO" "mkfifo p.tsv" testbed verdict --protocol "$ROOT/runner/testbed/protocol.yaml" --points p.tsv
 t "profile with a !!binary tag on a value (read as plain text, exit 0, before the fix)" 65 "YAML tag 'tag:yaml.org,2002:binary' is not supported" "sed 's|^name: |name: !!binary |' $PROFILE > p.yaml" profiles validate p.yaml
 t "experiment with a local tag (!python/object, ignored before the fix)" 65 "YAML tag '!python/object' is not supported" "sed 's|^name: |name: !python/object |' $ADV_EXP > e.yaml" sweep e.yaml --check
