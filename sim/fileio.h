@@ -8,8 +8,14 @@
  * recognise as its own — one that is empty or whose first LS_FILE_MARK_SPAN bytes hold the
  * writer's mark (e.g. "leversim-trace", "Written by `leversim calibrate`"). Anything else at
  * the path (a foreign file, a directory, a device, a FIFO, a socket) is refused with LS_EIO.
- * Writes are atomic: a temporary file in the same folder, fflush + fsync, then rename over
- * the target, which is checked again just before the rename. */
+ * Writes are atomic and leave nothing behind, even when the process is killed (SIGKILL, a
+ * power cut before the data was synced): the bytes go to an unnamed file in the target's
+ * folder (O_TMPFILE), fflush + fsync, and only then get a name: linked as the target when
+ * nothing is there, else linked under "<target>.tmp-<pid>-<k>" and renamed over the target,
+ * which is checked again just before. A kill between those two calls is the one instant that
+ * leaves a file behind, complete. Where the folder's file system refuses unnamed files (some
+ * do: EOPNOTSUPP) or /proc is missing, the temporary is a named file "<target>.tmp-XXXXXX",
+ * removed on any failure but left behind by a SIGKILL. */
 #ifndef LS_SIM_FILEIO_H
 #define LS_SIM_FILEIO_H
 #include <stdio.h>
@@ -45,21 +51,29 @@ int ls_file_check_output(const char *path, const char *what, const char *mark, l
 typedef struct ls_file_out {
   FILE *f;            /* the temporary file; owned until commit/abort */
   char path[LS_PATH_MAX]; /* the target */
-  char tmp[LS_PATH_MAX + 16];
+  char tmp[LS_PATH_MAX + 16]; /* a name that reaches the temporary file until commit (to read
+                               * it back, or for another program to write): an unnamed one's
+                               * "/proc/<pid>/fd/<n>", else the named file's path */
   const char *what, *mark;
   int released;       /* the temporary file is another program's to write (gnuplot) */
+  int unnamed;        /* 1: the temporary has no name (O_TMPFILE); 0: the named fallback */
 } ls_file_out;
 /* Checks the target (ls_file_check_output) and creates the temporary file next to it. */
 int ls_file_out_open(ls_file_out *o, const char *path, const char *what, const char *mark,
                      ls_error *err);
-/* Flushes, fsyncs and closes the temporary file, checks the target again and renames the
- * temporary over it. Any failure removes the temporary and leaves the target as it was. */
+/* ls_file_out_open; named = 1 takes the named fallback even where unnamed files work, so tests
+ * reach both ways (no command offers it). */
+int ls_file_out_open_how(ls_file_out *o, const char *path, const char *what, const char *mark,
+                         int named, ls_error *err);
+/* Flushes and fsyncs the temporary file, checks the target again and gives the temporary
+ * the target's name (see above), then closes it. Any failure removes the temporary and leaves
+ * the target as it was. */
 int ls_file_out_commit(ls_file_out *o, ls_error *err);
-/* Closes the temporary file, empty, for another program to write by its name (o->tmp: gnuplot
- * writes an image there); ls_file_out_commit then checks that it is still a regular file and
- * renames it over the target. So a program that writes by name never writes the target
- * itself: not through a symbolic link, never over a foreign file, and a failed run leaves
- * nothing behind. Returns o->tmp. */
+/* Hands the temporary file, empty, to another program to write by its name (o->tmp: gnuplot
+ * writes an image there; an unnamed one stays open here, as its descriptor alone keeps it);
+ * ls_file_out_commit then checks that it is still a regular file and names it as the target.
+ * So a program that writes by name never writes the target itself: not through a symbolic
+ * link, never over a foreign file, and a failed run leaves nothing behind. Returns o->tmp. */
 const char *ls_file_out_release(ls_file_out *o);
 /* Closes and removes the temporary file (after a failed write; safe after commit). */
 void ls_file_out_abort(ls_file_out *o);
