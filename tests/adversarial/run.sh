@@ -101,7 +101,10 @@ t() {
   fi
   if [ $MD = 1 ]; then
     args=$(md_args "$@")
-    m=$(printf '%s' "$msg" | sed "s|$W/c$n/||g; s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g" | cut -c1-240)
+    # a sweep's time and a file system's free space vary from run to run: N, so the table made
+    # again on a loaded machine or another disk is the same
+    m=$(printf '%s' "$msg" | sed "s|$W/c$n/||g; s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g" |
+        sed -E 's/ in [0-9.]+ s -> / in N s -> /; s/has [0-9.e+]+ [KMGT]?B free/has N GB free/' | cut -c1-240)
     printf '| A%d | %s | `leversim %s` | %s | `%s` |\n' "$n" "$what" "$args" "$code" "$m"
   elif [ -z "$why" ]; then
     pass=$((pass + 1))

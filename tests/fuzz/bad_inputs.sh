@@ -1,9 +1,20 @@
 #!/bin/sh
-# tests/fuzz/bad_inputs.sh [LEVERSIM]: feeds hostile and broken inputs to the leversim binary
-# (default build/leversim) and prints docs/BAD_INPUTS.md (a Markdown table: input, command,
-# exit status, first line of the message) on stdout. Every row is a real run; regenerate with
+# tests/fuzz/bad_inputs.sh [--quick] [LEVERSIM]: feeds hostile and broken inputs to the leversim
+# binary (default build/leversim) and prints docs/BAD_INPUTS.md (a Markdown table: input,
+# command, exit status, first line of the message) on stdout. Every row is a real run;
+# regenerate with
 #   tests/fuzz/bad_inputs.sh build/leversim > docs/BAD_INPUTS.md
+# --quick stops before the section of runs, sweeps and databases (the sections whose rows run
+# in well under a second each; tests/adversarial/doc_sync.sh compares them with the file).
+# The output is the same on a loaded machine: a signal is sent when the sweep has reached the
+# state the row is about (its workers started, its first estimate printed), not after a fixed
+# sleep; each signalled sweep writes its own files and its workers are gone before the next
+# row; time limits are multiplied by LEVERSIM_TEST_TIME_FACTOR (a whole number, default 1).
 set -u
+QUICK=0
+[ "${1:-}" = --quick ] && QUICK=1 && shift
+F=${LEVERSIM_TEST_TIME_FACTOR:-1}
+case $F in '' | *[!0-9]* | 0) echo "LEVERSIM_TEST_TIME_FACTOR must be a whole number >= 1, not '$F'" >&2; exit 2 ;; esac
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${1:-$ROOT/build/leversim}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
@@ -20,9 +31,9 @@ RUN="run --device oneplus-12 --model llama-3.1-8b --dataset gsm8k --system lever
 n=0
 # row WHAT COMMAND...: runs leversim with the arguments (in $W, data root $W/data when
 # DATA=1, the test fixture root when DATA=fixture; a file-size limit of LIMIT_F blocks when
-# set) and prints one table row. The message is the first line of stderr (the first line
-# matching PICK when set; the first line of stdout when stderr is empty); NUMS=1 writes the
-# counts of an interrupted sweep, which vary from run to run, as N.
+# set) and prints one table row. The message is the first line of stderr that is not a
+# warning (the first line matching PICK when set; the first line of stdout when stderr is
+# empty); NUMS=1 writes the counts of an interrupted sweep, which vary from run to run, as N.
 row() {
   what=$1
   shift
@@ -31,32 +42,48 @@ row() {
   [ "${DATA:-0}" = 1 ] && data=$W/data
   [ "${DATA:-0}" = fixture ] && data=$ROOT/tests/runner/data
   out=$(cd "$W" && { [ -z "${LIMIT_F:-}" ] || ulimit -f "$LIMIT_F"; } &&
-        LEVERSIM_DATA=${data:-${LEVERSIM_DATA:-}} timeout 60 "$BIN" "$@" 2>&1 >"$W/stdout")
+        LEVERSIM_DATA=${data:-${LEVERSIM_DATA:-}} timeout $((60 * F)) "$BIN" "$@" 2>&1 >"$W/stdout")
   code=$?
   report "$what" "$code" "$out" "$@"
 }
-# row_signal WHAT SIGNAL parent|worker COMMAND...: starts a sweep (fixture data root) in the
-# background, sends SIGNAL to the parent alone or to one worker after SIG_AFTER seconds (0.5),
-# and prints the row of what it says.
+# await SECONDS TEST...: runs TEST every 0.1 s until it succeeds or SECONDS (times F) pass.
+await() {
+  t=$(($1 * F * 10))
+  shift
+  while [ $t -gt 0 ] && ! "$@"; do sleep 0.1; t=$((t - 1)); done
+}
+workers_up() { [ "$(pgrep -P "$pid" | wc -l)" -ge 2 ]; } # the sweep's --jobs 2 started
+said() { grep -q -e "$SIG_WHEN" "$W/async-$n.err"; }    # the sweep printed that line
+gone() { for c in $kids; do kill -0 "$c" 2>/dev/null && return 1; done; return 0; }
+# row_signal WHAT SIGNAL parent|worker COMMAND...: starts a sweep with --jobs 2 (fixture data
+# root) in the background, and when both workers run (and, with SIG_WHEN, once its stderr
+# holds a line matching SIG_WHEN) sends SIGNAL to the parent alone or to one worker; prints
+# the row of what it says once it and its workers have ended.
 row_signal() {
   what=$1 sig=$2 whom=$3
   shift 3
   n=$((n + 1))
-  (cd "$W" && exec env LEVERSIM_DATA="$ROOT/tests/runner/data" "$BIN" "$@" 2>"$W/async.err" >/dev/null) &
+  : > "$W/stdout"
+  (cd "$W" && exec env LEVERSIM_DATA="$ROOT/tests/runner/data" "$BIN" "$@" 2>"$W/async-$n.err" >"$W/stdout") &
   pid=$!
-  sleep "${SIG_AFTER:-0.5}"
+  await 60 workers_up
+  kids=$(pgrep -P "$pid")
+  [ -z "${SIG_WHEN:-}" ] || await 120 said
   target=$pid
-  [ "$whom" = worker ] && target=$(pgrep -P $pid | head -1)
+  [ "$whom" = worker ] && target=$(echo "$kids" | head -1)
   kill -s "$sig" "$target"
   wait $pid
   code=$?
-  report "$what" "$code" "$(cat "$W/async.err")" "$@"
+  await 60 gone
+  report "$what" "$code" "$(cat "$W/async-$n.err")" "$@"
 }
 report() {
   what=$1 code=$2 out=$3
   shift 3
   [ -z "$out" ] && out=$(cat "$W/stdout" 2>/dev/null)
-  msg=$(printf '%s\n' "$out" | grep -v '^$' | grep -e "${PICK:-.}" | head -1 | sed "s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g" | shorten)
+  body=$(printf '%s\n' "$out" | grep -v '^$')
+  printf '%s\n' "$body" | grep -q -v ': warning: ' && body=$(printf '%s\n' "$body" | grep -v ': warning: ')
+  msg=$(printf '%s\n' "$body" | grep -e "${PICK:-.}" | head -1 | sed "s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g" | shorten)
   [ "${NUMS:-0}" = 1 ] && msg=$(printf '%s' "$msg" |
     sed -E 's/[0-9]+( of |\/| runs| failed)/N\1/g; s/[0-9.]+ s( |$)/N s\1/g; s/worker [0-9]+/worker N/')
   args=$(for a in "$@"; do [ -n "$a" ] && printf '%s ' "$a" || printf "'' "; done | sed "s|$W/||g; s|$ROOT/||g; s/|/\\\\|/g; s/ *\$//" | shorten)
@@ -78,8 +105,9 @@ Every row was produced by running the `leversim` binary on the input described
 (`tests/fuzz/bad_inputs.sh build/leversim > docs/BAD_INPUTS.md` regenerates this file).
 Exit statuses: 1 a run failed, 64 usage, 65 bad input data, 66 not found, 70 internal,
 74 I/O, 130 interrupted (`leversim --help` gives the table and its rule: a bad value typed on
-the command line is 64, the same value read from a file is 65). The message is the first line printed on stderr; paths are shown
-relative to the work folder. Inputs found by fuzzing are kept as seeds under
+the command line is 64, the same value read from a file is 65). The message is the first line
+printed on stderr that is not a warning (a sweep warns first about values that take another
+effect); paths are shown relative to the work folder. Inputs found by fuzzing are kept as seeds under
 `tests/fuzz/seeds/` and replayed by `tests/fuzz/run.sh`.
 
 ## Device profiles (`profiles validate`)
@@ -244,6 +272,7 @@ tr_body 'pos 0 0 1 0.5\rjunk\nend\n' > "$W/t11.trace"; row "carriage return insi
 tr_body 'pos 0 0 1 0.5\nend\nprompt 1 1 1\n' > "$W/t13.trace"; row "text after end" trace info t13.trace
 printf 'leversim-trace 1\nprompt 0 10 8388608\nend\n' > "$W/t14.trace"; row "output length beyond the position limit" trace info t14.trace
 
+[ $QUICK = 1 ] && exit 0
 cat <<'HEAD'
 
 ## Runs, sweeps and results databases
@@ -263,10 +292,11 @@ cp "$W/m.orig" "$M"
 row "a file without line ends (grew memory without bound, then said 'empty file')" trace info /dev/zero
 printf 'name: x\nseed: 1\nparts:\n  - name: p\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever, specinfer, sequoia, eagle2]\n    settings: {workload.prompts: 8, workload.max_tokens: 400}\n    sweep:\n      draft.budget: [4, 8, 16, 32, 48, 64]\n      workload.alpha: [0.5, 0.6, 0.7, 0.8, 0.9]\n' > "$W/s1.yaml"
 sed 's/workload.prompts: 8, workload.max_tokens: 400/workload.prompts: 400, workload.max_tokens: 4000/' "$W/s1.yaml" > "$W/s2.yaml"
-rm -f "$W"/f.db*; LIMIT_F=200 DATA=fixture PICK=worker row "file-size limit (ulimit -f 200) mid-sweep, like a full disk (exit 1 before the fix)" sweep s1.yaml --db f.db --steps --jobs 2
+# a limit 10 times the size of a new database (about 90 KiB): the sweep fills it, not its set-up
+rm -f "$W"/f.db*; LIMIT_F=2000 NUMS=1 DATA=fixture PICK=worker row "file-size limit (ulimit -f 2000) mid-sweep, like a full disk (exit 1 before the fix)" sweep s1.yaml --db f.db --steps --jobs 2
 rm -f "$W"/k.db*; NUMS=1 PICK='killed by' row_signal "a worker killed by SIGKILL ('see messages above' before the fix)" KILL worker sweep s2.yaml --db k.db --jobs 2
 rm -f "$W"/i.db*; PICK='resume with' row_signal "SIGINT to the parent alone (workers ran to the end and --jobs was dropped before the fix)" INT parent sweep s2.yaml --db i.db --jobs 2 --quick
-rm -f "$W"/i.db*; NUMS=1 PICK='runs done' SIG_AFTER=6 row_signal "stderr not a terminal, a sweep of more than 5 s (silent until the end before the fix)" INT parent sweep s2.yaml --db i.db --jobs 2
+rm -f "$W"/i.db*; NUMS=1 PICK='runs done.*left' SIG_WHEN='runs done.*left' row_signal "stderr not a terminal, a sweep of more than 5 s (silent until the end before the fix)" INT parent sweep s2.yaml --db i.db --jobs 2
 DATA=fixture row "--db '' (exit 0, results lost before the fix)" sweep s1.yaml --db ''
 DATA=fixture row "--db :memory: (exit 0, results lost before the fix)" sweep s1.yaml --db :memory:
 rm -rf "$W/media" "$W"/ok.db*; NUMS=1 DATA=fixture row "(a finished sweep, for the next rows)" sweep s1.yaml --db ok.db --quick
@@ -298,9 +328,14 @@ The cases of issue 22, run by ctest (`adversarial.cases`) with their expected ex
 message fragment, and a post-check that the foreign file, database, device node, FIFO or
 folder is as it was. Rows `A<n>` are generated from the same table
 (`tests/adversarial/run.sh --markdown`); `tests/adversarial/doc_sync.sh` (ctest
-`adversarial.doc`) fails when this section and the table differ. Races between writers are
+`adversarial.doc`) fails when this section and the table differ, or when a row or the prose
+of the sections before the runs section is not what leversim says today (a key list that
+gained a key included); ctest `adversarial.doc_full` (labelled `long`) makes this whole file
+again, the interrupted sweeps' rows included. Races between writers are
 in `tests/adversarial/race.sh` (ctest `adversarial.race`); paths of 200 and 1400 characters
-in `tests/adversarial/deep_path.sh` (ctest `adversarial.deep_path`).
+in `tests/adversarial/deep_path.sh` (ctest `adversarial.deep_path`); `calibrate --out` killed
+by SIGKILL at instants spread over its run, leaving no temporary file, in
+`tests/adversarial/killed.sh` (ctest `adversarial.killed`).
 
 ### Databases are data, never code (issue 35)
 
@@ -339,7 +374,12 @@ writes of whoever opens it), generated columns. leversim reads files others hand
   validate` refuses what a run would.
 - **YAML** (sim/yaml.c): nesting beyond 256 levels and more than 1024 aliases are refused on
   libyaml's events before the document is built (reading stays linear in the input: 40000
-  nested brackets took a minute); files of more than 64 MiB are refused.
+  nested brackets took a minute); files of more than 64 MiB are refused. A tag other than the
+  core schema's (`!!str`, `!!int`, ...) is refused: `!!binary` or `!python/object` would be read
+  as plain text, not as the tag says.
+- **Plug-ins** (`--plugin`, `policy check`): the file must be a regular file (a FIFO blocked
+  the load for ever); `policy check` loads each plug-in in a child process first, so a
+  constructor that crashes, exits or never returns is a `FAIL` (exit 1), not the checker's end.
 - **Traces**: an off record whose path its position already has is refused (the replay took
   one of the two silently); a position holds at most 4096 off records.
 - **Empty values**: `--set KEY=` and an empty file or folder name (`--out ''`) are usage
