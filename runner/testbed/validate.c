@@ -332,54 +332,133 @@ static int fault_cost(const char *path, double *s_per_byte, ls_error *err)
 
 static const char *const KINDS[] = {"warm", "tg", "cold", "step", "tree-cold", "tree-warm", "spec", "repack", NULL};
 
-static int plot(const char *dir, const ls_tbdb_point *pts, int n, ls_error *err)
+#define PLOT_MARK "Written by `leversim testbed validate --plot`"
+
+/* dir/name in a new string (owned by the caller; NULL when out of memory). */
+static char *path_in(const char *dir, const char *name)
 {
-  char dat[1024], gp[1024], png[1024];
-  snprintf(dat, sizeof dat, "%s/testbed-validation.dat", dir);
-  snprintf(gp, sizeof gp, "%s/testbed-validation.gp", dir);
-  snprintf(png, sizeof png, "%s/testbed-validation.png", dir);
-  FILE *f = fopen(dat, "w");
-  if (!f)
-    return ls_error_set(err, LS_EIO, "%s: cannot create: %s", dat, strerror(errno));
-  int bad = 0;
+  size_t len = strlen(dir) + strlen(name) + 2;
+  char *p = malloc(len);
+  if (p)
+    snprintf(p, len, "%s/%s", dir, name);
+  return p;
+}
+
+/* Writes s to f as a gnuplot single-quoted string (a quote inside doubled); 1 when it failed. */
+static int gp_string(FILE *f, const char *s)
+{
+  int bad = fputc('\'', f) == EOF;
+  for (; *s; s++)
+    bad |= (*s == '\'' && fputc('\'', f) == EOF) || fputc(*s, f) == EOF;
+  return bad | (fputc('\'', f) == EOF);
+}
+
+/* The points, one gnuplot data block per kind, written atomically (sim/fileio). */
+static int write_plot_dat(const char *dat, const ls_tbdb_point *pts, int n, ls_error *err)
+{
+  ls_file_out o;
+  int rc = ls_file_out_open(&o, dat, "testbed validate --plot", PLOT_MARK, err);
+  if (rc)
+    return rc;
+  int bad = fprintf(o.f, "# " PLOT_MARK ": measured and predicted seconds per pass\n") < 0;
   for (int k = 0; KINDS[k]; k++) {
-    bad |= fprintf(f, "# %s\n", KINDS[k]) < 0;
+    bad |= fprintf(o.f, "# %s\n", KINDS[k]) < 0;
     for (int i = 0; i < n; i++)
       if (!strcmp(pts[i].kind, KINDS[k]))
-        bad |= fprintf(f, "%.6g %.6g\n", pts[i].measured_s, pts[i].predicted_s) < 0;
-    bad |= fprintf(f, "\n\n") < 0;
+        bad |= fprintf(o.f, "%.6g %.6g\n", pts[i].measured_s, pts[i].predicted_s) < 0;
+    bad |= fprintf(o.f, "\n\n") < 0;
   }
-  bad |= fclose(f) != 0;
-  if (bad)
+  if (bad) {
+    ls_file_out_abort(&o);
     return ls_error_set(err, LS_EIO, "%s: write failed", dat);
-  f = fopen(gp, "w");
-  if (!f)
-    return ls_error_set(err, LS_EIO, "%s: cannot create: %s", gp, strerror(errno));
-  bad = fprintf(f,
-                "set terminal pngcairo size 900,720 font ',11'\nset output '%s'\n"
-                "set title 'leversim testbed: predicted vs measured llama.cpp passes (this machine)'\n"
-                "set xlabel 'measured time (s)'\nset ylabel 'predicted time (s)'\nset logscale xy\n"
-                "set key top left\nset grid\nset size ratio -1\nset xrange [0.005:10]\nset yrange [0.005:10]\n"
-                "plot x title 'y = x' lw 2 lc rgb '#888888', x*1.2 title '+-20%%' dt 2 lc rgb '#bbbbbb', "
-                "x/1.2 notitle dt 2 lc rgb '#bbbbbb'",
-                png) < 0;
-  const char *colour[] = {"#1f77b4", "#17becf", "#d62728", "#ff7f0e", "#2ca02c", "#98df8a", "#9467bd", "#8c564b"};
+  }
+  return ls_file_out_commit(&o, err);
+}
+
+/* The gnuplot script: it reads dat and draws into the variable out, which the caller sets
+ * (`gnuplot -e "out='x.png'"`); run by hand it draws testbed-validation.png beside it. */
+static int write_plot_gp(const char *gp, const char *dat, ls_error *err)
+{
+  static const char *const colour[] = {"#1f77b4", "#17becf", "#d62728", "#ff7f0e",
+                                       "#2ca02c", "#98df8a", "#9467bd", "#8c564b"};
+  ls_file_out o;
+  int rc = ls_file_out_open(&o, gp, "testbed validate --plot", PLOT_MARK, err);
+  if (rc)
+    return rc;
+  FILE *f = o.f;
+  int bad = fprintf(f, "# " PLOT_MARK "\nif (!exists(\"out\")) out = 'testbed-validation.png'\n"
+                       "set terminal pngcairo size 900,720 font ',11'\nset output out\n"
+                       "set title 'leversim testbed: predicted vs measured llama.cpp passes (this machine)'\n"
+                       "set xlabel 'measured time (s)'\nset ylabel 'predicted time (s)'\nset logscale xy\n"
+                       "set key top left\nset grid\nset size ratio -1\nset xrange [0.005:10]\n"
+                       "set yrange [0.005:10]\ndat = ") < 0;
+  bad |= gp_string(f, dat);
+  bad |= fprintf(f, "\nplot x title 'y = x' lw 2 lc rgb '#888888', x*1.2 title '+-20%%' dt 2 lc rgb '#bbbbbb', "
+                    "x/1.2 notitle dt 2 lc rgb '#bbbbbb'") < 0;
   for (int k = 0; KINDS[k]; k++) {
     const char *label = !strcmp(KINDS[k], "warm") || !strcmp(KINDS[k], "tg") ? " (calibration)"
                         : !strcmp(KINDS[k], "repack")                        ? " (not modelled)"
                                                                              : "";
-    bad |= fprintf(f, ", '%s' index %d using 1:2 title '%s%s' pt 7 ps 1.3 lc rgb '%s'", dat, k, KINDS[k], label,
+    bad |= fprintf(f, ", dat index %d using 1:2 title '%s%s' pt 7 ps 1.3 lc rgb '%s'", k, KINDS[k], label,
                    colour[k]) < 0;
   }
   bad |= fprintf(f, "\n") < 0;
-  bad |= fclose(f) != 0;
-  if (bad)
+  if (bad) {
+    ls_file_out_abort(&o);
     return ls_error_set(err, LS_EIO, "%s: write failed", gp);
-  int st = ls_gnuplot_run("gnuplot", NULL, gp, NULL); /* -d, a time limit (sim/gnuplot.h) */
-  if (st != 0)
+  }
+  return ls_file_out_commit(&o, err);
+}
+
+/* Runs the script with out set to the image's temporary file (sim/fileio: gnuplot never
+ * writes the image's own path, so not through a link or over a foreign file), then names it. */
+static int draw_plot(const char *gp, const char *png, ls_error *err)
+{
+  ls_file_out o;
+  int rc = ls_file_out_open(&o, png, "testbed validate --plot", "PNG", err);
+  if (rc)
+    return rc;
+  const char *tmp = ls_file_out_release(&o);
+  size_t len = 2 * strlen(tmp) + 16;
+  char *vars = malloc(len), *v = vars;
+  if (!vars) {
+    ls_file_out_abort(&o);
+    return ls_error_set(err, LS_ENOMEM, "testbed validate: out of memory");
+  }
+  v += sprintf(v, "out='");
+  for (const char *p = tmp; *p; p++) {
+    if (*p == '\'')
+      *v++ = '\'';
+    *v++ = *p;
+  }
+  strcpy(v, "'");
+  int st = ls_gnuplot_run("gnuplot", vars, gp, NULL); /* -d, a time limit (sim/gnuplot.h) */
+  free(vars);
+  if (st != 0) {
+    ls_file_out_abort(&o);
     return ls_error_set(err, LS_EIO, "%s: gnuplot %s", gp, st == LS_GNUPLOT_NOT_FOUND ? "not found"
                         : st == LS_GNUPLOT_TIMED_OUT ? "stopped at its time limit" : "failed");
-  return LS_OK;
+  }
+  return ls_file_out_commit(&o, err);
+}
+
+/* DIR/testbed-validation.{dat,gp,png}: each written whole or not at all, and only over a file
+ * an earlier --plot wrote. */
+static int plot(const char *dir, const ls_tbdb_point *pts, int n, ls_error *err)
+{
+  char *dat = path_in(dir, "testbed-validation.dat"), *gp = path_in(dir, "testbed-validation.gp");
+  char *png = path_in(dir, "testbed-validation.png");
+  int rc = dat && gp && png ? LS_OK : ls_error_set(err, LS_ENOMEM, "testbed validate: out of memory");
+  if (!rc)
+    rc = write_plot_dat(dat, pts, n, err);
+  if (!rc)
+    rc = write_plot_gp(gp, dat, err);
+  if (!rc)
+    rc = draw_plot(gp, png, err);
+  free(dat);
+  free(gp);
+  free(png);
+  return rc;
 }
 
 /* The repetitions of a held-out point (the cold one-token passes; 3 when the run has none):
