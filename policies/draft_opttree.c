@@ -58,32 +58,44 @@ static double value(const ls_tree *t, const unsigned char *keep)
   return e;
 }
 
+/* The pool only grows, so the proposed tree is kept up to date layer by layer
+ * (ls_tree_top_update). Candidates are added without their keys, which the view is asked
+ * for only for the nodes a pass evaluates and those kept (most candidates are neither). */
 static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *cost, ls_error *err)
 {
   (void)cost;
   const opt_state *s = state;
   const int k = s->topk;
-  unsigned char cur[LS_TREE_MAX], next[LS_TREE_MAX];
+  unsigned char cur[LS_TREE_MAX], next[LS_TREE_MAX], keyed[LS_TREE_MAX];
   int layer[LS_TREE_MAX];
   double probs[LS_TREE_MAX];
+  ls_tree_top top;
   ls_tree_init(t, v);
+  ls_tree_top_init(&top, s->keep);
   cur[0] = 1;
+  keyed[0] = 1;
   double e = 1.0;
   int m = 1;
   layer[0] = 0;
   for (int d = 1; d <= s->max_depth && m > 0 && s->keep > 0; d++) {
     if (m * k > LS_TREE_MAX)
       m = LS_TREE_MAX / k;
+    for (int i = 0; i < m; i++)
+      if (!keyed[layer[i]]) {
+        ls_tree_set_key(t, v, layer[i]);
+        keyed[layer[i]] = 1;
+      }
     if (ls_tree_expand(t, v, layer, m, k, probs) != LS_OK)
       return ls_error_set(err, LS_ERANGE, "opt-tree: draft step log full");
     int n0 = t->n, full = 0;
     for (int i = 0; i < m && !full; i++)
       for (int r = 0; r < k && !full; r++)
         if (probs[i * k + r] > 0.0)
-          full = ls_tree_add(t, v, layer[i], r, probs[i * k + r]) < 0;
+          full = ls_tree_add_unkeyed(t, layer[i], r, probs[i * k + r]) < 0;
     for (int i = n0; i < t->n; i++)
-      cur[i] = 0;
-    ls_tree_top_by_path(t, s->keep, next);
+      cur[i] = keyed[i] = 0;
+    ls_tree_top_update(&top, t);
+    ls_tree_top_mark(&top, t, next);
     double e2 = value(t, next);
     if (e2 - e < s->threshold)
       break; /* T is kept: the layer just drafted was not worth its verification */
@@ -95,6 +107,7 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
         layer[m++] = i;
     }
   }
+  ls_tree_key_kept(t, v, cur, keyed);
   ls_tree_compact(t, cur);
   return LS_OK;
 }

@@ -141,28 +141,58 @@ static void sift_worst(const ls_tree *t, int *h, int n, int i)
   }
 }
 
+void ls_tree_top_init(ls_tree_top *tp, int m)
+{
+  tp->m = m > 0 ? m : 0;
+  tp->n = 0;
+  tp->seen = 1;
+}
+
 /* The m first nodes in before()'s order (a strict total order, so the set is unique): a heap
  * of the m best seen so far with the worst at the root, O(n log m); a full sort per call was a
- * few per cent of a replay (OPT-Tree calls it once per depth). */
-int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep)
+ * few per cent of a replay. Offering only the nodes added since the last call gives the same
+ * set as offering the whole pool: a node out of the m first of a pool stays out when the pool
+ * grows (m nodes already come before it), so the m first of the grown pool are among those
+ * of the old one and the new nodes. OPT-Tree asks once per layer, the pool growing by it. */
+void ls_tree_top_update(ls_tree_top *tp, const ls_tree *t)
 {
-  int h[LS_TREE_MAX], n = t->n - 1;
-  if (m > n)
-    m = n;
-  if (m < 0)
-    m = 0;
-  for (int i = 0; i < m; i++)
-    h[i] = i + 1;
-  for (int i = m / 2 - 1; i >= 0; i--)
-    sift_worst(t, h, m, i);
-  for (int v = m + 1; m > 0 && v <= n; v++)
-    if (before(t, v, h[0])) {
-      h[0] = v;
-      sift_worst(t, h, m, 0);
+  int v = tp->seen, m = tp->m;
+  for (; v < t->n && tp->n < m; v++) {
+    tp->h[tp->n++] = v;
+    if (tp->n == m) /* full: heap order from here on */
+      for (int i = m / 2 - 1; i >= 0; i--)
+        sift_worst(t, tp->h, m, i);
+  }
+  for (; v < t->n; v++)
+    if (before(t, v, tp->h[0])) {
+      tp->h[0] = v;
+      sift_worst(t, tp->h, m, 0);
     }
+  tp->seen = t->n;
+}
+
+int ls_tree_top_mark(const ls_tree_top *tp, const ls_tree *t, unsigned char *keep)
+{
   memset(keep, 0, (size_t)t->n);
   keep[0] = 1;
-  for (int i = 0; i < m; i++)
-    keep[h[i]] = 1;
-  return m;
+  for (int i = 0; i < tp->n; i++)
+    keep[tp->h[i]] = 1;
+  return tp->n;
+}
+
+int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep)
+{
+  ls_tree_top tp;
+  ls_tree_top_init(&tp, m);
+  ls_tree_top_update(&tp, t);
+  return ls_tree_top_mark(&tp, t, keep);
+}
+
+void ls_tree_key_kept(ls_tree *t, const ls_draft_view *v, const unsigned char *keep, unsigned char *keyed)
+{
+  for (int i = 1; i < t->n; i++)
+    if (keep[i] && !keyed[i]) {
+      ls_tree_set_key(t, v, i);
+      keyed[i] = 1;
+    }
 }
