@@ -179,6 +179,9 @@ static int last_finite(const double *a, int n)
  * subtree's value p_j T(d - 1, sz) with column j + 1 (contiguous, C is (W+1) x (B+1)):
  *   C(m, j) = max(0 if m = 0, max_{sz} p_j T(d - 1, sz) + C(m - sz, j + 1)),
  * for m >= from; entries below from are row d - 1's, left in place (solve: rows repeat).
+ * Column j is computed up to m = B - 1 - j: a tree of at most B nodes holds the root and one
+ * node under each rank before j, so nothing (T, column j - 1, the shapes) reads it further;
+ * its entries past that are stale and column j - 1's scan stops before them.
  * Only sizes whose two terms are finite are visited (sz <= top, m - sz <= ctop): an entry
  * with a -inf term is -inf or NaN (p_j = 0), which never beats the running best, so the
  * maximum and its first argument are those of the full scan over sz = 1..m, bit for bit
@@ -186,15 +189,15 @@ static int last_finite(const double *a, int n)
  * them). */
 static void solve_column(seq_state *s, int d, int j, double pj, int from)
 {
-  const int B = s->B;
+  const int B = s->B, last = B - 1 - j; /* see below */
   const double *tp = &T_AT(s, d - 1, 0);
   const double *cn = &s->C[(size_t)(j + 1) * (size_t)(B + 1)];
   double *cj = &s->C[(size_t)j * (size_t)(B + 1)];
   double pt[LS_TREE_MAX + 1];
-  int top = last_finite(tp, B), ctop = last_finite(cn, B);
-  for (int sz = 1; sz <= top; sz++)
+  int top = last_finite(tp, B), ctop = last_finite(cn, last - 1);
+  for (int sz = 1; sz <= top && sz <= last; sz++)
     pt[sz] = pj * tp[sz];
-  for (int m = from; m <= B; m++) {
+  for (int m = from; m <= last; m++) {
     double best = m == 0 ? 0.0 : -INFINITY;
     int arg = 0;
     int lo = m - ctop > 1 ? m - ctop : 1, hi = m < top ? m : top;
@@ -457,7 +460,7 @@ void ls_sequoia_choose(void *state, const ls_cost_model *c, int *n, int *d)
 int ls_sequoia_choice(const void *state, int d, int m, int j)
 {
   const seq_state *s = state;
-  return s->dp_valid && d >= 1 && d <= s->D && m >= 0 && m <= s->B && j >= 0 && j < s->W ? CH_AT(s, d, m, j) : -1;
+  return s->dp_valid && d >= 1 && d <= s->D && m >= 0 && j >= 0 && j < s->W && m <= s->B - 1 - j ? CH_AT(s, d, m, j) : -1;
 }
 
 const ls_draft_ops ls_draft_sequoia = {"sequoia", "DP-optimal tree for a positional acceptance vector, hardware-aware size/depth",

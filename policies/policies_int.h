@@ -90,8 +90,9 @@ int ls_sequoia_width(const void *state, int n, int d, int l);
 /* The hardware-aware choice a build under cost model c makes: size *n (root included) and
  * depth bound *d (solves the DP first when it has none). */
 void ls_sequoia_choose(void *state, const ls_cost_model *c, int *n, int *d);
-/* The DP's choice for depth bound d (1..D), m nodes left (0..B) and rank j (0..W-1): the size
- * of the rank-j child's subtree (0: none); -1 outside the table or before the first DP. */
+/* The DP's choice for depth bound d (1..D), m nodes left (0..B - 1 - j: what a tree of B nodes
+ * can leave to rank j) and rank j (0..W-1): the size of the rank-j child's subtree (0: none);
+ * -1 outside the table or before the first DP. */
 int ls_sequoia_choice(const void *state, int d, int m, int j);
 
 #endif

@@ -151,7 +151,7 @@ static void test_sequoia_random(void)
         seq_ref_widths(&r, W, d, n, 0, w);
         for (int l = 0; l < D; l++)
           bad_w += ls_sequoia_width(st, n, d, l) != w[l];
-        for (int j = 0; d > 0 && n < B && j < W; j++)
+        for (int j = 0; d > 0 && n <= B - 1 - j && j < W; j++)
           bad_ch += ls_sequoia_choice(st, d, n, j) != r.ch[d][n][j];
       }
     for (int k = 0; k < 3; k++) {
