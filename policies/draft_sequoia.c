@@ -41,10 +41,12 @@
 #define PRIOR_K 20.0
 
 /* One (size, depth bound) choose() compares: its expected length and the indices in
- * seq_state.steps of its levels' (level, width) keys; d is the last bound of its run. */
+ * seq_state.steps of its levels' (level, width) keys; d is the last bound of its run;
+ * shared: how many leading keys it has in common with the shape before it of the same size
+ * (0 for the first), whose running sums over them choose() reuses. */
 typedef struct {
   double e;
-  int n, d, first, count;
+  int n, d, first, count, shared;
 } seq_shape;
 
 typedef struct {
@@ -244,6 +246,12 @@ static void add_shape(seq_state *s, int d, int n, int *used)
     s->shape_steps[(*used)++] = s->step_at[key];
     sh->count++;
   }
+  sh->shared = 0;
+  const seq_shape *prev = s->n_shapes > 1 ? sh - 1 : NULL;
+  if (prev && prev->n == n)
+    while (sh->shared < sh->count && sh->shared < prev->count &&
+           s->shape_steps[sh->first + sh->shared] == s->shape_steps[prev->first + sh->shared])
+      sh->shared++;
 }
 
 /* The shapes choose() compares: every (n, d) with T(d, n) > 0 in its loop order (n = 1: the
@@ -335,14 +343,15 @@ static void choose(seq_state *s, const ls_cost_model *c, int *bn, int *bd)
     s->step_s[i] = c->draft_step_s(c->ctx, w, l);
   }
   double best = INFINITY;
+  double part[D_MAX]; /* part[l]: tv plus the steps of levels 0..l of the last shape of this n */
   for (int n = 1, k = 0; n <= s->B; n++) {
     double tv = c->verify_s(c->ctx, n);
     for (; k < s->n_shapes && s->shapes[k].n == n; k++) {
       const seq_shape *sh = &s->shapes[k];
       const int *idx = &s->shape_steps[sh->first];
-      double t = tv;
-      for (int l = 0; l < sh->count; l++)
-        t += s->step_s[idx[l]];
+      double t = sh->shared ? part[sh->shared - 1] : tv; /* the same sums, in the same order */
+      for (int l = sh->shared; l < sh->count; l++)
+        part[l] = t = t + s->step_s[idx[l]];
       if (t / sh->e <= best) { /* ties: the larger tree */
         best = t / sh->e;
         *bn = n;
