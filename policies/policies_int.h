@@ -44,13 +44,21 @@ int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep);
  * call): init with m, update after adding nodes (offers those added since the last update;
  * the nodes' path_prob must not change), mark writes keep[] as ls_tree_top_by_path would for
  * the whole pool and returns how many non-root nodes are kept. */
+typedef struct ls_tree_top_ent {
+  double p; /* the node's path_prob */
+  int i;    /* the node */
+} ls_tree_top_ent;
 typedef struct ls_tree_top {
-  int m, n, seen;     /* nodes wanted, held, and the first node not offered yet */
-  int h[LS_TREE_MAX]; /* the n held; a heap with the worst at h[0] once n = m */
+  int m, n, seen;                /* nodes wanted, held, and the first node not offered yet */
+  ls_tree_top_ent h[LS_TREE_MAX]; /* the n held; a heap with the worst at h[0] once n = m */
+  int asc[LS_TREE_MAX]; /* the n held in ascending index order */
 } ls_tree_top;
 void ls_tree_top_init(ls_tree_top *tp, int m);
 void ls_tree_top_update(ls_tree_top *tp, const ls_tree *t);
 int ls_tree_top_mark(const ls_tree_top *tp, const ls_tree *t, unsigned char *keep);
+/* The nodes held, in ascending index order (parents before children); *count of them.
+ * Borrowed: valid until the next update. */
+const int *ls_tree_top_nodes(const ls_tree_top *tp, int *count);
 /* For builders that add candidates with ls_tree_add_unkeyed: asks the view for the key of
  * every node with keep[i] and no keyed[i], in index order (so parents first), and marks it
  * keyed. The kept set must be closed under ancestors, keyed[] true for nodes with keys. */

@@ -114,31 +114,44 @@ int ls_policy_budget_capped(const char *key, int budget, int cap, const char *ca
 }
 
 /* (path_prob descending, index ascending): ties keep parents first, so any prefix of this
- * order is closed under ancestors whenever prob <= 1 (path_prob never rises along a path). */
-static int before(const ls_tree *t, int a, int b)
+ * order is closed under ancestors whenever prob <= 1 (path_prob never rises along a path).
+ * On heap entries, which carry their node's path_prob (a copy: the same number). */
+static int before(const ls_tree_top_ent *a, const ls_tree_top_ent *b)
 {
-  if (t->path_prob[a] != t->path_prob[b])
-    return t->path_prob[a] > t->path_prob[b];
-  return a < b;
+  if (a->p != b->p)
+    return a->p > b->p;
+  return a->i < b->i;
 }
 
-/* Restores the heap below slot i of h[0..n) whose root is the node ranked last ("worst")
- * by before(). */
-static void sift_worst(const ls_tree *t, int *h, int n, int i)
+/* Restores the heap below slot i of h[0..n) whose root is the entry ranked last ("worst")
+ * by before(): the entry moves down while the worse of its children is worse than it (the
+ * arrangement a swap at every level gives, with one write a level). */
+static void sift_worst(ls_tree_top_ent *h, int n, int i)
 {
-  for (;;) {
-    int w = i, l = 2 * i + 1, r = l + 1;
-    if (l < n && before(t, h[w], h[l]))
-      w = l;
-    if (r < n && before(t, h[w], h[r]))
-      w = r;
-    if (w == i)
-      return;
-    int x = h[i];
+  ls_tree_top_ent x = h[i];
+  for (int l = 2 * i + 1; l < n; l = 2 * i + 1) {
+    int w = l + 1 < n && before(&h[l], &h[l + 1]) ? l + 1 : l;
+    if (!before(&x, &h[w]))
+      break;
     h[i] = h[w];
-    h[w] = x;
     i = w;
   }
+  h[i] = x;
+}
+
+/* Removes node x from tp->asc (held, ascending): found by bisection, the rest moved down. */
+static void top_drop(ls_tree_top *tp, int x)
+{
+  int lo = 0, hi = tp->n - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (tp->asc[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  assert(tp->asc[lo] == x);
+  memmove(&tp->asc[lo], &tp->asc[lo + 1], sizeof(int) * (size_t)(tp->n - 1 - lo));
 }
 
 void ls_tree_top_init(ls_tree_top *tp, int m)
@@ -158,17 +171,28 @@ void ls_tree_top_update(ls_tree_top *tp, const ls_tree *t)
 {
   int v = tp->seen, m = tp->m;
   for (; v < t->n && tp->n < m; v++) {
-    tp->h[tp->n++] = v;
-    if (tp->n == m) /* full: heap order from here on */
+    tp->h[tp->n] = (ls_tree_top_ent){t->path_prob[v], v};
+    tp->asc[tp->n] = v;
+    if (++tp->n == m) /* full: heap order from here on */
       for (int i = m / 2 - 1; i >= 0; i--)
-        sift_worst(t, tp->h, m, i);
+        sift_worst(tp->h, m, i);
   }
-  for (; v < t->n; v++)
-    if (before(t, v, tp->h[0])) {
-      tp->h[0] = v;
-      sift_worst(t, tp->h, m, 0);
+  for (; v < t->n; v++) {
+    ls_tree_top_ent e = {t->path_prob[v], v};
+    if (before(&e, &tp->h[0])) {
+      top_drop(tp, tp->h[0].i);
+      tp->asc[m - 1] = v; /* v is past every node held */
+      tp->h[0] = e;
+      sift_worst(tp->h, m, 0);
     }
+  }
   tp->seen = t->n;
+}
+
+const int *ls_tree_top_nodes(const ls_tree_top *tp, int *count)
+{
+  *count = tp->n;
+  return tp->asc;
 }
 
 int ls_tree_top_mark(const ls_tree_top *tp, const ls_tree *t, unsigned char *keep)
@@ -176,7 +200,7 @@ int ls_tree_top_mark(const ls_tree_top *tp, const ls_tree *t, unsigned char *kee
   memset(keep, 0, (size_t)t->n);
   keep[0] = 1;
   for (int i = 0; i < tp->n; i++)
-    keep[tp->h[i]] = 1;
+    keep[tp->asc[i]] = 1;
   return tp->n;
 }
 

@@ -4,7 +4,8 @@
  *  - Sequoia: the DP (values, choices, per-level widths) against the full scan of its
  *    recurrence, and the hardware-aware choice (size and depth bound) against the scan of its
  *    definition over every (n, d), on random vectors, budgets, widths, depths and costs;
- *  - the kept-across-layers top-m selection against a sort of the whole pool after each layer;
+ *  - the kept-across-layers top-m selection (its set and its list in index order) against a
+ *    sort of the whole pool after each layer;
  *  - OPT-Tree and EAGLE-2 against their algorithms written with eagerly keyed candidates and a
  *    from-scratch selection: the same trees, keys and step logs. */
 #include <math.h>
@@ -222,9 +223,14 @@ static void test_top_incremental(void)
       hi = t->n;
       ls_tree_top_update(&tp, t);
       unsigned char a[LS_TREE_MAX], b[LS_TREE_MAX];
-      int got = ls_tree_top_mark(&tp, t, a);
+      int got = ls_tree_top_mark(&tp, t, a), count, j = 0;
       ref_top(t, m, b);
       bad += memcmp(a, b, (size_t)t->n) != 0 || got != (m < t->n - 1 ? m : t->n - 1);
+      const int *asc = ls_tree_top_nodes(&tp, &count); /* the same nodes, ascending */
+      for (int i = 1; i < t->n; i++)
+        if (b[i])
+          bad += j >= count || asc[j++] != i;
+      bad += j != count;
       layers++;
     }
   }
