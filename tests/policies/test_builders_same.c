@@ -130,8 +130,11 @@ static void test_sequoia_random(void)
       W = 8, D = 12;
     double p[RW], left = 1.0;
     for (int j = 0; j < W; j++) {
-      int kind = it % 3;
-      p[j] = kind == 0 ? left * (0.2 + 0.6 * unif(&x)) : kind == 1 ? 0.5 / W : (unif(&x) < 0.3 ? 0.0 : 0.5 * unif(&x) / W);
+      int kind = it % 4; /* 3: powers of two, whose products tie exactly across shapes */
+      p[j] = kind == 0   ? left * (0.2 + 0.6 * unif(&x))
+             : kind == 1 ? 0.5 / W
+             : kind == 2 ? (unif(&x) < 0.3 ? 0.0 : 0.5 * unif(&x) / W)
+                         : ldexp(1.0, -(j + 1 + (it / 4) % 2));
       if (j == 0 && p[0] == 0.0)
         p[0] = 0.4;
       left -= p[j];
