@@ -74,7 +74,7 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
   double probs[LS_TREE_MAX];
   ls_tree_top top;
   ls_tree_init(t, v);
-  ls_tree_top_init(&top, s->keep);
+  ls_tree_top_init(&top, s->keep, 1);
   keyed[0] = 1;
   double e = 1.0;
   int m = 1;

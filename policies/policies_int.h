@@ -50,14 +50,16 @@ typedef struct ls_tree_top_ent {
 } ls_tree_top_ent;
 typedef struct ls_tree_top {
   int m, n, seen;                /* nodes wanted, held, and the first node not offered yet */
+  int list;                      /* asc is kept (ls_tree_top_nodes) */
   ls_tree_top_ent h[LS_TREE_MAX]; /* the n held; a heap with the worst at h[0] once n = m */
   int asc[LS_TREE_MAX]; /* the n held in ascending index order */
 } ls_tree_top;
-void ls_tree_top_init(ls_tree_top *tp, int m);
+void ls_tree_top_init(ls_tree_top *tp, int m, int list);
 void ls_tree_top_update(ls_tree_top *tp, const ls_tree *t);
 int ls_tree_top_mark(const ls_tree_top *tp, const ls_tree *t, unsigned char *keep);
-/* The nodes held, in ascending index order (parents before children); *count of them.
- * Borrowed: valid until the next update. */
+/* The nodes held, in ascending index order (parents before children); *count of them; only
+ * when init was asked for the list (its upkeep costs a bisection and a move per node
+ * replaced). Borrowed: valid until the next update. */
 const int *ls_tree_top_nodes(const ls_tree_top *tp, int *count);
 /* For builders that add candidates with ls_tree_add_unkeyed: asks the view for the key of
  * every node with keep[i] and no keyed[i], in index order (so parents first), and marks it

@@ -154,8 +154,9 @@ static void top_drop(ls_tree_top *tp, int x)
   memmove(&tp->asc[lo], &tp->asc[lo + 1], sizeof(int) * (size_t)(tp->n - 1 - lo));
 }
 
-void ls_tree_top_init(ls_tree_top *tp, int m)
+void ls_tree_top_init(ls_tree_top *tp, int m, int list)
 {
+  tp->list = list;
   tp->m = m > 0 ? m : 0;
   tp->n = 0;
   tp->seen = 1;
@@ -180,8 +181,10 @@ void ls_tree_top_update(ls_tree_top *tp, const ls_tree *t)
   for (; v < t->n; v++) {
     ls_tree_top_ent e = {t->path_prob[v], v};
     if (before(&e, &tp->h[0])) {
-      top_drop(tp, tp->h[0].i);
-      tp->asc[m - 1] = v; /* v is past every node held */
+      if (tp->list) {
+        top_drop(tp, tp->h[0].i);
+        tp->asc[m - 1] = v; /* v is past every node held */
+      }
       tp->h[0] = e;
       sift_worst(tp->h, m, 0);
     }
@@ -191,6 +194,7 @@ void ls_tree_top_update(ls_tree_top *tp, const ls_tree *t)
 
 const int *ls_tree_top_nodes(const ls_tree_top *tp, int *count)
 {
+  assert(tp->list);
   *count = tp->n;
   return tp->asc;
 }
@@ -200,14 +204,14 @@ int ls_tree_top_mark(const ls_tree_top *tp, const ls_tree *t, unsigned char *kee
   memset(keep, 0, (size_t)t->n);
   keep[0] = 1;
   for (int i = 0; i < tp->n; i++)
-    keep[tp->asc[i]] = 1;
+    keep[tp->h[i].i] = 1;
   return tp->n;
 }
 
 int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep)
 {
   ls_tree_top tp;
-  ls_tree_top_init(&tp, m);
+  ls_tree_top_init(&tp, m, 0); /* one call: no list in index order */
   ls_tree_top_update(&tp, t);
   return ls_tree_top_mark(&tp, t, keep);
 }

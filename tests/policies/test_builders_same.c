@@ -215,7 +215,7 @@ static void test_top_incremental(void)
   for (int it = 0; it < 200; it++) {
     int m = (int)(unif(&x) * 90), ties = it % 2;
     ls_tree_top tp;
-    ls_tree_top_init(&tp, m);
+    ls_tree_top_init(&tp, m, 1);
     ls_tree_init(t, NULL);
     int lo = 0, hi = 1;
     for (int layer = 0; layer < 6 && t->n < 600; layer++) {
