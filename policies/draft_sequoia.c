@@ -189,6 +189,41 @@ static int last_finite(const double *a, int n)
  * maximum and its first argument are those of the full scan over sz = 1..m, bit for bit
  * (the products and sums are the same operations; with -ffp-contract=off no FMA merges
  * them). */
+/* The first maximum of pt[sz] + cn[m - sz] over sz = lo..hi, counted only above *best (then
+ * in *best, its sz in *arg), as the plain scan finds it; four sums at a time, whose largest
+ * is compared first: a block with none above the running best changes nothing, so only
+ * blocks that hold one are scanned in order. No sum is NaN (both terms finite), so the
+ * largest of four is above the best exactly when one of them is. */
+static void conv_max(const double *pt, const double *cn, int m, int lo, int hi, double *best, int *arg)
+{
+  double b = *best;
+  int a = *arg, sz = lo;
+  for (; sz + 3 <= hi; sz += 4) {
+    const double *c = cn + (m - sz);
+    double v0 = pt[sz] + c[0], v1 = pt[sz + 1] + c[-1], v2 = pt[sz + 2] + c[-2], v3 = pt[sz + 3] + c[-3];
+    double x = v0 > v1 ? v0 : v1, y = v2 > v3 ? v2 : v3;
+    if (!((x > y ? x : y) > b))
+      continue;
+    if (v0 > b)
+      b = v0, a = sz;
+    if (v1 > b)
+      b = v1, a = sz + 1;
+    if (v2 > b)
+      b = v2, a = sz + 2;
+    if (v3 > b)
+      b = v3, a = sz + 3;
+  }
+  for (; sz <= hi; sz++) {
+    double val = pt[sz] + cn[m - sz];
+    if (val > b) {
+      b = val;
+      a = sz;
+    }
+  }
+  *best = b;
+  *arg = a;
+}
+
 static void solve_column(seq_state *s, int d, int j, double pj, int from)
 {
   const int B = s->B, last = B - 1 - j; /* see below */
@@ -203,13 +238,7 @@ static void solve_column(seq_state *s, int d, int j, double pj, int from)
     double best = m == 0 ? 0.0 : -INFINITY;
     int arg = 0;
     int lo = m - ctop > 1 ? m - ctop : 1, hi = m < top ? m : top;
-    for (int sz = lo; sz <= hi; sz++) {
-      double val = pt[sz] + cn[m - sz];
-      if (val > best) {
-        best = val;
-        arg = sz;
-      }
-    }
+    conv_max(pt, cn, m, lo, hi, &best, &arg);
     cj[m] = best;
     CH_AT(s, d, m, j) = (short)arg;
   }
