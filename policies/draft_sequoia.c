@@ -226,7 +226,7 @@ static void conv_max(const double *pt, const double *cn, int m, int lo, int hi, 
 
 static void solve_column(seq_state *s, int d, int j, double pj, int from)
 {
-  const int B = s->B, last = B - 1 - j; /* see below */
+  const int B = s->B, last = B - 1 - j; /* the last m any reader asks (above) */
   const double *tp = &T_AT(s, d - 1, 0);
   const double *cn = &s->C[(size_t)(j + 1) * (size_t)(B + 1)];
   double *cj = &s->C[(size_t)j * (size_t)(B + 1)];
