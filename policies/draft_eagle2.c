@@ -43,6 +43,8 @@ static int create(void **state, ls_kv *kv, ls_error *err)
   return LS_OK;
 }
 
+/* Candidates are added without their keys; the view is asked for those of the nodes a
+ * pass evaluates and of those kept only (most of the k^2 a layer adds are neither). */
 static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *cost, ls_error *err)
 {
   (void)cost;
@@ -50,21 +52,29 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
   const int k = s->topk;
   int sel[LS_VIEW_TOPK_MAX];
   double probs[LS_VIEW_TOPK_MAX * LS_VIEW_TOPK_MAX];
-  unsigned char keep[LS_TREE_MAX];
+  unsigned char keep[LS_TREE_MAX], keyed[LS_TREE_MAX];
   ls_tree_init(t, v);
+  keyed[0] = 1;
   int m = 1, lo = 0, hi = 1, full = 0;
   sel[0] = 0;
   for (int step = 0; step < s->depth && m > 0 && !full; step++) {
+    for (int i = 0; i < m; i++)
+      if (!keyed[sel[i]]) {
+        ls_tree_set_key(t, v, sel[i]);
+        keyed[sel[i]] = 1;
+      }
     if (ls_tree_expand(t, v, sel, m, k, probs) != LS_OK)
       return ls_error_set(err, LS_ERANGE, "eagle2: draft step log full");
     lo = hi;
     for (int i = 0; i < m && !full; i++)
       for (int r = 0; r < k; r++)
-        if (probs[i * k + r] > 0.0 && ls_tree_add(t, v, sel[i], r, probs[i * k + r]) < 0) {
+        if (probs[i * k + r] > 0.0 && ls_tree_add_unkeyed(t, sel[i], r, probs[i * k + r]) < 0) {
           full = 1;
           break;
         }
     hi = t->n;
+    for (int u = lo; u < hi; u++)
+      keyed[u] = 0;
     /* top-k of the new layer by cumulative score (selection: k is small) */
     m = 0;
     for (int u = lo; u < hi; u++) {
@@ -81,6 +91,7 @@ static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_
     }
   }
   ls_tree_top_by_path(t, s->keep, keep);
+  ls_tree_key_kept(t, v, keep, keyed);
   ls_tree_compact(t, keep);
   return LS_OK;
 }

@@ -12,6 +12,7 @@
  * tokens (default max_nodes). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "policies/policies_int.h"
 
 typedef struct {
@@ -49,52 +50,70 @@ static int create(void **state, ls_kv *kv, ls_error *err)
   return LS_OK;
 }
 
-static double value(const ls_tree *t, const unsigned char *keep)
+/* 1 + the path probabilities of the n nodes nodes[] (ascending: the order of a sum over
+ * the tree's indices). */
+static double value(const ls_tree *t, const int *nodes, int n)
 {
   double e = 1.0;
-  for (int i = 1; i < t->n; i++)
-    if (keep[i])
-      e += t->path_prob[i];
+  for (int i = 0; i < n; i++)
+    e += t->path_prob[nodes[i]];
   return e;
 }
 
+/* The pool only grows, so the proposed tree is kept up to date layer by layer
+ * (ls_tree_top_update), with its nodes in index order (no pass over the pool). Candidates
+ * are added without their keys, which the view is asked for only for the nodes a pass
+ * evaluates and those kept (most candidates are neither). */
 static int build(void *state, ls_tree *t, const ls_draft_view *v, const ls_cost_model *cost, ls_error *err)
 {
   (void)cost;
   const opt_state *s = state;
   const int k = s->topk;
-  unsigned char cur[LS_TREE_MAX], next[LS_TREE_MAX];
-  int layer[LS_TREE_MAX];
+  unsigned char cur[LS_TREE_MAX], keyed[LS_TREE_MAX];
+  int layer[LS_TREE_MAX], kept[LS_TREE_MAX], n_kept = 0; /* T's non-root nodes, ascending */
   double probs[LS_TREE_MAX];
+  ls_tree_top top;
   ls_tree_init(t, v);
-  cur[0] = 1;
+  ls_tree_top_init(&top, s->keep, 1);
+  keyed[0] = 1;
   double e = 1.0;
   int m = 1;
   layer[0] = 0;
   for (int d = 1; d <= s->max_depth && m > 0 && s->keep > 0; d++) {
     if (m * k > LS_TREE_MAX)
       m = LS_TREE_MAX / k;
+    for (int i = 0; i < m; i++)
+      if (!keyed[layer[i]]) {
+        ls_tree_set_key(t, v, layer[i]);
+        keyed[layer[i]] = 1;
+      }
     if (ls_tree_expand(t, v, layer, m, k, probs) != LS_OK)
       return ls_error_set(err, LS_ERANGE, "opt-tree: draft step log full");
     int n0 = t->n, full = 0;
     for (int i = 0; i < m && !full; i++)
       for (int r = 0; r < k && !full; r++)
         if (probs[i * k + r] > 0.0)
-          full = ls_tree_add(t, v, layer[i], r, probs[i * k + r]) < 0;
-    for (int i = n0; i < t->n; i++)
-      cur[i] = 0;
-    ls_tree_top_by_path(t, s->keep, next);
-    double e2 = value(t, next);
+          full = ls_tree_add_unkeyed(t, layer[i], r, probs[i * k + r]) < 0;
+    memset(keyed + n0, 0, (size_t)(t->n - n0));
+    ls_tree_top_update(&top, t);
+    int n_next;
+    const int *next = ls_tree_top_nodes(&top, &n_next);
+    double e2 = value(t, next, n_next);
     if (e2 - e < s->threshold)
       break; /* T is kept: the layer just drafted was not worth its verification */
     e = e2;
+    n_kept = n_next;
+    memcpy(kept, next, sizeof(int) * (size_t)n_next);
     m = 0;
-    for (int i = 0; i < t->n; i++) {
-      cur[i] = next[i];
-      if (next[i] && t->depth[i] == d)
-        layer[m++] = i;
-    }
+    for (int i = 0; i < n_kept; i++)
+      if (t->depth[kept[i]] == d)
+        layer[m++] = kept[i];
   }
+  memset(cur, 0, (size_t)t->n);
+  cur[0] = 1;
+  for (int i = 0; i < n_kept; i++)
+    cur[kept[i]] = 1;
+  ls_tree_key_kept(t, v, cur, keyed);
   ls_tree_compact(t, cur);
   return LS_OK;
 }

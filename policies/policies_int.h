@@ -40,6 +40,31 @@ void ls_tree_compact(ls_tree *t, const unsigned char *keep);
  * index first, so the set is closed under ancestors when every prob <= 1); returns how many
  * non-root nodes were kept. */
 int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep);
+/* The same selection kept across calls for a pool that only grows (OPT-Tree: a layer per
+ * call): init with m, update after adding nodes (offers those added since the last update;
+ * the nodes' path_prob must not change), mark writes keep[] as ls_tree_top_by_path would for
+ * the whole pool and returns how many non-root nodes are kept. */
+typedef struct ls_tree_top_ent {
+  double p; /* the node's path_prob */
+  int i;    /* the node */
+} ls_tree_top_ent;
+typedef struct ls_tree_top {
+  int m, n, seen;                /* nodes wanted, held, and the first node not offered yet */
+  int list;                      /* asc is kept (ls_tree_top_nodes) */
+  ls_tree_top_ent h[LS_TREE_MAX]; /* the n held; a heap with the worst at h[0] once n = m */
+  int asc[LS_TREE_MAX]; /* the n held in ascending index order */
+} ls_tree_top;
+void ls_tree_top_init(ls_tree_top *tp, int m, int list);
+void ls_tree_top_update(ls_tree_top *tp, const ls_tree *t);
+int ls_tree_top_mark(const ls_tree_top *tp, const ls_tree *t, unsigned char *keep);
+/* The nodes held, in ascending index order (parents before children); *count of them; only
+ * when init was asked for the list (its upkeep costs a bisection and a move per node
+ * replaced). Borrowed: valid until the next update. */
+const int *ls_tree_top_nodes(const ls_tree_top *tp, int *count);
+/* For builders that add candidates with ls_tree_add_unkeyed: asks the view for the key of
+ * every node with keep[i] and no keyed[i], in index order (so parents first), and marks it
+ * keyed. The kept set must be closed under ancestors, keyed[] true for nodes with keys. */
+void ls_tree_key_kept(ls_tree *t, const ls_draft_view *v, const unsigned char *keep, unsigned char *keyed);
 /* 1 + sum of path_prob over non-root nodes: the expected accepted length (bonus included)
  * when path_prob is the acceptance probability of each node's path. */
 double ls_tree_expected_len(const ls_tree *t);
@@ -72,5 +97,12 @@ long ls_sequoia_solves(const void *state);
 /* Expanded nodes at level l of the optimal shape of size n, depth <= d (0 past its depth),
  * as the last DP computed it (call ls_sequoia_value first). */
 int ls_sequoia_width(const void *state, int n, int d, int l);
+/* The hardware-aware choice a build under cost model c makes: size *n (root included) and
+ * depth bound *d (solves the DP first when it has none). */
+void ls_sequoia_choose(void *state, const ls_cost_model *c, int *n, int *d);
+/* The DP's choice for depth bound d (1..D), m nodes left (0..B - 1 - j: what a tree of B nodes
+ * can leave to rank j) and rank j (0..W-1): the size of the rank-j child's subtree (0: none);
+ * -1 outside the table or before the first DP. */
+int ls_sequoia_choice(const void *state, int d, int m, int j);
 
 #endif

@@ -114,55 +114,113 @@ int ls_policy_budget_capped(const char *key, int budget, int cap, const char *ca
 }
 
 /* (path_prob descending, index ascending): ties keep parents first, so any prefix of this
- * order is closed under ancestors whenever prob <= 1 (path_prob never rises along a path). */
-static int before(const ls_tree *t, int a, int b)
+ * order is closed under ancestors whenever prob <= 1 (path_prob never rises along a path).
+ * On heap entries, which carry their node's path_prob (a copy: the same number). */
+static int before(const ls_tree_top_ent *a, const ls_tree_top_ent *b)
 {
-  if (t->path_prob[a] != t->path_prob[b])
-    return t->path_prob[a] > t->path_prob[b];
-  return a < b;
+  if (a->p != b->p)
+    return a->p > b->p;
+  return a->i < b->i;
 }
 
-/* Restores the heap below slot i of h[0..n) whose root is the node ranked last ("worst")
- * by before(). */
-static void sift_worst(const ls_tree *t, int *h, int n, int i)
+/* Restores the heap below slot i of h[0..n) whose root is the entry ranked last ("worst")
+ * by before(): the entry moves down while the worse of its children is worse than it (the
+ * arrangement a swap at every level gives, with one write a level). */
+static void sift_worst(ls_tree_top_ent *h, int n, int i)
 {
-  for (;;) {
-    int w = i, l = 2 * i + 1, r = l + 1;
-    if (l < n && before(t, h[w], h[l]))
-      w = l;
-    if (r < n && before(t, h[w], h[r]))
-      w = r;
-    if (w == i)
-      return;
-    int x = h[i];
+  ls_tree_top_ent x = h[i];
+  for (int l = 2 * i + 1; l < n; l = 2 * i + 1) {
+    int w = l + 1 < n && before(&h[l], &h[l + 1]) ? l + 1 : l;
+    if (!before(&x, &h[w]))
+      break;
     h[i] = h[w];
-    h[w] = x;
     i = w;
   }
+  h[i] = x;
+}
+
+/* Removes node x from tp->asc (held, ascending): found by bisection, the rest moved down. */
+static void top_drop(ls_tree_top *tp, int x)
+{
+  int lo = 0, hi = tp->n - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (tp->asc[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  assert(tp->asc[lo] == x);
+  memmove(&tp->asc[lo], &tp->asc[lo + 1], sizeof(int) * (size_t)(tp->n - 1 - lo));
+}
+
+void ls_tree_top_init(ls_tree_top *tp, int m, int list)
+{
+  tp->list = list;
+  tp->m = m > 0 ? m : 0;
+  tp->n = 0;
+  tp->seen = 1;
 }
 
 /* The m first nodes in before()'s order (a strict total order, so the set is unique): a heap
  * of the m best seen so far with the worst at the root, O(n log m); a full sort per call was a
- * few per cent of a replay (OPT-Tree calls it once per depth). */
-int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep)
+ * few per cent of a replay. Offering only the nodes added since the last call gives the same
+ * set as offering the whole pool: a node out of the m first of a pool stays out when the pool
+ * grows (m nodes already come before it), so the m first of the grown pool are among those
+ * of the old one and the new nodes. OPT-Tree asks once per layer, the pool growing by it. */
+void ls_tree_top_update(ls_tree_top *tp, const ls_tree *t)
 {
-  int h[LS_TREE_MAX], n = t->n - 1;
-  if (m > n)
-    m = n;
-  if (m < 0)
-    m = 0;
-  for (int i = 0; i < m; i++)
-    h[i] = i + 1;
-  for (int i = m / 2 - 1; i >= 0; i--)
-    sift_worst(t, h, m, i);
-  for (int v = m + 1; m > 0 && v <= n; v++)
-    if (before(t, v, h[0])) {
-      h[0] = v;
-      sift_worst(t, h, m, 0);
+  int v = tp->seen, m = tp->m;
+  for (; v < t->n && tp->n < m; v++) {
+    tp->h[tp->n] = (ls_tree_top_ent){t->path_prob[v], v};
+    tp->asc[tp->n] = v;
+    if (++tp->n == m) /* full: heap order from here on */
+      for (int i = m / 2 - 1; i >= 0; i--)
+        sift_worst(tp->h, m, i);
+  }
+  for (; v < t->n; v++) {
+    ls_tree_top_ent e = {t->path_prob[v], v};
+    if (before(&e, &tp->h[0])) {
+      if (tp->list) {
+        top_drop(tp, tp->h[0].i);
+        tp->asc[m - 1] = v; /* v is past every node held */
+      }
+      tp->h[0] = e;
+      sift_worst(tp->h, m, 0);
     }
+  }
+  tp->seen = t->n;
+}
+
+const int *ls_tree_top_nodes(const ls_tree_top *tp, int *count)
+{
+  assert(tp->list);
+  *count = tp->n;
+  return tp->asc;
+}
+
+int ls_tree_top_mark(const ls_tree_top *tp, const ls_tree *t, unsigned char *keep)
+{
   memset(keep, 0, (size_t)t->n);
   keep[0] = 1;
-  for (int i = 0; i < m; i++)
-    keep[h[i]] = 1;
-  return m;
+  for (int i = 0; i < tp->n; i++)
+    keep[tp->h[i].i] = 1;
+  return tp->n;
+}
+
+int ls_tree_top_by_path(const ls_tree *t, int m, unsigned char *keep)
+{
+  ls_tree_top tp;
+  ls_tree_top_init(&tp, m, 0); /* one call: no list in index order */
+  ls_tree_top_update(&tp, t);
+  return ls_tree_top_mark(&tp, t, keep);
+}
+
+void ls_tree_key_kept(ls_tree *t, const ls_draft_view *v, const unsigned char *keep, unsigned char *keyed)
+{
+  for (int i = 1; i < t->n; i++)
+    if (keep[i] && !keyed[i]) {
+      ls_tree_set_key(t, v, i);
+      keyed[i] = 1;
+    }
 }

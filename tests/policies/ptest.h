@@ -32,5 +32,5 @@ int ptest_build(const char *policy, const char *settings, ls_tree *t, const ls_d
 
 extern CU_TestInfo ls_t_tree[], ls_t_registry[], ls_t_chain[], ls_t_specinfer[], ls_t_sequoia[], ls_t_eagle2[],
     ls_t_opttree[], ls_t_lever[], ls_t_lever_same[], ls_t_prune[], ls_t_map[], ls_t_costmodel[], ls_t_cli[], ls_t_bench[], ls_t_readme[],
-    ls_t_plugin[], ls_t_effective[];
+    ls_t_plugin[], ls_t_effective[], ls_t_builders_same[];
 #endif

@@ -12,6 +12,7 @@ static CU_SuiteInfo suites[] = {
     {"sequoia", NULL, NULL, NULL, NULL, ls_t_sequoia},
     {"eagle2", NULL, NULL, NULL, NULL, ls_t_eagle2},
     {"opttree", NULL, NULL, NULL, NULL, ls_t_opttree},
+    {"builders_same", NULL, NULL, NULL, NULL, ls_t_builders_same},
     {"lever", NULL, NULL, NULL, NULL, ls_t_lever},
     {"lever_same", NULL, NULL, NULL, NULL, ls_t_lever_same},
     {"prune", NULL, NULL, NULL, NULL, ls_t_prune},
