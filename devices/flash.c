@@ -267,6 +267,23 @@ typedef struct {
   int64_t b, c, tx;
 } read_args;
 
+/* The specials' gaps of one stream, remembered (see plain_gap): G_j is a pure function of
+ * (ls_mix64(K), ln P, j), the key (ln P compared bit for bit), and every run of a study
+ * with one seed and one latency profile asks the same G_0, G_1, ... in order, so a worker's
+ * devices share one sequence through their set (ls_flash_tables). g[j] for j < n, at most
+ * GAP_MAX of them (later gaps are computed each time). 32 bits hold any G_j: U_j >= 2^-53, so
+ * -ln U_j < 36.8, and P <= Phi(3) - Phi(-3) (parametric; an empirical table has no specials),
+ * so -ln P > 0.0027 and G_j < 13,700. refs: devices borrowing it (a set never evicts one that is
+ * borrowed); used: the set's clock at its last borrowing (the least recent goes first). */
+typedef struct {
+  uint64_t mixed;
+  double ln_plain;
+  uint32_t *g;
+  uint32_t n, cap;
+  int refs;
+  uint64_t used;
+} gap_seq;
+
 struct ls_flash_dev {
   ls_engine *e;
   ls_flash_params p;
@@ -277,6 +294,9 @@ struct ls_flash_dev {
   double band_lo, band_w;     /* the plain band of U2: [band_lo, band_lo + band_w] */
   double p_tail_special;      /* P(tail | special) */
   double ln_plain;            /* ln P(plain); 0: every request is plain */
+  gap_seq *gaps;              /* the specials' gaps drawn so far: a set's (borrowed, refs
+                                 counted) or, when gaps_own, owned */
+  int gaps_own;
   int64_t lat_lo_ns, lat_hi_ns; /* bounds of a plain request's latency */
   int64_t body_max_ns;        /* bound of a special body draw's latency (|Z| <= Z_MAX) */
   int64_t body_hi_lo_ns;      /* a special body draw above the band is at least this */
@@ -441,12 +461,45 @@ static int64_t latency_ns(const ls_flash_dev *d, uint64_t k, int special)
   return (int64_t)(l * 1e9 + 0.5);
 }
 
+#define GAP_MAX (1u << 22)   /* most gaps a sequence keeps (16 MiB); later ones are computed */
+#define GAP_FILL 64          /* gaps drawn at a time past a sequence's end (GAP_MAX a multiple) */
+
 /* Number of plain requests before special number j: geometric, by inversion, floor(ln U / ln P).
  * The quotient is positive (ln U < 0 and ln P < 0), so the conversion's truncation is the floor. */
-static uint64_t plain_gap(const ls_flash_dev *d, uint64_t j)
+static uint64_t gap_draw(uint64_t mixed, double ln_plain, uint64_t j)
 {
-  double g = log(ls_uniform_open(ls_key2_mixed(d->gap_mixed, j))) / d->ln_plain;
+  double g = log(ls_uniform_open(ls_key2_mixed(mixed, j))) / ln_plain;
   return g < 1e18 ? (uint64_t)g : UINT64_MAX / 2;
+}
+
+/* gap_draw of d's stream when d->gaps does not hold G_j yet: the sequence is drawn on, GAP_FILL
+ * gaps at a time past its end (the cursor only moves on, so they are asked next; a rollback
+ * or another run of the worker asks again from an earlier j), and kept: the log and the hash
+ * were about a tenth of an AR cycle. Written through the const device as the oracle's rank
+ * cache is: a memo of a pure function changes no value. */
+static uint64_t gap_slow(const ls_flash_dev *d, uint64_t j)
+{
+  gap_seq *s = d->gaps;
+  if (j >= (uint64_t)s->n + GAP_FILL || s->n + GAP_FILL > GAP_MAX)
+    return gap_draw(d->gap_mixed, d->ln_plain, j); /* far ahead, or the sequence full */
+  if (s->n + GAP_FILL > s->cap) {
+    uint32_t cap = s->cap ? 2 * s->cap : 64 * GAP_FILL;
+    uint32_t *grown = realloc(s->g, (size_t)cap * sizeof *grown);
+    if (!grown)
+      return gap_draw(d->gap_mixed, d->ln_plain, j); /* out of memory: computed each time */
+    s->g = grown;
+    s->cap = cap;
+  }
+  for (uint32_t i = s->n, end = s->n + GAP_FILL; i < end; i++)
+    s->g[i] = (uint32_t)gap_draw(d->gap_mixed, d->ln_plain, i); /* < 13,700 (gap_seq) */
+  s->n += GAP_FILL;
+  return s->g[j];
+}
+
+static inline uint64_t plain_gap(const ls_flash_dev *d, uint64_t j)
+{
+  const gap_seq *s = d->gaps;
+  return j < s->n ? s->g[j] : gap_slow(d, j);
 }
 
 static fread_t *read_of(const fstate *w, uint32_t rid) { return &w->r[rid & (w->r_cap - 1)]; }
@@ -1139,9 +1192,14 @@ typedef struct {
   lat_node t[LAT_TAB + 1];
 } plain_entry;
 
+#define GAPS_KEEP 4 /* gap sequences a set keeps (one per seed and profile a worker meets) */
+
 struct ls_flash_tables {
   plain_entry **e; /* owned, n of cap */
   int n, cap;
+  gap_seq *gaps[GAPS_KEEP]; /* owned, gn of them; LRU eviction among those not borrowed */
+  int gn, gaps_built;
+  uint64_t clock;
 };
 
 int ls_flash_tables_create(ls_flash_tables **out, ls_error *err)
@@ -1157,10 +1215,55 @@ void ls_flash_tables_free(ls_flash_tables *t)
   for (int i = 0; i < t->n; i++)
     free(t->e[i]);
   free(t->e);
+  for (int i = 0; i < t->gn; i++) {
+    free(t->gaps[i]->g);
+    free(t->gaps[i]);
+  }
   free(t);
 }
 
 int ls_flash_tables_count(const ls_flash_tables *t) { return t->n; }
+int ls_flash_tables_gaps_held(const ls_flash_tables *t) { return t->gn; }
+int ls_flash_tables_gaps_built(const ls_flash_tables *t) { return t->gaps_built; }
+
+/* d's gap sequence: the set's for d's (ls_mix64(K), ln P) when it holds one, else a new one,
+ * kept in the set in a free place or in that of the least recently borrowed one no device
+ * borrows (set NULL, or every kept one borrowed: d owns it). */
+static int gap_table(ls_flash_dev *d, ls_flash_tables *set)
+{
+  gap_seq key = {.mixed = d->gap_mixed, .ln_plain = d->ln_plain};
+  int slot = -1;
+  for (int i = 0; set && i < set->gn; i++) {
+    gap_seq *x = set->gaps[i];
+    if (x->mixed == key.mixed && memcmp(&x->ln_plain, &key.ln_plain, sizeof key.ln_plain) == 0) {
+      x->refs++;
+      x->used = ++set->clock;
+      d->gaps = x;
+      return LS_OK;
+    }
+    if (x->refs == 0 && (slot < 0 || x->used < set->gaps[slot]->used))
+      slot = i;
+  }
+  gap_seq *x = malloc(sizeof *x);
+  if (!x)
+    return LS_ENOMEM;
+  *x = key;
+  d->gaps = x;
+  d->gaps_own = !set || (set->gn == GAPS_KEEP && slot < 0);
+  if (d->gaps_own)
+    return LS_OK;
+  if (set->gn < GAPS_KEEP) {
+    slot = set->gn++;
+  } else {
+    free(set->gaps[slot]->g);
+    free(set->gaps[slot]);
+  }
+  x->refs = 1;
+  x->used = ++set->clock;
+  set->gaps[slot] = x;
+  set->gaps_built++;
+  return LS_OK;
+}
 
 /* d's plain table (parametric latencies): the set's for d's (median, sigma) when it holds
  * one, else built, and kept in the set (set NULL: d owns it). */
@@ -1245,6 +1348,10 @@ int ls_flash_dev_create_shared(ls_flash_dev **out, ls_engine *e, const ls_flash_
   double tail = l->kind == LS_LAT_EMPIRICAL ? 0.0 : l->tail_prob, plain = (1.0 - tail) * d->band_w;
   d->p_tail_special = plain < 1.0 ? tail / (1.0 - plain) : 0.0;
   d->ln_plain = log(plain);
+  if (gap_table(d, tabs)) {
+    ls_flash_dev_free(d);
+    return ls_error_set(err, LS_ENOMEM, "flash: out of memory");
+  }
   d->w = &d->st[0];
   d->snap = &d->st[1];
   d->alone.bytes = NAN;
@@ -1270,6 +1377,12 @@ void ls_flash_dev_free(ls_flash_dev *d)
   state_free(&d->st[0]);
   state_free(&d->st[1]);
   free(d->plain_own);
+  if (d->gaps && d->gaps_own) {
+    free(d->gaps->g);
+    free(d->gaps);
+  } else if (d->gaps) {
+    d->gaps->refs--;
+  }
   /* Requests may still be referenced by pending events when the engine was not run to the
    * end; every one ever allocated is on the all_reqs list. */
   for (evreq *q = d->all_reqs, *n; q; q = n) {
@@ -1389,6 +1502,8 @@ int ls_flash_dev_read_alone(ls_flash_dev *d, double bytes, double chunk, int qd,
   read_finished(d, fin);
   return LS_OK;
 }
+
+uint64_t ls_flash_dev_special_gap(const ls_flash_dev *d, uint64_t j) { return plain_gap(d, j); }
 
 double ls_flash_dev_v_min(const ls_flash_dev *d, uint64_t k, uint64_t n)
 {
