@@ -122,6 +122,12 @@
  *    fresh_read is taken before its first QD are issued; a sync issues them at the
  *    submission time before replaying. Bit-identical results (full replay compared), and
  *    tested against the events at the conditions' edges.
+ *    Memos across a worker's runs (ls_flash_tables): every draw is a pure function of its
+ *    counter, so the specials' gaps (gap_seq) and a fresh read's outcome (read_memo: its
+ *    smallest latency and the specials it passes, keyed by its first request, bytes, chunk
+ *    and queue depth, kept by the read's index in its run) are kept per stream and latency
+ *    profile; runs of one seed read the same layers in the same order whatever the system,
+ *    so a worker's later runs find them.
  *
  * Pure query (expected time on an idle device, n = ceil(bytes / chunk), t_x = chunk / B):
  * the read is a closed network of QD circulating requests: a delay station (mean E[L]) and
@@ -235,6 +241,7 @@ typedef struct {
   uint64_t next_special, n_special; /* k of the next special request; specials drawn so far */
   tail_cut within, late;      /* special_within's cap and fresh_read's (special_late) */
   int outstanding, pending;
+  uint32_t n_fresh;           /* fresh reads looked up in the read memo so far (its index) */
 } fstate;
 
 typedef struct evreq evreq; /* events mode: one request in flight */
@@ -274,12 +281,32 @@ typedef struct {
  * GAP_MAX of them (later gaps are computed each time). 32 bits hold any G_j: U_j >= 2^-53, so
  * -ln U_j < 36.8, and P <= Phi(3) - Phi(-3) (parametric; an empirical table has no specials),
  * so -ln P > 0.0027 and G_j < 13,700. refs: devices borrowing it (a set never evicts one that is
- * borrowed); used: the set's clock at its last borrowing (the least recent goes first). */
+ * borrowed); used: the set's clock at its last borrowing (the least recent goes first).
+ * The same sequence holds the stream's read memo (read_memo), so its key also holds the
+ * latency profile's parameters, which a fresh read's outcome depends on. */
+/* A whole fresh read remembered (fresh_read, "Whole reads" at the top): its outcome is a pure
+ * function of the stream, the latency profile (gap_seq's key) and what the read finds: its
+ * first request k0, the next special ns at k0 (a function of k0, kept as a guard), its bytes,
+ * chunk, transfer time of a chunk and queue depth. The outcome: the smallest latency of the
+ * first QD (the link starts at t + lmin), the next special at the end and the specials passed.
+ * left = 0: an empty slot. */
+typedef struct {
+  uint64_t k0, ns, ns_end;
+  int64_t left, chunk, tx, lmin;
+  int32_t qd;
+  uint32_t passed;
+} read_memo;
+
+#define READ_ORD (1u << 19) /* fresh reads a read memo keeps per run, two each (72 MiB at most) */
+
 typedef struct {
   uint64_t mixed;
   double ln_plain;
+  double lat[5];      /* median, sigma, tail_prob, tail_start, tail_alpha: the read memo's key */
   uint32_t *g;
   uint32_t n, cap;
+  read_memo *reads;   /* 2 READ_ORD, allocated at the first read kept; NULL before */
+  uint64_t found;     /* reads found in it */
   int refs;
   uint64_t used;
 } gap_seq;
@@ -496,10 +523,44 @@ static uint64_t gap_slow(const ls_flash_dev *d, uint64_t j)
   return s->g[j];
 }
 
+static void gap_free(gap_seq *s)
+{
+  free(s->g);
+  free(s->reads);
+  free(s);
+}
+
 static inline uint64_t plain_gap(const ls_flash_dev *d, uint64_t j)
 {
   const gap_seq *s = d->gaps;
   return j < s->n ? s->g[j] : gap_slow(d, j);
+}
+
+/* The memo's pair of entries for the device's next fresh read (the read memo allocated at
+ * first use: a device without a set, or out of memory, or past READ_ORD fresh reads in a
+ * run, keeps none: NULL). Runs of one stream and profile read the same layers in the same
+ * order whatever the system (every pass streams them; only whether the head is read with
+ * them differs between systems), so a run's i-th fresh read is the i-th of the worker's
+ * earlier runs: indexed by i, the memo is read in order, one pair of cache lines a read (a
+ * table hashed by k0 was a cache and TLB miss a read: slower than the reads it saved). Two
+ * entries an index, the last two reads kept there (two groups of systems, or of targets,
+ * alternating). The key decides a hit, so a run whose reads differ only misses. Written
+ * through the const device, as plain_gap's. */
+static read_memo *read_pair(const ls_flash_dev *d, fstate *w)
+{
+  gap_seq *s = d->gaps;
+  uint32_t i = w->n_fresh++;
+  if (d->gaps_own || i >= READ_ORD)
+    return NULL;
+  if (!s->reads && !(s->reads = calloc(2 * (size_t)READ_ORD, sizeof *s->reads)))
+    return NULL;
+  return &s->reads[2 * (size_t)i];
+}
+
+static inline int memo_is(const read_memo *m, uint64_t k0, uint64_t ns, const fread_t *r)
+{
+  return m->k0 == k0 && m->ns == ns && m->left == r->to_issue && m->chunk == r->chunk && m->tx == r->tx_chunk &&
+         m->qd == r->qd;
 }
 
 static fread_t *read_of(const fstate *w, uint32_t rid) { return &w->r[rid & (w->r_cap - 1)]; }
@@ -943,6 +1004,9 @@ static int special_within(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t 
  * issue from request k on, the next special being request ns (number nsp). 0 and nothing
  * changed when a special still to issue may take longer than cap; else 1 and the state at
  * the read's completion. */
+static void whole_apply(const ls_flash_dev *d, fstate *w, fread_t *r, int64_t start, uint64_t n, uint64_t k,
+                        int64_t left, uint64_t ns, uint64_t nsp);
+
 static int finish_whole(const ls_flash_dev *d, fstate *w, uint32_t rid, int64_t start, uint64_t n,
                         uint64_t k, int64_t left, int64_t cap, uint64_t ns, uint64_t nsp)
 {
@@ -951,6 +1015,15 @@ static int finish_whole(const ls_flash_dev *d, fstate *w, uint32_t rid, int64_t 
   for (; ns < kend; ns += 1 + plain_gap(d, ++nsp))
     if (!special_within(d, w, ns, cap))
       return 0;
+  whole_apply(d, w, r, start, n, k, left, ns, nsp);
+  return 1;
+}
+
+/* The state at a whole read's completion (finish_whole, and a remembered fresh read). */
+static void whole_apply(const ls_flash_dev *d, fstate *w, fread_t *r, int64_t start, uint64_t n, uint64_t k,
+                        int64_t left, uint64_t ns, uint64_t nsp)
+{
+  uint64_t full = (uint64_t)((left - 1) / r->chunk), kend = k + full + 1;
   int64_t busy = (int64_t)(n + full) * r->tx_chunk + tx_ns(d, left - (int64_t)full * r->chunk);
   w->next_special = ns;
   w->n_special = nsp;
@@ -964,7 +1037,6 @@ static int finish_whole(const ls_flash_dev *d, fstate *w, uint32_t rid, int64_t 
   w->r_issue++;
   r->to_issue = 0;
   r->in_flight = 0;
-  return 1;
 }
 
 /* The rest of a lone saturated read at once, when the link provably never idles until its
@@ -1048,6 +1120,17 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
     return 0; /* no request beyond the first QD, or a plain latency may exceed (QD - 2) t_x */
   start_read(d, w, r);
   uint64_t k0 = w->next_k, ns = w->next_special, nsp = w->n_special;
+  read_memo *pair = read_pair(d, w), *m = pair && memo_is(pair, k0, ns, r) ? pair
+                                          : pair && memo_is(pair + 1, k0, ns, r) ? pair + 1 : NULL;
+  if (m) { /* remembered: the same outcome */
+    whole_apply(d, w, r, t + m->lmin, (uint64_t)r->qd, k0 + (uint64_t)r->qd, r->to_issue - (int64_t)r->qd * r->chunk,
+                m->ns_end, nsp + m->passed);
+    d->gaps->found++;
+    *fin = rid;
+    return 1;
+  }
+  read_memo key = {k0, ns, 0, r->to_issue, r->chunk, tx, 0, r->qd, 0};
+  uint64_t nsp0 = nsp;
   uint64_t spk[BURST_SPECIALS] = {0}, kend = k0 + (uint64_t)r->qd; /* the specials' k, ascending */
   int n_sp = 0;
   for (; ns < kend; ns += 1 + plain_gap(d, ++nsp)) {
@@ -1067,6 +1150,13 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
   if (!finish_whole(d, w, rid, t + lmin, (uint64_t)r->qd, k0 + (uint64_t)r->qd,
                     r->to_issue - (int64_t)r->qd * r->chunk, cap, ns, nsp))
     return 0;
+  if (pair) { /* the newest first, the older moved to the second entry */
+    key.ns_end = w->next_special;
+    key.passed = (uint32_t)(w->n_special - nsp0);
+    key.lmin = lmin;
+    pair[1] = pair[0];
+    pair[0] = key;
+  }
   *fin = rid;
   return 1;
 }
@@ -1215,27 +1305,35 @@ void ls_flash_tables_free(ls_flash_tables *t)
   for (int i = 0; i < t->n; i++)
     free(t->e[i]);
   free(t->e);
-  for (int i = 0; i < t->gn; i++) {
-    free(t->gaps[i]->g);
-    free(t->gaps[i]);
-  }
+  for (int i = 0; i < t->gn; i++)
+    gap_free(t->gaps[i]);
   free(t);
 }
 
 int ls_flash_tables_count(const ls_flash_tables *t) { return t->n; }
 int ls_flash_tables_gaps_held(const ls_flash_tables *t) { return t->gn; }
 int ls_flash_tables_gaps_built(const ls_flash_tables *t) { return t->gaps_built; }
+uint64_t ls_flash_tables_reads_found(const ls_flash_tables *t)
+{
+  uint64_t n = 0;
+  for (int i = 0; i < t->gn; i++)
+    n += t->gaps[i]->found;
+  return n;
+}
 
 /* d's gap sequence: the set's for d's (ls_mix64(K), ln P) when it holds one, else a new one,
  * kept in the set in a free place or in that of the least recently borrowed one no device
  * borrows (set NULL, or every kept one borrowed: d owns it). */
 static int gap_table(ls_flash_dev *d, ls_flash_tables *set)
 {
-  gap_seq key = {.mixed = d->gap_mixed, .ln_plain = d->ln_plain};
+  const ls_latency_dist *l = &d->p.latency;
+  gap_seq key = {.mixed = d->gap_mixed, .ln_plain = d->ln_plain,
+                 .lat = {l->median_s, l->sigma, l->tail_prob, l->tail_start_s, l->tail_alpha}};
   int slot = -1;
   for (int i = 0; set && i < set->gn; i++) {
     gap_seq *x = set->gaps[i];
-    if (x->mixed == key.mixed && memcmp(&x->ln_plain, &key.ln_plain, sizeof key.ln_plain) == 0) {
+    if (x->mixed == key.mixed && memcmp(&x->ln_plain, &key.ln_plain, sizeof key.ln_plain) == 0 &&
+        memcmp(x->lat, key.lat, sizeof key.lat) == 0) {
       x->refs++;
       x->used = ++set->clock;
       d->gaps = x;
@@ -1255,8 +1353,7 @@ static int gap_table(ls_flash_dev *d, ls_flash_tables *set)
   if (set->gn < GAPS_KEEP) {
     slot = set->gn++;
   } else {
-    free(set->gaps[slot]->g);
-    free(set->gaps[slot]);
+    gap_free(set->gaps[slot]);
   }
   x->refs = 1;
   x->used = ++set->clock;
@@ -1378,8 +1475,7 @@ void ls_flash_dev_free(ls_flash_dev *d)
   state_free(&d->st[1]);
   free(d->plain_own);
   if (d->gaps && d->gaps_own) {
-    free(d->gaps->g);
-    free(d->gaps);
+    gap_free(d->gaps);
   } else if (d->gaps) {
     d->gaps->refs--;
   }

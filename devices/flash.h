@@ -74,6 +74,11 @@ int ls_flash_tables_count(const ls_flash_tables *t); /* distinct tables built so
  * built so far (evicted ones included). */
 int ls_flash_tables_gaps_held(const ls_flash_tables *t);
 int ls_flash_tables_gaps_built(const ls_flash_tables *t);
+/* With each gap sequence the set keeps its stream's whole fresh reads (flash.c, read_memo: the
+ * outcome of a read that an idle device completes at once, keyed by its first request, bytes,
+ * chunk and queue depth, kept by the read's index in its run, two an index), which the runs
+ * of a worker read in the same order: found so far, over the sequences held. */
+uint64_t ls_flash_tables_reads_found(const ls_flash_tables *t);
 /* ls_flash_dev_create with its table from tabs (NULL: its own); the same device either way. */
 int ls_flash_dev_create_shared(ls_flash_dev **out, ls_engine *e, const ls_flash_params *p, uint64_t seed,
                                uint64_t stream_id, ls_flash_tables *tabs, ls_error *err);

@@ -822,7 +822,8 @@ static void test_alone_sizes_as_read_at(void)
  * the profile's latency and for its median or sigma perturbed alone (each a table of its
  * own in the set, as the key is bit for bit); the tail's parameters, which the table does not
  * read, share it; an empirical latency has none. */
-static int64_t table_reads(const ls_flash_params *f, ls_flash_tables *set, int64_t *last)
+static int64_t table_reads_at(const ls_flash_params *f, ls_flash_tables *set, double scale, double chunk, int qd,
+                              int64_t *last)
 {
   ls_engine *e;
   ls_flash_dev *d;
@@ -831,14 +832,54 @@ static int64_t table_reads(const ls_flash_params *f, ls_flash_tables *set, int64
   uint64_t h = 0;
   int64_t t = 0;
   for (int i = 0; i < 200; i++) {
-    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_read_alone(d, serial_bytes(i), 0, 0, t, &t, NULL), LS_OK);
+    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_read_alone(d, scale * serial_bytes(i), chunk, qd, t, &t, NULL), LS_OK);
     h = h * 1000003u + (uint64_t)t;
     t += serial_gap(i);
   }
   *last = t;
+  h = h * 1000003u + ls_flash_dev_requests(d);
   ls_flash_dev_free(d);
   ls_engine_free(e);
   return (int64_t)h;
+}
+
+static int64_t table_reads(const ls_flash_params *f, ls_flash_tables *set, int64_t *last)
+{
+  return table_reads_at(f, set, 1.0, 0, 0, last);
+}
+
+/* A worker's devices remember whole fresh reads (flash.c, read_memo): the same reads again in
+ * the set (most of them found, also after a run of other reads), and reads at the same first
+ * requests with the same bytes but another queue depth, chunk or latency, each complete at the times (and request counts) of a device of its own
+ * that remembers nothing. */
+static void test_reads_remembered(void)
+{
+  ls_flash_params base = frequent_specials();
+  base.latency.tail_start_s = 10e-6; /* tail draws may be a read's smallest, or past its allowance: */
+  base.latency.tail_alpha = 1.0;     /* where the specials are and what they draw decides the times */
+  const double chunks[] = {0, 0, 262144.0, 0, 0};
+  const int qds[] = {0, 16, 0, 24, 0};
+  for (int v = 0; v < 5; v++) { /* each after the profile's own reads in a set of its own */
+    ls_flash_tables *set = NULL;
+    CU_ASSERT_EQUAL_FATAL(ls_flash_tables_create(&set, NULL), LS_OK);
+    int64_t own_last, shared_last;
+    CU_ASSERT_EQUAL(table_reads_at(&base, NULL, 8.0, 0, 0, &own_last), table_reads_at(&base, set, 8.0, 0, 0, &shared_last));
+    ls_flash_params f = base;
+    if (v == 4)
+      f.latency.tail_alpha = 1.5; /* the tail alone: the plain table and the gaps the same */
+    uint64_t found = ls_flash_tables_reads_found(set);
+    CU_ASSERT_EQUAL(table_reads_at(&f, NULL, 8.0, chunks[v], qds[v], &own_last),
+                    table_reads_at(&f, set, 8.0, chunks[v], qds[v], &shared_last));
+    CU_ASSERT_EQUAL(own_last, shared_last);
+    if (v == 0) /* the same reads again: most of the 200 found */
+      CU_ASSERT(ls_flash_tables_reads_found(set) - found > 150);
+    if (v == 1) { /* the profile's reads after the other queue depth's: kept beside them, found */
+      found = ls_flash_tables_reads_found(set);
+      CU_ASSERT_EQUAL(table_reads_at(&base, NULL, 8.0, 0, 0, &own_last), table_reads_at(&base, set, 8.0, 0, 0, &shared_last));
+      CU_ASSERT(ls_flash_tables_reads_found(set) - found > 150);
+    }
+    ls_flash_tables_free(set);
+  }
 }
 
 static void test_shared_plain_tables(void)
@@ -974,6 +1015,7 @@ static void test_gaps_eviction(void)
 CU_TestInfo flash_tests[] = {{"reads computed alone equal the events", test_reads_alone_equal_events},
                              {"a worker's devices share the plain latency tables", test_shared_plain_tables},
                              {"the specials' gaps remembered equal their draws", test_gaps_remembered},
+                             {"whole reads remembered equal those of a device of its own", test_reads_remembered},
                              {"a set keeps four gap sequences, none borrowed evicted", test_gaps_eviction},
                              {"reads computed alone convert sizes as read_at does", test_alone_sizes_as_read_at},
                              {"fresh reads skip a block minimum on a special, as the events", test_fresh_reads_skip_special_minimum},
