@@ -1150,11 +1150,12 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
   if (!finish_whole(d, w, rid, t + lmin, (uint64_t)r->qd, k0 + (uint64_t)r->qd,
                     r->to_issue - (int64_t)r->qd * r->chunk, cap, ns, nsp))
     return 0;
-  if (pair) { /* the newest first, the older moved to the second entry */
+  if (pair) { /* the newest first, the older moved to the second entry (none in a first run) */
     key.ns_end = w->next_special;
     key.passed = (uint32_t)(w->n_special - nsp0);
     key.lmin = lmin;
-    pair[1] = pair[0];
+    if (pair[0].left)
+      pair[1] = pair[0];
     pair[0] = key;
   }
   *fin = rid;
