@@ -297,7 +297,7 @@ typedef struct {
   uint32_t passed;
 } read_memo;
 
-#define READ_ORD (1u << 19) /* fresh reads a read memo keeps per run, two each (72 MiB at most) */
+#define READ_ORD (1u << 19) /* fresh reads a read memo keeps per run, two each (64 MiB at most) */
 
 typedef struct {
   uint64_t mixed;
