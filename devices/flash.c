@@ -122,6 +122,12 @@
  *    fresh_read is taken before its first QD are issued; a sync issues them at the
  *    submission time before replaying. Bit-identical results (full replay compared), and
  *    tested against the events at the conditions' edges.
+ *    Memos across a worker's runs (ls_flash_tables): every draw is a pure function of its
+ *    counter, so the specials' gaps (gap_seq) and a fresh read's outcome (read_memo: its
+ *    smallest latency and the specials it passes, keyed by its first request, bytes, chunk
+ *    and queue depth, kept by the read's index in its run) are kept per stream and latency
+ *    profile; runs of one seed read the same layers in the same order whatever the system,
+ *    so a worker's later runs find them.
  *
  * Pure query (expected time on an idle device, n = ceil(bytes / chunk), t_x = chunk / B):
  * the read is a closed network of QD circulating requests: a delay station (mean E[L]) and
@@ -235,6 +241,7 @@ typedef struct {
   uint64_t next_special, n_special; /* k of the next special request; specials drawn so far */
   tail_cut within, late;      /* special_within's cap and fresh_read's (special_late) */
   int outstanding, pending;
+  uint32_t n_fresh;           /* fresh reads looked up in the read memo so far (its index) */
 } fstate;
 
 typedef struct evreq evreq; /* events mode: one request in flight */
@@ -267,6 +274,43 @@ typedef struct {
   int64_t b, c, tx;
 } read_args;
 
+/* The specials' gaps of one stream, remembered (see plain_gap): G_j is a pure function of
+ * (ls_mix64(K), ln P, j), the key (ln P compared bit for bit), and every run of a study
+ * with one seed and one latency profile asks the same G_0, G_1, ... in order, so a worker's
+ * devices share one sequence through their set (ls_flash_tables). g[j] for j < n, at most
+ * GAP_MAX of them (later gaps are computed each time). 32 bits hold any G_j: U_j >= 2^-53, so
+ * -ln U_j < 36.8, and P <= Phi(3) - Phi(-3) (parametric; an empirical table has no specials),
+ * so -ln P > 0.0027 and G_j < 13,700. refs: devices borrowing it (a set never evicts one that is
+ * borrowed); used: the set's clock at its last borrowing (the least recent goes first).
+ * The same sequence holds the stream's read memo (read_memo), so its key also holds the
+ * latency profile's parameters, which a fresh read's outcome depends on. */
+/* A whole fresh read remembered (fresh_read, "Whole reads" at the top): its outcome is a pure
+ * function of the stream, the latency profile (gap_seq's key) and what the read finds: its
+ * first request k0, the next special ns at k0 (a function of k0, kept as a guard), its bytes,
+ * chunk, transfer time of a chunk and queue depth. The outcome: the smallest latency of the
+ * first QD (the link starts at t + lmin), the next special at the end and the specials passed.
+ * left = 0: an empty slot. */
+typedef struct {
+  uint64_t k0, ns, ns_end;
+  int64_t left, chunk, tx, lmin;
+  int32_t qd;
+  uint32_t passed;
+} read_memo;
+
+#define READ_ORD (1u << 19) /* fresh reads a read memo keeps per run, two each (64 MiB at most) */
+
+typedef struct {
+  uint64_t mixed;
+  double ln_plain;
+  double lat[5];      /* median, sigma, tail_prob, tail_start, tail_alpha: the read memo's key */
+  uint32_t *g;
+  uint32_t n, cap;
+  read_memo *reads;   /* 2 READ_ORD, allocated at the first read kept; NULL before */
+  uint64_t found;     /* reads found in it */
+  int refs;
+  uint64_t used;
+} gap_seq;
+
 struct ls_flash_dev {
   ls_engine *e;
   ls_flash_params p;
@@ -277,6 +321,9 @@ struct ls_flash_dev {
   double band_lo, band_w;     /* the plain band of U2: [band_lo, band_lo + band_w] */
   double p_tail_special;      /* P(tail | special) */
   double ln_plain;            /* ln P(plain); 0: every request is plain */
+  gap_seq *gaps;              /* the specials' gaps drawn so far: a set's (borrowed, refs
+                                 counted) or, when gaps_own, owned */
+  int gaps_own;
   int64_t lat_lo_ns, lat_hi_ns; /* bounds of a plain request's latency */
   int64_t body_max_ns;        /* bound of a special body draw's latency (|Z| <= Z_MAX) */
   int64_t body_hi_lo_ns;      /* a special body draw above the band is at least this */
@@ -441,12 +488,79 @@ static int64_t latency_ns(const ls_flash_dev *d, uint64_t k, int special)
   return (int64_t)(l * 1e9 + 0.5);
 }
 
+#define GAP_MAX (1u << 22)   /* most gaps a sequence keeps (16 MiB); later ones are computed */
+#define GAP_FILL 64          /* gaps drawn at a time past a sequence's end (GAP_MAX a multiple) */
+
 /* Number of plain requests before special number j: geometric, by inversion, floor(ln U / ln P).
  * The quotient is positive (ln U < 0 and ln P < 0), so the conversion's truncation is the floor. */
-static uint64_t plain_gap(const ls_flash_dev *d, uint64_t j)
+static uint64_t gap_draw(uint64_t mixed, double ln_plain, uint64_t j)
 {
-  double g = log(ls_uniform_open(ls_key2_mixed(d->gap_mixed, j))) / d->ln_plain;
+  double g = log(ls_uniform_open(ls_key2_mixed(mixed, j))) / ln_plain;
   return g < 1e18 ? (uint64_t)g : UINT64_MAX / 2;
+}
+
+/* gap_draw of d's stream when d->gaps does not hold G_j yet: the sequence is drawn on, GAP_FILL
+ * gaps at a time past its end (the cursor only moves on, so they are asked next; a rollback
+ * or another run of the worker asks again from an earlier j), and kept: the log and the hash
+ * were about a tenth of an AR cycle. Written through the const device as the oracle's rank
+ * cache is: a memo of a pure function changes no value. */
+static uint64_t gap_slow(const ls_flash_dev *d, uint64_t j)
+{
+  gap_seq *s = d->gaps;
+  if (j >= (uint64_t)s->n + GAP_FILL || s->n + GAP_FILL > GAP_MAX)
+    return gap_draw(d->gap_mixed, d->ln_plain, j); /* far ahead, or the sequence full */
+  if (s->n + GAP_FILL > s->cap) {
+    uint32_t cap = s->cap ? 2 * s->cap : 64 * GAP_FILL;
+    uint32_t *grown = realloc(s->g, (size_t)cap * sizeof *grown);
+    if (!grown)
+      return gap_draw(d->gap_mixed, d->ln_plain, j); /* out of memory: computed each time */
+    s->g = grown;
+    s->cap = cap;
+  }
+  for (uint32_t i = s->n, end = s->n + GAP_FILL; i < end; i++)
+    s->g[i] = (uint32_t)gap_draw(d->gap_mixed, d->ln_plain, i); /* < 13,700 (gap_seq) */
+  s->n += GAP_FILL;
+  return s->g[j];
+}
+
+static void gap_free(gap_seq *s)
+{
+  free(s->g);
+  free(s->reads);
+  free(s);
+}
+
+static inline uint64_t plain_gap(const ls_flash_dev *d, uint64_t j)
+{
+  const gap_seq *s = d->gaps;
+  return j < s->n ? s->g[j] : gap_slow(d, j);
+}
+
+/* The memo's pair of entries for the device's next fresh read (the read memo allocated at
+ * first use: a device without a set, or out of memory, or past READ_ORD fresh reads in a
+ * run, keeps none: NULL). Runs of one stream and profile read the same layers in the same
+ * order whatever the system (every pass streams them; only whether the head is read with
+ * them differs between systems), so a run's i-th fresh read is the i-th of the worker's
+ * earlier runs: indexed by i, the memo is read in order, one pair of cache lines a read (a
+ * table hashed by k0 was a cache and TLB miss a read: slower than the reads it saved). Two
+ * entries an index, the last two reads kept there (two groups of systems, or of targets,
+ * alternating). The key decides a hit, so a run whose reads differ only misses. Written
+ * through the const device, as plain_gap's. */
+static read_memo *read_pair(const ls_flash_dev *d, fstate *w)
+{
+  gap_seq *s = d->gaps;
+  uint32_t i = w->n_fresh++;
+  if (d->gaps_own || i >= READ_ORD)
+    return NULL;
+  if (!s->reads && !(s->reads = calloc(2 * (size_t)READ_ORD, sizeof *s->reads)))
+    return NULL;
+  return &s->reads[2 * (size_t)i];
+}
+
+static inline int memo_is(const read_memo *m, uint64_t k0, uint64_t ns, const fread_t *r)
+{
+  return m->k0 == k0 && m->ns == ns && m->left == r->to_issue && m->chunk == r->chunk && m->tx == r->tx_chunk &&
+         m->qd == r->qd;
 }
 
 static fread_t *read_of(const fstate *w, uint32_t rid) { return &w->r[rid & (w->r_cap - 1)]; }
@@ -890,6 +1004,9 @@ static int special_within(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t 
  * issue from request k on, the next special being request ns (number nsp). 0 and nothing
  * changed when a special still to issue may take longer than cap; else 1 and the state at
  * the read's completion. */
+static void whole_apply(const ls_flash_dev *d, fstate *w, fread_t *r, int64_t start, uint64_t n, uint64_t k,
+                        int64_t left, uint64_t ns, uint64_t nsp);
+
 static int finish_whole(const ls_flash_dev *d, fstate *w, uint32_t rid, int64_t start, uint64_t n,
                         uint64_t k, int64_t left, int64_t cap, uint64_t ns, uint64_t nsp)
 {
@@ -898,6 +1015,15 @@ static int finish_whole(const ls_flash_dev *d, fstate *w, uint32_t rid, int64_t 
   for (; ns < kend; ns += 1 + plain_gap(d, ++nsp))
     if (!special_within(d, w, ns, cap))
       return 0;
+  whole_apply(d, w, r, start, n, k, left, ns, nsp);
+  return 1;
+}
+
+/* The state at a whole read's completion (finish_whole, and a remembered fresh read). */
+static void whole_apply(const ls_flash_dev *d, fstate *w, fread_t *r, int64_t start, uint64_t n, uint64_t k,
+                        int64_t left, uint64_t ns, uint64_t nsp)
+{
+  uint64_t full = (uint64_t)((left - 1) / r->chunk), kend = k + full + 1;
   int64_t busy = (int64_t)(n + full) * r->tx_chunk + tx_ns(d, left - (int64_t)full * r->chunk);
   w->next_special = ns;
   w->n_special = nsp;
@@ -911,7 +1037,6 @@ static int finish_whole(const ls_flash_dev *d, fstate *w, uint32_t rid, int64_t 
   w->r_issue++;
   r->to_issue = 0;
   r->in_flight = 0;
-  return 1;
 }
 
 /* The rest of a lone saturated read at once, when the link provably never idles until its
@@ -995,6 +1120,17 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
     return 0; /* no request beyond the first QD, or a plain latency may exceed (QD - 2) t_x */
   start_read(d, w, r);
   uint64_t k0 = w->next_k, ns = w->next_special, nsp = w->n_special;
+  read_memo *pair = read_pair(d, w), *m = pair && memo_is(pair, k0, ns, r) ? pair
+                                          : pair && memo_is(pair + 1, k0, ns, r) ? pair + 1 : NULL;
+  if (m) { /* remembered: the same outcome */
+    whole_apply(d, w, r, t + m->lmin, (uint64_t)r->qd, k0 + (uint64_t)r->qd, r->to_issue - (int64_t)r->qd * r->chunk,
+                m->ns_end, nsp + m->passed);
+    d->gaps->found++;
+    *fin = rid;
+    return 1;
+  }
+  read_memo key = {k0, ns, 0, r->to_issue, r->chunk, tx, 0, r->qd, 0};
+  uint64_t nsp0 = nsp;
   uint64_t spk[BURST_SPECIALS] = {0}, kend = k0 + (uint64_t)r->qd; /* the specials' k, ascending */
   int n_sp = 0;
   for (; ns < kend; ns += 1 + plain_gap(d, ++nsp)) {
@@ -1014,6 +1150,14 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
   if (!finish_whole(d, w, rid, t + lmin, (uint64_t)r->qd, k0 + (uint64_t)r->qd,
                     r->to_issue - (int64_t)r->qd * r->chunk, cap, ns, nsp))
     return 0;
+  if (pair) { /* the newest first, the older moved to the second entry (none in a first run) */
+    key.ns_end = w->next_special;
+    key.passed = (uint32_t)(w->n_special - nsp0);
+    key.lmin = lmin;
+    if (pair[0].left)
+      pair[1] = pair[0];
+    pair[0] = key;
+  }
   *fin = rid;
   return 1;
 }
@@ -1139,9 +1283,14 @@ typedef struct {
   lat_node t[LAT_TAB + 1];
 } plain_entry;
 
+#define GAPS_KEEP 4 /* gap sequences a set keeps (one per seed and profile a worker meets) */
+
 struct ls_flash_tables {
   plain_entry **e; /* owned, n of cap */
   int n, cap;
+  gap_seq *gaps[GAPS_KEEP]; /* owned, gn of them; LRU eviction among those not borrowed */
+  int gn, gaps_built;
+  uint64_t clock;
 };
 
 int ls_flash_tables_create(ls_flash_tables **out, ls_error *err)
@@ -1157,10 +1306,62 @@ void ls_flash_tables_free(ls_flash_tables *t)
   for (int i = 0; i < t->n; i++)
     free(t->e[i]);
   free(t->e);
+  for (int i = 0; i < t->gn; i++)
+    gap_free(t->gaps[i]);
   free(t);
 }
 
 int ls_flash_tables_count(const ls_flash_tables *t) { return t->n; }
+int ls_flash_tables_gaps_held(const ls_flash_tables *t) { return t->gn; }
+int ls_flash_tables_gaps_built(const ls_flash_tables *t) { return t->gaps_built; }
+uint64_t ls_flash_tables_reads_found(const ls_flash_tables *t)
+{
+  uint64_t n = 0;
+  for (int i = 0; i < t->gn; i++)
+    n += t->gaps[i]->found;
+  return n;
+}
+
+/* d's gap sequence: the set's for d's (ls_mix64(K), ln P) when it holds one, else a new one,
+ * kept in the set in a free place or in that of the least recently borrowed one no device
+ * borrows (set NULL, or every kept one borrowed: d owns it). */
+static int gap_table(ls_flash_dev *d, ls_flash_tables *set)
+{
+  const ls_latency_dist *l = &d->p.latency;
+  gap_seq key = {.mixed = d->gap_mixed, .ln_plain = d->ln_plain,
+                 .lat = {l->median_s, l->sigma, l->tail_prob, l->tail_start_s, l->tail_alpha}};
+  int slot = -1;
+  for (int i = 0; set && i < set->gn; i++) {
+    gap_seq *x = set->gaps[i];
+    if (x->mixed == key.mixed && memcmp(&x->ln_plain, &key.ln_plain, sizeof key.ln_plain) == 0 &&
+        memcmp(x->lat, key.lat, sizeof key.lat) == 0) {
+      x->refs++;
+      x->used = ++set->clock;
+      d->gaps = x;
+      return LS_OK;
+    }
+    if (x->refs == 0 && (slot < 0 || x->used < set->gaps[slot]->used))
+      slot = i;
+  }
+  gap_seq *x = malloc(sizeof *x);
+  if (!x)
+    return LS_ENOMEM;
+  *x = key;
+  d->gaps = x;
+  d->gaps_own = !set || (set->gn == GAPS_KEEP && slot < 0);
+  if (d->gaps_own)
+    return LS_OK;
+  if (set->gn < GAPS_KEEP) {
+    slot = set->gn++;
+  } else {
+    gap_free(set->gaps[slot]);
+  }
+  x->refs = 1;
+  x->used = ++set->clock;
+  set->gaps[slot] = x;
+  set->gaps_built++;
+  return LS_OK;
+}
 
 /* d's plain table (parametric latencies): the set's for d's (median, sigma) when it holds
  * one, else built, and kept in the set (set NULL: d owns it). */
@@ -1245,6 +1446,10 @@ int ls_flash_dev_create_shared(ls_flash_dev **out, ls_engine *e, const ls_flash_
   double tail = l->kind == LS_LAT_EMPIRICAL ? 0.0 : l->tail_prob, plain = (1.0 - tail) * d->band_w;
   d->p_tail_special = plain < 1.0 ? tail / (1.0 - plain) : 0.0;
   d->ln_plain = log(plain);
+  if (gap_table(d, tabs)) {
+    ls_flash_dev_free(d);
+    return ls_error_set(err, LS_ENOMEM, "flash: out of memory");
+  }
   d->w = &d->st[0];
   d->snap = &d->st[1];
   d->alone.bytes = NAN;
@@ -1270,6 +1475,11 @@ void ls_flash_dev_free(ls_flash_dev *d)
   state_free(&d->st[0]);
   state_free(&d->st[1]);
   free(d->plain_own);
+  if (d->gaps && d->gaps_own) {
+    gap_free(d->gaps);
+  } else if (d->gaps) {
+    d->gaps->refs--;
+  }
   /* Requests may still be referenced by pending events when the engine was not run to the
    * end; every one ever allocated is on the all_reqs list. */
   for (evreq *q = d->all_reqs, *n; q; q = n) {
@@ -1389,6 +1599,8 @@ int ls_flash_dev_read_alone(ls_flash_dev *d, double bytes, double chunk, int qd,
   read_finished(d, fin);
   return LS_OK;
 }
+
+uint64_t ls_flash_dev_special_gap(const ls_flash_dev *d, uint64_t j) { return plain_gap(d, j); }
 
 double ls_flash_dev_v_min(const ls_flash_dev *d, uint64_t k, uint64_t n)
 {

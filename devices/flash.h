@@ -67,6 +67,18 @@ typedef struct ls_flash_tables ls_flash_tables;
 int ls_flash_tables_create(ls_flash_tables **out, ls_error *err);
 void ls_flash_tables_free(ls_flash_tables *t);
 int ls_flash_tables_count(const ls_flash_tables *t); /* distinct tables built so far */
+/* The set also keeps the specials' gap sequences its devices draw (flash.c, plain_gap: a pure
+ * function of the seed's stream and the profile's plain probability, remembered as first
+ * drawn, so every run of a worker with one seed and profile after the first reads them): at
+ * most 4, the least recently borrowed one that no device borrows making room. Held now, and
+ * built so far (evicted ones included). */
+int ls_flash_tables_gaps_held(const ls_flash_tables *t);
+int ls_flash_tables_gaps_built(const ls_flash_tables *t);
+/* With each gap sequence the set keeps its stream's whole fresh reads (flash.c, read_memo: the
+ * outcome of a read that an idle device completes at once, keyed by its first request, bytes,
+ * chunk and queue depth, kept by the read's index in its run, two an index), which the runs
+ * of a worker read in the same order: found so far, over the sequences held. */
+uint64_t ls_flash_tables_reads_found(const ls_flash_tables *t);
 /* ls_flash_dev_create with its table from tabs (NULL: its own); the same device either way. */
 int ls_flash_dev_create_shared(ls_flash_dev **out, ls_engine *e, const ls_flash_params *p, uint64_t seed,
                                uint64_t stream_id, ls_flash_tables *tabs, ls_error *err);
@@ -96,5 +108,9 @@ int ls_flash_dev_pending(const ls_flash_dev *d);         /* reads not yet done *
  * (n >= 1; n = 1: V_k), computed as a fresh read computes its first QD's, block by block.
  * For tests of the draws' distribution; pure. */
 double ls_flash_dev_v_min(const ls_flash_dev *d, uint64_t k, uint64_t n);
+/* The plain requests before special number j (flash.c's top: G_j = floor(ln U_j / ln P)), as
+ * the device's reads take it (remembered: ls_flash_tables); for tests of the memo. The device
+ * must have specials (P < 1). */
+uint64_t ls_flash_dev_special_gap(const ls_flash_dev *d, uint64_t j);
 
 #endif

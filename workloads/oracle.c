@@ -24,7 +24,9 @@
  *   ranks 2..K: stick-breaking of the remaining mass 1 - q_1 with v_j ~ Beta(1, c_s) drawn by
  *         inverse CDF v = 1 - (1-u)^(1/c_s); the pieces are sorted descending and capped by
  *         their predecessor so the list is descending (its sum stays <= 1).
- * Always all K values are computed, so a request for k < K returns a prefix of the same list.
+ * Always all K values are computed, so a request for k < K returns a prefix of the same list
+ * (a request for k <= 4 at a node whose true rank is not drawn from it takes that prefix
+ * without sorting all K - 1 pieces, and k = 1 without drawing them: top_few).
  * Speed: both inverse CDFs are tabulated per regime at creation (QTAB quantiles at the
  * midpoints (i + 1/2)/QTAB, linear interpolation between them), so a node costs K counter
  * hashes and no transcendental calls; the table error is far below the sampling noise.
@@ -289,6 +291,38 @@ static int synth_probs(const ls_oracle *o, int s, uint64_t key, double *q)
   return NCAND;
 }
 
+#define FEW_TOP 4 /* the most candidates top_few gives without the sorting network */
+
+/* The first k (1 <= k <= FEW_TOP) of synth_probs's list, the same values: q_1, then the
+ * largest stick pieces capped by q_1. After the network the pieces are descending, so the
+ * cap chain q[j] = min(q[j - 1], piece_j) is min(q_1, piece_j), and piece_j (j = 1..k - 1)
+ * is the j-th largest of the 15, a value whatever the order it is found in (the pieces are
+ * >= +0, never -0, so equal values are equal bits). k = 1 needs no piece at all. For nodes
+ * whose rank is not drawn from the list (view_candidates): SpecInfer's chains, SD's. */
+static int top_few(const ls_oracle *o, int s, uint64_t key, double *q, int k)
+{
+  uint64_t mk = ls_mix64(key);
+  q[0] = qtab(o->top1_q[s], ls_uniform(ls_key2_mixed(mk, TAG_TOP1)));
+  if (k == 1)
+    return 1;
+  double rem = 1.0 - q[0], top[FEW_TOP - 1];
+  int m = k - 1, have = 0;
+  uint64_t h = ls_key2_mixed(mk, TAG_STICK);
+  for (int j = 1; j < NCAND; j++) {
+    double piece = rem * qtab(o->stick_q[s], ls_uniform(h + (uint64_t)j * GOLDEN));
+    rem -= piece;
+    if (have == m && !(piece > top[m - 1]))
+      continue;
+    int i = have < m ? have++ : m - 1;
+    for (; i > 0 && top[i - 1] < piece; i--)
+      top[i] = top[i - 1];
+    top[i] = piece;
+  }
+  for (int j = 1; j < k; j++)
+    q[j] = sel_min(q[0], top[j - 1]);
+  return k;
+}
+
 /* Draft top-K at node key, position t: fills q, returns the count. */
 static int node_probs(const ls_oracle *o, const prompt_state *ps, uint64_t key, int t, double *q)
 {
@@ -383,7 +417,12 @@ static int view_candidates(const void *ctx, uint64_t key, int depth, double *pro
   const ls_oracle_cycle *c = ctx;
   const prompt_state *ps = &c->o->ps[c->prompt];
   double q[NCAND];
-  int t = c->pos + depth, n = node_probs(c->o, ps, key, t, q);
+  int t = c->pos + depth;
+  /* a short request at a node whose rank is not drawn here takes only the list's head */
+  if (k >= 1 && k <= FEW_TOP && c->o->kind == LS_DATASET_SYNTH &&
+      !(t < ps->horizon && ps->rank[t] == RANK_UNDRAWN && key == true_key(ps, t)))
+    return top_few(c->o, regime_at(c->o, ps, t), key, probs, k);
+  int n = node_probs(c->o, ps, key, t, q);
   /* a true-path node's rank is drawn from these same candidates, so draw it now (it is a pure
    * function of (seed, p, t), cached as rank_at would; computing the candidates again for it
    * was a twentieth of a Lever cycle) */

@@ -822,7 +822,8 @@ static void test_alone_sizes_as_read_at(void)
  * the profile's latency and for its median or sigma perturbed alone (each a table of its
  * own in the set, as the key is bit for bit); the tail's parameters, which the table does not
  * read, share it; an empirical latency has none. */
-static int64_t table_reads(const ls_flash_params *f, ls_flash_tables *set, int64_t *last)
+static int64_t table_reads_at(const ls_flash_params *f, ls_flash_tables *set, double scale, double chunk, int qd,
+                              int64_t *last)
 {
   ls_engine *e;
   ls_flash_dev *d;
@@ -831,14 +832,54 @@ static int64_t table_reads(const ls_flash_params *f, ls_flash_tables *set, int64
   uint64_t h = 0;
   int64_t t = 0;
   for (int i = 0; i < 200; i++) {
-    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_read_alone(d, serial_bytes(i), 0, 0, t, &t, NULL), LS_OK);
+    CU_ASSERT_EQUAL_FATAL(ls_flash_dev_read_alone(d, scale * serial_bytes(i), chunk, qd, t, &t, NULL), LS_OK);
     h = h * 1000003u + (uint64_t)t;
     t += serial_gap(i);
   }
   *last = t;
+  h = h * 1000003u + ls_flash_dev_requests(d);
   ls_flash_dev_free(d);
   ls_engine_free(e);
   return (int64_t)h;
+}
+
+static int64_t table_reads(const ls_flash_params *f, ls_flash_tables *set, int64_t *last)
+{
+  return table_reads_at(f, set, 1.0, 0, 0, last);
+}
+
+/* A worker's devices remember whole fresh reads (flash.c, read_memo): the same reads again in
+ * the set (most of them found, also after a run of other reads), and reads at the same first
+ * requests with the same bytes but another queue depth, chunk or latency, each complete at the times (and request counts) of a device of its own
+ * that remembers nothing. */
+static void test_reads_remembered(void)
+{
+  ls_flash_params base = frequent_specials();
+  base.latency.tail_start_s = 10e-6; /* tail draws may be a read's smallest, or past its allowance: */
+  base.latency.tail_alpha = 1.0;     /* where the specials are and what they draw decides the times */
+  const double chunks[] = {0, 0, 262144.0, 0, 0};
+  const int qds[] = {0, 16, 0, 24, 0};
+  for (int v = 0; v < 5; v++) { /* each after the profile's own reads in a set of its own */
+    ls_flash_tables *set = NULL;
+    CU_ASSERT_EQUAL_FATAL(ls_flash_tables_create(&set, NULL), LS_OK);
+    int64_t own_last, shared_last;
+    CU_ASSERT_EQUAL(table_reads_at(&base, NULL, 8.0, 0, 0, &own_last), table_reads_at(&base, set, 8.0, 0, 0, &shared_last));
+    ls_flash_params f = base;
+    if (v == 4)
+      f.latency.tail_alpha = 1.5; /* the tail alone: the plain table and the gaps the same */
+    uint64_t found = ls_flash_tables_reads_found(set);
+    CU_ASSERT_EQUAL(table_reads_at(&f, NULL, 8.0, chunks[v], qds[v], &own_last),
+                    table_reads_at(&f, set, 8.0, chunks[v], qds[v], &shared_last));
+    CU_ASSERT_EQUAL(own_last, shared_last);
+    if (v == 0) /* the same reads again: most of the 200 found */
+      CU_ASSERT(ls_flash_tables_reads_found(set) - found > 150);
+    if (v == 1) { /* the profile's reads after the other queue depth's: kept beside them, found */
+      found = ls_flash_tables_reads_found(set);
+      CU_ASSERT_EQUAL(table_reads_at(&base, NULL, 8.0, 0, 0, &own_last), table_reads_at(&base, set, 8.0, 0, 0, &shared_last));
+      CU_ASSERT(ls_flash_tables_reads_found(set) - found > 150);
+    }
+    ls_flash_tables_free(set);
+  }
 }
 
 static void test_shared_plain_tables(void)
@@ -873,8 +914,109 @@ static void test_shared_plain_tables(void)
   ls_flash_tables_free(set);
 }
 
+/* The specials' gaps a device remembers (flash.c, plain_gap) equal floor(ln U_j / ln P) drawn
+ * here from the top comment's definition, asked in order, again from the start (a rollback,
+ * or the next run of a worker), far ahead and past what is kept; a second device of the same
+ * stream in the set reads the first one's sequence (none built) and gets the same; another
+ * seed or another plain probability gets one of its own. */
+static uint64_t gap_ref(const ls_flash_params *f, uint64_t seed, uint64_t stream, uint64_t j)
+{
+  uint64_t K = ls_key2(ls_key_str(ls_mix64(seed), "flash"), stream);
+  double lnP = log((1.0 - f->latency.tail_prob) * (gsl_cdf_ugaussian_P(3.0) - gsl_cdf_ugaussian_P(-3.0)));
+  return (uint64_t)floor(log(ls_uniform_open(ls_key2(K, j))) / lnP);
+}
+
+/* A device of stream (seed, 2) in set, on an engine of its own (*e). */
+static ls_flash_dev *gap_dev(const ls_flash_params *f, ls_flash_tables *set, uint64_t seed, ls_engine **e)
+{
+  ls_flash_dev *d = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_engine_create(e, NULL), LS_OK);
+  CU_ASSERT_EQUAL_FATAL(ls_flash_dev_create_shared(&d, *e, f, seed, 2, set, NULL), LS_OK);
+  return d;
+}
+
+static int gaps_wrong(const ls_flash_params *f, ls_flash_tables *set, uint64_t seed, uint64_t from, uint64_t to)
+{
+  ls_engine *e;
+  ls_flash_dev *d = gap_dev(f, set, seed, &e);
+  int wrong = 0;
+  for (uint64_t j = from; j < to; j++)
+    wrong += ls_flash_dev_special_gap(d, j) != gap_ref(f, seed, 2, j);
+  ls_flash_dev_free(d);
+  ls_engine_free(e);
+  return wrong;
+}
+
+static void test_gaps_remembered(void)
+{
+  ls_flash_params f = frequent_specials(), g = f;
+  g.latency.tail_prob = 0.02;
+  ls_flash_tables *set = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_flash_tables_create(&set, NULL), LS_OK);
+  ls_engine *e;
+  ls_flash_dev *d = gap_dev(&f, set, 9, &e);
+  int wrong = 0;
+  const uint64_t asks[][2] = {{0, 300}, {0, 300}, {5000, 5010}, {250, 700}, {100, 101}, {699, 1000}};
+  for (int a = 0; a < 6; a++)
+    for (uint64_t j = asks[a][0]; j < asks[a][1]; j++)
+      wrong += ls_flash_dev_special_gap(d, j) != gap_ref(&f, 9, 2, j);
+  CU_ASSERT_EQUAL(wrong, 0);
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_built(set), 1);
+  CU_ASSERT_EQUAL(gaps_wrong(&f, set, 9, 0, 1200), 0); /* beside d: the same sequence */
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_built(set), 1);
+  ls_flash_dev_free(d);
+  ls_engine_free(e);
+  CU_ASSERT_EQUAL(gaps_wrong(&f, set, 9, 0, 1500), 0); /* after d: still the same */
+  CU_ASSERT_EQUAL(gaps_wrong(&g, set, 9, 0, 1500), 0); /* another P */
+  CU_ASSERT_EQUAL(gaps_wrong(&f, set, 10, 0, 1500), 0); /* another seed */
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_built(set), 3);
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_held(set), 3);
+  CU_ASSERT_EQUAL(gaps_wrong(&f, NULL, 9, 0, 700), 0); /* a device of its own */
+  ls_flash_tables_free(set);
+}
+
+/* A set keeps at most four gap sequences: a new stream takes the place of the least recently
+ * borrowed one that no device borrows. A device alive through six other streams keeps its
+ * own (asked again, none is built), an evicted one is built again when asked, in the place of
+ * the least recent, and every value equals the definition's. */
+static void test_gaps_eviction(void)
+{
+  ls_flash_params f = frequent_specials();
+  ls_flash_tables *set = NULL;
+  CU_ASSERT_EQUAL_FATAL(ls_flash_tables_create(&set, NULL), LS_OK);
+  ls_engine *e;
+  ls_flash_dev *d = gap_dev(&f, set, 100, &e);
+  CU_ASSERT_EQUAL(ls_flash_dev_special_gap(d, 3), gap_ref(&f, 100, 2, 3));
+  for (uint64_t s = 101; s <= 106; s++) {
+    CU_ASSERT_EQUAL(gaps_wrong(&f, set, s, 0, 200), 0);
+    CU_ASSERT(ls_flash_tables_gaps_held(set) <= 4);
+  }
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_built(set), 7);
+  CU_ASSERT_EQUAL(gaps_wrong(&f, set, 100, 0, 300), 0); /* d's, kept while borrowed */
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_built(set), 7);
+  CU_ASSERT_EQUAL(gaps_wrong(&f, set, 106, 0, 300), 0); /* the most recent, kept */
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_built(set), 7);
+  CU_ASSERT_EQUAL(gaps_wrong(&f, set, 101, 0, 300), 0); /* evicted long ago: built again, in 104's place */
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_built(set), 8);
+  CU_ASSERT_EQUAL(gaps_wrong(&f, set, 105, 0, 300), 0); /* more recent than 104: kept */
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_built(set), 8);
+  CU_ASSERT_EQUAL(gaps_wrong(&f, set, 104, 0, 300), 0); /* the least recent of them: evicted */
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_built(set), 9);
+  CU_ASSERT_EQUAL(ls_flash_tables_gaps_held(set), 4);
+  uint64_t ok = 0;
+  for (uint64_t j = 0; j < 400; j++)
+    ok += ls_flash_dev_special_gap(d, j) == gap_ref(&f, 100, 2, j);
+  CU_ASSERT_EQUAL(ok, 400);
+  ls_flash_dev_free(d);
+  ls_engine_free(e);
+  ls_flash_tables_free(set);
+}
+
 CU_TestInfo flash_tests[] = {{"reads computed alone equal the events", test_reads_alone_equal_events},
                              {"a worker's devices share the plain latency tables", test_shared_plain_tables},
+                             {"the specials' gaps remembered equal their draws", test_gaps_remembered},
+                             {"whole reads remembered equal those of a device of its own", test_reads_remembered},
+                             {"a set keeps four gap sequences, none borrowed evicted", test_gaps_eviction},
                              {"reads computed alone convert sizes as read_at does", test_alone_sizes_as_read_at},
                              {"fresh reads skip a block minimum on a special, as the events", test_fresh_reads_skip_special_minimum},
                              {"a block's smallest V has the minimum's distribution", test_block_min_distribution},

@@ -466,6 +466,19 @@ static void test_oracle_memo(void)
   ls_oracle_free(o2);
 }
 
+/* The keys and depths of the first n nodes of the w-ary tree under the view's root, breadth
+ * first (node i's parent is (i - 1) / w, its rank (i - 1) % w). */
+static void wary_tree(const ls_draft_view *v, int w, uint64_t *key, int *depth, int n)
+{
+  key[0] = v->root_key;
+  depth[0] = 0;
+  for (int i = 1; i < n; i++) {
+    int p = (i - 1) / w;
+    depth[i] = depth[p] + 1;
+    key[i] = v->child_key(v->ctx, key[p], depth[p], (i - 1) % w);
+  }
+}
+
 /* Every node's candidates come out descending with the largest first (the stick pieces sorted
  * by a fixed network, oracle.c): 8,000 nodes of a 16-ary tree over two datasets, each list
  * checked in full (no ties but at the top-1's cap), its sum at most 1, and every shorter
@@ -484,13 +497,7 @@ static void test_oracle_candidates_sorted(void)
     ls_oracle_cycle c;
     ls_draft_view v;
     ls_oracle_begin(o, 1, 3, &c, &v);
-    key[0] = v.root_key;
-    depth[0] = 0;
-    for (int i = 1; i < NN; i++) {
-      int p = (i - 1) / LS_VIEW_TOPK_MAX;
-      depth[i] = depth[p] + 1;
-      key[i] = v.child_key(v.ctx, key[p], depth[p], (i - 1) % LS_VIEW_TOPK_MAX);
-    }
+    wary_tree(&v, LS_VIEW_TOPK_MAX, key, depth, NN);
     for (int i = 0; i < NN; i++) {
       double q[LS_VIEW_TOPK_MAX], s = 0.0;
       int n = v.candidates(v.ctx, key[i], depth[i], q, LS_VIEW_TOPK_MAX);
@@ -514,6 +521,50 @@ static void test_oracle_candidates_sorted(void)
   CU_ASSERT_EQUAL(full, 2 * NN);
   CU_ASSERT_EQUAL(bad, 0);
   CU_ASSERT_EQUAL(prefix_bad, 0);
+}
+
+/* A request for 1 to 4 candidates asked first, before any longer one (oracle.c, top_few: the
+ * list's head without the sorting network), is the head of the full list a second oracle of
+ * the same seed gives, bit for bit: 2,000 nodes of a chain-heavy tree (each node's top 3 and
+ * the true path's), in two datasets, with nodes where the cap by the top-1 binds; the true
+ * ranks of the path are those of the second oracle. */
+static void test_oracle_short_requests(void)
+{
+  const char *set[] = {"workload.prompts=2", NULL};
+  const char *ds[] = {"mt-bench", "humaneval"};
+  enum { NN = 2000 };
+  static uint64_t key[NN];
+  static int depth[NN];
+  int bad = 0, capped = 0, ranks_bad = 0;
+  for (int d = 0; d < 2; d++) {
+    ls_oracle *o = make_oracle(ds[d], "qwen3-8b", set, 13), *o2 = make_oracle(ds[d], "qwen3-8b", set, 13);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o2);
+    ls_oracle_cycle c, c2;
+    ls_draft_view v, v2;
+    ls_oracle_begin(o, 0, 7, &c, &v);
+    ls_oracle_begin(o2, 0, 7, &c2, &v2);
+    wary_tree(&v, 3, key, depth, NN);
+    for (int i = 0; i < NN; i++) {
+      double q[LS_VIEW_TOPK_MAX], h[4];
+      int k = 1 + i % 4;
+      CU_ASSERT_EQUAL(v.candidates(v.ctx, key[i], depth[i], h, k), k);
+      CU_ASSERT_EQUAL(v2.candidates(v2.ctx, key[i], depth[i], q, LS_VIEW_TOPK_MAX), LS_VIEW_TOPK_MAX);
+      bad += memcmp(h, q, (size_t)k * sizeof *h) != 0;
+      capped += k > 1 && q[1] == q[0];
+    }
+    uint64_t tk = v.root_key; /* the true path: each node's true child is its child of the true rank */
+    for (int t = 0; t < 40; t++) {
+      int r = ls_oracle_true_rank(&c, tk, t);
+      ranks_bad += r != ls_oracle_true_rank(&c2, tk, t) || r == LS_ORACLE_OFF_PATH;
+      tk = v.child_key(v.ctx, tk, t, r);
+    }
+    ls_oracle_free(o);
+    ls_oracle_free(o2);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT(capped > 0);
+  CU_ASSERT_EQUAL(ranks_bad, 0);
 }
 
 /* The regime chain is drawn as far as it is asked, in chunks (oracle.c, regime_at): an oracle
@@ -975,6 +1026,7 @@ static CU_TestInfo datasets_tests[] = {{"all load", test_datasets_load},
                                        CU_TEST_INFO_NULL};
 static CU_TestInfo oracle_tests[] = {{"order independence", test_oracle_order},
                                      {"candidates descending at many nodes", test_oracle_candidates_sorted},
+                                     {"short requests asked first: the full list's head", test_oracle_short_requests},
                                      {"the regime chain drawn lazily is one chain", test_oracle_regime_lazy},
                                      {"shared quantile tables: same answers, one per process", test_oracle_shared_tables},
                                      {"parent memo and ranks from known candidates", test_oracle_memo},
