@@ -221,6 +221,26 @@ static void test_figure_views(void)
                                " AND claims = 'systems'"), 3);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM regime WHERE assumption = 'pad false'"
                                " AND claims = 'map' AND map = 'cpu'"), 1);
+  /* the view computes vs_lever itself (v_runs read once): v_vs_lever's, bit for bit, on each
+   * of its rows; runs of other parts are not its rows */
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o2", "m", "s", "lever", "{}", 1, 7, 3), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o2", "m", "s", "sequoia", "{}", 1, 3, 2), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o2", "m", "s", "opt-tree", "{\"verify.overlap\":\"prefetch\"}", 1, 3, 2), LS_OK);
+  ls_db_prompt few[FX_PROMPTS]; /* runs of other sizes: the paired estimate, not the quotient */
+  fx_prompts("sequoia", 4, 2, few);
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o3", "m", "s", "lever", "{}", 1, 7, 3), LS_OK);
+  CU_ASSERT_EQUAL(fx_add_prompts(db, "regime", "o3", "m", "s", "sequoia", "{}", 1, 4, 2, few, FX_PROMPTS - 2), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_refresh(db, NULL), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM regime"), 9);
+  CU_ASSERT(fx_query(db, "SELECT abs(vs_lever - 4.0 / 7) FROM regime WHERE device = 'o3' AND system = 'sequoia'") > 1e-6);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT (SELECT group_concat(x, ' ') FROM (SELECT printf('%.17g', vs_lever) AS x"
+                               " FROM regime ORDER BY x)) = (SELECT group_concat(x, ' ') FROM (SELECT"
+                               " printf('%.17g', vs_lever) AS x FROM v_vs_lever WHERE part LIKE 'regime%'"
+                               " ORDER BY x))"), 1);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT vs_lever FROM regime WHERE device = 'o2' AND system = 'sequoia'"), 3.0 / 7,
+                  1e-9);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM regime WHERE device = 'o2' AND system = 'opt-tree'"
+                               " AND vs_lever IS NULL"), 1); /* no Lever run in its case */
   /* fig13/fig14 expose their axis. */
   CU_ASSERT_EQUAL(fx_add(db, "mapping", "o", "m", "s", "lever", "{\"policy.map\":\"npu\"}", 1, 5, 2), LS_OK);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM fig13 WHERE map = 'npu'"), 1);
