@@ -441,12 +441,13 @@ static int create_v_runs(ls_db *db, int temp, ls_error *err)
                               "r.device, r.model, r.dataset, r.system, r.axes_json, r.seed",
                               temp ? "TEMP " : "");
   /* Each metric by its key (run_id, name): one look-up a column. The pivot it replaces
-   * (metrics joined, max(CASE ...) per column, grouped by run) gave the same values, a run's
-   * metric being one row or none, but compared every metric row with every column name:
-   * building v_runs is most of what the views cost (twice as long for the regime study). */
+   * (metrics joined, max(CASE ...) per column, grouped by run) compared every metric row with
+   * every column name: building v_runs was most of what the views cost. max() over the
+   * look-up keeps the pivot's value even in an input whose metrics table lacks its key and
+   * repeats a row (a run's metric is otherwise one row or none). */
   for (int i = 0; metric_names[i]; i++)
     n += (size_t)snprintf(sql + n, sizeof sql - n,
-                          ", (SELECT value FROM metrics m WHERE m.run_id = r.run_id AND m.name = '%s') AS %s",
+                          ", (SELECT max(value) FROM metrics m WHERE m.run_id = r.run_id AND m.name = '%s') AS %s",
                           metric_names[i], metric_names[i]);
   n += (size_t)snprintf(sql + n, sizeof sql - n,
                         ", (SELECT count(*) FROM prompts p WHERE p.run_id = r.run_id) AS prompts"
