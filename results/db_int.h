@@ -24,6 +24,8 @@ struct ls_db {
   int claim_fd;                      /* the writer claim's descriptor (results/lock.c), -1: none */
   int claim_shared;                  /* its kind */
   sqlite3_stmt *st_del, *st_run, *st_metric, *st_step, *st_done, *st_meta, *st_get, *st_setting; /* owned */
+  sqlite3_stmt *st_metrics_k, *st_settings_k; /* owned: LS_DB_ROWS rows at once (results/db.c),
+                                                 prepared at the first run that fills one */
   void *ci_last; /* owned (results/stats.c): the last run's prompts and metric intervals */
   int ci_want_read;        /* the study's declared intervals were read (results/stats.c): */
   unsigned long ci_mask;   /*   bit i: metric i's per-run interval is written (metric_ci) */
@@ -35,6 +37,9 @@ struct ls_db {
   sqlite3_stmt *st_pairs; /* owned (results/stats.c): one run's pairs without an interval,
                              asked after every run written; prepared once (about 1 M
                              instructions each time: the query joins the roles' views) */
+  sqlite3_stmt *st_prompt, *st_ci; /* owned (results/stats.c): a run's prompts and metric
+                                      intervals, prepared at the first run written (about
+                                      45 k instructions each, every run before) */
 };
 
 /* The SQLite URI that opens path read-only ("file:PATH?mode=ro"), so that a -wal left by a

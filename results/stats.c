@@ -219,10 +219,21 @@ static const char insert_prompt_sql[] =
     "INSERT INTO prompts VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
     " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
 
+/* *slot, the statement sql kept on the handle: prepared at its first use, reset after each
+ * (persistent: SQLite prepares it again itself after a schema change); NULL on failure. */
+static sqlite3_stmt *kept(ls_db *db, sqlite3_stmt **slot, const char *sql)
+{
+  if (!*slot && sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, NULL) != SQLITE_OK) {
+    sqlite3_finalize(*slot);
+    *slot = NULL;
+  }
+  return *slot;
+}
+
 static int insert_prompts(ls_db *db, const char *id, const ls_db_prompt *p, int n, ls_error *err)
 {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db->h, insert_prompt_sql, -1, &st, NULL) != SQLITE_OK)
+  sqlite3_stmt *st = kept(db, &db->st_prompt, insert_prompt_sql);
+  if (!st)
     return ls_db_fail(db, err, "writing prompts");
   int rc = LS_OK;
   for (int j = 0; j < n && rc == LS_OK; j++) {
@@ -237,7 +248,7 @@ static int insert_prompts(ls_db *db, const char *id, const ls_db_prompt *p, int 
     if (sqlite3_step(st) != SQLITE_DONE) rc = ls_db_fail(db, err, "writing prompts");
     sqlite3_reset(st);
   }
-  sqlite3_finalize(st);
+  sqlite3_clear_bindings(st); /* nothing of this run's stays bound to the kept statement */
   return rc;
 }
 
@@ -379,9 +390,8 @@ static int write_metric_cis(ls_db *db, const char *id, const ls_db_prompt *p, in
   for (int i = 0; i < N_DEFS; i++)
     if (db->ci_mask >> i & 1) sel[m++] = i;
   if (m == 0) return LS_OK;
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db->h, "INSERT INTO metric_ci VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
-                         NULL) != SQLITE_OK)
+  sqlite3_stmt *st = kept(db, &db->st_ci, "INSERT INTO metric_ci VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+  if (!st)
     return ls_db_fail(db, err, "writing metric intervals");
   ls_boot_ci ci[N_DEFS];
   int rc = metric_cis_memo(db, p, n, sel, m, ci, err);
@@ -395,7 +405,7 @@ static int write_metric_cis(ls_db *db, const char *id, const ls_db_prompt *p, in
     if (sqlite3_step(st) != SQLITE_DONE) rc = ls_db_fail(db, err, "writing metric intervals");
     sqlite3_reset(st);
   }
-  sqlite3_finalize(st);
+  sqlite3_clear_bindings(st);
   return rc;
 }
 

@@ -760,11 +760,13 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
   char device[PATH_MAX + 8], model[PATH_MAX + 8], draft[PATH_MAX + 8]; /* ids, "file:<hash>", or paths as given */
   device_identity(spec->device, data_root, device, sizeof device);
   model_identity(spec->model, data_root, model, sizeof model);
-  size_t len = (size_t)snprintf(buf, size, "{");
-  const char *names[4][2] = {{"device", device}, {"model", model}, {"dataset", spec->dataset},
-                             {"system", sys ? sys->name : spec->system}};
+  /* literal pieces by put, not snprintf: a record is built for every spec's check and again
+   * for its run (about a hundred pieces each), and only the numbers need formatting */
+  size_t len = put(buf, size, 0, "{", 1);
+  const char *names[4][2] = {{"\"device\":", device}, {",\"model\":", model}, {",\"dataset\":", spec->dataset},
+                             {",\"system\":", sys ? sys->name : spec->system}};
   for (int i = 0; i < 4; i++) {
-    len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "%s\"%s\":", i ? "," : "", names[i][0]);
+    len = put(buf, size, len, names[i][0], strlen(names[i][0]));
     len = json_str(buf, size, len, names[i][1]);
   }
   len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",\"seed\":%llu,\"settings\":{",
@@ -780,9 +782,9 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
   for (int i = 0; i < n; i++) {
     char num[40];
     if (i)
-      len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",");
+      len = put(buf, size, len, ",", 1);
     len = json_str(buf, size, len, d[i]->key);
-    len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ":");
+    len = put(buf, size, len, ":", 1);
     if (!isnan(d[i]->num)) /* "32", "32.0" and "4.2 GB/s" vs "4200 MB/s" are one value */
       snprintf(num, sizeof num, "%.17g", d[i]->num);
     const char *value = isnan(d[i]->num) ? d[i]->value : num;
@@ -795,10 +797,10 @@ int ls_driver_resolved_json(const ls_run_spec *spec, const ls_decode_result *res
     len = json_str(buf, size, len, value);
   }
   free(d);
-  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}");
+  len = put(buf, size, len, "}", 1);
   if (res->plugins[0]) /* a plug-in's policy is its bytes: another build is another run */
     len += (size_t)snprintf(buf + len, size > len ? size - len : 0, ",\"plugins\":%s", res->plugins);
-  len += (size_t)snprintf(buf + len, size > len ? size - len : 0, "}");
+  len = put(buf, size, len, "}", 1);
   return len < size ? 0 : -1;
 }
 

@@ -312,6 +312,120 @@ static void test_atomicity(void)
   ls_db_close(db);
 }
 
+/* A failed row's error names the run and the row (formatted only on failure), and the
+ * statements kept on the handle (settings, prompts, intervals) leave nothing bound that a
+ * later run could pick up: a run after failures is written whole, as in a fresh database. */
+static void test_row_errors_named(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "rowerr.db"), &e), LS_OK);
+  ls_db_run r = {"r1", "main", "d", "m", "s", "lever", "{}", "{}", NULL, NULL, "ok", NULL, 1, 0, NULL, 0, NULL, 0};
+  ls_db_metric good[] = {{"throughput_tps", 5, NULL}, {"tau", 2, NULL}};
+  ls_db_metric dup[] = {{"throughput_tps", 9, NULL}, {"tau", 3, NULL}, {"tau", 4, NULL}};
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &r, dup, 3, NULL, 0, &e), LS_EDB);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "run r1: metric tau"));
+  ls_db_run bad = r;
+  bad.status = "maybe";
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &bad, good, 2, NULL, 0, &e), LS_EDB);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "writing run r1 (d/m/s/lever)"));
+  ls_db_setting set[] = {{"draft.budget", "64", 64, NULL, "integer", 0},
+                         {"verify.overlap", "serial", NAN, NULL, "choice", 1},
+                         {"verify.overlap", "prefetch", NAN, NULL, "choice", 0}};
+  bad = r;
+  bad.settings = set;
+  bad.n_settings = 3;
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &bad, good, 2, NULL, 0, &e), LS_EDB);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "run r1: setting verify.overlap"));
+  ls_db_prompt pr[3];
+  memset(pr, 0, sizeof pr);
+  for (int j = 0; j < 3; j++) {
+    pr[j].prompt = j == 2 ? 1 : j; /* prompt 1 twice */
+    pr[j].tokens = 10 + j;
+    pr[j].decode_s = 1 + j;
+    pr[j].cycles = 4 + j;
+    pr[j].tau_sum = 8 + j;
+  }
+  bad = r;
+  bad.prompts = pr;
+  bad.n_prompts = 3;
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &bad, good, 2, NULL, 0, &e), LS_EDB);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "writing prompts"));
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM runs"), 0);
+  /* after the failures: two settings and two prompts, nothing else */
+  bad = r;
+  bad.settings = set;
+  bad.n_settings = 2;
+  bad.prompts = pr;
+  bad.n_prompts = 2;
+  CU_ASSERT_EQUAL_FATAL(ls_db_write_run(db, &bad, good, 2, NULL, 0, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM run_settings WHERE run_id = 'r1'"), 2);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT value_num FROM run_settings WHERE key = 'draft.budget'"), 64);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM run_settings WHERE value_num IS NULL"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM prompts WHERE run_id = 'r1'"), 2);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT sum(tokens) FROM prompts"), 21);
+  CU_ASSERT(fx_query(db, "SELECT count(*) FROM metric_ci WHERE run_id = 'r1'") > 0);
+  /* a second run through the same kept statements: its own id on every row */
+  bad.run_id = "r2";
+  CU_ASSERT_EQUAL_FATAL(ls_db_write_run(db, &bad, good, 2, NULL, 0, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM prompts WHERE run_id = 'r2'"), 2);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metric_ci WHERE run_id = 'r2'"),
+                  fx_query(db, "SELECT count(*) FROM metric_ci WHERE run_id = 'r1'"));
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM run_settings WHERE run_id = 'r2'"), 2);
+  ls_db_close(db);
+}
+
+/* Settings and metrics go LS_DB_ROWS (16) rows to a statement: 40 settings are two chunks and
+ * eight rows alone, every one written with its own values; a duplicate key inside a chunk
+ * (row 21 repeats row 18) is named as a row-by-row write names it, and nothing stays. */
+static void test_rows_in_chunks(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "chunks.db"), &e), LS_OK);
+  enum { N = 40 };
+  char keys[N][32], vals[N][16];
+  ls_db_setting set[N];
+  ls_db_metric met[N];
+  for (int i = 0; i < N; i++) {
+    snprintf(keys[i], sizeof keys[i], "k%02d", i);
+    snprintf(vals[i], sizeof vals[i], "%d", 3 * i + 1);
+    set[i] = (ls_db_setting){keys[i], vals[i], 3 * i + 1, i % 2 ? "s" : NULL, "number", i % 3 == 0};
+    met[i] = (ls_db_metric){keys[i], i == 7 ? NAN : 0.5 * i, i % 2 ? "tok/s" : NULL};
+  }
+  ls_db_run r = {"c1", "main", "d", "m", "s", "lever", "{}", "{}", NULL, NULL, "ok", NULL, 1, 0, set, N, NULL, 0};
+  CU_ASSERT_EQUAL_FATAL(ls_db_write_run(db, &r, met, N, NULL, 0, &e), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM run_settings"), N);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT sum(value_num) FROM run_settings"), 3 * (N - 1) * N / 2 + N);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT sum(CAST(value_text AS INTEGER) = value_num AND"
+                               " value_num = 3 * CAST(substr(key, 2) AS INTEGER) + 1) FROM run_settings"), N);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT sum(is_default) FROM run_settings"), 14);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM run_settings WHERE unit = 's'"), N / 2);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT sum((coalesce(unit, '') = 's') = (CAST(substr(key, 2) AS INTEGER) % 2)) FROM run_settings"), N);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metrics"), N);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metrics WHERE value IS NULL AND name = 'k07'"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT sum(value = 0.5 * CAST(substr(name, 2) AS INTEGER)) FROM metrics"), N - 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metrics WHERE unit = 'tok/s'"), N / 2);
+  set[21].key = keys[18];
+  r.run_id = "c2";
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &r, met, N, NULL, 0, &e), LS_EDB);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "run c2: setting k18"));
+  set[21].key = keys[21];
+  met[37].name = keys[5]; /* in the rows after the chunks */
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &r, met, N, NULL, 0, &e), LS_EDB);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "run c2: metric k05"));
+  met[37].name = keys[37];
+  met[3].name = keys[1]; /* in the first chunk */
+  CU_ASSERT_EQUAL(ls_db_write_run(db, &r, met, N, NULL, 0, &e), LS_EDB);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "run c2: metric k01"));
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM runs"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM run_settings"), N);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM metrics"), N);
+  ls_db_close(db);
+}
+
 CU_TestInfo fx_schema_tests[] = {
     {"tables, views, WAL, schema_version", test_schema_created},
     {"the reference schema's STRICT flags equal the pragma's", test_reference_strict},
@@ -324,4 +438,6 @@ CU_TestInfo fx_write_tests[] = {
     {"round trip and replace", test_round_trip},
     {"resume lookup", test_resume_lookup},
     {"a failing write leaves nothing", test_atomicity},
+    {"a failed row is named; kept statements carry nothing over", test_row_errors_named},
+    {"settings and metrics in chunks of rows", test_rows_in_chunks},
     CU_TEST_INFO_NULL};

@@ -221,6 +221,26 @@ static void test_figure_views(void)
                                " AND claims = 'systems'"), 3);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM regime WHERE assumption = 'pad false'"
                                " AND claims = 'map' AND map = 'cpu'"), 1);
+  /* the view computes vs_lever itself (v_runs read once): v_vs_lever's, bit for bit, on each
+   * of its rows; runs of other parts are not its rows */
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o2", "m", "s", "lever", "{}", 1, 7, 3), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o2", "m", "s", "sequoia", "{}", 1, 3, 2), LS_OK);
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o2", "m", "s", "opt-tree", "{\"verify.overlap\":\"prefetch\"}", 1, 3, 2), LS_OK);
+  ls_db_prompt few[FX_PROMPTS]; /* runs of other sizes: the paired estimate, not the quotient */
+  fx_prompts("sequoia", 4, 2, few);
+  CU_ASSERT_EQUAL(fx_add(db, "regime", "o3", "m", "s", "lever", "{}", 1, 7, 3), LS_OK);
+  CU_ASSERT_EQUAL(fx_add_prompts(db, "regime", "o3", "m", "s", "sequoia", "{}", 1, 4, 2, few, FX_PROMPTS - 2), LS_OK);
+  CU_ASSERT_EQUAL(ls_db_stats_refresh(db, NULL), LS_OK);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM regime"), 9);
+  CU_ASSERT(fx_query(db, "SELECT abs(vs_lever - 4.0 / 7) FROM regime WHERE device = 'o3' AND system = 'sequoia'") > 1e-6);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT (SELECT group_concat(x, ' ') FROM (SELECT printf('%.17g', vs_lever) AS x"
+                               " FROM regime ORDER BY x)) = (SELECT group_concat(x, ' ') FROM (SELECT"
+                               " printf('%.17g', vs_lever) AS x FROM v_vs_lever WHERE part LIKE 'regime%'"
+                               " ORDER BY x))"), 1);
+  LS_ASSERT_CLOSE(fx_query(db, "SELECT vs_lever FROM regime WHERE device = 'o2' AND system = 'sequoia'"), 3.0 / 7,
+                  1e-9);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM regime WHERE device = 'o2' AND system = 'opt-tree'"
+                               " AND vs_lever IS NULL"), 1); /* no Lever run in its case */
   /* fig13/fig14 expose their axis. */
   CU_ASSERT_EQUAL(fx_add(db, "mapping", "o", "m", "s", "lever", "{\"policy.map\":\"npu\"}", 1, 5, 2), LS_OK);
   CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM fig13 WHERE map = 'npu'"), 1);
@@ -307,6 +327,58 @@ static void test_role_views_devices(void)
   ls_db_close(db);
 }
 
+/* v_runs takes each metric by its key; the definition it replaces pivoted the joined rows
+ * (max(CASE ...) per column, grouped by run). Over runs with every metric, with a NULL value,
+ * with one metric missing, with none, with a metric of another name, and a failed run, the two
+ * give the same rows, value for value (EXCEPT both ways, NULLs alike), in the view's order. */
+static void test_v_runs_pivot(void)
+{
+  char p[512];
+  ls_db *db = NULL;
+  ls_error e;
+  CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(p, "pivot.db"), &e), LS_OK);
+  char (*names)[40] = calloc(64, sizeof *names);
+  ls_db_metric m[64];
+  int n = 0;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(names);
+  for (const char *k; n < 63 && (k = ls_db_metric_name(n)); n++) {
+    snprintf(names[n], sizeof names[n], "%s", k);
+    m[n] = (ls_db_metric){names[n], 1.5 + 0.25 * n, NULL};
+  }
+  m[n] = (ls_db_metric){"not_pivoted", 99, NULL};
+  const char *ids[] = {"all", "nullv", "missing", "none", "failed"};
+  for (int i = 0; i < 5; i++) {
+    ls_db_run r = {ids[i], "main", i == 4 ? "d0" : "d", "m", "s", i % 2 ? "lever" : "ar-flash", "{}", "{}", NULL,
+                   NULL, i == 4 ? "failed" : "ok", NULL, (uint64_t)i, 0, NULL, 0, NULL, 0};
+    if (i == 1) m[3].value = NAN; /* stored NULL */
+    int k = i == 3 ? 0 : i == 2 ? n - 1 : n + 1; /* "missing": planner_tau absent */
+    CU_ASSERT_EQUAL(ls_db_write_run(db, &r, m, k, NULL, 0, &e), LS_OK);
+    m[3].value = 1.5 + 0.25 * 3;
+  }
+  char pivot[8192];
+  size_t len = (size_t)snprintf(pivot, sizeof pivot, "SELECT r.run_id, r.part, r.device, r.model, r.dataset, r.system,"
+                                " r.axes_json, r.seed");
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(pivot + len, sizeof pivot - len, ", max(CASE WHEN m.name = '%s' THEN m.value END)", names[i]);
+  snprintf(pivot + len, sizeof pivot - len, " FROM runs r LEFT JOIN metrics m ON m.run_id = r.run_id"
+           " WHERE r.status = 'ok' GROUP BY r.run_id");
+  char cols[4096], q[16384];
+  len = (size_t)snprintf(cols, sizeof cols, "run_id, part, device, model, dataset, system, axes_json, seed");
+  for (int i = 0; i < n; i++) len += (size_t)snprintf(cols + len, sizeof cols - len, ", %s", names[i]);
+  snprintf(q, sizeof q, "SELECT (SELECT count(*) FROM (SELECT %s FROM v_runs EXCEPT %s))"
+           " + (SELECT count(*) FROM (%s EXCEPT SELECT %s FROM v_runs))", cols, pivot, pivot, cols);
+  CU_ASSERT_EQUAL(fx_query(db, q), 0);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_runs"), 4);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT group_concat(run_id, ',') = 'all,missing,nullv,none' FROM v_runs"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_runs WHERE run_id = 'nullv' AND token_latency_p50_s IS NULL"
+                               " AND tau = 1.75"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_runs WHERE run_id = 'missing' AND planner_tau IS NULL"
+                               " AND cost_bias_median IS NOT NULL"), 1);
+  CU_ASSERT_EQUAL(fx_query(db, "SELECT count(*) FROM v_runs WHERE run_id = 'none' AND throughput_tps IS NULL"), 1);
+  free(names);
+  ls_db_close(db);
+}
+
 CU_TestInfo fx_export_tests[] = {
     {"CSV quoting and exact reals", test_csv_exact},
     {"JSON escaping, numbers, null", test_json_exact},
@@ -317,4 +389,5 @@ CU_TestInfo fx_views_tests[] = {
     {"figure views", test_figure_views},
     {"consistency: the median in closed form (odd and even counts)", test_consistency_median},
     {"role views on several devices (lever_ratios, table1)", test_role_views_devices},
+    {"v_runs: each metric by its key, as the pivot gave it", test_v_runs_pivot},
     CU_TEST_INFO_NULL};
