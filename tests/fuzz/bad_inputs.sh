@@ -291,7 +291,7 @@ DATA=1 row "model whose layers are huge but each field in range (a 4-token run t
 cp "$W/m.orig" "$M"
 row "a file without line ends (grew memory without bound, then said 'empty file')" trace info /dev/zero
 printf 'name: x\nseed: 1\nparts:\n  - name: p\n    devices: [tiny]\n    models: [tiny-target]\n    datasets: [iid]\n    systems: [lever, specinfer, sequoia, eagle2]\n    settings: {workload.prompts: 8, workload.max_tokens: 400}\n    sweep:\n      draft.budget: [4, 8, 16, 32, 48, 64]\n      workload.alpha: [0.5, 0.6, 0.7, 0.8, 0.9]\n' > "$W/s1.yaml"
-sed 's/workload.prompts: 8, workload.max_tokens: 400/workload.prompts: 400, workload.max_tokens: 4000/' "$W/s1.yaml" > "$W/s2.yaml"
+sed 's/workload.prompts: 8, workload.max_tokens: 400/workload.prompts: 1200, workload.max_tokens: 4000/' "$W/s1.yaml" > "$W/s2.yaml"
 # a limit 10 times the size of a new database (about 90 KiB): the sweep fills it, not its set-up
 rm -f "$W"/f.db*; LIMIT_F=2000 NUMS=1 DATA=fixture PICK=worker row "file-size limit (ulimit -f 2000) mid-sweep, like a full disk (exit 1 before the fix)" sweep s1.yaml --db f.db --steps --jobs 2
 rm -f "$W"/k.db*; NUMS=1 PICK='killed by' row_signal "a worker killed by SIGKILL ('see messages above' before the fix)" KILL worker sweep s2.yaml --db k.db --jobs 2
