@@ -581,7 +581,17 @@ static void state_free(fstate *w)
   free(w->r);
 }
 
-/* dst = src (capacities equal). */
+/* Copies a ring's n live entries of `size` bytes from position head (< cap, wrapping at cap)
+ * to the same positions: at most two contiguous pieces, so two memcpy calls instead of an
+ * entry-by-entry loop (a snapshot is taken at every lookahead). */
+static void ring_copy(void *dst, const void *src, uint32_t head, uint32_t n, uint32_t cap, size_t size)
+{
+  uint32_t first = n < cap - head ? n : cap - head;
+  memcpy((char *)dst + (size_t)head * size, (const char *)src + (size_t)head * size, (size_t)first * size);
+  memcpy(dst, src, (size_t)(n - first) * size);
+}
+
+/* dst = src (capacities equal): live entries only, at the same positions. */
 static void state_copy(fstate *dst, const fstate *src)
 {
   freq_t *q = dst->q;
@@ -589,12 +599,8 @@ static void state_copy(fstate *dst, const fstate *src)
   *dst = *src;
   dst->q = q;
   dst->r = r;
-  for (uint32_t i = 0, j; i < src->q_n; i++) { /* live entries only, at the same positions */
-    j = (src->q_head + i) & (src->q_cap - 1);
-    q[j] = src->q[j];
-  }
-  for (uint32_t id = src->r_first; id != src->r_next; id++)
-    r[id & (src->r_cap - 1)] = *read_of(src, id);
+  ring_copy(q, src->q, src->q_head, src->q_n, src->q_cap, sizeof *q);
+  ring_copy(r, src->r, src->r_first & (src->r_cap - 1), src->r_next - src->r_first, src->r_cap, sizeof *r);
 }
 
 /* Doubles the rings of both states until they hold qd requests and one more read; the
@@ -896,17 +902,17 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
    * read (all issued) with the same transfer time but not its last, already arrived when the
    * link takes them */
   uint32_t old = rid;  /* the earlier read, if any */
-  int64_t n_old = 0, old_bytes = 0;
-  for (uint32_t j = 0; j < n && j < M; j++) {
-    const freq_t *e = &w->q[(w->q_head + j) & m];
-    if (e->tx != tx || e->a_hi > t0 + (int64_t)j * tx) {
+  int64_t n_old = 0, old_bytes = 0, old_in = 0, due = t0; /* entry j must be in by t0 + j tx */
+  for (uint32_t j = 0, pos = w->q_head; j < n && j < M; j++, pos = (pos + 1) & m, due += tx) {
+    const freq_t *e = &w->q[pos];
+    if (e->tx != tx || e->a_hi > due) {
       M = j; /* the run stops before the first one that does not qualify */
       break;
     }
     if (e->rid != rid) {
-      if (old == rid)
-        old = e->rid;
-      if (e->rid != old || n_old + 1 >= read_of(w, old)->in_flight) {
+      if (old == rid) /* its requests in flight do not change in this loop */
+        old = e->rid, old_in = read_of(w, old)->in_flight;
+      if (e->rid != old || n_old + 1 >= old_in) {
         M = j; /* another read, or the earlier read's last request: it would complete it */
         break;
       }
@@ -929,10 +935,10 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
   w->busy_ns += (int64_t)M * tx;
   /* new request i is issued at t0 + (i + 1) tx and stands after the ones issued before it;
    * only the last n of them are still in line */
-  for (uint64_t i = M > n ? M - n : 0; i < M; i++) {
-    int64_t t = t0 + (int64_t)(i + 1) * tx;
-    w->q[(w->q_head + n + i) & m] = (freq_t){t + lo, t + hi, tx, k0 + i, r->chunk, rid};
-  }
+  uint64_t i = M > n ? M - n : 0;
+  int64_t t = t0 + (int64_t)(i + 1) * tx;
+  for (uint32_t pos = (uint32_t)((w->q_head + n + i) & m); i < M; i++, t += tx, pos = (pos + 1) & m)
+    w->q[pos] = (freq_t){t + lo, t + hi, tx, k0 + i, r->chunk, rid};
   w->q_head = (uint32_t)((w->q_head + M) & m);
   return M;
 }
@@ -1547,7 +1553,8 @@ int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls
     ev_issue(d);
     return LS_OK;
   }
-  if (!d->has_wake) { /* a read on an empty device may be done at once (fresh_read) */
+  if (!d->has_wake && d->w->q_n == 0) { /* a read on an empty device may be done at once
+                                           (fresh_read; nothing in line is its first test) */
     uint32_t fin;
     state_copy(d->snap, d->w);
     if (fresh_read(d, d->w, now, &fin)) {
