@@ -600,14 +600,22 @@ static void state_free(fstate *w)
   free(w->r);
 }
 
-/* Copies a ring's n live entries of `size` bytes from position head (< cap, wrapping at cap)
- * to the same positions: at most two contiguous pieces, so two memcpy calls instead of an
- * entry-by-entry loop (a snapshot is taken at every lookahead). */
-static void ring_copy(void *dst, const void *src, uint32_t head, uint32_t n, uint32_t cap, size_t size)
+/* Copies the line's live entries to the same positions: at most two contiguous pieces, each
+ * one memcpy when it is long (a full line at every lookahead of a streamed read), entry by
+ * entry when short (a serial pass's snapshots hold a few or none, where a call costs more). */
+static void line_copy(freq_t *dst, const freq_t *src, uint32_t head, uint32_t n, uint32_t cap)
 {
   uint32_t first = n < cap - head ? n : cap - head;
-  memcpy((char *)dst + (size_t)head * size, (const char *)src + (size_t)head * size, (size_t)first * size);
-  memcpy(dst, src, (size_t)(n - first) * size);
+  if (n <= 8) {
+    for (uint32_t i = 0, j; i < n; i++) {
+      j = (head + i) & (cap - 1);
+      dst[j] = src[j];
+    }
+    return;
+  }
+  memcpy(dst + head, src + head, (size_t)first * sizeof *dst);
+  if (n > first)
+    memcpy(dst, src, (size_t)(n - first) * sizeof *dst);
 }
 
 /* dst = src (capacities equal): live entries only, at the same positions. */
@@ -618,8 +626,9 @@ static void state_copy(fstate *dst, const fstate *src)
   *dst = *src;
   dst->q = q;
   dst->r = r;
-  ring_copy(q, src->q, src->q_head, src->q_n, src->q_cap, sizeof *q);
-  ring_copy(r, src->r, src->r_first & (src->r_cap - 1), src->r_next - src->r_first, src->r_cap, sizeof *r);
+  line_copy(q, src->q, src->q_head, src->q_n, src->q_cap);
+  for (uint32_t id = src->r_first; id != src->r_next; id++)
+    r[id & (src->r_cap - 1)] = *read_of(src, id);
 }
 
 /* Doubles the rings of both states until they hold qd requests and one more read; the
@@ -1016,7 +1025,7 @@ static inline int tail_within(const ls_flash_dev *d, tail_cut *c, uint64_t k, in
 /* Whether special request k's latency is at most cap ns (cap > 0), computing it only when no
  * bound decides: a body draw is at most body_max_ns; a tail draw by tail_within (its cut
  * kept in c). */
-static int special_within(const ls_flash_dev *d, tail_cut *c, uint64_t k, int64_t cap)
+static inline int special_within(const ls_flash_dev *d, tail_cut *c, uint64_t k, int64_t cap)
 {
   if (d->p.latency.kind != LS_LAT_PARAMETRIC)
     return latency_ns(d, k, 1) <= cap;
