@@ -135,10 +135,11 @@
  *    C's first request is issued at the completion after B's last issue, S + (R + 1) t_x,
  *    so every C request arrives at or after B's last (in by S + R t_x + hi, a tie going to
  *    B's smaller k) and none is served before it. So B completes at
- *    S + (QD + R - 1) t_x + t_last; C's j-th request (j < QD - 1, plain: with a special among
- *    them the steps go on) is issued at S + (R + 1 + j) t_x and stands in issue order
- *    (t_x >= hi - lo), and its QD-th is issued at B's completion by rec_issue, which places
- *    it. The counters move by B's totals. Same results, tested against the events at the
+ *    S + (QD + R - 1) t_x + t_last; C's j-th request (j < QD - 1) is issued at
+ *    S + (R + 1 + j) t_x and stands in issue order: a plain one as t_x >= hi - lo, a special
+ *    when its exact latency L has back <= L <= t_x + lo, back the one before it relative to
+ *    its issue (queued_specials; else the steps go on); the QD-th is issued at B's
+ *    completion by rec_issue, which places it. The counters move by B's totals. Same results, tested against the events at the
  *    conditions' edges (t_x just above and below hi, QD 3 to 32, reads behind of fewer, as
  *    many and more requests than QD, frequent specials near B's end).
  *    Memos across a worker's runs (ls_flash_tables): every draw is a pure function of its
@@ -1098,6 +1099,29 @@ static int whole_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
   return 1;
 }
 
+/* The specials among the first QD - 1 requests of the read queued behind (k from kc, issued
+ * t_x apart; see queued_read), with their exact latencies L (spk, spl): each keeps those
+ * requests in issue order when back <= L <= t_x + lo, back being nothing for the first (every
+ * entry of the read ahead is in by its issue), hi - t_x after a plain request and L' - t_x
+ * after a special. Returns how many, or -1 when one is out of order or there are more than
+ * BURST_SPECIALS; *ns, *nsp: the specials' cursor moved past them. */
+static int queued_specials(const ls_flash_dev *d, uint64_t kc, uint32_t n, int64_t tx, uint64_t *ns, uint64_t *nsp,
+                           uint64_t *spk, int64_t *spl)
+{
+  int c = 0;
+  for (; *ns < kc + n - 1; *ns += 1 + plain_gap(d, ++*nsp)) {
+    if (c == BURST_SPECIALS)
+      return -1;
+    int64_t l = latency_ns(d, *ns, 1);
+    int64_t back = *ns == kc ? 0 : c && spk[c - 1] + 1 == *ns ? spl[c - 1] - tx : d->lat_hi_ns - tx;
+    if (l < back || l > tx + d->lat_lo_ns)
+      return -1;
+    spk[c] = *ns;
+    spl[c++] = l;
+  }
+  return c;
+}
+
 /* The read being issued (B: its line full, R requests still to issue) up to its completion
  * when one read is queued behind it (C, not started, the same queue depth, more than QD
  * requests), at once (see the top, "Queued reads"): B's requests end back to back from
@@ -1125,8 +1149,6 @@ static int queued_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
   uint64_t kc = (kl + BLK) & ~(uint64_t)(BLK - 1); /* C's first k (start_read) */
   for (; ns < kc; ns += 1 + plain_gap(d, ++nsp))
     ;
-  if (ns < kc + n - 1)
-    return 0; /* a special among C's first QD - 1 */
   int64_t S = first_start(d, w), bytes = 0;
   for (uint32_t j = 0; j < n; j++) { /* in by its turn and before B's last can arrive */
     const freq_t *e = &w->q[(w->q_head + j) & m];
@@ -1134,6 +1156,11 @@ static int queued_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
       return 0;
     bytes += e->bytes;
   }
+  uint64_t spk[BURST_SPECIALS];
+  int64_t spl[BURST_SPECIALS];
+  int nc = queued_specials(d, kc, n, tx, &ns, &nsp, spk, spl);
+  if (nc < 0)
+    return 0;
   int64_t last = r->to_issue - (int64_t)(R - 1) * r->chunk, busy = (int64_t)(n + R - 1) * tx + tx_ns(d, last);
   w->requests += n + R;
   w->bytes_read += bytes + r->to_issue;
@@ -1151,9 +1178,12 @@ static int queued_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
   w->next_k = kc + n - 1;
   w->q_head = 0;
   w->q_n = n - 1;
-  for (uint32_t j = 0; j + 1 < n; j++) { /* C's j-th issued at S + (R + 1 + j) t_x */
+  for (uint32_t j = 0, s = 0; j + 1 < n; j++) { /* C's j-th issued at S + (R + 1 + j) t_x */
     int64_t t = S + (int64_t)(R + 1 + j) * tx;
-    w->q[j] = (freq_t){t + lo, t + hi, c->tx_chunk, kc + j, c->chunk, rid + 1};
+    freq_t e = {t + lo, t + hi, c->tx_chunk, kc + j, c->chunk, rid + 1};
+    if (s < (uint32_t)nc && spk[s] == kc + j)
+      e.a_lo = e.a_hi = t + spl[s++];
+    w->q[j] = e;
   }
   rec_issue(d, w, w->link_free);
   *fin = rid;
