@@ -122,6 +122,26 @@
  *    fresh_read is taken before its first QD are issued; a sync issues them at the
  *    submission time before replaying. Bit-identical results (full replay compared), and
  *    tested against the events at the conditions' edges.
+ *    Queued reads: the read being issued (B: QD requests in line, R still to issue, the last
+ *    one's transfer t_last) with one read queued behind it (C: not started, the same QD, more
+ *    than QD requests; the prefetch case, the next layer's read submitted while this one
+ *    streams) is done at once up to B's completion (queued_read, only in a lookahead). With
+ *    every full chunk taking t_x, hi <= t_x and S the first start: (a) line entry j is in by
+ *    S + j t_x and by S + R t_x + lo; (b) B's i-th request still to issue (issued at
+ *    S + i t_x, i = 1..R) is plain, or a special in by min((R - i) t_x + lo, (QD - 1) t_x),
+ *    and B's last (i = R) is plain. Then every request of B is in by its turn (the counting
+ *    of "Whole reads"), so the link never idles until B's last; B's other requests are all in
+ *    by S + R t_x + lo, when B's last can arrive at the earliest, so it is served last of B;
+ *    C's first request is issued at the completion after B's last issue, S + (R + 1) t_x,
+ *    so every C request arrives at or after B's last (in by S + R t_x + hi, a tie going to
+ *    B's smaller k) and none is served before it. So B completes at
+ *    S + (QD + R - 1) t_x + t_last; C's j-th request (j < QD - 1) is issued at
+ *    S + (R + 1 + j) t_x and stands in issue order: a plain one as t_x >= hi - lo, a special
+ *    when its exact latency L has back <= L <= t_x + lo, back the one before it relative to
+ *    its issue (queued_specials; else the steps go on); the QD-th is issued at B's
+ *    completion by rec_issue, which places it. The counters move by B's totals. Same results, tested against the events at the
+ *    conditions' edges (t_x just above and below hi, QD 3 to 32, reads behind of fewer, as
+ *    many and more requests than QD, frequent specials near B's end).
  *    Memos across a worker's runs (ls_flash_tables): every draw is a pure function of its
  *    counter, so the specials' gaps (gap_seq) and a fresh read's outcome (read_memo: its
  *    smallest latency and the specials it passes, keyed by its first request, bytes, chunk
@@ -239,7 +259,7 @@ typedef struct {
   int64_t bytes_read;
   uint64_t requests, next_k;
   uint64_t next_special, n_special; /* k of the next special request; specials drawn so far */
-  tail_cut within, late;      /* special_within's cap and fresh_read's (special_late) */
+  tail_cut within, late, queued; /* special_within's caps (whole and queued reads), fresh_read's */
   int outstanding, pending;
   uint32_t n_fresh;           /* fresh reads looked up in the read memo so far (its index) */
 } fstate;
@@ -581,7 +601,25 @@ static void state_free(fstate *w)
   free(w->r);
 }
 
-/* dst = src (capacities equal). */
+/* Copies the line's live entries to the same positions: at most two contiguous pieces, each
+ * one memcpy when it is long (a full line at every lookahead of a streamed read), entry by
+ * entry when short (a serial pass's snapshots hold a few or none, where a call costs more). */
+static void line_copy(freq_t *dst, const freq_t *src, uint32_t head, uint32_t n, uint32_t cap)
+{
+  uint32_t first = n < cap - head ? n : cap - head;
+  if (n <= 8) {
+    for (uint32_t i = 0, j; i < n; i++) {
+      j = (head + i) & (cap - 1);
+      dst[j] = src[j];
+    }
+    return;
+  }
+  memcpy(dst + head, src + head, (size_t)first * sizeof *dst);
+  if (n > first)
+    memcpy(dst, src, (size_t)(n - first) * sizeof *dst);
+}
+
+/* dst = src (capacities equal): live entries only, at the same positions. */
 static void state_copy(fstate *dst, const fstate *src)
 {
   freq_t *q = dst->q;
@@ -589,10 +627,7 @@ static void state_copy(fstate *dst, const fstate *src)
   *dst = *src;
   dst->q = q;
   dst->r = r;
-  for (uint32_t i = 0, j; i < src->q_n; i++) { /* live entries only, at the same positions */
-    j = (src->q_head + i) & (src->q_cap - 1);
-    q[j] = src->q[j];
-  }
+  line_copy(q, src->q, src->q_head, src->q_n, src->q_cap);
   for (uint32_t id = src->r_first; id != src->r_next; id++)
     r[id & (src->r_cap - 1)] = *read_of(src, id);
 }
@@ -896,17 +931,17 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
    * read (all issued) with the same transfer time but not its last, already arrived when the
    * link takes them */
   uint32_t old = rid;  /* the earlier read, if any */
-  int64_t n_old = 0, old_bytes = 0;
-  for (uint32_t j = 0; j < n && j < M; j++) {
-    const freq_t *e = &w->q[(w->q_head + j) & m];
-    if (e->tx != tx || e->a_hi > t0 + (int64_t)j * tx) {
+  int64_t n_old = 0, old_bytes = 0, old_in = 0, due = t0; /* entry j must be in by t0 + j tx */
+  for (uint32_t j = 0, pos = w->q_head; j < n && j < M; j++, pos = (pos + 1) & m, due += tx) {
+    const freq_t *e = &w->q[pos];
+    if (e->tx != tx || e->a_hi > due) {
       M = j; /* the run stops before the first one that does not qualify */
       break;
     }
     if (e->rid != rid) {
-      if (old == rid)
-        old = e->rid;
-      if (e->rid != old || n_old + 1 >= read_of(w, old)->in_flight) {
+      if (old == rid) /* its requests in flight do not change in this loop */
+        old = e->rid, old_in = read_of(w, old)->in_flight;
+      if (e->rid != old || n_old + 1 >= old_in) {
         M = j; /* another read, or the earlier read's last request: it would complete it */
         break;
       }
@@ -929,10 +964,10 @@ static uint64_t saturated_run(const ls_flash_dev *d, fstate *w, int64_t limit)
   w->busy_ns += (int64_t)M * tx;
   /* new request i is issued at t0 + (i + 1) tx and stands after the ones issued before it;
    * only the last n of them are still in line */
-  for (uint64_t i = M > n ? M - n : 0; i < M; i++) {
-    int64_t t = t0 + (int64_t)(i + 1) * tx;
-    w->q[(w->q_head + n + i) & m] = (freq_t){t + lo, t + hi, tx, k0 + i, r->chunk, rid};
-  }
+  uint64_t i = M > n ? M - n : 0;
+  int64_t t = t0 + (int64_t)(i + 1) * tx;
+  for (uint32_t pos = (uint32_t)((w->q_head + n + i) & m); i < M; i++, t += tx, pos = (pos + 1) & m)
+    w->q[pos] = (freq_t){t + lo, t + hi, tx, k0 + i, r->chunk, rid};
   w->q_head = (uint32_t)((w->q_head + M) & m);
   return M;
 }
@@ -989,13 +1024,14 @@ static inline int tail_within(const ls_flash_dev *d, tail_cut *c, uint64_t k, in
 }
 
 /* Whether special request k's latency is at most cap ns (cap > 0), computing it only when no
- * bound decides: a body draw is at most body_max_ns; a tail draw by tail_within. */
-static int special_within(const ls_flash_dev *d, fstate *w, uint64_t k, int64_t cap)
+ * bound decides: a body draw is at most body_max_ns; a tail draw by tail_within (its cut
+ * kept in c). */
+static inline int special_within(const ls_flash_dev *d, tail_cut *c, uint64_t k, int64_t cap)
 {
   if (d->p.latency.kind != LS_LAT_PARAMETRIC)
     return latency_ns(d, k, 1) <= cap;
   if (ls_uniform(d->key + 2 * k) < d->p_tail_special)
-    return tail_within(d, &w->within, k, cap);
+    return tail_within(d, c, k, cap);
   return d->body_max_ns <= cap || latency_ns(d, k, 1) <= cap;
 }
 
@@ -1013,7 +1049,7 @@ static int finish_whole(const ls_flash_dev *d, fstate *w, uint32_t rid, int64_t 
   fread_t *r = read_of(w, rid);
   uint64_t full = (uint64_t)((left - 1) / r->chunk), kend = k + full + 1;
   for (; ns < kend; ns += 1 + plain_gap(d, ++nsp))
-    if (!special_within(d, w, ns, cap))
+    if (!special_within(d, &w->within, ns, cap))
       return 0;
   whole_apply(d, w, r, start, n, k, left, ns, nsp);
   return 1;
@@ -1059,6 +1095,97 @@ static int whole_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
   }
   if (!finish_whole(d, w, rid, start, n, w->next_k, r->to_issue, cap, w->next_special, w->n_special))
     return 0;
+  *fin = rid;
+  return 1;
+}
+
+/* The specials among the first QD - 1 requests of the read queued behind (k from kc, issued
+ * t_x apart; see queued_read), with their exact latencies L (spk, spl): each keeps those
+ * requests in issue order when back <= L <= t_x + lo, back being nothing for the first (every
+ * entry of the read ahead is in by its issue), hi - t_x after a plain request and L' - t_x
+ * after a special. Returns how many, or -1 when one is out of order or there are more than
+ * BURST_SPECIALS; *ns, *nsp: the specials' cursor moved past them. */
+static int queued_specials(const ls_flash_dev *d, uint64_t kc, uint32_t n, int64_t tx, uint64_t *ns, uint64_t *nsp,
+                           uint64_t *spk, int64_t *spl)
+{
+  int c = 0;
+  for (; *ns < kc + n - 1; *ns += 1 + plain_gap(d, ++*nsp)) {
+    if (c == BURST_SPECIALS)
+      return -1;
+    int64_t l = latency_ns(d, *ns, 1);
+    int64_t back = *ns == kc ? 0 : c && spk[c - 1] + 1 == *ns ? spl[c - 1] - tx : d->lat_hi_ns - tx;
+    if (l < back || l > tx + d->lat_lo_ns)
+      return -1;
+    spk[c] = *ns;
+    spl[c++] = l;
+  }
+  return c;
+}
+
+/* The read being issued (B: its line full, R requests still to issue) up to its completion
+ * when one read is queued behind it (C, not started, the same queue depth, more than QD
+ * requests), at once (see the top, "Queued reads"): B's requests end back to back from
+ * the first start S, its last (plain) one last, at S + (QD + R - 1) t_x + t_last, and C's
+ * first QD - 1 (plain) are issued at the completions after B's last issue. 1 and the state
+ * the steps reach at B's completion (C's QD-th issued there by rec_issue), else 0 and
+ * nothing changed but exact arrivals. */
+static int queued_read(const ls_flash_dev *d, fstate *w, uint32_t *fin)
+{
+  uint32_t n = w->q_n, m = w->q_cap - 1, rid = w->r_issue;
+  if (n < 3 || rid == w->r_next || rid != w->r_first || w->r_next - rid != 2)
+    return 0; /* not the oldest read being issued with one read behind it */
+  fread_t *r = read_of(w, rid), *c = read_of(w, rid + 1);
+  int64_t tx = r->tx_chunk, lo = d->lat_lo_ns, hi = d->lat_hi_ns, in_time = (int64_t)(n - 1) * tx;
+  if (r->in_flight != (int)n || r->qd != (int)n || c->qd != (int)n || c->started || hi > tx ||
+      (c->to_issue - 1) / c->chunk < (int64_t)n)
+    return 0; /* not saturated, C not QD + 1 requests, or a plain B may arrive after C's first */
+  uint64_t R = (uint64_t)((r->to_issue - 1) / r->chunk) + 1, kl = w->next_k + R - 1; /* B's last */
+  uint64_t ns = w->next_special, nsp = w->n_special;
+  for (; ns <= kl; ns += 1 + plain_gap(d, ++nsp)) { /* B's specials: in by their turn and before */
+    int64_t before = (int64_t)(kl - ns) * tx + lo; /* B's last can arrive, kl - ns issues later */
+    if (ns == kl || !special_within(d, &w->queued, ns, before < in_time ? before : in_time))
+      return 0;
+  }
+  uint64_t kc = (kl + BLK) & ~(uint64_t)(BLK - 1); /* C's first k (start_read) */
+  for (; ns < kc; ns += 1 + plain_gap(d, ++nsp))
+    ;
+  int64_t S = first_start(d, w), bytes = 0;
+  for (uint32_t j = 0; j < n; j++) { /* in by its turn and before B's last can arrive */
+    const freq_t *e = &w->q[(w->q_head + j) & m];
+    if (e->tx != tx || e->a_hi > S + (int64_t)j * tx || e->a_hi > S + (int64_t)R * tx + lo)
+      return 0;
+    bytes += e->bytes;
+  }
+  uint64_t spk[BURST_SPECIALS];
+  int64_t spl[BURST_SPECIALS];
+  int nc = queued_specials(d, kc, n, tx, &ns, &nsp, spk, spl);
+  if (nc < 0)
+    return 0;
+  int64_t last = r->to_issue - (int64_t)(R - 1) * r->chunk, busy = (int64_t)(n + R - 1) * tx + tx_ns(d, last);
+  w->requests += n + R;
+  w->bytes_read += bytes + r->to_issue;
+  w->busy_ns += busy;
+  w->link_free = S + busy;
+  r->to_issue = 0;
+  r->in_flight = 0;
+  w->r_issue = rid + 1;
+  c->started = 1;
+  c->to_issue -= (int64_t)(n - 1) * c->chunk;
+  c->in_flight = (int)n - 1;
+  w->outstanding = (int)n - 1;
+  w->next_special = ns;
+  w->n_special = nsp;
+  w->next_k = kc + n - 1;
+  w->q_head = 0;
+  w->q_n = n - 1;
+  for (uint32_t j = 0, s = 0; j + 1 < n; j++) { /* C's j-th issued at S + (R + 1 + j) t_x */
+    int64_t t = S + (int64_t)(R + 1 + j) * tx;
+    freq_t e = {t + lo, t + hi, c->tx_chunk, kc + j, c->chunk, rid + 1};
+    if (s < (uint32_t)nc && spk[s] == kc + j)
+      e.a_lo = e.a_hi = t + spl[s++];
+    w->q[j] = e;
+  }
+  rec_issue(d, w, w->link_free);
   *fin = rid;
   return 1;
 }
@@ -1165,12 +1292,12 @@ static int fresh_read(const ls_flash_dev *d, fstate *w, int64_t t, uint32_t *fin
 /* Every step it can take by `limit` (keep_finish: none that completes a read); STEP_FINISH
  * when the last one completed read *fin, else STEP_NONE. When no read has bytes left to issue
  * (a read's last requests draining) a step issues nothing, so the pops run back to back.
- * Without a limit (a lookahead) a lone read is finished at once when it can be (whole_read),
- * tried first and after each saturated run. */
+ * Without a limit (a lookahead) a lone read, or one with a read queued behind it, is finished
+ * at once when it can be (whole_read, queued_read), tried first and after each saturated run. */
 static int advance(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_finish, uint32_t *fin)
 {
   int st, whole = limit == INT64_MAX && !keep_finish;
-  if (whole && whole_read(d, w, fin))
+  if (whole && (whole_read(d, w, fin) || queued_read(d, w, fin)))
     return STEP_FINISH;
   do {
     if (w->r_issue == w->r_next) {
@@ -1179,7 +1306,7 @@ static int advance(const ls_flash_dev *d, fstate *w, int64_t limit, int keep_fin
       return st;
     }
     if (saturated_run(d, w, limit)) {
-      if (whole && whole_read(d, w, fin))
+      if (whole && (whole_read(d, w, fin) || queued_read(d, w, fin)))
         return STEP_FINISH;
       st = STEP_OK;
     } else {
@@ -1547,7 +1674,8 @@ int ls_flash_dev_read_at(ls_flash_dev *d, double bytes, double chunk, int qd, ls
     ev_issue(d);
     return LS_OK;
   }
-  if (!d->has_wake) { /* a read on an empty device may be done at once (fresh_read) */
+  if (!d->has_wake && d->w->q_n == 0) { /* a read on an empty device may be done at once
+                                           (fresh_read; nothing in line is its first test) */
     uint32_t fin;
     state_copy(d->snap, d->w);
     if (fresh_read(d, d->w, now, &fin)) {

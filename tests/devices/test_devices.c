@@ -507,6 +507,38 @@ static void test_pipelined_reads(void)
 }
 
 
+/* Queued reads (flash.c, "Queued reads"): a read being issued with one not yet started behind
+ * it, done at once to the first one's completion, at the edges of the conditions: transfers
+ * of a full chunk at the top of the plain band (t_x just above and below hi), queue depths 3
+ * to 32 against reads of 2 to 41 chunks (the read behind holds fewer than, exactly, or more
+ * than QD requests; the submission often comes near the first read's end), two or three reads
+ * in flight, and specials frequent (30 %) with a tail from t_x + lo (a special near the first
+ * read's last issue may arrive after it), below the band's top, or (a heavy tail) below its
+ * bottom, so that B's last request may be a special that arrives early. Left out: three reads in
+ * flight at QD 32 with t_x near hi, where the recurrence already differed from the events
+ * before queued reads existed (at 954a3dd; it matches with rec_issue's bursts off: a burst
+ * left unsorted by one issue is passed by a later issue's insertion), an open bug. */
+static void test_queued_reads_at_limits(void)
+{
+  ls_device *dev = devtest_load("oneplus-12");
+  ls_flash_params f = *ls_device_flash(dev);
+  ls_device_free(dev);
+  double B = ls_flash_effective_bw(&f), med = f.latency.median_s, sg = f.latency.sigma;
+  double hi = ceil(med * exp(sg * (3.0 + 1e-3)) * 1e9) + 1.0; /* flash.c's lat_hi_ns, lat_lo_ns */
+  double lo = floor(med * exp(-sg * (3.0 + 1e-3)) * 1e9) - 1.0;
+  const double chunks[3][1] = {{ceil(hi * B / 1e9) + 1.0}, {floor((hi - 1.0) * B / 1e9)}, {524288}};
+  static const int qds[4][1] = {{3}, {4}, {8}, {32}};
+  for (int tail = 0; tail < 4; tail++) {
+    for (int c = 0; c < 3; c++)
+      for (int q = 0; q < 4; q++)
+        for (int pipe = 2; pipe <= (c < 2 && q == 3 ? 2 : 3); pipe++) /* see below */
+          modes_compare_pipe(&f, chunks[c], 1, qds[q], 1, 0, pipe);
+    f.latency.tail_prob = 0.3;
+    f.latency.tail_alpha = tail < 2 ? 3.0 : 1.0;
+    f.latency.tail_start_s = (tail == 0 ? hi + lo : tail == 1 ? 0.8 * hi : 0.3 * lo) * 1e-9;
+  }
+}
+
 /* Kolmogorov-Smirnov distance of sorted x[0..n-1] from the CDF 1 - (1 - v)^m (m = 1: uniform). */
 static double ks_min_cdf(const double *x, int n, int m)
 {
@@ -1022,6 +1054,7 @@ CU_TestInfo flash_tests[] = {{"reads computed alone equal the events", test_read
                              {"a block's smallest V has the minimum's distribution", test_block_min_distribution},
                              {"specials where the top comment puts them", test_specials_where_documented},
                              {"prefetch: each read queued behind another, as the events", test_pipelined_reads},
+                             {"queued reads match the events at their limits", test_queued_reads_at_limits},
                              {"whole reads match the events at their limits", test_whole_reads_at_limits},
                              {"empirical latency table through the events", test_empirical_profile},
                              {"1 GiB sequential within 5 % of effective bandwidth", test_sequential_gib},
