@@ -614,15 +614,6 @@ void ls_db_close(ls_db *db)
   sqlite3_finalize(db->st_metrics_k);
   sqlite3_finalize(db->st_settings_k);
   sqlite3_finalize(db->st_ci);
-  /* The last writer to close leaves a rollback-journal file: in WAL mode every later reader
-   * (export, plot, best: read-only connections) would create a -wal and a -shm that it cannot
-   * remove, left beside a finished database. The switch needs the file to itself: without a
-   * busy handler it fails at once while another connection has it open, and the file stays
-   * in WAL mode for that one (a writer's open sets WAL again: set_wal). */
-  if (db->h && sqlite3_db_readonly(db->h, "main") == 0) {
-    sqlite3_busy_handler(db->h, NULL, NULL);
-    sqlite3_exec(db->h, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
-  }
   sqlite3_close(db->h);
   ls_db_ref_free(db->ref);
   free(db->ci_last);

@@ -140,44 +140,6 @@ static int read_as_nobody(const char *path, int plain_readonly)
  * chosen from the mode bits (so even root takes that path), the copy reads, and no -shm file
  * appears beside it. As root, a child that drops to user nobody shows the real failure: a
  * plain read-only open cannot read the file, ls_db_open_read can. */
-/* The last writer to close leaves the file in rollback-journal mode, so a reader afterwards
- * (read-only: export, plot, best) creates no -wal or -shm beside it; while another connection
- * has it open, closing one writer leaves WAL mode to the other; the next writer has WAL. */
-static int side_files(const char *path)
-{
-  char side[700];
-  int n = 0;
-  snprintf(side, sizeof side, "%s-wal", path);
-  n += access(side, F_OK) == 0;
-  snprintf(side, sizeof side, "%s-shm", path);
-  return n + (access(side, F_OK) == 0);
-}
-
-static void test_last_writer_leaves_no_wal(void)
-{
-  char p[512];
-  ls_db *a = NULL, *b = NULL, *r = NULL;
-  ls_error e;
-  CU_ASSERT_EQUAL_FATAL(ls_db_open(&a, fx_path(p, "lastwal.db"), &e), LS_OK);
-  CU_ASSERT_EQUAL_FATAL(ls_db_open(&b, p, &e), LS_OK);
-  CU_ASSERT_EQUAL(fx_add(a, "main", "d", "m", "s", "lever", "{}", 1, 10, 2), LS_OK);
-  ls_db_close(a);
-  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
-  CU_ASSERT_EQUAL(fx_query(b, "SELECT count(*) FROM runs"), 1);
-  ls_db_close(b);
-  CU_ASSERT_EQUAL(side_files(p), 0);
-  for (int i = 0; i < 2; i++) {
-    CU_ASSERT_EQUAL_FATAL(ls_db_open_read(&r, p, &e), LS_OK);
-    CU_ASSERT_EQUAL(fx_query(r, "SELECT count(*) FROM runs"), 1);
-    ls_db_close(r);
-    CU_ASSERT_EQUAL(side_files(p), 0);
-  }
-  CU_ASSERT_EQUAL_FATAL(ls_db_open(&a, p, &e), LS_OK);
-  CU_ASSERT_EQUAL(fx_query(a, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
-  ls_db_close(a);
-  CU_ASSERT_EQUAL(side_files(p), 0);
-}
-
 static void test_read_only_media(void)
 {
   char src[512], dir[] = "/tmp/leversim-ro-XXXXXX", ro[600], path[700], uri[1024], cmd[1600];
@@ -186,13 +148,6 @@ static void test_read_only_media(void)
   CU_ASSERT_EQUAL_FATAL(ls_db_open(&db, fx_path(src, "ro-src.db"), &e), LS_OK);
   CU_ASSERT_EQUAL(fx_add(db, "main", "d", "m", "s", "lever", "{}", 1, 10, 2), LS_OK);
   ls_db_close(db);
-  /* copied while a writer had it open (or after one was killed), a database is in WAL mode:
-   * the case read-only media needs immutable for (the last writer's close leaves it in
-   * rollback mode, which needs no -shm) */
-  sqlite3 *raw = NULL;
-  CU_ASSERT_EQUAL_FATAL(sqlite3_open(src, &raw), SQLITE_OK);
-  CU_ASSERT_EQUAL(sqlite3_exec(raw, "PRAGMA journal_mode=WAL", NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close(raw);
   CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
   chmod(dir, 0755);
   snprintf(ro, sizeof ro, "%s/media", dir);
@@ -476,7 +431,6 @@ CU_TestInfo fx_schema_tests[] = {
     {"the reference schema's STRICT flags equal the pragma's", test_reference_strict},
     {"open errors name the path", test_open_errors},
     {"'' and :memory: are refused", test_temporary_paths_refused},
-    {"the last writer leaves no -wal or -shm for later readers", test_last_writer_leaves_no_wal},
     {"a database on read-only media is read (immutable)", test_read_only_media},
     {"run id hash", test_hash},
     CU_TEST_INFO_NULL};
