@@ -449,6 +449,13 @@ static int plot(const char *dir, const ls_tbdb_point *pts, int n, ls_error *err)
   char *dat = path_in(dir, "testbed-validation.dat"), *gp = path_in(dir, "testbed-validation.gp");
   char *png = path_in(dir, "testbed-validation.png");
   int rc = dat && gp && png ? LS_OK : ls_error_set(err, LS_ENOMEM, "testbed validate: out of memory");
+  /* all three refused or none: a foreign file at one name leaves the others as they were */
+  if (!rc)
+    rc = ls_file_check_output(dat, "testbed validate --plot", PLOT_MARK, err);
+  if (!rc)
+    rc = ls_file_check_output(gp, "testbed validate --plot", PLOT_MARK, err);
+  if (!rc)
+    rc = ls_file_check_output(png, "testbed validate --plot", "PNG", err);
   if (!rc)
     rc = write_plot_dat(dat, pts, n, err);
   if (!rc)

@@ -2,8 +2,8 @@
 # ctest testbed.plot: `testbed validate --plot DIR` writes DIR/testbed-validation.{dat,gp,png}
 # through sim/fileio, so each is whole or absent, and never over a file it did not write: a
 # symbolic link, or a foreign file, at one of the three names is refused (exit 74, the path
-# named) and whatever it points to stays as it was. The script it leaves draws the image again
-# by hand. Stored run AN; no llama.cpp run.
+# named) before any of them is written, and whatever it points to stays as it was. The script
+# it leaves draws the image again by hand. Stored run AN; no llama.cpp run.
 # Usage: plot.sh LEVERSIM TOP
 set -euo pipefail
 leversim=$1; top=$2
@@ -49,7 +49,7 @@ for name in dat gp png; do
     grep -q "testbed-validation.$name" "$tmp/err.txt" || fail "$kind at .$name: the message names no path: $(cat "$tmp/err.txt")"
     [ "$(cat "$tmp/victim")" = "someone else's file" ] || fail "$kind at .$name: the file it reaches changed"
     [ $kind = foreign ] || [ -L "$tmp/r/testbed-validation.$name" ] || fail "link at .$name: replaced"
-    [ -z "$(ls "$tmp/r" | grep -v "^testbed-validation\.\(dat\|gp\|png\)$")" ] || fail "$kind at .$name: left $(ls "$tmp/r")"
+    [ "$(ls "$tmp/r")" = "testbed-validation.$name" ] || fail "$kind at .$name: the other names written: $(ls "$tmp/r" | tr '\n' ' ')"
   done
 done
 echo "plot: three files written whole (twice, and at a quoted path), drawn again by hand; a link or foreign file at each name refused"
