@@ -178,7 +178,7 @@ void ls_tree_top_update(ls_tree_top *tp, const ls_tree *t)
       for (int i = m / 2 - 1; i >= 0; i--)
         sift_worst(tp->h, m, i);
   }
-  for (; v < t->n; v++) {
+  for (; m > 0 && v < t->n; v++) { /* m = 0 keeps nothing: no root to compare with */
     ls_tree_top_ent e = {t->path_prob[v], v};
     if (before(&e, &tp->h[0])) {
       if (tp->list) {
